@@ -1,0 +1,320 @@
+/* Shared CLI plumbing; see cli_util.h. */
+#include "cli_util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("gqsim: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int cli_opt(int argc, char **argv, int *i, const char *name, const char **value)
+{
+    const char *a = argv[*i];
+    size_t len = strlen(name);
+    if (strncmp(a, name, len) != 0) return 0;
+    if (a[len] == '=') {
+        *value = a + len + 1;
+        return 1;
+    }
+    if (a[len] != '\0') return 0;
+    if (*i + 1 >= argc) {
+        cli_error("option '%s' needs a value", name);
+        return -1;
+    }
+    *value = argv[++*i];
+    return 1;
+}
+
+int cli_parse_u64(const char *opt, const char *s, uint64_t *v)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (*s < '0' || *s > '9' || errno || *end) {
+        cli_error("%s '%s' is not a non-negative integer", opt, s);
+        return -1;
+    }
+    *v = x;
+    return 0;
+}
+
+int cli_parse_double(const char *opt, const char *s, double *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || errno || *end || !isfinite(x)) {
+        cli_error("%s '%s' is not a number", opt, s);
+        return -1;
+    }
+    *v = x;
+    return 0;
+}
+
+int cli_parse_u64_list(const char *opt, const char *s, uint64_t *v, size_t cap, size_t *count)
+{
+    char buf[1024];
+    if (strlen(s) >= sizeof buf || !*s) {
+        cli_error("%s '%s' is not a comma-separated list", opt, s);
+        return -1;
+    }
+    strcpy(buf, s);
+    *count = 0;
+    for (char *tok = buf, *next; tok; tok = next) {
+        next = strchr(tok, ',');
+        if (next) *next++ = '\0';
+        if (*count == cap) {
+            cli_error("%s: more than %zu values", opt, cap);
+            return -1;
+        }
+        if (cli_parse_u64(opt, tok, &v[*count]) != 0) return -1;
+        ++*count;
+    }
+    return 0;
+}
+
+int cli_read_file(const char *path, unsigned char **data, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        cli_error("%s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        cli_error("%s: not a regular file", path);
+        fclose(f);
+        return -1;
+    }
+    *size = (size_t)st.st_size;
+    *data = malloc(*size ? *size : 1);
+    if (!*data) {
+        cli_error("%s: out of memory reading %zu bytes", path, *size);
+        fclose(f);
+        return -1;
+    }
+    if (fread(*data, 1, *size, f) != *size) {
+        cli_error("%s: read error", path);
+        free(*data);
+        fclose(f);
+        return -1;
+    }
+    fclose(f);
+    return 0;
+}
+
+int cli_read_f32(const char *path, float **data, size_t *n)
+{
+    unsigned char *bytes;
+    size_t size;
+    if (cli_read_file(path, &bytes, &size) != 0) return -1;
+    if (size == 0 || size % 4 != 0) {
+        cli_error("%s: %s (a raw float32 file holds a non-zero multiple of 4 bytes, this one %zu)", path,
+                  size == 0 ? "empty file" : "size is not a multiple of 4", size);
+        free(bytes);
+        return -1;
+    }
+    *n = size / 4;
+    *data = malloc(size);
+    for (size_t i = 0; i < *n; i++) { /* the files are little-endian */
+        uint32_t u = (uint32_t)bytes[4 * i] | (uint32_t)bytes[4 * i + 1] << 8 | (uint32_t)bytes[4 * i + 2] << 16 |
+                     (uint32_t)bytes[4 * i + 3] << 24;
+        memcpy(&(*data)[i], &u, 4);
+    }
+    free(bytes);
+    for (size_t i = 0; i < *n; i++)
+        if (!isfinite((*data)[i])) {
+            cli_error("%s: element %zu is %s (gradients must be finite)", path, i, isnan((*data)[i]) ? "NaN" : "Inf");
+            free(*data);
+            return -1;
+        }
+    return 0;
+}
+
+int cli_write_file(const char *path, const void *data, size_t size)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        cli_error("%s: %s", path, strerror(errno));
+        return -1;
+    }
+    int ok = fwrite(data, 1, size, f) == size;
+    ok &= fclose(f) == 0;
+    if (!ok || rename(tmp, path) != 0) {
+        cli_error("%s: write failed: %s", path, strerror(errno));
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- tables ---------------------------------------------------------------------- */
+
+int cli_parse_format(const char *s, cli_format *f)
+{
+    if (strcmp(s, "table") == 0)
+        *f = FMT_TABLE;
+    else if (strcmp(s, "csv") == 0)
+        *f = FMT_CSV;
+    else {
+        cli_error("--format '%s' is not table or csv", s);
+        return -1;
+    }
+    return 0;
+}
+
+void table_init(cli_table *t, const char *const *header, size_t ncols)
+{
+    t->ncols = ncols;
+    t->nrows = 1;
+    t->cap = ncols * 16;
+    t->cells = malloc(t->cap * sizeof *t->cells);
+    for (size_t c = 0; c < ncols; c++) t->cells[c] = strdup(header[c]);
+}
+
+void table_row(cli_table *t, const char *fmt, ...)
+{
+    char line[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if ((t->nrows + 1) * t->ncols > t->cap) {
+        t->cap = 2 * (t->nrows + 1) * t->ncols;
+        t->cells = realloc(t->cells, t->cap * sizeof *t->cells);
+    }
+    char *cell = line;
+    for (size_t c = 0; c < t->ncols; c++) {
+        char *tab = cell ? strchr(cell, '\t') : NULL;
+        if (tab) *tab = '\0';
+        t->cells[t->nrows * t->ncols + c] = strdup(cell ? cell : "");
+        cell = tab ? tab + 1 : NULL;
+    }
+    t->nrows++;
+}
+
+void table_print(const cli_table *t, cli_format f)
+{
+    if (f == FMT_CSV) {
+        for (size_t r = 0; r < t->nrows; r++)
+            for (size_t c = 0; c < t->ncols; c++) {
+                const char *cell = t->cells[r * t->ncols + c];
+                int quote = strpbrk(cell, ",\"") != NULL; /* specs contain commas */
+                if (quote) {
+                    putchar('"');
+                    for (const char *p = cell; *p; p++) {
+                        if (*p == '"') putchar('"');
+                        putchar(*p);
+                    }
+                    putchar('"');
+                } else {
+                    fputs(cell, stdout);
+                }
+                putchar(c + 1 == t->ncols ? '\n' : ',');
+            }
+        return;
+    }
+    size_t *w = calloc(t->ncols, sizeof *w);
+    for (size_t r = 0; r < t->nrows; r++)
+        for (size_t c = 0; c < t->ncols; c++) {
+            size_t len = strlen(t->cells[r * t->ncols + c]);
+            if (len > w[c]) w[c] = len;
+        }
+    for (size_t r = 0; r < t->nrows; r++)
+        for (size_t c = 0; c < t->ncols; c++) {
+            const char *cell = t->cells[r * t->ncols + c];
+            /* text left, numbers right */
+            char *end;
+            int numeric = r > 0 && *cell && (strtod(cell, &end), *end == '\0');
+            printf(numeric ? "%*s" : "%-*s", (int)w[c], cell);
+            fputs(c + 1 == t->ncols ? "\n" : "  ", stdout);
+        }
+    free(w);
+}
+
+void table_free(cli_table *t)
+{
+    for (size_t i = 0; i < t->nrows * t->ncols; i++) free(t->cells[i]);
+    free(t->cells);
+    t->cells = NULL;
+}
+
+/* ---- progress, plots, time --------------------------------------------------------- */
+
+void cli_progress(int done, const char *fmt, ...)
+{
+    if (!isatty(STDERR_FILENO)) return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("\r\033[K", stderr);
+    vfprintf(stderr, fmt, ap);
+    if (done) fputc('\n', stderr);
+    fflush(stderr);
+    va_end(ap);
+}
+
+static void replace_ext(char *dst, size_t cap, const char *path, const char *ext)
+{
+    snprintf(dst, cap, "%s", path);
+    char *dot = strrchr(dst, '.'), *slash = strrchr(dst, '/');
+    if (dot && (!slash || dot > slash)) *dot = '\0';
+    strncat(dst, ext, cap - strlen(dst) - 1);
+}
+
+int cli_plot(const char *script_name, const char *out, const char *data, const char *vars)
+{
+    const char *script = gq_plot_script(script_name);
+    if (!script) {
+        cli_error("no plot script '%s' in this build", script_name);
+        return -1;
+    }
+    const char *ext = strrchr(out, '.');
+    const char *term = NULL;
+    if (ext && strcmp(ext, ".png") == 0)
+        term = "pngcairo size 1200,800 font ',11'";
+    else if (ext && strcmp(ext, ".svg") == 0)
+        term = "svg size 1200,800 dynamic font ',11'";
+    if (!term) {
+        cli_error("--plot '%s': the file name must end in .png or .svg", out);
+        return -1;
+    }
+    char gp[4096], dat[4096], tmp[4200], cmd[16384];
+    replace_ext(gp, sizeof gp, out, ".gp");
+    replace_ext(dat, sizeof dat, out, ".dat");
+    if (cli_write_file(dat, data, strlen(data)) != 0 || cli_write_file(gp, script, strlen(script)) != 0) return -1;
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld%s", out, (long)getpid(), ext);
+    snprintf(cmd, sizeof cmd, "gnuplot -e \"datafile='%s'; outfile='%s'; set terminal %s; %s\" '%s'", dat, tmp, term,
+             vars ? vars : "", gp);
+    int rc = system(cmd);
+    if (rc != 0 || rename(tmp, out) != 0) {
+        cli_error("%s: gnuplot failed (exit %d); is gnuplot installed? (scripts/bootstrap.sh)", out,
+                  WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+double cli_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

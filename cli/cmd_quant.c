@@ -1,0 +1,600 @@
+/* `gqsim quant ...`: list, encode, decode, roundtrip, bench and sweep — the
+ * command-line face of quant/. bench measures each quantizer's encode and
+ * decode cost against a memcpy reference timed in the same run; sweep
+ * reproduces the ORQ paper's error comparison across bucket sizes. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "commands.h"
+#include "gradgen.h"
+#include "qz.h"
+
+#define MAX_QUANTS 64
+
+/* ---- shared helpers ------------------------------------------------------------------ */
+
+static int parse_quant(const char *spec, qz_params *p)
+{
+    char msg[256];
+    if (qz_parse_spec(spec, p, msg, sizeof msg) != GQ_OK) {
+        cli_error("--quant '%s': %s", spec, msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* Encodes into a new buffer; @return its size, or 0 after printing. */
+static size_t encode_alloc(const qz_params *p, const float *x, size_t n, uint64_t seed, const char *what,
+                           unsigned char **out)
+{
+    size_t cap = qz_bound(p, n), wcap = qz_workspace_size(p, n);
+    if (gq_is_error(cap)) {
+        cli_error("%s: %s", what, gq_strerror(gq_error_code(cap)));
+        return 0;
+    }
+    unsigned char *buf = malloc(cap);
+    void *work = malloc(wcap ? wcap : 1);
+    if (!buf || !work) {
+        cli_error("%s: out of memory", what);
+        free(buf);
+        free(work);
+        return 0;
+    }
+    size_t r = qz_encode(buf, cap, x, n, p, seed, work, wcap);
+    free(work);
+    if (gq_is_error(r)) {
+        cli_error("%s: %s", what, gq_strerror(gq_error_code(r)));
+        free(buf);
+        return 0;
+    }
+    *out = buf;
+    return r;
+}
+
+/* Decodes a buffer from an untrusted file; @return n, or 0 after printing. */
+static size_t decode_alloc(const unsigned char *buf, size_t size, const char *what, float **out)
+{
+    qz_header h;
+    gq_err e = qz_peek(buf, size, &h);
+    if (e != GQ_OK) {
+        cli_error("%s: %s", what, gq_strerror(e));
+        return 0;
+    }
+    float *y = h.n <= SIZE_MAX / sizeof(float) ? malloc((size_t)h.n * sizeof *y) : NULL;
+    if (!y) {
+        cli_error("%s: header claims %llu elements, cannot allocate them", what, (unsigned long long)h.n);
+        return 0;
+    }
+    size_t r = qz_decode(y, (size_t)h.n, buf, size);
+    if (gq_is_error(r)) {
+        cli_error("%s: %s", what, gq_strerror(gq_error_code(r)));
+        free(y);
+        return 0;
+    }
+    *out = y;
+    return r;
+}
+
+static int write_f32(const char *path, const float *y, size_t n)
+{
+    unsigned char *bytes = malloc(n > 0 ? n * 4 : 1);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &y[i], 4);
+        for (int b = 0; b < 4; b++) bytes[4 * i + b] = (unsigned char)(u >> (8 * b));
+    }
+    int rc = cli_write_file(path, bytes, n * 4);
+    free(bytes);
+    return rc;
+}
+
+/* ---- list -------------------------------------------------------------------------- */
+
+static int quant_list(int argc, char **argv)
+{
+    cli_format fmt = FMT_TABLE;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int m = cli_opt(argc, argv, &i, "--format", &v);
+        if (m < 0 || (m > 0 && cli_parse_format(v, &fmt) != 0)) return EXIT_USAGE;
+        if (m == 0) {
+            cli_error("quant list: unknown option '%s' (see 'gqsim help quant')", argv[i]);
+            return EXIT_USAGE;
+        }
+    }
+    static const char *const H[] = {"name", "keys (defaults)", "description"};
+    cli_table t;
+    table_init(&t, H, 3);
+    for (qz_id id = QZ_FP32; id < QZ_ID_END_; id++)
+        table_row(&t, "%s\t%s\t%s", qz_name(id), *qz_keys_help(id) ? qz_keys_help(id) : "-", qz_summary(id));
+    table_print(&t, fmt);
+    table_free(&t);
+    return 0;
+}
+
+/* ---- encode, decode, roundtrip ------------------------------------------------------------ */
+
+typedef struct {
+    const char *quant, *input, *output;
+    uint64_t seed;
+    double shared_scale;
+} codec_args;
+
+static int parse_codec_args(int argc, char **argv, const char *cmd, codec_args *a, int need_quant)
+{
+    memset(a, 0, sizeof *a);
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int m;
+        if ((m = cli_opt(argc, argv, &i, "--quant", &v)) != 0)
+            a->quant = v;
+        else if ((m = cli_opt(argc, argv, &i, "--input", &v)) != 0)
+            a->input = v;
+        else if ((m = cli_opt(argc, argv, &i, "--output", &v)) != 0)
+            a->output = v;
+        else if ((m = cli_opt(argc, argv, &i, "--seed", &v)) != 0) {
+            if (m > 0 && cli_parse_u64("--seed", v, &a->seed) != 0) return -1;
+        } else if ((m = cli_opt(argc, argv, &i, "--shared-scale", &v)) != 0) {
+            if (m > 0 && cli_parse_double("--shared-scale", v, &a->shared_scale) != 0) return -1;
+            if (m > 0 && !(a->shared_scale > 0)) {
+                cli_error("--shared-scale '%s' must be > 0", v);
+                return -1;
+            }
+        } else {
+            cli_error("quant %s: unknown option '%s' (see 'gqsim help quant')", cmd, argv[i]);
+            return -1;
+        }
+        if (m < 0) return -1;
+    }
+    if ((need_quant && !a->quant) || !a->input || !a->output) {
+        cli_error("quant %s: needs %s--input and --output (see 'gqsim help quant')", cmd,
+                  need_quant ? "--quant, " : "");
+        return -1;
+    }
+    return 0;
+}
+
+static int encode_common(const codec_args *a, const char *cmd, int decode_too)
+{
+    qz_params p;
+    if (parse_quant(a->quant, &p) != 0) return EXIT_USAGE;
+    if (a->shared_scale > 0) {
+        if (p.id != QZ_TERNGRAD) {
+            cli_error("--shared-scale: only terngrad has a shared scaler, not %s", qz_name(p.id));
+            return EXIT_USAGE;
+        }
+        p.shared_scale = (float)a->shared_scale;
+    }
+    float *x;
+    size_t n;
+    if (cli_read_f32(a->input, &x, &n) != 0) return 1;
+    unsigned char *buf;
+    size_t size = encode_alloc(&p, x, n, a->seed, a->input, &buf);
+    int rc = 1;
+    if (size == 0) goto out;
+    if (decode_too) {
+        float *y;
+        if (decode_alloc(buf, size, cmd, &y) == 0) goto out_buf;
+        rc = write_f32(a->output, y, n) ? 1 : 0;
+        free(y);
+    } else {
+        rc = cli_write_file(a->output, buf, size) ? 1 : 0;
+    }
+    if (rc == 0) printf("bytes=%zu bits_per_element=%.6g\n", size, 8.0 * (double)size / (double)n);
+out_buf:
+    free(buf);
+out:
+    free(x);
+    return rc;
+}
+
+static int quant_encode(int argc, char **argv)
+{
+    codec_args a;
+    if (parse_codec_args(argc, argv, "encode", &a, 1) != 0) return EXIT_USAGE;
+    return encode_common(&a, "encode", 0);
+}
+
+static int quant_roundtrip(int argc, char **argv)
+{
+    codec_args a;
+    if (parse_codec_args(argc, argv, "roundtrip", &a, 1) != 0) return EXIT_USAGE;
+    return encode_common(&a, "roundtrip", 1);
+}
+
+static int quant_decode(int argc, char **argv)
+{
+    codec_args a;
+    if (parse_codec_args(argc, argv, "decode", &a, 0) != 0) return EXIT_USAGE;
+    if (a.quant || a.seed || a.shared_scale > 0) {
+        cli_error("quant decode: the buffer describes itself; give only --input and --output");
+        return EXIT_USAGE;
+    }
+    unsigned char *buf;
+    size_t size;
+    if (cli_read_file(a.input, &buf, &size) != 0) return 1;
+    float *y;
+    size_t n = decode_alloc(buf, size, a.input, &y);
+    free(buf);
+    if (n == 0) return 1;
+    int rc = write_f32(a.output, y, n) ? 1 : 0;
+    free(y);
+    return rc;
+}
+
+/* ---- measuring ---------------------------------------------------------------------------- */
+
+typedef struct {
+    const qz_params *p;
+    const float *x;
+    size_t n, cap, wcap, size;
+    unsigned char *buf;
+    void *work;
+    float *y;
+    uint64_t seed;
+    int failed;
+    size_t err; /* the failing call's result */
+} codec_run;
+
+static void run_encode(codec_run *r)
+{
+    size_t s = qz_encode(r->buf, r->cap, r->x, r->n, r->p, r->seed, r->work, r->wcap);
+    if (gq_is_error(s))
+        r->failed = 1, r->err = s;
+    else
+        r->size = s;
+}
+static void run_decode(codec_run *r)
+{
+    size_t d = qz_decode(r->y, r->n, r->buf, r->size);
+    if (d != r->n) r->failed = 1, r->err = d;
+}
+static void run_memcpy(codec_run *r) { memcpy(r->y, r->x, r->n * sizeof *r->x); }
+
+/* Seconds per call, timing batches that last at least 20 ms so the clock's
+ * resolution does not matter for small n. */
+static double time_per_call(void (*fn)(codec_run *), codec_run *r)
+{
+    for (long reps = 1;; reps *= 2) {
+        double t0 = cli_now();
+        for (long k = 0; k < reps; k++) fn(r);
+        double dt = cli_now() - t0;
+        if (dt >= 0.02 || reps >= (1L << 20)) return dt / (double)reps;
+    }
+}
+
+typedef struct {
+    double enc_s, dec_s, nmse, bias;
+    size_t bytes;
+} measured;
+
+/* Encodes and decodes `trials` times with seeds seed, seed+1, ...: errors
+ * over all trials, times as the fastest trial. @return 0 or -1 after printing. */
+static int measure(const qz_params *p, const char *label, const float *x, size_t n, int trials, uint64_t seed,
+                   int timed, measured *m)
+{
+    codec_run r = {.p = p, .x = x, .n = n, .cap = qz_bound(p, n), .wcap = qz_workspace_size(p, n)};
+    r.buf = malloc(r.cap);
+    r.work = malloc(r.wcap ? r.wcap : 1);
+    r.y = malloc(n * sizeof *r.y);
+    double *mean = calloc(n, sizeof *mean), err = 0, norm = 0;
+    if (!r.buf || !r.work || !r.y || !mean) {
+        cli_error("%s: out of memory for n=%zu", label, n);
+        r.failed = 1;
+    }
+    m->enc_s = m->dec_s = INFINITY;
+    m->bytes = 0;
+    for (int t = 0; t < trials && !r.failed; t++) {
+        r.seed = seed + (uint64_t)t;
+        if (timed) {
+            m->enc_s = fmin(m->enc_s, time_per_call(run_encode, &r));
+            m->dec_s = fmin(m->dec_s, time_per_call(run_decode, &r));
+        } else {
+            run_encode(&r);
+            if (!r.failed) run_decode(&r);
+        }
+        if (r.failed) break;
+        if (t == 0) m->bytes = r.size;
+        for (size_t i = 0; i < n; i++) {
+            double d = (double)r.y[i] - x[i];
+            err += d * d;
+            mean[i] += r.y[i];
+        }
+    }
+    if (!r.failed) {
+        double b = 0;
+        for (size_t i = 0; i < n; i++) {
+            double d = mean[i] / trials - x[i];
+            b += d * d;
+            norm += (double)x[i] * x[i];
+        }
+        m->nmse = norm > 0 ? err / trials / norm : 0;
+        m->bias = norm > 0 ? b / norm : 0;
+    } else if (r.err) {
+        cli_error("%s: %s", label, gq_strerror(gq_error_code(r.err)));
+    }
+    free(r.buf);
+    free(r.work);
+    free(r.y);
+    free(mean);
+    return r.failed ? -1 : 0;
+}
+
+/* ---- bench ------------------------------------------------------------------------------ */
+
+static const char *const DEFAULT_BENCH[] = {
+    "fp32",          "fp16",          "terngrad",        "terngrad:pack=trits",
+    "qsgd:levels=3", "qsgd:levels=5", "qsgd:levels=9",   "qsgd:levels=5,code=elias",
+    "orq:levels=3",  "orq:levels=5",  "orq:levels=9",    "bingrad-b",
+    "bingrad-pb",    "signsgd",       "topk:ratio=0.01",
+};
+
+static int quant_bench(int argc, char **argv)
+{
+    const char *specs[MAX_QUANTS], *dist = "gaussian";
+    size_t nspecs = 0;
+    uint64_t n = 1u << 22, trials = 5, seed = 1;
+    cli_format fmt = FMT_TABLE;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int m;
+        if ((m = cli_opt(argc, argv, &i, "--quant", &v)) > 0) {
+            if (nspecs == MAX_QUANTS) {
+                cli_error("quant bench: at most %d --quant", MAX_QUANTS);
+                return EXIT_USAGE;
+            }
+            specs[nspecs++] = v;
+        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--n", &v)) > 0) {
+            if (cli_parse_u64("--n", v, &n) != 0) return EXIT_USAGE;
+        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--dist", &v)) > 0) {
+            dist = v;
+        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--trials", &v)) > 0) {
+            if (cli_parse_u64("--trials", v, &trials) != 0) return EXIT_USAGE;
+        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--seed", &v)) > 0) {
+            if (cli_parse_u64("--seed", v, &seed) != 0) return EXIT_USAGE;
+        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--format", &v)) > 0) {
+            if (cli_parse_format(v, &fmt) != 0) return EXIT_USAGE;
+        } else if (m == 0) {
+            cli_error("quant bench: unknown option '%s' (see 'gqsim help quant')", argv[i]);
+            return EXIT_USAGE;
+        }
+        if (m < 0) return EXIT_USAGE;
+    }
+    if (n == 0 || n > (1ull << 31) || trials == 0 || trials > 1000) {
+        cli_error("quant bench: --n must be 1..2^31 and --trials 1..1000");
+        return EXIT_USAGE;
+    }
+    if (nspecs == 0)
+        for (size_t k = 0; k < sizeof DEFAULT_BENCH / sizeof DEFAULT_BENCH[0]; k++) specs[nspecs++] = DEFAULT_BENCH[k];
+    qz_params params[MAX_QUANTS];
+    for (size_t k = 0; k < nspecs; k++)
+        if (parse_quant(specs[k], &params[k]) != 0) return EXIT_USAGE;
+
+    size_t count = (size_t)n;
+    float *x = gradgen(dist, &count, seed);
+    if (!x) return 1;
+
+    static const char *const H[] = {"quant",
+                                    "n",
+                                    "bucket",
+                                    "bytes",
+                                    "bits_per_element",
+                                    "ratio_vs_fp32",
+                                    "encode_ns_per_element",
+                                    "decode_ns_per_element",
+                                    "encode_frac_of_ref",
+                                    "decode_frac_of_ref",
+                                    "nmse",
+                                    "bias"};
+    cli_table t;
+    table_init(&t, H, sizeof H / sizeof H[0]);
+
+    /* the memory-bandwidth reference: stream the floats in and out once */
+    codec_run ref = {.x = x, .n = count, .y = malloc(count * sizeof(float))};
+    double ref_s = INFINITY;
+    for (uint64_t k = 0; k < trials; k++) ref_s = fmin(ref_s, time_per_call(run_memcpy, &ref));
+    free(ref.y);
+    double ref_ns = 1e9 * ref_s / (double)count;
+    table_row(&t, "reference\t%zu\t0\t%zu\t32\t1\t%.4f\t%.4f\t1\t1\t0\t0", count, 4 * count, ref_ns, ref_ns);
+
+    int rc = 0;
+    for (size_t k = 0; k < nspecs; k++) {
+        char canon[256];
+        qz_format_spec(&params[k], canon, sizeof canon);
+        cli_progress(0, "bench %zu/%zu: %s", k + 1, nspecs, canon);
+        measured m;
+        if (measure(&params[k], specs[k], x, count, (int)trials, seed, 1, &m) != 0) {
+            rc = 1;
+            break;
+        }
+        double enc_ns = 1e9 * m.enc_s / (double)count, dec_ns = 1e9 * m.dec_s / (double)count;
+        table_row(&t, "%s\t%zu\t%llu\t%zu\t%.6g\t%.5g\t%.4f\t%.4f\t%.4f\t%.4f\t%.6g\t%.6g", canon, count,
+                  (unsigned long long)params[k].bucket, m.bytes, 8.0 * (double)m.bytes / (double)count,
+                  4.0 * (double)count / (double)m.bytes, enc_ns, dec_ns, ref_ns / enc_ns, ref_ns / dec_ns, m.nmse,
+                  m.bias);
+    }
+    cli_progress(1, "bench: done");
+    if (rc == 0) table_print(&t, fmt);
+    table_free(&t);
+    free(x);
+    return rc;
+}
+
+/* ---- sweep ------------------------------------------------------------------------------ */
+
+typedef struct {
+    char label[32], spec[128];
+    unsigned levels;
+} sweep_scheme;
+
+/* The ORQ paper's comparison at equal numbers of levels, for bucket d. */
+static size_t sweep_schemes(sweep_scheme *s, const uint64_t *levels, size_t nlevels, uint64_t d)
+{
+    size_t k = 0;
+    for (size_t l = 0; l < nlevels; l++) {
+        unsigned L = (unsigned)levels[l];
+        snprintf(s[k].label, sizeof s[k].label, "orq-%u", L);
+        snprintf(s[k].spec, sizeof s[k].spec, "orq:levels=%u,bucket=%llu", L, (unsigned long long)d);
+        s[k++].levels = L;
+        snprintf(s[k].label, sizeof s[k].label, "qsgd-%u-max", L);
+        snprintf(s[k].spec, sizeof s[k].spec, "qsgd:levels=%u,bucket=%llu,norm=max", L, (unsigned long long)d);
+        s[k++].levels = L;
+        snprintf(s[k].label, sizeof s[k].label, "qsgd-%u-l2", L);
+        snprintf(s[k].spec, sizeof s[k].spec, "qsgd:levels=%u,bucket=%llu,norm=l2", L, (unsigned long long)d);
+        s[k++].levels = L;
+    }
+    snprintf(s[k].label, sizeof s[k].label, "terngrad");
+    snprintf(s[k].spec, sizeof s[k].spec, "terngrad:bucket=%llu,clip=0", (unsigned long long)d);
+    s[k++].levels = 3;
+    snprintf(s[k].label, sizeof s[k].label, "terngrad-clip2.5");
+    snprintf(s[k].spec, sizeof s[k].spec, "terngrad:bucket=%llu,clip=2.5", (unsigned long long)d);
+    s[k++].levels = 3;
+    snprintf(s[k].label, sizeof s[k].label, "bingrad-b");
+    snprintf(s[k].spec, sizeof s[k].spec, "bingrad-b:bucket=%llu", (unsigned long long)d);
+    s[k++].levels = 2;
+    snprintf(s[k].label, sizeof s[k].label, "bingrad-pb");
+    snprintf(s[k].spec, sizeof s[k].spec, "bingrad-pb:bucket=%llu", (unsigned long long)d);
+    s[k++].levels = 2;
+    return k;
+}
+
+static int quant_sweep(int argc, char **argv)
+{
+    uint64_t buckets[32] = {128, 512, 2048, 8192, 32768}, levels[8] = {3, 5, 9};
+    size_t nbuckets = 5, nlevels = 3, ndists = 0;
+    const char *dists[8], *plot = NULL;
+    uint64_t n = 1u << 18, trials = 3, seed = 1;
+    cli_format fmt = FMT_TABLE;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int m;
+        if ((m = cli_opt(argc, argv, &i, "--bucket", &v)) > 0) {
+            if (cli_parse_u64_list("--bucket", v, buckets, 32, &nbuckets) != 0) return EXIT_USAGE;
+        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--levels", &v)) > 0) {
+            if (cli_parse_u64_list("--levels", v, levels, 8, &nlevels) != 0) return EXIT_USAGE;
+        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--dist", &v)) > 0) {
+            if (ndists == 8) {
+                cli_error("quant sweep: at most 8 --dist");
+                return EXIT_USAGE;
+            }
+            dists[ndists++] = v;
+        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--n", &v)) > 0) {
+            if (cli_parse_u64("--n", v, &n) != 0) return EXIT_USAGE;
+        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--trials", &v)) > 0) {
+            if (cli_parse_u64("--trials", v, &trials) != 0) return EXIT_USAGE;
+        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--seed", &v)) > 0) {
+            if (cli_parse_u64("--seed", v, &seed) != 0) return EXIT_USAGE;
+        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--format", &v)) > 0) {
+            if (cli_parse_format(v, &fmt) != 0) return EXIT_USAGE;
+        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--plot", &v)) > 0) {
+            plot = v;
+        } else if (m == 0) {
+            cli_error("quant sweep: unknown option '%s' (see 'gqsim help quant')", argv[i]);
+            return EXIT_USAGE;
+        }
+        if (m < 0) return EXIT_USAGE;
+    }
+    if (ndists == 0) dists[ndists++] = "gaussian";
+    for (size_t l = 0; l < nlevels; l++)
+        if (levels[l] < 3 || levels[l] > QZ_ORQ_MAX_LEVELS || levels[l] % 2 == 0) {
+            cli_error("--levels %llu: sweep levels must be odd, 3..15 (ORQ and QSGD both apply)",
+                      (unsigned long long)levels[l]);
+            return EXIT_USAGE;
+        }
+    for (size_t b = 0; b < nbuckets; b++)
+        if (buckets[b] == 0) {
+            cli_error("--bucket: bucket sizes must be >= 1");
+            return EXIT_USAGE;
+        }
+    if (n == 0 || n > (1ull << 28) || trials == 0 || trials > 1000) {
+        cli_error("quant sweep: --n must be 1..2^28 and --trials 1..1000");
+        return EXIT_USAGE;
+    }
+
+    static const char *const H[] = {"dist", "bucket", "scheme", "quant", "levels", "bits_per_element", "nmse", "bias"};
+    cli_table t;
+    table_init(&t, H, sizeof H / sizeof H[0]);
+    sweep_scheme sch[3 * 8 + 4];
+    size_t nsch = sweep_schemes(sch, levels, nlevels, buckets[0]);
+    /* plot data: one block per (dist, scheme), bucket on x */
+    size_t cap = 1 << 16, len = 0;
+    char *dat = malloc(cap);
+    double *nmse = malloc(nbuckets * nsch * sizeof *nmse);
+    int rc = 0;
+    size_t done = 0, total = ndists * nbuckets * nsch;
+    for (size_t d = 0; d < ndists && rc == 0; d++) {
+        size_t count = (size_t)n;
+        float *x = gradgen(dists[d], &count, seed);
+        if (!x) {
+            rc = 1;
+            break;
+        }
+        for (size_t b = 0; b < nbuckets && rc == 0; b++) {
+            sweep_schemes(sch, levels, nlevels, buckets[b]);
+            for (size_t s = 0; s < nsch; s++) {
+                cli_progress(0, "sweep %zu/%zu: %s on %s", ++done, total, sch[s].spec, dists[d]);
+                qz_params p;
+                measured m;
+                if (parse_quant(sch[s].spec, &p) != 0 ||
+                    measure(&p, sch[s].spec, x, count, (int)trials, seed, 0, &m) != 0) {
+                    rc = 1;
+                    break;
+                }
+                nmse[b * nsch + s] = m.nmse;
+                table_row(&t, "%s\t%llu\t%s\t%s\t%u\t%.6g\t%.6g\t%.6g", dists[d], (unsigned long long)buckets[b],
+                          sch[s].label, sch[s].spec, sch[s].levels, 8.0 * (double)m.bytes / (double)count, m.nmse,
+                          m.bias);
+            }
+        }
+        free(x);
+        for (size_t s = 0; s < nsch && rc == 0; s++) {
+            if (cap - len < 64 * (nbuckets + 2)) dat = realloc(dat, cap = 2 * cap + 64 * (nbuckets + 2));
+            len += (size_t)snprintf(dat + len, cap - len, "# %s %s\n", dists[d], sch[s].label);
+            for (size_t b = 0; b < nbuckets; b++)
+                len += (size_t)snprintf(dat + len, cap - len, "%llu %.8g\n", (unsigned long long)buckets[b],
+                                        nmse[b * nsch + s]);
+            len += (size_t)snprintf(dat + len, cap - len, "\n\n");
+        }
+    }
+    cli_progress(1, "sweep: done");
+    if (rc == 0) table_print(&t, fmt);
+    if (rc == 0 && plot) {
+        char vars[2048], names[1024] = "", dnames[512] = "";
+        for (size_t s = 0; s < nsch; s++) strcat(strcat(names, s ? " " : ""), sch[s].label);
+        for (size_t d = 0; d < ndists; d++)
+            strcat(strcat(dnames, d ? " " : ""), gradgen_is_named(dists[d]) ? dists[d] : "file");
+        snprintf(vars, sizeof vars, "dists='%s'; schemes='%s'", dnames, names);
+        if (cli_plot("quant_sweep", plot, dat, vars) != 0) rc = 1;
+    }
+    free(dat);
+    free(nmse);
+    table_free(&t);
+    return rc;
+}
+
+/* ---- dispatch ---------------------------------------------------------------------------- */
+
+static const cli_command QUANT_CMDS[] = {
+    {"list", quant_list, "[--format table|csv]", "the quantizers, their keys and defaults"},
+    {"encode", quant_encode, "--quant SPEC --input IN.f32 --output OUT.gq [--seed S] [--shared-scale X]",
+     "quantize a raw float32 file into a self-describing buffer"},
+    {"decode", quant_decode, "--input IN.gq --output OUT.f32", "decode a buffer back to raw float32"},
+    {"roundtrip", quant_roundtrip, "--quant SPEC --input IN.f32 --output DEC.f32 [--seed S] [--shared-scale X]",
+     "encode and decode in one step"},
+    {"bench", quant_bench,
+     "[--quant SPEC]... [--n N] [--dist gaussian|laplace|uniform|student-t|FILE.f32] [--trials T] [--seed S] "
+     "[--format table|csv]",
+     "encode/decode cost vs a memcpy reference, exact sizes, error and bias"},
+    {"sweep", quant_sweep,
+     "[--bucket 128,512,...] [--levels 3,5,9] [--dist D]... [--n N] [--trials T] [--seed S] [--format table|csv] "
+     "[--plot out.png]",
+     "ORQ vs QSGD vs TernGrad vs BinGrad error across bucket sizes"},
+    {NULL, NULL, NULL, NULL},
+};
+
+int cmd_quant(int argc, char **argv) { return cli_dispatch("quant", QUANT_CMDS, argc, argv); }
+
+void help_quant(void) { cli_print_usage(stdout, "quant", QUANT_CMDS); }

@@ -1,0 +1,23 @@
+/* The command tables: every subcommand is a row {name, function, usage,
+ * summary}; dispatch and help are generated from the rows (git's commands[]). */
+#ifndef GQ_COMMANDS_H
+#define GQ_COMMANDS_H
+
+#include <stdio.h>
+
+typedef struct {
+    const char *name;
+    int (*fn)(int argc, char **argv); /* argv[0] is the subcommand name */
+    const char *usage;
+    const char *summary;
+} cli_command;
+
+/* Runs `group NAME args...` from a NULL-terminated table; --help and unknown
+ * names handled here. */
+int cli_dispatch(const char *group, const cli_command *cmds, int argc, char **argv);
+void cli_print_usage(FILE *out, const char *group, const cli_command *cmds);
+
+int cmd_quant(int argc, char **argv);
+void help_quant(void);
+
+#endif

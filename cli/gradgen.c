@@ -1,0 +1,51 @@
+/* Synthetic gradient generation with GSL (see gradgen.h). */
+#include "gradgen.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_util.h"
+
+const char *const GRADGEN_DISTS[] = {"gaussian", "laplace", "uniform", "student-t", NULL};
+
+int gradgen_is_named(const char *dist)
+{
+    for (int i = 0; GRADGEN_DISTS[i]; i++)
+        if (strcmp(dist, GRADGEN_DISTS[i]) == 0) return 1;
+    return 0;
+}
+
+float *gradgen(const char *dist, size_t *n, uint64_t seed)
+{
+    if (!gradgen_is_named(dist)) {
+        if (!strstr(dist, ".f32") && !strchr(dist, '/')) {
+            cli_error("--dist '%s' is not gaussian, laplace, uniform, student-t or a FILE.f32", dist);
+            return NULL;
+        }
+        float *x;
+        return cli_read_f32(dist, &x, n) == 0 ? x : NULL;
+    }
+    float *x = malloc(*n * sizeof *x);
+    if (!x) {
+        cli_error("out of memory for %zu elements", *n);
+        return NULL;
+    }
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, (unsigned long)seed);
+    int kind = 0;
+    while (strcmp(dist, GRADGEN_DISTS[kind]) != 0) kind++;
+    for (size_t i = 0; i < *n; i++) {
+        double v;
+        switch (kind) {
+        case 0: v = gsl_ran_gaussian_ziggurat(r, 1.0); break;
+        case 1: v = gsl_ran_laplace(r, 1.0); break;
+        case 2: v = 2 * gsl_rng_uniform(r) - 1; break;
+        default: v = gsl_ran_tdist(r, 3.0); break;
+        }
+        x[i] = (float)(1e-3 * v);
+    }
+    gsl_rng_free(r);
+    return x;
+}

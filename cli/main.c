@@ -1,0 +1,120 @@
+/* gqsim: predicts how much faster distributed training gets with quantized
+ * gradients, and what it costs in accuracy. This file is the top-level
+ * command table; each command lives in its own cmd_*.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "commands.h"
+
+typedef struct {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    void (*help)(void);
+    const char *summary;
+} top_command;
+
+static int cmd_help(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
+
+static const top_command COMMANDS[] = {
+    {"quant", cmd_quant, help_quant, "gradient quantizers: list, encode, decode, roundtrip, bench, sweep"},
+    {"help", cmd_help, NULL, "show help for a command: gqsim help CMD"},
+    {"version", cmd_version, NULL, "print the version"},
+    {NULL, NULL, NULL, NULL},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: gqsim COMMAND [ARGS]\n\n"
+                 "Predicts the speedup of distributed deep-learning training with quantized\n"
+                 "gradients, and what it costs in accuracy.\n\ncommands:\n");
+    for (const top_command *c = COMMANDS; c->name; c++) fprintf(out, "  %-10s %s\n", c->name, c->summary);
+    fprintf(out, "\nRun 'gqsim help COMMAND' for a command's options. Every table prints as CSV\n"
+                 "with --format csv.\n");
+}
+
+static const top_command *find(const char *name)
+{
+    for (const top_command *c = COMMANDS; c->name; c++)
+        if (strcmp(c->name, name) == 0) return c;
+    return NULL;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stdout);
+        return 0;
+    }
+    const top_command *c = find(argv[1]);
+    if (!c) {
+        cli_error("unknown command '%s' (see 'gqsim --help')", argv[1]);
+        return EXIT_USAGE;
+    }
+    if (c->help)
+        c->help();
+    else
+        printf("gqsim %s: %s\n", c->name, c->summary);
+    return 0;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    printf("gqsim %s\n", GQ_VERSION);
+    return 0;
+}
+
+void cli_print_usage(FILE *out, const char *group, const cli_command *cmds)
+{
+    fprintf(out, "usage: gqsim %s SUBCOMMAND [OPTIONS]\n\n", group);
+    for (const cli_command *c = cmds; c->name; c++)
+        fprintf(out, "  gqsim %s %s %s\n      %s\n", group, c->name, c->usage, c->summary);
+}
+
+int cli_dispatch(const char *group, const cli_command *cmds, int argc, char **argv)
+{
+    if (argc < 2) {
+        cli_print_usage(stderr, group, cmds);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        cli_print_usage(stdout, group, cmds);
+        return 0;
+    }
+    for (const cli_command *c = cmds; c->name; c++)
+        if (strcmp(c->name, argv[1]) == 0) {
+            for (int i = 2; i < argc; i++)
+                if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+                    printf("usage: gqsim %s %s %s\n  %s\n", group, c->name, c->usage, c->summary);
+                    return 0;
+                }
+            return c->fn(argc - 1, argv + 1);
+        }
+    cli_error("unknown %s subcommand '%s' (see 'gqsim help %s')", group, argv[1], group);
+    return EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) return cmd_version(argc - 1, argv + 1);
+    if (argv[1][0] == '-') {
+        cli_error("unknown option '%s' (see 'gqsim --help')", argv[1]);
+        return EXIT_USAGE;
+    }
+    const top_command *c = find(argv[1]);
+    if (!c) {
+        cli_error("unknown command '%s' (see 'gqsim --help')", argv[1]);
+        return EXIT_USAGE;
+    }
+    return c->fn(argc - 1, argv + 1);
+}

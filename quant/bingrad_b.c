@@ -1,0 +1,105 @@
+/* BinGrad-b (Xu, Huo, Huang 2020): biased, deterministic binary quantizer with
+ * minimum squared error. The optimum has a and b at the means of their cells
+ * and the threshold at (a+b)/2; it is found exactly by scanning the d-1 split
+ * points of the sorted bucket with prefix sums. Wire: two floats per bucket,
+ * one bit per element (0 = a, 1 = b). */
+#include <math.h>
+
+#include "bingrad.h"
+
+static double cell_sse(const qz_sorted *s, size_t i, size_t j)
+{
+    double n = (double)(j - i), s1 = qz_sum1(s, i, j);
+    return n > 0 ? qz_sum2(s, i, j) - s1 * s1 / n : 0.0;
+}
+
+void bingrad_b_fit(float *a, float *b, const qz_sorted *s)
+{
+    size_t len = s->len, best_k = 0;
+    double best = INFINITY;
+    for (size_t k = 1; k < len; k++) {
+        if (s->x[k] == s->x[k - 1]) continue; /* a split must separate values */
+        double e = cell_sse(s, 0, k) + cell_sse(s, k, len);
+        if (e < best) best = e, best_k = k;
+    }
+    if (best_k == 0) { /* a single distinct value */
+        *a = *b = s->x[0];
+        return;
+    }
+    *a = (float)(qz_sum1(s, 0, best_k) / (double)best_k);
+    *b = (float)(qz_sum1(s, best_k, len) / (double)(len - best_k));
+}
+
+double bingrad_b_error(float a, float b, const qz_sorted *s)
+{
+    float t = 0.5f * (a + b);
+    size_t k = qz_lower_bound(s, t), len = s->len;
+    /* sum (x-a)^2 over [0,k) + sum (x-b)^2 over [k,len) */
+    return qz_sum2(s, 0, k) - 2.0 * a * qz_sum1(s, 0, k) + (double)a * a * (double)k + qz_sum2(s, k, len) -
+           2.0 * b * qz_sum1(s, k, len) + (double)b * b * (double)(len - k);
+}
+
+/* ---- codec ------------------------------------------------------------------------ */
+
+static unsigned bb_nstored(const qz_params *p) { return (void)p, 2; }
+static unsigned bb_nlevels(const qz_params *p) { return (void)p, 2; }
+
+static gq_err bb_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
+{
+    (void)p;
+    qz_sorted s;
+    qz_sorted_build(&s, x, len, work);
+    if (!isfinite(s.s2[len])) return GQ_ERR_NONFINITE;
+    bingrad_b_fit(&stored[0], &stored[1], &s);
+    return GQ_OK;
+}
+
+static void bb_quantize(uint8_t *codes, const float *x, size_t len, const float *stored, const qz_params *p,
+                        uint32_t key, uint32_t idx0)
+{
+    (void)p, (void)key, (void)idx0;
+    const float t = 0.5f * (stored[0] + stored[1]);
+    for (size_t i = 0; i < len; i++) codes[i] = x[i] >= t;
+}
+
+static void bb_table(float *table, const float *stored, const qz_params *p)
+{
+    (void)p;
+    table[0] = stored[0];
+    table[1] = stored[1];
+}
+
+static const qz_dense BB = {bb_nstored, bb_nlevels, NULL, bb_fit, bb_quantize, bb_table};
+
+static void bb_defaults(qz_params *p) { p->bucket = 512; }
+static size_t bb_payload(const qz_params *p, size_t n) { return qz_dense_payload(&BB, p, n); }
+static size_t bb_workspace(const qz_params *p, size_t n)
+{
+    return qz_dense_workspace(&BB, p, n, qz_sorted_workspace(qz_bucket_len(p, n)));
+}
+static unsigned bb_levels(const qz_params *p) { return (void)p, 2; }
+static size_t bb_encode(uint8_t *dst, size_t cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
+                        void *work)
+{
+    (void)cap;
+    return qz_dense_encode(&BB, dst, src, n, p, seed, work);
+}
+static size_t bb_decode(float *dst, size_t n, const uint8_t *src, size_t size, const qz_params *p)
+{
+    return qz_dense_decode(&BB, dst, n, src, size, p);
+}
+
+const qz_codec qz_bingrad_b = {
+    .id = QZ_BINGRAD_B,
+    .name = "bingrad-b",
+    .summary = "BinGrad-b: biased binary {a,b}, minimum squared error, 1 bit",
+    .keys_help = "bucket=512",
+    .keys = QZ_KEY_BUCKET,
+    .defaults = bb_defaults,
+    .payload_bound = bb_payload,
+    .payload_is_exact = 1,
+    .workspace = bb_workspace,
+    .level_count = bb_levels,
+    .encode = bb_encode,
+    .decode = bb_decode,
+};

@@ -1,0 +1,182 @@
+/* BinGrad-pb (Xu, Huo, Huang 2020): partially biased binary quantizer. Inside
+ * [a, b] elements round stochastically and unbiasedly, outside they clip to
+ * the nearer level. a and b minimise
+ *   F = sum_{x<a}(a-x)^2 + sum_{x>b}(x-b)^2 + sum_{a<=x<=b}(b-x)(x-a).
+ * F is convex in a for fixed b (dF/da = 2 sum_{x<a}(a-x) - sum_{a<=x<=b}(b-x)
+ * increases with a) and likewise in b, and between data points each
+ * stationary condition is linear, so each coordinate update is exact: binary
+ * search the data interval where the derivative changes sign, then solve.
+ * Wire: two floats per bucket, one bit per element. */
+#include <math.h>
+
+#include "bingrad.h"
+#include "rng.h"
+
+double bingrad_pb_error(float a, float b, const qz_sorted *s)
+{
+    size_t i = qz_lower_bound(s, a), j = qz_upper_bound(s, b), len = s->len;
+    double below = qz_sum2(s, 0, i) - 2.0 * a * qz_sum1(s, 0, i) + (double)a * a * (double)i;
+    double above = qz_sum2(s, j, len) - 2.0 * b * qz_sum1(s, j, len) + (double)b * b * (double)(len - j);
+    return below + above + qz_interval_cost(s, a, b);
+}
+
+/* a minimising F for fixed b: root of g(a) = 2 sum_{x<a}(a-x) - sum_{a<=x<=b}(b-x). */
+static float update_a(const qz_sorted *s, float b)
+{
+    size_t jb = qz_upper_bound(s, b);
+    /* k = number of elements below a; find the smallest k in [1, jb] with
+     * g(x_k) >= 0, evaluating g at a = x_k with k elements below */
+    size_t lo = 1, hi = jb;
+    while (lo < hi) {
+        size_t k = lo + (hi - lo) / 2;
+        double a = s->x[k];
+        double g = 2.0 * (a * (double)k - qz_sum1(s, 0, k)) - ((double)b * (double)(jb - k) - qz_sum1(s, k, jb));
+        if (g >= 0)
+            hi = k;
+        else
+            lo = k + 1;
+    }
+    size_t k = lo; /* the root lies in (x_{k-1}, x_k] with k elements below */
+    if (k >= jb) return b;
+    double a = (2.0 * qz_sum1(s, 0, k) + (double)b * (double)(jb - k) - qz_sum1(s, k, jb)) / (2.0 * (double)k);
+    a = fmax(a, s->x[k - 1]);
+    a = fmin(a, s->x[k]);
+    return (float)a;
+}
+
+/* b minimising F for fixed a: root of h(b) = 2 sum_{x>b}(x-b) - sum_{a<=x<=b}(x-a). */
+static float update_b(const qz_sorted *s, float a)
+{
+    size_t ia = qz_lower_bound(s, a), len = s->len;
+    /* m = number of elements above b; with b = x_k those are [k+1, len).
+     * Find the largest k in [ia, len-1) with h(x_k) >= 0. */
+    size_t lo = ia, hi = len - 1; /* answer in [lo, hi]; hi = len-1 means b = max */
+    if (lo >= hi) return s->x[len - 1];
+    while (lo < hi) {
+        size_t k = lo + (hi - lo + 1) / 2;
+        double bb = s->x[k];
+        double h = 2.0 * (qz_sum1(s, k + 1, len) - bb * (double)(len - k - 1)) -
+                   (qz_sum1(s, ia, k + 1) - (double)a * (double)(k + 1 - ia));
+        if (h >= 0)
+            lo = k;
+        else
+            hi = k - 1;
+    }
+    size_t k = lo; /* root in [x_k, x_{k+1}) with elements [k+1, len) above */
+    if (k + 1 >= len) return s->x[len - 1];
+    size_t m = len - k - 1;
+    double b =
+        (2.0 * qz_sum1(s, k + 1, len) - (qz_sum1(s, ia, k + 1) - (double)a * (double)(k + 1 - ia))) / (2.0 * (double)m);
+    b = fmax(b, s->x[k]);
+    b = fmin(b, s->x[k + 1]);
+    return (float)b;
+}
+
+/* With the index sets fixed (i elements below a, j at or below b), both
+ * stationary conditions are linear in (a, b):
+ *   2i a - (j-i) b = 2 S[0,i) - S[i,j)
+ *   (j-i) a - 2(n-j) b = S[i,j) - 2 S[j,n)
+ * Solving them and re-deriving (i, j) is Newton's method on this piecewise-
+ * linear system; it finishes what coordinate descent approaches slowly. */
+static int segment_step(const qz_sorted *s, float *a, float *b)
+{
+    size_t n = s->len, i = qz_lower_bound(s, *a), j = qz_upper_bound(s, *b);
+    double m = (double)(j - i), r1 = 2 * qz_sum1(s, 0, i) - qz_sum1(s, i, j),
+           r2 = qz_sum1(s, i, j) - 2 * qz_sum1(s, j, n);
+    double det = 2.0 * (double)i * -2.0 * (double)(n - j) + m * m;
+    if (det == 0) return 0;
+    double na = (r1 * -2.0 * (double)(n - j) + m * r2) / det; /* Cramer's rule */
+    double nb = (2.0 * (double)i * r2 - m * r1) / det;
+    na = fmax(na, s->x[0]);
+    nb = fmin(nb, s->x[n - 1]);
+    if (!(na <= nb)) return 0;
+    if (!(bingrad_pb_error((float)na, (float)nb, s) < bingrad_pb_error(*a, *b, s))) return 0;
+    *a = (float)na, *b = (float)nb;
+    return 1;
+}
+
+void bingrad_pb_fit(float *a_out, float *b_out, const qz_sorted *s)
+{
+    float a = s->x[0], b = s->x[s->len - 1];
+    double f = bingrad_pb_error(a, b, s);
+    for (int it = 0; it < 50 && a < b; it++) {
+        float na = update_a(s, b);
+        float nb = update_b(s, na);
+        double nf = bingrad_pb_error(na, nb, s);
+        if (!(nf < f)) break; /* coordinate descent never increases F */
+        a = na, b = nb, f = nf;
+        if (it >= 2) /* near the optimum: let Newton finish */
+            for (int k = 0; k < 8 && segment_step(s, &a, &b); k++) f = bingrad_pb_error(a, b, s);
+    }
+    *a_out = a;
+    *b_out = b;
+}
+
+/* ---- codec ------------------------------------------------------------------------ */
+
+static unsigned pb_nstored(const qz_params *p) { return (void)p, 2; }
+static unsigned pb_nlevels(const qz_params *p) { return (void)p, 2; }
+
+static gq_err pb_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
+{
+    (void)p;
+    qz_sorted s;
+    qz_sorted_build(&s, x, len, work);
+    if (!isfinite(s.s2[len])) return GQ_ERR_NONFINITE;
+    bingrad_pb_fit(&stored[0], &stored[1], &s);
+    return GQ_OK;
+}
+
+static void pb_quantize(uint8_t *codes, const float *x, size_t len, const float *stored, const qz_params *p,
+                        uint32_t key, uint32_t idx0)
+{
+    (void)p;
+    const float a = stored[0], b = stored[1], inv = qz_safe_inv(b - a);
+    for (size_t i = 0; i < len; i++) {
+        float prob = fminf(fmaxf((x[i] - a) * inv, 0.0f), 1.0f);
+        float u = rng_uniform24(rng_hash32(key, idx0 + (uint32_t)i));
+        codes[i] = (uint8_t)((u < prob) | (x[i] >= b && b > a));
+    }
+}
+
+static void pb_table(float *table, const float *stored, const qz_params *p)
+{
+    (void)p;
+    table[0] = stored[0];
+    table[1] = stored[1];
+}
+
+static const qz_dense PB = {pb_nstored, pb_nlevels, NULL, pb_fit, pb_quantize, pb_table};
+
+static void pb_defaults(qz_params *p) { p->bucket = 512; }
+static size_t pb_payload(const qz_params *p, size_t n) { return qz_dense_payload(&PB, p, n); }
+static size_t pb_workspace(const qz_params *p, size_t n)
+{
+    return qz_dense_workspace(&PB, p, n, qz_sorted_workspace(qz_bucket_len(p, n)));
+}
+static unsigned pb_levels(const qz_params *p) { return (void)p, 2; }
+static size_t pb_encode(uint8_t *dst, size_t cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
+                        void *work)
+{
+    (void)cap;
+    return qz_dense_encode(&PB, dst, src, n, p, seed, work);
+}
+static size_t pb_decode(float *dst, size_t n, const uint8_t *src, size_t size, const qz_params *p)
+{
+    return qz_dense_decode(&PB, dst, n, src, size, p);
+}
+
+const qz_codec qz_bingrad_pb = {
+    .id = QZ_BINGRAD_PB,
+    .name = "bingrad-pb",
+    .summary = "BinGrad-pb: binary {a,b}, unbiased inside [a,b], clipped outside, 1 bit",
+    .keys_help = "bucket=512",
+    .keys = QZ_KEY_BUCKET,
+    .defaults = pb_defaults,
+    .payload_bound = pb_payload,
+    .payload_is_exact = 1,
+    .workspace = pb_workspace,
+    .level_count = pb_levels,
+    .encode = pb_encode,
+    .decode = pb_decode,
+};

@@ -1,0 +1,24 @@
+/* Human-readable names for gq_err codes. */
+#include "gq_error.h"
+
+const char *gq_strerror(gq_err e)
+{
+    switch (e) {
+    case GQ_OK: return "no error";
+    case GQ_ERR_SPEC: return "malformed quantizer spec";
+    case GQ_ERR_PARAM: return "parameter out of range";
+    case GQ_ERR_EMPTY: return "empty input (zero elements)";
+    case GQ_ERR_NONFINITE: return "NaN or Inf in input";
+    case GQ_ERR_DST_TOO_SMALL: return "output buffer too small";
+    case GQ_ERR_WORK_TOO_SMALL: return "workspace too small";
+    case GQ_ERR_TOO_LARGE: return "size overflows 64 bits";
+    case GQ_ERR_TRUNCATED: return "encoded buffer is truncated";
+    case GQ_ERR_CORRUPT: return "encoded buffer is corrupted";
+    case GQ_ERR_BAD_MAGIC: return "not a gqsim encoded buffer (bad magic)";
+    case GQ_ERR_VERSION: return "unsupported wire-format version";
+    case GQ_ERR_NOMEM: return "out of memory";
+    case GQ_ERR_IO: return "input/output error";
+    case GQ_ERR_COUNT_: break;
+    }
+    return "unknown error";
+}

@@ -1,0 +1,37 @@
+/* Error codes shared by every gqsim library (quant/, and later models/, sim/,
+ * train/). Library functions never print or exit: they return a gq_err, or a
+ * size_t that is either a result or an error packed in the top of the range
+ * (the zstd convention), tested with gq_is_error(). Only cli/ turns them into
+ * messages and exit codes. */
+#ifndef GQ_ERROR_H
+#define GQ_ERROR_H
+
+#include <stddef.h>
+
+typedef enum {
+    GQ_OK = 0,
+    GQ_ERR_SPEC,           /* malformed quantizer spec */
+    GQ_ERR_PARAM,          /* parameter out of range */
+    GQ_ERR_EMPTY,          /* zero elements */
+    GQ_ERR_NONFINITE,      /* NaN or Inf in the input */
+    GQ_ERR_DST_TOO_SMALL,  /* output capacity below what is needed */
+    GQ_ERR_WORK_TOO_SMALL, /* workspace below qz_workspace_size() */
+    GQ_ERR_TOO_LARGE,      /* a size would overflow 64 bits */
+    GQ_ERR_TRUNCATED,      /* encoded buffer shorter than its header says */
+    GQ_ERR_CORRUPT,        /* encoded buffer fails a structural or checksum test */
+    GQ_ERR_BAD_MAGIC,      /* not a gqsim encoded buffer */
+    GQ_ERR_VERSION,        /* wire-format version this build cannot read */
+    GQ_ERR_NOMEM,
+    GQ_ERR_IO,
+    GQ_ERR_COUNT_
+} gq_err;
+
+/* Packs an error into a size_t result (values above SIZE_MAX - GQ_ERR_COUNT_). */
+static inline size_t gq_error_result(gq_err e) { return (size_t)0 - (size_t)e; }
+static inline int gq_is_error(size_t r) { return r > (size_t)0 - (size_t)GQ_ERR_COUNT_; }
+static inline gq_err gq_error_code(size_t r) { return gq_is_error(r) ? (gq_err)((size_t)0 - r) : GQ_OK; }
+
+/* @return a static, human-readable description; never NULL. */
+const char *gq_strerror(gq_err e);
+
+#endif

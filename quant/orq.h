@@ -1,0 +1,22 @@
+/* ORQ level search, exposed for tests and the sweep: the greedy construction
+ * with refinement that the codec uses, and the exact dynamic-programming
+ * optimum it is tested against. Both take a sorted bucket (qz_sorted). */
+#ifndef GQ_ORQ_H
+#define GQ_ORQ_H
+
+#include "qz_internal.h"
+
+/* Greedy + refinement (SPEC §1): k levels, ascending, levels[0] = min and
+ * levels[k-1] = max. */
+void orq_levels_greedy(float *levels, unsigned k, const qz_sorted *s);
+
+/* The exact optimum over all k-level sets (levels lie on data points, as the
+ * cost is piecewise linear between them); O(k len^2), for small buckets.
+ * @return GQ_OK or GQ_ERR_NOMEM. */
+gq_err orq_levels_exact(float *levels, unsigned k, const qz_sorted *s);
+
+/* Expected squared error of unbiased stochastic rounding onto the levels:
+ * sum over intervals of sum (c-x)(x-a). */
+double orq_expected_error(const float *levels, unsigned k, const qz_sorted *s);
+
+#endif

@@ -1,0 +1,211 @@
+/* QSGD (Alistarh et al., NIPS 2017): Q(v_i) = ||v|| sign(v_i) xi_i, xi_i one
+ * of the two nearest multiples of 1/s around |v_i|/||v||, chosen stochastically
+ * so Q is unbiased. `levels` counts all levels, -s..s, so levels = 2s+1.
+ * norm=l2 is the paper's; norm=max the practical variant.
+ * Wire (docs/wire-format.md#qsgd): code=dense stores one float (the norm) per
+ * bucket and a level index 0..2s per element in ceil(log2 levels) bits;
+ * code=elias stores each bucket as norm, Elias-gamma count of non-zeros, then
+ * per non-zero Elias-gamma gap, sign bit, Elias-gamma level (data-dependent
+ * size). Both draw the same random numbers: they decode to the same values. */
+#include <math.h>
+
+#include "bitstream.h"
+#include "qz_internal.h"
+#include "rng.h"
+
+static unsigned qs_half(const qz_params *p) { return (p->levels - 1) / 2; }
+static unsigned qs_nstored(const qz_params *p) { return (void)p, 1; }
+static unsigned qs_nlevels(const qz_params *p) { return p->levels; }
+
+static gq_err qs_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
+{
+    (void)work;
+    qz_moments m = qz_moments_of(x, len);
+    if (!isfinite(m.sumsq)) return GQ_ERR_NONFINITE;
+    stored[0] = p->norm == QZ_NORM_MAX ? m.maxabs : qz_finite_scale(sqrt(m.sumsq));
+    return GQ_OK;
+}
+
+static void qs_quantize(uint8_t *codes, const float *x, size_t len, const float *stored, const qz_params *p,
+                        uint32_t key, uint32_t idx0)
+{
+    const unsigned s = qs_half(p);
+    const float fs = (float)s, scale = fminf(fs * qz_safe_inv(stored[0]), FLT_MAX);
+    for (size_t i = 0; i < len; i++) {
+        float r = fminf(fabsf(x[i]) * scale, fs);
+        float lo = floorf(r);
+        float u = rng_uniform24(rng_hash32(key, idx0 + (uint32_t)i));
+        int mag = (int)lo + (u < r - lo);
+        codes[i] = (uint8_t)(x[i] < 0 ? (int)s - mag : (int)s + mag);
+    }
+}
+
+static void qs_table(float *table, const float *stored, const qz_params *p)
+{
+    const unsigned s = qs_half(p);
+    for (unsigned k = 0; k < p->levels; k++) table[k] = (float)((double)((int)k - (int)s) / s * stored[0]);
+}
+
+static const qz_dense QS = {qs_nstored, qs_nlevels, NULL, qs_fit, qs_quantize, qs_table};
+
+/* ---- Elias-gamma form ----------------------------------------------------------- */
+/* Gamma code of v >= 1 in an LSB-first stream: N = floor(log2 v) zero bits, a
+ * one bit, then the low N bits of v; 2N+1 bits in all, as the textbook code. */
+
+static unsigned floor_log2(uint64_t v) { return 63u - (unsigned)__builtin_clzll(v); }
+
+static void gamma_put(bitwriter *bw, uint64_t v)
+{
+    unsigned nb = floor_log2(v);
+    for (unsigned z = nb; z > 0;) {
+        unsigned k = z > 32 ? 32 : z;
+        bw_put(bw, 0, k);
+        z -= k;
+    }
+    bw_put(bw, 1, 1);
+    if (nb > 32) {
+        bw_put(bw, (uint32_t)v, 32);
+        bw_put(bw, (uint32_t)((v >> 32) & ((1ull << (nb - 32)) - 1)), nb - 32);
+    } else if (nb > 0) {
+        bw_put(bw, (uint32_t)(v & ((1ull << nb) - 1)), nb);
+    }
+}
+
+/* @return the value, or 0 on a malformed code (a valid code is never 0). */
+static uint64_t gamma_get(bitreader *br)
+{
+    unsigned nb = 0;
+    while (br_get(br, 1) == 0) {
+        if (++nb > 63 || br->overrun) return 0;
+    }
+    uint64_t low = 0;
+    if (nb > 32) {
+        low = br_get(br, 32);
+        low |= (uint64_t)br_get(br, nb - 32) << 32;
+    } else if (nb > 0) {
+        low = br_get(br, nb);
+    }
+    return br->overrun ? 0 : ((1ull << nb) | low);
+}
+
+size_t qz_gamma_bits(uint64_t v);
+size_t qz_gamma_bits(uint64_t v) { return 2 * (size_t)floor_log2(v) + 1; }
+
+static size_t elias_bound(const qz_params *p, size_t n)
+{
+    /* per bucket: 32-bit norm + gamma(count+1) <= 129 bits; per element at
+     * most gap 1 bit + sign + gamma(level <= s): a denser-than-worst gap never
+     * costs more than the elements it skips would have. */
+    size_t per_elem = 2 + qz_gamma_bits(qs_half(p)), a, b, bits;
+    if (qz_mul_ovf(qz_bucket_count(p, n), 161, &a) || qz_mul_ovf(n / 8 + 1, per_elem * 8, &b) ||
+        qz_add_ovf(a, b, &bits))
+        return gq_error_result(GQ_ERR_TOO_LARGE);
+    return bits / 8 + 1;
+}
+
+static size_t elias_encode(uint8_t *dst, size_t cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
+                           uint8_t *codes, void *fit_work)
+{
+    const size_t blen = qz_bucket_len(p, n), nb = qz_bucket_count(p, n);
+    const unsigned s = qs_half(p);
+    bitwriter bw;
+    bw_init(&bw, dst, cap);
+    for (size_t b = 0; b < nb; b++) {
+        size_t j0 = b * blen, len = (b + 1 == nb) ? n - j0 : blen, nnz = 0;
+        float norm;
+        gq_err e = qs_fit(&norm, src + j0, len, p, fit_work);
+        if (e != GQ_OK) return gq_error_result(e);
+        qz_dense_codes(&QS, codes, src + j0, j0, len, &norm, p, seed);
+        for (size_t i = 0; i < len; i++) nnz += codes[i] != s;
+        bw_put(&bw, f32_bits(norm), 32);
+        gamma_put(&bw, (uint64_t)nnz + 1);
+        size_t prev = (size_t)-1;
+        for (size_t i = 0; i < len; i++) {
+            if (codes[i] == s) continue;
+            gamma_put(&bw, (uint64_t)(i - prev));
+            bw_put(&bw, codes[i] < s, 1);
+            gamma_put(&bw, codes[i] < s ? s - codes[i] : codes[i] - s);
+            prev = i;
+        }
+    }
+    size_t r = bw_close(&bw);
+    return r ? r : gq_error_result(GQ_ERR_DST_TOO_SMALL);
+}
+
+static size_t elias_decode(float *dst, size_t n, const uint8_t *src, size_t size, const qz_params *p)
+{
+    const size_t blen = qz_bucket_len(p, n), nb = qz_bucket_count(p, n);
+    const unsigned s = qs_half(p);
+    const gq_err corrupt = GQ_ERR_CORRUPT;
+    bitreader br;
+    br_init(&br, src, size);
+    for (size_t b = 0; b < nb; b++) {
+        size_t j0 = b * blen, len = (b + 1 == nb) ? n - j0 : blen;
+        float norm = bits_f32(br_get(&br, 32));
+        uint64_t cnt = gamma_get(&br);
+        if (br.overrun) return gq_error_result(GQ_ERR_TRUNCATED);
+        if (!isfinite(norm) || norm < 0 || cnt == 0 || cnt - 1 > len) return gq_error_result(corrupt);
+        float *out = dst + j0;
+        memset(out, 0, len * sizeof *out);
+        size_t idx = (size_t)-1;
+        for (uint64_t k = 0; k + 1 < cnt; k++) {
+            uint64_t gap = gamma_get(&br);
+            unsigned neg = br_get(&br, 1);
+            uint64_t level = gamma_get(&br);
+            if (br.overrun) return gq_error_result(GQ_ERR_TRUNCATED);
+            if (gap == 0 || gap > len || level == 0 || level > s) return gq_error_result(corrupt);
+            idx += (size_t)gap;
+            if (idx >= len) return gq_error_result(corrupt);
+            float v = (float)((double)level / s * norm);
+            out[idx] = neg ? -v : v;
+        }
+    }
+    /* all input consumed, with only zero padding in the last byte */
+    if (br.ptr != br.end || (br.acc & ((1ull << br.nbits) - 1)) != 0 || br.nbits >= 8) return gq_error_result(corrupt);
+    return n;
+}
+
+/* ---- codec ---------------------------------------------------------------------- */
+
+static void qs_defaults(qz_params *p)
+{
+    p->levels = 5;
+    p->bucket = 512;
+    p->norm = QZ_NORM_L2;
+    p->code = QZ_CODE_DENSE;
+}
+static size_t qs_payload(const qz_params *p, size_t n)
+{
+    return p->code == QZ_CODE_ELIAS ? elias_bound(p, n) : qz_dense_payload(&QS, p, n);
+}
+static size_t qs_workspace(const qz_params *p, size_t n)
+{
+    return qz_dense_workspace(&QS, p, n, 0) + (p->code == QZ_CODE_ELIAS ? qz_bucket_len(p, n) : 0);
+}
+static unsigned qs_levels(const qz_params *p) { return p->levels; }
+static size_t qs_encode(uint8_t *dst, size_t cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
+                        void *work)
+{
+    if (p->code == QZ_CODE_ELIAS) return elias_encode(dst, cap, src, n, p, seed, (uint8_t *)work, NULL);
+    return qz_dense_encode(&QS, dst, src, n, p, seed, work);
+}
+static size_t qs_decode(float *dst, size_t n, const uint8_t *src, size_t size, const qz_params *p)
+{
+    if (p->code == QZ_CODE_ELIAS) return elias_decode(dst, n, src, size, p);
+    return qz_dense_decode(&QS, dst, n, src, size, p);
+}
+
+const qz_codec qz_qsgd = {
+    .id = QZ_QSGD,
+    .name = "qsgd",
+    .summary = "QSGD: unbiased uniform levels scaled by the bucket's L2 or max norm",
+    .keys_help = "levels=5 (odd, 3..255) bucket=512 norm=l2|max code=dense|elias",
+    .keys = QZ_KEY_LEVELS | QZ_KEY_BUCKET | QZ_KEY_NORM | QZ_KEY_CODE,
+    .defaults = qs_defaults,
+    .payload_bound = qs_payload,
+    .payload_is_exact = 1, /* for code=dense; qz_core checks code=elias */
+    .workspace = qs_workspace,
+    .level_count = qs_levels,
+    .encode = qs_encode,
+    .decode = qs_decode,
+};

@@ -1,0 +1,127 @@
+/* gqsim quantizers: the public API.
+ *
+ * Every quantizer turns a float array into a self-describing byte buffer
+ * (header + per-bucket scales + packed codes; see docs/wire-format.md) and
+ * back. Calling convention, in the lz4/zstd style:
+ *   - the caller allocates the output: qz_bound() is the worst case in bytes;
+ *   - scratch memory comes from a caller workspace of qz_workspace_size() bytes,
+ *     so the hot path never allocates;
+ *   - results are size_t byte counts or errors (gq_is_error()).
+ * Randomness is counter-based (quant/rng.h): the same seed gives the same
+ * bytes. The size qz_encode() returns is exactly what the simulator charges. */
+#ifndef GQ_QZ_H
+#define GQ_QZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gq_error.h"
+
+typedef enum {
+    QZ_FP32 = 1,
+    QZ_FP16,
+    QZ_TERNGRAD,
+    QZ_QSGD,
+    QZ_ORQ,
+    QZ_BINGRAD_B,
+    QZ_BINGRAD_PB,
+    QZ_SIGNSGD,
+    QZ_TOPK,
+    QZ_ID_END_
+} qz_id;
+
+typedef enum { QZ_SCALE_MAX = 0, QZ_SCALE_SIGMA = 1 } qz_scale; /* terngrad scaler form */
+typedef enum { QZ_PACK_2BIT = 0, QZ_PACK_TRITS = 1 } qz_pack;   /* terngrad packing */
+typedef enum { QZ_NORM_L2 = 0, QZ_NORM_MAX = 1 } qz_norm;       /* qsgd norm */
+typedef enum { QZ_CODE_DENSE = 0, QZ_CODE_ELIAS = 1 } qz_code;  /* qsgd wire code */
+
+#define QZ_QSGD_MAX_LEVELS 255u
+#define QZ_ORQ_MAX_LEVELS 16u
+
+typedef struct {
+    qz_id id;
+    uint64_t bucket;    /* elements per bucket; 0 = the whole array is one bucket */
+    unsigned levels;    /* qsgd: total levels, odd >= 3; orq: 2..16 */
+    float clip;         /* terngrad: c in c*sigma; 0 disables clipping */
+    qz_scale scale;     /* terngrad: max of clipped |g|, or c*sigma */
+    qz_pack pack;       /* terngrad: 2 bits per element, or 5 trits per byte */
+    qz_norm norm;       /* qsgd */
+    qz_code code;       /* qsgd */
+    float ratio;        /* topk: fraction of elements kept, (0, 1] */
+    float shared_scale; /* terngrad scaler sharing: > 0 replaces every bucket's
+                           scaler (not part of the spec string; travels in the
+                           buffer as each bucket's scale) */
+} qz_params;
+
+/* ---- registry and specs ------------------------------------------------ */
+
+/* Number of quantizers and their canonical names, in qz_id order. */
+size_t qz_count(void);
+const char *qz_name(qz_id id);
+
+/* Describes the keys of one quantizer for `gqsim quant list`, e.g.
+ * "bucket=0 clip=2.5 scale=max|sigma pack=2bit|trits". */
+const char *qz_keys_help(qz_id id);
+/* One-line description of the quantizer. */
+const char *qz_summary(qz_id id);
+
+/* Defaults of a quantizer, as `NAME` alone would give. */
+gq_err qz_defaults(qz_id id, qz_params *p);
+
+/* Parses `NAME[:key=value,...]` (SPEC §2). On error writes one line naming the
+ * bad part into msg (if msg_cap > 0). */
+gq_err qz_parse_spec(const char *spec, qz_params *p, char *msg, size_t msg_cap);
+
+/* Writes the canonical spec (every key spelled out) to buf.
+ * @return the length it needed (like snprintf). */
+size_t qz_format_spec(const qz_params *p, char *buf, size_t cap);
+
+/* Checks every field's range; the same checks the parser applies. */
+gq_err qz_validate(const qz_params *p, char *msg, size_t msg_cap);
+
+/* ---- sizes ---------------------------------------------------------------- */
+
+#define QZ_HEADER_BYTES 32u
+
+/* Worst-case encoded size for n elements (header included); error on overflow. */
+size_t qz_bound(const qz_params *p, size_t n);
+
+/* Exact encoded size when it depends only on (p, n) — every codec except qsgd
+ * with code=elias, whose size depends on the data. @return the size, or an
+ * error (GQ_ERR_PARAM for data-dependent formats). */
+size_t qz_exact_size(const qz_params *p, size_t n);
+
+/* Scratch bytes qz_encode() needs for n elements. */
+size_t qz_workspace_size(const qz_params *p, size_t n);
+
+/* Number of distinct values one element can take on the wire for this
+ * quantizer (its levels), 0 where it is not a level quantizer (fp32, fp16, topk). */
+unsigned qz_level_count(const qz_params *p);
+
+/* ---- encode / decode ----------------------------------------------------- */
+
+/* Quantizes src[0..n) into dst.
+ * @return bytes written, or an error (GQ_ERR_EMPTY, GQ_ERR_NONFINITE,
+ * GQ_ERR_DST_TOO_SMALL, GQ_ERR_WORK_TOO_SMALL, GQ_ERR_PARAM). Never writes past
+ * dst_cap. */
+size_t qz_encode(void *dst, size_t dst_cap, const float *src, size_t n, const qz_params *p, uint64_t seed, void *work,
+                 size_t work_cap);
+
+/* What a buffer's header says. */
+typedef struct {
+    qz_params params;
+    uint64_t n;
+    uint32_t version;
+    uint32_t checksum;
+} qz_header;
+
+/* Reads and checks the header (magic, version, id, parameters).
+ * Does not read the payload. */
+gq_err qz_peek(const void *src, size_t src_size, qz_header *h);
+
+/* Decodes a buffer from qz_encode(); the input is untrusted: every length,
+ * code and index is checked, and the payload checksum verified.
+ * @return the number of elements written, or an error. dst_cap is in elements. */
+size_t qz_decode(float *dst, size_t dst_cap, const void *src, size_t src_size);
+
+#endif

@@ -1,0 +1,397 @@
+/* The quantizer front door: the codec registry, the 32-byte wire header with
+ * its payload checksum, qz_encode/qz_decode dispatch, and the dense driver
+ * that the level quantizers (terngrad, qsgd, orq, bingrad, signsgd) share.
+ * Wire format: docs/wire-format.md. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "qz_internal.h"
+#include "rng.h"
+
+static const uint8_t QZ_MAGIC[4] = {'G', 'Q', 'Z', 'W'};
+#define QZ_VERSION 1u
+
+enum { /* header flag bits, see docs/wire-format.md#header */
+       FLAG_SCALE_SIGMA = 1u << 0,
+       FLAG_PACK_TRITS = 1u << 1,
+       FLAG_NORM_MAX = 1u << 2,
+       FLAG_CODE_ELIAS = 1u << 3,
+};
+
+static const qz_codec *const CODECS[] = {
+    &qz_fp32, &qz_fp16, &qz_terngrad, &qz_qsgd, &qz_orq, &qz_bingrad_b, &qz_bingrad_pb, &qz_signsgd, &qz_topk,
+};
+
+const qz_codec *qz_codec_of(qz_id id)
+{
+    for (size_t i = 0; i < sizeof CODECS / sizeof CODECS[0]; i++)
+        if (CODECS[i]->id == id) return CODECS[i];
+    return NULL;
+}
+
+size_t qz_count(void) { return sizeof CODECS / sizeof CODECS[0]; }
+
+const char *qz_name(qz_id id)
+{
+    const qz_codec *c = qz_codec_of(id);
+    return c ? c->name : "unknown";
+}
+const char *qz_keys_help(qz_id id)
+{
+    const qz_codec *c = qz_codec_of(id);
+    return c ? c->keys_help : "";
+}
+const char *qz_summary(qz_id id)
+{
+    const qz_codec *c = qz_codec_of(id);
+    return c ? c->summary : "";
+}
+
+unsigned qz_level_count(const qz_params *p)
+{
+    const qz_codec *c = qz_codec_of(p->id);
+    return (c && c->level_count) ? c->level_count(p) : 0;
+}
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+int qz_all_finite(const float *x, size_t n)
+{
+    uint32_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &x[i], 4);
+        bad |= (uint32_t)((u & 0x7F800000u) == 0x7F800000u);
+    }
+    return bad == 0;
+}
+
+qz_moments qz_moments_of(const float *x, size_t n)
+{
+    /* eight lanes so the adds pipeline (and vectorize) without reassociation flags */
+    double s[8] = {0}, q[8] = {0}, a[8] = {0};
+    float m[8] = {0};
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int l = 0; l < 8; l++) {
+            double v = x[i + l];
+            float av = fabsf(x[i + l]);
+            s[l] += v;
+            q[l] += v * v;
+            a[l] += av;
+            m[l] = av > m[l] ? av : m[l];
+        }
+    for (int l = 0; i < n; i++, l++) {
+        double v = x[i];
+        float av = fabsf(x[i]);
+        s[l] += v;
+        q[l] += v * v;
+        a[l] += av;
+        m[l] = av > m[l] ? av : m[l];
+    }
+    qz_moments r = {0, 0, 0, 0};
+    for (int l = 0; l < 8; l++) {
+        r.sum += s[l];
+        r.sumsq += q[l];
+        r.sumabs += a[l];
+        r.maxabs = m[l] > r.maxabs ? m[l] : r.maxabs;
+    }
+    return r;
+}
+
+/* Four independent multiply-xor lanes over 8-byte words; not cryptographic,
+ * it catches transmission and storage corruption. */
+uint32_t qz_checksum(const uint8_t *p, size_t n, uint64_t seed)
+{
+    const uint64_t K = 0x9E3779B97F4A7C15ull;
+    uint64_t h[4] = {seed, seed + 1, seed + 2, seed + 3};
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32)
+        for (int l = 0; l < 4; l++) {
+            uint64_t w = load_u64(p + i + 8 * l);
+            h[l] = (h[l] ^ w) * K;
+            h[l] ^= h[l] >> 29;
+        }
+    uint64_t r = (uint64_t)n;
+    for (int l = 0; l < 4; l++) r = rng_mix64(r ^ h[l]);
+    for (; i < n; i++) r = rng_mix64(r ^ p[i]);
+    return (uint32_t)(r ^ (r >> 32));
+}
+
+/* The header's first 28 bytes seed the payload checksum, so damage to either
+ * is detected. */
+static uint32_t buffer_checksum(const uint8_t *header, const uint8_t *payload, size_t n)
+{
+    uint64_t seed =
+        rng_mix64(load_u64(header) ^ rng_mix64(load_u64(header + 8) ^
+                                               rng_mix64(load_u64(header + 16) ^ rng_mix64(load_u32(header + 24)))));
+    return qz_checksum(payload, n, seed);
+}
+
+/* ---- sizes -------------------------------------------------------------------- */
+
+size_t qz_bound(const qz_params *p, size_t n)
+{
+    const qz_codec *c = qz_codec_of(p->id);
+    if (!c) return gq_error_result(GQ_ERR_PARAM);
+    size_t payload = c->payload_bound(p, n), total;
+    if (gq_is_error(payload)) return payload;
+    if (qz_add_ovf(payload, QZ_HEADER_BYTES, &total)) return gq_error_result(GQ_ERR_TOO_LARGE);
+    return total;
+}
+
+size_t qz_exact_size(const qz_params *p, size_t n)
+{
+    const qz_codec *c = qz_codec_of(p->id);
+    if (!c) return gq_error_result(GQ_ERR_PARAM);
+    if (!c->payload_is_exact || (p->id == QZ_QSGD && p->code == QZ_CODE_ELIAS)) return gq_error_result(GQ_ERR_PARAM);
+    return qz_bound(p, n);
+}
+
+size_t qz_workspace_size(const qz_params *p, size_t n)
+{
+    const qz_codec *c = qz_codec_of(p->id);
+    if (!c || n == 0) return 0;
+    return c->workspace ? c->workspace(p, n) : 0;
+}
+
+/* ---- header ------------------------------------------------------------------- */
+
+static unsigned header_flags(const qz_params *p)
+{
+    unsigned f = 0;
+    if (p->id == QZ_TERNGRAD && p->scale == QZ_SCALE_SIGMA) f |= FLAG_SCALE_SIGMA;
+    if (p->id == QZ_TERNGRAD && p->pack == QZ_PACK_TRITS) f |= FLAG_PACK_TRITS;
+    if (p->id == QZ_QSGD && p->norm == QZ_NORM_MAX) f |= FLAG_NORM_MAX;
+    if (p->id == QZ_QSGD && p->code == QZ_CODE_ELIAS) f |= FLAG_CODE_ELIAS;
+    return f;
+}
+
+static float header_param(const qz_params *p)
+{
+    if (p->id == QZ_TERNGRAD) return p->clip;
+    if (p->id == QZ_TOPK) return p->ratio;
+    return 0.0f;
+}
+
+static void write_header(uint8_t *h, const qz_params *p, size_t n, uint32_t checksum)
+{
+    memcpy(h, QZ_MAGIC, 4);
+    h[4] = QZ_VERSION;
+    h[5] = (uint8_t)p->id;
+    h[6] = (uint8_t)((p->id == QZ_QSGD || p->id == QZ_ORQ) ? p->levels : 0);
+    h[7] = (uint8_t)header_flags(p);
+    store_u64(h + 8, (uint64_t)n);
+    store_u64(h + 16, p->bucket);
+    store_f32(h + 24, header_param(p));
+    store_u32(h + 28, checksum);
+}
+
+gq_err qz_peek(const void *src, size_t src_size, qz_header *out)
+{
+    const uint8_t *h = (const uint8_t *)src;
+    if (src_size < 4 || memcmp(h, QZ_MAGIC, 4) != 0)
+        return src_size < 4 && memcmp(h, QZ_MAGIC, src_size) == 0 ? GQ_ERR_TRUNCATED : GQ_ERR_BAD_MAGIC;
+    if (src_size < QZ_HEADER_BYTES) return GQ_ERR_TRUNCATED;
+    if (h[4] != QZ_VERSION) return GQ_ERR_VERSION;
+    qz_id id = (qz_id)h[5];
+    if (!qz_codec_of(id)) return GQ_ERR_CORRUPT;
+    qz_params p;
+    qz_defaults(id, &p);
+    unsigned flags = h[7];
+    if (flags &
+        ~header_flags(&(qz_params){
+            .id = id, .scale = QZ_SCALE_SIGMA, .pack = QZ_PACK_TRITS, .norm = QZ_NORM_MAX, .code = QZ_CODE_ELIAS}))
+        return GQ_ERR_CORRUPT;
+    p.scale = (flags & FLAG_SCALE_SIGMA) ? QZ_SCALE_SIGMA : QZ_SCALE_MAX;
+    p.pack = (flags & FLAG_PACK_TRITS) ? QZ_PACK_TRITS : QZ_PACK_2BIT;
+    p.norm = (flags & FLAG_NORM_MAX) ? QZ_NORM_MAX : QZ_NORM_L2;
+    p.code = (flags & FLAG_CODE_ELIAS) ? QZ_CODE_ELIAS : QZ_CODE_DENSE;
+    if (id == QZ_QSGD || id == QZ_ORQ)
+        p.levels = h[6];
+    else if (h[6] != 0)
+        return GQ_ERR_CORRUPT;
+    uint64_t n = load_u64(h + 8);
+    p.bucket = load_u64(h + 16);
+    float param = load_f32(h + 24);
+    if (id == QZ_TERNGRAD)
+        p.clip = param;
+    else if (id == QZ_TOPK)
+        p.ratio = param;
+    else if (param != 0.0f)
+        return GQ_ERR_CORRUPT;
+    if (id != QZ_TERNGRAD && id != QZ_QSGD && id != QZ_ORQ && id != QZ_BINGRAD_B && id != QZ_BINGRAD_PB &&
+        id != QZ_SIGNSGD && p.bucket != 0)
+        return GQ_ERR_CORRUPT;
+    if (qz_validate(&p, NULL, 0) != GQ_OK) return GQ_ERR_CORRUPT;
+    if (n == 0 || n > SIZE_MAX) return GQ_ERR_CORRUPT;
+    if (out) {
+        out->params = p;
+        out->n = n;
+        out->version = h[4];
+        out->checksum = load_u32(h + 28);
+    }
+    return GQ_OK;
+}
+
+/* ---- encode / decode ---------------------------------------------------------- */
+
+size_t qz_encode(void *dst, size_t dst_cap, const float *src, size_t n, const qz_params *p, uint64_t seed, void *work,
+                 size_t work_cap)
+{
+    if (qz_validate(p, NULL, 0) != GQ_OK) return gq_error_result(GQ_ERR_PARAM);
+    if (n == 0) return gq_error_result(GQ_ERR_EMPTY);
+    const qz_codec *c = qz_codec_of(p->id);
+    size_t bound = qz_bound(p, n);
+    if (gq_is_error(bound)) return bound;
+    if (dst_cap < bound) return gq_error_result(GQ_ERR_DST_TOO_SMALL);
+    if (work_cap < qz_workspace_size(p, n)) return gq_error_result(GQ_ERR_WORK_TOO_SMALL);
+    uint8_t *out = (uint8_t *)dst;
+    size_t payload = c->encode(out + QZ_HEADER_BYTES, bound - QZ_HEADER_BYTES, src, n, p, seed, work);
+    if (gq_is_error(payload)) return payload;
+    write_header(out, p, n, 0);
+    store_u32(out + 28, buffer_checksum(out, out + QZ_HEADER_BYTES, payload));
+    return payload + QZ_HEADER_BYTES;
+}
+
+size_t qz_decode(float *dst, size_t dst_cap, const void *src, size_t src_size)
+{
+    qz_header h;
+    gq_err e = qz_peek(src, src_size, &h);
+    if (e != GQ_OK) return gq_error_result(e);
+    const qz_codec *c = qz_codec_of(h.params.id);
+    const uint8_t *payload = (const uint8_t *)src + QZ_HEADER_BYTES;
+    size_t size = src_size - QZ_HEADER_BYTES;
+    if (c->payload_is_exact && !(h.params.id == QZ_QSGD && h.params.code == QZ_CODE_ELIAS)) {
+        size_t want = c->payload_bound(&h.params, (size_t)h.n);
+        if (gq_is_error(want)) return gq_error_result(GQ_ERR_CORRUPT);
+        if (size < want) return gq_error_result(GQ_ERR_TRUNCATED);
+        if (size > want) return gq_error_result(GQ_ERR_CORRUPT);
+    }
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION /* let fuzzers reach the decoders */
+    if (buffer_checksum((const uint8_t *)src, payload, size) != h.checksum) return gq_error_result(GQ_ERR_CORRUPT);
+#endif
+    if (dst_cap < h.n) return gq_error_result(GQ_ERR_DST_TOO_SMALL);
+    size_t r = c->decode(dst, (size_t)h.n, payload, size, &h.params);
+    if (gq_is_error(r)) return r;
+    return (size_t)h.n;
+}
+
+/* ---- the dense driver ------------------------------------------------------------ */
+
+static size_t dense_code_bytes(const qz_dense *d, const qz_params *p, size_t n)
+{
+    if (d->trits && d->trits(p)) return n / 5 + (n % 5 != 0);
+    unsigned w = qz_bits_for(d->nlevels(p));
+    /* ceil(n*w/8) without overflowing n*w */
+    return (n / 8) * w + ((n % 8) * w + 7) / 8;
+}
+
+size_t qz_dense_payload(const qz_dense *d, const qz_params *p, size_t n)
+{
+    size_t scales, total;
+    if (qz_mul_ovf(qz_bucket_count(p, n), (size_t)d->nstored(p) * 4, &scales) ||
+        qz_add_ovf(scales, dense_code_bytes(d, p, n), &total))
+        return gq_error_result(GQ_ERR_TOO_LARGE);
+    return total;
+}
+
+size_t qz_dense_workspace(const qz_dense *d, const qz_params *p, size_t n, size_t fit_work)
+{
+    (void)d;
+    (void)p;
+    (void)n;
+    return QZ_CHUNK + fit_work;
+}
+
+/* End of the segment that starts at j inside chunk [.., c1): segments stop at
+ * bucket ends and at 2^32 index boundaries (the RNG key covers the high word). */
+static size_t segment_end(size_t j, size_t c1, size_t blen)
+{
+    size_t end = (j / blen + 1) * blen;
+    if (end > c1) end = c1;
+    if ((j >> 32) != ((end - 1) >> 32)) end = ((j >> 32) + 1) << 32;
+    return end;
+}
+
+void qz_dense_codes(const qz_dense *d, uint8_t *codes, const float *x, size_t j0, size_t len, const float *stored,
+                    const qz_params *p, uint64_t seed)
+{
+    for (size_t j = j0, end = j0 + len, jend; j < end; j = jend) {
+        jend = ((j >> 32) != ((end - 1) >> 32)) ? ((j >> 32) + 1) << 32 : end;
+        d->quantize(codes + (j - j0), x + (j - j0), jend - j, stored, p, rng_key32(seed, j >> 32), (uint32_t)j);
+    }
+}
+
+size_t qz_dense_encode(const qz_dense *d, uint8_t *dst, const float *src, size_t n, const qz_params *p, uint64_t seed,
+                       void *work)
+{
+    const size_t blen = qz_bucket_len(p, n), nb = qz_bucket_count(p, n);
+    const unsigned ns = d->nstored(p);
+    const int trits = d->trits && d->trits(p);
+    const unsigned w = trits ? 0 : qz_bits_for(d->nlevels(p));
+    uint8_t *codes = (uint8_t *)work, *packed = dst + nb * ns * 4;
+    void *fit_work = codes + QZ_CHUNK;
+    float stored[QZ_ORQ_MAX_LEVELS];
+
+    for (size_t b = 0; b < nb; b++) {
+        size_t len = (b + 1 == nb) ? n - b * blen : blen;
+        gq_err e = d->fit(stored, src + b * blen, len, p, fit_work);
+        if (e != GQ_OK) return gq_error_result(e);
+        for (unsigned k = 0; k < ns; k++) store_f32(dst + (b * ns + k) * 4, stored[k]);
+    }
+    for (size_t c0 = 0; c0 < n; c0 += QZ_CHUNK) {
+        size_t c1 = n - c0 < QZ_CHUNK ? n : c0 + QZ_CHUNK;
+        for (size_t j = c0, jend, b; j < c1; j = jend) {
+            b = j / blen;
+            jend = segment_end(j, c1, blen);
+            for (unsigned k = 0; k < ns; k++) stored[k] = load_f32(dst + (b * ns + k) * 4);
+            d->quantize(codes + (j - c0), src + j, jend - j, stored, p, rng_key32(seed, j >> 32), (uint32_t)j);
+        }
+        if (trits)
+            qz_pack_trits(packed + c0 / 5, codes, c1 - c0);
+        else
+            qz_pack_bits(packed + c0 / 8 * w, codes, c1 - c0, w);
+    }
+    return nb * ns * 4 + dense_code_bytes(d, p, n);
+}
+
+size_t qz_dense_decode(const qz_dense *d, float *dst, size_t n, const uint8_t *src, size_t size, const qz_params *p)
+{
+    const size_t blen = qz_bucket_len(p, n), nb = qz_bucket_count(p, n);
+    const unsigned ns = d->nstored(p), K = d->nlevels(p);
+    const int trits = d->trits && d->trits(p);
+    const unsigned w = trits ? 0 : qz_bits_for(K);
+    const uint8_t *packed = src + nb * ns * 4;
+    uint8_t codes[QZ_CHUNK];
+    float stored[QZ_ORQ_MAX_LEVELS], table[256];
+    (void)size; /* the caller checked size == qz_dense_payload() */
+
+    for (size_t i = 0; i < nb * ns; i++)
+        if (!isfinite(load_f32(src + 4 * i))) return gq_error_result(GQ_ERR_CORRUPT);
+    size_t table_bucket = SIZE_MAX;
+    for (size_t c0 = 0; c0 < n; c0 += QZ_CHUNK) {
+        size_t c1 = n - c0 < QZ_CHUNK ? n : c0 + QZ_CHUNK;
+        if (trits) {
+            if (qz_unpack_trits(codes, packed + c0 / 5, c1 - c0) != 0) return gq_error_result(GQ_ERR_CORRUPT);
+        } else {
+            qz_unpack_bits(codes, packed + c0 / 8 * w, c1 - c0, w);
+        }
+        unsigned bad = 0;
+        for (size_t i = 0; i < c1 - c0; i++) bad |= codes[i] >= K;
+        if (bad) return gq_error_result(GQ_ERR_CORRUPT);
+        for (size_t j = c0, jend, b; j < c1; j = jend) {
+            b = j / blen;
+            jend = segment_end(j, c1, blen);
+            if (b != table_bucket) {
+                for (unsigned k = 0; k < ns; k++) stored[k] = load_f32(src + (b * ns + k) * 4);
+                d->table(table, stored, p);
+                table_bucket = b;
+            }
+            const uint8_t *cj = codes + (j - c0);
+            float *out = dst + j;
+            for (size_t i = 0; i < jend - j; i++) out[i] = table[cj[i]];
+        }
+    }
+    return n;
+}

@@ -1,0 +1,193 @@
+/* Internals shared by the quantizer files: the codec vtable every quantizer
+ * fills, the dense "levels + packed codes" driver most of them use, little-
+ * endian helpers, and the sorted-bucket toolkit of ORQ and BinGrad. Not part
+ * of the public API. */
+#ifndef GQ_QZ_INTERNAL_H
+#define GQ_QZ_INTERNAL_H
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "qz.h"
+
+/* Elements per encode/decode chunk: a multiple of 8 (every code width packs
+ * to whole bytes) and of 5 (trits), so chunks start on byte boundaries. */
+#define QZ_CHUNK 4080u
+
+/* ---- little-endian loads and stores (the wire is little-endian) ---------- */
+
+static inline void store_u32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline uint32_t load_u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline void store_u64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline uint64_t load_u64(const uint8_t *p) { return (uint64_t)load_u32(p) | (uint64_t)load_u32(p + 4) << 32; }
+static inline uint32_t f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+static inline float bits_f32(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static inline void store_f32(uint8_t *p, float f) { store_u32(p, f32_bits(f)); }
+static inline float load_f32(const uint8_t *p) { return bits_f32(load_u32(p)); }
+
+/* ---- the codec vtable ------------------------------------------------------ */
+
+enum { /* keys a codec accepts in its spec */
+       QZ_KEY_BUCKET = 1u << 0,
+       QZ_KEY_LEVELS = 1u << 1,
+       QZ_KEY_CLIP = 1u << 2,
+       QZ_KEY_SCALE = 1u << 3,
+       QZ_KEY_PACK = 1u << 4,
+       QZ_KEY_NORM = 1u << 5,
+       QZ_KEY_CODE = 1u << 6,
+       QZ_KEY_RATIO = 1u << 7,
+};
+
+typedef struct qz_codec {
+    qz_id id;
+    const char *name;
+    const char *summary;
+    const char *keys_help;
+    unsigned keys; /* QZ_KEY_* mask */
+    void (*defaults)(qz_params *p);
+    /* Payload (after the header) size for n elements: exact where it depends
+     * on (p, n) only, else the worst case; an error on overflow. */
+    size_t (*payload_bound)(const qz_params *p, size_t n);
+    int payload_is_exact;
+    size_t (*workspace)(const qz_params *p, size_t n);
+    unsigned (*level_count)(const qz_params *p);
+    /* src is finite and n >= 1; dst_cap >= payload_bound. @return bytes. */
+    size_t (*encode)(uint8_t *dst, size_t dst_cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
+                     void *work);
+    /* Untrusted src of exactly `size` payload bytes; dst holds n elements. */
+    size_t (*decode)(float *dst, size_t n, const uint8_t *src, size_t size, const qz_params *p);
+} qz_codec;
+
+extern const qz_codec qz_fp32, qz_fp16, qz_terngrad, qz_qsgd, qz_orq, qz_bingrad_b, qz_bingrad_pb, qz_signsgd, qz_topk;
+
+const qz_codec *qz_codec_of(qz_id id);
+
+/* Number of buckets of n elements (bucket 0 = one bucket). */
+static inline size_t qz_bucket_len(const qz_params *p, size_t n)
+{
+    return (p->bucket == 0 || p->bucket > n) ? n : (size_t)p->bucket;
+}
+static inline size_t qz_bucket_count(const qz_params *p, size_t n)
+{
+    size_t d = qz_bucket_len(p, n);
+    return n / d + (n % d != 0);
+}
+
+/* 1/w for rounding probabilities: 0 for w <= 0, and FLT_MAX instead of Inf
+ * when w is subnormal, so that 0 * inv stays 0 (never NaN). */
+static inline float qz_safe_inv(float w) { return w > 0 ? fminf(1.0f / w, FLT_MAX) : 0.0f; }
+/* A scale computed in double, kept finite on the wire. */
+static inline float qz_finite_scale(double s) { return s < FLT_MAX ? (float)s : FLT_MAX; }
+
+/* Bits needed for codes 0..k-1 (k >= 2). */
+static inline unsigned qz_bits_for(unsigned k)
+{
+    unsigned w = 1;
+    while ((1u << w) < k) w++;
+    return w;
+}
+
+/* ---- dense level codecs ---------------------------------------------------- */
+/* A dense codec stores `nstored` floats per bucket, from which a table of K
+ * levels is rebuilt, and one code per element indexing that table. */
+typedef struct qz_dense {
+    unsigned (*nstored)(const qz_params *p);
+    unsigned (*nlevels)(const qz_params *p);
+    int (*trits)(const qz_params *p); /* 5 codes per byte instead of bit packing */
+    /* Bucket statistics -> stored floats. x is finite, len >= 1. */
+    gq_err (*fit)(float *stored, const float *x, size_t len, const qz_params *p, void *work);
+    /* Codes for x[0..len); element j has global index idx0 + j (low 32 bits;
+     * the driver never lets a segment cross a 2^32 boundary, key covers the
+     * high word). */
+    void (*quantize)(uint8_t *codes, const float *x, size_t len, const float *stored, const qz_params *p, uint32_t key,
+                     uint32_t idx0);
+    /* The K levels of a bucket from its stored floats. */
+    void (*table)(float *table, const float *stored, const qz_params *p);
+} qz_dense;
+
+size_t qz_dense_payload(const qz_dense *d, const qz_params *p, size_t n);
+size_t qz_dense_workspace(const qz_dense *d, const qz_params *p, size_t n, size_t fit_work);
+size_t qz_dense_encode(const qz_dense *d, uint8_t *dst, const float *src, size_t n, const qz_params *p, uint64_t seed,
+                       void *work);
+size_t qz_dense_decode(const qz_dense *d, float *dst, size_t n, const uint8_t *src, size_t size, const qz_params *p);
+
+/* ---- code packing (qz_pack.c) ---------------------------------------------- */
+/* Packs count codes of width w (1..8) LSB-first; writes ceil(count*w/8) bytes. */
+void qz_pack_bits(uint8_t *dst, const uint8_t *codes, size_t count, unsigned w);
+/* Inverse; reads ceil(count*w/8) bytes. */
+void qz_unpack_bits(uint8_t *codes, const uint8_t *src, size_t count, unsigned w);
+/* 5 trits (0..2) per byte: b = c0 + 3c1 + 9c2 + 27c3 + 81c4; ceil(count/5) bytes. */
+void qz_pack_trits(uint8_t *dst, const uint8_t *codes, size_t count);
+/* @return 0, or -1 when a byte is >= 243 (not a valid trit group). */
+int qz_unpack_trits(uint8_t *codes, const uint8_t *src, size_t count);
+
+/* ---- sorted buckets (qz_sorted.c), for ORQ and BinGrad ------------------- */
+/* A bucket sorted ascending with prefix sums of x and x^2 (double), so every
+ * interval sum is O(1): s1[k] = sum of x[0..k). */
+typedef struct {
+    const float *x; /* sorted, len elements */
+    const double *s1, *s2;
+    size_t len;
+} qz_sorted;
+
+/* Workspace bytes for a bucket of len elements. */
+size_t qz_sorted_workspace(size_t len);
+/* Sorts (radix) a copy of x into work and builds the prefix sums. */
+void qz_sorted_build(qz_sorted *s, const float *x, size_t len, void *work);
+
+/* Sums over the sorted elements with index in [i, j). */
+static inline double qz_sum1(const qz_sorted *s, size_t i, size_t j) { return s->s1[j] - s->s1[i]; }
+static inline double qz_sum2(const qz_sorted *s, size_t i, size_t j) { return s->s2[j] - s->s2[i]; }
+/* First index whose value is >= v (or len). */
+size_t qz_lower_bound(const qz_sorted *s, double v);
+/* First index whose value is > v (or len). */
+size_t qz_upper_bound(const qz_sorted *s, double v);
+/* Expected squared error of stochastic rounding of the elements in [a, c]
+ * (by value) onto {a, c}: sum (c-x)(x-a). */
+double qz_interval_cost(const qz_sorted *s, double a, double c);
+
+/* Codes for x[0..len) whose first element has global index j0, splitting at
+ * 2^32 index boundaries so each piece has one RNG key. */
+void qz_dense_codes(const qz_dense *d, uint8_t *codes, const float *x, size_t j0, size_t len, const float *stored,
+                    const qz_params *p, uint64_t seed);
+
+/* ---- misc ---------------------------------------------------------------- */
+/* Sum, sum of squares (double) and max |x| of x[0..n); the sums are finite
+ * iff every element is (a finite float squared fits a double many times). */
+typedef struct {
+    double sum, sumsq, sumabs;
+    float maxabs;
+} qz_moments;
+qz_moments qz_moments_of(const float *x, size_t n);
+
+/* 1 if all finite. Integer test on the exponent bits (vectorizes). */
+int qz_all_finite(const float *x, size_t n);
+/* Checksum of n bytes from a seed (the header's), stored in the header. */
+uint32_t qz_checksum(const uint8_t *p, size_t n, uint64_t seed);
+
+/* Overflow-checked size arithmetic: return 0 on success. */
+static inline int qz_mul_ovf(size_t a, size_t b, size_t *r) { return __builtin_mul_overflow(a, b, r); }
+static inline int qz_add_ovf(size_t a, size_t b, size_t *r) { return __builtin_add_overflow(a, b, r); }
+
+#endif

@@ -1,0 +1,96 @@
+/* Sorted buckets for ORQ and BinGrad: an LSD radix sort of the bucket (the
+ * level searches want it sorted once, and a comparison sort would cost more
+ * than the whole TernGrad encode), then prefix sums of x and x^2 in double so
+ * any interval's count, sum and sum of squares are O(1). */
+#include "qz_internal.h"
+
+static size_t align8(size_t x) { return (x + 7) & ~(size_t)7; }
+
+size_t qz_sorted_workspace(size_t len)
+{
+    return 2 * (len + 1) * sizeof(double) + align8(len * sizeof(uint32_t)) * 2 + 16;
+}
+
+/* Order-preserving map of float bits to unsigned keys. */
+static inline uint32_t float_key(uint32_t u) { return u ^ (uint32_t)(-(int32_t)(u >> 31) | 0x80000000u); }
+static inline uint32_t key_float(uint32_t k) { return k ^ ((k >> 31) ? 0x80000000u : 0xFFFFFFFFu); }
+
+void qz_sorted_build(qz_sorted *s, const float *x, size_t len, void *work)
+{
+    uint8_t *base = (uint8_t *)(((uintptr_t)work + 7) & ~(uintptr_t)7);
+    double *s1 = (double *)base, *s2 = s1 + (len + 1);
+    uint32_t *keys = (uint32_t *)(s2 + (len + 1));
+    uint32_t *tmp = (uint32_t *)((uint8_t *)keys + align8(len * sizeof(uint32_t)));
+    size_t hist[4][256] = {{0}};
+
+    for (size_t i = 0; i < len; i++) {
+        uint32_t k = float_key(f32_bits(x[i]));
+        keys[i] = k;
+        for (int p = 0; p < 4; p++) hist[p][(k >> (8 * p)) & 0xFF]++;
+    }
+    for (int p = 0; p < 4; p++) {
+        size_t sum = 0, *h = hist[p];
+        int trivial = 0;
+        for (int b = 0; b < 256; b++) {
+            if (h[b] == len) trivial = 1; /* every key shares this byte: the pass is a no-op */
+            size_t c = h[b];
+            h[b] = sum;
+            sum += c;
+        }
+        if (trivial) continue;
+        for (size_t i = 0; i < len; i++) tmp[h[(keys[i] >> (8 * p)) & 0xFF]++] = keys[i];
+        uint32_t *t = keys;
+        keys = tmp;
+        tmp = t;
+    }
+    float *sorted = (float *)keys; /* in place: the keys become their floats */
+    double a1 = 0, a2 = 0;
+    s1[0] = s2[0] = 0;
+    for (size_t i = 0; i < len; i++) {
+        float v = bits_f32(key_float(keys[i]));
+        sorted[i] = v;
+        a1 += v;
+        a2 += (double)v * v;
+        s1[i + 1] = a1;
+        s2[i + 1] = a2;
+    }
+    s->x = sorted;
+    s->s1 = s1;
+    s->s2 = s2;
+    s->len = len;
+}
+
+size_t qz_lower_bound(const qz_sorted *s, double v)
+{
+    size_t lo = 0, hi = s->len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->x[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+size_t qz_upper_bound(const qz_sorted *s, double v)
+{
+    size_t lo = 0, hi = s->len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->x[mid] <= v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+double qz_interval_cost(const qz_sorted *s, double a, double c)
+{
+    /* sum (c-x)(x-a) = -S2 + (a+c) S1 - a c N over a <= x <= c */
+    size_t i = qz_lower_bound(s, a), j = qz_upper_bound(s, c);
+    if (j <= i) return 0.0;
+    double cost = -qz_sum2(s, i, j) + (a + c) * qz_sum1(s, i, j) - a * c * (double)(j - i);
+    return cost > 0 ? cost : 0.0;
+}

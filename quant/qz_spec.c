@@ -1,0 +1,206 @@
+/* Quantizer specs: `NAME[:key=value,...]` (SPEC §2) to qz_params and back,
+ * with range checks whose messages name the bad part. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "qz_internal.h"
+
+static gq_err fail(gq_err e, char *msg, size_t cap, const char *fmt, ...)
+{
+    if (msg && cap > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, cap, fmt, ap);
+        va_end(ap);
+    }
+    return e;
+}
+
+gq_err qz_defaults(qz_id id, qz_params *p)
+{
+    const qz_codec *c = qz_codec_of(id);
+    if (!c) return GQ_ERR_PARAM;
+    memset(p, 0, sizeof *p);
+    p->id = id;
+    c->defaults(p);
+    return GQ_OK;
+}
+
+gq_err qz_validate(const qz_params *p, char *msg, size_t cap)
+{
+    const qz_codec *c = qz_codec_of(p->id);
+    if (!c) return fail(GQ_ERR_PARAM, msg, cap, "unknown quantizer id %d", (int)p->id);
+    const char *name = c->name;
+    if ((c->keys & QZ_KEY_LEVELS) && p->id == QZ_QSGD &&
+        (p->levels < 3 || p->levels > QZ_QSGD_MAX_LEVELS || p->levels % 2 == 0))
+        return fail(GQ_ERR_PARAM, msg, cap, "%s: levels=%u must be odd, from 3 to %u", name, p->levels,
+                    QZ_QSGD_MAX_LEVELS);
+    if (p->id == QZ_ORQ && (p->levels < 2 || p->levels > QZ_ORQ_MAX_LEVELS))
+        return fail(GQ_ERR_PARAM, msg, cap, "%s: levels=%u must be from 2 to %u", name, p->levels, QZ_ORQ_MAX_LEVELS);
+    if (!(p->clip >= 0.0f && p->clip <= 1e6f))
+        return fail(GQ_ERR_PARAM, msg, cap, "%s: clip=%g must be from 0 to 1e6", name, p->clip);
+    if (p->id == QZ_TERNGRAD && p->scale == QZ_SCALE_SIGMA && p->clip == 0.0f)
+        return fail(GQ_ERR_PARAM, msg, cap, "%s: scale=sigma needs clip > 0 (the scaler is clip*sigma)", name);
+    if (p->id == QZ_TOPK && !(p->ratio > 0.0f && p->ratio <= 1.0f))
+        return fail(GQ_ERR_PARAM, msg, cap, "%s: ratio=%g must be in (0, 1]", name, p->ratio);
+    if (!(p->shared_scale >= 0.0f && isfinite(p->shared_scale)))
+        return fail(GQ_ERR_PARAM, msg, cap, "%s: shared scale %g must be finite and >= 0", name, p->shared_scale);
+    if ((unsigned)p->scale > 1 || (unsigned)p->pack > 1 || (unsigned)p->norm > 1 || (unsigned)p->code > 1)
+        return fail(GQ_ERR_PARAM, msg, cap, "%s: bad enumerated option", name);
+    return GQ_OK;
+}
+
+/* ---- parsing ------------------------------------------------------------------ */
+
+typedef struct {
+    const char *key;
+    unsigned bit;
+} key_name;
+
+static const key_name KEYS[] = {
+    {"bucket", QZ_KEY_BUCKET}, {"levels", QZ_KEY_LEVELS}, {"clip", QZ_KEY_CLIP}, {"scale", QZ_KEY_SCALE},
+    {"pack", QZ_KEY_PACK},     {"norm", QZ_KEY_NORM},     {"code", QZ_KEY_CODE}, {"ratio", QZ_KEY_RATIO},
+};
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+    if (*s < '0' || *s > '9') return -1;
+    errno = 0;
+    char *end;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno || *end) return -1;
+    *v = x;
+    return 0;
+}
+
+static int parse_float(const char *s, float *v)
+{
+    errno = 0;
+    char *end;
+    double x = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(x)) return -1;
+    *v = (float)x;
+    return 0;
+}
+
+/* One enumerated value: index of `s` in the NULL-terminated names, or -1. */
+static int parse_enum(const char *s, const char *const *names)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(s, names[i]) == 0) return i;
+    return -1;
+}
+
+static gq_err set_key(qz_params *p, const char *name, const char *key, const char *val, char *msg, size_t cap)
+{
+    static const char *const SCALES[] = {"max", "sigma", NULL}, *const PACKS[] = {"2bit", "trits", NULL},
+                             *const NORMS[] = {"l2", "max", NULL}, *const CODES[] = {"dense", "elias", NULL};
+    int e;
+    uint64_t u;
+    if (strcmp(key, "bucket") == 0) {
+        if (parse_u64(val, &u)) goto bad_number;
+        p->bucket = u;
+    } else if (strcmp(key, "levels") == 0) {
+        if (parse_u64(val, &u) || u > 1000) goto bad_number;
+        p->levels = (unsigned)u;
+    } else if (strcmp(key, "clip") == 0) {
+        if (parse_float(val, &p->clip)) goto bad_number;
+    } else if (strcmp(key, "ratio") == 0) {
+        if (parse_float(val, &p->ratio)) goto bad_number;
+    } else if (strcmp(key, "scale") == 0) {
+        if ((e = parse_enum(val, SCALES)) < 0)
+            return fail(GQ_ERR_SPEC, msg, cap, "%s: scale='%s' is not max or sigma", name, val);
+        p->scale = (qz_scale)e;
+    } else if (strcmp(key, "pack") == 0) {
+        if ((e = parse_enum(val, PACKS)) < 0)
+            return fail(GQ_ERR_SPEC, msg, cap, "%s: pack='%s' is not 2bit or trits", name, val);
+        p->pack = (qz_pack)e;
+    } else if (strcmp(key, "norm") == 0) {
+        if ((e = parse_enum(val, NORMS)) < 0)
+            return fail(GQ_ERR_SPEC, msg, cap, "%s: norm='%s' is not l2 or max", name, val);
+        p->norm = (qz_norm)e;
+    } else if (strcmp(key, "code") == 0) {
+        if ((e = parse_enum(val, CODES)) < 0)
+            return fail(GQ_ERR_SPEC, msg, cap, "%s: code='%s' is not dense or elias", name, val);
+        p->code = (qz_code)e;
+    }
+    return GQ_OK;
+bad_number:
+    return fail(GQ_ERR_SPEC, msg, cap, "%s: %s='%s' is not a valid number", name, key, val);
+}
+
+gq_err qz_parse_spec(const char *spec, qz_params *p, char *msg, size_t cap)
+{
+    char buf[256];
+    if (!spec || !*spec) return fail(GQ_ERR_SPEC, msg, cap, "empty quantizer spec");
+    if (strlen(spec) >= sizeof buf) return fail(GQ_ERR_SPEC, msg, cap, "quantizer spec too long");
+    strcpy(buf, spec);
+    char *colon = strchr(buf, ':');
+    if (colon) *colon = '\0';
+
+    const qz_codec *c = NULL;
+    for (qz_id id = QZ_FP32; id < QZ_ID_END_; id++)
+        if (strcmp(buf, qz_name(id)) == 0) c = qz_codec_of(id);
+    if (!c) {
+        char known[256] = "";
+        for (qz_id id = QZ_FP32; id < QZ_ID_END_; id++) {
+            strcat(known, id == QZ_FP32 ? "" : ", ");
+            strcat(known, qz_name(id));
+        }
+        return fail(GQ_ERR_SPEC, msg, cap, "unknown quantizer '%s' (known: %s)", buf, known);
+    }
+    qz_defaults(c->id, p);
+    if (colon) {
+        unsigned seen = 0;
+        for (char *kv = colon + 1, *next; kv; kv = next) {
+            next = strchr(kv, ',');
+            if (next) *next++ = '\0';
+            if (*kv == '\0') return fail(GQ_ERR_SPEC, msg, cap, "%s: empty key=value in '%s'", c->name, spec);
+            char *eq = strchr(kv, '=');
+            if (!eq) return fail(GQ_ERR_SPEC, msg, cap, "%s: '%s' is not key=value", c->name, kv);
+            *eq = '\0';
+            unsigned bit = 0;
+            for (size_t k = 0; k < sizeof KEYS / sizeof KEYS[0]; k++)
+                if (strcmp(kv, KEYS[k].key) == 0) bit = KEYS[k].bit;
+            if (!(bit & c->keys))
+                return fail(GQ_ERR_SPEC, msg, cap, "%s: unknown key '%s' (keys: %s)", c->name, kv,
+                            c->keys ? c->keys_help : "none");
+            if (seen & bit) return fail(GQ_ERR_SPEC, msg, cap, "%s: key '%s' given twice", c->name, kv);
+            seen |= bit;
+            gq_err e = set_key(p, c->name, kv, eq + 1, msg, cap);
+            if (e != GQ_OK) return e;
+        }
+    }
+    gq_err e = qz_validate(p, msg, cap);
+    return e == GQ_OK ? GQ_OK : GQ_ERR_SPEC;
+}
+
+size_t qz_format_spec(const qz_params *p, char *buf, size_t cap)
+{
+    static const char *const SCALES[] = {"max", "sigma"}, *const PACKS[] = {"2bit", "trits"},
+                             *const NORMS[] = {"l2", "max"}, *const CODES[] = {"dense", "elias"};
+    const char *name = qz_name(p->id);
+    int r;
+    switch (p->id) {
+    case QZ_TERNGRAD:
+        r = snprintf(buf, cap, "%s:bucket=%llu,clip=%g,scale=%s,pack=%s", name, (unsigned long long)p->bucket, p->clip,
+                     SCALES[p->scale & 1], PACKS[p->pack & 1]);
+        break;
+    case QZ_QSGD:
+        r = snprintf(buf, cap, "%s:levels=%u,bucket=%llu,norm=%s,code=%s", name, p->levels,
+                     (unsigned long long)p->bucket, NORMS[p->norm & 1], CODES[p->code & 1]);
+        break;
+    case QZ_ORQ:
+        r = snprintf(buf, cap, "%s:levels=%u,bucket=%llu", name, p->levels, (unsigned long long)p->bucket);
+        break;
+    case QZ_BINGRAD_B:
+    case QZ_BINGRAD_PB:
+    case QZ_SIGNSGD: r = snprintf(buf, cap, "%s:bucket=%llu", name, (unsigned long long)p->bucket); break;
+    case QZ_TOPK: r = snprintf(buf, cap, "%s:ratio=%g", name, p->ratio); break;
+    default: r = snprintf(buf, cap, "%s", name); break;
+    }
+    return r < 0 ? 0 : (size_t)r;
+}

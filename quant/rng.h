@@ -1,0 +1,63 @@
+/* Counter-based randomness for stochastic rounding.
+ *
+ * A quantizer's random draw for element i is a pure function of (key, i): no
+ * state advances, so an encode is identical whatever the thread count or loop
+ * order, and can be replayed exactly by tests and by the simulator. Callers
+ * that need independent streams per (step, worker, layer) derive a seed with
+ * rng_derive(). The 32-bit finaliser keeps the inner loops vectorizable. */
+#ifndef GQ_RNG_H
+#define GQ_RNG_H
+
+#include <stdint.h>
+
+/* SplitMix64 finaliser: a bijective 64-bit mix. */
+static inline uint64_t rng_mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* A seed for an independent stream, e.g. rng_derive(seed, step, worker). */
+static inline uint64_t rng_derive(uint64_t seed, uint64_t a, uint64_t b)
+{
+    return rng_mix64(rng_mix64(seed ^ rng_mix64(a)) ^ rng_mix64(b + 0x632BE59BD9B4E019ull));
+}
+
+/* The 32-bit key used for elements whose index has high word `hi`. */
+static inline uint32_t rng_key32(uint64_t seed, uint64_t hi)
+{
+    return (uint32_t)rng_mix64(seed ^ (hi * 0xD6E8FEB86659FD93ull));
+}
+
+/* 32-bit integer hash of (key, low index word); low-bias finaliser constants
+ * from the published "hash prospector" search. */
+static inline uint32_t rng_hash32(uint32_t key, uint32_t i)
+{
+    uint32_t h = i * 0x9E3779B9u + key;
+    h ^= h >> 16;
+    h *= 0x21F0AAADu;
+    h ^= h >> 15;
+    h *= 0x735A2D97u;
+    h ^= h >> 15;
+    return h;
+}
+
+/* Uniform in [0, 1) with 24 bits of resolution, exact in float. */
+static inline float rng_uniform24(uint32_t h) { return (float)(h >> 8) * (1.0f / 16777216.0f); }
+
+/* A small sequential generator for synthetic data and sampling in tests. */
+typedef struct {
+    uint64_t state;
+} rng_t;
+
+static inline void rng_init(rng_t *r, uint64_t seed) { r->state = seed; }
+static inline uint64_t rng_u64(rng_t *r)
+{
+    r->state += 0x9E3779B97F4A7C15ull;
+    return rng_mix64(r->state);
+}
+static inline double rng_double(rng_t *r) { return (double)(rng_u64(r) >> 11) * (1.0 / 9007199254740992.0); }
+
+#endif

@@ -1,0 +1,66 @@
+/* signSGD with a scale (Bernstein et al. 2018; the scaled form of
+ * Karimireddy et al. 2019, "EF-signSGD"): each element becomes +-m, m the mean
+ * |g| of its bucket, so the bucket keeps its L1 norm. Biased: pair it with
+ * error feedback in the trainer. Zero maps to +m. Wire: one float per bucket,
+ * one bit per element (1 = negative). */
+#include <math.h>
+
+#include "qz_internal.h"
+
+static unsigned sg_nstored(const qz_params *p) { return (void)p, 1; }
+static unsigned sg_nlevels(const qz_params *p) { return (void)p, 2; }
+
+static gq_err sg_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
+{
+    (void)p, (void)work;
+    qz_moments m = qz_moments_of(x, len);
+    if (!isfinite(m.sumsq)) return GQ_ERR_NONFINITE;
+    stored[0] = qz_finite_scale(m.sumabs / (double)len);
+    return GQ_OK;
+}
+
+static void sg_quantize(uint8_t *codes, const float *x, size_t len, const float *stored, const qz_params *p,
+                        uint32_t key, uint32_t idx0)
+{
+    (void)stored, (void)p, (void)key, (void)idx0;
+    for (size_t i = 0; i < len; i++) codes[i] = x[i] < 0;
+}
+
+static void sg_table(float *table, const float *stored, const qz_params *p)
+{
+    (void)p;
+    table[0] = stored[0];
+    table[1] = -stored[0];
+}
+
+static const qz_dense SG = {sg_nstored, sg_nlevels, NULL, sg_fit, sg_quantize, sg_table};
+
+static void sg_defaults(qz_params *p) { p->bucket = 0; }
+static size_t sg_payload(const qz_params *p, size_t n) { return qz_dense_payload(&SG, p, n); }
+static size_t sg_workspace(const qz_params *p, size_t n) { return qz_dense_workspace(&SG, p, n, 0); }
+static unsigned sg_levels(const qz_params *p) { return (void)p, 2; }
+static size_t sg_encode(uint8_t *dst, size_t cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
+                        void *work)
+{
+    (void)cap;
+    return qz_dense_encode(&SG, dst, src, n, p, seed, work);
+}
+static size_t sg_decode(float *dst, size_t n, const uint8_t *src, size_t size, const qz_params *p)
+{
+    return qz_dense_decode(&SG, dst, n, src, size, p);
+}
+
+const qz_codec qz_signsgd = {
+    .id = QZ_SIGNSGD,
+    .name = "signsgd",
+    .summary = "signSGD: sign times the bucket's mean |g| (biased; use error feedback)",
+    .keys_help = "bucket=0",
+    .keys = QZ_KEY_BUCKET,
+    .defaults = sg_defaults,
+    .payload_bound = sg_payload,
+    .payload_is_exact = 1,
+    .workspace = sg_workspace,
+    .level_count = sg_levels,
+    .encode = sg_encode,
+    .decode = sg_decode,
+};

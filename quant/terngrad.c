@@ -1,0 +1,94 @@
+/* TernGrad (Wen et al., NIPS 2017): unbiased stochastic ternarization onto
+ * {-s, 0, +s}, one scaler per bucket (bucket=0: per layer).
+ *   scale=max   s = max of the clipped |g|, clipping at clip*sigma (SPEC §1);
+ *   scale=sigma s = clip*sigma, the authors' code; |g| > s rounds to s.
+ * An external shared scaler (scaler sharing across workers) replaces s.
+ * Wire: one float per bucket, then 2 bits per element (00 = 0, 01 = +s,
+ * 10 = -s) or 5 trits per byte (docs/wire-format.md#terngrad). */
+#include <math.h>
+
+#include "qz_internal.h"
+#include "rng.h"
+
+static unsigned tg_nstored(const qz_params *p) { return (void)p, 1; }
+static unsigned tg_nlevels(const qz_params *p) { return (void)p, 3; }
+static int tg_trits(const qz_params *p) { return p->pack == QZ_PACK_TRITS; }
+
+static gq_err tg_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
+{
+    (void)work;
+    qz_moments m = qz_moments_of(x, len);
+    if (!isfinite(m.sumsq)) return GQ_ERR_NONFINITE;
+    double mean = m.sum / (double)len, var = m.sumsq / (double)len - mean * mean;
+    double sigma = sqrt(var > 0 ? var : 0);
+    double s;
+    if (p->shared_scale > 0)
+        s = p->shared_scale;
+    else if (p->scale == QZ_SCALE_SIGMA)
+        s = p->clip * sigma;
+    else if (p->clip > 0)
+        s = fmin(m.maxabs, p->clip * sigma);
+    else
+        s = m.maxabs;
+    stored[0] = qz_finite_scale(s);
+    return GQ_OK;
+}
+
+static void tg_quantize(uint8_t *codes, const float *x, size_t len, const float *stored, const qz_params *p,
+                        uint32_t key, uint32_t idx0)
+{
+    (void)p;
+    const float inv = qz_safe_inv(stored[0]);
+    for (size_t i = 0; i < len; i++) {
+        float prob = fminf(fabsf(x[i]) * inv, 1.0f);
+        float u = rng_uniform24(rng_hash32(key, idx0 + (uint32_t)i));
+        uint8_t nz = u < prob;
+        codes[i] = (uint8_t)(nz << (x[i] < 0)); /* 0, 1 (+s) or 2 (-s) */
+    }
+}
+
+static void tg_table(float *table, const float *stored, const qz_params *p)
+{
+    (void)p;
+    table[0] = 0.0f;
+    table[1] = stored[0];
+    table[2] = -stored[0];
+}
+
+static const qz_dense TG = {tg_nstored, tg_nlevels, tg_trits, tg_fit, tg_quantize, tg_table};
+
+static void tg_defaults(qz_params *p)
+{
+    p->bucket = 0;
+    p->clip = 2.5f;
+    p->scale = QZ_SCALE_MAX;
+    p->pack = QZ_PACK_2BIT;
+}
+static size_t tg_payload(const qz_params *p, size_t n) { return qz_dense_payload(&TG, p, n); }
+static size_t tg_workspace(const qz_params *p, size_t n) { return qz_dense_workspace(&TG, p, n, 0); }
+static unsigned tg_levels(const qz_params *p) { return (void)p, 3; }
+static size_t tg_encode(uint8_t *dst, size_t cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
+                        void *work)
+{
+    (void)cap;
+    return qz_dense_encode(&TG, dst, src, n, p, seed, work);
+}
+static size_t tg_decode(float *dst, size_t n, const uint8_t *src, size_t size, const qz_params *p)
+{
+    return qz_dense_decode(&TG, dst, n, src, size, p);
+}
+
+const qz_codec qz_terngrad = {
+    .id = QZ_TERNGRAD,
+    .name = "terngrad",
+    .summary = "TernGrad: unbiased ternary {-s,0,+s}, layer-wise scaler, clipping",
+    .keys_help = "bucket=0 clip=2.5 scale=max|sigma pack=2bit|trits",
+    .keys = QZ_KEY_BUCKET | QZ_KEY_CLIP | QZ_KEY_SCALE | QZ_KEY_PACK,
+    .defaults = tg_defaults,
+    .payload_bound = tg_payload,
+    .payload_is_exact = 1,
+    .workspace = tg_workspace,
+    .level_count = tg_levels,
+    .encode = tg_encode,
+    .decode = tg_decode,
+};

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs, only where missing, every Debian package gqsim needs to build, test,
+# plot and train. Idempotent: silent when everything is already present.
+# Usage: scripts/bootstrap.sh   (as root, or with sudo available)
+set -euo pipefail
+
+packages=(
+  cmake make gcc clang pkg-config
+  libsimgrid-dev
+  libgsl-dev
+  gnuplot-nox
+  libopenblas-dev
+  zlib1g-dev
+  dataset-fashion-mnist
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+sudo_cmd=()
+[ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+echo "bootstrap: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq >/dev/null
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

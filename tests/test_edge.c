@@ -1,0 +1,156 @@
+/* Edge cases with defined behaviour (docs/quantizers.md#edge-cases), for every
+ * quantizer: an all-zero bucket decodes to zeros; a constant bucket decodes
+ * exactly where the quantizer can represent it; n = 1; n not a multiple of
+ * the bucket; NaN or Inf input is GQ_ERR_NONFINITE and n = 0 GQ_ERR_EMPTY;
+ * a too-small output or workspace is an error and nothing is written past it;
+ * TernGrad's shared scaler is what goes on the wire. */
+#include "check.h"
+#include "levels.h"
+
+static const char *const ALL[] = {
+    "fp32",
+    "fp16",
+    "terngrad",
+    "terngrad:pack=trits",
+    "terngrad:scale=sigma",
+    "qsgd",
+    "qsgd:code=elias",
+    "qsgd:norm=max,levels=9",
+    "orq",
+    "orq:levels=16",
+    "bingrad-b",
+    "bingrad-pb",
+    "signsgd",
+    "topk",
+};
+#define NALL (sizeof ALL / sizeof ALL[0])
+
+static void test_zeros_and_constants(void)
+{
+    const size_t n = 1500;
+    float *zero = calloc(n, sizeof *zero), *cst = malloc(n * sizeof *cst);
+    for (size_t i = 0; i < n; i++) cst[i] = 0.25f;
+    for (size_t c = 0; c < NALL; c++) {
+        qz_params p = test_spec(ALL[c]);
+        size_t size;
+        float *y = test_roundtrip(&p, zero, n, 1, &size);
+        int nonzero = 0;
+        for (size_t i = 0; y && i < n; i++) nonzero += y[i] != 0.0f;
+        CHECK(y && nonzero == 0, "%s: all-zero input decodes to zeros (%d non-zero)", ALL[c], nonzero);
+        free(y);
+        /* a constant is exact for every quantizer whose top level is max |g| or a bucket value
+         * (not for QSGD's L2 norm, whose levels are multiples of ||g||/s) */
+        if (p.id == QZ_TOPK || (p.id == QZ_TERNGRAD && p.clip > 0) || (p.id == QZ_QSGD && p.norm == QZ_NORM_L2))
+            continue;
+        y = test_roundtrip(&p, cst, n, 1, &size);
+        int off = 0;
+        for (size_t i = 0; y && i < n; i++) off += y[i] != 0.25f;
+        CHECK(y && off == 0, "%s: a constant bucket decodes exactly (%d off)", ALL[c], off);
+        free(y);
+    }
+    free(zero);
+    free(cst);
+}
+
+static void test_odd_sizes(void)
+{
+    static const size_t NS[] = {1, 2, 3, 511, 513, 4079, 4081, 8161};
+    for (size_t c = 0; c < NALL; c++) {
+        qz_params p = test_spec(ALL[c]);
+        int bad = 0;
+        /* QSGD with the L2 norm has variance up to min(d/s^2, sqrt(d)/s) ||g||^2 (Alistarh et
+         * al., Lemma 3.1); every other quantizer here stays below the signal, well within 4x */
+        double s = (p.levels - 1) / 2.0, d = p.bucket ? (double)p.bucket : 8161.0;
+        double limit = p.id == QZ_QSGD && p.norm == QZ_NORM_L2 ? 1.5 * fmin(d / (s * s), sqrt(d) / s) : 4.0;
+        for (size_t t = 0; t < sizeof NS / sizeof NS[0]; t++) {
+            size_t n = NS[t], size;
+            float *x = test_gradient(DIST_GAUSSIAN, n, 40 + t);
+            float *y = test_roundtrip(&p, x, n, 3, &size);
+            double e = 0, norm = 0;
+            for (size_t i = 0; y && i < n; i++) e += (y[i] - x[i]) * (y[i] - x[i]), norm += x[i] * x[i];
+            bad += !y || !(e <= limit * norm);
+            free(x);
+            free(y);
+        }
+        CHECK(bad == 0, "%s: %d odd sizes failed to round-trip sensibly", ALL[c], bad);
+    }
+    /* n = 1: unbiased quantizers return the value itself (min = max) */
+    float one = -0.125f;
+    static const char *const EXACT1[] = {"fp32",      "fp16",       "terngrad:clip=0", "qsgd", "orq",
+                                         "bingrad-b", "bingrad-pb", "signsgd",         "topk"};
+    for (size_t c = 0; c < sizeof EXACT1 / sizeof EXACT1[0]; c++) {
+        qz_params p = test_spec(EXACT1[c]);
+        size_t size;
+        float *y = test_roundtrip(&p, &one, 1, 9, &size);
+        CHECK(y && *y == one, "%s: n = 1 round-trips exactly (got %g)", EXACT1[c], y ? *y : NAN);
+        free(y);
+    }
+}
+
+static void test_bad_input(void)
+{
+    const size_t n = 1000;
+    float *x = test_gradient(DIST_GAUSSIAN, n, 3);
+    for (size_t c = 0; c < NALL; c++) {
+        qz_params p = test_spec(ALL[c]);
+        size_t size;
+        float saved = x[n / 2];
+        x[n / 2] = NAN;
+        unsigned char *buf = test_encode(&p, x, n, 1, &size);
+        CHECK(!buf && gq_error_code(size) == GQ_ERR_NONFINITE, "%s: NaN input -> GQ_ERR_NONFINITE", ALL[c]);
+        free(buf);
+        x[n / 2] = -INFINITY;
+        buf = test_encode(&p, x, n, 1, &size);
+        CHECK(!buf && gq_error_code(size) == GQ_ERR_NONFINITE, "%s: -Inf input -> GQ_ERR_NONFINITE", ALL[c]);
+        free(buf);
+        x[n / 2] = saved;
+        unsigned char tiny[64];
+        CHECK(gq_error_code(qz_encode(tiny, sizeof tiny, x, 0, &p, 1, NULL, 0)) == GQ_ERR_EMPTY,
+              "%s: n = 0 -> GQ_ERR_EMPTY", ALL[c]);
+
+        /* too-small output: an error, and the guard bytes after the capacity untouched */
+        size_t bound = qz_bound(&p, n), wcap = qz_workspace_size(&p, n);
+        unsigned char *out = malloc(bound + 16);
+        void *work = malloc(wcap + 1);
+        memset(out, 0xA5, bound + 16);
+        size_t r = qz_encode(out, bound - 1, x, n, &p, 1, work, wcap);
+        int guard = 0;
+        for (size_t i = bound - 1; i < bound + 16; i++) guard += out[i] != 0xA5;
+        CHECK(gq_error_code(r) == GQ_ERR_DST_TOO_SMALL && guard == 0, "%s: short output is refused", ALL[c]);
+        if (wcap > 0)
+            CHECK(gq_error_code(qz_encode(out, bound, x, n, &p, 1, work, wcap - 1)) == GQ_ERR_WORK_TOO_SMALL,
+                  "%s: short workspace is refused", ALL[c]);
+        r = qz_encode(out, bound, x, n, &p, 1, work, wcap);
+        float *y = malloc(n * sizeof *y);
+        CHECK(!gq_is_error(r) && gq_error_code(qz_decode(y, n - 1, out, r)) == GQ_ERR_DST_TOO_SMALL,
+              "%s: decode into too few elements is refused", ALL[c]);
+        free(y);
+        free(out);
+        free(work);
+    }
+    free(x);
+}
+
+static void test_shared_scale(void)
+{
+    const size_t n = 777;
+    float *x = test_gradient(DIST_GAUSSIAN, n, 4);
+    qz_params p = test_spec("terngrad:bucket=100");
+    p.shared_scale = 0.5f;
+    size_t size;
+    unsigned char *buf = test_encode(&p, x, n, 1, &size);
+    int bad = 0;
+    for (size_t b = 0; buf && b < 8; b++) bad += wire_f32(buf + 32 + 4 * b) != 0.5f;
+    CHECK(buf && bad == 0, "the shared scaler is every bucket's scale on the wire");
+    free(buf);
+    free(x);
+}
+
+int main(void)
+{
+    test_zeros_and_constants();
+    test_odd_sizes();
+    test_bad_input();
+    test_shared_scale();
+    return check_summary();
+}
