@@ -133,7 +133,7 @@ static void pb_quantize(uint8_t *codes, const float *x, size_t len, const float 
     (void)p;
     const float a = stored[0], b = stored[1], inv = qz_safe_inv(b - a);
     for (size_t i = 0; i < len; i++) {
-        float prob = fminf(fmaxf((x[i] - a) * inv, 0.0f), 1.0f);
+        float prob = (x[i] - a) * inv; /* <= 0 never rounds up, >= 1 always does */
         float u = rng_uniform24(rng_hash32(key, idx0 + (uint32_t)i));
         codes[i] = (uint8_t)((u < prob) | (x[i] >= b && b > a));
     }

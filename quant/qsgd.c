@@ -21,7 +21,7 @@ static gq_err qs_fit(float *stored, const float *x, size_t len, const qz_params 
 {
     (void)work;
     qz_moments m = qz_moments_of(x, len);
-    if (!isfinite(m.sumsq)) return GQ_ERR_NONFINITE;
+    if (!m.finite) return GQ_ERR_NONFINITE;
     stored[0] = p->norm == QZ_NORM_MAX ? m.maxabs : qz_finite_scale(sqrt(m.sumsq));
     return GQ_OK;
 }
@@ -31,12 +31,16 @@ static void qs_quantize(uint8_t *codes, const float *x, size_t len, const float 
 {
     const unsigned s = qs_half(p);
     const float fs = (float)s, scale = fminf(fs * qz_safe_inv(stored[0]), FLT_MAX);
+    /* integer selects only: float ?: does not if-convert under -ftrapping-math */
+    const int si = (int)s;
     for (size_t i = 0; i < len; i++) {
-        float r = fminf(fabsf(x[i]) * scale, fs);
-        float lo = floorf(r);
+        float r = fabsf(x[i]) * scale; /* in [0, s] up to rounding; max norm reaches s exactly */
+        int lo = (int)r;               /* r >= 0: truncation is floor */
         float u = rng_uniform24(rng_hash32(key, idx0 + (uint32_t)i));
-        int mag = (int)lo + (u < r - lo);
-        codes[i] = (uint8_t)(x[i] < 0 ? (int)s - mag : (int)s + mag);
+        int mag = lo + (u < r - (float)lo);
+        mag = mag < si ? mag : si;
+        int neg = x[i] < 0;
+        codes[i] = (uint8_t)(si + mag - 2 * (neg * mag)); /* level index 0..2s */
     }
 }
 

@@ -173,11 +173,12 @@ void qz_dense_codes(const qz_dense *d, uint8_t *codes, const float *x, size_t j0
                     const qz_params *p, uint64_t seed);
 
 /* ---- misc ---------------------------------------------------------------- */
-/* Sum, sum of squares (double) and max |x| of x[0..n); the sums are finite
- * iff every element is (a finite float squared fits a double many times). */
+/* Sum, sum of squares, sum of |x| and max |x| of x[0..n), and whether every
+ * element is finite (when not, the other fields are meaningless). */
 typedef struct {
     double sum, sumsq, sumabs;
     float maxabs;
+    int finite;
 } qz_moments;
 qz_moments qz_moments_of(const float *x, size_t n);
 

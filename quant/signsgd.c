@@ -14,7 +14,7 @@ static gq_err sg_fit(float *stored, const float *x, size_t len, const qz_params 
 {
     (void)p, (void)work;
     qz_moments m = qz_moments_of(x, len);
-    if (!isfinite(m.sumsq)) return GQ_ERR_NONFINITE;
+    if (!m.finite) return GQ_ERR_NONFINITE;
     stored[0] = qz_finite_scale(m.sumabs / (double)len);
     return GQ_OK;
 }

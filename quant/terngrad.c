@@ -18,7 +18,7 @@ static gq_err tg_fit(float *stored, const float *x, size_t len, const qz_params 
 {
     (void)work;
     qz_moments m = qz_moments_of(x, len);
-    if (!isfinite(m.sumsq)) return GQ_ERR_NONFINITE;
+    if (!m.finite) return GQ_ERR_NONFINITE;
     double mean = m.sum / (double)len, var = m.sumsq / (double)len - mean * mean;
     double sigma = sqrt(var > 0 ? var : 0);
     double s;
@@ -38,12 +38,16 @@ static void tg_quantize(uint8_t *codes, const float *x, size_t len, const float 
                         uint32_t key, uint32_t idx0)
 {
     (void)p;
-    const float inv = qz_safe_inv(stored[0]);
+    /* P(round away from 0) = |x|/s; compared against a 24-bit uniform integer, the
+     * probability pre-scaled by 2^24 (>= 2^24 always rounds away: clipping) */
+    const float inv24 = qz_safe_inv(stored[0]) * 16777216.0f;
     for (size_t i = 0; i < len; i++) {
-        float prob = fminf(fabsf(x[i]) * inv, 1.0f);
-        float u = rng_uniform24(rng_hash32(key, idx0 + (uint32_t)i));
-        uint8_t nz = u < prob;
-        codes[i] = (uint8_t)(nz << (x[i] < 0)); /* 0, 1 (+s) or 2 (-s) */
+        float prob24 = fabsf(x[i]) * inv24;
+        float u24 = (float)(rng_hash32(key, idx0 + (uint32_t)i) >> 8);
+        uint32_t bits;
+        memcpy(&bits, &x[i], 4);
+        uint32_t nz = u24 < prob24;
+        codes[i] = (uint8_t)(nz + (nz & (bits >> 31))); /* 0, 1 (+s) or 2 (-s) */
     }
 }
 
