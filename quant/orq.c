@@ -1,14 +1,20 @@
 /* ORQ-s (Xu, Huo, Huang 2020): unbiased stochastic rounding onto s levels
  * chosen per bucket to minimise the expected error sum (c-x)(x-a).
  *
- * Level search: the bucket is sorted once (qz_sorted) so every interval cost
- * is O(1). Between two neighbours a < c, the cost as a function of an
- * interior level l is convex and piecewise linear with breaks at data points;
- * its slope is D(l) = sum_{a<=x<=l}(x-a) - sum_{l<=x<=c}(c-x), so the best l
- * is the data point where D changes sign: the paper's optimality condition.
- * Greedy: from {min, max}, insert the level that lowers the cost most, until
- * s levels; then coordinate passes re-place each interior level between its
- * neighbours. Wire: s floats per bucket, ceil(log2 s) bits per element. */
+ * Level search (docs/quantizers.md#orq): the bucket is sorted once
+ * (qz_sorted), and levels live on data points, as the cost is piecewise
+ * linear between them. Between neighbours a < c the cost of an interior level
+ * l is convex with slope D(l) = sum_{a<=x<=l}(x-a) - sum_{l<=x<=c}(c-x): the
+ * best l is where D changes sign, the paper's optimality condition.
+ *  1. Greedy (SPEC): from {min, max}, insert the level that lowers the cost
+ *     most, until s levels; coordinate passes re-place each interior level.
+ *  2. With more than one interior level, coordinate passes stall in local
+ *     optima (measured: up to 30% above the optimum on heavy-tailed buckets),
+ *     so a second start is taken: the exact optimum over 64 candidate points
+ *     (dynamic programming, divide and conquer thanks to the quadrangle
+ *     inequality), polished by exact joint moves of all levels within a band
+ *     of data points. The cheaper of the two results wins.
+ * Wire: s floats per bucket, ceil(log2 s) bits per element. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -22,88 +28,87 @@ double orq_expected_error(const float *levels, unsigned k, const qz_sorted *s)
     return e;
 }
 
-static double split_cost(const qz_sorted *s, double a, double l, double c)
+/* The search works on indices into the sorted bucket: levels always sit on
+ * data points, and an interval's cost is then O(1) with no search.
+ * Cost of the elements between sorted indices i <= j, rounded onto {x_i, x_j}
+ * (ties outside [i, j] sit on a level and cost nothing). */
+static double index_cost(const qz_sorted *s, size_t i, size_t j)
 {
-    return qz_interval_cost(s, a, l) + qz_interval_cost(s, l, c);
+    double a = s->x[i], c = s->x[j];
+    return -qz_sum2(s, i, j + 1) + (a + c) * qz_sum1(s, i, j + 1) - a * c * (double)(j + 1 - i);
 }
 
-/* The best level strictly inside (a, c), or a itself when no data point lies
- * strictly inside. */
-static float best_level(const qz_sorted *s, float a, float c, double *cost_out)
+static double levels_cost(const size_t *idx, unsigned k, const qz_sorted *s)
 {
-    size_t i = qz_upper_bound(s, a), j = qz_lower_bound(s, c);
-    if (i >= j) {
-        *cost_out = qz_interval_cost(s, a, c);
-        return a;
+    double e = 0;
+    for (unsigned m = 0; m + 1 < k; m++) e += index_cost(s, idx[m], idx[m + 1]);
+    return e;
+}
+
+/* The best level between sorted indices i < j, placed by the optimality
+ * condition: the first t where D(t) = sum_{i<u<=t}(x_u - x_i) -
+ * sum_{t<=u<j}(x_j - x_u) turns non-negative (D is non-decreasing), or the
+ * point before it. Returns i when nothing lies strictly inside. */
+static size_t best_split(const qz_sorted *s, size_t i, size_t j, double *cost_out)
+{
+    if (j <= i + 1) {
+        *cost_out = index_cost(s, i, j);
+        return i;
     }
-    /* smallest k in [i, j) with D(x_k) >= 0; D by index so ties stay monotone */
-    size_t lo = i, hi = j;
+    const double a = s->x[i], c = s->x[j];
+    size_t lo = i + 1, hi = j;
     while (lo < hi) {
-        size_t k = lo + (hi - lo) / 2;
-        double left = qz_sum1(s, i, k + 1) - (double)a * (double)(k + 1 - i);
-        double right = (double)c * (double)(j - k) - qz_sum1(s, k, j);
-        if (left - right >= 0)
-            hi = k;
+        size_t t = lo + (hi - lo) / 2;
+        double left = qz_sum1(s, i + 1, t + 1) - a * (double)(t - i);
+        double right = c * (double)(j - t) - qz_sum1(s, t, j);
+        if (left >= right)
+            hi = t;
         else
-            lo = k + 1;
+            lo = t + 1;
     }
-    float best = a;
+    size_t best = i;
     double best_cost = INFINITY;
-    for (size_t k = lo > i ? lo - 1 : lo; k <= lo + 1 && k < j; k++) {
-        double cost = split_cost(s, a, s->x[k], c);
-        if (cost < best_cost) {
-            best_cost = cost;
-            best = s->x[k];
-        }
+    for (size_t t = lo > i + 1 ? lo - 1 : lo; t <= lo && t < j; t++) {
+        double cost = index_cost(s, i, t) + index_cost(s, t, j);
+        if (cost < best_cost) best_cost = cost, best = t;
     }
     *cost_out = best_cost;
     return best;
 }
 
-/* Inserts the one level that lowers the cost most into lv[0..have). */
-static void insert_best(float *lv, unsigned have, const qz_sorted *s)
+/* Inserts the one level that lowers the cost most into idx[0..have). */
+static void insert_best(size_t *idx, unsigned have, const qz_sorted *s)
 {
     double best_gain = -1;
     unsigned at = 0;
-    float level = lv[0];
+    size_t level = idx[0];
     for (unsigned m = 0; m + 1 < have; m++) {
         double after;
-        float l = best_level(s, lv[m], lv[m + 1], &after);
-        double gain = qz_interval_cost(s, lv[m], lv[m + 1]) - after;
-        if (gain > best_gain) {
-            best_gain = gain;
-            at = m;
-            level = l;
-        }
+        size_t t = best_split(s, idx[m], idx[m + 1], &after);
+        double gain = index_cost(s, idx[m], idx[m + 1]) - after;
+        if (gain > best_gain) best_gain = gain, at = m, level = t;
     }
-    /* no interval can improve (few distinct values): the level duplicates lv[at] */
-    memmove(lv + at + 2, lv + at + 1, (have - at - 1) * sizeof *lv);
-    lv[at + 1] = level;
+    /* no interval can improve (few distinct values): the level duplicates idx[at] */
+    memmove(idx + at + 2, idx + at + 1, (have - at - 1) * sizeof *idx);
+    idx[at + 1] = level;
 }
 
 /* Coordinate passes: each interior level to its best place between its
  * neighbours, until none moves. */
-static void refine(float *lv, unsigned k, const qz_sorted *s)
+static void refine(size_t *idx, unsigned k, const qz_sorted *s)
 {
     for (int pass = 0; pass < 16; pass++) {
         int moved = 0;
         for (unsigned m = 1; m + 1 < k; m++) {
             double cost;
-            float l = best_level(s, lv[m - 1], lv[m + 1], &cost);
-            if (l != lv[m] && cost < split_cost(s, lv[m - 1], lv[m], lv[m + 1])) {
-                lv[m] = l;
+            size_t t = best_split(s, idx[m - 1], idx[m + 1], &cost);
+            if (t != idx[m] && cost < index_cost(s, idx[m - 1], idx[m]) + index_cost(s, idx[m], idx[m + 1])) {
+                idx[m] = t;
                 moved = 1;
             }
         }
         if (!moved) break;
     }
-}
-
-/* Cost of the elements between sorted indices i <= j, rounded onto {x_i, x_j}. */
-static double index_cost(const qz_sorted *s, size_t i, size_t j)
-{
-    double a = s->x[i], c = s->x[j];
-    return -qz_sum2(s, i, j + 1) + (a + c) * qz_sum1(s, i, j + 1) - a * c * (double)(j + 1 - i);
 }
 
 /* ---- dynamic programming over candidate levels ----------------------------------- */
@@ -114,10 +119,12 @@ static double index_cost(const qz_sorted *s, size_t i, size_t j)
  * and conquer instead of O(m^2). */
 
 #define ORQ_CANDIDATES 64 /* coarse candidates; buckets up to this size are solved exactly */
-#define ORQ_BAND 24       /* largest half-width of the band around each level */
+#ifndef ORQ_BAND
+#define ORQ_BAND 12 /* half-width of the band of joint moves around each level */
+#endif
 
 typedef struct {
-    size_t idx[2 * ORQ_CANDIDATES + 1]; /* sorted indices into the bucket */
+    size_t idx[ORQ_CANDIDATES + 2 * ORQ_BAND + 1]; /* sorted indices into the bucket */
     size_t n;
 } cand_set;
 
@@ -141,43 +148,51 @@ static void dc_layer(const qz_sorted *s, const cand_set *ci, const double *fi, c
 }
 
 /* The best k levels with level l taken from layer[l] (layer[0] = {0} and
- * layer[k-1] = {d-1}); writes the levels to lv. */
-static void dp_select(float *lv, unsigned k, const qz_sorted *s, const cand_set *layer)
+ * layer[k-1] = {d-1}); writes their indices. */
+static void dp_select(size_t *idx, unsigned k, const qz_sorted *s, const cand_set *layer)
 {
-    double f[2][2 * ORQ_CANDIDATES + 1];
-    unsigned char from[QZ_ORQ_MAX_LEVELS][2 * ORQ_CANDIDATES + 1];
+    double f[2][ORQ_CANDIDATES + 2 * ORQ_BAND + 1];
+    unsigned char from[QZ_ORQ_MAX_LEVELS][ORQ_CANDIDATES + 2 * ORQ_BAND + 1];
     f[0][0] = 0;
     for (unsigned l = 1; l < k; l++)
         dc_layer(s, &layer[l - 1], f[(l - 1) & 1], &layer[l], f[l & 1], from[l], 0, (long)layer[l].n - 1, 0,
                  layer[l - 1].n - 1);
     size_t b = 0;
     for (unsigned l = k - 1; l > 0; l--) {
-        lv[l] = s->x[layer[l].idx[b]];
+        idx[l] = layer[l].idx[b];
         b = from[l][b];
     }
-    lv[0] = s->x[0];
+    idx[0] = 0;
 }
 
 static void add_candidate(cand_set *c, size_t i) { c->idx[c->n++] = i; }
 
+/* Sorts the candidates and keeps one index per distinct value. */
 static void sort_unique(cand_set *c, const qz_sorted *s)
 {
-    for (size_t a = 1; a < c->n; a++) /* insertion sort: at most 129 entries, mostly sorted */
+    for (size_t a = 1; a < c->n; a++) /* insertion sort: few entries, mostly sorted */
         for (size_t b = a; b > 0 && c->idx[b - 1] > c->idx[b]; b--) {
             size_t t = c->idx[b];
             c->idx[b] = c->idx[b - 1];
             c->idx[b - 1] = t;
         }
     size_t m = 0;
-    for (size_t t = 0; t < c->n; t++) /* one index per distinct value */
+    for (size_t t = 0; t < c->n; t++)
         if (m == 0 || s->x[c->idx[t]] != s->x[c->idx[m - 1]]) c->idx[m++] = c->idx[t];
     c->n = m;
+}
+
+static void end_layers(cand_set *layer, unsigned k, size_t d)
+{
+    layer[0].n = layer[k - 1].n = 1;
+    layer[0].idx[0] = 0;
+    layer[k - 1].idx[0] = d - 1;
 }
 
 /* Global start: the optimum over ORQ_CANDIDATES order statistics, half spaced
  * evenly in rank (where the mass is), half evenly in value (where heavy tails
  * put their cost); exact when the bucket has no more elements than that. */
-static void coarse_dp(float *lv, unsigned k, const qz_sorted *s)
+static void coarse_dp(size_t *idx, unsigned k, const qz_sorted *s)
 {
     cand_set layer[QZ_ORQ_MAX_LEVELS];
     size_t d = s->len;
@@ -196,58 +211,46 @@ static void coarse_dp(float *lv, unsigned k, const qz_sorted *s)
     }
     sort_unique(c, s);
     for (unsigned l = 2; l + 1 < k; l++) layer[l] = *c;
-    layer[0].n = layer[k - 1].n = 1;
-    layer[0].idx[0] = 0;
-    layer[k - 1].idx[0] = d - 1;
-    dp_select(lv, k, s, layer);
+    end_layers(layer, k, d);
+    dp_select(idx, k, s, layer);
 }
 
-/* Joint move of every interior level within +-w data points of where it is:
- * the exact optimum over that band. Unlike one-level moves it shifts
+/* Joint move of every interior level within +-ORQ_BAND data points of where
+ * it is: the exact optimum over that band. Unlike one-level moves it shifts
  * neighbouring levels together, which is where coordinate descent stalls on
  * this piecewise-linear cost. @return 1 if it lowered the cost. */
-static int band_dp(float *lv, unsigned k, const qz_sorted *s, size_t w)
+static int band_dp(size_t *idx, unsigned k, const qz_sorted *s)
 {
     cand_set layer[QZ_ORQ_MAX_LEVELS];
-    size_t d = s->len;
-    if (w > ORQ_BAND) w = ORQ_BAND;
-    layer[0].n = layer[k - 1].n = 1;
-    layer[0].idx[0] = 0;
-    layer[k - 1].idx[0] = d - 1;
+    size_t d = s->len, w = ORQ_BAND;
     for (unsigned l = 1; l + 1 < k; l++) {
-        size_t at = qz_lower_bound(s, lv[l]), lo = at > w ? at - w : 0, hi = at + w < d - 1 ? at + w : d - 1;
+        size_t at = idx[l], lo = at > w ? at - w : 0, hi = at + w < d - 1 ? at + w : d - 1;
         layer[l].n = 0;
         for (size_t i = lo; i <= hi; i++) add_candidate(&layer[l], i);
         sort_unique(&layer[l], s);
     }
-    float nl[QZ_ORQ_MAX_LEVELS];
-    dp_select(nl, k, s, layer);
-    if (!(orq_expected_error(nl, k, s) < orq_expected_error(lv, k, s) * (1 - 1e-12))) return 0;
-    memcpy(lv, nl, k * sizeof *lv);
+    end_layers(layer, k, d);
+    size_t nidx[QZ_ORQ_MAX_LEVELS];
+    dp_select(nidx, k, s, layer);
+    if (!(levels_cost(nidx, k, s) < levels_cost(idx, k, s) * (1 - 1e-12))) return 0;
+    memcpy(idx, nidx, k * sizeof *idx);
     return 1;
-}
-
-static void polish(float *lv, unsigned k, const qz_sorted *s, size_t w)
-{
-    refine(lv, k, s);
-    for (int round = 0; round < 3 && band_dp(lv, k, s, w); round++) refine(lv, k, s);
 }
 
 void orq_levels_greedy(float *levels, unsigned k, const qz_sorted *s)
 {
-    float lv[QZ_ORQ_MAX_LEVELS], alt[QZ_ORQ_MAX_LEVELS];
-    lv[0] = s->x[0];
-    lv[1] = s->x[s->len - 1];
-    for (unsigned have = 2; have < k; have++) insert_best(lv, have, s);
-    refine(lv, k, s);
+    size_t idx[QZ_ORQ_MAX_LEVELS], alt[QZ_ORQ_MAX_LEVELS];
+    idx[0] = 0;
+    idx[1] = s->len - 1;
+    for (unsigned have = 2; have < k; have++) insert_best(idx, have, s);
+    refine(idx, k, s);
     if (k > 3) { /* with one interior level the greedy step is already the optimum */
-        size_t w = 2 * (s->len / (ORQ_CANDIDATES / 2)) + 3; /* two gaps between rank candidates */
-        polish(lv, k, s, w);
         coarse_dp(alt, k, s);
-        polish(alt, k, s, w);
-        if (orq_expected_error(alt, k, s) < orq_expected_error(lv, k, s)) memcpy(lv, alt, sizeof alt);
+        refine(alt, k, s);
+        for (int round = 0; round < 3 && band_dp(alt, k, s); round++) refine(alt, k, s);
+        if (levels_cost(alt, k, s) < levels_cost(idx, k, s)) memcpy(idx, alt, sizeof alt);
     }
-    memcpy(levels, lv, k * sizeof *lv);
+    for (unsigned m = 0; m < k; m++) levels[m] = s->x[idx[m]];
 }
 
 gq_err orq_levels_exact(float *levels, unsigned k, const qz_sorted *s)

@@ -423,11 +423,11 @@ static unsigned decode_scalar(float *out, const uint8_t *packed, size_t j, size_
 /* Eight codes (w bytes) at a time: broadcast, shift each lane by its code's
  * offset, mask, and look the values up with in-register permutes (one for up
  * to 8 levels, two and a blend for up to 16). j is a multiple of 8. */
-static inline unsigned decode_avx2_generic(float *out, const uint8_t *packed, size_t j, size_t end,
-                                           const float *table, unsigned K, const unsigned w)
+static inline unsigned decode_avx2_generic(float *out, const uint8_t *packed, size_t j, size_t end, const float *table,
+                                           unsigned K, const unsigned w)
 {
-    const __m256i shifts = _mm256_setr_epi32(0, (int)w, 2 * (int)w, 3 * (int)w, 4 * (int)w, 5 * (int)w, 6 * (int)w,
-                                             7 * (int)w);
+    const __m256i shifts =
+        _mm256_setr_epi32(0, (int)w, 2 * (int)w, 3 * (int)w, 4 * (int)w, 5 * (int)w, 6 * (int)w, 7 * (int)w);
     const __m256i mask = _mm256_set1_epi32((1 << w) - 1), kmax = _mm256_set1_epi32((int)K - 1);
     float lo[8] = {0}, hi[8] = {0};
     for (unsigned k = 0; k < K && k < 8; k++) lo[k] = table[k];
@@ -437,10 +437,14 @@ static inline unsigned decode_avx2_generic(float *out, const uint8_t *packed, si
     for (; j + 8 <= end; j += 8) {
         const uint8_t *p = packed + j / 8 * w;
         uint32_t v; /* the w bytes, composed in registers (a 3-byte memcpy stalls store forwarding) */
-        if (w == 1) v = p[0];
-        else if (w == 2) v = (uint32_t)p[0] | (uint32_t)p[1] << 8;
-        else if (w == 3) v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
-        else v = load_u32(p);
+        if (w == 1)
+            v = p[0];
+        else if (w == 2)
+            v = (uint32_t)p[0] | (uint32_t)p[1] << 8;
+        else if (w == 3)
+            v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
+        else
+            v = load_u32(p);
         __m256i idx = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32((int)v), shifts), mask);
         bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(idx, kmax));
         __m256 val = _mm256_permutevar8x32_ps(tlo, idx);
@@ -456,8 +460,8 @@ static inline unsigned decode_avx2_generic(float *out, const uint8_t *packed, si
 #endif
 
 /* Decodes elements [j, end) of one bucket. @return non-zero on an invalid code. */
-static unsigned decode_segment(float *out, const uint8_t *packed, size_t j, size_t end, unsigned w,
-                               const float *table, unsigned K)
+static unsigned decode_segment(float *out, const uint8_t *packed, size_t j, size_t end, unsigned w, const float *table,
+                               unsigned K)
 {
 #if defined(__AVX2__)
     if (w <= 4) {

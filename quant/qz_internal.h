@@ -153,7 +153,8 @@ typedef struct {
 
 /* Workspace bytes for a bucket of len elements. */
 size_t qz_sorted_workspace(size_t len);
-/* Sorts (radix) a copy of x into work and builds the prefix sums. */
+/* Sorts (radix) a copy of x into work and builds the prefix sums; len < 2^32
+ * (the codecs that sort check their bucket length). */
 void qz_sorted_build(qz_sorted *s, const float *x, size_t len, void *work);
 
 /* Sums over the sorted elements with index in [i, j). */

@@ -15,30 +15,59 @@ size_t qz_sorted_workspace(size_t len)
 static inline uint32_t float_key(uint32_t u) { return u ^ (uint32_t)(-(int32_t)(u >> 31) | 0x80000000u); }
 static inline uint32_t key_float(uint32_t k) { return k ^ ((k >> 31) ? 0x80000000u : 0xFFFFFFFFu); }
 
+/* LSD radix sort, 8 bits a pass. Runs of equal digits (the sign and
+ * exponent byte of a bucket hardly varies) turn the counter increments into a
+ * chain of dependent loads and stores; splitting the input into RADIX_PARTS
+ * stripes with their own counters runs that many chains side by side, and
+ * stripe order keeps the sort stable. */
+#define RADIX_PARTS 4
+
 void qz_sorted_build(qz_sorted *s, const float *x, size_t len, void *work)
 {
     uint8_t *base = (uint8_t *)(((uintptr_t)work + 7) & ~(uintptr_t)7);
     double *s1 = (double *)base, *s2 = s1 + (len + 1);
     uint32_t *keys = (uint32_t *)(s2 + (len + 1));
     uint32_t *tmp = (uint32_t *)((uint8_t *)keys + align8(len * sizeof(uint32_t)));
-    size_t hist[4][256] = {{0}};
+    uint32_t all[4][256], h[RADIX_PARTS][256]; /* counts fit: len < 2^32 */
+    const size_t q = len / RADIX_PARTS, last = (size_t)(RADIX_PARTS - 1) * q;
+    memset(all, 0, sizeof all);
 
     for (size_t i = 0; i < len; i++) {
         uint32_t k = float_key(f32_bits(x[i]));
         keys[i] = k;
-        for (int p = 0; p < 4; p++) hist[p][(k >> (8 * p)) & 0xFF]++;
+        all[0][k & 0xFF]++;
+        all[1][(k >> 8) & 0xFF]++;
+        all[2][(k >> 16) & 0xFF]++;
+        all[3][k >> 24]++;
     }
-    for (int p = 0; p < 4; p++) {
-        size_t sum = 0, *h = hist[p];
-        int trivial = 0;
-        for (int b = 0; b < 256; b++) {
-            if (h[b] == len) trivial = 1; /* every key shares this byte: the pass is a no-op */
-            size_t c = h[b];
-            h[b] = sum;
-            sum += c;
+    for (int pass = 0; pass < 4; pass++) {
+        const unsigned shift = 8u * (unsigned)pass;
+        if (all[pass][(keys[0] >> shift) & 0xFF] == len) continue; /* every key shares this byte: a no-op */
+        /* per-stripe counts of the current order; the last stripe is the remainder */
+        memset(h, 0, sizeof h);
+        for (size_t i = 0; i < q; i++)
+            for (int p = 0; p < RADIX_PARTS - 1; p++) h[p][(keys[(size_t)p * q + i] >> shift) & 0xFF]++;
+        for (int d = 0; d < 256; d++) {
+            uint32_t others = 0;
+            for (int p = 0; p < RADIX_PARTS - 1; p++) others += h[p][d];
+            h[RADIX_PARTS - 1][d] = all[pass][d] - others;
         }
-        if (trivial) continue;
-        for (size_t i = 0; i < len; i++) tmp[h[(keys[i] >> (8 * p)) & 0xFF]++] = keys[i];
+        uint32_t sum = 0;
+        for (int d = 0; d < 256; d++)
+            for (int p = 0; p < RADIX_PARTS; p++) {
+                uint32_t c = h[p][d];
+                h[p][d] = sum;
+                sum += c;
+            }
+        for (size_t i = 0; i < q; i++)
+            for (int p = 0; p < RADIX_PARTS; p++) {
+                uint32_t k = keys[(size_t)p * q + i];
+                tmp[h[p][(k >> shift) & 0xFF]++] = k;
+            }
+        for (size_t i = last + q; i < len; i++) {
+            uint32_t k = keys[i];
+            tmp[h[RADIX_PARTS - 1][(k >> shift) & 0xFF]++] = k;
+        }
         uint32_t *t = keys;
         keys = tmp;
         tmp = t;
