@@ -15,14 +15,15 @@ set logscale xy
 set grid xtics ytics mytics
 set xlabel "bucket size (elements)"
 set ylabel "NMSE  E||Q(g) - g||^2 / ||g||^2"
-set key outside right top font ",9"
+set key outside bottom center horizontal maxrows 5 font ",9" samplen 3
 set format y "%.0e"
-# one colour per family, one dash per level count
+# one colour per family, one dash pattern per number of levels
 family(s) = strstrt(s, "orq") ? 1 : strstrt(s, "qsgd") && strstrt(s, "max") ? 2 : strstrt(s, "qsgd") ? 3 : \
             strstrt(s, "terngrad") ? 4 : 5
+nlev(s) = strstrt(s, "-3") ? 1 : strstrt(s, "-5") ? 2 : strstrt(s, "-9") ? 3 : 4
 do for [d = 1:ndist] {
     set title word(dists, d)
     plot for [q = 1:nsch] datafile index ((d - 1) * nsch + q - 1) using 1:2 with linespoints \
-         lc family(word(schemes, q)) dt (q % 4 + 1) pt (q % 7 + 1) lw 1.5 title word(schemes, q)
+         lc family(word(schemes, q)) dt nlev(word(schemes, q)) pt q%7+1 lw 1.5 title word(schemes, q)
 }
 unset multiplot

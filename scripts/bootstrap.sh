@@ -5,13 +5,15 @@
 set -euo pipefail
 
 packages=(
-  cmake make gcc clang pkg-config
-  libsimgrid-dev
-  libgsl-dev
-  gnuplot-nox
-  libopenblas-dev
-  zlib1g-dev
+  cmake make gcc pkg-config
+  clang libclang-rt-14-dev # libFuzzer and the sanitizer runtimes
+  libsimgrid-dev # SimGrid 3.32, with tesh
+  libgsl-dev # statistics, random distributions, fitting
+  gnuplot-nox fonts-dejavu-core
+  libopenblas-dev # CBLAS for the trainer
+  zlib1g-dev # gzip'd IDX files
   dataset-fashion-mnist
+  perl # the CLI tests make float32 files with pack()
 )
 
 missing=()

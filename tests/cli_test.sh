@@ -1,2 +1,113 @@
 #!/bin/sh
-echo "1 passed, 0 failed"
+# End-to-end tests of the gqsim command line: exit codes, one-line errors
+# naming the bad input, no output file left behind on failure, exact encoded
+# sizes, seeded reproducibility, and the CSV contracts of bench and sweep.
+# Usage: tests/cli_test.sh path/to/gqsim SOURCE_DIR
+set -u
+GQ=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+check() { # check DESCRIPTION COMMAND...: the command must succeed
+    desc=$1; shift
+    if "$@"; then ok; else bad "$desc"; fi
+}
+
+# raw little-endian float32 files, made with perl (in every Debian base system)
+perl -e 'print pack("f<*", map { 1e-3 * sin($_ * 0.37) * (1 + ($_ % 7)) } 1 .. 1000)' > g.f32
+perl -e 'print pack("f<*", 1.0, 2.0, unpack("f<", pack("L<", 0x7fc00000)), 4.0)' > nan.f32
+printf 'abc' > odd.f32
+
+# ---- dispatch -----------------------------------------------------------------
+"$GQ" --help > out.txt; check "--help exits 0" test $? -eq 0
+check "--help lists quant" grep -q '^  quant ' out.txt
+check "--version" sh -c "'$GQ' --version | grep -qx 'gqsim [0-9.]*'"
+"$GQ" frobnicate 2> err.txt; rc=$?
+check "unknown command exits 2" test $rc -eq 2
+check "unknown command: one line naming it" sh -c "test \$(wc -l < err.txt) -eq 1 && grep -q \"'frobnicate'\" err.txt"
+"$GQ" --frob 2> err.txt; check "unknown option exits 2" test $? -eq 2
+check "unknown option named" grep -q "'--frob'" err.txt
+"$GQ" quant encode --nope x 2> err.txt; check "unknown quant option exits 2" test $? -eq 2
+"$GQ" help quant > out.txt; check "help quant" grep -q 'gqsim quant bench' out.txt
+
+# ---- list ---------------------------------------------------------------------
+"$GQ" quant list --format csv > list.csv
+check "list csv header" test "$(head -1 list.csv)" = "name,keys (defaults),description"
+check "list has 9 quantizers" test "$(tail -n +2 list.csv | wc -l)" -eq 9
+
+# ---- encode / decode / roundtrip ------------------------------------------------
+"$GQ" quant encode --quant terngrad --input g.f32 --output g.gq --seed 7 > enc.txt
+check "encode succeeds" test $? -eq 0
+# 32-byte header + one float scale + 2 bits x 1000 elements
+check "encode prints the exact size" grep -qx 'bytes=286 bits_per_element=2.288' enc.txt
+check "encoded file has that size" test "$(wc -c < g.gq)" -eq 286
+"$GQ" quant decode --input g.gq --output d.f32; check "decode succeeds" test $? -eq 0
+check "decoded size" test "$(wc -c < d.f32)" -eq 4000
+"$GQ" quant roundtrip --quant terngrad --input g.f32 --output r.f32 --seed 7 > rt.txt
+check "roundtrip = encode + decode" cmp -s d.f32 r.f32
+check "roundtrip prints the same line" cmp -s enc.txt rt.txt
+"$GQ" quant encode --quant terngrad --input g.f32 --output g2.gq --seed 7 > /dev/null
+check "same seed, same bytes" cmp -s g.gq g2.gq
+"$GQ" quant encode --quant terngrad --input g.f32 --output g3.gq --seed 8 > /dev/null
+check "another seed, other bytes" sh -c '! cmp -s g.gq g3.gq'
+"$GQ" quant encode --quant 'qsgd:levels=9,bucket=100,norm=max' --input g.f32 --output q.gq > enc.txt
+# 32 + 10 buckets x 4 + 4 bits x 1000
+check "qsgd size" grep -qx 'bytes=572 bits_per_element=4.576' enc.txt
+"$GQ" quant encode --quant terngrad:clip=0 --shared-scale 0.5 --input g.f32 --output s.gq > /dev/null
+"$GQ" quant decode --input s.gq --output s.f32
+check "shared scale: values are 0 or +-0.5" sh -c "perl -e 'local \$/; \$_ = <STDIN>; for (unpack(\"f<*\", \$_)) { exit 1 unless \$_ == 0 || abs(\$_) == 0.5 }' < s.f32"
+
+# ---- bad input: one line, non-zero exit, no output file ---------------------------
+"$GQ" quant encode --quant terngrad --input nan.f32 --output n.gq 2> err.txt; rc=$?
+check "NaN input exits 1" test $rc -eq 1
+check "NaN input: one line naming file and NaN" sh -c "test \$(wc -l < err.txt) -eq 1 && grep -q 'nan.f32' err.txt && grep -q NaN err.txt"
+check "NaN input: no output" sh -c '! ls n.gq* 2>/dev/null | grep -q .'
+"$GQ" quant encode --quant terngrad --input odd.f32 --output o.gq 2> err.txt
+check "odd-size input rejected" sh -c "grep -q 'odd.f32' err.txt && ! test -e o.gq"
+"$GQ" quant encode --quant 'qsgd:levels=4' --input g.f32 --output x.gq 2> err.txt; rc=$?
+check "bad spec exits 2" test $rc -eq 2
+check "bad spec named" grep -q "levels=4" err.txt
+"$GQ" quant encode --quant ternary --input g.f32 --output x.gq 2> err.txt
+check "unknown quantizer named" grep -q "unknown quantizer 'ternary'" err.txt
+check "bad spec: no output" test ! -e x.gq
+head -c 200 g.gq > trunc.gq
+"$GQ" quant decode --input trunc.gq --output t.f32 2> err.txt; rc=$?
+check "truncated buffer exits 1" test $rc -eq 1
+check "truncated buffer: named" sh -c "grep -q 'trunc.gq' err.txt && grep -q truncated err.txt"
+check "truncated buffer: no output" sh -c '! ls t.f32* 2>/dev/null | grep -q .'
+perl -e 'local $/; $_ = <STDIN>; substr($_, 100, 1) = chr(ord(substr($_, 100, 1)) ^ 1); print' < g.gq > flip.gq
+"$GQ" quant decode --input flip.gq --output f.f32 2> err.txt
+check "corrupted buffer rejected" sh -c "grep -q corrupted err.txt && ! test -e f.f32"
+"$GQ" quant decode --input g.f32 --output f.f32 2> err.txt
+check "not a gqsim buffer" grep -q 'bad magic' err.txt
+"$GQ" quant decode --input missing.gq --output f.f32 2> err.txt
+check "missing file named" grep -q 'missing.gq' err.txt
+
+# ---- bench and sweep CSV contracts -------------------------------------------------
+"$GQ" quant bench --n 20000 --trials 2 --quant terngrad --quant 'qsgd:levels=5,bucket=512' --format csv > bench.csv
+check "bench succeeds" test $? -eq 0
+check "bench columns" sh -c "head -1 bench.csv | grep -q '^quant,n,bucket,bytes,bits_per_element,ratio_vs_fp32,encode_ns_per_element,decode_ns_per_element,encode_frac_of_ref,decode_frac_of_ref,nmse,bias$'"
+check "bench rows: reference + 2" test "$(tail -n +2 bench.csv | wc -l)" -eq 3
+check "bench reference row" grep -q '^reference,20000,0,80000,32,' bench.csv
+check "bench quotes specs with commas" grep -q '^"qsgd:levels=5,bucket=512,norm=l2,code=dense",20000,512,' bench.csv
+# terngrad on 20000: 32 + 4 + 5000 bytes
+check "bench exact bytes" grep -q '^"terngrad:bucket=0,clip=2.5,scale=max,pack=2bit",20000,0,5036,' bench.csv
+"$GQ" quant bench --n 1000 --dist nosuch 2> err.txt; check "bench bad dist" test $? -ne 0
+"$GQ" quant bench --n 1000 --trials 1 --dist g.f32 --quant fp16 --format csv > fb.csv
+check "bench on a real gradient file" grep -q '^fp16,1000,' fb.csv
+"$GQ" quant sweep --n 4096 --bucket 128,512 --levels 3 --trials 1 --format csv --plot sw.png > sweep.csv
+check "sweep succeeds" test $? -eq 0
+check "sweep columns" test "$(head -1 sweep.csv)" = "dist,bucket,scheme,quant,levels,bits_per_element,nmse,bias"
+check "sweep rows: 2 buckets x 7 schemes" test "$(tail -n +2 sweep.csv | wc -l)" -eq 14
+check "sweep figure and its script" sh -c 'test -s sw.png && test -s sw.gp && test -s sw.dat'
+"$GQ" quant sweep --levels 4 2> err.txt; check "sweep rejects even levels" test $? -eq 2
+"$GQ" quant sweep --n 1024 --bucket 128 --levels 3 --trials 1 --plot sw.pdf > /dev/null 2> err.txt
+check "plot needs .png or .svg" grep -q 'sw.pdf' err.txt
+
+check "no temporary files left" sh -c '! ls | grep -q "\.tmp\."'
+echo "$pass passed, $fail failed"
+test "$fail" -eq 0

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Every test from a fresh clone: install what is missing, build, run the
+# suite; then the same suite built with AddressSanitizer + UBSan; then the
+# decoder fuzz target under libFuzzer for FUZZ_SECONDS (default 60).
+# Usage: bash scripts/test.sh        (CI runs exactly this: .ci/run)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+bash scripts/bootstrap.sh
+
+echo "== build and test (Release)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake --build build -j "$jobs" > /dev/null
+(cd build && ctest -j "$jobs" --output-on-failure)
+
+echo "== build and test (ASan + UBSan)"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGQ_SANITIZE=ON > /dev/null
+cmake --build build-asan -j "$jobs" > /dev/null
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest -j "$jobs" --output-on-failure)
+
+echo "== libFuzzer: decoders, ${FUZZ_SECONDS:-60} s"
+CC=clang cmake -S . -B build-fuzz -DGQ_FUZZ=ON > /dev/null
+cmake --build build-fuzz -j "$jobs" --target fuzz_decode_libfuzzer > /dev/null
+corpus=$(mktemp -d)
+log=$(mktemp)
+trap 'rm -rf "$corpus" "$log"' EXIT
+cp fuzz/corpus/* "$corpus"/
+rc=0
+build-fuzz/fuzz_decode_libfuzzer -max_total_time="${FUZZ_SECONDS:-60}" -rss_limit_mb=2048 -print_final_stats=1 \
+  "$corpus" > "$log" 2>&1 || rc=$?
+grep -E '^stat::number_of_executed_units|^Done|ERROR|SUMMARY' "$log" || true
+if [ "$rc" -ne 0 ]; then
+  tail -40 "$log"
+  echo "fuzz: the fuzzer found a failure (exit $rc)"
+  exit 1
+fi
+echo "fuzz: no crash"
