@@ -47,6 +47,7 @@ static unsigned bb_nlevels(const qz_params *p) { return (void)p, 2; }
 static gq_err bb_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
 {
     (void)p;
+    if ((uint64_t)len > UINT32_MAX) return GQ_ERR_TOO_LARGE; /* the radix sort counts in 32 bits */
     qz_sorted s;
     qz_sorted_build(&s, x, len, work);
     if (!isfinite(s.s2[len])) return GQ_ERR_NONFINITE;

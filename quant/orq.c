@@ -304,6 +304,7 @@ static unsigned orq_nlevels(const qz_params *p) { return p->levels; }
 
 static gq_err orq_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
 {
+    if ((uint64_t)len > UINT32_MAX) return GQ_ERR_TOO_LARGE; /* the radix sort counts in 32 bits */
     qz_sorted s;
     qz_sorted_build(&s, x, len, work);
     if (!isfinite(s.s2[len])) return GQ_ERR_NONFINITE;

@@ -35,7 +35,12 @@ static void qs_quantize(uint8_t *codes, const float *x, size_t len, const float 
     const int si = (int)s;
     for (size_t i = 0; i < len; i++) {
         float r = fabsf(x[i]) * scale; /* in [0, s] up to rounding; max norm reaches s exactly */
-        int lo = (int)r;               /* r >= 0: truncation is floor */
+        uint32_t rb, fb;               /* r = min(r, s) on the bit patterns: both are >= 0 */
+        memcpy(&rb, &r, 4);
+        memcpy(&fb, &fs, 4);
+        rb = rb < fb ? rb : fb;
+        memcpy(&r, &rb, 4);
+        int lo = (int)r; /* r >= 0: truncation is floor */
         float u = rng_uniform24(rng_hash32(key, idx0 + (uint32_t)i));
         int mag = lo + (u < r - (float)lo);
         mag = mag < si ? mag : si;
