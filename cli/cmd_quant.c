@@ -323,6 +323,27 @@ static int measure(const qz_params *p, const char *label, const float *x, size_t
     return r.failed ? -1 : 0;
 }
 
+/* ---- options shared by bench and sweep ------------------------------------------------------ */
+
+typedef struct {
+    uint64_t n, trials, seed;
+    cli_format fmt;
+} measure_opts;
+
+/* Consumes --n, --trials, --seed or --format at argv[*i].
+ * @return 1 if consumed, 0 if argv[*i] is another option, -1 on a bad value. */
+static int parse_measure_opt(int argc, char **argv, int *i, measure_opts *o)
+{
+    const char *v;
+    int m;
+    if ((m = cli_opt(argc, argv, i, "--n", &v)) > 0) return cli_parse_u64("--n", v, &o->n) ? -1 : 1;
+    if (m == 0 && (m = cli_opt(argc, argv, i, "--trials", &v)) > 0)
+        return cli_parse_u64("--trials", v, &o->trials) ? -1 : 1;
+    if (m == 0 && (m = cli_opt(argc, argv, i, "--seed", &v)) > 0) return cli_parse_u64("--seed", v, &o->seed) ? -1 : 1;
+    if (m == 0 && (m = cli_opt(argc, argv, i, "--format", &v)) > 0) return cli_parse_format(v, &o->fmt) ? -1 : 1;
+    return m;
+}
+
 /* ---- bench ------------------------------------------------------------------------------ */
 
 static const char *const DEFAULT_BENCH[] = {
@@ -336,33 +357,26 @@ static int quant_bench(int argc, char **argv)
 {
     const char *specs[MAX_QUANTS], *dist = "gaussian";
     size_t nspecs = 0;
-    uint64_t n = 1u << 22, trials = 5, seed = 1;
-    cli_format fmt = FMT_TABLE;
+    measure_opts o = {1u << 22, 5, 1, FMT_TABLE};
     for (int i = 1; i < argc; i++) {
         const char *v;
-        int m;
-        if ((m = cli_opt(argc, argv, &i, "--quant", &v)) > 0) {
+        int m = parse_measure_opt(argc, argv, &i, &o);
+        if (m == 0 && (m = cli_opt(argc, argv, &i, "--quant", &v)) > 0) {
             if (nspecs == MAX_QUANTS) {
                 cli_error("quant bench: at most %d --quant", MAX_QUANTS);
                 return EXIT_USAGE;
             }
             specs[nspecs++] = v;
-        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--n", &v)) > 0) {
-            if (cli_parse_u64("--n", v, &n) != 0) return EXIT_USAGE;
         } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--dist", &v)) > 0) {
             dist = v;
-        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--trials", &v)) > 0) {
-            if (cli_parse_u64("--trials", v, &trials) != 0) return EXIT_USAGE;
-        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--seed", &v)) > 0) {
-            if (cli_parse_u64("--seed", v, &seed) != 0) return EXIT_USAGE;
-        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--format", &v)) > 0) {
-            if (cli_parse_format(v, &fmt) != 0) return EXIT_USAGE;
         } else if (m == 0) {
             cli_error("quant bench: unknown option '%s' (see 'gqsim help quant')", argv[i]);
             return EXIT_USAGE;
         }
         if (m < 0) return EXIT_USAGE;
     }
+    const uint64_t n = o.n, trials = o.trials, seed = o.seed;
+    const cli_format fmt = o.fmt;
     if (n == 0 || n > (1ull << 31) || trials == 0 || trials > 1000) {
         cli_error("quant bench: --n must be 1..2^31 and --trials 1..1000");
         return EXIT_USAGE;
@@ -466,12 +480,11 @@ static int quant_sweep(int argc, char **argv)
     uint64_t buckets[32] = {128, 512, 2048, 8192, 32768}, levels[8] = {3, 5, 9};
     size_t nbuckets = 5, nlevels = 3, ndists = 0;
     const char *dists[8], *plot = NULL;
-    uint64_t n = 1u << 18, trials = 3, seed = 1;
-    cli_format fmt = FMT_TABLE;
+    measure_opts o = {1u << 18, 3, 1, FMT_TABLE};
     for (int i = 1; i < argc; i++) {
         const char *v;
-        int m;
-        if ((m = cli_opt(argc, argv, &i, "--bucket", &v)) > 0) {
+        int m = parse_measure_opt(argc, argv, &i, &o);
+        if (m == 0 && (m = cli_opt(argc, argv, &i, "--bucket", &v)) > 0) {
             if (cli_parse_u64_list("--bucket", v, buckets, 32, &nbuckets) != 0) return EXIT_USAGE;
         } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--levels", &v)) > 0) {
             if (cli_parse_u64_list("--levels", v, levels, 8, &nlevels) != 0) return EXIT_USAGE;
@@ -481,14 +494,6 @@ static int quant_sweep(int argc, char **argv)
                 return EXIT_USAGE;
             }
             dists[ndists++] = v;
-        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--n", &v)) > 0) {
-            if (cli_parse_u64("--n", v, &n) != 0) return EXIT_USAGE;
-        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--trials", &v)) > 0) {
-            if (cli_parse_u64("--trials", v, &trials) != 0) return EXIT_USAGE;
-        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--seed", &v)) > 0) {
-            if (cli_parse_u64("--seed", v, &seed) != 0) return EXIT_USAGE;
-        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--format", &v)) > 0) {
-            if (cli_parse_format(v, &fmt) != 0) return EXIT_USAGE;
         } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--plot", &v)) > 0) {
             plot = v;
         } else if (m == 0) {
@@ -497,6 +502,8 @@ static int quant_sweep(int argc, char **argv)
         }
         if (m < 0) return EXIT_USAGE;
     }
+    const uint64_t n = o.n, trials = o.trials, seed = o.seed;
+    const cli_format fmt = o.fmt;
     if (ndists == 0) dists[ndists++] = "gaussian";
     for (size_t l = 0; l < nlevels; l++)
         if (levels[l] < 3 || levels[l] > QZ_ORQ_MAX_LEVELS || levels[l] % 2 == 0) {

@@ -70,25 +70,9 @@ static void bb_table(float *table, const float *stored, const qz_params *p)
     table[1] = stored[1];
 }
 
-static const qz_dense BB = {bb_nstored, bb_nlevels, NULL, bb_fit, bb_quantize, bb_table};
+static const qz_dense BB = {bb_nstored, bb_nlevels, NULL, 1, bb_fit, bb_quantize, bb_table, NULL};
 
 static void bb_defaults(qz_params *p) { p->bucket = 512; }
-static size_t bb_payload(const qz_params *p, size_t n) { return qz_dense_payload(&BB, p, n); }
-static size_t bb_workspace(const qz_params *p, size_t n)
-{
-    return qz_dense_workspace(&BB, p, n, qz_sorted_workspace(qz_bucket_len(p, n)));
-}
-static unsigned bb_levels(const qz_params *p) { return (void)p, 2; }
-static size_t bb_encode(uint8_t *dst, size_t cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
-                        void *work)
-{
-    (void)cap;
-    return qz_dense_encode(&BB, dst, src, n, p, seed, work);
-}
-static size_t bb_decode(float *dst, size_t n, const uint8_t *src, size_t size, const qz_params *p)
-{
-    return qz_dense_decode(&BB, dst, n, src, size, p);
-}
 
 const qz_codec qz_bingrad_b = {
     .id = QZ_BINGRAD_B,
@@ -97,10 +81,6 @@ const qz_codec qz_bingrad_b = {
     .keys_help = "bucket=512",
     .keys = QZ_KEY_BUCKET,
     .defaults = bb_defaults,
-    .payload_bound = bb_payload,
-    .payload_is_exact = 1,
-    .workspace = bb_workspace,
-    .level_count = bb_levels,
-    .encode = bb_encode,
-    .decode = bb_decode,
+    .level_count = bb_nlevels,
+    .dense = &BB,
 };

@@ -147,25 +147,9 @@ static void pb_table(float *table, const float *stored, const qz_params *p)
     table[1] = stored[1];
 }
 
-static const qz_dense PB = {pb_nstored, pb_nlevels, NULL, pb_fit, pb_quantize, pb_table};
+static const qz_dense PB = {pb_nstored, pb_nlevels, NULL, 1, pb_fit, pb_quantize, pb_table, NULL};
 
 static void pb_defaults(qz_params *p) { p->bucket = 512; }
-static size_t pb_payload(const qz_params *p, size_t n) { return qz_dense_payload(&PB, p, n); }
-static size_t pb_workspace(const qz_params *p, size_t n)
-{
-    return qz_dense_workspace(&PB, p, n, qz_sorted_workspace(qz_bucket_len(p, n)));
-}
-static unsigned pb_levels(const qz_params *p) { return (void)p, 2; }
-static size_t pb_encode(uint8_t *dst, size_t cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
-                        void *work)
-{
-    (void)cap;
-    return qz_dense_encode(&PB, dst, src, n, p, seed, work);
-}
-static size_t pb_decode(float *dst, size_t n, const uint8_t *src, size_t size, const qz_params *p)
-{
-    return qz_dense_decode(&PB, dst, n, src, size, p);
-}
 
 const qz_codec qz_bingrad_pb = {
     .id = QZ_BINGRAD_PB,
@@ -174,10 +158,6 @@ const qz_codec qz_bingrad_pb = {
     .keys_help = "bucket=512",
     .keys = QZ_KEY_BUCKET,
     .defaults = pb_defaults,
-    .payload_bound = pb_payload,
-    .payload_is_exact = 1,
-    .workspace = pb_workspace,
-    .level_count = pb_levels,
-    .encode = pb_encode,
-    .decode = pb_decode,
+    .level_count = pb_nlevels,
+    .dense = &PB,
 };

@@ -75,7 +75,6 @@ const qz_codec qz_fp16 = {
     .keys = 0,
     .defaults = fp16_defaults,
     .payload_bound = fp16_payload,
-    .payload_is_exact = 1,
     .encode = fp16_encode,
     .decode = fp16_decode,
 };

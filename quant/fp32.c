@@ -36,7 +36,6 @@ const qz_codec qz_fp32 = {
     .keys = 0,
     .defaults = fp32_defaults,
     .payload_bound = fp32_payload,
-    .payload_is_exact = 1,
     .encode = fp32_encode,
     .decode = fp32_decode,
 };

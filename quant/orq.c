@@ -332,32 +332,20 @@ static void orq_table(float *table, const float *stored, const qz_params *p)
     memcpy(table, stored, p->levels * sizeof *table);
 }
 
-static const qz_dense ORQ = {orq_nstored, orq_nlevels, NULL, orq_fit, orq_quantize, orq_table};
+/* Levels from an untrusted buffer must ascend (the quantizer relies on it). */
+static int orq_check(const float *lv, const qz_params *p)
+{
+    for (unsigned m = 0; m + 1 < p->levels; m++)
+        if (!(lv[m] <= lv[m + 1])) return -1;
+    return 0;
+}
+
+static const qz_dense ORQ = {orq_nstored, orq_nlevels, NULL, 1, orq_fit, orq_quantize, orq_table, orq_check};
 
 static void orq_defaults(qz_params *p)
 {
     p->levels = 5;
     p->bucket = 512;
-}
-static size_t orq_payload(const qz_params *p, size_t n) { return qz_dense_payload(&ORQ, p, n); }
-static size_t orq_workspace(const qz_params *p, size_t n)
-{
-    return qz_dense_workspace(&ORQ, p, n, qz_sorted_workspace(qz_bucket_len(p, n)));
-}
-static unsigned orq_levels(const qz_params *p) { return p->levels; }
-static size_t orq_encode(uint8_t *dst, size_t cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
-                         void *work)
-{
-    (void)cap;
-    return qz_dense_encode(&ORQ, dst, src, n, p, seed, work);
-}
-static size_t orq_decode(float *dst, size_t n, const uint8_t *src, size_t size, const qz_params *p)
-{
-    for (size_t b = 0; b < qz_bucket_count(p, n); b++) /* levels must ascend */
-        for (unsigned m = 0; m + 1 < p->levels; m++)
-            if (!(load_f32(src + (b * p->levels + m) * 4) <= load_f32(src + (b * p->levels + m + 1) * 4)))
-                return gq_error_result(GQ_ERR_CORRUPT);
-    return qz_dense_decode(&ORQ, dst, n, src, size, p);
 }
 
 const qz_codec qz_orq = {
@@ -367,10 +355,6 @@ const qz_codec qz_orq = {
     .keys_help = "levels=5 (2..16) bucket=512",
     .keys = QZ_KEY_LEVELS | QZ_KEY_BUCKET,
     .defaults = orq_defaults,
-    .payload_bound = orq_payload,
-    .payload_is_exact = 1,
-    .workspace = orq_workspace,
-    .level_count = orq_levels,
-    .encode = orq_encode,
-    .decode = orq_decode,
+    .level_count = orq_nlevels,
+    .dense = &ORQ,
 };

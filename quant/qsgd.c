@@ -55,7 +55,7 @@ static void qs_table(float *table, const float *stored, const qz_params *p)
     for (unsigned k = 0; k < p->levels; k++) table[k] = (float)((double)((int)k - (int)s) / s * stored[0]);
 }
 
-static const qz_dense QS = {qs_nstored, qs_nlevels, NULL, qs_fit, qs_quantize, qs_table};
+static const qz_dense QS = {qs_nstored, qs_nlevels, NULL, 0, qs_fit, qs_quantize, qs_table, NULL};
 
 /* ---- Elias-gamma form ----------------------------------------------------------- */
 /* Gamma code of v >= 1 in an LSB-first stream: N = floor(log2 v) zero bits, a
@@ -189,9 +189,9 @@ static size_t qs_payload(const qz_params *p, size_t n)
 }
 static size_t qs_workspace(const qz_params *p, size_t n)
 {
-    return qz_dense_workspace(&QS, p, n, 0) + (p->code == QZ_CODE_ELIAS ? qz_bucket_len(p, n) : 0);
+    return qz_dense_workspace(&QS, p, n) + (p->code == QZ_CODE_ELIAS ? qz_bucket_len(p, n) : 0);
 }
-static unsigned qs_levels(const qz_params *p) { return p->levels; }
+static int qs_exact(const qz_params *p) { return p->code == QZ_CODE_DENSE; }
 static size_t qs_encode(uint8_t *dst, size_t cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
                         void *work)
 {
@@ -211,10 +211,10 @@ const qz_codec qz_qsgd = {
     .keys_help = "levels=5 (odd, 3..255) bucket=512 norm=l2|max code=dense|elias",
     .keys = QZ_KEY_LEVELS | QZ_KEY_BUCKET | QZ_KEY_NORM | QZ_KEY_CODE,
     .defaults = qs_defaults,
+    .level_count = qs_nlevels,
     .payload_bound = qs_payload,
-    .payload_is_exact = 1, /* for code=dense; qz_core checks code=elias */
+    .payload_exact = qs_exact,
     .workspace = qs_workspace,
-    .level_count = qs_levels,
     .encode = qs_encode,
     .decode = qs_decode,
 };

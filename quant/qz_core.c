@@ -166,11 +166,21 @@ static uint32_t buffer_checksum(const uint8_t *header, const uint8_t *payload, s
 
 /* ---- sizes -------------------------------------------------------------------- */
 
+static size_t payload_size(const qz_codec *c, const qz_params *p, size_t n)
+{
+    return c->dense ? qz_dense_payload(c->dense, p, n) : c->payload_bound(p, n);
+}
+
+static int payload_is_exact(const qz_codec *c, const qz_params *p)
+{
+    return c->dense || !c->payload_exact || c->payload_exact(p);
+}
+
 size_t qz_bound(const qz_params *p, size_t n)
 {
     const qz_codec *c = qz_codec_of(p->id);
     if (!c) return gq_error_result(GQ_ERR_PARAM);
-    size_t payload = c->payload_bound(p, n), total;
+    size_t payload = payload_size(c, p, n), total;
     if (gq_is_error(payload)) return payload;
     if (qz_add_ovf(payload, QZ_HEADER_BYTES, &total)) return gq_error_result(GQ_ERR_TOO_LARGE);
     return total;
@@ -179,8 +189,7 @@ size_t qz_bound(const qz_params *p, size_t n)
 size_t qz_exact_size(const qz_params *p, size_t n)
 {
     const qz_codec *c = qz_codec_of(p->id);
-    if (!c) return gq_error_result(GQ_ERR_PARAM);
-    if (!c->payload_is_exact || (p->id == QZ_QSGD && p->code == QZ_CODE_ELIAS)) return gq_error_result(GQ_ERR_PARAM);
+    if (!c || !payload_is_exact(c, p)) return gq_error_result(GQ_ERR_PARAM);
     return qz_bound(p, n);
 }
 
@@ -188,6 +197,7 @@ size_t qz_workspace_size(const qz_params *p, size_t n)
 {
     const qz_codec *c = qz_codec_of(p->id);
     if (!c || n == 0) return 0;
+    if (c->dense) return qz_dense_workspace(c->dense, p, n);
     return c->workspace ? c->workspace(p, n) : 0;
 }
 
@@ -283,7 +293,8 @@ size_t qz_encode(void *dst, size_t dst_cap, const float *src, size_t n, const qz
     if (dst_cap < bound) return gq_error_result(GQ_ERR_DST_TOO_SMALL);
     if (work_cap < qz_workspace_size(p, n)) return gq_error_result(GQ_ERR_WORK_TOO_SMALL);
     uint8_t *out = (uint8_t *)dst;
-    size_t payload = c->encode(out + QZ_HEADER_BYTES, bound - QZ_HEADER_BYTES, src, n, p, seed, work);
+    size_t payload = c->dense ? qz_dense_encode(c->dense, out + QZ_HEADER_BYTES, src, n, p, seed, work)
+                              : c->encode(out + QZ_HEADER_BYTES, bound - QZ_HEADER_BYTES, src, n, p, seed, work);
     if (gq_is_error(payload)) return payload;
     write_header(out, p, n, 0);
     store_u32(out + 28, buffer_checksum(out, out + QZ_HEADER_BYTES, payload));
@@ -298,8 +309,8 @@ size_t qz_decode(float *dst, size_t dst_cap, const void *src, size_t src_size)
     const qz_codec *c = qz_codec_of(h.params.id);
     const uint8_t *payload = (const uint8_t *)src + QZ_HEADER_BYTES;
     size_t size = src_size - QZ_HEADER_BYTES;
-    if (c->payload_is_exact && !(h.params.id == QZ_QSGD && h.params.code == QZ_CODE_ELIAS)) {
-        size_t want = c->payload_bound(&h.params, (size_t)h.n);
+    if (payload_is_exact(c, &h.params)) {
+        size_t want = payload_size(c, &h.params, (size_t)h.n);
         if (gq_is_error(want)) return gq_error_result(GQ_ERR_CORRUPT);
         if (size < want) return gq_error_result(GQ_ERR_TRUNCATED);
         if (size > want) return gq_error_result(GQ_ERR_CORRUPT);
@@ -308,7 +319,8 @@ size_t qz_decode(float *dst, size_t dst_cap, const void *src, size_t src_size)
     if (buffer_checksum((const uint8_t *)src, payload, size) != h.checksum) return gq_error_result(GQ_ERR_CORRUPT);
 #endif
     if (dst_cap < h.n) return gq_error_result(GQ_ERR_DST_TOO_SMALL);
-    size_t r = c->decode(dst, (size_t)h.n, payload, size, &h.params);
+    size_t r = c->dense ? qz_dense_decode(c->dense, dst, (size_t)h.n, payload, size, &h.params)
+                        : c->decode(dst, (size_t)h.n, payload, size, &h.params);
     if (gq_is_error(r)) return r;
     return (size_t)h.n;
 }
@@ -332,12 +344,9 @@ size_t qz_dense_payload(const qz_dense *d, const qz_params *p, size_t n)
     return total;
 }
 
-size_t qz_dense_workspace(const qz_dense *d, const qz_params *p, size_t n, size_t fit_work)
+size_t qz_dense_workspace(const qz_dense *d, const qz_params *p, size_t n)
 {
-    (void)d;
-    (void)p;
-    (void)n;
-    return QZ_CHUNK + fit_work;
+    return QZ_CHUNK + (d->sorts ? qz_sorted_workspace(qz_bucket_len(p, n)) : 0);
 }
 
 /* End of the segment that starts at j inside chunk [.., c1): segments stop at
@@ -495,6 +504,7 @@ size_t qz_dense_decode(const qz_dense *d, float *dst, size_t n, const uint8_t *s
         unsigned bad = 0;
         for (size_t b = 0; b < nb; b++) {
             for (unsigned k = 0; k < ns; k++) stored[k] = load_f32(src + (b * ns + k) * 4);
+            if (d->check && d->check(stored, p) != 0) return gq_error_result(GQ_ERR_CORRUPT);
             d->table(table, stored, p);
             bad |= decode_segment(dst, packed, b * blen, b + 1 == nb ? n : (b + 1) * blen, w, table, K);
         }
@@ -511,6 +521,7 @@ size_t qz_dense_decode(const qz_dense *d, float *dst, size_t n, const uint8_t *s
             jend = segment_end(j, c1, blen);
             if (b != table_bucket) {
                 for (unsigned k = 0; k < ns; k++) stored[k] = load_f32(src + (b * ns + k) * 4);
+                if (d->check && d->check(stored, p) != 0) return gq_error_result(GQ_ERR_CORRUPT);
                 d->table(table, stored, p);
                 table_bucket = b;
             }

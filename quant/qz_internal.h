@@ -59,6 +59,11 @@ enum { /* keys a codec accepts in its spec */
        QZ_KEY_RATIO = 1u << 7,
 };
 
+typedef struct qz_dense qz_dense;
+
+/* A quantizer: names and keys for the registry, then either a dense level
+ * codec (the shared driver in qz_core.c does sizes, encode and decode) or its
+ * own size, workspace, encode and decode functions. */
 typedef struct qz_codec {
     qz_id id;
     const char *name;
@@ -66,12 +71,13 @@ typedef struct qz_codec {
     const char *keys_help;
     unsigned keys; /* QZ_KEY_* mask */
     void (*defaults)(qz_params *p);
-    /* Payload (after the header) size for n elements: exact where it depends
-     * on (p, n) only, else the worst case; an error on overflow. */
+    unsigned (*level_count)(const qz_params *p); /* NULL: not a level quantizer */
+    const qz_dense *dense;                       /* non-NULL: the rest stays NULL */
+    /* Payload (after the header) size for n elements: exact when payload_exact
+     * is NULL or says so, else the worst case; an error on overflow. */
     size_t (*payload_bound)(const qz_params *p, size_t n);
-    int payload_is_exact;
+    int (*payload_exact)(const qz_params *p);
     size_t (*workspace)(const qz_params *p, size_t n);
-    unsigned (*level_count)(const qz_params *p);
     /* src is finite and n >= 1; dst_cap >= payload_bound. @return bytes. */
     size_t (*encode)(uint8_t *dst, size_t dst_cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
                      void *work);
@@ -111,10 +117,11 @@ static inline unsigned qz_bits_for(unsigned k)
 /* ---- dense level codecs ---------------------------------------------------- */
 /* A dense codec stores `nstored` floats per bucket, from which a table of K
  * levels is rebuilt, and one code per element indexing that table. */
-typedef struct qz_dense {
+struct qz_dense {
     unsigned (*nstored)(const qz_params *p);
     unsigned (*nlevels)(const qz_params *p);
-    int (*trits)(const qz_params *p); /* 5 codes per byte instead of bit packing */
+    int (*trits)(const qz_params *p); /* 5 codes per byte instead of bit packing; may be NULL */
+    int sorts;                        /* fit() needs qz_sorted_workspace(bucket) of work */
     /* Bucket statistics -> stored floats. x is finite, len >= 1. */
     gq_err (*fit)(float *stored, const float *x, size_t len, const qz_params *p, void *work);
     /* Codes for x[0..len); element j has global index idx0 + j (low 32 bits;
@@ -124,10 +131,13 @@ typedef struct qz_dense {
                      uint32_t idx0);
     /* The K levels of a bucket from its stored floats. */
     void (*table)(float *table, const float *stored, const qz_params *p);
-} qz_dense;
+    /* Optional check of a bucket's stored floats from an untrusted buffer
+     * (they are already known finite). @return 0 if acceptable. */
+    int (*check)(const float *stored, const qz_params *p);
+};
 
 size_t qz_dense_payload(const qz_dense *d, const qz_params *p, size_t n);
-size_t qz_dense_workspace(const qz_dense *d, const qz_params *p, size_t n, size_t fit_work);
+size_t qz_dense_workspace(const qz_dense *d, const qz_params *p, size_t n);
 size_t qz_dense_encode(const qz_dense *d, uint8_t *dst, const float *src, size_t n, const qz_params *p, uint64_t seed,
                        void *work);
 size_t qz_dense_decode(const qz_dense *d, float *dst, size_t n, const uint8_t *src, size_t size, const qz_params *p);

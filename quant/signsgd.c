@@ -33,22 +33,9 @@ static void sg_table(float *table, const float *stored, const qz_params *p)
     table[1] = -stored[0];
 }
 
-static const qz_dense SG = {sg_nstored, sg_nlevels, NULL, sg_fit, sg_quantize, sg_table};
+static const qz_dense SG = {sg_nstored, sg_nlevels, NULL, 0, sg_fit, sg_quantize, sg_table, NULL};
 
 static void sg_defaults(qz_params *p) { p->bucket = 0; }
-static size_t sg_payload(const qz_params *p, size_t n) { return qz_dense_payload(&SG, p, n); }
-static size_t sg_workspace(const qz_params *p, size_t n) { return qz_dense_workspace(&SG, p, n, 0); }
-static unsigned sg_levels(const qz_params *p) { return (void)p, 2; }
-static size_t sg_encode(uint8_t *dst, size_t cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
-                        void *work)
-{
-    (void)cap;
-    return qz_dense_encode(&SG, dst, src, n, p, seed, work);
-}
-static size_t sg_decode(float *dst, size_t n, const uint8_t *src, size_t size, const qz_params *p)
-{
-    return qz_dense_decode(&SG, dst, n, src, size, p);
-}
 
 const qz_codec qz_signsgd = {
     .id = QZ_SIGNSGD,
@@ -57,10 +44,6 @@ const qz_codec qz_signsgd = {
     .keys_help = "bucket=0",
     .keys = QZ_KEY_BUCKET,
     .defaults = sg_defaults,
-    .payload_bound = sg_payload,
-    .payload_is_exact = 1,
-    .workspace = sg_workspace,
-    .level_count = sg_levels,
-    .encode = sg_encode,
-    .decode = sg_decode,
+    .level_count = sg_nlevels,
+    .dense = &SG,
 };

@@ -59,7 +59,7 @@ static void tg_table(float *table, const float *stored, const qz_params *p)
     table[2] = -stored[0];
 }
 
-static const qz_dense TG = {tg_nstored, tg_nlevels, tg_trits, tg_fit, tg_quantize, tg_table};
+static const qz_dense TG = {tg_nstored, tg_nlevels, tg_trits, 0, tg_fit, tg_quantize, tg_table, NULL};
 
 static void tg_defaults(qz_params *p)
 {
@@ -67,19 +67,6 @@ static void tg_defaults(qz_params *p)
     p->clip = 2.5f;
     p->scale = QZ_SCALE_MAX;
     p->pack = QZ_PACK_2BIT;
-}
-static size_t tg_payload(const qz_params *p, size_t n) { return qz_dense_payload(&TG, p, n); }
-static size_t tg_workspace(const qz_params *p, size_t n) { return qz_dense_workspace(&TG, p, n, 0); }
-static unsigned tg_levels(const qz_params *p) { return (void)p, 3; }
-static size_t tg_encode(uint8_t *dst, size_t cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
-                        void *work)
-{
-    (void)cap;
-    return qz_dense_encode(&TG, dst, src, n, p, seed, work);
-}
-static size_t tg_decode(float *dst, size_t n, const uint8_t *src, size_t size, const qz_params *p)
-{
-    return qz_dense_decode(&TG, dst, n, src, size, p);
 }
 
 const qz_codec qz_terngrad = {
@@ -89,10 +76,6 @@ const qz_codec qz_terngrad = {
     .keys_help = "bucket=0 clip=2.5 scale=max|sigma pack=2bit|trits",
     .keys = QZ_KEY_BUCKET | QZ_KEY_CLIP | QZ_KEY_SCALE | QZ_KEY_PACK,
     .defaults = tg_defaults,
-    .payload_bound = tg_payload,
-    .payload_is_exact = 1,
-    .workspace = tg_workspace,
-    .level_count = tg_levels,
-    .encode = tg_encode,
-    .decode = tg_decode,
+    .level_count = tg_nlevels,
+    .dense = &TG,
 };

@@ -123,7 +123,6 @@ const qz_codec qz_topk = {
     .keys = QZ_KEY_RATIO,
     .defaults = tk_defaults,
     .payload_bound = tk_payload,
-    .payload_is_exact = 1, /* k follows from (ratio, n); the copy on the wire is checked */
     .workspace = tk_workspace,
     .encode = tk_encode,
     .decode = tk_decode,
