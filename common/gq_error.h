@@ -1,4 +1,4 @@
-/* Error codes shared by every gqsim library (quant/, and later models/, sim/,
+/* Error codes shared by every gqsim library (quant/, models/, and later sim/,
  * train/). Library functions never print or exit: they return a gq_err, or a
  * size_t that is either a result or an error packed in the top of the range
  * (the zstd convention), tested with gq_is_error(). Only cli/ turns them into
