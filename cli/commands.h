@@ -19,5 +19,9 @@ void cli_print_usage(FILE *out, const char *group, const cli_command *cmds);
 
 int cmd_quant(int argc, char **argv);
 void help_quant(void);
+int cmd_models(int argc, char **argv);
+void help_models(void);
+int cmd_gpus(int argc, char **argv);
+void help_gpus(void);
 
 #endif

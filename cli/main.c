@@ -19,6 +19,8 @@ static int cmd_version(int argc, char **argv);
 
 static const top_command COMMANDS[] = {
     {"quant", cmd_quant, help_quant, "gradient quantizers: list, encode, decode, roundtrip, bench, sweep"},
+    {"models", cmd_models, help_models, "the model zoo: list, show, compute"},
+    {"gpus", cmd_gpus, help_gpus, "GPU compute profiles: list, fit"},
     {"help", cmd_help, NULL, "show help for a command: gqsim help CMD"},
     {"version", cmd_version, NULL, "print the version"},
     {NULL, NULL, NULL, NULL},

@@ -108,6 +108,43 @@ check "sweep figure and its script" sh -c 'test -s sw.png && test -s sw.gp && te
 "$GQ" quant sweep --n 1024 --bucket 128 --levels 3 --trials 1 --plot sw.pdf > /dev/null 2> err.txt
 check "plot needs .png or .svg" grep -q 'sw.pdf' err.txt
 
+# ---- models and gpus --------------------------------------------------------------------
+"$GQ" models list --format csv > ml.csv
+check "models list header" test "$(head -1 ml.csv)" = "model,params,weight_params,bias_params,fwd_gflops,layers,input,batch"
+check "models list: 11 models" test "$(tail -n +2 ml.csv | wc -l)" -eq 11
+check "models list: alexnet total" grep -q '^alexnet,60965224,60954656,10568,' ml.csv
+"$GQ" models show alexnet --format csv > ms.csv
+check "models show header" test "$(head -1 ms.csv)" = "layer,type,params,weight_params,bias_params,fwd_flops,output_shape"
+check "models show: 23 layers and TOTAL" test "$(wc -l < ms.csv)" -eq 25
+check "models show: TOTAL row" grep -q '^TOTAL,-,60965224,60954656,10568,1448813632,1000x1x1$' ms.csv
+check "models show: conv2 grouped" grep -q '^conv2,conv,307456,307200,256,' ms.csv
+printf 'input 1x28x28\nconv c1 out=4 k=5\nfc f out=10\n' > tiny.model
+"$GQ" models show ./tiny.model --format csv > tiny.csv
+# conv 4*25+4 = 104, fc 4*24*24*10+10 = 23050
+check "a user's model file" grep -q '^TOTAL,-,23154,23140,14,' tiny.csv
+printf 'input 1x28x28\nconv c1 out=4 k=5\nconcat c from=c1,input\n' > bad.model
+"$GQ" models show ./bad.model 2> err.txt; rc=$?
+check "malformed model exits 1" test $rc -eq 1
+check "malformed model: file:line and reason" grep -q 'bad.model:3: concat .c.: input 2 is 28x28, the first is 24x24' err.txt
+"$GQ" models show nosuchnet 2> err.txt
+check "unknown model named" grep -q "unknown model 'nosuchnet'" err.txt
+"$GQ" models compute --model alexnet --gpu 'GTX 1080' --batch 16 --format csv > mc.csv
+check "compute header" sh -c "head -1 mc.csv | grep -q '^model,gpu,batch,forward_s,backward_s,compute_s,images_per_s,source,'"
+check "compute reproduces a measurement" grep -q '^alexnet,GTX 1080,16,.*,772,measured,' mc.csv
+"$GQ" models compute --model vgg-a --gpu a100 --format csv > mc2.csv
+check "compute on an unmeasured GPU: pooled, customary batch" grep -q '^vgg-a,A100,32,.*,pooled,' mc2.csv
+"$GQ" models compute --model vgg16 --gpu k80 --batch 32 --gpu-images-per-s 50 --format csv > mc3.csv
+check "throughput override" grep -q '^vgg16,K80,32,.*,50,user,' mc3.csv
+printf 'gpu,peak_fp32_tflops,mem_bw_gbs,source\nMy GPU,30,1200,ours\n' > mygpu.csv
+"$GQ" models compute --model resnet50 --gpu my-gpu --gpu-file mygpu.csv --format csv > mc4.csv
+check "custom GPU row" grep -q '^resnet50,My GPU,64,' mc4.csv
+"$GQ" models compute --model resnet50 --gpu tpu 2> err.txt
+check "unknown GPU named" grep -q "unknown GPU 'tpu'" err.txt
+"$GQ" gpus list --format csv > gl.csv
+check "gpus list: 8 GPUs" test "$(tail -n +2 gl.csv | wc -l)" -eq 8
+"$GQ" gpus fit --format csv > gf.csv
+check "gpus fit rows" test "$(tail -n +2 gf.csv | wc -l)" -ge 30
+
 check "no temporary files left" sh -c '! ls | grep -q "\.tmp\."'
 echo "$pass passed, $fail failed"
 test "$fail" -eq 0

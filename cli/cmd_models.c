@@ -1,0 +1,275 @@
+/* `gqsim models ...` and `gqsim gpus ...`: the model zoo (parameters and
+ * FLOPs from layer shapes) and the GPU compute profiles (iteration times,
+ * measured or fitted). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "commands.h"
+#include "zoo.h"
+
+/* Parses --format only; @return 0, or EXIT_USAGE after printing. */
+static int format_only(int argc, char **argv, int first, const char *cmd, cli_format *fmt)
+{
+    for (int i = first; i < argc; i++) {
+        const char *v;
+        int m = cli_opt(argc, argv, &i, "--format", &v);
+        if (m < 0 || (m > 0 && cli_parse_format(v, fmt) != 0)) return EXIT_USAGE;
+        if (m == 0) {
+            cli_error("%s: unknown option '%s'", cmd, argv[i]);
+            return EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+static void shape_str(char *buf, size_t cap, shape3 s) { snprintf(buf, cap, "%dx%dx%d", s.c, s.h, s.w); }
+
+/* ---- models list / show --------------------------------------------------------------- */
+
+static int models_list(int argc, char **argv)
+{
+    cli_format fmt = FMT_TABLE;
+    if (format_only(argc, argv, 1, "models list", &fmt)) return EXIT_USAGE;
+    gq_zoo z;
+    if (zoo_load(&z, NULL) != 0) return 1;
+    static const char *const H[] = {"model",      "params", "weight_params", "bias_params",
+                                    "fwd_gflops", "layers", "input",         "batch"};
+    cli_table t;
+    table_init(&t, H, 8);
+    for (size_t i = 0; i < z.nbuiltin; i++) {
+        const model_t *m = z.models[i];
+        char in[32];
+        shape_str(in, sizeof in, m->input);
+        table_row(&t, "%s\t%llu\t%llu\t%llu\t%.4f\t%zu\t%s\t%d", m->name, (unsigned long long)model_params(m),
+                  (unsigned long long)m->weight_params, (unsigned long long)m->bias_params, m->fwd_flops / 1e9,
+                  m->nlayers, in, m->batch);
+    }
+    table_print(&t, fmt);
+    table_free(&t);
+    zoo_free(&z);
+    return 0;
+}
+
+static int models_show(int argc, char **argv)
+{
+    cli_format fmt = FMT_TABLE;
+    if (argc < 2 || argv[1][0] == '-') {
+        cli_error("models show: which model? (gqsim models show MODEL [--format table|csv])");
+        return EXIT_USAGE;
+    }
+    if (format_only(argc, argv, 2, "models show", &fmt)) return EXIT_USAGE;
+    gq_zoo z;
+    if (zoo_load(&z, NULL) != 0) return 1;
+    const model_t *m = zoo_model(&z, argv[1]);
+    if (!m) {
+        zoo_free(&z);
+        return 1;
+    }
+    static const char *const H[] = {"layer",       "type",      "params",      "weight_params",
+                                    "bias_params", "fwd_flops", "output_shape"};
+    cli_table t;
+    table_init(&t, H, 7);
+    for (size_t i = 0; i < m->nlayers; i++) {
+        const model_layer *l = &m->layers[i];
+        char sh[32];
+        shape_str(sh, sizeof sh, l->shape);
+        table_row(&t, "%s\t%s\t%llu\t%llu\t%llu\t%.0f\t%s", l->name, layer_type_name(l->type),
+                  (unsigned long long)layer_params(l), (unsigned long long)l->weight_params,
+                  (unsigned long long)l->bias_params, l->fwd_flops, sh);
+    }
+    char sh[32];
+    shape_str(sh, sizeof sh, m->layers[m->nlayers - 1].shape);
+    table_row(&t, "TOTAL\t-\t%llu\t%llu\t%llu\t%.0f\t%s", (unsigned long long)model_params(m),
+              (unsigned long long)m->weight_params, (unsigned long long)m->bias_params, m->fwd_flops, sh);
+    table_print(&t, fmt);
+    table_free(&t);
+    zoo_free(&z);
+    return 0;
+}
+
+/* ---- models compute ------------------------------------------------------------------------ */
+
+static int models_compute(int argc, char **argv)
+{
+    const char *model = NULL, *gpu = NULL, *gpu_file = NULL;
+    uint64_t batch = 0;
+    double ips = 0;
+    cli_format fmt = FMT_TABLE;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int m;
+        if ((m = cli_opt(argc, argv, &i, "--model", &v)) > 0)
+            model = v;
+        else if (m == 0 && (m = cli_opt(argc, argv, &i, "--gpu", &v)) > 0)
+            gpu = v;
+        else if (m == 0 && (m = cli_opt(argc, argv, &i, "--gpu-file", &v)) > 0)
+            gpu_file = v;
+        else if (m == 0 && (m = cli_opt(argc, argv, &i, "--batch", &v)) > 0) {
+            if (cli_parse_u64("--batch", v, &batch) || batch == 0 || batch > 1000000) {
+                if (batch == 0 || batch > 1000000) cli_error("--batch '%s' must be 1..1000000", v);
+                return EXIT_USAGE;
+            }
+        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--gpu-images-per-s", &v)) > 0) {
+            if (cli_parse_double("--gpu-images-per-s", v, &ips)) return EXIT_USAGE;
+            if (!(ips > 0)) {
+                cli_error("--gpu-images-per-s '%s' must be > 0", v);
+                return EXIT_USAGE;
+            }
+        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--format", &v)) > 0) {
+            if (cli_parse_format(v, &fmt)) return EXIT_USAGE;
+        } else if (m == 0) {
+            cli_error("models compute: unknown option '%s' (see 'gqsim help models')", argv[i]);
+            return EXIT_USAGE;
+        }
+        if (m < 0) return EXIT_USAGE;
+    }
+    if (!model || !gpu) {
+        cli_error("models compute: needs --model and --gpu (see 'gqsim help models')");
+        return EXIT_USAGE;
+    }
+    gq_zoo z;
+    if (zoo_load(&z, gpu_file) != 0) return 1;
+    int rc = 1;
+    const model_t *m = zoo_model(&z, model);
+    const gpu_spec *g = m ? zoo_gpu(&z, gpu) : NULL;
+    if (!g) goto out;
+    if (batch == 0) batch = m->batch > 0 ? (uint64_t)m->batch : 32;
+    compute_estimate e;
+    model_zoo view = zoo_view(&z);
+    if (gpu_compute(&z.gpus, &view, m, g, (int)batch, ips, NULL, &e) != GQ_OK) {
+        cli_error("models compute: no measured throughput for any GPU to fit an efficiency on");
+        goto out;
+    }
+    double grad_bytes = 4.0 * (double)model_params(m);
+    static const char *const H[] = {"model",
+                                    "gpu",
+                                    "batch",
+                                    "forward_s",
+                                    "backward_s",
+                                    "compute_s",
+                                    "images_per_s",
+                                    "source",
+                                    "efficiency",
+                                    "gradient_bytes",
+                                    "comm_to_comp_bytes_per_s",
+                                    "basis"};
+    char basis[512] = "-";
+    if (e.basis)
+        snprintf(basis, sizeof basis, "%s batch %d %.4g img/s (%s)", e.basis->framework, e.basis->batch,
+                 e.basis->images_per_s, e.basis->source);
+    else if (e.source != COMPUTE_USER)
+        snprintf(basis, sizeof basis, "efficiency fitted on %d measured points", e.fit_points);
+    cli_table t;
+    table_init(&t, H, 12);
+    table_row(&t, "%s\t%s\t%llu\t%.6g\t%.6g\t%.6g\t%.6g\t%s\t%.4f\t%.0f\t%.6g\t%s", m->name, g->name,
+              (unsigned long long)batch, e.fwd_s, e.bwd_s, e.iter_s, e.images_per_s, compute_source_name(e.source),
+              e.efficiency, grad_bytes, grad_bytes / e.iter_s, basis);
+    table_print(&t, fmt);
+    table_free(&t);
+    rc = 0;
+out:
+    zoo_free(&z);
+    return rc;
+}
+
+/* ---- gpus list / fit ---------------------------------------------------------------------- */
+
+static int gpus_list(int argc, char **argv)
+{
+    cli_format fmt = FMT_TABLE;
+    if (format_only(argc, argv, 1, "gpus list", &fmt)) return EXIT_USAGE;
+    gq_zoo z;
+    if (zoo_load(&z, NULL) != 0) return 1;
+    model_zoo view = zoo_view(&z);
+    static const char *const H[] = {"gpu", "peak_fp32_tflops", "mem_bw_gbs", "measured_rows", "fit_scale", "source"};
+    cli_table t;
+    table_init(&t, H, 6);
+    for (size_t i = 0; i < z.gpus.ngpus; i++) {
+        const gpu_spec *g = &z.gpus.gpus[i];
+        int rows = 0, pts;
+        for (size_t k = 0; k < z.gpus.nmeas; k++) rows += gpu_name_eq(z.gpus.meas[k].gpu, g->name);
+        double coef[3], scale;
+        gpu_fit(&z.gpus, &view, g, NULL, coef, &scale, &pts);
+        char effs[32] = "-";
+        if (scale > 0) snprintf(effs, sizeof effs, "%.4f", scale);
+        table_row(&t, "%s\t%.4g\t%.4g\t%d\t%s\t%s", g->name, g->peak_flops / 1e12, g->mem_bw / 1e9, rows, effs,
+                  g->source);
+    }
+    table_print(&t, fmt);
+    table_free(&t);
+    zoo_free(&z);
+    return 0;
+}
+
+/* Leave-one-out check of the FLOP-based fallback: every measured (GPU, model)
+ * pair predicted from a fit that leaves that pair out. */
+static int gpus_fit(int argc, char **argv)
+{
+    cli_format fmt = FMT_TABLE;
+    if (format_only(argc, argv, 1, "gpus fit", &fmt)) return EXIT_USAGE;
+    gq_zoo z;
+    if (zoo_load(&z, NULL) != 0) return 1;
+    model_zoo view = zoo_view(&z);
+    static const char *const H[] = {"gpu",       "model", "batch", "measured_images_per_s", "predicted_images_per_s",
+                                    "error_pct", "source"};
+    cli_table t;
+    table_init(&t, H, 7);
+    double abs_sum = 0;
+    int count = 0;
+    double *errs = malloc(z.gpus.nmeas * sizeof *errs);
+    for (size_t k = 0; k < z.gpus.nmeas; k++) {
+        const gpu_measurement *r = &z.gpus.meas[k];
+        const model_t *m = NULL;
+        for (size_t i = 0; i < z.nbuiltin; i++)
+            if (strcmp(z.models[i]->name, r->model) == 0) m = z.models[i];
+        const gpu_spec *g = gpu_find(&z.gpus, r->gpu);
+        compute_estimate e;
+        if (!m || !g || gpu_compute(&z.gpus, &view, m, g, r->batch, 0, r, &e) != GQ_OK) continue;
+        double err = 100.0 * (e.images_per_s - r->images_per_s) / r->images_per_s;
+        errs[count++] = fabs(err);
+        abs_sum += fabs(err);
+        table_row(&t, "%s\t%s\t%d\t%.4g\t%.4g\t%+.1f\t%s", r->gpu, r->model, r->batch, r->images_per_s, e.images_per_s,
+                  err, compute_source_name(e.source));
+    }
+    table_print(&t, fmt);
+    if (fmt == FMT_TABLE && count > 0) {
+        for (int a = 1; a < count; a++) /* insertion sort for the median */
+            for (int b = a; b > 0 && errs[b - 1] > errs[b]; b--) {
+                double x = errs[b];
+                errs[b] = errs[b - 1];
+                errs[b - 1] = x;
+            }
+        double med = count % 2 ? errs[count / 2] : 0.5 * (errs[count / 2 - 1] + errs[count / 2]);
+        printf("\n%d leave-one-out predictions: mean absolute error %.1f%%, median %.1f%%\n", count, abs_sum / count,
+               med);
+    }
+    free(errs);
+    table_free(&t);
+    zoo_free(&z);
+    return 0;
+}
+
+/* ---- dispatch ------------------------------------------------------------------------------ */
+
+static const cli_command MODELS_CMDS[] = {
+    {"list", models_list, "[--format table|csv]", "built-in models: parameters and forward GFLOPs per image"},
+    {"show", models_show, "MODEL [--format table|csv]", "a model's layers with shapes, parameters and FLOPs"},
+    {"compute", models_compute,
+     "--model MODEL --gpu GPU [--batch B] [--gpu-images-per-s X] [--gpu-file FILE.csv] [--format table|csv]",
+     "compute time of one training iteration (measured or fitted)"},
+    {NULL, NULL, NULL, NULL},
+};
+
+static const cli_command GPUS_CMDS[] = {
+    {"list", gpus_list, "[--format table|csv]", "GPU profiles: peak FLOP/s, bandwidth, fitted efficiency"},
+    {"fit", gpus_fit, "[--format table|csv]", "leave-one-out error of the FLOP-based fallback"},
+    {NULL, NULL, NULL, NULL},
+};
+
+int cmd_models(int argc, char **argv) { return cli_dispatch("models", MODELS_CMDS, argc, argv); }
+void help_models(void) { cli_print_usage(stdout, "models", MODELS_CMDS); }
+int cmd_gpus(int argc, char **argv) { return cli_dispatch("gpus", GPUS_CMDS, argc, argv); }
+void help_gpus(void) { cli_print_usage(stdout, "gpus", GPUS_CMDS); }

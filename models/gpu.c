@@ -1,0 +1,347 @@
+/* GPU profiles and iteration-time estimates; see gpu.h. */
+#include "gpu.h"
+
+#include <ctype.h>
+#include <gsl/gsl_multifit.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static gq_err fail(char *msg, size_t cap, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static gq_err fail(char *msg, size_t cap, const char *file, int line, const char *fmt, ...)
+{
+    if (msg && cap) {
+        int n = snprintf(msg, cap, "%s:%d: ", file, line);
+        if (n >= 0 && (size_t)n < cap) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(msg + n, cap - (size_t)n, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return GQ_ERR_SPEC;
+}
+
+/* Splits one CSV line in place (double quotes may enclose commas). */
+static int csv_fields(char *line, char **f, int max)
+{
+    int n = 0;
+    char *w = line;
+    for (char *r = line; n < max;) {
+        f[n++] = w;
+        int quoted = *r == '"';
+        if (quoted) r++;
+        while (*r && (quoted || *r != ',')) {
+            if (quoted && *r == '"') {
+                if (r[1] == '"') {
+                    *w++ = '"';
+                    r += 2;
+                    continue;
+                }
+                quoted = 0;
+                r++;
+                continue;
+            }
+            *w++ = *r++;
+        }
+        int more = *r == ',';
+        *w++ = '\0';
+        if (!more) break;
+        r++;
+    }
+    return n;
+}
+
+typedef gq_err (*row_fn)(gpu_db *db, char **f, int nf, const char *file, int line, char *msg, size_t cap);
+
+static gq_err each_row(gpu_db *db, const char *csv, const char *file, const char *header, int nfields, row_fn fn,
+                       char *msg, size_t cap)
+{
+    char *copy = strdup(csv);
+    if (!copy) return GQ_ERR_NOMEM;
+    gq_err e = GQ_OK;
+    int line = 0;
+    for (char *l = copy, *next; l && e == GQ_OK; l = next) {
+        next = strchr(l, '\n');
+        if (next) *next++ = '\0';
+        line++;
+        size_t len = strlen(l);
+        if (len && l[len - 1] == '\r') l[--len] = '\0';
+        if (line == 1) {
+            if (strcmp(l, header) != 0) e = fail(msg, cap, file, 1, "header is not '%s'", header);
+            continue;
+        }
+        if (!len) continue;
+        char *f[16];
+        int nf = csv_fields(l, f, 16);
+        if (nf != nfields)
+            e = fail(msg, cap, file, line, "%d fields, expected %d", nf, nfields);
+        else
+            e = fn(db, f, nf, file, line, msg, cap);
+    }
+    if (e == GQ_OK && line == 0) e = fail(msg, cap, file, 1, "empty file");
+    free(copy);
+    return e;
+}
+
+static int positive(const char *s, double *v)
+{
+    char *end;
+    *v = strtod(s, &end);
+    return end != s && *end == '\0' && isfinite(*v) && *v > 0;
+}
+
+int gpu_name_eq(const char *a, const char *b)
+{
+    for (;;) {
+        while (*a == ' ' || *a == '-' || *a == '_') a++;
+        while (*b == ' ' || *b == '-' || *b == '_') b++;
+        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
+        if (!*a) return 1;
+        a++, b++;
+    }
+}
+
+const gpu_spec *gpu_find(const gpu_db *db, const char *name)
+{
+    for (size_t i = 0; i < db->ngpus; i++)
+        if (gpu_name_eq(db->gpus[i].name, name)) return &db->gpus[i];
+    return NULL;
+}
+
+static gq_err spec_row(gpu_db *db, char **f, int nf, const char *file, int line, char *msg, size_t cap)
+{
+    (void)nf;
+    gpu_spec g;
+    memset(&g, 0, sizeof g);
+    if (!f[0][0] || strlen(f[0]) >= sizeof g.name) return fail(msg, cap, file, line, "bad GPU name '%s'", f[0]);
+    if (!positive(f[1], &g.peak_flops))
+        return fail(msg, cap, file, line, "peak_fp32_tflops '%s' is not a positive number", f[1]);
+    if (!positive(f[2], &g.mem_bw)) return fail(msg, cap, file, line, "mem_bw_gbs '%s' is not a positive number", f[2]);
+    strcpy(g.name, f[0]);
+    snprintf(g.source, sizeof g.source, "%s", f[3]);
+    g.peak_flops *= 1e12;
+    g.mem_bw *= 1e9;
+    for (size_t i = 0; i < db->ngpus; i++)
+        if (gpu_name_eq(db->gpus[i].name, g.name)) {
+            db->gpus[i] = g;
+            return GQ_OK;
+        }
+    gpu_spec *n = realloc(db->gpus, (db->ngpus + 1) * sizeof *n);
+    if (!n) return GQ_ERR_NOMEM;
+    db->gpus = n;
+    db->gpus[db->ngpus++] = g;
+    return GQ_OK;
+}
+
+static gq_err meas_row(gpu_db *db, char **f, int nf, const char *file, int line, char *msg, size_t cap)
+{
+    (void)nf;
+    gpu_measurement r;
+    memset(&r, 0, sizeof r);
+    double batch;
+    if (!f[0][0] || strlen(f[0]) >= sizeof r.gpu) return fail(msg, cap, file, line, "bad GPU name '%s'", f[0]);
+    if (!f[1][0] || strlen(f[1]) >= sizeof r.model) return fail(msg, cap, file, line, "bad model name '%s'", f[1]);
+    if (!positive(f[3], &batch) || batch != floor(batch) || batch > 1e6)
+        return fail(msg, cap, file, line, "batch '%s' is not a positive integer", f[3]);
+    if (!positive(f[4], &r.images_per_s))
+        return fail(msg, cap, file, line, "images_per_s '%s' is not a positive number", f[4]);
+    strcpy(r.gpu, f[0]);
+    strcpy(r.model, f[1]);
+    snprintf(r.framework, sizeof r.framework, "%s", f[2]);
+    snprintf(r.source, sizeof r.source, "%s", f[5]);
+    r.batch = (int)batch;
+    gpu_measurement *n = realloc(db->meas, (db->nmeas + 1) * sizeof *n);
+    if (!n) return GQ_ERR_NOMEM;
+    db->meas = n;
+    db->meas[db->nmeas++] = r;
+    return GQ_OK;
+}
+
+gq_err gpu_db_add_specs(gpu_db *db, const char *csv, const char *file, char *msg, size_t cap)
+{
+    return each_row(db, csv, file, "gpu,peak_fp32_tflops,mem_bw_gbs,source", 4, spec_row, msg, cap);
+}
+
+gq_err gpu_db_add_measurements(gpu_db *db, const char *csv, const char *file, char *msg, size_t cap)
+{
+    return each_row(db, csv, file, "gpu,model,framework,batch,images_per_s,source", 6, meas_row, msg, cap);
+}
+
+void gpu_db_free(gpu_db *db)
+{
+    free(db->gpus);
+    free(db->meas);
+    memset(db, 0, sizeof *db);
+}
+
+const char *compute_source_name(compute_source s)
+{
+    switch (s) {
+    case COMPUTE_MEASURED: return "measured";
+    case COMPUTE_FITTED: return "fitted";
+    case COMPUTE_POOLED: return "pooled";
+    case COMPUTE_USER: return "user";
+    }
+    return "?";
+}
+
+double model_train_flops(const model_t *m) { return m->fwd_flops * (1.0 + m->backward_ratio); }
+
+static const model_t *zoo_find(const model_zoo *zoo, const char *name)
+{
+    for (size_t i = 0; zoo && i < zoo->n; i++)
+        if (strcmp(zoo->models[i]->name, name) == 0) return zoo->models[i];
+    return NULL;
+}
+
+#define NFEAT 3
+
+/* The fit's features for model m on GPU g at a batch: seconds per image if
+ * each resource ran at its peak. */
+static void features(const model_t *m, const gpu_spec *g, int batch, double *x)
+{
+    x[0] = model_train_flops(m) / g->peak_flops;
+    x[1] = 4.0 * m->activations / g->mem_bw;
+    x[2] = 4.0 * (double)model_params(m) / (g->mem_bw * batch);
+}
+
+static double dot(const double *a, const double *b)
+{
+    double s = 0;
+    for (int k = 0; k < NFEAT; k++) s += a[k] * b[k];
+    return s;
+}
+
+static int excluded(const gpu_measurement *r, const gpu_measurement *exclude)
+{
+    return exclude && gpu_name_eq(r->gpu, exclude->gpu) && strcmp(r->model, exclude->model) == 0;
+}
+
+/* Relative least squares (weights 1/y^2) of y = sum coef_k x_k over the
+ * usable rows, with gsl_multifit_wlinear; a coefficient that comes out
+ * negative is dropped and the rest refitted, so every term stays a cost. */
+static int fit_global(const gpu_db *db, const model_zoo *zoo, const gpu_measurement *exclude, double coef[NFEAT])
+{
+    size_t n = 0;
+    for (size_t i = 0; i < db->nmeas; i++)
+        n += !excluded(&db->meas[i], exclude) && zoo_find(zoo, db->meas[i].model) && gpu_find(db, db->meas[i].gpu);
+    for (int k = 0; k < NFEAT; k++) coef[k] = 0;
+    if (n == 0) return 0;
+    int use[NFEAT] = {1, 1, 1};
+    for (int attempt = 0; attempt < NFEAT; attempt++) {
+        int p = 0;
+        for (int k = 0; k < NFEAT; k++) p += use[k];
+        if (p == 0 || (size_t)p > n) return 0;
+        gsl_matrix *X = gsl_matrix_alloc(n, (size_t)p), *cov = gsl_matrix_alloc((size_t)p, (size_t)p);
+        gsl_vector *y = gsl_vector_alloc(n), *w = gsl_vector_alloc(n), *c = gsl_vector_alloc((size_t)p);
+        gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(n, (size_t)p);
+        size_t row = 0;
+        for (size_t i = 0; i < db->nmeas; i++) {
+            const gpu_measurement *r = &db->meas[i];
+            const model_t *m = zoo_find(zoo, r->model);
+            const gpu_spec *g = gpu_find(db, r->gpu);
+            if (excluded(r, exclude) || !m || !g) continue;
+            double x[NFEAT];
+            features(m, g, r->batch, x);
+            for (int k = 0, col = 0; k < NFEAT; k++)
+                if (use[k]) gsl_matrix_set(X, row, (size_t)col++, x[k]);
+            double yi = 1.0 / r->images_per_s;
+            gsl_vector_set(y, row, yi);
+            gsl_vector_set(w, row, 1.0 / (yi * yi));
+            row++;
+        }
+        double chisq;
+        int status = gsl_multifit_wlinear(X, w, y, c, cov, &chisq, ws);
+        int negative = -1;
+        for (int k = 0, col = 0; k < NFEAT; k++) {
+            coef[k] = use[k] ? gsl_vector_get(c, (size_t)col++) : 0;
+            if (use[k] && coef[k] < 0 && negative < 0) negative = k;
+        }
+        gsl_multifit_linear_free(ws);
+        gsl_matrix_free(X);
+        gsl_matrix_free(cov);
+        gsl_vector_free(y);
+        gsl_vector_free(w);
+        gsl_vector_free(c);
+        if (status != 0) return 0;
+        if (negative < 0) return (int)n;
+        use[negative] = 0;
+    }
+    return 0;
+}
+
+int gpu_fit(const gpu_db *db, const model_zoo *zoo, const gpu_spec *g, const gpu_measurement *exclude,
+            double coef[NFEAT], double *scale, int *gpu_points)
+{
+    int n = fit_global(db, zoo, exclude, coef);
+    double logsum = 0;
+    int k = 0;
+    for (size_t i = 0; n > 0 && i < db->nmeas; i++) {
+        const gpu_measurement *r = &db->meas[i];
+        const model_t *m = zoo_find(zoo, r->model);
+        if (excluded(r, exclude) || !m || !gpu_name_eq(r->gpu, g->name)) continue;
+        double x[NFEAT];
+        features(m, g, r->batch, x);
+        double pred = dot(coef, x);
+        if (pred > 0) logsum += log((1.0 / r->images_per_s) / pred), k++;
+    }
+    *scale = k ? exp(logsum / k) : 0;
+    if (gpu_points) *gpu_points = k;
+    return n;
+}
+
+/* The measured row for (g, m) nearest in batch, or NULL. */
+static const gpu_measurement *nearest_measurement(const gpu_db *db, const model_t *m, const gpu_spec *g, int batch,
+                                                  const gpu_measurement *exclude)
+{
+    const gpu_measurement *best = NULL;
+    double best_d = INFINITY;
+    for (size_t i = 0; i < db->nmeas; i++) {
+        const gpu_measurement *r = &db->meas[i];
+        if (!gpu_name_eq(r->gpu, g->name) || strcmp(r->model, m->name) != 0) continue;
+        if (exclude && gpu_name_eq(r->gpu, exclude->gpu) && strcmp(r->model, exclude->model) == 0) continue;
+        double d = fabs(log((double)r->batch / batch));
+        if (d < best_d - 1e-12 || (fabs(d - best_d) <= 1e-12 && r->images_per_s > best->images_per_s)) {
+            best = r;
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+gq_err gpu_compute(const gpu_db *db, const model_zoo *zoo, const model_t *m, const gpu_spec *g, int batch,
+                   double user_images_per_s, const gpu_measurement *exclude, compute_estimate *out)
+{
+    if (batch < 1) return GQ_ERR_PARAM;
+    memset(out, 0, sizeof *out);
+    double per_image; /* seconds of forward + backward per image */
+    const gpu_measurement *r = NULL;
+    if (user_images_per_s > 0) {
+        per_image = 1.0 / user_images_per_s;
+        out->source = COMPUTE_USER;
+    } else if ((r = nearest_measurement(db, m, g, batch, exclude)) != NULL) {
+        per_image = 1.0 / r->images_per_s;
+        out->source = COMPUTE_MEASURED;
+        out->basis = r;
+    } else {
+        double coef[NFEAT], scale, x[NFEAT];
+        int pts;
+        int n = gpu_fit(db, zoo, g, exclude, coef, &scale, &pts);
+        if (n == 0) return GQ_ERR_PARAM; /* nothing measured anywhere */
+        features(m, g, batch, x);
+        out->source = scale > 0 ? COMPUTE_FITTED : COMPUTE_POOLED;
+        out->fit_points = n;
+        per_image = (scale > 0 ? scale : 1.0) * dot(coef, x);
+        if (!(per_image > 0)) return GQ_ERR_PARAM;
+    }
+    out->iter_s = per_image * batch;
+    out->images_per_s = batch / out->iter_s;
+    out->fwd_s = out->iter_s / (1.0 + m->backward_ratio);
+    out->bwd_s = out->iter_s - out->fwd_s;
+    out->efficiency = model_train_flops(m) * out->images_per_s / g->peak_flops;
+    return GQ_OK;
+}

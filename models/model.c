@@ -1,0 +1,570 @@
+/* The model-description parser (format: docs/model-format.md) and the shape,
+ * parameter and FLOP arithmetic. Text is read line by line; `define ... end`
+ * blocks are macros expanded by plain substitution of $-names, so Inception
+ * modules and residual blocks are written once. Every layer is checked as it
+ * is added, against the layers before it, and every error names FILE:LINE. */
+#include "model.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LINE 1024
+#define MAX_TOKENS 32
+#define MAX_MACROS 32
+#define MAX_MACRO_PARAMS 16
+#define MAX_MACRO_DEPTH 8
+#define NO_PENDING (-3)
+
+typedef struct {
+    char name[MODEL_NAME_MAX];
+    char params[MAX_MACRO_PARAMS][32];
+    char defaults[MAX_MACRO_PARAMS][64]; /* "" = required */
+    int nparams;
+    int first, last; /* body: source lines [first, last) */
+} macro_def;
+
+typedef struct {
+    char *text;   /* comment-stripped, trimmed */
+    int number;   /* 1-based line in the file */
+    int in_macro; /* part of a define ... end block */
+} src_line;
+
+typedef struct {
+    const char *file;
+    char *msg;
+    size_t cap;
+    model_t *m;
+    src_line *lines;
+    int nlines;
+    macro_def macros[MAX_MACROS];
+    int nmacros;
+    size_t cap_layers;
+    int seen_layer;
+    int pending_in; /* default input of the next layer, set by a macro call; NO_PENDING if none */
+    /* where we are, for messages: the file line, and the macro stack */
+    int line;
+    const char *macro_stack[MAX_MACRO_DEPTH];
+    int macro_lines[MAX_MACRO_DEPTH];
+    int depth;
+} parser;
+
+static gq_err fail(parser *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static gq_err fail(parser *p, const char *fmt, ...)
+{
+    if (!p->msg || p->cap == 0) return GQ_ERR_SPEC;
+    int n = snprintf(p->msg, p->cap, "%s:%d: ", p->file, p->line);
+    for (int d = 0; d < p->depth && n >= 0 && (size_t)n < p->cap; d++)
+        n += snprintf(p->msg + n, p->cap - (size_t)n, "in '%s' (its line %d): ", p->macro_stack[d], p->macro_lines[d]);
+    if (n >= 0 && (size_t)n < p->cap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(p->msg + n, p->cap - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return GQ_ERR_SPEC;
+}
+
+const char *layer_type_name(layer_type t)
+{
+    static const char *const NAMES[] = {"conv", "fc",     "pool", "relu",    "lrn",
+                                        "bn",   "concat", "add",  "dropout", "softmax"};
+    return (unsigned)t < sizeof NAMES / sizeof NAMES[0] ? NAMES[t] : "?";
+}
+
+static int type_of(const char *s, layer_type *t)
+{
+    for (int i = LAYER_CONV; i <= LAYER_SOFTMAX; i++)
+        if (strcmp(s, layer_type_name((layer_type)i)) == 0) {
+            *t = (layer_type)i;
+            return 0;
+        }
+    return -1;
+}
+
+/* ---- small parsers ------------------------------------------------------------------ */
+
+static int parse_int(const char *s, int *v)
+{
+    if (!isdigit((unsigned char)*s)) return -1;
+    errno = 0;
+    char *end;
+    long x = strtol(s, &end, 10);
+    if (errno || *end || x > INT_MAX / 4) return -1;
+    *v = (int)x;
+    return 0;
+}
+
+/* "3" or "1x7" */
+static int parse_pair(const char *s, int *a, int *b)
+{
+    const char *x = strchr(s, 'x');
+    if (!x) {
+        if (parse_int(s, a)) return -1;
+        *b = *a;
+        return 0;
+    }
+    char first[32];
+    if ((size_t)(x - s) >= sizeof first) return -1;
+    memcpy(first, s, (size_t)(x - s));
+    first[x - s] = '\0';
+    return parse_int(first, a) || parse_int(x + 1, b) ? -1 : 0;
+}
+
+static int split(char *s, char **tok)
+{
+    int n = 0;
+    for (char *t = strtok(s, " \t"); t && n < MAX_TOKENS; t = strtok(NULL, " \t")) tok[n++] = t;
+    return n;
+}
+
+static int find_layer(const model_t *m, const char *name)
+{
+    for (size_t i = m->nlayers; i-- > 0;)
+        if (strcmp(m->layers[i].name, name) == 0) return (int)i;
+    return -2;
+}
+
+/* ---- shapes ---------------------------------------------------------------------------- */
+
+static shape3 input_shape(const model_t *m, int idx) { return idx < 0 ? m->input : m->layers[idx].shape; }
+
+/* Output size of a sliding window; Caffe's rule in ceil mode (the last
+ * window must start inside the padded input). @return <= 0 if it would be empty. */
+static int window_out(int in, int k, int s, int pad, int ceil_mode)
+{
+    long span = (long)in + 2L * pad - k;
+    if (span < 0) return 0;
+    long out = ceil_mode ? (span + s - 1) / s + 1 : span / s + 1;
+    if (ceil_mode && pad > 0 && (out - 1) * s >= (long)in + pad) out--;
+    return (int)out;
+}
+
+/* ---- layers ---------------------------------------------------------------------------- */
+
+static gq_err add_layer(parser *p, char **tok, int ntok)
+{
+    model_t *m = p->m;
+    model_layer L;
+    memset(&L, 0, sizeof L);
+    if (type_of(tok[0], &L.type) != 0) return fail(p, "unknown layer type or macro '%s'", tok[0]);
+    if (ntok < 2) return fail(p, "%s: missing the layer name", tok[0]);
+    if (strlen(tok[1]) >= MODEL_NAME_MAX) return fail(p, "layer name '%s' is too long", tok[1]);
+    if (strchr(tok[1], '=')) return fail(p, "%s: missing the layer name before '%s'", tok[0], tok[1]);
+    if (find_layer(m, tok[1]) >= 0) return fail(p, "layer name '%s' is used twice", tok[1]);
+    if (strcmp(tok[1], "input") == 0) return fail(p, "'input' is reserved for the model's input");
+    strcpy(L.name, tok[1]);
+    L.line = p->line;
+    L.sh = L.sw = 1;
+    L.groups = 1;
+    L.bias = 1;
+    L.pool_max = 1;
+    int have_out = 0, have_k = 0, have_s = 0, have_from = 0;
+
+    for (int i = 2; i < ntok; i++) {
+        char *eq = strchr(tok[i], '=');
+        if (!eq) return fail(p, "%s '%s': '%s' is not key=value", tok[0], L.name, tok[i]);
+        *eq = '\0';
+        const char *k = tok[i], *v = eq + 1;
+        int bad = 0, known = 1;
+        if (strcmp(k, "from") == 0) {
+            char buf[MAX_LINE];
+            snprintf(buf, sizeof buf, "%s", v);
+            L.ninputs = 0;
+            for (char *name = strtok(buf, ","); name; name = strtok(NULL, ",")) {
+                int idx = strcmp(name, "input") == 0 ? -1 : find_layer(m, name);
+                if (idx == -2) return fail(p, "%s '%s': from=%s: no earlier layer of that name", tok[0], L.name, name);
+                if (L.ninputs == MODEL_MAX_INPUTS)
+                    return fail(p, "%s '%s': more than %d inputs", tok[0], L.name, MODEL_MAX_INPUTS);
+                L.inputs[L.ninputs++] = idx;
+            }
+            if (L.ninputs == 0) return fail(p, "%s '%s': empty from=", tok[0], L.name);
+            have_from = 1;
+        } else if (strcmp(k, "out") == 0 && (L.type == LAYER_CONV || L.type == LAYER_FC)) {
+            bad = parse_int(v, &L.out) || L.out < 1;
+            have_out = 1;
+        } else if (strcmp(k, "bias") == 0 && (L.type == LAYER_CONV || L.type == LAYER_FC)) {
+            bad = parse_int(v, &L.bias) || L.bias > 1;
+        } else if (strcmp(k, "k") == 0 && (L.type == LAYER_CONV || L.type == LAYER_POOL)) {
+            bad = parse_pair(v, &L.kh, &L.kw) || L.kh < 1 || L.kw < 1;
+            have_k = 1;
+        } else if (strcmp(k, "s") == 0 && (L.type == LAYER_CONV || L.type == LAYER_POOL)) {
+            bad = parse_pair(v, &L.sh, &L.sw) || L.sh < 1 || L.sw < 1;
+            have_s = 1;
+        } else if (strcmp(k, "p") == 0 && (L.type == LAYER_CONV || L.type == LAYER_POOL)) {
+            bad = parse_pair(v, &L.ph, &L.pw);
+        } else if (strcmp(k, "g") == 0 && L.type == LAYER_CONV) {
+            bad = parse_int(v, &L.groups) || L.groups < 1;
+        } else if (strcmp(k, "op") == 0 && L.type == LAYER_POOL) {
+            if (strcmp(v, "max") == 0)
+                L.pool_max = 1;
+            else if (strcmp(v, "avg") == 0)
+                L.pool_max = 0;
+            else
+                bad = 1;
+        } else if (strcmp(k, "global") == 0 && L.type == LAYER_POOL) {
+            bad = parse_int(v, &L.pool_global) || L.pool_global > 1;
+        } else if (strcmp(k, "round") == 0 && L.type == LAYER_POOL) {
+            if (strcmp(v, "floor") == 0)
+                L.pool_ceil = 0;
+            else if (strcmp(v, "ceil") == 0)
+                L.pool_ceil = 1;
+            else
+                bad = 1;
+        } else {
+            known = 0;
+        }
+        if (!known) return fail(p, "%s '%s': unknown key '%s'", tok[0], L.name, k);
+        if (bad) return fail(p, "%s '%s': bad value %s=%s", tok[0], L.name, k, v);
+    }
+    if (!have_from) {
+        L.ninputs = 1;
+        L.inputs[0] = p->pending_in != NO_PENDING ? p->pending_in : m->nlayers > 0 ? (int)m->nlayers - 1 : -1;
+    }
+    p->pending_in = NO_PENDING; /* a macro's input feeds its first layer only */
+    if ((L.type == LAYER_CONCAT || L.type == LAYER_ADD) && L.ninputs < 2)
+        return fail(p, "%s '%s': needs from= with at least two layers", tok[0], L.name);
+    if (L.type != LAYER_CONCAT && L.type != LAYER_ADD && L.ninputs != 1)
+        return fail(p, "%s '%s': takes exactly one input", tok[0], L.name);
+
+    shape3 in = input_shape(m, L.inputs[0]);
+    L.in = in;
+    L.shape = in;
+    switch (L.type) {
+    case LAYER_CONV:
+        if (!have_out || !have_k) return fail(p, "conv '%s': needs out= and k=", L.name);
+        if (L.ph < 0 || L.pw < 0) return fail(p, "conv '%s': negative padding", L.name);
+        if (in.c % L.groups || L.out % L.groups)
+            return fail(p, "conv '%s': %d input and %d output channels do not split into g=%d groups", L.name, in.c,
+                        L.out, L.groups);
+        L.shape.c = L.out;
+        L.shape.h = window_out(in.h, L.kh, L.sh, L.ph, 0);
+        L.shape.w = window_out(in.w, L.kw, L.sw, L.pw, 0);
+        if (L.shape.h < 1 || L.shape.w < 1)
+            return fail(p, "conv '%s': a %dx%d kernel does not fit the %dx%d input", L.name, L.kh, L.kw, in.h, in.w);
+        L.weight_params = (uint64_t)L.out * (uint64_t)(in.c / L.groups) * (uint64_t)L.kh * (uint64_t)L.kw;
+        L.bias_params = L.bias ? (uint64_t)L.out : 0;
+        L.fwd_flops = 2.0 * (double)L.weight_params * L.shape.h * L.shape.w;
+        break;
+    case LAYER_FC: {
+        if (!have_out) return fail(p, "fc '%s': needs out=", L.name);
+        uint64_t fan_in = (uint64_t)in.c * (uint64_t)in.h * (uint64_t)in.w;
+        L.shape = (shape3){L.out, 1, 1};
+        L.weight_params = fan_in * (uint64_t)L.out;
+        L.bias_params = L.bias ? (uint64_t)L.out : 0;
+        L.fwd_flops = 2.0 * (double)L.weight_params;
+        break;
+    }
+    case LAYER_POOL:
+        if (L.pool_global) {
+            if (have_k || have_s) return fail(p, "pool '%s': global=1 takes no k= or s=", L.name);
+            L.kh = in.h, L.kw = in.w;
+            L.shape.h = L.shape.w = 1;
+            break;
+        }
+        if (!have_k) return fail(p, "pool '%s': needs k= (or global=1)", L.name);
+        if (!have_s) L.sh = L.kh, L.sw = L.kw;
+        if (L.ph < 0 || L.pw < 0 || L.ph >= L.kh || L.pw >= L.kw)
+            return fail(p, "pool '%s': padding must be >= 0 and below the kernel size", L.name);
+        L.shape.h = window_out(in.h, L.kh, L.sh, L.ph, L.pool_ceil);
+        L.shape.w = window_out(in.w, L.kw, L.sw, L.pw, L.pool_ceil);
+        if (L.shape.h < 1 || L.shape.w < 1)
+            return fail(p, "pool '%s': a %dx%d window does not fit the %dx%d input", L.name, L.kh, L.kw, in.h, in.w);
+        break;
+    case LAYER_BN:
+        L.weight_params = (uint64_t)in.c; /* scale (gamma) */
+        L.bias_params = (uint64_t)in.c;   /* shift (beta) */
+        break;
+    case LAYER_CONCAT:
+        L.shape.c = 0;
+        for (int i = 0; i < L.ninputs; i++) {
+            shape3 s = input_shape(m, L.inputs[i]);
+            if (s.h != in.h || s.w != in.w)
+                return fail(p, "concat '%s': input %d is %dx%d, the first is %dx%d", L.name, i + 1, s.h, s.w, in.h,
+                            in.w);
+            L.shape.c += s.c;
+        }
+        break;
+    case LAYER_ADD:
+        for (int i = 1; i < L.ninputs; i++) {
+            shape3 s = input_shape(m, L.inputs[i]);
+            if (s.c != in.c || s.h != in.h || s.w != in.w)
+                return fail(p, "add '%s': input %d is %dx%dx%d, the first is %dx%dx%d", L.name, i + 1, s.c, s.h, s.w,
+                            in.c, in.h, in.w);
+        }
+        break;
+    default: break;
+    }
+
+    if (m->nlayers == p->cap_layers) {
+        size_t cap = p->cap_layers ? 2 * p->cap_layers : 64;
+        model_layer *nl = realloc(m->layers, cap * sizeof *nl);
+        if (!nl) return GQ_ERR_NOMEM;
+        m->layers = nl;
+        p->cap_layers = cap;
+    }
+    m->layers[m->nlayers++] = L;
+    m->weight_params += L.weight_params;
+    m->bias_params += L.bias_params;
+    m->fwd_flops += L.fwd_flops;
+    m->activations += (double)L.shape.c * L.shape.h * L.shape.w;
+    p->seen_layer = 1;
+    return GQ_OK;
+}
+
+/* ---- statements and macros ------------------------------------------------------------- */
+
+static gq_err statement(parser *p, const char *text);
+
+static const macro_def *find_macro(const parser *p, const char *name)
+{
+    for (int i = 0; i < p->nmacros; i++)
+        if (strcmp(p->macros[i].name, name) == 0) return &p->macros[i];
+    return NULL;
+}
+
+/* Replaces $param, $name and $in in `body` into out. */
+static gq_err substitute(parser *p, const macro_def *d, const char *body, char vals[][MODEL_NAME_MAX * 2],
+                         const char *inst, const char *in, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (const char *c = body; *c;) {
+        if (*c != '$') {
+            if (n + 1 >= cap) return fail(p, "line too long after expanding '%s'", d->name);
+            out[n++] = *c++;
+            continue;
+        }
+        const char *id = ++c;
+        while (isalnum((unsigned char)*c) || *c == '_') c++;
+        size_t len = (size_t)(c - id);
+        const char *val = NULL;
+        if (len == 4 && strncmp(id, "name", 4) == 0)
+            val = inst;
+        else if (len == 2 && strncmp(id, "in", 2) == 0)
+            val = in;
+        for (int i = 0; !val && i < d->nparams; i++)
+            if (strlen(d->params[i]) == len && strncmp(id, d->params[i], len) == 0) val = vals[i];
+        if (!val) return fail(p, "macro '%s': unknown $%.*s", d->name, (int)len, id);
+        size_t vl = strlen(val);
+        if (n + vl + 1 >= cap) return fail(p, "line too long after expanding '%s'", d->name);
+        memcpy(out + n, val, vl);
+        n += vl;
+    }
+    out[n] = '\0';
+    return GQ_OK;
+}
+
+static gq_err expand(parser *p, const macro_def *d, char **tok, int ntok)
+{
+    if (ntok < 2 || strchr(tok[1], '=')) return fail(p, "macro '%s': missing the instance name", d->name);
+    if (p->depth == MAX_MACRO_DEPTH) return fail(p, "macros nested deeper than %d", MAX_MACRO_DEPTH);
+    char vals[MAX_MACRO_PARAMS][MODEL_NAME_MAX * 2];
+    int given[MAX_MACRO_PARAMS] = {0};
+    int in_idx = NO_PENDING;
+    for (int i = 2; i < ntok; i++) {
+        char *eq = strchr(tok[i], '=');
+        if (!eq) return fail(p, "macro '%s': '%s' is not key=value", d->name, tok[i]);
+        *eq = '\0';
+        if (strcmp(tok[i], "from") == 0) {
+            in_idx = strcmp(eq + 1, "input") == 0 ? -1 : find_layer(p->m, eq + 1);
+            if (in_idx == -2) return fail(p, "macro '%s': from=%s: no earlier layer of that name", d->name, eq + 1);
+            continue;
+        }
+        int k = -1;
+        for (int j = 0; j < d->nparams; j++)
+            if (strcmp(d->params[j], tok[i]) == 0) k = j;
+        if (k < 0) return fail(p, "macro '%s': unknown argument '%s'", d->name, tok[i]);
+        snprintf(vals[k], sizeof vals[k], "%s", eq + 1);
+        given[k] = 1;
+    }
+    for (int j = 0; j < d->nparams; j++) {
+        if (given[j]) continue;
+        if (!d->defaults[j][0]) return fail(p, "macro '%s': missing argument '%s'", d->name, d->params[j]);
+        snprintf(vals[j], sizeof vals[j], "%s", d->defaults[j]);
+    }
+    /* the macro's input: from=, else what the enclosing macro passed on, else the previous layer */
+    if (in_idx == NO_PENDING) in_idx = p->pending_in;
+    if (in_idx == NO_PENDING) in_idx = p->m->nlayers ? (int)p->m->nlayers - 1 : -1;
+    char in[MODEL_NAME_MAX];
+    snprintf(in, sizeof in, "%s", in_idx < 0 ? "input" : p->m->layers[in_idx].name);
+    p->pending_in = in_idx;
+    char inst[MODEL_NAME_MAX];
+    snprintf(inst, sizeof inst, "%s", tok[1]);
+    p->macro_stack[p->depth] = d->name;
+    for (int l = d->first; l < d->last; l++) {
+        if (!p->lines[l].text[0]) continue;
+        char line[MAX_LINE];
+        p->macro_lines[p->depth] = p->lines[l].number;
+        p->depth++;
+        gq_err e = substitute(p, d, p->lines[l].text, vals, inst, in, line, sizeof line);
+        if (e == GQ_OK) e = statement(p, line);
+        p->depth--;
+        if (e != GQ_OK) return e;
+    }
+    return GQ_OK;
+}
+
+static gq_err statement(parser *p, const char *text)
+{
+    char buf[MAX_LINE], *tok[MAX_TOKENS];
+    snprintf(buf, sizeof buf, "%s", text);
+    int ntok = split(buf, tok);
+    if (ntok == 0) return GQ_OK;
+    model_t *m = p->m;
+    if (strcmp(tok[0], "name") == 0 || strcmp(tok[0], "input") == 0 || strcmp(tok[0], "batch") == 0 ||
+        strcmp(tok[0], "backward") == 0) {
+        if (p->depth > 0) return fail(p, "'%s' is not allowed inside a macro", tok[0]);
+        if (ntok != 2) return fail(p, "'%s' takes one value", tok[0]);
+        if (strcmp(tok[0], "name") == 0) {
+            if (strlen(tok[1]) >= MODEL_NAME_MAX) return fail(p, "model name too long");
+            strcpy(m->name, tok[1]);
+        } else if (strcmp(tok[0], "input") == 0) {
+            if (p->seen_layer) return fail(p, "'input' must come before the first layer");
+            shape3 s;
+            if (sscanf(tok[1], "%dx%dx%d", &s.c, &s.h, &s.w) != 3 || s.c < 1 || s.h < 1 || s.w < 1)
+                return fail(p, "input '%s' is not CxHxW with positive sizes", tok[1]);
+            m->input = s;
+        } else if (strcmp(tok[0], "batch") == 0) {
+            if (parse_int(tok[1], &m->batch) || m->batch < 1)
+                return fail(p, "batch '%s' is not a positive integer", tok[1]);
+        } else {
+            char *end;
+            m->backward_ratio = strtod(tok[1], &end);
+            if (*end || !(m->backward_ratio > 0 && m->backward_ratio < 100))
+                return fail(p, "backward '%s' is not a ratio in (0, 100)", tok[1]);
+        }
+        return GQ_OK;
+    }
+    if (m->input.c == 0) return fail(p, "'input CxHxW' must come before the first layer");
+    const macro_def *d = find_macro(p, tok[0]);
+    if (d) return expand(p, d, tok, ntok);
+    return add_layer(p, tok, ntok);
+}
+
+/* Reads `define NAME a b=1 ... end` blocks out of the line list. */
+static gq_err collect_macros(parser *p)
+{
+    for (int l = 0; l < p->nlines; l++) {
+        p->line = p->lines[l].number;
+        char buf[MAX_LINE], *tok[MAX_TOKENS];
+        snprintf(buf, sizeof buf, "%s", p->lines[l].text);
+        int ntok = split(buf, tok);
+        if (ntok == 0) continue;
+        if (strcmp(tok[0], "end") == 0) return fail(p, "'end' without 'define'");
+        if (strcmp(tok[0], "define") != 0) continue;
+        if (ntok < 2) return fail(p, "define: missing the macro name");
+        if (p->nmacros == MAX_MACROS) return fail(p, "more than %d macros", MAX_MACROS);
+        layer_type t;
+        if (type_of(tok[1], &t) == 0 || find_macro(p, tok[1]))
+            return fail(p, "define: '%s' is already a layer type or macro", tok[1]);
+        macro_def *d = &p->macros[p->nmacros];
+        memset(d, 0, sizeof *d);
+        snprintf(d->name, sizeof d->name, "%s", tok[1]);
+        for (int i = 2; i < ntok; i++) {
+            if (d->nparams == MAX_MACRO_PARAMS)
+                return fail(p, "define %s: more than %d parameters", d->name, MAX_MACRO_PARAMS);
+            char *eq = strchr(tok[i], '=');
+            if (eq) *eq = '\0';
+            if (strcmp(tok[i], "name") == 0 || strcmp(tok[i], "in") == 0 || strcmp(tok[i], "from") == 0)
+                return fail(p, "define %s: '%s' is reserved", d->name, tok[i]);
+            snprintf(d->params[d->nparams], sizeof d->params[0], "%s", tok[i]);
+            snprintf(d->defaults[d->nparams], sizeof d->defaults[0], "%s", eq ? eq + 1 : "");
+            d->nparams++;
+        }
+        d->first = l + 1;
+        int end = -1;
+        for (int k = l + 1; k < p->nlines && end < 0; k++) {
+            const char *t = p->lines[k].text;
+            if (strncmp(t, "define", 6) == 0 && (t[6] == ' ' || t[6] == '\t' || !t[6])) {
+                p->line = p->lines[k].number;
+                return fail(p, "define inside define '%s' (missing 'end'?)", d->name);
+            }
+            if (strcmp(t, "end") == 0) end = k;
+        }
+        if (end < 0) return fail(p, "define %s: no matching 'end'", d->name);
+        d->last = end;
+        p->nmacros++;
+        for (int k = l; k <= end; k++) p->lines[k].in_macro = 1;
+        l = end;
+    }
+    return GQ_OK;
+}
+
+gq_err model_parse(model_t *m, const char *text, const char *file, char *msg, size_t cap)
+{
+    memset(m, 0, sizeof *m);
+    m->backward_ratio = 2.0;
+    parser *p = calloc(1, sizeof *p);
+    char *copy = strdup(text);
+    if (!p || !copy) {
+        free(p);
+        free(copy);
+        return GQ_ERR_NOMEM;
+    }
+    p->file = file;
+    p->pending_in = NO_PENDING;
+    p->msg = msg;
+    p->cap = cap;
+    p->m = m;
+    int maxl = 1;
+    for (const char *c = copy; *c; c++) maxl += *c == '\n';
+    p->lines = calloc((size_t)maxl, sizeof *p->lines);
+    gq_err e = p->lines ? GQ_OK : GQ_ERR_NOMEM;
+    int number = 0;
+    for (char *line = copy, *next; e == GQ_OK && line; line = next) {
+        next = strchr(line, '\n');
+        if (next) *next++ = '\0';
+        number++;
+        p->line = number;
+        if (strlen(line) >= MAX_LINE) e = fail(p, "line longer than %d characters", MAX_LINE - 1);
+        char *hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        while (*line && isspace((unsigned char)*line)) line++;
+        size_t len = strlen(line);
+        while (len > 0 && isspace((unsigned char)line[len - 1])) line[--len] = '\0';
+        p->lines[p->nlines].text = line;
+        p->lines[p->nlines++].number = number;
+    }
+    if (e == GQ_OK) e = collect_macros(p);
+    for (int l = 0; e == GQ_OK && l < p->nlines; l++) {
+        if (p->lines[l].in_macro) continue;
+        p->line = p->lines[l].number;
+        e = statement(p, p->lines[l].text);
+    }
+    if (e == GQ_OK && m->nlayers == 0) {
+        p->line = number;
+        e = fail(p, "no layers (an empty or comment-only model)");
+    }
+    if (e == GQ_OK && !m->name[0]) {
+        const char *base = strrchr(file, '/');
+        snprintf(m->name, sizeof m->name, "%s", base ? base + 1 : file);
+        char *dot = strrchr(m->name, '.');
+        if (dot && dot != m->name) *dot = '\0';
+    }
+    free(p->lines);
+    free(p);
+    free(copy);
+    if (e != GQ_OK) model_free(m);
+    return e;
+}
+
+void model_free(model_t *m)
+{
+    if (!m) return;
+    free(m->layers);
+    m->layers = NULL;
+    m->nlayers = 0;
+}
+
+void model_layer_times(const model_t *m, double total_fwd_s, double total_bwd_s, double *fwd_s, double *bwd_s)
+{
+    for (size_t i = 0; i < m->nlayers; i++) {
+        double share = m->fwd_flops > 0 ? m->layers[i].fwd_flops / m->fwd_flops : 1.0 / (double)m->nlayers;
+        fwd_s[i] = total_fwd_s * share;
+        bwd_s[i] = total_bwd_s * share;
+    }
+}

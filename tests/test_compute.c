@@ -1,0 +1,118 @@
+/* GPU compute profiles: measured throughputs are reproduced exactly at their
+ * own batch and scale linearly with batch; forward and backward split 1:2 by
+ * FLOPs; the fitted fallback predicts every measured pair it did not see
+ * within a mean error bound (leave-one-out); user overrides and custom GPU
+ * rows take effect; malformed GPU data fails with FILE:LINE. */
+#include "check.h"
+#include "gpu.h"
+#include "zoo.h"
+
+static void test_measured(gq_zoo *z)
+{
+    model_zoo view = zoo_view(z);
+    int checked = 0, bad = 0;
+    for (size_t i = 0; i < z->gpus.nmeas; i++) {
+        const gpu_measurement *r = &z->gpus.meas[i];
+        const model_t *m = NULL;
+        for (size_t k = 0; k < z->nbuiltin; k++)
+            if (strcmp(z->models[k]->name, r->model) == 0) m = z->models[k];
+        const gpu_spec *g = gpu_find(&z->gpus, r->gpu);
+        if (!m || !g) continue;
+        /* the fastest measured row at this (gpu, model, batch) is the one used */
+        double best = 0;
+        for (size_t k = 0; k < z->gpus.nmeas; k++) {
+            const gpu_measurement *q = &z->gpus.meas[k];
+            if (gpu_name_eq(q->gpu, r->gpu) && strcmp(q->model, r->model) == 0 && q->batch == r->batch)
+                best = q->images_per_s > best ? q->images_per_s : best;
+        }
+        compute_estimate e, e2;
+        gpu_compute(&z->gpus, &view, m, g, r->batch, 0, NULL, &e);
+        gpu_compute(&z->gpus, &view, m, g, 2 * r->batch, 0, NULL, &e2);
+        bad += e.source != COMPUTE_MEASURED || fabs(e.images_per_s / best - 1) > 1e-12;
+        /* time linear in batch while the same measured row is the basis */
+        bad += e2.basis == e.basis && fabs(e2.iter_s / e.iter_s - 2) > 1e-9;
+        bad += fabs(e.bwd_s / e.fwd_s - m->backward_ratio) > 1e-9;
+        checked++;
+    }
+    CHECK(checked >= 30 && bad == 0, "%d of %d measured rows not reproduced", bad, checked);
+}
+
+static void test_fallbacks(gq_zoo *z)
+{
+    model_zoo view = zoo_view(z);
+    compute_estimate e;
+    const model_t *vgga = zoo_model(z, "vgg-a"), *lenet = zoo_model(z, "lenet5");
+    gpu_compute(&z->gpus, &view, vgga, gpu_find(&z->gpus, "GTX 1080"), 32, 0, NULL, &e);
+    CHECK(e.source == COMPUTE_FITTED && e.efficiency > 0.05 && e.efficiency < 1, "gtx1080 vgg-a fitted (eff %.3f)",
+          e.efficiency);
+    gpu_compute(&z->gpus, &view, vgga, gpu_find(&z->gpus, "A100"), 32, 0, NULL, &e);
+    CHECK(e.source == COMPUTE_POOLED && e.images_per_s > 0, "A100 has no measurements: pooled");
+    /* a faster GPU of the same family is predicted faster */
+    compute_estimate a, b;
+    gpu_compute(&z->gpus, &view, lenet, gpu_find(&z->gpus, "GTX 1080"), 64, 0, NULL, &a);
+    gpu_compute(&z->gpus, &view, lenet, gpu_find(&z->gpus, "GTX 1080 Ti"), 64, 0, NULL, &b);
+    CHECK(b.images_per_s > a.images_per_s, "1080 Ti faster than 1080 on lenet5");
+    gpu_compute(&z->gpus, &view, vgga, gpu_find(&z->gpus, "K80"), 32, 1234.5, NULL, &e);
+    CHECK(e.source == COMPUTE_USER && fabs(e.images_per_s - 1234.5) < 1e-9, "user throughput override");
+}
+
+static void test_leave_one_out(gq_zoo *z)
+{
+    model_zoo view = zoo_view(z);
+    double sum = 0;
+    int n = 0;
+    for (size_t i = 0; i < z->gpus.nmeas; i++) {
+        const gpu_measurement *r = &z->gpus.meas[i];
+        const model_t *m = NULL;
+        for (size_t k = 0; k < z->nbuiltin; k++)
+            if (strcmp(z->models[k]->name, r->model) == 0) m = z->models[k];
+        if (!m) continue;
+        compute_estimate e;
+        if (gpu_compute(&z->gpus, &view, m, gpu_find(&z->gpus, r->gpu), r->batch, 0, r, &e) != GQ_OK) continue;
+        CHECK(e.source != COMPUTE_MEASURED, "a left-out pair is not looked up");
+        sum += fabs(e.images_per_s / r->images_per_s - 1);
+        n++;
+    }
+    /* a single-efficiency model scored 81% here; the roofline-style fit must stay far below */
+    CHECK(n >= 30 && sum / n < 0.30, "leave-one-out mean absolute error %.1f%% over %d pairs", 100 * sum / n, n);
+}
+
+static void test_bad_csv(void)
+{
+    gpu_db db = {0};
+    char msg[256] = "";
+    CHECK(gpu_db_add_specs(&db, "gpu,peak\nX,1\n", "g.csv", msg, sizeof msg) == GQ_ERR_SPEC &&
+              strstr(msg, "g.csv:1:") && strstr(msg, "header"),
+          "wrong header: %s", msg);
+    CHECK(gpu_db_add_specs(&db, "gpu,peak_fp32_tflops,mem_bw_gbs,source\nX,-1,100,s\n", "g.csv", msg, sizeof msg) ==
+                  GQ_ERR_SPEC &&
+              strstr(msg, "g.csv:2:") && strstr(msg, "peak_fp32_tflops"),
+          "negative peak: %s", msg);
+    CHECK(gpu_db_add_measurements(&db, "gpu,model,framework,batch,images_per_s,source\nX,m,f,1.5,10,s\n", "t.csv", msg,
+                                  sizeof msg) == GQ_ERR_SPEC &&
+              strstr(msg, "t.csv:2:") && strstr(msg, "batch"),
+          "fractional batch: %s", msg);
+    CHECK(gpu_db_add_specs(&db, "gpu,peak_fp32_tflops,mem_bw_gbs,source\n\"My GPU, rev 2\",20,1000,mine\n", "g.csv",
+                           msg, sizeof msg) == GQ_OK &&
+              db.ngpus == 1 && strcmp(db.gpus[0].name, "My GPU, rev 2") == 0 && db.gpus[0].peak_flops == 20e12,
+          "quoted CSV field");
+    gpu_db_add_specs(&db, "gpu,peak_fp32_tflops,mem_bw_gbs,source\nNew GPU,30,1000,a\n", "g.csv", msg, sizeof msg);
+    gpu_db_add_specs(&db, "gpu,peak_fp32_tflops,mem_bw_gbs,source\nnew-gpu,40,2000,b\n", "g.csv", msg, sizeof msg);
+    CHECK(db.ngpus == 2 && gpu_find(&db, "NEW GPU")->peak_flops == 40e12, "a row with a known name replaces it");
+    gpu_db_free(&db);
+    CHECK(gpu_name_eq("GTX 1080 Ti", "gtx1080ti") && gpu_name_eq("titan-x_pascal", "Titan X Pascal") &&
+              !gpu_name_eq("GTX 1080", "GTX 1080 Ti"),
+          "GPU names ignore case, spaces and dashes");
+}
+
+int main(void)
+{
+    gq_zoo z;
+    if (zoo_load(&z, NULL) != 0) return 2;
+    test_measured(&z);
+    test_fallbacks(&z);
+    test_leave_one_out(&z);
+    test_bad_csv();
+    zoo_free(&z);
+    return check_summary();
+}
