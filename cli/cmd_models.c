@@ -108,8 +108,9 @@ static int models_compute(int argc, char **argv)
         else if (m == 0 && (m = cli_opt(argc, argv, &i, "--gpu-file", &v)) > 0)
             gpu_file = v;
         else if (m == 0 && (m = cli_opt(argc, argv, &i, "--batch", &v)) > 0) {
-            if (cli_parse_u64("--batch", v, &batch) || batch == 0 || batch > 1000000) {
-                if (batch == 0 || batch > 1000000) cli_error("--batch '%s' must be 1..1000000", v);
+            if (cli_parse_u64("--batch", v, &batch)) return EXIT_USAGE;
+            if (batch == 0 || batch > 1000000) {
+                cli_error("--batch '%s' must be 1..1000000", v);
                 return EXIT_USAGE;
             }
         } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--gpu-images-per-s", &v)) > 0) {
@@ -160,8 +161,11 @@ static int models_compute(int argc, char **argv)
     if (e.basis)
         snprintf(basis, sizeof basis, "%s batch %d %.4g img/s (%s)", e.basis->framework, e.basis->batch,
                  e.basis->images_per_s, e.basis->source);
-    else if (e.source != COMPUTE_USER)
-        snprintf(basis, sizeof basis, "efficiency fitted on %d measured points", e.fit_points);
+    else if (e.source == COMPUTE_FITTED)
+        snprintf(basis, sizeof basis, "fit over %d published rows, scaled to this GPU's %d", e.fit_points,
+                 e.gpu_points);
+    else if (e.source == COMPUTE_POOLED)
+        snprintf(basis, sizeof basis, "fit over %d published rows (none for this GPU)", e.fit_points);
     cli_table t;
     table_init(&t, H, 12);
     table_row(&t, "%s\t%s\t%llu\t%.6g\t%.6g\t%.6g\t%.6g\t%s\t%.4f\t%.0f\t%.6g\t%s", m->name, g->name,

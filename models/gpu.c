@@ -335,6 +335,7 @@ gq_err gpu_compute(const gpu_db *db, const model_zoo *zoo, const model_t *m, con
         features(m, g, batch, x);
         out->source = scale > 0 ? COMPUTE_FITTED : COMPUTE_POOLED;
         out->fit_points = n;
+        out->gpu_points = pts;
         per_image = (scale > 0 ? scale : 1.0) * dot(coef, x);
         if (!(per_image > 0)) return GQ_ERR_PARAM;
     }

@@ -61,7 +61,8 @@ typedef struct {
     double efficiency; /* achieved / peak FLOP rate */
     compute_source source;
     const gpu_measurement *basis; /* the measured row used, if any */
-    int fit_points;               /* measured points behind a fitted efficiency */
+    int fit_points;               /* published rows behind the fit */
+    int gpu_points;               /* of which on this GPU (its scale) */
 } compute_estimate;
 
 /* Training FLOPs per image: forward x (1 + backward ratio). */
