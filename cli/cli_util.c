@@ -210,7 +210,33 @@ void table_row(cli_table *t, const char *fmt, ...)
     t->nrows++;
 }
 
-void table_print(const cli_table *t, cli_format f)
+void table_print(const cli_table *t, cli_format f) { table_fprint(stdout, t, f); }
+
+int table_write_csv(const cli_table *t, const char *path)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *out = fopen(tmp, "w");
+    if (!out) {
+        cli_error("%s: %s", path, strerror(errno));
+        return -1;
+    }
+    table_fprint(out, t, FMT_CSV);
+    if (fclose(out) != 0 || rename(tmp, path) != 0) {
+        cli_error("%s: write failed: %s", path, strerror(errno));
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+void table_fprint(FILE *out, const cli_table *t, cli_format f)
 {
     if (f == FMT_CSV) {
         for (size_t r = 0; r < t->nrows; r++)
@@ -218,16 +244,16 @@ void table_print(const cli_table *t, cli_format f)
                 const char *cell = t->cells[r * t->ncols + c];
                 int quote = strpbrk(cell, ",\"") != NULL; /* specs contain commas */
                 if (quote) {
-                    putchar('"');
+                    fputc('"', out);
                     for (const char *p = cell; *p; p++) {
-                        if (*p == '"') putchar('"');
-                        putchar(*p);
+                        if (*p == '"') fputc('"', out);
+                        fputc(*p, out);
                     }
-                    putchar('"');
+                    fputc('"', out);
                 } else {
-                    fputs(cell, stdout);
+                    fputs(cell, out);
                 }
-                putchar(c + 1 == t->ncols ? '\n' : ',');
+                fputc(c + 1 == t->ncols ? '\n' : ',', out);
             }
         return;
     }
@@ -243,8 +269,8 @@ void table_print(const cli_table *t, cli_format f)
             /* text left, numbers right */
             char *end;
             int numeric = r > 0 && *cell && (strtod(cell, &end), *end == '\0');
-            printf(numeric ? "%*s" : "%-*s", (int)w[c], cell);
-            fputs(c + 1 == t->ncols ? "\n" : "  ", stdout);
+            fprintf(out, numeric ? "%*s" : "%-*s", (int)w[c], cell);
+            fputs(c + 1 == t->ncols ? "\n" : "  ", out);
         }
     free(w);
 }

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define EXIT_USAGE 2
 
@@ -42,6 +43,9 @@ void table_init(cli_table *t, const char *const *header, size_t ncols);
  * '\t', e.g. table_row(t, "%s\t%zu\t%.3f", name, n, x). */
 void table_row(cli_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void table_print(const cli_table *t, cli_format f);
+void table_fprint(FILE *out, const cli_table *t, cli_format f);
+/* The table as CSV into PATH (temporary name, then rename). @return 0 or -1 after printing. */
+int table_write_csv(const cli_table *t, const char *path);
 void table_free(cli_table *t);
 
 /* ---- progress and plots ---------------------------------------------------------- */
@@ -58,5 +62,6 @@ int cli_plot(const char *script_name, const char *out, const char *data, const c
 const char *gq_plot_script(const char *name);
 
 double cli_now(void); /* monotonic seconds */
+int cli_is_dir(const char *path);
 
 #endif

@@ -23,5 +23,13 @@ int cmd_models(int argc, char **argv);
 void help_models(void);
 int cmd_gpus(int argc, char **argv);
 void help_gpus(void);
+int cmd_platforms(int argc, char **argv);
+void help_platforms(void);
+int cmd_simulate_entry(int argc, char **argv);
+void help_simulate(void);
+int cmd_speedup_entry(int argc, char **argv);
+void help_speedup(void);
+int cmd_report_entry(int argc, char **argv);
+void help_report(void);
 
 #endif

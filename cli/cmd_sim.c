@@ -1,0 +1,632 @@
+/* `gqsim simulate`, `gqsim speedup`, `gqsim report`, `gqsim validate`, and
+ * `gqsim platforms ...`: the simulation of data-parallel training with
+ * quantized gradients on GPU clusters, from one configuration to the report
+ * that reproduces TernGrad's Figure 5 in kind. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli_util.h"
+#include "commands.h"
+#include "gradgen.h"
+#include "sim.h"
+#include "zoo.h"
+
+#define MAX_QUANTS 16
+#define MAX_GPU_COUNTS 32
+#define DEFAULT_FUSION 67108864.0 /* 64 MiB, Horovod's default fusion threshold */
+
+/* ---- quantizer cost calibration -------------------------------------------------------- */
+
+/* Encode and decode ns per element of the real quantizer on this machine: a
+ * Gaussian gradient of 2^20 elements, best of three; cached per spec for the
+ * process (a report calibrates each quantizer once). */
+static int calibrate(const qz_params *q, double *enc_ns, double *dec_ns)
+{
+    static struct {
+        qz_params q;
+        double enc, dec;
+    } cache[32];
+    static int ncache;
+    for (int i = 0; i < ncache; i++)
+        if (memcmp(&cache[i].q, q, sizeof *q) == 0) return *enc_ns = cache[i].enc, *dec_ns = cache[i].dec, 0;
+    if (q->id == QZ_FP32) return *enc_ns = *dec_ns = 0, 0;
+    size_t n = (size_t)1 << 20;
+    float *x = gradgen("gaussian", &n, 1), *y = malloc(n * sizeof *y);
+    size_t cap = qz_bound(q, n), wcap = qz_workspace_size(q, n);
+    void *buf = malloc(cap), *work = malloc(wcap ? wcap : 1);
+    double be = INFINITY, bd = INFINITY;
+    for (int t = 0; x && y && buf && work && t < 3; t++) {
+        double t0 = cli_now();
+        size_t s = qz_encode(buf, cap, x, n, q, (uint64_t)t, work, wcap);
+        double t1 = cli_now();
+        if (gq_is_error(s)) break;
+        qz_decode(y, n, buf, s);
+        double t2 = cli_now();
+        be = fmin(be, t1 - t0), bd = fmin(bd, t2 - t1);
+    }
+    free(x), free(y), free(buf), free(work);
+    if (!isfinite(be)) {
+        cli_error("calibration of the quantizer failed");
+        return -1;
+    }
+    *enc_ns = 1e9 * be / (double)n, *dec_ns = 1e9 * bd / (double)n;
+    if (ncache < 32) cache[ncache].q = *q, cache[ncache].enc = *enc_ns, cache[ncache++].dec = *dec_ns;
+    return 0;
+}
+
+/* ---- options shared by the simulation commands ----------------------------------------- */
+
+typedef struct {
+    const char *model, *platform, *gpu, *gpu_file, *network_model;
+    const char *quants[MAX_QUANTS];
+    int nquants;
+    uint64_t gpus[MAX_GPU_COUNTS];
+    size_t ngpus;
+    uint64_t batch, iterations;
+    sync_kind sync;
+    downlink_kind downlink;
+    int overlap;
+    double fusion, fp32_below, quant_scale, quant_rate, gpu_ips;
+    int fp32_last;
+    engine_kind engine;
+    cli_format fmt;
+    const char *plot, *out, *measured;
+} sim_opts;
+
+static void opts_default(sim_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->sync = SYNC_PS_SHARDED;
+    o->overlap = 1;
+    o->fusion = DEFAULT_FUSION;
+    o->quant_scale = 1;
+    o->iterations = 1;
+    o->engine = ENGINE_SIMGRID;
+    o->fmt = FMT_TABLE;
+}
+
+static int parse_opts(int argc, char **argv, const char *cmd, sim_opts *o, int multi)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int m;
+#define OPT(name) (m == 0 && (m = cli_opt(argc, argv, &i, name, &v)) > 0)
+        m = 0;
+        if (OPT("--model"))
+            o->model = v;
+        else if (OPT("--platform"))
+            o->platform = v;
+        else if (OPT("--gpu"))
+            o->gpu = v;
+        else if (OPT("--gpu-file"))
+            o->gpu_file = v;
+        else if (OPT("--network-model"))
+            o->network_model = v;
+        else if (OPT("--plot"))
+            o->plot = v;
+        else if (OPT("--out"))
+            o->out = v;
+        else if (OPT("--measured"))
+            o->measured = v;
+        else if (OPT("--quant")) {
+            if (o->nquants == MAX_QUANTS || (!multi && o->nquants == 1)) {
+                cli_error("%s: too many --quant", cmd);
+                return -1;
+            }
+            o->quants[o->nquants++] = v;
+        } else if (OPT("--gpus")) {
+            if (cli_parse_u64_list("--gpus", v, o->gpus, MAX_GPU_COUNTS, &o->ngpus)) return -1;
+            for (size_t k = 0; k < o->ngpus; k++)
+                if (o->gpus[k] < 1 || o->gpus[k] > 65536) {
+                    cli_error("--gpus: %llu is not 1..65536", (unsigned long long)o->gpus[k]);
+                    return -1;
+                }
+            if (!multi && o->ngpus != 1) {
+                cli_error("%s: --gpus takes one number (speedup takes a list)", cmd);
+                return -1;
+            }
+        } else if (OPT("--batch")) {
+            if (cli_parse_u64("--batch", v, &o->batch)) return -1;
+            if (o->batch < 1 || o->batch > 1000000) return cli_error("--batch '%s' must be 1..1000000", v), -1;
+        } else if (OPT("--iterations")) {
+            if (cli_parse_u64("--iterations", v, &o->iterations)) return -1;
+            if (o->iterations < 1 || o->iterations > 100) return cli_error("--iterations '%s' must be 1..100", v), -1;
+        } else if (OPT("--sync")) {
+            if (sync_parse(v, &o->sync))
+                return cli_error("--sync '%s' is not ps, ps-sharded, ring, hierarchical or allgather", v), -1;
+        } else if (OPT("--downlink")) {
+            if (downlink_parse(v, &o->downlink))
+                return cli_error("--downlink '%s' is not auto, fp32, requant or terngrad", v), -1;
+        } else if (OPT("--overlap")) {
+            if (strcmp(v, "on") == 0)
+                o->overlap = 1;
+            else if (strcmp(v, "off") == 0)
+                o->overlap = 0;
+            else
+                return cli_error("--overlap '%s' is not on or off", v), -1;
+        } else if (OPT("--engine")) {
+            if (strcmp(v, "simgrid") == 0)
+                o->engine = ENGINE_SIMGRID;
+            else if (strcmp(v, "analytic") == 0)
+                o->engine = ENGINE_ANALYTIC;
+            else
+                return cli_error("--engine '%s' is not simgrid or analytic", v), -1;
+        } else if (OPT("--fusion")) {
+            if (cli_parse_double("--fusion", v, &o->fusion)) return -1;
+            if (o->fusion < 0) return cli_error("--fusion '%s' must be >= 0 bytes", v), -1;
+        } else if (OPT("--fp32-below")) {
+            if (cli_parse_double("--fp32-below", v, &o->fp32_below)) return -1;
+        } else if (OPT("--quant-cost-scale")) {
+            if (cli_parse_double("--quant-cost-scale", v, &o->quant_scale)) return -1;
+            if (!(o->quant_scale >= 0)) return cli_error("--quant-cost-scale '%s' must be >= 0", v), -1;
+        } else if (OPT("--quant-rate")) {
+            if (cli_parse_double("--quant-rate", v, &o->quant_rate)) return -1;
+            if (!(o->quant_rate > 0)) return cli_error("--quant-rate '%s' must be > 0 elements/s", v), -1;
+        } else if (OPT("--gpu-images-per-s")) {
+            if (cli_parse_double("--gpu-images-per-s", v, &o->gpu_ips)) return -1;
+            if (!(o->gpu_ips > 0)) return cli_error("--gpu-images-per-s '%s' must be > 0", v), -1;
+        } else if (OPT("--format")) {
+            if (cli_parse_format(v, &o->fmt)) return -1;
+        } else if (m == 0 && strcmp(argv[i], "--fp32-last") == 0) {
+            o->fp32_last = 1;
+            m = 1;
+        } else if (m == 0) {
+            cli_error("%s: unknown option '%s' (see 'gqsim help %s')", cmd, argv[i], cmd);
+            return -1;
+        }
+#undef OPT
+        if (m < 0) return -1;
+    }
+    return 0;
+}
+
+/* Everything one simulation needs, resolved. */
+typedef struct {
+    gq_zoo zoo;
+    const model_t *model;
+    cluster_spec cluster;
+    const gpu_spec *gpu;
+    int batch;
+    compute_estimate compute;
+} sim_setup;
+
+static int setup(const sim_opts *o, const char *cmd, sim_setup *s)
+{
+    if (!o->model || !o->platform) {
+        cli_error("%s: needs --model and --platform (see 'gqsim help %s')", cmd, cmd);
+        return -1;
+    }
+    if (zoo_load(&s->zoo, o->gpu_file) != 0) return -1;
+    char msg[512];
+    if (cluster_parse(o->platform, &s->cluster, msg, sizeof msg) != GQ_OK) {
+        cli_error("--platform '%s': %s", o->platform, msg);
+        return -1;
+    }
+    s->model = zoo_model(&s->zoo, o->model);
+    if (!s->model) return -1;
+    s->gpu = zoo_gpu(&s->zoo, o->gpu ? o->gpu : s->cluster.gpu);
+    if (!s->gpu) return -1;
+    s->batch = o->batch ? (int)o->batch : s->model->batch ? s->model->batch : 32;
+    model_zoo view = zoo_view(&s->zoo);
+    if (gpu_compute(&s->zoo.gpus, &view, s->model, s->gpu, s->batch, o->gpu_ips, NULL, &s->compute) != GQ_OK) {
+        cli_error("%s: no compute profile for %s on %s", cmd, s->model->name, s->gpu->name);
+        return -1;
+    }
+    return 0;
+}
+
+/* One run; fills a table row. @return 0 or -1 after printing. */
+static int run_one(const sim_opts *o, sim_setup *s, const char *spec, int gpus, sim_result *r, double *speedup,
+                   double *ips)
+{
+    sim_config c;
+    memset(&c, 0, sizeof c);
+    char msg[512];
+    if (qz_parse_spec(spec, &c.quant, msg, sizeof msg) != GQ_OK) {
+        cli_error("--quant '%s': %s", spec, msg);
+        return -1;
+    }
+    double enc = 0, dec = 0;
+    if (o->quant_rate > 0 && c.quant.id != QZ_FP32)
+        enc = dec = 1e9 / o->quant_rate;
+    else if (calibrate(&c.quant, &enc, &dec) != 0)
+        return -1;
+    c.model = s->model;
+    c.cluster = &s->cluster;
+    c.gpus = gpus;
+    c.sync = o->sync;
+    c.downlink = o->downlink;
+    c.overlap = o->overlap;
+    c.fusion_bytes = o->fusion;
+    c.fp32_below = o->fp32_below;
+    c.fp32_last = o->fp32_last;
+    c.fwd_s = s->compute.fwd_s;
+    c.bwd_s = s->compute.bwd_s;
+    c.encode_ns = enc * o->quant_scale;
+    c.decode_ns = dec * o->quant_scale;
+    c.engine = o->engine;
+    c.network_model = o->network_model;
+    c.iterations = (int)o->iterations;
+    if (sim_run(&c, r, msg, sizeof msg) != GQ_OK) {
+        cli_error("simulate %s on %s with %d GPUs: %s", s->model->name, o->platform, gpus, msg);
+        return -1;
+    }
+    *ips = (double)gpus * s->batch / r->iteration_s;
+    *speedup = *ips / s->compute.images_per_s; /* one GPU, fp32, no communication */
+    return 0;
+}
+
+static const char *const SIM_HEADER[] = {"model",
+                                         "platform",
+                                         "gpus",
+                                         "quant",
+                                         "sync",
+                                         "iteration_s",
+                                         "compute_s",
+                                         "comm_exposed_s",
+                                         "encode_s",
+                                         "decode_s",
+                                         "bytes_per_gpu_up",
+                                         "bytes_per_gpu_down",
+                                         "images_per_s",
+                                         "speedup",
+                                         "engine",
+                                         "batch",
+                                         "gpu",
+                                         "overlap",
+                                         "fusion_bytes",
+                                         "compute_source",
+                                         "network_model"};
+#define SIM_COLS (sizeof SIM_HEADER / sizeof SIM_HEADER[0])
+
+static void sim_row(cli_table *t, const sim_opts *o, const sim_setup *s, const char *spec, int gpus,
+                    const sim_result *r, double ips, double speedup)
+{
+    char canon[256];
+    qz_params q;
+    qz_parse_spec(spec, &q, NULL, 0);
+    qz_format_spec(&q, canon, sizeof canon);
+    table_row(t,
+              "%s\t%s\t%d\t%s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.0f\t%.0f\t%.6g\t%.6g\t%s\t%d\t%s\t%s\t%.0f\t%s\t%s",
+              s->model->name, o->platform, gpus, canon, sync_name(o->sync), r->iteration_s, r->compute_s,
+              r->comm_exposed_s, r->encode_s, r->decode_s, r->bytes_up, r->bytes_down, ips, speedup,
+              o->engine == ENGINE_SIMGRID ? "simgrid" : "analytic", s->batch, s->gpu->name, o->overlap ? "on" : "off",
+              o->fusion, compute_source_name(s->compute.source), r->network_model);
+}
+
+/* ---- simulate ------------------------------------------------------------------------------ */
+
+static int cmd_simulate(int argc, char **argv)
+{
+    sim_opts o;
+    opts_default(&o);
+    if (parse_opts(argc, argv, "simulate", &o, 0)) return EXIT_USAGE;
+    if (o.ngpus == 0) {
+        cli_error("simulate: needs --gpus N (see 'gqsim help simulate')");
+        return EXIT_USAGE;
+    }
+    sim_setup s;
+    memset(&s, 0, sizeof s);
+    int rc = 1;
+    if (setup(&o, "simulate", &s) == 0) {
+        sim_result r;
+        double sp, ips;
+        const char *spec = o.nquants ? o.quants[0] : "fp32";
+        if (run_one(&o, &s, spec, (int)o.gpus[0], &r, &sp, &ips) == 0) {
+            cli_table t;
+            table_init(&t, SIM_HEADER, SIM_COLS);
+            sim_row(&t, &o, &s, spec, (int)o.gpus[0], &r, ips, sp);
+            table_print(&t, o.fmt);
+            table_free(&t);
+            rc = 0;
+        }
+    }
+    zoo_free(&s.zoo);
+    return rc;
+}
+
+/* ---- speedup --------------------------------------------------------------------------------- */
+
+static void default_gpus(sim_opts *o)
+{
+    if (o->ngpus) return;
+    for (uint64_t g = 1; g <= 512; g *= 2) o->gpus[o->ngpus++] = g;
+}
+
+/* Runs every (quant, gpus) pair into t; appends plot data (one block per quant). */
+static int sweep(const sim_opts *o, sim_setup *s, cli_table *t, char **dat, size_t *len, size_t *cap, double *ratio_at)
+{
+    const char *const fp32[] = {"fp32"};
+    const char *const *quants = o->nquants ? o->quants : fp32;
+    int nq = o->nquants ? o->nquants : 1;
+    for (int k = 0; k < nq; k++) {
+        if (dat) {
+            if (*cap - *len < 256 * (o->ngpus + 2)) *dat = realloc(*dat, *cap = 2 * *cap + 256 * (o->ngpus + 2));
+            *len += (size_t)snprintf(*dat + *len, *cap - *len, "# %s %s %s\n", s->model->name, o->platform, quants[k]);
+        }
+        for (size_t g = 0; g < o->ngpus; g++) {
+            cli_progress(0, "%s %s %s: %llu GPUs", s->model->name, o->platform, quants[k],
+                         (unsigned long long)o->gpus[g]);
+            sim_result r;
+            double sp, ips;
+            if (run_one(o, s, quants[k], (int)o->gpus[g], &r, &sp, &ips) != 0) return -1;
+            sim_row(t, o, s, quants[k], (int)o->gpus[g], &r, ips, sp);
+            if (dat)
+                *len += (size_t)snprintf(*dat + *len, *cap - *len, "%llu %.6g %.6g\n", (unsigned long long)o->gpus[g],
+                                         ips, sp);
+            if (ratio_at) ratio_at[k * MAX_GPU_COUNTS + (int)g] = sp;
+        }
+        if (dat) *len += (size_t)snprintf(*dat + *len, *cap - *len, "\n\n");
+    }
+    return 0;
+}
+
+static int cmd_speedup(int argc, char **argv)
+{
+    sim_opts o;
+    opts_default(&o);
+    if (parse_opts(argc, argv, "speedup", &o, 1)) return EXIT_USAGE;
+    default_gpus(&o);
+    sim_setup s;
+    memset(&s, 0, sizeof s);
+    int rc = 1;
+    if (setup(&o, "speedup", &s) == 0) {
+        cli_table t;
+        table_init(&t, SIM_HEADER, SIM_COLS);
+        size_t len = 0, cap = 4096;
+        char *dat = malloc(cap);
+        dat[0] = '\0';
+        if (sweep(&o, &s, &t, &dat, &len, &cap, NULL) == 0) {
+            cli_progress(1, "speedup: done");
+            table_print(&t, o.fmt);
+            rc = 0;
+            if (o.plot) {
+                char vars[1024], names[512] = "";
+                for (int k = 0; k < (o.nquants ? o.nquants : 1); k++) {
+                    qz_params q;
+                    qz_parse_spec(o.nquants ? o.quants[k] : "fp32", &q, NULL, 0);
+                    strcat(strcat(names, k ? " " : ""), qz_name(q.id));
+                }
+                snprintf(vars, sizeof vars, "ptitle='%s on %s'; quants='%s'", s.model->name, o.platform, names);
+                if (cli_plot("speedup", o.plot, dat, vars) != 0) rc = 1;
+            }
+        }
+        free(dat);
+        table_free(&t);
+    }
+    zoo_free(&s.zoo);
+    return rc;
+}
+
+/* ---- report ----------------------------------------------------------------------------------- */
+
+static int cmd_report(int argc, char **argv)
+{
+    sim_opts o;
+    opts_default(&o);
+    if (parse_opts(argc, argv, "report", &o, 1)) return EXIT_USAGE;
+    default_gpus(&o);
+    const char *dir = o.out ? o.out : "gqsim-report";
+    if (mkdir(dir, 0777) != 0 && !cli_is_dir(dir)) {
+        cli_error("--out '%s': cannot create the directory", dir);
+        return 1;
+    }
+    static const char *const PLATFORMS[] = {"terngrad-ethernet", "terngrad-infiniband"};
+    static const char *const MODELS[] = {"alexnet", "googlenet", "vgg-a"};
+    /* fp32 and ~2-bit schemes: TernGrad (2 bits), QSGD-3 with the max norm (2 bits), ORQ-3 (2.2 bits) */
+    static const char *const QUANTS[] = {"fp32", "terngrad", "qsgd:levels=3,norm=max,bucket=512",
+                                         "orq:levels=3,bucket=512"};
+    if (!o.nquants)
+        for (int k = 0; k < 4; k++) o.quants[o.nquants++] = QUANTS[k];
+    cli_table t;
+    table_init(&t, SIM_HEADER, SIM_COLS);
+    int rc = 0;
+    double sp[2][3][MAX_QUANTS * MAX_GPU_COUNTS];
+    for (int pi = 0; pi < 2 && rc == 0; pi++) {
+        size_t len = 0, cap = 8192;
+        char *dat = malloc(cap);
+        dat[0] = '\0';
+        for (int mi = 0; mi < 3 && rc == 0; mi++) {
+            sim_opts oo = o;
+            oo.platform = PLATFORMS[pi];
+            oo.model = MODELS[mi];
+            sim_setup s;
+            memset(&s, 0, sizeof s);
+            if (setup(&oo, "report", &s) != 0 || sweep(&oo, &s, &t, &dat, &len, &cap, sp[pi][mi]) != 0) rc = 1;
+            zoo_free(&s.zoo);
+        }
+        if (rc == 0) {
+            char png[1024], vars[1024], names[256] = "";
+            for (int k = 0; k < o.nquants; k++) {
+                qz_params q;
+                qz_parse_spec(o.quants[k], &q, NULL, 0);
+                strcat(strcat(names, k ? " " : ""), qz_name(q.id));
+            }
+            snprintf(png, sizeof png, "%s/speedup-%s.png", dir, PLATFORMS[pi]);
+            snprintf(vars, sizeof vars, "ptitle='%s'; quants='%s'; models='alexnet googlenet vgg-a'", PLATFORMS[pi],
+                     names);
+            if (cli_plot("report_cluster", png, dat, vars) != 0) rc = 1;
+        }
+        free(dat);
+    }
+    cli_progress(1, "report: done");
+    if (rc == 0) { /* TernGrad / fp32 speedup ratio per model, both clusters */
+        size_t len = 0, cap = 8192;
+        char *dat = malloc(cap);
+        for (int pi = 0; pi < 2; pi++)
+            for (int mi = 0; mi < 3; mi++) {
+                len += (size_t)snprintf(dat + len, cap - len, "# %s %s\n", PLATFORMS[pi], MODELS[mi]);
+                for (size_t g = 0; g < o.ngpus; g++)
+                    len += (size_t)snprintf(dat + len, cap - len, "%llu %.6g\n", (unsigned long long)o.gpus[g],
+                                            sp[pi][mi][1 * MAX_GPU_COUNTS + (int)g] / sp[pi][mi][g]);
+                len += (size_t)snprintf(dat + len, cap - len, "\n\n");
+            }
+        char png[1024];
+        snprintf(png, sizeof png, "%s/terngrad-gain.png", dir);
+        if (cli_plot("report_gain", png, dat, "models='alexnet googlenet vgg-a'") != 0) rc = 1;
+        free(dat);
+    }
+    if (rc == 0) {
+        char csv[1024];
+        snprintf(csv, sizeof csv, "%s/report.csv", dir);
+        if (table_write_csv(&t, csv) != 0) rc = 1;
+    }
+    if (rc == 0) { /* the short table: speedup at the largest GPU count */
+        size_t g = o.ngpus - 1;
+        printf("Speedup over one GPU (fp32) at %llu GPUs, %s sync, %s engine:\n\n", (unsigned long long)o.gpus[g],
+               sync_name(o.sync), o.engine == ENGINE_SIMGRID ? "SimGrid" : "analytic");
+        static const char *const H[] = {"platform", "model", "fp32", "terngrad", "qsgd-3", "orq-3", "terngrad/fp32"};
+        cli_table st;
+        table_init(&st, H, 7);
+        for (int pi = 0; pi < 2; pi++)
+            for (int mi = 0; mi < 3; mi++) {
+                const double *v = sp[pi][mi];
+                table_row(&st, "%s\t%s\t%.1f\t%.1f\t%.1f\t%.1f\t%.2f", PLATFORMS[pi], MODELS[mi], v[g],
+                          v[MAX_GPU_COUNTS + g], o.nquants > 2 ? v[2 * MAX_GPU_COUNTS + g] : 0,
+                          o.nquants > 3 ? v[3 * MAX_GPU_COUNTS + g] : 0, v[MAX_GPU_COUNTS + g] / v[g]);
+            }
+        table_print(&st, FMT_TABLE);
+        table_free(&st);
+        printf("\nWrote %s/report.csv, %s/speedup-terngrad-ethernet.png, %s/speedup-terngrad-infiniband.png and "
+               "%s/terngrad-gain.png (each figure with its .gp script and .dat data).\n",
+               dir, dir, dir, dir);
+    }
+    table_free(&t);
+    return rc;
+}
+
+/* ---- platforms ----------------------------------------------------------------------------- */
+
+static int platforms_list(int argc, char **argv)
+{
+    sim_opts o;
+    opts_default(&o);
+    if (parse_opts(argc, argv, "platforms list", &o, 0)) return EXIT_USAGE;
+    static const char *const H[] = {"platform", "gpu", "gpus_per_node", "intra", "inter", "nics", "spec", "source"};
+    cli_table t;
+    table_init(&t, H, 8);
+    for (size_t i = 0; i < cluster_builtin_count(); i++) {
+        const cluster_spec *c = cluster_builtin(i);
+        char spec[256];
+        cluster_format(c, spec, sizeof spec);
+        table_row(&t, "%s\t%s\t%d\t%s\t%s\t%d\t%s\t%s", c->name, c->gpu, c->gpus_per_node, c->intra->name,
+                  c->inter->name, c->nics, spec, c->source);
+    }
+    table_print(&t, o.fmt);
+    table_free(&t);
+    return 0;
+}
+
+static int platform_arg(int argc, char **argv, const char *cmd, cluster_spec *c)
+{
+    if (argc < 2 || argv[1][0] == '-') {
+        cli_error("%s: which platform? (a built-in name or cluster:...)", cmd);
+        return -1;
+    }
+    char msg[512];
+    if (cluster_parse(argv[1], c, msg, sizeof msg) != GQ_OK) {
+        cli_error("%s", msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int platforms_show(int argc, char **argv)
+{
+    cluster_spec c;
+    if (platform_arg(argc, argv, "platforms show", &c)) return EXIT_USAGE;
+    sim_opts o;
+    opts_default(&o);
+    if (parse_opts(argc - 1, argv + 1, "platforms show", &o, 0)) return EXIT_USAGE;
+    static const char *const H[] = {"link", "kind", "bandwidth_GBps", "latency_us", "protocol", "source"};
+    cli_table t;
+    table_init(&t, H, 6);
+    table_row(&t, "gpu-to-node\t%s\t%.4g\t%.3g\t-\t%s", c.intra->name, c.intra->bandwidth / 1e9, c.intra->latency * 1e6,
+              c.intra->source);
+    table_row(&t, "node-nic\t%d x %s\t%.4g\t%.3g\t%s\t%s", c.nics, c.inter->name, cluster_nic_bandwidth(&c) / 1e9,
+              c.inter->latency * 1e6, c.inter->rdma ? "RDMA (CM02)" : "TCP (LV08)", c.inter->source);
+    if (c.topo == TOPO_FAT_TREE)
+        table_row(&t, "leaf-uplink\t%d nodes / %g\t%.4g\t%.3g\t-\tfat-tree", c.leaf_nodes, c.oversub,
+                  cluster_nic_bandwidth(&c) * c.leaf_nodes / c.oversub / 1e9, c.inter->latency * 1e6);
+    if (o.fmt == FMT_TABLE) {
+        char spec[256];
+        cluster_format(&c, spec, sizeof spec);
+        printf("%s: %d x %s per node\n%s\n%s\n\n", c.name, c.gpus_per_node, c.gpu, spec, c.source);
+    }
+    table_print(&t, o.fmt);
+    table_free(&t);
+    return 0;
+}
+
+static int platforms_xml(int argc, char **argv)
+{
+    cluster_spec c;
+    if (platform_arg(argc, argv, "platforms xml", &c)) return EXIT_USAGE;
+    uint64_t nodes = 0;
+    for (int i = 2; i < argc; i++) {
+        const char *v;
+        int m = cli_opt(argc, argv, &i, "--nodes", &v);
+        if (m < 0) return EXIT_USAGE;
+        if (m == 0) {
+            cli_error("platforms xml: unknown option '%s'", argv[i]);
+            return EXIT_USAGE;
+        }
+        if (cli_parse_u64("--nodes", v, &nodes)) return EXIT_USAGE;
+        if (nodes < 1 || nodes > 65536) return cli_error("--nodes '%s' must be 1..65536", v), EXIT_USAGE;
+    }
+    if (!nodes) nodes = c.nodes ? (uint64_t)c.nodes : 1;
+    char *xml = cluster_xml(&c, (int)nodes);
+    if (!xml) return cli_error("out of memory"), 1;
+    fputs(xml, stdout);
+    free(xml);
+    return 0;
+}
+
+static const cli_command PLATFORM_CMDS[] = {
+    {"list", platforms_list, "[--format table|csv]", "built-in clusters"},
+    {"show", platforms_show, "NAME|cluster:... [--format table|csv]", "a cluster's links"},
+    {"xml", platforms_xml, "NAME|cluster:... [--nodes N]", "the SimGrid platform XML"},
+    {NULL, NULL, NULL, NULL},
+};
+
+int cmd_platforms(int argc, char **argv) { return cli_dispatch("platforms", PLATFORM_CMDS, argc, argv); }
+void help_platforms(void) { cli_print_usage(stdout, "platforms", PLATFORM_CMDS); }
+
+#define SIM_USAGE                                                                                                      \
+    "[--gpu NAME] [--batch B] [--sync ps|ps-sharded|ring|hierarchical|allgather] [--overlap on|off] "                  \
+    "[--fusion BYTES] [--engine simgrid|analytic] [--downlink auto|fp32|requant|terngrad] [--fp32-below N] "           \
+    "[--fp32-last] [--quant-cost-scale X] [--quant-rate ELEMENTS_PER_S] [--network-model LV08|CM02] "                  \
+    "[--iterations N] [--gpu-images-per-s X] [--gpu-file FILE.csv] [--format table|csv]"
+
+static const char *const SIM_DEFAULTS =
+    "Defaults: --sync ps-sharded (GPUs of a node reduce locally, then every node holds one shard of the\n"
+    "parameter server, as TernGrad's model and TensorFlow shard it), --overlap on (wait-free backprop),\n"
+    "--fusion 67108864 (64 MiB buckets, Horovod's default), --engine simgrid, --downlink auto (fp32 for\n"
+    "fp32, TernGrad's summed levels for terngrad, re-quantized otherwise), --batch the model's customary\n"
+    "per-GPU batch, --gpu the platform's GPU. Quantizer cost: measured on this machine at startup.\n";
+
+int cmd_simulate_entry(int argc, char **argv) { return cmd_simulate(argc, argv); }
+int cmd_speedup_entry(int argc, char **argv) { return cmd_speedup(argc, argv); }
+int cmd_report_entry(int argc, char **argv) { return cmd_report(argc, argv); }
+
+void help_simulate(void)
+{
+    printf("usage: gqsim simulate --model M --platform P --gpus N [--quant SPEC] " SIM_USAGE "\n\n%s", SIM_DEFAULTS);
+}
+void help_speedup(void)
+{
+    printf("usage: gqsim speedup --model M --platform P [--quant SPEC]... [--gpus 1,2,4,...,512] [--plot "
+           "out.png] " SIM_USAGE "\n\n%s",
+           SIM_DEFAULTS);
+}
+void help_report(void)
+{
+    printf("usage: gqsim report [--out DIR] [--gpus LIST] [--quant SPEC]... " SIM_USAGE "\n\n"
+           "Both TernGrad Figure-5 clusters, AlexNet (batch 128), GoogLeNet (64), VGG-A (32), fp32 vs TernGrad vs\n"
+           "QSGD-3 vs ORQ-3, 1..512 GPUs: DIR/report.csv, a figure per cluster, the TernGrad/fp32 gain figure,\n"
+           "and a table on stdout. DIR defaults to gqsim-report.\n\n%s",
+           SIM_DEFAULTS);
+}

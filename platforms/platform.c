@@ -1,0 +1,288 @@
+/* Cluster specs and their SimGrid platform XML; see platform.h.
+ * Layout (one zone per node, per docs/platforms.md and the SimGrid notes):
+ *   world (Floyd)
+ *     node<i>: <cluster> of G hosts n<i>g<j>, each with a private full-duplex
+ *              link of the intra kind to the node's router (a PCIe switch or
+ *              NVLink crossbar);
+ *     fabric:  the switch (star), or leaf switches under a core (fat-tree,
+ *              each leaf's uplink carrying its nodes' NIC bandwidth / oversub);
+ *     nic<i>:  one full-duplex link per node, node router -> its switch. */
+#include "platform.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const link_kind INTRA[] = {
+    {"pcie3", 15.75e9, 1e-6, 0, "PCIe 3.0 x16: 8 GT/s x 16 lanes, 128b/130b, per direction"},
+    {"nvlink1", 80e9, 1e-6, 0, "NVIDIA Tesla P100 whitepaper: 4 NVLinks x 20 GB/s per direction"},
+    {"nvlink2", 150e9, 1e-6, 0, "NVIDIA Tesla V100 whitepaper: 6 NVLinks x 25 GB/s per direction"},
+    {"nvswitch", 300e9, 1e-6, 0, "NVIDIA A100 whitepaper: 12 NVLinks x 25 GB/s per direction through NVSwitch"},
+};
+
+static const link_kind INTER[] = {
+    {"1gbe", 125e6, 10e-6, 0, "1 Gb/s Ethernet, TCP"},
+    {"10gbe", 1.25e9, 5e-6, 0, "10 Gb/s Ethernet, TCP"},
+    {"25gbe", 3.125e9, 5e-6, 0, "25 Gb/s Ethernet, TCP"},
+    {"40gbe", 5e9, 5e-6, 0, "40 Gb/s Ethernet, TCP"},
+    {"100gbe", 12.5e9, 5e-6, 0, "100 Gb/s Ethernet, TCP"},
+    {"roce25", 3.125e9, 2e-6, 1, "25 Gb/s Ethernet with RoCE v2 (RDMA)"},
+    {"ib-fdr", 6.82e9, 0.7e-6, 1, "InfiniBand FDR 4x: 56 Gb/s signalling, 64b/66b"},
+    {"ib-edr", 12.5e9, 0.6e-6, 1, "InfiniBand EDR 4x: 100 Gb/s"},
+    {"ib-hdr", 25e9, 0.6e-6, 1, "InfiniBand HDR 4x: 200 Gb/s"},
+};
+
+size_t link_kind_count(int intra) { return intra ? sizeof INTRA / sizeof INTRA[0] : sizeof INTER / sizeof INTER[0]; }
+const link_kind *link_kind_at(int intra, size_t i)
+{
+    return i < link_kind_count(intra) ? (intra ? &INTRA[i] : &INTER[i]) : NULL;
+}
+const link_kind *link_kind_find(const char *name, int intra)
+{
+    for (size_t i = 0; i < link_kind_count(intra); i++)
+        if (strcmp(link_kind_at(intra, i)->name, name) == 0) return link_kind_at(intra, i);
+    return NULL;
+}
+
+#define BUILTIN(nm, gp, g, in, out, k, src)                                                                            \
+    {                                                                                                                  \
+        .name = nm, .gpu = gp, .gpus_per_node = g, .intra = &INTRA[in], .inter = &INTER[out], .nics = k,               \
+        .topo = TOPO_STAR, .oversub = 1, .leaf_nodes = 16, .nodes = 0, .source = src                                   \
+    }
+
+static const cluster_spec BUILTINS[] = {
+    BUILTIN("terngrad-ethernet", "GTX 1080", 4, 0, 0, 1,
+            "TernGrad (Wen et al. 2017), Figure 5(a): 4 GTX 1080 per node behind one PCIe switch, 1 Gb/s Ethernet"),
+    BUILTIN("terngrad-infiniband", "P100", 4, 1, 7, 1,
+            "TernGrad (Wen et al. 2017), Figure 5(b): 4 P100 per node on NVLink, 100 Gb/s InfiniBand"),
+    BUILTIN("dgx1", "P100", 8, 1, 7, 4, "NVIDIA DGX-1 (P100) datasheet: 8 P100 on NVLink, 4 InfiniBand EDR ports"),
+    BUILTIN("dgx1-v100", "V100", 8, 2, 7, 4,
+            "NVIDIA DGX-1 (V100) datasheet: 8 V100 on NVLink 2, 4 InfiniBand EDR ports"),
+    BUILTIN("p2.8xlarge", "K80", 8, 0, 1, 1, "AWS EC2 P2 instances: p2.8xlarge, 8 K80 GPUs on PCIe, 10 Gb/s network"),
+    BUILTIN("p3.16xlarge", "V100", 8, 2, 2, 1, "AWS EC2 P3 instances: p3.16xlarge, 8 V100 on NVLink, 25 Gb/s network"),
+    BUILTIN("roce25", "V100", 4, 0, 5, 1, "a common on-premise cluster: 4 V100 (PCIe) per node, 25 GbE with RoCE"),
+};
+
+size_t cluster_builtin_count(void) { return sizeof BUILTINS / sizeof BUILTINS[0]; }
+const cluster_spec *cluster_builtin(size_t i) { return i < cluster_builtin_count() ? &BUILTINS[i] : NULL; }
+
+static gq_err fail(char *msg, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static gq_err fail(char *msg, size_t cap, const char *fmt, ...)
+{
+    if (msg && cap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, cap, fmt, ap);
+        va_end(ap);
+    }
+    return GQ_ERR_SPEC;
+}
+
+static int parse_pos_int(const char *s, int *v, int max)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(s, &end, 10);
+    if (errno || end == s || *end || x < 1 || x > max) return -1;
+    *v = (int)x;
+    return 0;
+}
+
+static void kinds(char *buf, size_t cap, int intra)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < link_kind_count(intra); i++) {
+        strncat(buf, i ? "|" : "", cap - strlen(buf) - 1);
+        strncat(buf, link_kind_at(intra, i)->name, cap - strlen(buf) - 1);
+    }
+}
+
+gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap)
+{
+    for (size_t i = 0; i < cluster_builtin_count(); i++)
+        if (strcmp(spec, BUILTINS[i].name) == 0) {
+            *c = BUILTINS[i];
+            return GQ_OK;
+        }
+    if (strncmp(spec, "cluster:", 8) != 0) {
+        char names[512] = "";
+        for (size_t i = 0; i < cluster_builtin_count(); i++) {
+            strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
+            strncat(names, BUILTINS[i].name, sizeof names - strlen(names) - 1);
+        }
+        return fail(msg, cap, "unknown platform '%s' (built-in: %s; or cluster:key=value,...)", spec, names);
+    }
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "cluster");
+    c->nics = 1;
+    c->oversub = 1;
+    c->leaf_nodes = 16;
+    c->source = "a cluster spec";
+    char buf[512];
+    if (strlen(spec) >= sizeof buf) return fail(msg, cap, "platform spec too long");
+    strcpy(buf, spec + 8);
+    for (char *kv = buf, *next; kv && *kv; kv = next) {
+        next = strchr(kv, ',');
+        if (next) *next++ = '\0';
+        char *eq = strchr(kv, '=');
+        if (!eq) return fail(msg, cap, "cluster: '%s' is not key=value", kv);
+        *eq = '\0';
+        const char *k = kv, *v = eq + 1;
+        char list[256];
+        if (strcmp(k, "gpus-per-node") == 0) {
+            if (parse_pos_int(v, &c->gpus_per_node, 1024))
+                return fail(msg, cap, "cluster: gpus-per-node=%s must be 1..1024", v);
+        } else if (strcmp(k, "gpu") == 0) {
+            if (!*v || strlen(v) >= sizeof c->gpu) return fail(msg, cap, "cluster: bad gpu=%s", v);
+            strcpy(c->gpu, v);
+        } else if (strcmp(k, "intra") == 0) {
+            kinds(list, sizeof list, 1);
+            if (!(c->intra = link_kind_find(v, 1))) return fail(msg, cap, "cluster: intra=%s is not %s", v, list);
+        } else if (strcmp(k, "inter") == 0) {
+            kinds(list, sizeof list, 0);
+            if (!(c->inter = link_kind_find(v, 0))) return fail(msg, cap, "cluster: inter=%s is not %s", v, list);
+        } else if (strcmp(k, "nics") == 0) {
+            if (parse_pos_int(v, &c->nics, 64)) return fail(msg, cap, "cluster: nics=%s must be 1..64", v);
+        } else if (strcmp(k, "topology") == 0) {
+            if (strcmp(v, "star") == 0)
+                c->topo = TOPO_STAR;
+            else if (strcmp(v, "fat-tree") == 0)
+                c->topo = TOPO_FAT_TREE;
+            else
+                return fail(msg, cap, "cluster: topology=%s is not star or fat-tree", v);
+        } else if (strcmp(k, "oversub") == 0) {
+            char *end;
+            c->oversub = strtod(v, &end);
+            if (*end || !(c->oversub >= 1 && c->oversub <= 64))
+                return fail(msg, cap, "cluster: oversub=%s must be 1..64", v);
+        } else if (strcmp(k, "leaf") == 0) {
+            if (parse_pos_int(v, &c->leaf_nodes, 4096)) return fail(msg, cap, "cluster: leaf=%s must be 1..4096", v);
+        } else if (strcmp(k, "nodes") == 0) {
+            if (parse_pos_int(v, &c->nodes, 65536)) return fail(msg, cap, "cluster: nodes=%s must be 1..65536", v);
+        } else {
+            return fail(msg, cap,
+                        "cluster: unknown key '%s' (keys: gpus-per-node, gpu, intra, inter, nics, topology, "
+                        "oversub, leaf, nodes)",
+                        k);
+        }
+    }
+    if (!c->gpus_per_node || !c->gpu[0] || !c->intra || !c->inter)
+        return fail(msg, cap, "cluster: needs gpus-per-node=, gpu=, intra= and inter=");
+    if (c->topo == TOPO_STAR && c->oversub != 1) return fail(msg, cap, "cluster: oversub= needs topology=fat-tree");
+    return GQ_OK;
+}
+
+int cluster_nodes_for(const cluster_spec *c, int gpus)
+{
+    int need = (gpus + c->gpus_per_node - 1) / c->gpus_per_node;
+    return c->nodes > need ? c->nodes : need;
+}
+
+double cluster_nic_bandwidth(const cluster_spec *c) { return c->inter->bandwidth * c->nics; }
+
+int cluster_format(const cluster_spec *c, char *buf, size_t cap)
+{
+    char nodes[32] = "";
+    if (c->nodes) snprintf(nodes, sizeof nodes, ",nodes=%d", c->nodes);
+    return snprintf(buf, cap,
+                    "cluster:gpus-per-node=%d,gpu=%s,intra=%s,inter=%s,nics=%d,topology=%s,oversub=%g,leaf=%d%s",
+                    c->gpus_per_node, c->gpu, c->intra->name, c->inter->name, c->nics,
+                    c->topo == TOPO_STAR ? "star" : "fat-tree", c->oversub, c->leaf_nodes, nodes);
+}
+
+/* ---- XML ------------------------------------------------------------------------------------ */
+
+typedef struct {
+    char *s;
+    size_t len, cap;
+    int oom;
+} sbuf;
+
+static void put(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(sbuf *b, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->oom = 1;
+            return;
+        }
+        if ((size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = 2 * b->cap + (size_t)n + 1;
+        char *s = realloc(b->s, cap);
+        if (!s) {
+            b->oom = 1;
+            return;
+        }
+        b->s = s;
+        b->cap = cap;
+    }
+}
+
+char *cluster_xml(const cluster_spec *c, int nodes)
+{
+    sbuf b = {malloc(4096), 0, 4096, 0};
+    if (!b.s) return NULL;
+    b.s[0] = '\0';
+    const double nic = cluster_nic_bandwidth(c);
+    put(&b, "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n");
+    put(&b,
+        "<!-- gqsim: %d node(s) of %d %s; intra %s (%.4g GB/s, %.3g us); inter %d x %s (%.4g GB/s, %.3g us); %s -->\n",
+        nodes, c->gpus_per_node, c->gpu, c->intra->name, c->intra->bandwidth / 1e9, c->intra->latency * 1e6, c->nics,
+        c->inter->name, c->inter->bandwidth / 1e9, c->inter->latency * 1e6,
+        c->topo == TOPO_STAR ? "non-blocking switch" : "fat-tree");
+    put(&b, "<platform version=\"4.1\">\n<zone id=\"world\" routing=\"Floyd\">\n");
+    for (int i = 0; i < nodes; i++)
+        put(&b,
+            "  <cluster id=\"node%d\" prefix=\"n%dg\" suffix=\"\" radical=\"0-%d\" speed=\"1f\" bw=\"%.17gBps\" "
+            "lat=\"%.17gs\" router_id=\"node%d_router\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+            i, i, c->gpus_per_node - 1, c->intra->bandwidth, c->intra->latency, i);
+    int leaves = c->topo == TOPO_FAT_TREE ? (nodes + c->leaf_nodes - 1) / c->leaf_nodes : 0;
+    put(&b, "  <zone id=\"fabric\" routing=\"%s\">\n", leaves ? "Floyd" : "Full");
+    if (!leaves) {
+        put(&b, "    <router id=\"switch\"/>\n");
+    } else { /* the DTD wants routers, then links, then routes */
+        put(&b, "    <router id=\"core\"/>\n");
+        for (int l = 0; l < leaves; l++) put(&b, "    <router id=\"leaf%d\"/>\n", l);
+        for (int l = 0; l < leaves; l++) {
+            int members = l + 1 < leaves ? c->leaf_nodes : nodes - l * c->leaf_nodes;
+            put(&b,
+                "    <link id=\"uplink%d\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" "
+                "sharing_policy=\"SPLITDUPLEX\"/>\n",
+                l, nic * members / c->oversub, c->inter->latency);
+        }
+        for (int l = 0; l < leaves; l++)
+            put(&b, "    <route src=\"leaf%d\" dst=\"core\"><link_ctn id=\"uplink%d\" direction=\"UP\"/></route>\n", l,
+                l);
+    }
+    put(&b, "  </zone>\n");
+    for (int i = 0; i < nodes; i++)
+        put(&b, "  <link id=\"nic%d\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n", i,
+            nic, c->inter->latency);
+    for (int i = 0; i < nodes; i++) {
+        char gw[32];
+        if (leaves)
+            snprintf(gw, sizeof gw, "leaf%d", i / c->leaf_nodes);
+        else
+            snprintf(gw, sizeof gw, "switch");
+        put(&b,
+            "  <zoneRoute src=\"node%d\" dst=\"fabric\" gw_src=\"node%d_router\" gw_dst=\"%s\">"
+            "<link_ctn id=\"nic%d\" direction=\"UP\"/></zoneRoute>\n",
+            i, i, gw, i);
+    }
+    put(&b, "</zone>\n</platform>\n");
+    if (b.oom) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}

@@ -1,0 +1,61 @@
+/* GPU clusters: N nodes of G GPUs, GPUs joined inside a node by a PCIe switch
+ * or NVLink, nodes joined through one NIC each (shared by the node's GPUs) by
+ * Ethernet or InfiniBand on a non-blocking switch or an oversubscribed
+ * fat-tree. Described by a spec in the style of quantizer specs, or by a
+ * built-in name; turned into SimGrid 3.32 platform XML
+ * (docs/platforms.md). Hosts are named n<NODE>g<GPU>. */
+#ifndef GQ_PLATFORM_H
+#define GQ_PLATFORM_H
+
+#include <stddef.h>
+
+#include "gq_error.h"
+
+typedef struct {
+    const char *name;
+    double bandwidth; /* bytes/s, each direction */
+    double latency;   /* s */
+    int rdma;         /* 1: RDMA (CM02 network model), 0: TCP (LV08) */
+    const char *source;
+} link_kind;
+
+/* The link kinds, by name: intra pcie3 nvlink1 nvlink2 nvswitch; inter 1gbe
+ * 10gbe 25gbe 40gbe 100gbe ib-fdr ib-edr ib-hdr. NULL if unknown. */
+const link_kind *link_kind_find(const char *name, int intra);
+size_t link_kind_count(int intra);
+const link_kind *link_kind_at(int intra, size_t i);
+
+typedef enum { TOPO_STAR = 0, TOPO_FAT_TREE = 1 } topology;
+
+typedef struct {
+    char name[64]; /* built-in name, or "cluster" */
+    char gpu[48];  /* GPU model, as in data/gpus.csv */
+    int gpus_per_node;
+    const link_kind *intra, *inter;
+    int nics; /* NICs per node (bandwidth adds up) */
+    topology topo;
+    double oversub;     /* fat-tree: leaf uplink = leaf NIC bandwidth / oversub */
+    int leaf_nodes;     /* fat-tree: nodes per leaf switch */
+    int nodes;          /* 0: follows from the number of GPUs */
+    const char *source; /* built-ins: where the description comes from */
+} cluster_spec;
+
+/* `cluster:gpus-per-node=G,gpu=NAME,intra=...,inter=...[,nics=K][,topology=star|fat-tree]
+ * [,oversub=K][,leaf=L][,nodes=N]`, or a built-in name. Errors name the bad part. */
+gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap);
+size_t cluster_builtin_count(void);
+const cluster_spec *cluster_builtin(size_t i);
+
+/* Nodes needed for `gpus` GPUs (the last node may be partly used). */
+int cluster_nodes_for(const cluster_spec *c, int gpus);
+/* Effective NIC bandwidth of a node. */
+double cluster_nic_bandwidth(const cluster_spec *c);
+
+/* Writes the canonical spec (every key) to buf; returns snprintf's count. */
+int cluster_format(const cluster_spec *c, char *buf, size_t cap);
+
+/* SimGrid platform XML for `nodes` nodes. @return a malloc'd string, or NULL
+ * (out of memory). */
+char *cluster_xml(const cluster_spec *c, int nodes);
+
+#endif

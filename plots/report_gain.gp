@@ -1,0 +1,13 @@
+# TernGrad's speedup divided by fp32's, per model and cluster, against GPUs.
+# Written by `gqsim report`. Data: blocks ethernet-alexnet, -googlenet, -vgg-a,
+# then infiniband-...; columns: gpus ratio.
+set output outfile
+nm = words(models)
+set title "TernGrad speedup / fp32 speedup (above 1: TernGrad trains faster)"
+set logscale x 2
+set grid
+set key top left
+set xlabel "GPUs"
+set ylabel "speedup ratio"
+plot for [c = 0:1] for [m = 1:nm] datafile index (c * nm + m - 1) using 1:2 with linespoints lw 2 \
+     dt c+1 title (c == 0 ? "1 GbE " : "InfiniBand ").word(models, m)

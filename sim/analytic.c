@@ -1,0 +1,69 @@
+/* The alpha-beta engine: every transfer takes latency + bytes / bandwidth of
+ * its path's slowest link, as if it had the network to itself (no contention:
+ * not at a shared NIC, not at a parameter server's link). It is exact where
+ * nothing is shared, and a lower bound elsewhere: the SimGrid engine is the
+ * prediction, this is the cross-check (docs/simulation.md#engines). */
+#include <stdlib.h>
+
+#include "sim_internal.h"
+
+/* One GPU to another across the farthest distance the scheme involves. */
+static void hop(const sim_plan *p, int across_nodes, double *a, double *b)
+{
+    *a = across_nodes ? p->a_inter : p->a_intra;
+    *b = across_nodes ? p->b_inter : p->b_intra;
+}
+
+static double bucket_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
+{
+    const double P = c->gpus;
+    const int multi = p->nodes > 1;
+    double a, bw;
+    switch (c->sync) {
+    case SYNC_PS: { /* server on the first GPU of node 0 */
+        hop(p, multi, &a, &bw);
+        double server = P * b->dec_s + b->enc_down_s;
+        return b->enc_s + a + b->up_bytes / bw + server + a + b->down_bytes / bw + b->dec_down_s;
+    }
+    case SYNC_PS_SHARDED:     /* node-local reduce, leaders exchange shards, broadcast */
+    case SYNC_HIERARCHICAL: { /* node-local reduce, ring across leaders, broadcast */
+        double G = p->per_node, N = p->nodes, t = 0;
+        if (G > 1) t += b->enc_s + p->a_intra + b->up_bytes / p->b_intra + (G - 1) * b->dec_s;
+        if (N > 1 && c->sync == SYNC_PS_SHARDED) {
+            double share = (N - 1) / N;
+            t += p->a_inter + share * b->up_bytes / p->b_inter + b->dec_s + b->enc_down_s / N + p->a_inter +
+                 share * b->down_bytes / p->b_inter;
+        } else if (N > 1) {
+            double steps = 2 * (N - 1);
+            t += steps * (p->a_inter + b->up_bytes / N / p->b_inter) + steps * (b->enc_s + b->dec_s) / N;
+        }
+        if (G > 1) t += b->enc_down_s + p->a_intra + b->down_bytes / p->b_intra + b->dec_down_s;
+        return t;
+    }
+    case SYNC_RING: { /* reduce-scatter then all-gather: 2(P-1) steps of 1/P */
+        hop(p, multi, &a, &bw);
+        double steps = 2 * (P - 1);
+        return steps * (a + b->up_bytes / P / bw) + steps * (b->enc_s + b->dec_s) / P;
+    }
+    case SYNC_ALLGATHER: { /* ring all-gather of every encoded contribution */
+        hop(p, multi, &a, &bw);
+        return b->enc_s + (P - 1) * (a + b->up_bytes / bw) + (P - 1) * b->dec_s;
+    }
+    }
+    return 0;
+}
+
+gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r)
+{
+    double *comm = calloc((size_t)p->n, sizeof *comm);
+    if (!comm) return GQ_ERR_NOMEM;
+    r->encode_s = r->decode_s = 0;
+    for (int k = 0; c->gpus > 1 && k < p->n; k++) {
+        comm[k] = bucket_comm(c, p, &p->b[k]);
+        r->encode_s += p->b[k].enc_s;
+        r->decode_s += p->b[k].dec_down_s;
+    }
+    r->iteration_s = sim_timeline(p, comm, &r->comm_exposed_s);
+    free(comm);
+    return GQ_OK;
+}

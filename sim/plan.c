@@ -1,0 +1,198 @@
+/* Builds the plan: one tensor per weight and bias array, in the order their
+ * gradients become ready (last layer first), fused into buckets of at least
+ * fusion_bytes raw fp32 bytes; each tensor's wire size comes from the real
+ * encoder's size function (qz_exact_size) or, for data-dependent codes, from
+ * encoding a synthetic Gaussian gradient of that exact length. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+#include "sim_internal.h"
+
+const char *sync_name(sync_kind s)
+{
+    static const char *const N[] = {"ps", "ps-sharded", "ring", "hierarchical", "allgather"};
+    return (unsigned)s < 5 ? N[s] : "?";
+}
+int sync_parse(const char *s, sync_kind *out)
+{
+    for (int i = 0; i < 5; i++)
+        if (strcmp(s, sync_name((sync_kind)i)) == 0) return *out = (sync_kind)i, 0;
+    return -1;
+}
+const char *downlink_name(downlink_kind d)
+{
+    static const char *const N[] = {"auto", "fp32", "requant", "terngrad"};
+    return (unsigned)d < 4 ? N[d] : "?";
+}
+int downlink_parse(const char *s, downlink_kind *out)
+{
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, downlink_name((downlink_kind)i)) == 0) return *out = (downlink_kind)i, 0;
+    return -1;
+}
+
+/* Exact encoded size of n elements; data-dependent codes are measured on a
+ * synthetic Gaussian gradient (cached: models repeat tensor sizes). */
+static double encoded_size(const qz_params *q, size_t n)
+{
+    size_t exact = qz_exact_size(q, n);
+    if (!gq_is_error(exact)) return (double)exact;
+    static struct {
+        size_t n;
+        qz_params q;
+        double size;
+    } cache[256];
+    static int ncache;
+    for (int i = 0; i < ncache; i++)
+        if (cache[i].n == n && memcmp(&cache[i].q, q, sizeof *q) == 0) return cache[i].size;
+    float *x = malloc(n * sizeof *x);
+    size_t cap = qz_bound(q, n), wcap = qz_workspace_size(q, n);
+    void *buf = malloc(cap), *work = malloc(wcap ? wcap : 1);
+    double size = (double)cap;
+    if (x && buf && work) {
+        rng_t r;
+        rng_init(&r, n);
+        for (size_t i = 0; i < n; i += 2) { /* Box-Muller pairs */
+            double u1 = rng_double(&r) + 1e-300, u2 = rng_double(&r), m = sqrt(-2 * log(u1)) * 1e-3;
+            x[i] = (float)(m * cos(6.283185307179586 * u2));
+            if (i + 1 < n) x[i + 1] = (float)(m * sin(6.283185307179586 * u2));
+        }
+        size_t s = qz_encode(buf, cap, x, n, q, 1, work, wcap);
+        if (!gq_is_error(s)) size = (double)s;
+    }
+    free(x);
+    free(buf);
+    free(work);
+    if (ncache < 256) cache[ncache].n = n, cache[ncache].q = *q, cache[ncache++].size = size;
+    return size;
+}
+
+static int quantizing(const sim_config *c) { return c->quant.id != QZ_FP32; }
+
+static downlink_kind effective_downlink(const sim_config *c)
+{
+    if (c->downlink != DOWN_AUTO) return c->downlink;
+    if (!quantizing(c)) return DOWN_FP32;
+    return c->quant.id == QZ_TERNGRAD ? DOWN_TERNGRAD : DOWN_REQUANT;
+}
+
+gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
+{
+    memset(p, 0, sizeof *p);
+    const model_t *m = c->model;
+    const cluster_spec *cl = c->cluster;
+    if (c->gpus < 1) return snprintf(msg, cap, "--gpus must be >= 1"), GQ_ERR_PARAM;
+    p->compute_s = c->fwd_s + c->bwd_s;
+    p->nodes = cluster_nodes_for(cl, c->gpus);
+    p->per_node = c->gpus < cl->gpus_per_node ? c->gpus : cl->gpus_per_node;
+    p->tcp = !cl->inter->rdma;
+    const char *nm = c->network_model ? c->network_model : p->tcp ? "LV08" : "CM02";
+    if (strcmp(nm, "LV08") == 0)
+        p->lat_factor = 13.01, p->bw_factor = 0.97;
+    else if (strcmp(nm, "CM02") == 0)
+        p->lat_factor = 1, p->bw_factor = 1;
+    else
+        return snprintf(msg, cap, "network model '%s' is not LV08 or CM02", nm), GQ_ERR_PARAM;
+    snprintf(p->network_model, sizeof p->network_model, "%s(lat x%g, bw x%g%s)", nm, p->lat_factor, p->bw_factor,
+             strcmp(nm, "LV08") == 0 ? ", crosstraffic" : "");
+    p->a_intra = 2 * cl->intra->latency * p->lat_factor;
+    p->b_intra = cl->intra->bandwidth * p->bw_factor;
+    p->a_inter = (2 * cl->intra->latency + 2 * cl->inter->latency) * p->lat_factor;
+    double nic = cluster_nic_bandwidth(cl);
+    p->b_inter = (nic < cl->intra->bandwidth ? nic : cl->intra->bandwidth) * p->bw_factor;
+    if (cl->topo == TOPO_FAT_TREE && p->nodes > cl->leaf_nodes) {
+        p->a_inter += 2 * cl->inter->latency * p->lat_factor; /* two uplinks */
+        double up = nic * cl->leaf_nodes / cl->oversub * p->bw_factor;
+        if (up < p->b_inter) p->b_inter = up;
+    }
+
+    /* tensors in ready order: layers from last to first, biases before weights */
+    double fwd[4096], bwd[4096];
+    if (m->nlayers > 4096) return snprintf(msg, cap, "model has too many layers"), GQ_ERR_PARAM;
+    model_layer_times(m, c->fwd_s, c->bwd_s, fwd, bwd);
+    int last_param = -1;
+    for (size_t i = 0; i < m->nlayers; i++)
+        if (layer_params(&m->layers[i])) last_param = (int)i;
+    p->b = calloc(2 * m->nlayers + 1, sizeof *p->b);
+    if (!p->b) return GQ_ERR_NOMEM;
+    const downlink_kind down = effective_downlink(c);
+    const double down_bits = down == DOWN_TERNGRAD ? log2(1.0 + 2.0 * c->gpus) : 0;
+    double t = c->fwd_s;
+    sim_bucket *cur = NULL;
+    for (int i = (int)m->nlayers - 1; i >= 0; i--) {
+        const model_layer *L = &m->layers[i];
+        t += bwd[i];
+        for (int part = 0; part < 2; part++) {
+            size_t n = (size_t)(part == 0 ? L->bias_params : L->weight_params);
+            if (n == 0) continue;
+            int q = quantizing(c) && (double)n >= c->fp32_below && !(c->fp32_last && i == last_param);
+            double up = q ? encoded_size(&c->quant, n) : 4.0 * (double)n;
+            double dn;
+            if (!q || down == DOWN_FP32)
+                dn = 4.0 * (double)n;
+            else if (down == DOWN_REQUANT)
+                dn = up;
+            else
+                dn = ceil((double)n * down_bits / 8) + 4;          /* summed ternary levels, one scaler */
+            if (q && c->quant.id == QZ_TERNGRAD) up += 4, dn += 4; /* scaler sharing: one float each way */
+            if (!cur || (c->fusion_bytes > 0 && cur->raw_bytes >= c->fusion_bytes) || c->fusion_bytes <= 0) {
+                cur = &p->b[p->n++];
+            }
+            cur->elements += (double)n;
+            cur->raw_bytes += 4.0 * (double)n;
+            cur->up_bytes += up;
+            cur->down_bytes += dn;
+            cur->enc_s += q ? c->encode_ns * 1e-9 * (double)n : 0;
+            cur->dec_s += q ? c->decode_ns * 1e-9 * (double)n : 0;
+            cur->enc_down_s += q && down != DOWN_FP32 ? c->encode_ns * 1e-9 * (double)n : 0;
+            cur->dec_down_s += q && down != DOWN_FP32 ? c->decode_ns * 1e-9 * (double)n : 0;
+            cur->ready_s = c->overlap ? t : p->compute_s;
+        }
+    }
+    if (p->n == 0) return snprintf(msg, cap, "model '%s' has no parameters", m->name), GQ_ERR_PARAM;
+    return GQ_OK;
+}
+
+void sim_plan_free(sim_plan *p)
+{
+    free(p->b);
+    p->b = NULL;
+}
+
+double sim_timeline(const sim_plan *p, const double *comm_s, double *exposed)
+{
+    double t = 0;
+    for (int k = 0; k < p->n; k++) {
+        double start = p->b[k].ready_s > t ? p->b[k].ready_s : t;
+        t = start + comm_s[k];
+    }
+    double end = t > p->compute_s ? t : p->compute_s;
+    if (exposed) *exposed = end - p->compute_s;
+    return end;
+}
+
+void sim_traffic(const sim_config *c, const sim_plan *p, double *up, double *down)
+{
+    double u = 0, d = 0, P = c->gpus;
+    for (int k = 0; k < p->n; k++) {
+        const sim_bucket *b = &p->b[k];
+        switch (c->sync) {
+        case SYNC_PS:
+        case SYNC_PS_SHARDED: u += b->up_bytes, d += b->down_bytes; break;
+        case SYNC_RING: u += 2 * (P - 1) / P * b->up_bytes, d += 2 * (P - 1) / P * b->up_bytes; break;
+        case SYNC_HIERARCHICAL: { /* a node leader's traffic across nodes, the busiest GPU */
+            double nn = p->nodes;
+            u += 2 * (nn - 1) / nn * b->up_bytes + (p->per_node - 1) * b->down_bytes;
+            d += 2 * (nn - 1) / nn * b->up_bytes + (p->per_node - 1) * b->up_bytes;
+            break;
+        }
+        case SYNC_ALLGATHER: u += (P - 1) * b->up_bytes, d += (P - 1) * b->up_bytes; break;
+        }
+    }
+    if (c->gpus == 1) u = d = 0;
+    *up = u;
+    *down = d;
+}

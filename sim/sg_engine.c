@@ -1,0 +1,259 @@
+/* The SimGrid engine. One actor per GPU (and one per parameter server where
+ * there is one) walks the plan's buckets: it waits until a bucket is ready,
+ * spends the encode time, moves the real encoded byte counts through the
+ * platform's links with SimGrid's flow model, spends the decode time. Compute
+ * is the plan's timeline (every GPU is identical), so actors only sleep
+ * through it. Flows are aggregated where the aggregate is exact on a uniform
+ * fabric: a ring is one flow per hop carrying all its steps, with the other
+ * steps' latencies added; the sharded exchange between node leaders is one
+ * flow per node carrying what that node sends to all other shards, which
+ * loads every NIC exactly as the full all-to-all does on a non-blocking
+ * switch. SimGrid runs in a forked child: its engine initialises once per
+ * process, and an XML error there exits the child, not gqsim. */
+#include <errno.h>
+#include <simgrid/actor.h>
+#include <simgrid/comm.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/mailbox.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <xbt/config.h>
+
+#include "sim_internal.h"
+
+/* ---- the child's world (set before simgrid_run, read by the actors) ------------------ */
+
+static const sim_config *C;
+static const sim_plan *PL;
+static int P, G, N, ITERS;
+static double *END; /* per worker: end of its last iteration */
+static int TOKEN;   /* payload pointer: only the byte count is simulated */
+
+static sg_mailbox_t mbox(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static sg_mailbox_t mbox(const char *fmt, ...)
+{
+    char name[64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    return sg_mailbox_by_name(name);
+}
+
+static void sleep_s(double s)
+{
+    if (s > 0) sg_actor_sleep_for(s);
+}
+static void sleep_until(double t) { sleep_s(t - simgrid_get_clock()); }
+static long bytes(double b) { return b < 1 ? 1 : (long)(b + 0.5); }
+
+static void send_recv(sg_mailbox_t to, double nbytes, sg_mailbox_t from)
+{
+    sg_comm_t c[2];
+    c[0] = sg_mailbox_put_async(to, &TOKEN, bytes(nbytes));
+    void *data;
+    c[1] = sg_mailbox_get_async(from, &data);
+    sg_comm_wait_all(c, 2);
+}
+
+/* A ring of `members` (indices via rank_of) moving `total` bytes around:
+ * one flow per hop, the other (steps - 1) latencies added. */
+static void ring_exchange(const char *tag, int pos, int members, double total, double hop_latency, double steps)
+{
+    send_recv(mbox("%s%d", tag, (pos + 1) % members), total, mbox("%s%d", tag, pos));
+    sleep_s((steps - 1) * hop_latency);
+}
+
+/* ---- schemes, one bucket ------------------------------------------------------------------ */
+
+static void ps_worker(int r, const sim_bucket *b)
+{
+    sleep_s(b->enc_s);
+    sg_mailbox_put(mbox("pu%d", r), &TOKEN, bytes(b->up_bytes));
+    sg_mailbox_get(mbox("pd%d", r));
+    sleep_s(b->dec_down_s);
+}
+
+static void ps_server(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    sg_comm_t *c = malloc((size_t)P * sizeof *c);
+    void *data;
+    for (int it = 0; it < ITERS; it++)
+        for (int k = 0; k < PL->n; k++) {
+            const sim_bucket *b = &PL->b[k];
+            for (int w = 0; w < P; w++) c[w] = sg_mailbox_get_async(mbox("pu%d", w), &data);
+            sg_comm_wait_all(c, (size_t)P);
+            sleep_s(P * b->dec_s + b->enc_down_s);
+            for (int w = 0; w < P; w++) c[w] = sg_mailbox_put_async(mbox("pd%d", w), &TOKEN, bytes(b->down_bytes));
+            sg_comm_wait_all(c, (size_t)P);
+        }
+    free(c);
+}
+
+/* Node-local reduce to the leader (local rank 0) and broadcast back, around
+ * `inter` (what the leaders do among themselves). */
+static void node_reduce_bcast(int r, const sim_bucket *b, void (*inter)(int node, const sim_bucket *b))
+{
+    int node = r / G, local = r % G, here = node + 1 < N ? G : P - node * G;
+    if (local != 0) {
+        sleep_s(b->enc_s);
+        sg_mailbox_put(mbox("lu%d", r), &TOKEN, bytes(b->up_bytes));
+        sg_mailbox_get(mbox("ld%d", r));
+        sleep_s(b->dec_down_s);
+        return;
+    }
+    sg_comm_t c[64];
+    void *data;
+    if (here > 1) {
+        sleep_s(b->enc_s);
+        for (int l = 1; l < here; l++) c[l - 1] = sg_mailbox_get_async(mbox("lu%d", r + l), &data);
+        sg_comm_wait_all(c, (size_t)here - 1);
+        sleep_s((here - 1) * b->dec_s);
+    }
+    if (N > 1) inter(node, b);
+    if (here > 1) {
+        sleep_s(b->enc_down_s);
+        for (int l = 1; l < here; l++)
+            c[l - 1] = sg_mailbox_put_async(mbox("ld%d", r + l), &TOKEN, bytes(b->down_bytes));
+        sg_comm_wait_all(c, (size_t)here - 1);
+    }
+}
+
+static void leaders_ring(int node, const sim_bucket *b)
+{
+    double steps = 2.0 * (N - 1);
+    ring_exchange("hr", node, N, steps / N * b->up_bytes, PL->a_inter, steps);
+    sleep_s(steps * (b->enc_s + b->dec_s) / N);
+}
+
+static void leaders_shards(int node, const sim_bucket *b)
+{
+    /* every leader is one shard: it sends the other shards (N-1)/N of its node's
+     * contribution, they reduce, and send back (N-1)/N of the reply */
+    double share = (double)(N - 1) / N;
+    send_recv(mbox("su%d", (node + 1) % N), share * b->up_bytes, mbox("su%d", node));
+    sleep_s(b->dec_s + b->enc_down_s / N);
+    send_recv(mbox("sd%d", (node + 1) % N), share * b->down_bytes, mbox("sd%d", node));
+}
+
+static void worker(int argc, char **argv)
+{
+    (void)argc;
+    int r = atoi(argv[1]);
+    const double multi = N > 1, a_hop = multi ? PL->a_inter : PL->a_intra;
+    for (int it = 0; it < ITERS; it++) {
+        double t0 = simgrid_get_clock();
+        for (int k = 0; P > 1 && k < PL->n; k++) {
+            const sim_bucket *b = &PL->b[k];
+            sleep_until(t0 + b->ready_s);
+            switch (C->sync) {
+            case SYNC_PS: ps_worker(r, b); break;
+            case SYNC_PS_SHARDED: node_reduce_bcast(r, b, leaders_shards); break;
+            case SYNC_HIERARCHICAL: node_reduce_bcast(r, b, leaders_ring); break;
+            case SYNC_RING: {
+                double steps = 2.0 * (P - 1);
+                ring_exchange("rg", r, P, steps / P * b->up_bytes, a_hop, steps);
+                sleep_s(steps * (b->enc_s + b->dec_s) / P);
+                break;
+            }
+            case SYNC_ALLGATHER:
+                sleep_s(b->enc_s);
+                ring_exchange("ag", r, P, (P - 1) * b->up_bytes, a_hop, P - 1);
+                sleep_s((P - 1) * b->dec_s);
+                break;
+            }
+        }
+        sleep_until(t0 + PL->compute_s);
+    }
+    END[r] = simgrid_get_clock();
+}
+
+/* ---- the child ------------------------------------------------------------------------- */
+
+static int child(const sim_config *c, const sim_plan *p, const char *xml_path, int fd)
+{
+    C = c, PL = p, P = c->gpus, G = p->per_node, N = p->nodes, ITERS = c->iterations > 0 ? c->iterations : 1;
+    END = calloc((size_t)P, sizeof *END);
+    char model[64], gamma[64];
+    const char *nm = c->network_model ? c->network_model : p->tcp ? "LV08" : "CM02";
+    snprintf(model, sizeof model, "--cfg=network/model:%s", nm);
+    /* the TCP window must not throttle fast links: gamma >= 4 x bandwidth x RTT */
+    double rtt = 2 * p->a_inter, need = 4 * cluster_nic_bandwidth(c->cluster) * rtt;
+    snprintf(gamma, sizeof gamma, "--cfg=network/TCP-gamma:%.0f", need > 4194304 ? need : 4194304);
+    char *argv[] = {"gqsim",
+                    model,
+                    gamma,
+                    "--cfg=contexts/stack-size:256",
+                    "--log=root.thres:critical",
+                    strcmp(nm, "CM02") == 0 ? "--cfg=network/crosstraffic:0" : "--cfg=network/crosstraffic:1",
+                    NULL};
+    int argc = 6;
+    simgrid_init(&argc, argv);
+    simgrid_load_platform(xml_path);
+    for (int r = 0; r < P; r++) {
+        char host[32], rank[16];
+        snprintf(host, sizeof host, "n%dg%d", r / G, r % G);
+        snprintf(rank, sizeof rank, "%d", r);
+        const char *args[] = {"worker", rank};
+        sg_actor_create("worker", sg_host_by_name(host), worker, 2, (char **)args);
+    }
+    if (c->sync == SYNC_PS && P > 1) sg_actor_create("ps", sg_host_by_name("n0g0"), ps_server, 0, NULL);
+    simgrid_run();
+    double end = 0;
+    for (int r = 0; r < P; r++) end = END[r] > end ? END[r] : end;
+    double per_iter = end / ITERS;
+    ssize_t w = write(fd, &per_iter, sizeof per_iter);
+    return w == (ssize_t)sizeof per_iter ? 0 : 1;
+}
+
+gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap)
+{
+    char path[] = "/tmp/gqsim-platform-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) return snprintf(msg, cap, "cannot create a temporary platform file: %s", strerror(errno)), GQ_ERR_IO;
+    char *xml = cluster_xml(c->cluster, p->nodes);
+    size_t len = xml ? strlen(xml) : 0;
+    int ok = xml && write(fd, xml, len) == (ssize_t)len;
+    close(fd);
+    free(xml);
+    if (!ok) {
+        unlink(path);
+        return snprintf(msg, cap, "cannot write the platform file"), GQ_ERR_IO;
+    }
+    int pipefd[2];
+    if (pipe(pipefd) != 0) {
+        unlink(path);
+        return snprintf(msg, cap, "pipe: %s", strerror(errno)), GQ_ERR_IO;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(pipefd[0]);
+        _exit(child(c, p, path, pipefd[1]));
+    }
+    close(pipefd[1]);
+    double per_iter = -1;
+    ssize_t got = pid > 0 ? read(pipefd[0], &per_iter, sizeof per_iter) : -1;
+    close(pipefd[0]);
+    int status = 0;
+    if (pid > 0) waitpid(pid, &status, 0);
+    unlink(path);
+    if (pid < 0 || got != (ssize_t)sizeof per_iter || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return snprintf(msg, cap, "the SimGrid run failed (%s)",
+                        pid < 0               ? strerror(errno)
+                        : WIFSIGNALED(status) ? strsignal(WTERMSIG(status))
+                                              : "no result"),
+               GQ_ERR_IO;
+    r->iteration_s = per_iter;
+    r->comm_exposed_s = per_iter - p->compute_s;
+    if (r->comm_exposed_s < 0) r->comm_exposed_s = 0;
+    r->encode_s = r->decode_s = 0;
+    for (int k = 0; c->gpus > 1 && k < p->n; k++) r->encode_s += p->b[k].enc_s, r->decode_s += p->b[k].dec_down_s;
+    return GQ_OK;
+}

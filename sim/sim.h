@@ -1,0 +1,61 @@
+/* Synchronous data-parallel training on a GPU cluster, one iteration:
+ * forward, then backward layer by layer in reverse order, with each layer's
+ * gradient (weights and biases as separate tensors) exchanged through the
+ * chosen synchronisation scheme, compressed by a real quantizer from quant/.
+ * Two engines share one plan (tensors, fusion buckets, ready times, exact
+ * encoded sizes, encode/decode costs): SimGrid's flow-level network model,
+ * and an alpha-beta formula without contention as a cross-check
+ * (docs/simulation.md). */
+#ifndef GQ_SIM_H
+#define GQ_SIM_H
+
+#include <stddef.h>
+
+#include "gq_error.h"
+#include "model.h"
+#include "platform.h"
+#include "qz.h"
+
+typedef enum { SYNC_PS, SYNC_PS_SHARDED, SYNC_RING, SYNC_HIERARCHICAL, SYNC_ALLGATHER } sync_kind;
+typedef enum { DOWN_AUTO, DOWN_FP32, DOWN_REQUANT, DOWN_TERNGRAD } downlink_kind;
+typedef enum { ENGINE_SIMGRID, ENGINE_ANALYTIC } engine_kind;
+
+const char *sync_name(sync_kind s);
+int sync_parse(const char *s, sync_kind *out);
+const char *downlink_name(downlink_kind d);
+int downlink_parse(const char *s, downlink_kind *out);
+
+typedef struct {
+    const model_t *model;
+    const cluster_spec *cluster;
+    int gpus;        /* workers, one per GPU */
+    qz_params quant; /* fp32 = no compression */
+    sync_kind sync;
+    downlink_kind downlink;      /* parameter server's reply */
+    int overlap;                 /* 1: a bucket leaves as soon as its gradients are ready */
+    double fusion_bytes;         /* bucket size of raw fp32 gradients; 0 = one bucket per tensor */
+    double fp32_below;           /* tensors with fewer elements travel in fp32 */
+    int fp32_last;               /* the classifier (last parameterised layer) travels in fp32 */
+    double fwd_s, bwd_s;         /* compute per iteration per GPU */
+    double encode_ns, decode_ns; /* quantizer cost per element (0 for fp32) */
+    engine_kind engine;
+    const char *network_model; /* NULL: LV08 for TCP links, CM02 for RDMA */
+    int iterations;            /* simulated iterations (SimGrid engine); >= 1 */
+} sim_config;
+
+typedef struct {
+    double iteration_s;          /* per iteration, steady state */
+    double compute_s;            /* forward + backward */
+    double comm_exposed_s;       /* iteration time not hidden behind compute */
+    double encode_s, decode_s;   /* per GPU per iteration (on its critical path or not) */
+    double bytes_up, bytes_down; /* per GPU per iteration, as sent and received */
+    int buckets;
+    char network_model[80];
+} sim_result;
+
+/* Runs one configuration. SimGrid runs in a forked child (its engine can be
+ * initialised once per process), so a platform SimGrid rejects is an error,
+ * not an abort. On error writes one line into msg. */
+gq_err sim_run(const sim_config *c, sim_result *r, char *msg, size_t cap);
+
+#endif

@@ -1,0 +1,46 @@
+/* The plan both engines execute: buckets of tensors with their ready times,
+ * exact wire sizes and quantizer costs, and the cluster's effective links. */
+#ifndef GQ_SIM_INTERNAL_H
+#define GQ_SIM_INTERNAL_H
+
+#include "sim.h"
+
+typedef struct {
+    double elements;   /* gradient elements in the bucket */
+    double raw_bytes;  /* fp32: 4 per element */
+    double up_bytes;   /* a worker's encoded contribution */
+    double down_bytes; /* a parameter server's reply to one worker */
+    double enc_s;      /* a worker encoding its contribution */
+    double dec_s;      /* decoding one contribution-sized buffer */
+    double enc_down_s; /* a server (re-)encoding its reply */
+    double dec_down_s; /* a worker decoding the reply */
+    double ready_s;    /* when its last gradient is ready, from the start of the iteration */
+} sim_bucket;
+
+typedef struct {
+    sim_bucket *b;
+    int n;
+    double compute_s;
+    /* effective links after the network model's factors */
+    double a_intra, b_intra; /* one GPU-to-GPU hop inside a node: latency, bandwidth */
+    double a_inter, b_inter; /* GPU to GPU across nodes */
+    int nodes, per_node;     /* nodes used, GPUs per node used (the last may hold fewer) */
+    double lat_factor, bw_factor;
+    char network_model[80];
+    int tcp;
+} sim_plan;
+
+gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap);
+void sim_plan_free(sim_plan *p);
+
+/* The iteration given per-bucket communication durations (sequential per
+ * GPU, each starting when its bucket is ready and the previous one is done). */
+double sim_timeline(const sim_plan *p, const double *comm_s, double *exposed);
+
+gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r);
+gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
+
+/* Per-GPU traffic of one iteration, for the result. */
+void sim_traffic(const sim_config *c, const sim_plan *p, double *up, double *down);
+
+#endif
