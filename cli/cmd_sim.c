@@ -18,6 +18,12 @@
 #define MAX_GPU_COUNTS 32
 #define DEFAULT_FUSION 67108864.0 /* 64 MiB, Horovod's default fusion threshold */
 
+#define SIM_USAGE                                                                                                      \
+    "[--gpu NAME] [--batch B] [--sync ps|ps-sharded|ring|hierarchical|allgather] [--overlap on|off] "                  \
+    "[--fusion BYTES] [--engine simgrid|analytic] [--downlink auto|fp32|requant|terngrad] [--fp32-below N] "           \
+    "[--fp32-last] [--quant-cost-scale X] [--quant-rate ELEMENTS_PER_S] [--network-model LV08|CM02] "                  \
+    "[--iterations N] [--gpu-images-per-s X] [--gpu-file FILE.csv] [--format table|csv]"
+
 /* ---- quantizer cost calibration -------------------------------------------------------- */
 
 /* Encode and decode ns per element of the real quantizer on this machine: a
@@ -498,6 +504,216 @@ static int cmd_report(int argc, char **argv)
     return rc;
 }
 
+/* ---- validate -------------------------------------------------------------------------------- */
+
+/* Index of a column in a CSV header (any of the names), or -1. */
+static int column(char **h, int nh, const char *a, const char *b)
+{
+    for (int i = 0; i < nh; i++)
+        if (strcmp(h[i], a) == 0 || (b && strcmp(h[i], b) == 0)) return i;
+    return -1;
+}
+
+static int split_csv(char *line, char **f, int max)
+{
+    int n = 0;
+    for (char *p = line; n < max;) {
+        f[n++] = p;
+        char *c = strchr(p, ',');
+        if (!c) break;
+        *c = '\0';
+        p = c + 1;
+    }
+    return n;
+}
+
+/* A measured row's platform: the column `platform` (any spec), else a
+ * machine name: "DGX-1" is dgx1, others a one-node cluster of the row's GPU
+ * on NVLink or PCIe by the `interconnect` column. */
+static void row_platform(char *out, size_t cap, const char *platform, const char *machine, const char *gpu,
+                         const char *interconnect, int gpus_per_node)
+{
+    if (platform && *platform)
+        snprintf(out, cap, "%s", platform);
+    else if (machine && strcmp(machine, "DGX-1") == 0)
+        snprintf(out, cap, "dgx1");
+    else
+        snprintf(out, cap, "cluster:gpus-per-node=%d,gpu=%s,intra=%s,inter=10gbe", gpus_per_node, gpu,
+                 interconnect && strstr(interconnect, "NVLink") ? "nvlink1" : "pcie3");
+}
+
+static int row_sync(const char *s, sync_kind *k)
+{
+    if (!s || !*s) return *k = SYNC_PS_SHARDED, 0;
+    if (sync_parse(s, k) == 0) return 0;
+    if (strncmp(s, "parameter_server", 16) == 0) return *k = SYNC_PS, 0;
+    if (strncmp(s, "replicated", 10) == 0) return *k = SYNC_RING, 0;
+    return -1;
+}
+
+static int cmd_validate(int argc, char **argv)
+{
+    sim_opts o;
+    opts_default(&o);
+    if (parse_opts(argc, argv, "validate", &o, 0)) return EXIT_USAGE;
+    if (!o.measured) {
+        cli_error("validate: needs --measured FILE.csv (see 'gqsim help validate')");
+        return EXIT_USAGE;
+    }
+    unsigned char *text;
+    size_t size;
+    if (cli_read_file(o.measured, &text, &size) != 0) return 1;
+    char *csv = malloc(size + 1);
+    memcpy(csv, text, size);
+    csv[size] = '\0';
+    free(text);
+    char *save = NULL, *line = strtok_r(csv, "\n", &save);
+    char *h[32];
+    int nh = line ? split_csv(line, h, 32) : 0;
+    int cm = column(h, nh, "model", NULL), cg = column(h, nh, "gpu", NULL),
+        cb = column(h, nh, "batch", "batch_per_gpu"), cn = column(h, nh, "gpus", NULL),
+        ci = column(h, nh, "images_per_s", NULL), cp = column(h, nh, "platform", NULL),
+        cmach = column(h, nh, "machine", NULL), cint = column(h, nh, "interconnect", NULL),
+        cs = column(h, nh, "sync", NULL), cq = column(h, nh, "quant", NULL);
+    if (cm < 0 || cg < 0 || cb < 0 || cn < 0 || ci < 0 || (cp < 0 && cmach < 0)) {
+        cli_error("%s:1: needs columns model, gpu, batch (or batch_per_gpu), gpus, images_per_s and platform (or "
+                  "machine)",
+                  o.measured);
+        free(csv);
+        return 1;
+    }
+    static const char *const H[] = {"model",
+                                    "platform",
+                                    "gpu",
+                                    "batch",
+                                    "sync",
+                                    "quant",
+                                    "gpus",
+                                    "measured_images_per_s",
+                                    "predicted_images_per_s",
+                                    "error_pct",
+                                    "compute_source"};
+    cli_table t;
+    table_init(&t, H, 11);
+    double *ape = NULL;
+    int n = 0, rc = 0, lineno = 1;
+    size_t dlen = 0, dcap = 4096;
+    char *dat = malloc(dcap), prev_key[512] = "", labels[2048] = "";
+    dat[0] = '\0';
+    while ((line = strtok_r(NULL, "\n", &save)) != NULL && rc == 0) {
+        lineno++;
+        if (!*line || *line == '\r') continue;
+        char *f[32];
+        int nf = split_csv(line, f, 32);
+        if (nf != nh) {
+            cli_error("%s:%d: %d fields, the header has %d", o.measured, lineno, nf, nh);
+            rc = 1;
+            break;
+        }
+        uint64_t batch, gpus;
+        double measured;
+        sync_kind sk;
+        if (cli_parse_u64("batch", f[cb], &batch) || cli_parse_u64("gpus", f[cn], &gpus) ||
+            cli_parse_double("images_per_s", f[ci], &measured) || batch < 1 || gpus < 1 || !(measured > 0)) {
+            cli_error("%s:%d: bad batch, gpus or images_per_s", o.measured, lineno);
+            rc = 1;
+            break;
+        }
+        if (row_sync(cs >= 0 ? f[cs] : NULL, &sk)) {
+            cli_error("%s:%d: sync '%s' is not ps, ps-sharded, ring, hierarchical, allgather, parameter_server(...) or "
+                      "replicated(...)",
+                      o.measured, lineno, f[cs]);
+            rc = 1;
+            break;
+        }
+        char platform[256];
+        row_platform(platform, sizeof platform, cp >= 0 ? f[cp] : NULL, cmach >= 0 ? f[cmach] : NULL, f[cg],
+                     cint >= 0 ? f[cint] : NULL, 8);
+        sim_opts oo = o;
+        oo.model = f[cm];
+        oo.platform = platform;
+        oo.gpu = f[cg];
+        oo.batch = batch;
+        oo.sync = sk;
+        const char *quant = cq >= 0 && *f[cq] ? f[cq] : "fp32";
+        sim_setup s;
+        memset(&s, 0, sizeof s);
+        sim_result r;
+        double sp, ips;
+        if (setup(&oo, "validate", &s) != 0 || run_one(&oo, &s, quant, (int)gpus, &r, &sp, &ips) != 0) {
+            cli_error("%s:%d: cannot simulate this row", o.measured, lineno);
+            zoo_free(&s.zoo);
+            rc = 1;
+            break;
+        }
+        double err = 100 * (ips - measured) / measured;
+        ape = realloc(ape, (size_t)(n + 1) * sizeof *ape);
+        ape[n++] = fabs(err);
+        table_row(&t, "%s\t%s\t%s\t%llu\t%s\t%s\t%llu\t%.4g\t%.4g\t%+.1f\t%s", s.model->name, platform, s.gpu->name,
+                  (unsigned long long)batch, sync_name(sk), quant, (unsigned long long)gpus, measured, ips, err,
+                  compute_source_name(s.compute.source));
+        char key[512];
+        snprintf(key, sizeof key, "%s %s %s", s.model->name, platform, sync_name(sk));
+        if (dcap - dlen < 1200) dat = realloc(dat, dcap *= 2);
+        if (strcmp(key, prev_key) != 0) {
+            dlen += (size_t)snprintf(dat + dlen, dcap - dlen, "%s# %s\n", prev_key[0] ? "\n\n" : "", key);
+            strcpy(prev_key, key);
+            char label[400]; /* one word for gnuplot's word(): model@platform/sync */
+            snprintf(label, sizeof label, "%s@%s/%s", s.model->name,
+                     strncmp(platform, "cluster:", 8) == 0 ? s.gpu->name : platform, sync_name(sk));
+            for (char *c = label; *c; c++)
+                if (*c == ' ') *c = '-';
+            if (strlen(labels) + strlen(label) + 2 < sizeof labels) strcat(strcat(labels, labels[0] ? " " : ""), label);
+        }
+        dlen += (size_t)snprintf(dat + dlen, dcap - dlen, "%llu %.6g %.6g\n", (unsigned long long)gpus, measured, ips);
+        zoo_free(&s.zoo);
+    }
+    if (rc == 0 && n == 0) {
+        cli_error("%s: no measured rows", o.measured);
+        rc = 1;
+    }
+    if (rc == 0) {
+        table_print(&t, o.fmt);
+        for (int a = 1; a < n; a++)
+            for (int b = a; b > 0 && ape[b - 1] > ape[b]; b--) {
+                double x = ape[b];
+                ape[b] = ape[b - 1];
+                ape[b - 1] = x;
+            }
+        double mean = 0;
+        for (int k = 0; k < n; k++) mean += ape[k];
+        mean /= n;
+        double median = n % 2 ? ape[n / 2] : 0.5 * (ape[n / 2 - 1] + ape[n / 2]);
+        if (o.fmt == FMT_TABLE)
+            printf("\n%d rows: median absolute error %.1f%%, mean %.1f%%\n", n, median, mean);
+        else
+            fprintf(stderr, "%d rows: median absolute error %.1f%%, mean %.1f%%\n", n, median, mean);
+        if (o.plot) {
+            int blocks = 1;
+            for (const char *c = dat; (c = strstr(c, "\n\n")); c += 2) blocks++;
+            char vars[2200];
+            snprintf(vars, sizeof vars, "nblocks=%d; labels='%s'", blocks, labels);
+            if (cli_plot("validate", o.plot, dat, vars) != 0) rc = 1;
+        }
+    }
+    free(ape);
+    free(dat);
+    free(csv);
+    table_free(&t);
+    return rc;
+}
+
+int cmd_validate_entry(int argc, char **argv) { return cmd_validate(argc, argv); }
+void help_validate(void)
+{
+    printf("usage: gqsim validate --measured FILE.csv [--plot out.png] " SIM_USAGE "\n\n"
+           "Each row of FILE.csv is a measured training throughput with its configuration: columns model, gpu,\n"
+           "batch (or batch_per_gpu), gpus, images_per_s, and platform (or machine and interconnect), with\n"
+           "optional sync (ps, ps-sharded, ring, hierarchical, allgather; parameter_server(...) is ps,\n"
+           "replicated(...) is ring) and quant (default fp32). Prints prediction, measurement and error per\n"
+           "row, then the median and mean absolute percentage error.\n");
+}
+
 /* ---- platforms ----------------------------------------------------------------------------- */
 
 static int platforms_list(int argc, char **argv)
@@ -594,12 +810,6 @@ static const cli_command PLATFORM_CMDS[] = {
 
 int cmd_platforms(int argc, char **argv) { return cli_dispatch("platforms", PLATFORM_CMDS, argc, argv); }
 void help_platforms(void) { cli_print_usage(stdout, "platforms", PLATFORM_CMDS); }
-
-#define SIM_USAGE                                                                                                      \
-    "[--gpu NAME] [--batch B] [--sync ps|ps-sharded|ring|hierarchical|allgather] [--overlap on|off] "                  \
-    "[--fusion BYTES] [--engine simgrid|analytic] [--downlink auto|fp32|requant|terngrad] [--fp32-below N] "           \
-    "[--fp32-last] [--quant-cost-scale X] [--quant-rate ELEMENTS_PER_S] [--network-model LV08|CM02] "                  \
-    "[--iterations N] [--gpu-images-per-s X] [--gpu-file FILE.csv] [--format table|csv]"
 
 static const char *const SIM_DEFAULTS =
     "Defaults: --sync ps-sharded (GPUs of a node reduce locally, then every node holds one shard of the\n"

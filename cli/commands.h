@@ -31,5 +31,7 @@ int cmd_speedup_entry(int argc, char **argv);
 void help_speedup(void);
 int cmd_report_entry(int argc, char **argv);
 void help_report(void);
+int cmd_validate_entry(int argc, char **argv);
+void help_validate(void);
 
 #endif

@@ -25,6 +25,7 @@ static const top_command COMMANDS[] = {
     {"simulate", cmd_simulate_entry, help_simulate, "simulate one configuration of data-parallel training"},
     {"speedup", cmd_speedup_entry, help_speedup, "speedup curves over GPU counts, per quantizer (and a figure)"},
     {"report", cmd_report_entry, help_report, "the main job: TernGrad's Figure 5 in kind, both clusters"},
+    {"validate", cmd_validate_entry, help_validate, "predictions against measured throughputs"},
     {"help", cmd_help, NULL, "show help for a command: gqsim help CMD"},
     {"version", cmd_version, NULL, "print the version"},
     {NULL, NULL, NULL, NULL},
