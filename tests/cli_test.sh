@@ -145,6 +145,41 @@ check "gpus list: 8 GPUs" test "$(tail -n +2 gl.csv | wc -l)" -eq 8
 "$GQ" gpus fit --format csv > gf.csv
 check "gpus fit rows" test "$(tail -n +2 gf.csv | wc -l)" -ge 30
 
+# ---- platforms, simulate, speedup, report, validate ---------------------------------------
+"$GQ" platforms list --format csv > pl.csv
+check "platforms list" sh -c "grep -q '^terngrad-ethernet,GTX 1080,4,pcie3,1gbe,1,' pl.csv && grep -q '^terngrad-infiniband,P100,4,nvlink1,ib-edr,' pl.csv"
+"$GQ" platforms xml terngrad-ethernet --nodes 3 > p.xml
+check "platform xml: 3 node clusters, 3 NICs" sh -c "test \$(grep -c '<cluster ' p.xml) -eq 3 && test \$(grep -c '<link id=\"nic' p.xml) -eq 3"
+"$GQ" platforms show 'cluster:gpus-per-node=2,gpu=V100,intra=nvlink2,inter=ib-hdr,topology=fat-tree,oversub=4' --format csv > ps.csv
+check "platforms show: fat-tree uplink" grep -q '^leaf-uplink,' ps.csv
+"$GQ" platforms show 'cluster:gpus-per-node=2,gpu=V100,intra=pcie9,inter=1gbe' 2> err.txt
+check "bad platform spec named" grep -q 'intra=pcie9' err.txt
+"$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 16 --quant terngrad --quant-rate 1e10 --format csv > sim.csv
+check "simulate succeeds" test $? -eq 0
+check "simulate columns" sh -c "head -1 sim.csv | grep -q '^model,platform,gpus,quant,sync,iteration_s,compute_s,comm_exposed_s,encode_s,decode_s,bytes_per_gpu_up,bytes_per_gpu_down,images_per_s,speedup,'"
+check "simulate row" grep -q '^alexnet,terngrad-ethernet,16,"terngrad:bucket=0,clip=2.5,scale=max,pack=2bit",ps-sharded,' sim.csv
+"$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 1 --format csv > one.csv
+check "one GPU: speedup 1" grep -q ',1,simgrid,128,GTX 1080,' one.csv
+"$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --sync nonsense 2> err.txt; rc=$?
+check "bad --sync exits 2 and names it" sh -c "test $rc -eq 2 && grep -q \"'nonsense'\" err.txt"
+"$GQ" simulate --model alexnet --platform nowhere --gpus 8 2> err.txt
+check "unknown platform named" grep -q "unknown platform 'nowhere'" err.txt
+"$GQ" speedup --model vgg-a --platform terngrad-infiniband --quant fp32 --quant terngrad --quant-rate 1e10 --gpus 1,4,16 --format csv --plot sp.png > sp.csv
+check "speedup rows: 2 quantizers x 3 counts" test "$(tail -n +2 sp.csv | wc -l)" -eq 6
+check "speedup figure, script and data" sh -c 'test -s sp.png && test -s sp.gp && test -s sp.dat'
+"$GQ" report --out rep --gpus 1,8,64 --quant-rate 1e10 > rep.txt
+check "report succeeds" test $? -eq 0
+check "report files" sh -c 'test -s rep/report.csv && test -s rep/speedup-terngrad-ethernet.png && test -s rep/speedup-terngrad-infiniband.png && test -s rep/terngrad-gain.png'
+check "report CSV: 2 clusters x 3 models x 4 quantizers x 3 counts" test "$(tail -n +2 rep/report.csv | wc -l)" -eq 72
+check "report table" grep -q '^terngrad-ethernet *vgg-a ' rep.txt
+printf 'model,gpu,batch,platform,sync,gpus,images_per_s\nalexnet,P100,512,dgx1,ring,1,2987\nalexnet,P100,512,dgx1,ring,2,5658\n' > meas.csv
+"$GQ" validate --measured meas.csv --format csv > val.csv 2> val.err
+check "validate rows" sh -c "test \$(tail -n +2 val.csv | wc -l) -eq 2 && grep -q '^alexnet,dgx1,P100,512,ring,fp32,1,2987,2987,+0.0,measured' val.csv"
+check "validate summary" grep -q 'median absolute error' val.err
+printf 'model,gpu,gpus\nalexnet,P100,1\n' > badmeas.csv
+"$GQ" validate --measured badmeas.csv 2> err.txt
+check "validate: missing columns named" grep -q 'badmeas.csv:1: needs columns' err.txt
+
 check "no temporary files left" sh -c '! ls | grep -q "\.tmp\."'
 echo "$pass passed, $fail failed"
 test "$fail" -eq 0

@@ -1,0 +1,140 @@
+/* Cluster specs and their SimGrid platforms: specs parse and print back,
+ * errors name the bad part, and the generated XML behaves physically when
+ * SimGrid runs transfers on it (each in a forked child: SimGrid initialises
+ * once per process):
+ *  - one transfer takes latency + bytes / bottleneck bandwidth, to 0.1%;
+ *  - GPUs of one node share its NIC: four transfers out of one node take four
+ *    times one, four out of four nodes take one;
+ *  - a 2:1 oversubscribed fat-tree halves cross-leaf bandwidth. */
+#include <simgrid/actor.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/mailbox.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "platform.h"
+
+static double BYTES = 1e8;
+static int TOKEN;
+static double END;
+
+static void sender(int argc, char **argv)
+{
+    (void)argc;
+    sg_mailbox_put(sg_mailbox_by_name(argv[1]), &TOKEN, (long)BYTES);
+}
+static void receiver(int argc, char **argv)
+{
+    (void)argc;
+    sg_mailbox_get(sg_mailbox_by_name(argv[1]));
+    double t = simgrid_get_clock();
+    END = t > END ? t : END;
+}
+
+/* Makespan of concurrent transfers src[i] -> dst[i] on `spec` with `nodes`. */
+static double transfers(const char *spec, int nodes, const char *const *src, const char *const *dst, int n)
+{
+    cluster_spec c;
+    char msg[256];
+    if (cluster_parse(spec, &c, msg, sizeof msg) != GQ_OK) return -1;
+    char path[] = "/tmp/gqsim-test-XXXXXX";
+    int fd = mkstemp(path);
+    char *xml = cluster_xml(&c, nodes);
+    if (write(fd, xml, strlen(xml)) < 0) return -1;
+    close(fd);
+    free(xml);
+    int p[2];
+    if (pipe(p) != 0) return -1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char *argv[] = {"t", "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0", "--log=root.thres:critical",
+                        NULL};
+        int argc = 4;
+        simgrid_init(&argc, argv);
+        simgrid_load_platform(path);
+        for (int i = 0; i < n; i++) {
+            char mb[16];
+            snprintf(mb, sizeof mb, "m%d", i);
+            const char *a[] = {"x", mb};
+            sg_actor_create("s", sg_host_by_name(src[i]), sender, 2, (char **)a);
+            sg_actor_create("r", sg_host_by_name(dst[i]), receiver, 2, (char **)a);
+        }
+        simgrid_run();
+        _exit(write(p[1], &END, sizeof END) == sizeof END ? 0 : 1);
+    }
+    close(p[1]);
+    double t = -1;
+    if (read(p[0], &t, sizeof t) != sizeof t) t = -1;
+    close(p[0]);
+    waitpid(pid, NULL, 0);
+    unlink(path);
+    return t;
+}
+
+static void test_specs(void)
+{
+    cluster_spec c;
+    char msg[256] = "", buf[256];
+    CHECK(cluster_parse("terngrad-ethernet", &c, msg, sizeof msg) == GQ_OK && c.gpus_per_node == 4 &&
+              strcmp(c.inter->name, "1gbe") == 0 && strcmp(c.gpu, "GTX 1080") == 0,
+          "terngrad-ethernet: 4 GTX 1080, 1 GbE");
+    CHECK(cluster_parse("terngrad-infiniband", &c, msg, sizeof msg) == GQ_OK && c.inter->rdma &&
+              c.inter->bandwidth == 12.5e9 && strcmp(c.intra->name, "nvlink1") == 0,
+          "terngrad-infiniband: NVLink, 100 Gb/s InfiniBand");
+    for (size_t i = 0; i < cluster_builtin_count(); i++) { /* canonical specs parse back */
+        cluster_spec a = *cluster_builtin(i), b;
+        cluster_format(&a, buf, sizeof buf);
+        CHECK(cluster_parse(buf, &b, msg, sizeof msg) == GQ_OK && b.gpus_per_node == a.gpus_per_node &&
+                  b.intra == a.intra && b.inter == a.inter && b.nics == a.nics,
+              "%s round-trips as %s", a.name, buf);
+    }
+    static const char *const BAD[][2] = {
+        {"marsnet", "unknown platform 'marsnet'"},
+        {"cluster:gpus-per-node=4,gpu=V100,intra=pcie3", "needs"},
+        {"cluster:gpus-per-node=4,gpu=V100,intra=pcie4,inter=1gbe", "intra=pcie4"},
+        {"cluster:gpus-per-node=0,gpu=V100,intra=pcie3,inter=1gbe", "gpus-per-node=0"},
+        {"cluster:gpus-per-node=4,gpu=V100,intra=pcie3,inter=1gbe,oversub=2", "fat-tree"},
+        {"cluster:gpus-per-node=4,gpu=V100,intra=pcie3,inter=1gbe,speed=9", "unknown key 'speed'"},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        msg[0] = '\0';
+        CHECK(cluster_parse(BAD[i][0], &c, msg, sizeof msg) == GQ_ERR_SPEC && strstr(msg, BAD[i][1]),
+              "'%s' -> '%s' (got '%s')", BAD[i][0], BAD[i][1], msg);
+    }
+    cluster_parse("terngrad-ethernet", &c, msg, sizeof msg);
+    CHECK(cluster_nodes_for(&c, 512) == 128 && cluster_nodes_for(&c, 5) == 2, "512 GPUs need 128 nodes of 4");
+}
+
+static void test_physics(void)
+{
+    const char *eth = "cluster:gpus-per-node=4,gpu=GTX 1080,intra=pcie3,inter=10gbe";
+    static const char *const S1[] = {"n1g0"}, *const D1[] = {"n0g0"};
+    double one = transfers(eth, 2, S1, D1, 1);
+    double expect = 2e-6 + 2 * 5e-6 + BYTES / 1.25e9; /* 2 PCIe + 2 NIC latencies, the NIC's bandwidth */
+    CHECK(fabs(one / expect - 1) < 1e-3, "one transfer %.6f s, closed form %.6f s", one, expect);
+    static const char *const S4[] = {"n1g0", "n1g1", "n1g2", "n1g3"}, *const D4[] = {"n0g0", "n0g1", "n0g2", "n0g3"};
+    double shared = transfers(eth, 2, S4, D4, 4);
+    CHECK(fabs(shared / (4 * BYTES / 1.25e9) - 1) < 0.01, "four GPUs share their node's NIC: %.4f s", shared);
+    const char *eth1 = "cluster:gpus-per-node=1,gpu=GTX 1080,intra=pcie3,inter=10gbe";
+    static const char *const S4b[] = {"n4g0", "n5g0", "n6g0", "n7g0"}, *const D4b[] = {"n0g0", "n1g0", "n2g0", "n3g0"};
+    double spread = transfers(eth1, 8, S4b, D4b, 4);
+    CHECK(fabs(spread / one - 1) < 0.01, "four nodes, four NICs: %.4f s, as one transfer", spread);
+    const char *ft = "cluster:gpus-per-node=1,gpu=V100,intra=nvlink2,inter=ib-edr,topology=fat-tree,oversub=2,leaf=2";
+    static const char *const SF[] = {"n2g0", "n3g0"}, *const DF[] = {"n0g0", "n1g0"};
+    double cross = transfers(ft, 4, SF, DF, 2);
+    /* two flows through a leaf uplink of 2 x 12.5 / 2 GB/s: each gets 6.25 GB/s */
+    CHECK(fabs(cross / (BYTES / 6.25e9) - 1) < 0.01, "2:1 fat-tree: cross-leaf flows at half rate (%.5f s)", cross);
+}
+
+int main(void)
+{
+    test_specs();
+    test_physics();
+    return check_summary();
+}

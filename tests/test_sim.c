@@ -1,0 +1,170 @@
+/* The simulation against closed forms and physical sense:
+ *  - the SimGrid and analytic engines agree within 2% without contention (two
+ *    hosts, one transfer at a time; a ring on a uniform InfiniBand cluster)
+ *    and differ where contention matters (a single parameter server);
+ *  - one GPU pays no communication; fp32 traffic is exactly 4 bytes a parameter;
+ *  - a single parameter server saturates as GPUs are added, a sharded one does not;
+ *  - compression helps more on 1 GbE than on 100 Gb/s InfiniBand;
+ *  - overlapping communication with backward never makes an iteration slower;
+ *  - one simulated iteration predicts the steady state within 1% of three. */
+#include "check.h"
+#include "sim.h"
+#include "zoo.h"
+
+static gq_zoo Z;
+
+static sim_config base(const char *model, const cluster_spec *cl, int gpus, const char *quant, sync_kind sync)
+{
+    sim_config c;
+    memset(&c, 0, sizeof c);
+    c.model = zoo_model(&Z, model);
+    c.cluster = cl;
+    c.gpus = gpus;
+    qz_parse_spec(quant, &c.quant, NULL, 0);
+    c.sync = sync;
+    c.overlap = 1;
+    c.fusion_bytes = 64e6;
+    c.fwd_s = 0.05; /* fixed compute: the tests are about the network */
+    c.bwd_s = 0.10;
+    c.encode_ns = c.quant.id == QZ_FP32 ? 0 : 0.05; /* a GPU-side quantizer's cost */
+    c.decode_ns = c.encode_ns;
+    c.iterations = 1;
+    return c;
+}
+
+static double run(sim_config c, engine_kind e)
+{
+    sim_result r;
+    char msg[256];
+    c.engine = e;
+    if (sim_run(&c, &r, msg, sizeof msg) != GQ_OK) {
+        fprintf(stderr, "sim failed: %s\n", msg);
+        return -1;
+    }
+    return r.iteration_s;
+}
+
+static cluster_spec cluster(const char *spec)
+{
+    cluster_spec c;
+    char msg[256];
+    if (cluster_parse(spec, &c, msg, sizeof msg) != GQ_OK) {
+        fprintf(stderr, "%s\n", msg);
+        exit(2);
+    }
+    return c;
+}
+
+static void test_engines_agree(void)
+{
+    cluster_spec ib1 = cluster("cluster:gpus-per-node=1,gpu=P100,intra=nvlink1,inter=ib-edr"),
+                 eth1 = cluster("cluster:gpus-per-node=1,gpu=GTX 1080,intra=pcie3,inter=1gbe"),
+                 ib4 = cluster("terngrad-infiniband");
+    static const char *const Q[] = {"fp32", "terngrad"};
+    for (int q = 0; q < 2; q++) {
+        /* two hosts: the worker on node 1 sends to the server on node 0, then back */
+        sim_config c = base("alexnet", &ib1, 2, Q[q], SYNC_PS);
+        double s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+        CHECK(fabs(s / a - 1) < 0.02, "two hosts on IB, %s: SimGrid %.6f vs analytic %.6f", Q[q], s, a);
+        c = base("alexnet", &eth1, 2, Q[q], SYNC_PS);
+        s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+        CHECK(fabs(s / a - 1) < 0.02, "two hosts on 1 GbE (LV08), %s: SimGrid %.6f vs analytic %.6f", Q[q], s, a);
+        /* a ring on a uniform cluster: every link carries one flow each way */
+        c = base("vgg-a", &ib4, 32, Q[q], SYNC_RING);
+        s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+        CHECK(fabs(s / a - 1) < 0.02, "ring of 32 on IB, %s: SimGrid %.6f vs analytic %.6f", Q[q], s, a);
+    }
+}
+
+static void test_contention(void)
+{
+    cluster_spec eth = cluster("terngrad-ethernet");
+    /* 28 remote workers into the server's NIC: SimGrid shares it, alpha-beta cannot */
+    sim_config c = base("alexnet", &eth, 32, "fp32", SYNC_PS);
+    double s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+    CHECK(s > 5 * a, "single PS, 32 GPUs on 1 GbE: SimGrid %.3f s should far exceed contention-free %.3f s", s, a);
+    /* and the size of it is the incast: (remote workers) x bytes / NIC, up and down */
+    double bytes = 4.0 * 60965224, nic = 125e6 * 0.97;
+    double incast = 2 * 28 * bytes / nic;
+    CHECK(s > 0.95 * incast && s < 1.1 * incast + 0.2, "single PS time %.2f s vs incast bound %.2f s", s, incast);
+}
+
+static void test_basics(void)
+{
+    cluster_spec eth = cluster("terngrad-ethernet");
+    sim_config c = base("alexnet", &eth, 1, "terngrad", SYNC_PS);
+    sim_result r;
+    char msg[256];
+    sim_run(&c, &r, msg, sizeof msg);
+    CHECK(r.iteration_s == c.fwd_s + c.bwd_s && r.bytes_up == 0, "one GPU: compute only (%.6f)", r.iteration_s);
+    c = base("alexnet", &eth, 8, "fp32", SYNC_PS);
+    sim_run(&c, &r, msg, sizeof msg);
+    CHECK(r.bytes_up == 4.0 * 60965224 && r.bytes_down == 4.0 * 60965224, "fp32 PS traffic is 4 bytes a parameter");
+    c = base("alexnet", &eth, 8, "terngrad", SYNC_PS);
+    sim_run(&c, &r, msg, sizeof msg);
+    /* 2 bits + 36 bytes (header, scale) + 4 (shared scaler) per tensor: 16 tensors */
+    double expect = 0;
+    const model_t *m = zoo_model(&Z, "alexnet");
+    for (size_t i = 0; i < m->nlayers; i++) {
+        uint64_t parts[2] = {m->layers[i].weight_params, m->layers[i].bias_params};
+        for (int k = 0; k < 2; k++)
+            if (parts[k]) expect += 32 + 4 + (double)((parts[k] * 2 + 7) / 8) + 4;
+    }
+    CHECK(r.bytes_up == expect, "terngrad uplink %.0f bytes, expected %.0f", r.bytes_up, expect);
+}
+
+static double images_per_s(sim_config c) { return c.gpus * 128 / run(c, ENGINE_SIMGRID); }
+
+static void test_scaling(void)
+{
+    cluster_spec ib = cluster("terngrad-infiniband"), eth = cluster("terngrad-ethernet");
+    double ps16 = images_per_s(base("alexnet", &ib, 16, "fp32", SYNC_PS)),
+           ps64 = images_per_s(base("alexnet", &ib, 64, "fp32", SYNC_PS)),
+           sh16 = images_per_s(base("alexnet", &ib, 16, "fp32", SYNC_PS_SHARDED)),
+           sh64 = images_per_s(base("alexnet", &ib, 64, "fp32", SYNC_PS_SHARDED));
+    CHECK(ps64 < 1.2 * ps16, "a single PS saturates: %.0f -> %.0f images/s from 16 to 64 GPUs", ps16, ps64);
+    CHECK(sh64 > 3 * sh16, "a sharded PS scales: %.0f -> %.0f images/s from 16 to 64 GPUs", sh16, sh64);
+
+    double ge = images_per_s(base("alexnet", &eth, 64, "terngrad", SYNC_PS_SHARDED)) /
+                images_per_s(base("alexnet", &eth, 64, "fp32", SYNC_PS_SHARDED)),
+           gi = images_per_s(base("alexnet", &ib, 64, "terngrad", SYNC_PS_SHARDED)) /
+                images_per_s(base("alexnet", &ib, 64, "fp32", SYNC_PS_SHARDED));
+    CHECK(ge > gi && ge > 2, "TernGrad gains %.2fx on 1 GbE and %.2fx on InfiniBand at 64 GPUs", ge, gi);
+}
+
+static void test_overlap_and_iterations(void)
+{
+    cluster_spec eth = cluster("terngrad-ethernet"), ib = cluster("terngrad-infiniband");
+    const cluster_spec *cl[2] = {&eth, &ib};
+    int worse = 0, runs = 0;
+    for (int k = 0; k < 2; k++)
+        for (int s = SYNC_PS; s <= SYNC_ALLGATHER; s++)
+            for (int g = 8; g <= 64; g *= 8)
+                for (int q = 0; q < 2; q++) {
+                    sim_config c = base("googlenet", cl[k], g, q ? "terngrad" : "fp32", (sync_kind)s);
+                    c.fusion_bytes = 4e6;
+                    double on = run(c, ENGINE_SIMGRID);
+                    c.overlap = 0;
+                    double off = run(c, ENGINE_SIMGRID);
+                    worse += on > off * (1 + 1e-9);
+                    runs++;
+                }
+    CHECK(worse == 0, "overlap made %d of %d iterations slower", worse, runs);
+    sim_config c = base("alexnet", &eth, 32, "terngrad", SYNC_PS_SHARDED);
+    double one = run(c, ENGINE_SIMGRID);
+    c.iterations = 3;
+    double three = run(c, ENGINE_SIMGRID);
+    CHECK(fabs(one / three - 1) < 0.01, "1 iteration %.6f s vs the mean of 3 %.6f s", one, three);
+}
+
+int main(void)
+{
+    if (zoo_load(&Z, NULL) != 0) return 2;
+    test_engines_agree();
+    test_contention();
+    test_basics();
+    test_scaling();
+    test_overlap_and_iterations();
+    zoo_free(&Z);
+    return check_summary();
+}
