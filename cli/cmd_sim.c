@@ -22,7 +22,7 @@
     "[--gpu NAME] [--batch B] [--sync ps|ps-sharded|ring|hierarchical|allgather] [--overlap on|off] "                  \
     "[--fusion BYTES] [--engine simgrid|analytic] [--downlink auto|fp32|requant|terngrad] [--fp32-below N] "           \
     "[--fp32-last] [--quant-cost-scale X] [--quant-rate ELEMENTS_PER_S] [--network-model LV08|CM02] "                  \
-    "[--iterations N] [--gpu-images-per-s X] [--gpu-file FILE.csv] [--format table|csv]"
+    "[--iterations N] [--exact-flows] [--gpu-images-per-s X] [--gpu-file FILE.csv] [--format table|csv]"
 
 /* ---- quantizer cost calibration -------------------------------------------------------- */
 
@@ -76,7 +76,7 @@ typedef struct {
     downlink_kind downlink;
     int overlap;
     double fusion, fp32_below, quant_scale, quant_rate, gpu_ips;
-    int fp32_last;
+    int fp32_last, exact_flows;
     engine_kind engine;
     cli_format fmt;
     const char *plot, *out, *measured;
@@ -179,6 +179,9 @@ static int parse_opts(int argc, char **argv, const char *cmd, sim_opts *o, int m
         } else if (m == 0 && strcmp(argv[i], "--fp32-last") == 0) {
             o->fp32_last = 1;
             m = 1;
+        } else if (m == 0 && strcmp(argv[i], "--exact-flows") == 0) {
+            o->exact_flows = 1;
+            m = 1;
         } else if (m == 0) {
             cli_error("%s: unknown option '%s' (see 'gqsim help %s')", cmd, argv[i], cmd);
             return -1;
@@ -256,6 +259,7 @@ static int run_one(const sim_opts *o, sim_setup *s, const char *spec, int gpus, 
     c.engine = o->engine;
     c.network_model = o->network_model;
     c.iterations = (int)o->iterations;
+    c.exact_flows = o->exact_flows;
     if (sim_run(&c, r, msg, sizeof msg) != GQ_OK) {
         cli_error("simulate %s on %s with %d GPUs: %s", s->model->name, o->platform, gpus, msg);
         return -1;

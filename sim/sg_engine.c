@@ -50,12 +50,12 @@ static void sleep_s(double s)
     if (s > 0) sg_actor_sleep_for(s);
 }
 static void sleep_until(double t) { sleep_s(t - simgrid_get_clock()); }
-static long bytes(double b) { return b < 1 ? 1 : (long)(b + 0.5); }
+static long bytes_of(double b) { return b < 1 ? 1 : (long)(b + 0.5); }
 
 static void send_recv(sg_mailbox_t to, double nbytes, sg_mailbox_t from)
 {
     sg_comm_t c[2];
-    c[0] = sg_mailbox_put_async(to, &TOKEN, bytes(nbytes));
+    c[0] = sg_mailbox_put_async(to, &TOKEN, bytes_of(nbytes));
     void *data;
     c[1] = sg_mailbox_get_async(from, &data);
     sg_comm_wait_all(c, 2);
@@ -69,12 +69,22 @@ static void ring_exchange(const char *tag, int pos, int members, double total, d
     sleep_s((steps - 1) * hop_latency);
 }
 
+/* The same ring, step by step: each step sends one chunk to the successor
+ * and waits for the predecessor's. */
+static void ring_steps(const char *tag, int pos, int members, double chunk, double steps, double work_per_step)
+{
+    for (int k = 0; k < (int)steps; k++) {
+        send_recv(mbox("%s%d", tag, (pos + 1) % members), chunk, mbox("%s%d", tag, pos));
+        sleep_s(work_per_step);
+    }
+}
+
 /* ---- schemes, one bucket ------------------------------------------------------------------ */
 
 static void ps_worker(int r, const sim_bucket *b)
 {
     sleep_s(b->enc_s);
-    sg_mailbox_put(mbox("pu%d", r), &TOKEN, bytes(b->up_bytes));
+    sg_mailbox_put(mbox("pu%d", r), &TOKEN, bytes_of(b->up_bytes));
     sg_mailbox_get(mbox("pd%d", r));
     sleep_s(b->dec_down_s);
 }
@@ -90,7 +100,7 @@ static void ps_server(int argc, char **argv)
             for (int w = 0; w < P; w++) c[w] = sg_mailbox_get_async(mbox("pu%d", w), &data);
             sg_comm_wait_all(c, (size_t)P);
             sleep_s(P * b->dec_s + b->enc_down_s);
-            for (int w = 0; w < P; w++) c[w] = sg_mailbox_put_async(mbox("pd%d", w), &TOKEN, bytes(b->down_bytes));
+            for (int w = 0; w < P; w++) c[w] = sg_mailbox_put_async(mbox("pd%d", w), &TOKEN, bytes_of(b->down_bytes));
             sg_comm_wait_all(c, (size_t)P);
         }
     free(c);
@@ -103,7 +113,7 @@ static void node_reduce_bcast(int r, const sim_bucket *b, void (*inter)(int node
     int node = r / G, local = r % G, here = node + 1 < N ? G : P - node * G;
     if (local != 0) {
         sleep_s(b->enc_s);
-        sg_mailbox_put(mbox("lu%d", r), &TOKEN, bytes(b->up_bytes));
+        sg_mailbox_put(mbox("lu%d", r), &TOKEN, bytes_of(b->up_bytes));
         sg_mailbox_get(mbox("ld%d", r));
         sleep_s(b->dec_down_s);
         return;
@@ -120,7 +130,7 @@ static void node_reduce_bcast(int r, const sim_bucket *b, void (*inter)(int node
     if (here > 1) {
         sleep_s(b->enc_down_s);
         for (int l = 1; l < here; l++)
-            c[l - 1] = sg_mailbox_put_async(mbox("ld%d", r + l), &TOKEN, bytes(b->down_bytes));
+            c[l - 1] = sg_mailbox_put_async(mbox("ld%d", r + l), &TOKEN, bytes_of(b->down_bytes));
         sg_comm_wait_all(c, (size_t)here - 1);
     }
 }
@@ -128,8 +138,26 @@ static void node_reduce_bcast(int r, const sim_bucket *b, void (*inter)(int node
 static void leaders_ring(int node, const sim_bucket *b)
 {
     double steps = 2.0 * (N - 1);
+    if (C->exact_flows) {
+        ring_steps("hr", node, N, b->up_bytes / N, steps, (b->enc_s + b->dec_s) / N);
+        return;
+    }
     ring_exchange("hr", node, N, steps / N * b->up_bytes, PL->a_inter, steps);
     sleep_s(steps * (b->enc_s + b->dec_s) / N);
+}
+
+/* Every leader sends `bytes` to every other leader and receives as much. */
+static void all_to_all(const char *tag, int node, double nbytes)
+{
+    sg_comm_t *c = malloc(2 * (size_t)N * sizeof *c);
+    void *data;
+    int k = 0;
+    for (int o = 0; o < N; o++)
+        if (o != node) c[k++] = sg_mailbox_put_async(mbox("%s%d", tag, o), &TOKEN, bytes_of(nbytes));
+    for (int o = 0; o < N; o++)
+        if (o != node) c[k++] = sg_mailbox_get_async(mbox("%s%d", tag, node), &data);
+    sg_comm_wait_all(c, (size_t)k);
+    free(c);
 }
 
 static void leaders_shards(int node, const sim_bucket *b)
@@ -137,6 +165,12 @@ static void leaders_shards(int node, const sim_bucket *b)
     /* every leader is one shard: it sends the other shards (N-1)/N of its node's
      * contribution, they reduce, and send back (N-1)/N of the reply */
     double share = (double)(N - 1) / N;
+    if (C->exact_flows) {
+        all_to_all("su", node, b->up_bytes / N);
+        sleep_s(b->dec_s + b->enc_down_s / N);
+        all_to_all("sd", node, b->down_bytes / N);
+        return;
+    }
     send_recv(mbox("su%d", (node + 1) % N), share * b->up_bytes, mbox("su%d", node));
     sleep_s(b->dec_s + b->enc_down_s / N);
     send_recv(mbox("sd%d", (node + 1) % N), share * b->down_bytes, mbox("sd%d", node));
@@ -158,12 +192,20 @@ static void worker(int argc, char **argv)
             case SYNC_HIERARCHICAL: node_reduce_bcast(r, b, leaders_ring); break;
             case SYNC_RING: {
                 double steps = 2.0 * (P - 1);
+                if (C->exact_flows) {
+                    ring_steps("rg", r, P, b->up_bytes / P, steps, (b->enc_s + b->dec_s) / P);
+                    break;
+                }
                 ring_exchange("rg", r, P, steps / P * b->up_bytes, a_hop, steps);
                 sleep_s(steps * (b->enc_s + b->dec_s) / P);
                 break;
             }
             case SYNC_ALLGATHER:
                 sleep_s(b->enc_s);
+                if (C->exact_flows) {
+                    ring_steps("ag", r, P, b->up_bytes, P - 1, b->dec_s);
+                    break;
+                }
                 ring_exchange("ag", r, P, (P - 1) * b->up_bytes, a_hop, P - 1);
                 sleep_s((P - 1) * b->dec_s);
                 break;

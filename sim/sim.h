@@ -41,6 +41,8 @@ typedef struct {
     engine_kind engine;
     const char *network_model; /* NULL: LV08 for TCP links, CM02 for RDMA */
     int iterations;            /* simulated iterations (SimGrid engine); >= 1 */
+    int exact_flows;           /* SimGrid: every ring step and every all-to-all pair as its own
+                                  message, to check the aggregated flows (slow at scale) */
 } sim_config;
 
 typedef struct {

@@ -6,7 +6,10 @@
  *  - a single parameter server saturates as GPUs are added, a sharded one does not;
  *  - compression helps more on 1 GbE than on 100 Gb/s InfiniBand;
  *  - overlapping communication with backward never makes an iteration slower;
- *  - one simulated iteration predicts the steady state within 1% of three. */
+ *  - one simulated iteration predicts the steady state within 1% of three;
+ *  - the aggregated flows (a ring as one flow per hop, the sharded exchange
+ *    as one flow per node) predict within 1% of every step and every pair
+ *    simulated as its own message. */
 #include "check.h"
 #include "sim.h"
 #include "zoo.h"
@@ -157,6 +160,23 @@ static void test_overlap_and_iterations(void)
     CHECK(fabs(one / three - 1) < 0.01, "1 iteration %.6f s vs the mean of 3 %.6f s", one, three);
 }
 
+static void test_aggregation(void)
+{
+    cluster_spec eth = cluster("terngrad-ethernet"), ib = cluster("terngrad-infiniband");
+    const cluster_spec *cl[2] = {&eth, &ib};
+    static const sync_kind S[] = {SYNC_RING, SYNC_ALLGATHER, SYNC_PS_SHARDED, SYNC_HIERARCHICAL};
+    for (int k = 0; k < 2; k++)
+        for (int s = 0; s < 4; s++)
+            for (int q = 0; q < 2; q++) {
+                sim_config c = base("alexnet", cl[k], 32, q ? "terngrad" : "fp32", S[s]);
+                double agg = run(c, ENGINE_SIMGRID);
+                c.exact_flows = 1;
+                double exact = run(c, ENGINE_SIMGRID);
+                CHECK(fabs(agg / exact - 1) < 0.01, "%s %s %s, 32 GPUs: aggregated %.6f s vs every message %.6f s",
+                      cl[k]->name, sync_name(S[s]), q ? "terngrad" : "fp32", agg, exact);
+            }
+}
+
 int main(void)
 {
     if (zoo_load(&Z, NULL) != 0) return 2;
@@ -165,6 +185,7 @@ int main(void)
     test_basics();
     test_scaling();
     test_overlap_and_iterations();
+    test_aggregation();
     zoo_free(&Z);
     return check_summary();
 }
