@@ -100,11 +100,107 @@ static void kinds(char *buf, size_t cap, int intra)
     }
 }
 
+/* ---- a user's XML -------------------------------------------------------------------- */
+
+/* Value of attribute `name` in the tag starting at `tag`, copied into out. */
+static int attr(const char *tag, const char *name, char *out, size_t cap)
+{
+    const char *end = strchr(tag, '>');
+    char pat[64];
+    snprintf(pat, sizeof pat, " %s=", name);
+    const char *a = strstr(tag, pat);
+    if (!a || (end && a > end)) return -1;
+    a += strlen(pat);
+    char q = *a;
+    if (q != '"' && q != '\'') return -1;
+    const char *z = strchr(a + 1, q);
+    if (!z || (size_t)(z - a - 1) >= cap) return -1;
+    memcpy(out, a + 1, (size_t)(z - a - 1));
+    out[z - a - 1] = '\0';
+    return 0;
+}
+
+static gq_err load_xml(const char *path, cluster_spec *c, char *msg, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return fail(msg, cap, "%s: %s", path, strerror(errno));
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (!text || fread(text, 1, (size_t)len, f) != (size_t)len) {
+        fclose(f);
+        free(text);
+        return fail(msg, cap, "%s: cannot read it", path);
+    }
+    fclose(f);
+    text[len] = '\0';
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "xml");
+    snprintf(c->xml_path, sizeof c->xml_path, "%s", path);
+    c->nics = 1;
+    c->oversub = 1;
+    c->leaf_nodes = 16;
+    c->source = "a user's SimGrid XML";
+    gq_err e = GQ_OK;
+    if (!strstr(text, "<platform")) e = fail(msg, cap, "%s: not a SimGrid platform (no <platform>)", path);
+    /* properties: <prop id="gqsim.X" value="Y"/> */
+    for (const char *p = text; e == GQ_OK && (p = strstr(p, "<prop ")) != NULL; p++) {
+        char id[64], v[40];
+        if (attr(p, "id", id, sizeof id) || strncmp(id, "gqsim.", 6) != 0) continue;
+        if (attr(p, "value", v, sizeof v))
+            e = fail(msg, cap, "%s: property %s has no value", path, id);
+        else if (strcmp(id, "gqsim.gpu") == 0)
+            snprintf(c->gpu, sizeof c->gpu, "%s", v);
+        else if (strcmp(id, "gqsim.intra") == 0) {
+            if (!(c->intra = link_kind_find(v, 1)))
+                e = fail(msg, cap, "%s: gqsim.intra=%s is not a known link kind", path, v);
+        } else if (strcmp(id, "gqsim.inter") == 0) {
+            if (!(c->inter = link_kind_find(v, 0)))
+                e = fail(msg, cap, "%s: gqsim.inter=%s is not a known link kind", path, v);
+        } else if (strcmp(id, "gqsim.nics") == 0) {
+            if (parse_pos_int(v, &c->nics, 64)) e = fail(msg, cap, "%s: gqsim.nics=%s must be 1..64", path, v);
+        }
+    }
+    if (e == GQ_OK && (!c->gpu[0] || !c->intra || !c->inter))
+        e = fail(msg, cap, "%s: needs the properties gqsim.gpu, gqsim.intra and gqsim.inter on its top zone", path);
+    /* GPUs: <host id="n<N>g<G>"> and <cluster prefix="n<N>g" radical="0-<K>"> */
+    int nodes = 0, per_node = 0;
+    for (const char *p = text; e == GQ_OK && (p = strstr(p, "<host ")) != NULL; p++) {
+        char id[64];
+        int n, g, used;
+        if (attr(p, "id", id, sizeof id) == 0 && sscanf(id, "n%dg%d%n", &n, &g, &used) == 2 && id[used] == '\0' &&
+            n >= 0 && g >= 0) {
+            nodes = n + 1 > nodes ? n + 1 : nodes;
+            per_node = g + 1 > per_node ? g + 1 : per_node;
+        }
+    }
+    for (const char *p = text; e == GQ_OK && (p = strstr(p, "<cluster ")) != NULL; p++) {
+        char prefix[64], radical[64];
+        int n, lo, hi, used;
+        if (attr(p, "prefix", prefix, sizeof prefix) || attr(p, "radical", radical, sizeof radical)) continue;
+        if (sscanf(prefix, "n%dg%n", &n, &used) == 1 && prefix[used] == '\0' &&
+            sscanf(radical, "%d-%d", &lo, &hi) == 2 && lo == 0 && hi >= 0) {
+            nodes = n + 1 > nodes ? n + 1 : nodes;
+            per_node = hi + 1 > per_node ? hi + 1 : per_node;
+        }
+    }
+    if (e == GQ_OK && nodes == 0)
+        e = fail(msg, cap, "%s: no GPU hosts named n<NODE>g<GPU> (hosts or cluster prefix=\"n<NODE>g\")", path);
+    c->nodes = nodes;
+    c->gpus_per_node = per_node;
+    free(text);
+    return e;
+}
+
 gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap)
 {
+    size_t sl = strlen(spec);
+    if (sl > 4 && strcmp(spec + sl - 4, ".xml") == 0) return load_xml(spec, c, msg, cap);
     for (size_t i = 0; i < cluster_builtin_count(); i++)
         if (strcmp(spec, BUILTINS[i].name) == 0) {
             *c = BUILTINS[i];
+            c->xml_path[0] = '\0';
             return GQ_OK;
         }
     if (strncmp(spec, "cluster:", 8) != 0) {
@@ -121,6 +217,7 @@ gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap)
     c->oversub = 1;
     c->leaf_nodes = 16;
     c->source = "a cluster spec";
+    c->xml_path[0] = '\0';
     char buf[512];
     if (strlen(spec) >= sizeof buf) return fail(msg, cap, "platform spec too long");
     strcpy(buf, spec + 8);

@@ -38,10 +38,14 @@ typedef struct {
     int leaf_nodes;     /* fat-tree: nodes per leaf switch */
     int nodes;          /* 0: follows from the number of GPUs */
     const char *source; /* built-ins: where the description comes from */
+    char xml_path[512]; /* a user's SimGrid XML (then nodes = the nodes it has) */
 } cluster_spec;
 
 /* `cluster:gpus-per-node=G,gpu=NAME,intra=...,inter=...[,nics=K][,topology=star|fat-tree]
- * [,oversub=K][,leaf=L][,nodes=N]`, or a built-in name. Errors name the bad part. */
+ * [,oversub=K][,leaf=L][,nodes=N]`, a built-in name, or a user's SimGrid XML
+ * file (a path ending in .xml) following docs/simulation.md#your-own-xml: hosts
+ * named n<NODE>g<GPU> and gqsim.gpu / gqsim.intra / gqsim.inter properties on
+ * its top zone. Errors name the bad part (and the file). */
 gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap);
 size_t cluster_builtin_count(void);
 const cluster_spec *cluster_builtin(size_t i);

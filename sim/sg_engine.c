@@ -228,13 +228,10 @@ static int child(const sim_config *c, const sim_plan *p, const char *xml_path, i
     /* the TCP window must not throttle fast links: gamma >= 4 x bandwidth x RTT */
     double rtt = 2 * p->a_inter, need = 4 * cluster_nic_bandwidth(c->cluster) * rtt;
     snprintf(gamma, sizeof gamma, "--cfg=network/TCP-gamma:%.0f", need > 4194304 ? need : 4194304);
-    char *argv[] = {"gqsim",
-                    model,
-                    gamma,
-                    "--cfg=contexts/stack-size:256",
-                    "--log=root.thres:critical",
-                    strcmp(nm, "CM02") == 0 ? "--cfg=network/crosstraffic:0" : "--cfg=network/crosstraffic:1",
-                    NULL};
+    char *argv[] = {"gqsim", model, gamma, "--cfg=contexts/stack-size:256",
+                    /* a user's XML may be wrong: let SimGrid say why (into the log file) */
+                    c->cluster->xml_path[0] ? "--log=root.thres:info" : "--log=root.thres:critical",
+                    strcmp(nm, "CM02") == 0 ? "--cfg=network/crosstraffic:0" : "--cfg=network/crosstraffic:1", NULL};
     int argc = 6;
     simgrid_init(&argc, argv);
     simgrid_load_platform(xml_path);
@@ -257,27 +254,41 @@ static int child(const sim_config *c, const sim_plan *p, const char *xml_path, i
 gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap)
 {
     char path[] = "/tmp/gqsim-platform-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0) return snprintf(msg, cap, "cannot create a temporary platform file: %s", strerror(errno)), GQ_ERR_IO;
-    char *xml = cluster_xml(c->cluster, p->nodes);
-    size_t len = xml ? strlen(xml) : 0;
-    int ok = xml && write(fd, xml, len) == (ssize_t)len;
-    close(fd);
-    free(xml);
-    if (!ok) {
-        unlink(path);
-        return snprintf(msg, cap, "cannot write the platform file"), GQ_ERR_IO;
+    const int user_xml = c->cluster->xml_path[0] != '\0';
+    if (user_xml && p->nodes > c->cluster->nodes)
+        return snprintf(msg, cap, "%s has %d nodes of %d GPUs: not enough for %d GPUs", c->cluster->xml_path,
+                        c->cluster->nodes, c->cluster->gpus_per_node, c->gpus),
+               GQ_ERR_PARAM;
+    if (!user_xml) {
+        int fd = mkstemp(path);
+        if (fd < 0)
+            return snprintf(msg, cap, "cannot create a temporary platform file: %s", strerror(errno)), GQ_ERR_IO;
+        char *xml = cluster_xml(c->cluster, p->nodes);
+        size_t len = xml ? strlen(xml) : 0;
+        int ok = xml && write(fd, xml, len) == (ssize_t)len;
+        close(fd);
+        free(xml);
+        if (!ok) {
+            unlink(path);
+            return snprintf(msg, cap, "cannot write the platform file"), GQ_ERR_IO;
+        }
     }
+    const char *platform = user_xml ? c->cluster->xml_path : path;
+    /* SimGrid's own complaints (an XML error, say) go to a file, and the first
+     * of them into our one-line message */
+    char errpath[] = "/tmp/gqsim-simgrid-log-XXXXXX";
+    int errfd = mkstemp(errpath);
     int pipefd[2];
     if (pipe(pipefd) != 0) {
-        unlink(path);
+        if (!user_xml) unlink(path);
         return snprintf(msg, cap, "pipe: %s", strerror(errno)), GQ_ERR_IO;
     }
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
         close(pipefd[0]);
-        _exit(child(c, p, path, pipefd[1]));
+        if (errfd >= 0) dup2(errfd, STDERR_FILENO);
+        _exit(child(c, p, platform, pipefd[1]));
     }
     close(pipefd[1]);
     double per_iter = -1;
@@ -285,12 +296,26 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     close(pipefd[0]);
     int status = 0;
     if (pid > 0) waitpid(pid, &status, 0);
-    unlink(path);
+    if (!user_xml) unlink(path);
+    char why[300] = "";
+    if (errfd >= 0) {
+        char log[4096];
+        ssize_t n = pread(errfd, log, sizeof log - 1, 0);
+        log[n > 0 ? n : 0] = '\0';
+        for (char *line = strtok(log, "\n"); line && !why[0]; line = strtok(NULL, "\n")) {
+            char *e = strstr(line, "Parse error");
+            if (!e) e = strstr(line, "rror");
+            if (e) snprintf(why, sizeof why, ": %s", e == strstr(line, "rror") ? line : e);
+        }
+        close(errfd);
+        unlink(errpath);
+    }
     if (pid < 0 || got != (ssize_t)sizeof per_iter || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return snprintf(msg, cap, "the SimGrid run failed (%s)",
+        return snprintf(msg, cap, "the SimGrid run on %s failed (%s)%s", user_xml ? platform : "the generated platform",
                         pid < 0               ? strerror(errno)
                         : WIFSIGNALED(status) ? strsignal(WTERMSIG(status))
-                                              : "no result"),
+                                              : "no result",
+                        why),
                GQ_ERR_IO;
     r->iteration_s = per_iter;
     r->comm_exposed_s = per_iter - p->compute_s;
