@@ -17,10 +17,12 @@
 #define MAX_QUANTS 16
 #define MAX_GPU_COUNTS 32
 #define DEFAULT_FUSION 67108864.0 /* 64 MiB, Horovod's default fusion threshold */
+#define DEFAULT_CYCLE 0.005       /* 5 ms, Horovod's default cycle time */
 
 #define SIM_USAGE                                                                                                      \
     "[--gpu NAME] [--batch B] [--sync ps|ps-sharded|ring|hierarchical|allgather] [--overlap on|off] "                  \
-    "[--fusion BYTES] [--engine simgrid|analytic] [--downlink auto|fp32|requant|terngrad] [--fp32-below N] "           \
+    "[--fusion BYTES] [--fusion-cycle SECONDS] [--engine simgrid|analytic] [--downlink auto|fp32|requant|terngrad] "   \
+    "[--fp32-below N] "                                                                                                \
     "[--fp32-last] [--quant-cost-scale X] [--quant-rate ELEMENTS_PER_S] [--network-model LV08|CM02] "                  \
     "[--iterations N] [--exact-flows] [--gpu-images-per-s X] [--gpu-file FILE.csv] [--format table|csv]"
 
@@ -75,7 +77,7 @@ typedef struct {
     sync_kind sync;
     downlink_kind downlink;
     int overlap;
-    double fusion, fp32_below, quant_scale, quant_rate, gpu_ips;
+    double fusion, fusion_cycle, fp32_below, quant_scale, quant_rate, gpu_ips;
     int fp32_last, exact_flows;
     engine_kind engine;
     cli_format fmt;
@@ -88,6 +90,7 @@ static void opts_default(sim_opts *o)
     o->sync = SYNC_PS_SHARDED;
     o->overlap = 1;
     o->fusion = DEFAULT_FUSION;
+    o->fusion_cycle = DEFAULT_CYCLE;
     o->quant_scale = 1;
     o->iterations = 1;
     o->engine = ENGINE_SIMGRID;
@@ -163,6 +166,9 @@ static int parse_opts(int argc, char **argv, const char *cmd, sim_opts *o, int m
         } else if (OPT("--fusion")) {
             if (cli_parse_double("--fusion", v, &o->fusion)) return -1;
             if (o->fusion < 0) return cli_error("--fusion '%s' must be >= 0 bytes", v), -1;
+        } else if (OPT("--fusion-cycle")) {
+            if (cli_parse_double("--fusion-cycle", v, &o->fusion_cycle)) return -1;
+            if (o->fusion_cycle < 0) return cli_error("--fusion-cycle '%s' must be >= 0 seconds", v), -1;
         } else if (OPT("--fp32-below")) {
             if (cli_parse_double("--fp32-below", v, &o->fp32_below)) return -1;
         } else if (OPT("--quant-cost-scale")) {
@@ -250,6 +256,7 @@ static int run_one(const sim_opts *o, sim_setup *s, const char *spec, int gpus, 
     c.downlink = o->downlink;
     c.overlap = o->overlap;
     c.fusion_bytes = o->fusion;
+    c.fusion_cycle_s = o->fusion_cycle;
     c.fp32_below = o->fp32_below;
     c.fp32_last = o->fp32_last;
     c.fwd_s = s->compute.fwd_s;
@@ -818,7 +825,8 @@ void help_platforms(void) { cli_print_usage(stdout, "platforms", PLATFORM_CMDS);
 static const char *const SIM_DEFAULTS =
     "Defaults: --sync ps-sharded (GPUs of a node reduce locally, then every node holds one shard of the\n"
     "parameter server, as TernGrad's model and TensorFlow shard it), --overlap on (wait-free backprop),\n"
-    "--fusion 67108864 (64 MiB buckets, Horovod's default), --engine simgrid, --downlink auto (fp32 for\n"
+    "--fusion 67108864 --fusion-cycle 0.005 (Horovod's defaults: tensors ready within one 5 ms cycle are fused\n"
+    "into buckets of up to 64 MiB; --fusion 0: one bucket per tensor), --engine simgrid, --downlink auto (fp32 for\n"
     "fp32, TernGrad's summed levels for terngrad, re-quantized otherwise), --batch the model's customary\n"
     "per-GPU batch, --gpu the platform's GPU. Quantizer cost: measured on this machine at startup.\n";
 

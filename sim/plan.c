@@ -120,7 +120,7 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     if (!p->b) return GQ_ERR_NOMEM;
     const downlink_kind down = effective_downlink(c);
     const double down_bits = down == DOWN_TERNGRAD ? log2(1.0 + 2.0 * c->gpus) : 0;
-    double t = c->fwd_s;
+    double t = c->fwd_s, cur_cycle = -1;
     sim_bucket *cur = NULL;
     for (int i = (int)m->nlayers - 1; i >= 0; i--) {
         const model_layer *L = &m->layers[i];
@@ -138,8 +138,12 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
             else
                 dn = ceil((double)n * down_bits / 8) + 4;          /* summed ternary levels, one scaler */
             if (q && c->quant.id == QZ_TERNGRAD) up += 4, dn += 4; /* scaler sharing: one float each way */
-            if (!cur || (c->fusion_bytes > 0 && cur->raw_bytes >= c->fusion_bytes) || c->fusion_bytes <= 0) {
+            /* a new bucket: per tensor without fusion; when the bucket is full; and, with
+             * cycles, when this tensor is ready in a later cycle than the bucket's */
+            double cycle = c->fusion_cycle_s > 0 ? floor(t / c->fusion_cycle_s) : 0;
+            if (!cur || c->fusion_bytes <= 0 || cur->raw_bytes >= c->fusion_bytes || cycle != cur_cycle) {
                 cur = &p->b[p->n++];
+                cur_cycle = cycle;
             }
             cur->elements += (double)n;
             cur->raw_bytes += 4.0 * (double)n;
@@ -149,7 +153,8 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
             cur->dec_s += q ? c->decode_ns * 1e-9 * (double)n : 0;
             cur->enc_down_s += q && down != DOWN_FP32 ? c->encode_ns * 1e-9 * (double)n : 0;
             cur->dec_down_s += q && down != DOWN_FP32 ? c->decode_ns * 1e-9 * (double)n : 0;
-            cur->ready_s = c->overlap ? t : p->compute_s;
+            /* with cycles a bucket leaves at the end of its cycle (its tensors are ready by then) */
+            cur->ready_s = !c->overlap ? p->compute_s : c->fusion_cycle_s > 0 ? (cycle + 1) * c->fusion_cycle_s : t;
         }
     }
     if (p->n == 0) return snprintf(msg, cap, "model '%s' has no parameters", m->name), GQ_ERR_PARAM;
@@ -166,6 +171,7 @@ double sim_timeline(const sim_plan *p, const double *comm_s, double *exposed)
 {
     double t = 0;
     for (int k = 0; k < p->n; k++) {
+        if (comm_s[k] <= 0) continue; /* nothing to send (one GPU): no wait for the bucket */
         double start = p->b[k].ready_s > t ? p->b[k].ready_s : t;
         t = start + comm_s[k];
     }

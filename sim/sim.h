@@ -34,6 +34,8 @@ typedef struct {
     downlink_kind downlink;      /* parameter server's reply */
     int overlap;                 /* 1: a bucket leaves as soon as its gradients are ready */
     double fusion_bytes;         /* bucket size of raw fp32 gradients; 0 = one bucket per tensor */
+    double fusion_cycle_s;       /* > 0: Horovod-style cycles: tensors ready within one cycle
+                                    are fused (up to fusion_bytes) and leave at its end */
     double fp32_below;           /* tensors with fewer elements travel in fp32 */
     int fp32_last;               /* the classifier (last parameterised layer) travels in fp32 */
     double fwd_s, bwd_s;         /* compute per iteration per GPU */
