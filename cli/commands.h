@@ -33,5 +33,7 @@ int cmd_report_entry(int argc, char **argv);
 void help_report(void);
 int cmd_validate_entry(int argc, char **argv);
 void help_validate(void);
+int cmd_train(int argc, char **argv);
+void help_train(void);
 
 #endif

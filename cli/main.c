@@ -26,6 +26,7 @@ static const top_command COMMANDS[] = {
     {"speedup", cmd_speedup_entry, help_speedup, "speedup curves over GPU counts, per quantizer (and a figure)"},
     {"report", cmd_report_entry, help_report, "the main job: TernGrad's Figure 5 in kind, both clusters"},
     {"validate", cmd_validate_entry, help_validate, "predictions against measured throughputs"},
+    {"train", cmd_train, help_train, "train LeNet-5 on Fashion-MNIST with W workers and a quantizer"},
     {"help", cmd_help, NULL, "show help for a command: gqsim help CMD"},
     {"version", cmd_version, NULL, "print the version"},
     {NULL, NULL, NULL, NULL},

@@ -107,6 +107,12 @@ unsigned qz_level_count(const qz_params *p);
 size_t qz_encode(void *dst, size_t dst_cap, const float *src, size_t n, const qz_params *p, uint64_t seed, void *work,
                  size_t work_cap);
 
+/* TernGrad's scaler for x[0..n) as the encoder would compute it with p (one
+ * bucket: p->bucket is ignored), for scaler sharing across workers: each
+ * worker's scaler, then the maximum, passed back as p->shared_scale.
+ * @return GQ_OK or GQ_ERR_NONFINITE / GQ_ERR_EMPTY / GQ_ERR_PARAM. */
+gq_err qz_terngrad_scale(const qz_params *p, const float *x, size_t n, float *scale);
+
 /* What a buffer's header says. */
 typedef struct {
     qz_params params;

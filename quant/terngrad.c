@@ -61,6 +61,15 @@ static void tg_table(float *table, const float *stored, const qz_params *p)
 
 static const qz_dense TG = {tg_nstored, tg_nlevels, tg_trits, 0, tg_fit, tg_quantize, tg_table, NULL};
 
+gq_err qz_terngrad_scale(const qz_params *p, const float *x, size_t n, float *scale)
+{
+    if (p->id != QZ_TERNGRAD) return GQ_ERR_PARAM;
+    if (n == 0) return GQ_ERR_EMPTY;
+    qz_params own = *p;
+    own.shared_scale = 0;
+    return tg_fit(scale, x, n, &own, NULL);
+}
+
 static void tg_defaults(qz_params *p)
 {
     p->bucket = 0;

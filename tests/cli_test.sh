@@ -194,6 +194,30 @@ printf '<platform version="4.1"><zone id="w" routing="Full"><host id="n0g0" spee
 "$GQ" simulate --model alexnet --platform bare.xml --gpus 1 2> err.txt
 check "user XML without the gqsim properties: named" grep -q 'bare.xml: needs the properties gqsim.gpu' err.txt
 
+# ---- train ----------------------------------------------------------------------------------
+if [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] || [ -n "${GQSIM_FASHION_MNIST:-}" ]; then
+  "$GQ" train --epochs 2 --workers 2 --batch 32 --train-limit 2048 --test-limit 512 --quant fp32 --quant terngrad \
+      --format csv --output tr.csv --plot tr.png --dump-grads grads --dump-at 1 > tr.out
+  check "train succeeds" test $? -eq 0
+  check "train columns" sh -c "head -1 tr.out | grep -q '^quant,workers,epoch,iterations,train_loss,test_loss,test_accuracy,bytes_up_per_iter,bytes_down_per_iter,quant_nmse,wall_s,'"
+  check "train rows: 2 quantizers x 2 epochs" test "$(tail -n +2 tr.out | wc -l)" -eq 4
+  check "train --output equals stdout" cmp -s tr.out tr.csv
+  check "train fp32 bytes: 4 per parameter" grep -q '^fp32,2,1,32,.*,246824,246824,0,' tr.out
+  check "train learns (accuracy above 50% after 2 epochs)" sh -c "awk -F, 'NR > 1 && \$3 == 2 && \$7 < 0.5 { bad = 1 } END { exit bad }' tr.out"
+  check "train figure and script" sh -c 'test -s tr.png && test -s tr.gp'
+  check "dumped gradients" test -s grads/iter1_conv1_w.f32
+  check "dumped gradient size" test "$(wc -c < grads/iter1_conv1_w.f32)" -eq 600
+  "$GQ" quant bench --dist grads/iter1_fc4_w.f32 --quant terngrad --trials 1 --format csv > gb.csv
+  check "bench on a real gradient" grep -q '^"terngrad:bucket=0,clip=2.5,scale=max,pack=2bit",10080,' gb.csv
+  "$GQ" train --epochs 1 --train-limit 64 --model resnet50 2> err.txt
+  check "untrainable model named" grep -q "resnet50: the last layer\|not trainable\|takes 3x224x224" err.txt
+fi
+mkdir -p nodata
+"$GQ" train --epochs 1 --data nodata 2> err.txt; rc=$?
+check "missing data: exit 1, one line naming the file" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'nodata/train-images-idx3-ubyte.gz' err.txt"
+"$GQ" train --quant nope 2> err.txt; rc=$?
+check "train: bad quantizer exits 2" sh -c "test $rc -eq 2 && grep -q \"unknown quantizer 'nope'\" err.txt"
+
 check "no temporary files left" sh -c '! ls | grep -q "\.tmp\."'
 echo "$pass passed, $fail failed"
 test "$fail" -eq 0

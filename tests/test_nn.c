@@ -1,0 +1,208 @@
+/* The trainer against independent references:
+ *  - every layer's gradient matches central finite differences (conv with
+ *    stride and padding, fc, max and avg pooling, relu, dropout with its mask,
+ *    softmax cross-entropy);
+ *  - the im2col + sgemm convolution equals the naive loops;
+ *  - on a tiny, separable data set the trainer drives the loss below a known
+ *    bound, with 1 and with 4 workers, fp32 and TernGrad;
+ *  - the same seed gives bit-identical parameters, another seed others;
+ *  - the bytes reported are the real encoded sizes;
+ *  - malformed IDX files fail with the file and the reason. */
+#include <zlib.h>
+
+#include "check.h"
+#include "idx.h"
+#include "nn.h"
+#include "rng.h"
+#include "trainer.h"
+
+static model_t parse(const char *text)
+{
+    model_t m;
+    char msg[256];
+    if (model_parse(&m, text, "t.model", msg, sizeof msg) != GQ_OK) {
+        fprintf(stderr, "%s\n", msg);
+        exit(2);
+    }
+    return m;
+}
+
+/* Central differences of the mean loss for every parameter of a small net. */
+static void gradcheck(const char *text, const char *what)
+{
+    model_t m = parse(text);
+    net_t n;
+    char msg[256];
+    const int B = 3;
+    CHECK(net_init(&n, &m, B, 7, msg, sizeof msg) == GQ_OK, "%s: net_init: %s", what, msg);
+    float *x = malloc(n.in_size * B * sizeof *x);
+    uint8_t labels[3] = {1, 0, 2};
+    rng_t r;
+    rng_init(&r, 3);
+    for (size_t i = 0; i < n.in_size * B; i++) x[i] = (float)(rng_double(&r) * 2 - 1);
+    for (size_t i = 0; i < n.num_params; i++)
+        n.params[i] += (float)(0.05 * (rng_double(&r) - 0.5)); /* nonzero biases */
+    net_zero_grad(&n);
+    net_forward(&n, x, B, 1, 11);
+    net_loss(&n, x, labels, B, 1, NULL);
+    int bad = 0;
+    double worst = 0;
+    for (size_t i = 0; i < n.num_params; i++) {
+        const float h = 1e-2f, saved = n.params[i];
+        n.params[i] = saved + h;
+        net_forward(&n, x, B, 1, 11); /* the same dropout masks */
+        double lp = net_loss(&n, x, labels, B, 0, NULL);
+        n.params[i] = saved - h;
+        net_forward(&n, x, B, 1, 11);
+        double lm = net_loss(&n, x, labels, B, 0, NULL);
+        n.params[i] = saved;
+        double num = (lp - lm) / (2 * h), ana = n.grads[i],
+               err = fabs(num - ana) / fmax(1e-2, fmax(fabs(num), fabs(ana)));
+        worst = fmax(worst, err);
+        bad += err > 0.01;
+    }
+    CHECK(bad == 0, "%s: %d of %zu gradients off (worst relative error %.3g)", what, bad, n.num_params, worst);
+    printf("%s: worst relative gradient error %.2g over %zu parameters\n", what, worst, n.num_params);
+    free(x);
+    net_free(&n);
+    model_free(&m);
+}
+
+static void test_gradients(void)
+{
+    gradcheck("input 2x7x7\nconv c out=3 k=3 s=2 p=1\nrelu r\npool p op=max k=2 s=1\nfc f out=4\nsoftmax s\n",
+              "conv(stride 2, pad 1) relu maxpool fc");
+    gradcheck("input 1x6x6\nconv c out=2 k=1x3 p=0x1\npool p op=avg k=3 s=2 p=1\nfc f out=3\nsoftmax s\n",
+              "1x3 conv, avg pool with padding");
+    gradcheck("input 3x4x4\nfc a out=5\nrelu r\ndropout d\nfc b out=3\nsoftmax s\n", "fc relu dropout fc");
+    gradcheck("input 2x5x5\nconv c out=3 k=3 bias=0\npool g op=avg global=1\nfc f out=3\nsoftmax s\n",
+              "conv without bias, global pooling");
+}
+
+static void test_conv_naive(void)
+{
+    const int B = 2, C = 3, H = 9, W = 8, OC = 4, KH = 3, KW = 2, SH = 2, SW = 1, PH = 1, PW = 1;
+    const int HO = (H + 2 * PH - KH) / SH + 1, WO = (W + 2 * PW - KW) / SW + 1;
+    float inp[B * C * H * W], w[OC * C * KH * KW], b[OC], o1[B * OC * HO * WO], o2[B * OC * HO * WO];
+    float col[C * KH * KW * HO * WO];
+    rng_t r;
+    rng_init(&r, 5);
+    for (size_t i = 0; i < sizeof inp / 4; i++) inp[i] = (float)rng_double(&r) - 0.5f;
+    for (size_t i = 0; i < sizeof w / 4; i++) w[i] = (float)rng_double(&r) - 0.5f;
+    for (int i = 0; i < OC; i++) b[i] = (float)i;
+    conv2d_forward(o1, inp, w, b, B, C, H, W, OC, KH, KW, SH, SW, PH, PW, HO, WO, col);
+    conv2d_forward_naive(o2, inp, w, b, B, C, H, W, OC, KH, KW, SH, SW, PH, PW, HO, WO);
+    double worst = 0;
+    for (size_t i = 0; i < sizeof o1 / 4; i++) worst = fmax(worst, fabs(o1[i] - o2[i]));
+    CHECK(worst < 1e-5, "im2col convolution vs naive: max difference %.3g", worst);
+}
+
+/* Two classes of 6x6 images: bright left half or bright right half, with noise. */
+static idx_dataset toy(int n, uint64_t seed)
+{
+    idx_dataset d = {malloc((size_t)n * 36), malloc((size_t)n), n, 6, 6};
+    rng_t r;
+    rng_init(&r, seed);
+    for (int i = 0; i < n; i++) {
+        int cls = (int)(rng_u64(&r) & 1);
+        d.labels[i] = (uint8_t)cls;
+        for (int p = 0; p < 36; p++) {
+            int left = p % 6 < 3;
+            double v = (left != cls ? 180 : 40) + 60 * (rng_double(&r) - 0.5);
+            d.images[(size_t)i * 36 + p] = (uint8_t)v;
+        }
+    }
+    return d;
+}
+
+static double LAST_LOSS;
+static double LAST_UP;
+static void keep(const epoch_stats *s, void *ctx)
+{
+    (void)ctx;
+    LAST_LOSS = s->train_loss;
+    LAST_UP = s->bytes_up_per_iter;
+}
+
+static void test_training(void)
+{
+    model_t m = parse("input 1x6x6\nconv c out=4 k=3\nrelu r\npool p op=max k=2 s=2\nfc f out=2\nsoftmax s\n");
+    idx_dataset tr = toy(512, 1), te = toy(128, 2);
+    train_config c = {0};
+    c.model = &m;
+    qz_parse_spec("fp32", &c.quant, NULL, 0);
+    c.workers = 1, c.batch = 16, c.epochs = 5, c.optimizer = OPT_MOMENTUM, c.lr = 0.05, c.momentum = 0.9;
+    c.seed = 3, c.error_feedback = -1, c.scaler_sharing = 1;
+    char msg[256];
+    CHECK(train_run(&c, &tr, &te, keep, NULL, msg, sizeof msg) == GQ_OK, "train fp32: %s", msg);
+    CHECK(LAST_LOSS < 0.05, "fp32, 1 worker: final training loss %.4f below 0.05", LAST_LOSS);
+    size_t np = train_last_params(NULL, 0);
+    float *a = malloc(np * sizeof *a), *b = malloc(np * sizeof *b);
+    train_last_params(a, np);
+    c.workers = 4, c.batch = 4;
+    qz_parse_spec("terngrad", &c.quant, NULL, 0);
+    CHECK(train_run(&c, &tr, &te, keep, NULL, msg, sizeof msg) == GQ_OK, "train terngrad: %s", msg);
+    CHECK(LAST_LOSS < 0.1, "terngrad, 4 workers: final training loss %.4f below 0.1", LAST_LOSS);
+    /* bytes: per worker, conv w (36), conv b (4), fc w (32), fc b (2): 32-byte header + 4-byte scale +
+     * 2 bits an element, + 4 bytes of shared scaler, per tensor */
+    double expect = (32 + 4 + 9 + 4) + (32 + 4 + 1 + 4) + (32 + 4 + 8 + 4) + (32 + 4 + 1 + 4);
+    CHECK(LAST_UP == expect, "terngrad uplink %.0f bytes per worker per iteration, expected %.0f", LAST_UP, expect);
+    train_last_params(a, np);
+    CHECK(train_run(&c, &tr, &te, keep, NULL, msg, sizeof msg) == GQ_OK, "rerun");
+    train_last_params(b, np);
+    CHECK(memcmp(a, b, np * sizeof *a) == 0, "the same seed gives bit-identical parameters");
+    c.seed = 4;
+    train_run(&c, &tr, &te, keep, NULL, msg, sizeof msg);
+    train_last_params(b, np);
+    CHECK(memcmp(a, b, np * sizeof *a) != 0, "another seed, other parameters");
+    free(a), free(b);
+    idx_free(&tr), idx_free(&te);
+    model_free(&m);
+}
+
+static void write_gz(const char *path, const unsigned char *bytes, size_t n)
+{
+    gzFile f = gzopen(path, "wb");
+    gzwrite(f, bytes, (unsigned)n);
+    gzclose(f);
+}
+
+static void test_idx(void)
+{
+    unsigned char img[16 + 2 * 4] = {0, 0, 8, 3, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, 1, 2, 3, 4, 5, 6, 7, 8};
+    unsigned char lab[8 + 2] = {0, 0, 8, 1, 0, 0, 0, 2, 3, 9};
+    char dir[] = "/tmp/gqsim-idx-XXXXXX", a[256], b[256], msg[256] = "";
+    if (!mkdtemp(dir)) return;
+    snprintf(a, sizeof a, "%s/i.gz", dir), snprintf(b, sizeof b, "%s/l.gz", dir);
+    write_gz(a, img, sizeof img), write_gz(b, lab, sizeof lab);
+    idx_dataset d;
+    CHECK(idx_load(&d, a, b, msg, sizeof msg) == GQ_OK && d.n == 2 && d.rows == 2 && d.images[7] == 8 &&
+              d.labels[1] == 9,
+          "a good IDX pair loads: %s", msg);
+    idx_free(&d);
+    write_gz(a, img, sizeof img - 1);
+    CHECK(idx_load(&d, a, b, msg, sizeof msg) != GQ_OK && strstr(msg, "i.gz: truncated"), "truncated: %s", msg);
+    img[3] = 1;
+    write_gz(a, img, sizeof img);
+    CHECK(idx_load(&d, a, b, msg, sizeof msg) != GQ_OK && strstr(msg, "magic"), "wrong magic: %s", msg);
+    img[3] = 3;
+    write_gz(a, img, sizeof img);
+    lab[7] = 3;
+    unsigned char lab3[11];
+    memcpy(lab3, lab, 10), lab3[10] = 1;
+    write_gz(b, lab3, sizeof lab3);
+    CHECK(idx_load(&d, a, b, msg, sizeof msg) != GQ_OK && strstr(msg, "2 images but") && strstr(msg, "3 labels"),
+          "count mismatch: %s", msg);
+    CHECK(idx_load(&d, "/nonexistent/x.gz", b, msg, sizeof msg) != GQ_OK && strstr(msg, "x.gz"), "missing file: %s",
+          msg);
+    remove(a), remove(b), rmdir(dir);
+}
+
+int main(void)
+{
+    test_gradients();
+    test_conv_naive();
+    test_training();
+    test_idx();
+    return check_summary();
+}

@@ -1,0 +1,384 @@
+/* The network and its kernels; see nn.h. Backward passes accumulate (+=)
+ * into gradients, net_zero_grad() clears them. */
+#include "nn.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+
+/* ---- convolution ------------------------------------------------------------------ */
+
+/* col is (C*KH*KW, HO*WO) for one image (C,H,W) */
+static void im2col(float *col, const float *img, int C, int H, int W, int KH, int KW, int SH, int SW, int PH, int PW,
+                   int HO, int WO)
+{
+    for (int c = 0; c < C; c++)
+        for (int kh = 0; kh < KH; kh++)
+            for (int kw = 0; kw < KW; kw++) {
+                float *row = col + ((size_t)(c * KH + kh) * KW + kw) * HO * WO;
+                for (int oh = 0; oh < HO; oh++) {
+                    int ih = oh * SH - PH + kh;
+                    for (int ow = 0; ow < WO; ow++) {
+                        int iw = ow * SW - PW + kw;
+                        row[oh * WO + ow] =
+                            (ih >= 0 && ih < H && iw >= 0 && iw < W) ? img[((size_t)c * H + ih) * W + iw] : 0;
+                    }
+                }
+            }
+}
+
+static void col2im(float *img, const float *col, int C, int H, int W, int KH, int KW, int SH, int SW, int PH, int PW,
+                   int HO, int WO)
+{
+    for (int c = 0; c < C; c++)
+        for (int kh = 0; kh < KH; kh++)
+            for (int kw = 0; kw < KW; kw++) {
+                const float *row = col + ((size_t)(c * KH + kh) * KW + kw) * HO * WO;
+                for (int oh = 0; oh < HO; oh++) {
+                    int ih = oh * SH - PH + kh;
+                    if (ih < 0 || ih >= H) continue;
+                    for (int ow = 0; ow < WO; ow++) {
+                        int iw = ow * SW - PW + kw;
+                        if (iw >= 0 && iw < W) img[((size_t)c * H + ih) * W + iw] += row[oh * WO + ow];
+                    }
+                }
+            }
+}
+
+void conv2d_forward(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W, int OC,
+                    int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO, float *col)
+{
+    const int K = C * KH * KW, P = HO * WO;
+    for (int n = 0; n < B; n++) {
+        float *o = out + (size_t)n * OC * P;
+        im2col(col, inp + (size_t)n * C * H * W, C, H, W, KH, KW, SH, SW, PH, PW, HO, WO);
+        for (int oc = 0; oc < OC; oc++)
+            for (int p = 0; p < P; p++) o[(size_t)oc * P + p] = b ? b[oc] : 0;
+        /* out (OC, P) += w (OC, K) x col (K, P) */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, OC, P, K, 1.0f, w, K, col, P, 1.0f, o, P);
+    }
+}
+
+void conv2d_forward_naive(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W,
+                          int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO)
+{
+    for (int n = 0; n < B; n++)
+        for (int oc = 0; oc < OC; oc++)
+            for (int oh = 0; oh < HO; oh++)
+                for (int ow = 0; ow < WO; ow++) {
+                    double s = b ? b[oc] : 0;
+                    for (int c = 0; c < C; c++)
+                        for (int kh = 0; kh < KH; kh++)
+                            for (int kw = 0; kw < KW; kw++) {
+                                int ih = oh * SH - PH + kh, iw = ow * SW - PW + kw;
+                                if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                                s += (double)w[((oc * C + c) * KH + kh) * KW + kw] *
+                                     inp[(((size_t)n * C + c) * H + ih) * W + iw];
+                            }
+                    out[(((size_t)n * OC + oc) * HO + oh) * WO + ow] = (float)s;
+                }
+}
+
+void conv2d_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w, int B,
+                     int C, int H, int W, int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO,
+                     float *col)
+{
+    const int K = C * KH * KW, P = HO * WO;
+    for (int n = 0; n < B; n++) {
+        const float *d = dout + (size_t)n * OC * P;
+        if (db)
+            for (int oc = 0; oc < OC; oc++) {
+                float s = 0;
+                for (int p = 0; p < P; p++) s += d[(size_t)oc * P + p];
+                db[oc] += s;
+            }
+        im2col(col, inp + (size_t)n * C * H * W, C, H, W, KH, KW, SH, SW, PH, PW, HO, WO);
+        /* dw (OC, K) += dout (OC, P) x col^T (P, K) */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, OC, K, P, 1.0f, d, P, col, P, 1.0f, dw, K);
+        if (dinp) {
+            /* dcol (K, P) = w^T (K, OC) x dout (OC, P) */
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, P, OC, 1.0f, w, K, d, P, 0.0f, col, P);
+            col2im(dinp + (size_t)n * C * H * W, col, C, H, W, KH, KW, SH, SW, PH, PW, HO, WO);
+        }
+    }
+}
+
+/* ---- fully connected ---------------------------------------------------------------- */
+
+void fc_forward(float *out, const float *inp, const float *w, const float *b, int B, int NI, int NO)
+{
+    for (int n = 0; n < B; n++)
+        for (int o = 0; o < NO; o++) out[(size_t)n * NO + o] = b ? b[o] : 0;
+    /* out (B, NO) += inp (B, NI) x w^T (NI, NO) */
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, NO, NI, 1.0f, inp, NI, w, NI, 1.0f, out, NO);
+}
+
+void fc_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w, int B, int NI,
+                 int NO)
+{
+    if (db)
+        for (int n = 0; n < B; n++)
+            for (int o = 0; o < NO; o++) db[o] += dout[(size_t)n * NO + o];
+    /* dw (NO, NI) += dout^T (NO, B) x inp (B, NI) */
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, NO, NI, B, 1.0f, dout, NO, inp, NI, 1.0f, dw, NI);
+    /* dinp (B, NI) += dout (B, NO) x w (NO, NI) */
+    if (dinp) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, NI, NO, 1.0f, dout, NO, w, NI, 1.0f, dinp, NI);
+}
+
+/* ---- pooling, relu, dropout ------------------------------------------------------------ */
+
+static void pool_forward(float *out, int *arg, const float *inp, int B, int C, int H, int W, const model_layer *L)
+{
+    const int HO = L->shape.h, WO = L->shape.w;
+    for (int n = 0; n < B; n++)
+        for (int c = 0; c < C; c++) {
+            const float *x = inp + ((size_t)n * C + c) * H * W;
+            for (int oh = 0; oh < HO; oh++)
+                for (int ow = 0; ow < WO; ow++) {
+                    float best = -INFINITY, sum = 0;
+                    int at = -1, count = 0;
+                    for (int kh = 0; kh < L->kh; kh++)
+                        for (int kw = 0; kw < L->kw; kw++) {
+                            int ih = oh * L->sh - L->ph + kh, iw = ow * L->sw - L->pw + kw;
+                            if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                            float v = x[ih * W + iw];
+                            if (v > best) best = v, at = ih * W + iw;
+                            sum += v, count++;
+                        }
+                    size_t o = (((size_t)n * C + c) * HO + oh) * WO + ow;
+                    if (L->pool_max) {
+                        out[o] = best;
+                        arg[o] = at;
+                    } else {
+                        out[o] = count ? sum / count : 0;
+                    }
+                }
+        }
+}
+
+static void pool_backward(float *dinp, const int *arg, const float *dout, int B, int C, int H, int W,
+                          const model_layer *L)
+{
+    const int HO = L->shape.h, WO = L->shape.w;
+    for (int n = 0; n < B; n++)
+        for (int c = 0; c < C; c++) {
+            float *dx = dinp + ((size_t)n * C + c) * H * W;
+            for (int oh = 0; oh < HO; oh++)
+                for (int ow = 0; ow < WO; ow++) {
+                    size_t o = (((size_t)n * C + c) * HO + oh) * WO + ow;
+                    if (L->pool_max) {
+                        if (arg[o] >= 0) dx[arg[o]] += dout[o];
+                        continue;
+                    }
+                    int count = 0;
+                    for (int pass = 0; pass < 2; pass++)
+                        for (int kh = 0; kh < L->kh; kh++)
+                            for (int kw = 0; kw < L->kw; kw++) {
+                                int ih = oh * L->sh - L->ph + kh, iw = ow * L->sw - L->pw + kw;
+                                if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                                if (pass == 0)
+                                    count++;
+                                else
+                                    dx[ih * W + iw] += dout[o] / count;
+                            }
+                }
+        }
+}
+
+/* ---- the network ------------------------------------------------------------------------ */
+
+static shape3 in_shape(const net_t *n, int i) { return i == 0 ? n->model->input : n->model->layers[i - 1].shape; }
+static size_t elems(shape3 s) { return (size_t)s.c * s.h * s.w; }
+
+gq_err net_init(net_t *n, const model_t *m, int max_batch, uint64_t seed, char *msg, size_t cap)
+{
+    memset(n, 0, sizeof *n);
+    n->model = m;
+    n->max_batch = max_batch;
+    int L = (int)m->nlayers;
+    if (L < 2 || m->layers[L - 1].type != LAYER_SOFTMAX)
+        return snprintf(msg, cap, "%s: the last layer must be softmax to train with cross-entropy", m->name),
+               GQ_ERR_PARAM;
+    n->nlayers = L - 1;
+    for (int i = 0; i < L; i++) {
+        const model_layer *l = &m->layers[i];
+        if (l->ninputs != 1 || l->inputs[0] != i - 1)
+            return snprintf(msg, cap, "%s: layer '%s' does not take the previous layer: not a chain", m->name, l->name),
+                   GQ_ERR_PARAM;
+        int ok = l->type == LAYER_CONV || l->type == LAYER_FC || l->type == LAYER_RELU || l->type == LAYER_POOL ||
+                 l->type == LAYER_DROPOUT || (l->type == LAYER_SOFTMAX && i == L - 1);
+        if (!ok || (l->type == LAYER_CONV && l->groups != 1))
+            return snprintf(msg, cap, "%s: layer '%s' (%s%s) is not trainable here", m->name, l->name,
+                            layer_type_name(l->type), l->type == LAYER_CONV ? ", grouped" : ""),
+                   GQ_ERR_PARAM;
+    }
+    n->w_off = calloc((size_t)L, sizeof *n->w_off);
+    n->b_off = calloc((size_t)L, sizeof *n->b_off);
+    n->out_size = calloc((size_t)L, sizeof *n->out_size);
+    n->act = calloc((size_t)L, sizeof *n->act);
+    n->dact = calloc((size_t)L, sizeof *n->dact);
+    n->argmax = calloc((size_t)L, sizeof *n->argmax);
+    n->mask = calloc((size_t)L, sizeof *n->mask);
+    if (!n->w_off || !n->b_off || !n->out_size || !n->act || !n->dact || !n->argmax || !n->mask) return GQ_ERR_NOMEM;
+    size_t off = 0, col = 0;
+    for (int i = 0; i < n->nlayers; i++) {
+        const model_layer *l = &m->layers[i];
+        n->w_off[i] = off;
+        off += (size_t)l->weight_params;
+        n->b_off[i] = off;
+        off += (size_t)l->bias_params;
+        n->out_size[i] = elems(l->shape);
+        n->act[i] = calloc((size_t)max_batch * n->out_size[i], sizeof(float));
+        n->dact[i] = calloc((size_t)max_batch * n->out_size[i], sizeof(float));
+        if (!n->act[i] || !n->dact[i]) return GQ_ERR_NOMEM;
+        if (l->type == LAYER_POOL && l->pool_max &&
+            !(n->argmax[i] = calloc((size_t)max_batch * n->out_size[i], sizeof(int))))
+            return GQ_ERR_NOMEM;
+        if (l->type == LAYER_DROPOUT && !(n->mask[i] = calloc((size_t)max_batch * n->out_size[i], 1)))
+            return GQ_ERR_NOMEM;
+        if (l->type == LAYER_CONV) {
+            size_t need = (size_t)in_shape(n, i).c * l->kh * l->kw * l->shape.h * l->shape.w;
+            col = need > col ? need : col;
+        }
+    }
+    n->num_params = off;
+    n->in_size = elems(m->input);
+    n->classes = n->out_size[n->nlayers - 1];
+    n->params = calloc(off ? off : 1, sizeof(float));
+    n->grads = calloc(off ? off : 1, sizeof(float));
+    n->col = calloc(col ? col : 1, sizeof(float));
+    n->probs = calloc((size_t)max_batch * n->classes, sizeof(float));
+    if (!n->params || !n->grads || !n->col || !n->probs) return GQ_ERR_NOMEM;
+    /* He initialisation: N(0, 2 / fan_in), seeded; biases zero */
+    rng_t r;
+    rng_init(&r, seed);
+    for (int i = 0; i < n->nlayers; i++) {
+        const model_layer *l = &m->layers[i];
+        if (!l->weight_params) continue;
+        double fan_in = (double)l->weight_params / l->out; /* C*KH*KW, or I */
+        double sd = sqrt(2.0 / fan_in);
+        float *w = n->params + n->w_off[i];
+        for (uint64_t k = 0; k < l->weight_params; k++) {
+            double u1 = rng_double(&r) + 1e-300, u2 = rng_double(&r);
+            w[k] = (float)(sd * sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2));
+        }
+    }
+    return GQ_OK;
+}
+
+void net_free(net_t *n)
+{
+    for (int i = 0; n->act && i < n->nlayers; i++) {
+        free(n->act[i]);
+        free(n->dact[i]);
+        free(n->argmax[i]);
+        free(n->mask[i]);
+    }
+    free(n->act), free(n->dact), free(n->argmax), free(n->mask);
+    free(n->w_off), free(n->b_off), free(n->out_size);
+    free(n->params), free(n->grads), free(n->col), free(n->probs);
+    memset(n, 0, sizeof *n);
+}
+
+void net_zero_grad(net_t *n) { memset(n->grads, 0, n->num_params * sizeof(float)); }
+
+void net_forward(net_t *n, const float *input, int B, int train, uint64_t seed)
+{
+    for (int i = 0; i < n->nlayers; i++) {
+        const model_layer *l = &n->model->layers[i];
+        const float *x = i ? n->act[i - 1] : input;
+        float *y = n->act[i];
+        shape3 s = in_shape(n, i);
+        size_t count = (size_t)B * n->out_size[i];
+        switch (l->type) {
+        case LAYER_CONV:
+            conv2d_forward(y, x, n->params + n->w_off[i], l->bias_params ? n->params + n->b_off[i] : NULL, B, s.c, s.h,
+                           s.w, l->out, l->kh, l->kw, l->sh, l->sw, l->ph, l->pw, l->shape.h, l->shape.w, n->col);
+            break;
+        case LAYER_FC:
+            fc_forward(y, x, n->params + n->w_off[i], l->bias_params ? n->params + n->b_off[i] : NULL, B, (int)elems(s),
+                       l->out);
+            break;
+        case LAYER_RELU:
+            for (size_t k = 0; k < count; k++) y[k] = x[k] > 0 ? x[k] : 0;
+            break;
+        case LAYER_POOL: pool_forward(y, n->argmax[i], x, B, s.c, s.h, s.w, l); break;
+        case LAYER_DROPOUT:
+            if (!train) {
+                memcpy(y, x, count * sizeof *y);
+                break;
+            }
+            for (size_t k = 0; k < count; k++) {
+                uint8_t keep = rng_hash32(rng_key32(seed, (uint64_t)i), (uint32_t)k) >> 31;
+                n->mask[i][k] = keep;
+                y[k] = keep ? 2 * x[k] : 0;
+            }
+            break;
+        default: break;
+        }
+    }
+}
+
+float net_loss(net_t *n, const float *input, const uint8_t *labels, int B, int backward, int *correct)
+{
+    const int K = (int)n->classes, last = n->nlayers - 1;
+    const float *logits = n->act[last];
+    double loss = 0;
+    int right = 0;
+    for (int b = 0; b < B; b++) {
+        const float *z = logits + (size_t)b * K;
+        float *p = n->probs + (size_t)b * K;
+        float mx = z[0];
+        int arg = 0;
+        for (int k = 1; k < K; k++)
+            if (z[k] > mx) mx = z[k], arg = k;
+        double sum = 0;
+        for (int k = 0; k < K; k++) sum += p[k] = expf(z[k] - mx);
+        for (int k = 0; k < K; k++) p[k] = (float)(p[k] / sum);
+        loss -= log(p[labels[b]] > 1e-30f ? p[labels[b]] : 1e-30f);
+        right += arg == labels[b];
+    }
+    if (correct) *correct = right;
+    if (!backward) return (float)(loss / B);
+    /* d(mean loss)/dlogits = (p - onehot) / B */
+    float *d = n->dact[last];
+    for (int b = 0; b < B; b++)
+        for (int k = 0; k < K; k++) d[(size_t)b * K + k] = (n->probs[(size_t)b * K + k] - (k == labels[b])) / B;
+    for (int i = last; i >= 0; i--) {
+        const model_layer *l = &n->model->layers[i];
+        const float *x = i ? n->act[i - 1] : input;
+        float *dx = i ? n->dact[i - 1] : NULL;
+        const float *dy = n->dact[i];
+        shape3 s = in_shape(n, i);
+        size_t in_count = (size_t)B * elems(s);
+        if (dx) memset(dx, 0, in_count * sizeof *dx);
+        switch (l->type) {
+        case LAYER_CONV:
+            conv2d_backward(dx, n->grads + n->w_off[i], l->bias_params ? n->grads + n->b_off[i] : NULL, dy, x,
+                            n->params + n->w_off[i], B, s.c, s.h, s.w, l->out, l->kh, l->kw, l->sh, l->sw, l->ph, l->pw,
+                            l->shape.h, l->shape.w, n->col);
+            break;
+        case LAYER_FC:
+            fc_backward(dx, n->grads + n->w_off[i], l->bias_params ? n->grads + n->b_off[i] : NULL, dy, x,
+                        n->params + n->w_off[i], B, (int)elems(s), l->out);
+            break;
+        case LAYER_RELU:
+            if (dx)
+                for (size_t k = 0; k < in_count; k++) dx[k] = x[k] > 0 ? dy[k] : 0;
+            break;
+        case LAYER_POOL:
+            if (dx) pool_backward(dx, n->argmax[i], dy, B, s.c, s.h, s.w, l);
+            break;
+        case LAYER_DROPOUT:
+            if (dx)
+                for (size_t k = 0; k < in_count; k++) dx[k] = n->mask[i][k] ? 2 * dy[k] : 0;
+            break;
+        default: break;
+        }
+    }
+    return (float)(loss / B);
+}

@@ -1,0 +1,60 @@
+/* A small CNN trainer's network, built from a models/ layer table: plain
+ * kernels over flat float arrays (llm.c style), parameters and gradients each
+ * in one contiguous block with per-layer offsets, im2col + CBLAS sgemm for
+ * convolutions, a naive convolution beside it for tests. Supported layers:
+ * conv (groups 1), fc, relu, pool (max, avg, global), dropout (p = 0.5), and a
+ * final softmax trained with cross-entropy; the layers form a chain. */
+#ifndef GQ_NN_H
+#define GQ_NN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gq_error.h"
+#include "model.h"
+
+typedef struct {
+    const model_t *model;
+    int nlayers; /* excluding the final softmax */
+    size_t num_params;
+    float *params, *grads;
+    size_t *w_off, *b_off; /* per layer; w_off[i] == b_off[i] when it has none */
+    size_t *out_size;      /* per layer: elements of one image's output */
+    int max_batch;
+    float **act, **dact; /* per layer outputs and their gradients, max_batch images */
+    int **argmax;        /* max pooling */
+    uint8_t **mask;      /* dropout */
+    float *col;          /* im2col scratch */
+    float *probs;        /* softmax output */
+    size_t in_size, classes;
+} net_t;
+
+/* @return GQ_OK, or GQ_ERR_PARAM with a reason (unsupported layer, not a chain). */
+gq_err net_init(net_t *n, const model_t *m, int max_batch, uint64_t seed, char *msg, size_t cap);
+void net_free(net_t *n);
+
+/* Forward pass of B images (B x in_size floats); train != 0 applies dropout
+ * with masks drawn from `seed`. */
+void net_forward(net_t *n, const float *input, int B, int train, uint64_t seed);
+/* Softmax cross-entropy of the last forward pass; with backward != 0 adds the
+ * gradients of the mean loss to n->grads. @return the mean loss; *correct
+ * counts right predictions. */
+float net_loss(net_t *n, const float *input, const uint8_t *labels, int B, int backward, int *correct);
+void net_zero_grad(net_t *n);
+
+/* ---- kernels (exposed for tests) ---------------------------------------- */
+/* inp is (B,C,H,W), w is (OC,C,KH,KW), out is (B,OC,HO,WO) */
+void conv2d_forward(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W, int OC,
+                    int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO, float *col);
+void conv2d_forward_naive(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W,
+                          int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO);
+/* accumulates into dinp (if not NULL), dw and db */
+void conv2d_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w, int B,
+                     int C, int H, int W, int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO,
+                     float *col);
+/* inp is (B,NI), w is (NO,NI), out is (B,NO) */
+void fc_forward(float *out, const float *inp, const float *w, const float *b, int B, int NI, int NO);
+void fc_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w, int B, int NI,
+                 int NO);
+
+#endif

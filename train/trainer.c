@@ -1,0 +1,277 @@
+/* The data-parallel training loop; see trainer.h. */
+#include "trainer.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rng.h"
+
+void openblas_set_num_threads(int); /* OpenBLAS: one thread keeps small GEMMs fast and runs reproducible */
+
+static float *LAST_PARAMS;
+static size_t LAST_N;
+
+size_t train_last_params(float *out, size_t cap)
+{
+    if (out) memcpy(out, LAST_PARAMS, (cap < LAST_N ? cap : LAST_N) * sizeof *out);
+    return LAST_N;
+}
+
+void train_normalize(float *out, const uint8_t *img, size_t n)
+{
+    for (size_t i = 0; i < n; i++) out[i] = ((float)img[i] / 255.0f - 0.2860f) / 0.3530f;
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+typedef struct {
+    size_t off, n;
+    int layer, quantized;
+} tensor;
+
+static int biased(qz_id id) { return id == QZ_SIGNSGD || id == QZ_TOPK || id == QZ_BINGRAD_B; }
+
+/* Evaluates on the test set: mean loss and accuracy. */
+static void evaluate(net_t *net, const idx_dataset *d, int limit, float *x, double *loss, double *acc)
+{
+    int n = limit > 0 && limit < d->n ? limit : d->n, right = 0;
+    size_t px = (size_t)d->rows * d->cols;
+    double sum = 0;
+    for (int i = 0; i < n; i += net->max_batch) {
+        int B = n - i < net->max_batch ? n - i : net->max_batch, c;
+        train_normalize(x, d->images + (size_t)i * px, (size_t)B * px);
+        net_forward(net, x, B, 0, 0);
+        sum += (double)net_loss(net, x, d->labels + i, B, 0, &c) * B;
+        right += c;
+    }
+    *loss = sum / n;
+    *acc = (double)right / n;
+}
+
+static void dump(const train_config *c, const net_t *net, const float *g, int iter)
+{
+    for (int i = 0; i < net->nlayers; i++) {
+        const model_layer *l = &c->model->layers[i];
+        for (int part = 0; part < 2; part++) {
+            size_t n = (size_t)(part ? l->bias_params : l->weight_params);
+            if (!n) continue;
+            char path[1024];
+            snprintf(path, sizeof path, "%s/iter%d_%s_%s.f32", c->dump_dir, iter, l->name, part ? "b" : "w");
+            for (char *p = path + strlen(c->dump_dir) + 1; *p; p++)
+                if (*p == '/') *p = '_';
+            FILE *f = fopen(path, "wb");
+            if (!f) continue;
+            fwrite(g + (part ? net->b_off[i] : net->w_off[i]), sizeof(float), n, f); /* little-endian host */
+            fclose(f);
+        }
+    }
+}
+
+gq_err train_run(const train_config *c, const idx_dataset *train, const idx_dataset *test, epoch_fn report, void *ctx,
+                 char *msg, size_t cap)
+{
+    const int W = c->workers, B = c->batch;
+    if (W < 1 || B < 1 || c->epochs < 1)
+        return snprintf(msg, cap, "workers, batch and epochs must be >= 1"), GQ_ERR_PARAM;
+    if (train->rows * train->cols != (int)((size_t)c->model->input.c * c->model->input.h * c->model->input.w))
+        return snprintf(msg, cap, "%s takes %dx%dx%d inputs, the data has %dx%d images", c->model->name,
+                        c->model->input.c, c->model->input.h, c->model->input.w, train->rows, train->cols),
+               GQ_ERR_PARAM;
+    openblas_set_num_threads(1);
+    net_t net;
+    gq_err e = net_init(&net, c->model, B, c->seed, msg, cap);
+    if (e != GQ_OK) {
+        net_free(&net);
+        return e;
+    }
+    const size_t P = net.num_params, px = (size_t)train->rows * train->cols;
+    const int quantizing = c->quant.id != QZ_FP32;
+    const int ef = c->error_feedback >= 0 ? c->error_feedback : biased(c->quant.id);
+    reply_kind reply = c->reply;
+    if (reply == REPLY_AUTO)
+        reply = !quantizing ? REPLY_FP32 : c->quant.id == QZ_TERNGRAD ? REPLY_TERNGRAD : REPLY_REQUANT;
+
+    /* tensors: every layer's weights, then biases */
+    tensor *T = calloc(2 * (size_t)net.nlayers, sizeof *T);
+    int nt = 0, last_param = -1;
+    for (int i = 0; i < net.nlayers; i++)
+        if (c->model->layers[i].weight_params) last_param = i;
+    size_t maxn = 1;
+    for (int i = 0; i < net.nlayers; i++) {
+        const model_layer *l = &c->model->layers[i];
+        for (int part = 0; part < 2; part++) {
+            size_t n = (size_t)(part ? l->bias_params : l->weight_params);
+            if (!n) continue;
+            int q = quantizing && (double)n >= c->fp32_below && !(c->fp32_last && i == last_param);
+            T[nt++] = (tensor){part ? net.b_off[i] : net.w_off[i], n, i, q};
+            maxn = n > maxn ? n : maxn;
+        }
+    }
+    float *g = calloc((size_t)W * P, sizeof *g); /* each worker's gradient */
+    float *res = ef ? calloc((size_t)W * P, sizeof *res) : NULL;
+    float *avg = calloc(P, sizeof *avg), *dec = calloc(maxn, sizeof *dec), *gq = calloc(maxn, sizeof *gq);
+    float *x = calloc((size_t)B * px, sizeof *x), *m1 = calloc(P, sizeof *m1), *m2 = calloc(P, sizeof *m2);
+    size_t bcap = qz_bound(&c->quant, maxn), wcap = qz_workspace_size(&c->quant, maxn);
+    uint8_t *buf = malloc(gq_is_error(bcap) ? 1 : bcap);
+    void *work = malloc(wcap ? wcap : 1);
+    int *order = malloc((size_t)train->n * sizeof *order);
+    uint8_t *labels = malloc((size_t)B);
+    if (!T || !g || (ef && !res) || !avg || !dec || !gq || !x || !m1 || !m2 || !buf || !work || !order || !labels) {
+        e = GQ_ERR_NOMEM;
+        goto out;
+    }
+    const int ntrain = c->train_limit > 0 && c->train_limit < train->n ? c->train_limit : train->n;
+    const int iters = ntrain / (W * B);
+    if (iters < 1) {
+        e = GQ_ERR_PARAM;
+        snprintf(msg, cap, "%d training images are fewer than one global batch of %d", ntrain, W * B);
+        goto out;
+    }
+    for (int i = 0; i < ntrain; i++) order[i] = i;
+    rng_t shuffle;
+    rng_init(&shuffle, rng_derive(c->seed, 0x5eed, 0));
+    long step = 0;
+    const double flops_per_image = c->model->fwd_flops * (1 + c->model->backward_ratio);
+    for (int epoch = 1; epoch <= c->epochs && e == GQ_OK; epoch++) {
+        double t0 = now(), tc = 0, tq = 0, loss_sum = 0, up = 0, down = 0, nmse_sum = 0;
+        long nmse_n = 0;
+        for (int i = ntrain - 1; i > 0; i--) { /* Fisher-Yates, seeded */
+            int j = (int)(rng_u64(&shuffle) % (uint64_t)(i + 1)), t = order[i];
+            order[i] = order[j], order[j] = t;
+        }
+        for (int it = 0; it < iters && e == GQ_OK; it++, step++) {
+            double lr = c->lr;
+            if (c->schedule == LR_STEP && c->step_every > 0) lr *= pow(c->step_gamma, (epoch - 1) / c->step_every);
+            if (c->schedule == LR_POLY) lr *= pow(1.0 - (double)step / ((double)iters * c->epochs), c->poly_power);
+            double tc0 = now();
+            for (int w = 0; w < W; w++) { /* each worker on its shard */
+                for (int b = 0; b < B; b++) {
+                    int idx = order[(it * W + w) * B + b];
+                    train_normalize(x + (size_t)b * px, train->images + (size_t)idx * px, px);
+                    labels[b] = train->labels[idx];
+                }
+                net_zero_grad(&net);
+                net_forward(&net, x, B, 1, rng_derive(c->seed, (uint64_t)step, (uint64_t)w + 1));
+                loss_sum += net_loss(&net, x, labels, B, 1, NULL) / W;
+                memcpy(g + (size_t)w * P, net.grads, P * sizeof *g);
+            }
+            double tq0 = now();
+            tc += tq0 - tc0;
+            if (c->dump_dir)
+                for (int k = 0; k < c->ndump; k++)
+                    if (c->dump_at[k] == step + 1) dump(c, &net, g, (int)step + 1);
+            /* the exchange, tensor by tensor */
+            for (int t = 0; t < nt && e == GQ_OK; t++) {
+                const tensor *tt = &T[t];
+                float *a = avg + tt->off;
+                memset(a, 0, tt->n * sizeof *a);
+                if (!tt->quantized) {
+                    for (int w = 0; w < W; w++)
+                        for (size_t k = 0; k < tt->n; k++) a[k] += g[(size_t)w * P + tt->off + k] / W;
+                    up += 4.0 * tt->n * W; /* every worker sends its tensor */
+                    down += 4.0 * tt->n;   /* and receives the average */
+                    continue;
+                }
+                qz_params q = c->quant;
+                if (ef)
+                    for (int w = 0; w < W; w++)
+                        for (size_t k = 0; k < tt->n; k++)
+                            g[(size_t)w * P + tt->off + k] += res[(size_t)w * P + tt->off + k];
+                if (q.id == QZ_TERNGRAD && c->scaler_sharing && q.bucket == 0) {
+                    float smax = 0;
+                    for (int w = 0; w < W && e == GQ_OK; w++) {
+                        float s;
+                        e = qz_terngrad_scale(&q, g + (size_t)w * P + tt->off, tt->n, &s);
+                        smax = s > smax ? s : smax;
+                    }
+                    q.shared_scale = smax > 0 ? smax : 0;
+                    up += 4.0 * W, down += 4; /* each worker's scaler up, the shared one down */
+                }
+                for (int w = 0; w < W && e == GQ_OK; w++) {
+                    float *gw = g + (size_t)w * P + tt->off;
+                    size_t sz = qz_encode(buf, bcap, gw, tt->n, &q,
+                                          rng_derive(c->seed, (uint64_t)step, (uint64_t)(w * nt + t)), work, wcap);
+                    if (gq_is_error(sz) || qz_decode(dec, tt->n, buf, sz) != tt->n) {
+                        snprintf(msg, cap, "quantizing layer '%s': %s", c->model->layers[tt->layer].name,
+                                 gq_strerror(gq_error_code(sz)));
+                        e = gq_is_error(sz) ? gq_error_code(sz) : GQ_ERR_CORRUPT;
+                        break;
+                    }
+                    up += (double)sz;
+                    double err = 0, norm = 0;
+                    for (size_t k = 0; k < tt->n; k++) {
+                        double d = (double)dec[k] - gw[k];
+                        err += d * d, norm += (double)gw[k] * gw[k];
+                        a[k] += dec[k] / W;
+                        if (ef) res[(size_t)w * P + tt->off + k] = gw[k] - dec[k];
+                    }
+                    if (norm > 0) nmse_sum += err / norm, nmse_n++;
+                }
+                if (e != GQ_OK) break;
+                if (reply == REPLY_FP32) {
+                    down += 4.0 * tt->n;
+                } else if (reply == REPLY_TERNGRAD) {
+                    down += ceil((double)tt->n * log2(1.0 + 2.0 * W) / 8);
+                } else { /* re-quantize the average; every worker gets the same bytes */
+                    qz_params qr = c->quant;
+                    size_t sz = qz_encode(buf, bcap, a, tt->n, &qr,
+                                          rng_derive(c->seed, (uint64_t)step, 0xd0d0 + (uint64_t)t), work, wcap);
+                    if (gq_is_error(sz) || qz_decode(a, tt->n, buf, sz) != tt->n) {
+                        snprintf(msg, cap, "re-quantizing layer '%s': %s", c->model->layers[tt->layer].name,
+                                 gq_strerror(gq_error_code(sz)));
+                        e = gq_is_error(sz) ? gq_error_code(sz) : GQ_ERR_CORRUPT;
+                        break;
+                    }
+                    down += (double)sz;
+                }
+            }
+            tq += now() - tq0;
+            /* the update, the same on every worker */
+            for (size_t k = 0; k < P && e == GQ_OK; k++) {
+                double gk = avg[k] + c->weight_decay * net.params[k];
+                if (c->optimizer == OPT_SGD) {
+                    net.params[k] -= (float)(lr * gk);
+                } else if (c->optimizer == OPT_MOMENTUM) {
+                    m1[k] = (float)(c->momentum * m1[k] + gk);
+                    net.params[k] -= (float)(lr * m1[k]);
+                } else {
+                    const double b1 = 0.9, b2 = 0.999;
+                    m1[k] = (float)(b1 * m1[k] + (1 - b1) * gk);
+                    m2[k] = (float)(b2 * m2[k] + (1 - b2) * gk * gk);
+                    double mh = m1[k] / (1 - pow(b1, (double)step + 1)), vh = m2[k] / (1 - pow(b2, (double)step + 1));
+                    net.params[k] -= (float)(lr * mh / (sqrt(vh) + 1e-8));
+                }
+            }
+        }
+        if (e != GQ_OK) break;
+        epoch_stats s = {0};
+        s.epoch = epoch;
+        s.iterations = iters;
+        s.train_loss = loss_sum / iters;
+        s.bytes_up_per_iter = up / iters / W;
+        s.bytes_down_per_iter = down / iters;
+        s.quant_nmse = nmse_n ? nmse_sum / nmse_n : 0;
+        s.compute_s = tc;
+        s.quant_s = tq;
+        s.gflops = flops_per_image * iters * W * B / tc / 1e9;
+        evaluate(&net, test, c->test_limit, x, &s.test_loss, &s.test_accuracy);
+        s.wall_s = now() - t0;
+        if (report) report(&s, ctx);
+    }
+    free(LAST_PARAMS);
+    LAST_PARAMS = malloc(P * sizeof *LAST_PARAMS);
+    if (LAST_PARAMS) memcpy(LAST_PARAMS, net.params, P * sizeof *LAST_PARAMS), LAST_N = P;
+out:
+    free(T), free(g), free(res), free(avg), free(dec), free(gq), free(x), free(m1), free(m2), free(buf), free(work);
+    free(order), free(labels);
+    net_free(&net);
+    return e;
+}

@@ -1,0 +1,67 @@
+/* Data-parallel training inside one process: W workers, each on its own shard
+ * of every global mini-batch; per tensor (each layer's weights and biases
+ * apart) every worker's gradient goes through the real quantizer (encode,
+ * then the server's decode), the server averages, optionally re-quantizes the
+ * reply, and every worker applies the same update (parameter localization:
+ * one parameter copy stands for all). TernGrad's scaler sharing, clipping, an
+ * fp32 classifier, small tensors in fp32, and error feedback for biased
+ * compressors are options. Bytes sent and received per iteration are the real
+ * encoded sizes. */
+#ifndef GQ_TRAINER_H
+#define GQ_TRAINER_H
+
+#include <stdint.h>
+
+#include "idx.h"
+#include "model.h"
+#include "nn.h"
+#include "qz.h"
+
+typedef enum { OPT_SGD, OPT_MOMENTUM, OPT_ADAM } optim_kind;
+typedef enum { LR_CONST, LR_STEP, LR_POLY } lr_schedule;
+typedef enum { REPLY_AUTO, REPLY_FP32, REPLY_REQUANT, REPLY_TERNGRAD } reply_kind;
+
+typedef struct {
+    const model_t *model;
+    qz_params quant;
+    int workers, batch, epochs; /* batch is per worker */
+    optim_kind optimizer;
+    double lr, momentum, weight_decay;
+    lr_schedule schedule;
+    int step_every; /* LR_STEP: epochs between decays */
+    double step_gamma, poly_power;
+    uint64_t seed;
+    int error_feedback; /* -1: on for biased compressors (signsgd, topk, bingrad-b) */
+    int scaler_sharing; /* terngrad: one scaler per tensor, the workers' maximum */
+    int fp32_last;      /* the last parameterised layer travels in fp32 */
+    double fp32_below;  /* tensors with fewer elements travel in fp32 */
+    reply_kind reply;
+    int train_limit, test_limit; /* 0: all */
+    const char *dump_dir;        /* per-layer gradients as .f32 files */
+    const int *dump_at;          /* iterations (1-based) to dump */
+    int ndump;
+} train_config;
+
+typedef struct {
+    int epoch, iterations;
+    double train_loss, test_loss, test_accuracy;
+    double bytes_up_per_iter, bytes_down_per_iter; /* per worker */
+    double quant_nmse;                             /* mean ||Q(g) - g||^2 / ||g||^2 over quantized tensors */
+    double wall_s, compute_s, quant_s; /* wall time of the epoch, of which forward/backward and quantization */
+    double gflops;                     /* achieved forward+backward GFLOP/s */
+} epoch_stats;
+
+typedef void (*epoch_fn)(const epoch_stats *s, void *ctx);
+
+/* Trains; calls `report` after each epoch. On error writes one line. */
+gq_err train_run(const train_config *c, const idx_dataset *train, const idx_dataset *test, epoch_fn report, void *ctx,
+                 char *msg, size_t cap);
+
+/* The trained parameters of the last train_run on this thread, for tests
+ * (bit-identical runs): copies up to cap floats, returns how many there are. */
+size_t train_last_params(float *out, size_t cap);
+
+/* Images as the network sees them: (x / 255 - 0.2860) / 0.3530, Fashion-MNIST's mean and deviation. */
+void train_normalize(float *out, const uint8_t *img, size_t n);
+
+#endif
