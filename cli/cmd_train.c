@@ -19,6 +19,7 @@ typedef struct {
     cli_table *t;
     const char *quant;
     int workers;
+    double sgemm;
     char *dat;
     size_t len, cap;
 } run_ctx;
@@ -28,9 +29,10 @@ static void on_epoch(const epoch_stats *s, void *p)
     run_ctx *r = (run_ctx *)p;
     cli_progress(1, "%s, %d workers: epoch %d  train loss %.4f  test accuracy %.4f  (%.1f s)", r->quant, r->workers,
                  s->epoch, s->train_loss, s->test_accuracy, s->wall_s);
-    table_row(r->t, "%s\t%d\t%d\t%d\t%.6f\t%.6f\t%.4f\t%.0f\t%.0f\t%.6g\t%.3f\t%.3f\t%.3f\t%.2f", r->quant, r->workers,
-              s->epoch, s->iterations, s->train_loss, s->test_loss, s->test_accuracy, s->bytes_up_per_iter,
-              s->bytes_down_per_iter, s->quant_nmse, s->wall_s, s->compute_s, s->quant_s, s->gflops);
+    table_row(r->t, "%s\t%d\t%d\t%d\t%.6f\t%.6f\t%.4f\t%.0f\t%.0f\t%.6g\t%.3f\t%.3f\t%.3f\t%.2f\t%.2f\t%.4f", r->quant,
+              r->workers, s->epoch, s->iterations, s->train_loss, s->test_loss, s->test_accuracy, s->bytes_up_per_iter,
+              s->bytes_down_per_iter, s->quant_nmse, s->wall_s, s->compute_s, s->quant_s, s->gflops, r->sgemm,
+              s->quant_s / (s->compute_s + s->quant_s));
     if (r->cap - r->len < 128) r->dat = realloc(r->dat, r->cap = 2 * r->cap + 128);
     r->len += (size_t)snprintf(r->dat + r->len, r->cap - r->len, "%d %.6f\n", s->epoch, s->test_accuracy);
 }
@@ -201,13 +203,16 @@ int cmd_train(int argc, char **argv)
                                     "wall_s",
                                     "compute_s",
                                     "quant_s",
-                                    "gflops"};
+                                    "gflops",
+                                    "sgemm_gflops",
+                                    "quant_share"};
     cli_table t;
     table_init(&t, H, sizeof H / sizeof H[0]);
     size_t dlen = 0, dcap = 4096;
     char *dat = malloc(dcap), labels[2048] = "";
     dat[0] = '\0';
     rc = 0;
+    const double sgemm = train_sgemm_gflops(); /* the reference, measured in this run */
     for (int k = 0; k < nq && rc == 0; k++)
         for (int wi = 0; wi < nw && rc == 0; wi++) {
             c.model = m;
@@ -227,7 +232,7 @@ int cmd_train(int argc, char **argv)
             c.ndump = ndump;
             char canon[256];
             qz_format_spec(&c.quant, canon, sizeof canon);
-            run_ctx r = {&t, canon, workers[wi], NULL, 0, 0};
+            run_ctx r = {&t, canon, workers[wi], sgemm, NULL, 0, 0};
             if (train_run(&c, &tr, &te, on_epoch, &r, msg, sizeof msg) != GQ_OK) {
                 cli_error("train %s with %d workers: %s", canon, workers[wi], msg);
                 rc = 1;

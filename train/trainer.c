@@ -1,6 +1,8 @@
 /* The data-parallel training loop; see trainer.h. */
 #include "trainer.h"
 
+#include <cblas.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,16 +22,35 @@ size_t train_last_params(float *out, size_t cap)
     return LAST_N;
 }
 
-void train_normalize(float *out, const uint8_t *img, size_t n)
-{
-    for (size_t i = 0; i < n; i++) out[i] = ((float)img[i] / 255.0f - 0.2860f) / 0.3530f;
-}
-
 static double now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+double train_sgemm_gflops(void)
+{
+    const int N = 512;
+    float *a = malloc((size_t)N * N * sizeof *a), *b = malloc((size_t)N * N * sizeof *b),
+          *c = malloc((size_t)N * N * sizeof *c);
+    if (!a || !b || !c) return 0;
+    for (int i = 0; i < N * N; i++) a[i] = (float)(i % 7) * 0.1f, b[i] = (float)(i % 5) * 0.1f;
+    openblas_set_num_threads(1);
+    double best = 1e9;
+    for (int t = 0; t < 3; t++) {
+        double t0 = now();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1.0f, a, N, b, N, 0.0f, c, N);
+        double dt = now() - t0;
+        best = dt < best ? dt : best;
+    }
+    free(a), free(b), free(c);
+    return 2.0 * N * N * N / best / 1e9;
+}
+
+void train_normalize(float *out, const uint8_t *img, size_t n)
+{
+    for (size_t i = 0; i < n; i++) out[i] = ((float)img[i] / 255.0f - 0.2860f) / 0.3530f;
 }
 
 typedef struct {

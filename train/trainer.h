@@ -61,6 +61,10 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
  * (bit-identical runs): copies up to cap floats, returns how many there are. */
 size_t train_last_params(float *out, size_t cap);
 
+/* CBLAS sgemm GFLOP/s on this machine, one thread: the reference the
+ * trainer's achieved rate is read against (best of three 512^3 products). */
+double train_sgemm_gflops(void);
+
 /* Images as the network sees them: (x / 255 - 0.2860) / 0.3530, Fashion-MNIST's mean and deviation. */
 void train_normalize(float *out, const uint8_t *img, size_t n);
 
