@@ -1,5 +1,19 @@
-/* Human-readable names for gq_err codes. */
+/* Human-readable names for gq_err codes, and the one-line message helper. */
 #include "gq_error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+gq_err gq_fail(gq_err e, char *msg, size_t cap, const char *fmt, ...)
+{
+    if (msg && cap > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, cap, fmt, ap);
+        va_end(ap);
+    }
+    return e;
+}
 
 const char *gq_strerror(gq_err e)
 {

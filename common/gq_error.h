@@ -31,6 +31,10 @@ static inline size_t gq_error_result(gq_err e) { return (size_t)0 - (size_t)e; }
 static inline int gq_is_error(size_t r) { return r > (size_t)0 - (size_t)GQ_ERR_COUNT_; }
 static inline gq_err gq_error_code(size_t r) { return gq_is_error(r) ? (gq_err)((size_t)0 - r) : GQ_OK; }
 
+/* Writes a printf-style message into msg (if msg_cap > 0) and returns e: the
+ * one-line reason that library calls hand back to the CLI. */
+gq_err gq_fail(gq_err e, char *msg, size_t msg_cap, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
 /* @return a static, human-readable description; never NULL. */
 const char *gq_strerror(gq_err e);
 

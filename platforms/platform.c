@@ -69,18 +69,6 @@ static const cluster_spec BUILTINS[] = {
 size_t cluster_builtin_count(void) { return sizeof BUILTINS / sizeof BUILTINS[0]; }
 const cluster_spec *cluster_builtin(size_t i) { return i < cluster_builtin_count() ? &BUILTINS[i] : NULL; }
 
-static gq_err fail(char *msg, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static gq_err fail(char *msg, size_t cap, const char *fmt, ...)
-{
-    if (msg && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, cap, fmt, ap);
-        va_end(ap);
-    }
-    return GQ_ERR_SPEC;
-}
-
 static int parse_pos_int(const char *s, int *v, int max)
 {
     char *end;
@@ -123,7 +111,7 @@ static int attr(const char *tag, const char *name, char *out, size_t cap)
 static gq_err load_xml(const char *path, cluster_spec *c, char *msg, size_t cap)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) return fail(msg, cap, "%s: %s", path, strerror(errno));
+    if (!f) return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: %s", path, strerror(errno));
     fseek(f, 0, SEEK_END);
     long len = ftell(f);
     fseek(f, 0, SEEK_SET);
@@ -131,7 +119,7 @@ static gq_err load_xml(const char *path, cluster_spec *c, char *msg, size_t cap)
     if (!text || fread(text, 1, (size_t)len, f) != (size_t)len) {
         fclose(f);
         free(text);
-        return fail(msg, cap, "%s: cannot read it", path);
+        return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: cannot read it", path);
     }
     fclose(f);
     text[len] = '\0';
@@ -143,27 +131,30 @@ static gq_err load_xml(const char *path, cluster_spec *c, char *msg, size_t cap)
     c->leaf_nodes = 16;
     c->source = "a user's SimGrid XML";
     gq_err e = GQ_OK;
-    if (!strstr(text, "<platform")) e = fail(msg, cap, "%s: not a SimGrid platform (no <platform>)", path);
+    if (!strstr(text, "<platform"))
+        e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: not a SimGrid platform (no <platform>)", path);
     /* properties: <prop id="gqsim.X" value="Y"/> */
     for (const char *p = text; e == GQ_OK && (p = strstr(p, "<prop ")) != NULL; p++) {
         char id[64], v[40];
         if (attr(p, "id", id, sizeof id) || strncmp(id, "gqsim.", 6) != 0) continue;
         if (attr(p, "value", v, sizeof v))
-            e = fail(msg, cap, "%s: property %s has no value", path, id);
+            e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: property %s has no value", path, id);
         else if (strcmp(id, "gqsim.gpu") == 0)
             snprintf(c->gpu, sizeof c->gpu, "%s", v);
         else if (strcmp(id, "gqsim.intra") == 0) {
             if (!(c->intra = link_kind_find(v, 1)))
-                e = fail(msg, cap, "%s: gqsim.intra=%s is not a known link kind", path, v);
+                e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: gqsim.intra=%s is not a known link kind", path, v);
         } else if (strcmp(id, "gqsim.inter") == 0) {
             if (!(c->inter = link_kind_find(v, 0)))
-                e = fail(msg, cap, "%s: gqsim.inter=%s is not a known link kind", path, v);
+                e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: gqsim.inter=%s is not a known link kind", path, v);
         } else if (strcmp(id, "gqsim.nics") == 0) {
-            if (parse_pos_int(v, &c->nics, 64)) e = fail(msg, cap, "%s: gqsim.nics=%s must be 1..64", path, v);
+            if (parse_pos_int(v, &c->nics, 64))
+                e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: gqsim.nics=%s must be 1..64", path, v);
         }
     }
     if (e == GQ_OK && (!c->gpu[0] || !c->intra || !c->inter))
-        e = fail(msg, cap, "%s: needs the properties gqsim.gpu, gqsim.intra and gqsim.inter on its top zone", path);
+        e = gq_fail(GQ_ERR_SPEC, msg, cap,
+                    "%s: needs the properties gqsim.gpu, gqsim.intra and gqsim.inter on its top zone", path);
     /* GPUs: <host id="n<N>g<G>"> and <cluster prefix="n<N>g" radical="0-<K>"> */
     int nodes = 0, per_node = 0;
     for (const char *p = text; e == GQ_OK && (p = strstr(p, "<host ")) != NULL; p++) {
@@ -186,7 +177,8 @@ static gq_err load_xml(const char *path, cluster_spec *c, char *msg, size_t cap)
         }
     }
     if (e == GQ_OK && nodes == 0)
-        e = fail(msg, cap, "%s: no GPU hosts named n<NODE>g<GPU> (hosts or cluster prefix=\"n<NODE>g\")", path);
+        e = gq_fail(GQ_ERR_SPEC, msg, cap,
+                    "%s: no GPU hosts named n<NODE>g<GPU> (hosts or cluster prefix=\"n<NODE>g\")", path);
     c->nodes = nodes;
     c->gpus_per_node = per_node;
     free(text);
@@ -209,7 +201,8 @@ gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap)
             strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
             strncat(names, BUILTINS[i].name, sizeof names - strlen(names) - 1);
         }
-        return fail(msg, cap, "unknown platform '%s' (built-in: %s; or cluster:key=value,...)", spec, names);
+        return gq_fail(GQ_ERR_SPEC, msg, cap, "unknown platform '%s' (built-in: %s; or cluster:key=value,...)", spec,
+                       names);
     }
     memset(c, 0, sizeof *c);
     snprintf(c->name, sizeof c->name, "cluster");
@@ -219,56 +212,62 @@ gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap)
     c->source = "a cluster spec";
     c->xml_path[0] = '\0';
     char buf[512];
-    if (strlen(spec) >= sizeof buf) return fail(msg, cap, "platform spec too long");
+    if (strlen(spec) >= sizeof buf) return gq_fail(GQ_ERR_SPEC, msg, cap, "platform spec too long");
     strcpy(buf, spec + 8);
     for (char *kv = buf, *next; kv && *kv; kv = next) {
         next = strchr(kv, ',');
         if (next) *next++ = '\0';
         char *eq = strchr(kv, '=');
-        if (!eq) return fail(msg, cap, "cluster: '%s' is not key=value", kv);
+        if (!eq) return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: '%s' is not key=value", kv);
         *eq = '\0';
         const char *k = kv, *v = eq + 1;
         char list[256];
         if (strcmp(k, "gpus-per-node") == 0) {
             if (parse_pos_int(v, &c->gpus_per_node, 1024))
-                return fail(msg, cap, "cluster: gpus-per-node=%s must be 1..1024", v);
+                return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: gpus-per-node=%s must be 1..1024", v);
         } else if (strcmp(k, "gpu") == 0) {
-            if (!*v || strlen(v) >= sizeof c->gpu) return fail(msg, cap, "cluster: bad gpu=%s", v);
+            if (!*v || strlen(v) >= sizeof c->gpu) return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: bad gpu=%s", v);
             strcpy(c->gpu, v);
         } else if (strcmp(k, "intra") == 0) {
             kinds(list, sizeof list, 1);
-            if (!(c->intra = link_kind_find(v, 1))) return fail(msg, cap, "cluster: intra=%s is not %s", v, list);
+            if (!(c->intra = link_kind_find(v, 1)))
+                return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: intra=%s is not %s", v, list);
         } else if (strcmp(k, "inter") == 0) {
             kinds(list, sizeof list, 0);
-            if (!(c->inter = link_kind_find(v, 0))) return fail(msg, cap, "cluster: inter=%s is not %s", v, list);
+            if (!(c->inter = link_kind_find(v, 0)))
+                return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: inter=%s is not %s", v, list);
         } else if (strcmp(k, "nics") == 0) {
-            if (parse_pos_int(v, &c->nics, 64)) return fail(msg, cap, "cluster: nics=%s must be 1..64", v);
+            if (parse_pos_int(v, &c->nics, 64))
+                return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: nics=%s must be 1..64", v);
         } else if (strcmp(k, "topology") == 0) {
             if (strcmp(v, "star") == 0)
                 c->topo = TOPO_STAR;
             else if (strcmp(v, "fat-tree") == 0)
                 c->topo = TOPO_FAT_TREE;
             else
-                return fail(msg, cap, "cluster: topology=%s is not star or fat-tree", v);
+                return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: topology=%s is not star or fat-tree", v);
         } else if (strcmp(k, "oversub") == 0) {
             char *end;
             c->oversub = strtod(v, &end);
             if (*end || !(c->oversub >= 1 && c->oversub <= 64))
-                return fail(msg, cap, "cluster: oversub=%s must be 1..64", v);
+                return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: oversub=%s must be 1..64", v);
         } else if (strcmp(k, "leaf") == 0) {
-            if (parse_pos_int(v, &c->leaf_nodes, 4096)) return fail(msg, cap, "cluster: leaf=%s must be 1..4096", v);
+            if (parse_pos_int(v, &c->leaf_nodes, 4096))
+                return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: leaf=%s must be 1..4096", v);
         } else if (strcmp(k, "nodes") == 0) {
-            if (parse_pos_int(v, &c->nodes, 65536)) return fail(msg, cap, "cluster: nodes=%s must be 1..65536", v);
+            if (parse_pos_int(v, &c->nodes, 65536))
+                return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: nodes=%s must be 1..65536", v);
         } else {
-            return fail(msg, cap,
-                        "cluster: unknown key '%s' (keys: gpus-per-node, gpu, intra, inter, nics, topology, "
-                        "oversub, leaf, nodes)",
-                        k);
+            return gq_fail(GQ_ERR_SPEC, msg, cap,
+                           "cluster: unknown key '%s' (keys: gpus-per-node, gpu, intra, inter, nics, topology, "
+                           "oversub, leaf, nodes)",
+                           k);
         }
     }
     if (!c->gpus_per_node || !c->gpu[0] || !c->intra || !c->inter)
-        return fail(msg, cap, "cluster: needs gpus-per-node=, gpu=, intra= and inter=");
-    if (c->topo == TOPO_STAR && c->oversub != 1) return fail(msg, cap, "cluster: oversub= needs topology=fat-tree");
+        return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: needs gpus-per-node=, gpu=, intra= and inter=");
+    if (c->topo == TOPO_STAR && c->oversub != 1)
+        return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: oversub= needs topology=fat-tree");
     return GQ_OK;
 }
 

@@ -8,17 +8,6 @@
 
 #include "qz_internal.h"
 
-static gq_err fail(gq_err e, char *msg, size_t cap, const char *fmt, ...)
-{
-    if (msg && cap > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, cap, fmt, ap);
-        va_end(ap);
-    }
-    return e;
-}
-
 gq_err qz_defaults(qz_id id, qz_params *p)
 {
     const qz_codec *c = qz_codec_of(id);
@@ -32,24 +21,25 @@ gq_err qz_defaults(qz_id id, qz_params *p)
 gq_err qz_validate(const qz_params *p, char *msg, size_t cap)
 {
     const qz_codec *c = qz_codec_of(p->id);
-    if (!c) return fail(GQ_ERR_PARAM, msg, cap, "unknown quantizer id %d", (int)p->id);
+    if (!c) return gq_fail(GQ_ERR_PARAM, msg, cap, "unknown quantizer id %d", (int)p->id);
     const char *name = c->name;
     if ((c->keys & QZ_KEY_LEVELS) && p->id == QZ_QSGD &&
         (p->levels < 3 || p->levels > QZ_QSGD_MAX_LEVELS || p->levels % 2 == 0))
-        return fail(GQ_ERR_PARAM, msg, cap, "%s: levels=%u must be odd, from 3 to %u", name, p->levels,
-                    QZ_QSGD_MAX_LEVELS);
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: levels=%u must be odd, from 3 to %u", name, p->levels,
+                       QZ_QSGD_MAX_LEVELS);
     if (p->id == QZ_ORQ && (p->levels < 2 || p->levels > QZ_ORQ_MAX_LEVELS))
-        return fail(GQ_ERR_PARAM, msg, cap, "%s: levels=%u must be from 2 to %u", name, p->levels, QZ_ORQ_MAX_LEVELS);
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: levels=%u must be from 2 to %u", name, p->levels,
+                       QZ_ORQ_MAX_LEVELS);
     if (!(p->clip >= 0.0f && p->clip <= 1e6f))
-        return fail(GQ_ERR_PARAM, msg, cap, "%s: clip=%g must be from 0 to 1e6", name, p->clip);
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: clip=%g must be from 0 to 1e6", name, p->clip);
     if (p->id == QZ_TERNGRAD && p->scale == QZ_SCALE_SIGMA && p->clip == 0.0f)
-        return fail(GQ_ERR_PARAM, msg, cap, "%s: scale=sigma needs clip > 0 (the scaler is clip*sigma)", name);
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: scale=sigma needs clip > 0 (the scaler is clip*sigma)", name);
     if (p->id == QZ_TOPK && !(p->ratio > 0.0f && p->ratio <= 1.0f))
-        return fail(GQ_ERR_PARAM, msg, cap, "%s: ratio=%g must be in (0, 1]", name, p->ratio);
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: ratio=%g must be in (0, 1]", name, p->ratio);
     if (!(p->shared_scale >= 0.0f && isfinite(p->shared_scale)))
-        return fail(GQ_ERR_PARAM, msg, cap, "%s: shared scale %g must be finite and >= 0", name, p->shared_scale);
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: shared scale %g must be finite and >= 0", name, p->shared_scale);
     if ((unsigned)p->scale > 1 || (unsigned)p->pack > 1 || (unsigned)p->norm > 1 || (unsigned)p->code > 1)
-        return fail(GQ_ERR_PARAM, msg, cap, "%s: bad enumerated option", name);
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: bad enumerated option", name);
     return GQ_OK;
 }
 
@@ -112,31 +102,31 @@ static gq_err set_key(qz_params *p, const char *name, const char *key, const cha
         if (parse_float(val, &p->ratio)) goto bad_number;
     } else if (strcmp(key, "scale") == 0) {
         if ((e = parse_enum(val, SCALES)) < 0)
-            return fail(GQ_ERR_SPEC, msg, cap, "%s: scale='%s' is not max or sigma", name, val);
+            return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: scale='%s' is not max or sigma", name, val);
         p->scale = (qz_scale)e;
     } else if (strcmp(key, "pack") == 0) {
         if ((e = parse_enum(val, PACKS)) < 0)
-            return fail(GQ_ERR_SPEC, msg, cap, "%s: pack='%s' is not 2bit or trits", name, val);
+            return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: pack='%s' is not 2bit or trits", name, val);
         p->pack = (qz_pack)e;
     } else if (strcmp(key, "norm") == 0) {
         if ((e = parse_enum(val, NORMS)) < 0)
-            return fail(GQ_ERR_SPEC, msg, cap, "%s: norm='%s' is not l2 or max", name, val);
+            return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: norm='%s' is not l2 or max", name, val);
         p->norm = (qz_norm)e;
     } else if (strcmp(key, "code") == 0) {
         if ((e = parse_enum(val, CODES)) < 0)
-            return fail(GQ_ERR_SPEC, msg, cap, "%s: code='%s' is not dense or elias", name, val);
+            return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: code='%s' is not dense or elias", name, val);
         p->code = (qz_code)e;
     }
     return GQ_OK;
 bad_number:
-    return fail(GQ_ERR_SPEC, msg, cap, "%s: %s='%s' is not a valid number", name, key, val);
+    return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: %s='%s' is not a valid number", name, key, val);
 }
 
 gq_err qz_parse_spec(const char *spec, qz_params *p, char *msg, size_t cap)
 {
     char buf[256];
-    if (!spec || !*spec) return fail(GQ_ERR_SPEC, msg, cap, "empty quantizer spec");
-    if (strlen(spec) >= sizeof buf) return fail(GQ_ERR_SPEC, msg, cap, "quantizer spec too long");
+    if (!spec || !*spec) return gq_fail(GQ_ERR_SPEC, msg, cap, "empty quantizer spec");
+    if (strlen(spec) >= sizeof buf) return gq_fail(GQ_ERR_SPEC, msg, cap, "quantizer spec too long");
     strcpy(buf, spec);
     char *colon = strchr(buf, ':');
     if (colon) *colon = '\0';
@@ -150,7 +140,7 @@ gq_err qz_parse_spec(const char *spec, qz_params *p, char *msg, size_t cap)
             strcat(known, id == QZ_FP32 ? "" : ", ");
             strcat(known, qz_name(id));
         }
-        return fail(GQ_ERR_SPEC, msg, cap, "unknown quantizer '%s' (known: %s)", buf, known);
+        return gq_fail(GQ_ERR_SPEC, msg, cap, "unknown quantizer '%s' (known: %s)", buf, known);
     }
     qz_defaults(c->id, p);
     if (colon) {
@@ -158,17 +148,17 @@ gq_err qz_parse_spec(const char *spec, qz_params *p, char *msg, size_t cap)
         for (char *kv = colon + 1, *next; kv; kv = next) {
             next = strchr(kv, ',');
             if (next) *next++ = '\0';
-            if (*kv == '\0') return fail(GQ_ERR_SPEC, msg, cap, "%s: empty key=value in '%s'", c->name, spec);
+            if (*kv == '\0') return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: empty key=value in '%s'", c->name, spec);
             char *eq = strchr(kv, '=');
-            if (!eq) return fail(GQ_ERR_SPEC, msg, cap, "%s: '%s' is not key=value", c->name, kv);
+            if (!eq) return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: '%s' is not key=value", c->name, kv);
             *eq = '\0';
             unsigned bit = 0;
             for (size_t k = 0; k < sizeof KEYS / sizeof KEYS[0]; k++)
                 if (strcmp(kv, KEYS[k].key) == 0) bit = KEYS[k].bit;
             if (!(bit & c->keys))
-                return fail(GQ_ERR_SPEC, msg, cap, "%s: unknown key '%s' (keys: %s)", c->name, kv,
-                            c->keys ? c->keys_help : "none");
-            if (seen & bit) return fail(GQ_ERR_SPEC, msg, cap, "%s: key '%s' given twice", c->name, kv);
+                return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: unknown key '%s' (keys: %s)", c->name, kv,
+                               c->keys ? c->keys_help : "none");
+            if (seen & bit) return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: key '%s' given twice", c->name, kv);
             seen |= bit;
             gq_err e = set_key(p, c->name, kv, eq + 1, msg, cap);
             if (e != GQ_OK) return e;

@@ -8,18 +8,6 @@
 #include <string.h>
 #include <zlib.h>
 
-static gq_err fail(char *msg, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static gq_err fail(char *msg, size_t cap, const char *fmt, ...)
-{
-    if (msg && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg, cap, fmt, ap);
-        va_end(ap);
-    }
-    return GQ_ERR_SPEC;
-}
-
 static int read_be32(gzFile f, uint32_t *v)
 {
     unsigned char b[4];
@@ -33,23 +21,24 @@ static gq_err read_idx(const char *path, uint32_t magic, int ndims, uint32_t *di
                        size_t cap)
 {
     gzFile f = gzopen(path, "rb");
-    if (!f) return fail(msg, cap, "%s: cannot open it", path);
+    if (!f) return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: cannot open it", path);
     uint32_t m;
     gq_err e = GQ_OK;
     if (read_be32(f, &m))
-        e = fail(msg, cap, "%s: truncated header", path);
+        e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: truncated header", path);
     else if (m != magic)
-        e = fail(msg, cap, "%s: magic 0x%08x, expected 0x%08x", path, m, magic);
+        e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: magic 0x%08x, expected 0x%08x", path, m, magic);
     size_t total = 1;
     for (int i = 0; e == GQ_OK && i < ndims; i++) {
         if (read_be32(f, &dims[i]))
-            e = fail(msg, cap, "%s: truncated header", path);
+            e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: truncated header", path);
         else if (dims[i] == 0 || dims[i] > 10000000)
-            e = fail(msg, cap, "%s: dimension %d is %u", path, i, dims[i]);
+            e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: dimension %d is %u", path, i, dims[i]);
         else
             total *= dims[i];
     }
-    if (e == GQ_OK && total > ((size_t)1 << 31)) e = fail(msg, cap, "%s: %zu bytes is too large", path, total);
+    if (e == GQ_OK && total > ((size_t)1 << 31))
+        e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: %zu bytes is too large", path, total);
     if (e == GQ_OK) {
         *data = malloc(total);
         if (!*data)
@@ -63,9 +52,9 @@ static gq_err read_idx(const char *path, uint32_t magic, int ndims, uint32_t *di
             }
             unsigned char extra;
             if (got < total)
-                e = fail(msg, cap, "%s: truncated: %zu of %zu data bytes", path, got, total);
+                e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: truncated: %zu of %zu data bytes", path, got, total);
             else if (gzread(f, &extra, 1) == 1)
-                e = fail(msg, cap, "%s: data after the last item", path);
+                e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: data after the last item", path);
             if (e != GQ_OK) {
                 free(*data);
                 *data = NULL;
@@ -83,9 +72,10 @@ gq_err idx_load(idx_dataset *d, const char *images, const char *labels, char *ms
     gq_err e = read_idx(images, 0x00000803, 3, di, &d->images, msg, cap);
     if (e == GQ_OK) e = read_idx(labels, 0x00000801, 1, dl, &d->labels, msg, cap);
     if (e == GQ_OK && di[0] != dl[0])
-        e = fail(msg, cap, "%s has %u images but %s %u labels", images, di[0], labels, dl[0]);
+        e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s has %u images but %s %u labels", images, di[0], labels, dl[0]);
     for (uint32_t i = 0; e == GQ_OK && i < dl[0]; i++)
-        if (d->labels[i] > 9) e = fail(msg, cap, "%s: label %u of item %u is not 0..9", labels, d->labels[i], i);
+        if (d->labels[i] > 9)
+            e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: label %u of item %u is not 0..9", labels, d->labels[i], i);
     if (e != GQ_OK) {
         idx_free(d);
         return e;
