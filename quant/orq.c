@@ -1,11 +1,13 @@
 /* ORQ-s (Xu, Huo, Huang 2020): unbiased stochastic rounding onto s levels
  * chosen per bucket to minimise the expected error sum (c-x)(x-a).
  *
- * Level search (docs/quantizers.md#orq): the bucket is sorted once
- * (qz_sorted), and levels live on data points, as the cost is piecewise
- * linear between them. Between neighbours a < c the cost of an interior level
- * l is convex with slope D(l) = sum_{a<=x<=l}(x-a) - sum_{l<=x<=c}(c-x): the
- * best l is where D changes sign, the paper's optimality condition.
+ * Level search (docs/quantizers.md#orq): the bucket is summarised once
+ * (qz_sorted) — sorted when short, so that levels live on data points (the
+ * cost is piecewise linear between them), else as a histogram whose bin edges
+ * are the candidate levels — and every interval cost is then O(1). Between
+ * neighbours a < c the cost of an interior level l is convex with slope
+ * D(l) = sum_{a<=x<=l}(x-a) - sum_{l<=x<=c}(c-x): the best l is where D
+ * changes sign, the paper's optimality condition.
  *  1. Greedy (SPEC): from {min, max}, insert the level that lowers the cost
  *     most, until s levels; coordinate passes re-place each interior level.
  *  2. With more than one interior level, coordinate passes stall in local
@@ -13,7 +15,7 @@
  *     so a second start is taken: the exact optimum over 64 candidate points
  *     (dynamic programming, divide and conquer thanks to the quadrangle
  *     inequality), polished by exact joint moves of all levels within a band
- *     of data points. The cheaper of the two results wins.
+ *     of candidate points. The cheaper of the two results wins.
  * Wire: s floats per bucket, ceil(log2 s) bits per element. */
 #include <math.h>
 #include <stdlib.h>
@@ -28,14 +30,14 @@ double orq_expected_error(const float *levels, unsigned k, const qz_sorted *s)
     return e;
 }
 
-/* The search works on indices into the sorted bucket: levels always sit on
- * data points, and an interval's cost is then O(1) with no search.
- * Cost of the elements between sorted indices i <= j, rounded onto {x_i, x_j}
- * (ties outside [i, j] sit on a level and cost nothing). */
+/* The search works on indices of candidate points (qz_sorted: the sorted
+ * elements, or histogram edges), so an interval's cost is O(1) with no
+ * search. Cost of the elements in [x_i, x_j) rounded onto {x_i, x_j} (an
+ * element on x_j would cost nothing, so leaving it out changes nothing). */
 static double index_cost(const qz_sorted *s, size_t i, size_t j)
 {
     double a = s->x[i], c = s->x[j];
-    return -qz_sum2(s, i, j + 1) + (a + c) * qz_sum1(s, i, j + 1) - a * c * (double)(j + 1 - i);
+    return -qz_sum2(s, i, j) + (a + c) * qz_sum1(s, i, j) - a * c * qz_nelem(s, i, j);
 }
 
 static double levels_cost(const size_t *idx, unsigned k, const qz_sorted *s)
@@ -45,10 +47,11 @@ static double levels_cost(const size_t *idx, unsigned k, const qz_sorted *s)
     return e;
 }
 
-/* The best level between sorted indices i < j, placed by the optimality
- * condition: the first t where D(t) = sum_{i<u<=t}(x_u - x_i) -
- * sum_{t<=u<j}(x_j - x_u) turns non-negative (D is non-decreasing), or the
- * point before it. Returns i when nothing lies strictly inside. */
+/* The best level between candidate indices i < j, placed by the optimality
+ * condition: the first t where D(t) = sum_{[x_i, x_t)}(x - x_i) -
+ * sum_{[x_t, x_j)}(x_j - x) turns non-negative (D is non-decreasing), or a
+ * neighbour of it, whichever costs least. Returns i when nothing lies
+ * strictly inside. */
 static size_t best_split(const qz_sorted *s, size_t i, size_t j, double *cost_out)
 {
     if (j <= i + 1) {
@@ -59,8 +62,8 @@ static size_t best_split(const qz_sorted *s, size_t i, size_t j, double *cost_ou
     size_t lo = i + 1, hi = j;
     while (lo < hi) {
         size_t t = lo + (hi - lo) / 2;
-        double left = qz_sum1(s, i + 1, t + 1) - a * (double)(t - i);
-        double right = c * (double)(j - t) - qz_sum1(s, t, j);
+        double left = qz_sum1(s, i, t) - a * qz_nelem(s, i, t);
+        double right = c * qz_nelem(s, t, j) - qz_sum1(s, t, j);
         if (left >= right)
             hi = t;
         else
@@ -68,7 +71,7 @@ static size_t best_split(const qz_sorted *s, size_t i, size_t j, double *cost_ou
     }
     size_t best = i;
     double best_cost = INFINITY;
-    for (size_t t = lo > i + 1 ? lo - 1 : lo; t <= lo && t < j; t++) {
+    for (size_t t = lo > i + 1 ? lo - 1 : lo; t <= lo + 1 && t < j; t++) {
         double cost = index_cost(s, i, t) + index_cost(s, t, j);
         if (cost < best_cost) best_cost = cost, best = t;
     }
@@ -189,6 +192,20 @@ static void end_layers(cand_set *layer, unsigned k, size_t d)
     layer[k - 1].idx[0] = d - 1;
 }
 
+/* The first candidate point with at least r elements before it (or the last). */
+static size_t rank_point(const qz_sorted *s, double r)
+{
+    size_t lo = 0, hi = s->len - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->n[mid] < r)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* Global start: the optimum over ORQ_CANDIDATES order statistics, half spaced
  * evenly in rank (where the mass is), half evenly in value (where heavy tails
  * put their cost); exact when the bucket has no more elements than that. */
@@ -203,8 +220,9 @@ static void coarse_dp(size_t *idx, unsigned k, const qz_sorted *s)
     } else {
         const size_t half = ORQ_CANDIDATES / 2;
         const double lo = s->x[0], span = (double)s->x[d - 1] - lo;
+        const double total = s->n[d - 1];
         for (size_t t = 0; t < half; t++) {
-            add_candidate(c, (size_t)((double)t * (double)(d - 1) / (double)(half - 1) + 0.5));
+            add_candidate(c, rank_point(s, (double)t * total / (double)(half - 1)));
             size_t v = qz_lower_bound(s, lo + span * (double)t / (double)(half - 1));
             add_candidate(c, v < d ? v : d - 1);
         }
@@ -302,28 +320,60 @@ done:
 static unsigned orq_nstored(const qz_params *p) { return p->levels; }
 static unsigned orq_nlevels(const qz_params *p) { return p->levels; }
 
+/* Buckets longer than ORQ_SORT_MAX are summarised by a histogram of
+ * len / ORQ_HIST_RATIO bins (from ORQ_SORT_MAX to ORQ_HIST_MAX) instead of being sorted:
+ * one streaming pass instead of four radix passes, and levels restricted to
+ * bin edges cost within a fraction of a percent of levels on data points
+ * (tests/test_orq.c pins it against the exact optimum). */
+#define ORQ_SORT_MAX 128
+#define ORQ_HIST_RATIO 2
+#define ORQ_HIST_MAX 4096
+
+void orq_levels_bucket(float *levels, unsigned k, const float *x, size_t len, void *work)
+{
+    qz_sorted s;
+    if (len <= ORQ_SORT_MAX) {
+        qz_sorted_build(&s, x, len, work);
+    } else {
+        size_t bins = len / ORQ_HIST_RATIO;
+        bins = bins < ORQ_SORT_MAX ? ORQ_SORT_MAX : bins > ORQ_HIST_MAX ? ORQ_HIST_MAX : bins;
+        qz_hist_build(&s, x, len, bins, work);
+    }
+    orq_levels_greedy(levels, k, &s);
+}
+
 static gq_err orq_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
 {
     if ((uint64_t)len > UINT32_MAX) return GQ_ERR_TOO_LARGE; /* the radix sort counts in 32 bits */
-    qz_sorted s;
-    qz_sorted_build(&s, x, len, work);
-    if (!isfinite(s.s2[len])) return GQ_ERR_NONFINITE;
-    orq_levels_greedy(stored, p->levels, &s);
+    if (!qz_all_finite(x, len)) return GQ_ERR_NONFINITE;     /* before any level is computed from them */
+    orq_levels_bucket(stored, p->levels, x, len, work);
     return GQ_OK;
 }
 
+/* In chunks, level by level, so that every loop vectorises: the interval
+ * index of each element by comparisons, then the rounding with the interval's
+ * bounds gathered from small tables. */
+#define ORQ_CHUNK 256
 static void orq_quantize(uint8_t *codes, const float *x, size_t len, const float *lv, const qz_params *p, uint32_t key,
                          uint32_t idx0)
 {
     const unsigned k = p->levels;
     float inv[QZ_ORQ_MAX_LEVELS];
     for (unsigned m = 0; m + 1 < k; m++) inv[m] = qz_safe_inv(lv[m + 1] - lv[m]);
-    for (size_t i = 0; i < len; i++) {
-        unsigned m = 0;
-        for (unsigned t = 1; t + 1 < k; t++) m += x[i] >= lv[t];
-        float prob = (x[i] - lv[m]) * inv[m];
-        float u = rng_uniform24(rng_hash32(key, idx0 + (uint32_t)i));
-        codes[i] = (uint8_t)(m + (u < prob));
+    inv[k - 1] = 0; /* never used: x <= max puts every element below the last level */
+    int32_t interval[ORQ_CHUNK];
+    for (size_t c0 = 0; c0 < len; c0 += ORQ_CHUNK) {
+        const size_t cn = len - c0 < ORQ_CHUNK ? len - c0 : ORQ_CHUNK;
+        const float *xc = x + c0;
+        for (size_t i = 0; i < cn; i++) interval[i] = 0;
+        for (unsigned t = 1; t + 1 < k; t++)
+            for (size_t i = 0; i < cn; i++) interval[i] += xc[i] >= lv[t];
+        for (size_t i = 0; i < cn; i++) {
+            int32_t m = interval[i];
+            float prob = (xc[i] - lv[m]) * inv[m];
+            float u = rng_uniform24(rng_hash32(key, idx0 + (uint32_t)(c0 + i)));
+            codes[c0 + i] = (uint8_t)(m + (u < prob));
+        }
     }
 }
 

@@ -1,6 +1,6 @@
 /* ORQ level search, exposed for tests and the sweep: the greedy construction
  * with refinement that the codec uses, and the exact dynamic-programming
- * optimum it is tested against. Both take a sorted bucket (qz_sorted). */
+ * optimum it is tested against. Both take a sorted bucket or a histogram (qz_sorted). */
 #ifndef GQ_ORQ_H
 #define GQ_ORQ_H
 
@@ -9,6 +9,10 @@
 /* Greedy + refinement (SPEC §1): k levels, ascending, levels[0] = min and
  * levels[k-1] = max. */
 void orq_levels_greedy(float *levels, unsigned k, const qz_sorted *s);
+
+/* The levels the codec uses for one bucket: the greedy search on the sorted
+ * bucket (short buckets) or on a histogram of it. work: qz_sorted_workspace(len). */
+void orq_levels_bucket(float *levels, unsigned k, const float *x, size_t len, void *work);
 
 /* The exact optimum over all k-level sets (levels lie on data points, as the
  * cost is piecewise linear between them); O(k len^2), for small buckets.

@@ -153,20 +153,32 @@ void qz_pack_trits(uint8_t *dst, const uint8_t *codes, size_t count);
 int qz_unpack_trits(uint8_t *codes, const uint8_t *src, size_t count);
 
 /* ---- sorted buckets (qz_sorted.c), for ORQ and BinGrad ------------------- */
-/* A bucket sorted ascending with prefix sums of x and x^2 (double), so every
- * interval sum is O(1): s1[k] = sum of x[0..k). */
+/* Ascending candidate points with prefix sums over the bucket's elements, so
+ * every interval's count, sum and sum of squares is O(1): n[k], s1[k], s2[k]
+ * are the count, sum of x and sum of x^2 of the elements in [x[0], x[k]).
+ * Built either by sorting the bucket (the points are its elements, n[k] = k)
+ * or as a histogram (the points are bin edges, min to max; every element lies
+ * between two of them), which the level searches treat alike. */
 typedef struct {
-    const float *x; /* sorted, len elements */
-    const double *s1, *s2;
+    const float *x; /* ascending, len points */
+    const double *n, *s1, *s2;
     size_t len;
 } qz_sorted;
 
-/* Workspace bytes for a bucket of len elements. */
+/* Workspace bytes for a bucket of len elements (sorted or histogram). */
 size_t qz_sorted_workspace(size_t len);
 /* Sorts (radix) a copy of x into work and builds the prefix sums; len < 2^32
  * (the codecs that sort check their bucket length). */
 void qz_sorted_build(qz_sorted *s, const float *x, size_t len, void *work);
+/* A histogram of x in `bins` equal bins from min(x) to max(x), 1 <= bins <=
+ * len: s->len = bins + 1 edges. Costs one streaming pass instead of a sort;
+ * interval sums are exact between edges, so a level search restricted to the
+ * edges evaluates its costs exactly. x must be finite (s1/s2 turn non-finite
+ * otherwise, which callers check). */
+void qz_hist_build(qz_sorted *s, const float *x, size_t len, size_t bins, void *work);
 
+/* Count of the elements in [x[i], x[j]). */
+static inline double qz_nelem(const qz_sorted *s, size_t i, size_t j) { return s->n[j] - s->n[i]; }
 /* Sums over the sorted elements with index in [i, j). */
 static inline double qz_sum1(const qz_sorted *s, size_t i, size_t j) { return s->s1[j] - s->s1[i]; }
 static inline double qz_sum2(const qz_sorted *s, size_t i, size_t j) { return s->s2[j] - s->s2[i]; }

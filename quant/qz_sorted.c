@@ -6,9 +6,13 @@
 
 static size_t align8(size_t x) { return (x + 7) & ~(size_t)7; }
 
+static size_t hist_workspace(size_t bins);
+
 size_t qz_sorted_workspace(size_t len)
 {
-    return 2 * (len + 1) * sizeof(double) + align8(len * sizeof(uint32_t)) * 2 + 16;
+    size_t sorted = 3 * (len + 1) * sizeof(double) + align8(len * sizeof(uint32_t)) * 2;
+    size_t hist = hist_workspace(len); /* any bins <= len */
+    return (sorted > hist ? sorted : hist) + 16;
 }
 
 /* Order-preserving map of float bits to unsigned keys. */
@@ -25,7 +29,7 @@ static inline uint32_t key_float(uint32_t k) { return k ^ ((k >> 31) ? 0x8000000
 void qz_sorted_build(qz_sorted *s, const float *x, size_t len, void *work)
 {
     uint8_t *base = (uint8_t *)(((uintptr_t)work + 7) & ~(uintptr_t)7);
-    double *s1 = (double *)base, *s2 = s1 + (len + 1);
+    double *cnt = (double *)base, *s1 = cnt + (len + 1), *s2 = s1 + (len + 1);
     uint32_t *keys = (uint32_t *)(s2 + (len + 1));
     uint32_t *tmp = (uint32_t *)((uint8_t *)keys + align8(len * sizeof(uint32_t)));
     uint32_t all[4][256], h[RADIX_PARTS][256]; /* counts fit: len < 2^32 */
@@ -74,19 +78,70 @@ void qz_sorted_build(qz_sorted *s, const float *x, size_t len, void *work)
     }
     float *sorted = (float *)keys; /* in place: the keys become their floats */
     double a1 = 0, a2 = 0;
-    s1[0] = s2[0] = 0;
+    cnt[0] = s1[0] = s2[0] = 0;
     for (size_t i = 0; i < len; i++) {
         float v = bits_f32(key_float(keys[i]));
         sorted[i] = v;
         a1 += v;
         a2 += (double)v * v;
+        cnt[i + 1] = (double)(i + 1);
         s1[i + 1] = a1;
         s2[i + 1] = a2;
     }
     s->x = sorted;
+    s->n = cnt;
     s->s1 = s1;
     s->s2 = s2;
     s->len = len;
+}
+
+/* The histogram: one pass for the range, one that bins each element and
+ * accumulates count, sum and sum of squares per bin (at index bin + 1), then
+ * prefix sums in place with the running sums in registers. */
+static size_t hist_workspace(size_t bins)
+{
+    return 3 * (bins + 1) * sizeof(double) + align8((bins + 1) * sizeof(float));
+}
+
+void qz_hist_build(qz_sorted *s, const float *x, size_t len, size_t bins, void *work)
+{
+    uint8_t *base = (uint8_t *)(((uintptr_t)work + 7) & ~(uintptr_t)7);
+    double *cnt = (double *)base, *s1 = cnt + (bins + 1), *s2 = s1 + (bins + 1);
+    float *edge = (float *)(s2 + (bins + 1));
+    /* min and max on order-preserving integer keys: float selects do not
+     * vectorise under -ftrapping-math, integer ones do */
+    uint32_t kmin = UINT32_MAX, kmax = 0;
+    for (size_t i = 0; i < len; i++) {
+        uint32_t k = float_key(f32_bits(x[i]));
+        kmin = k < kmin ? k : kmin;
+        kmax = k > kmax ? k : kmax;
+    }
+    const float lo = bits_f32(key_float(kmin)), hi = bits_f32(key_float(kmax));
+    const double span = (double)hi - (double)lo, scale = span > 0 ? (double)bins / span : 0;
+    memset(cnt, 0, (bins + 1) * sizeof *cnt);
+    memset(s1, 0, (bins + 1) * sizeof *s1);
+    memset(s2, 0, (bins + 1) * sizeof *s2);
+    for (size_t i = 0; i < len; i++) {
+        double v = x[i];
+        int64_t t = (int64_t)((v - lo) * scale);             /* signed: a one-instruction conversion */
+        size_t b = t < (int64_t)bins ? (size_t)t : bins - 1; /* the maximum, and rounding at the top edge */
+        cnt[b + 1] += 1;
+        s1[b + 1] += v;
+        s2[b + 1] += v * v;
+    }
+    double n = 0, a1 = 0, a2 = 0;
+    for (size_t b = 1; b <= bins; b++) {
+        n += cnt[b], a1 += s1[b], a2 += s2[b];
+        cnt[b] = n, s1[b] = a1, s2[b] = a2;
+    }
+    const double step = span / (double)bins;
+    for (size_t b = 0; b < bins; b++) edge[b] = (float)((double)lo + step * (double)b);
+    edge[bins] = hi;
+    s->x = edge;
+    s->n = cnt;
+    s->s1 = s1;
+    s->s2 = s2;
+    s->len = bins + 1;
 }
 
 size_t qz_lower_bound(const qz_sorted *s, double v)

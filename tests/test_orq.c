@@ -1,6 +1,7 @@
 /* ORQ level search against independent references:
  *  - greedy + refinement within 2% of the exact dynamic-programming optimum
- *    on small buckets, and never below it;
+ *    on small buckets, and never below it; the codec's histogram search on
+ *    longer buckets within the same 2%;
  *  - every interior level satisfies the optimality condition (the slope of
  *    the cost changes sign there);
  *  - ORQ's expected error <= QSGD with the max norm at the same total levels,
@@ -57,6 +58,44 @@ static void test_greedy_vs_exact(void)
           worst);
     CHECK(below == 0, "greedy ORQ below the exact optimum in %d buckets: the DP is wrong", below);
     printf("greedy/exact worst ratio over %d buckets: %.5f\n", cases, worst);
+}
+
+/* The codec's own path: long buckets are searched on a histogram (levels on
+ * bin edges), which must stay within the same 2% of the exact optimum over
+ * all level sets on data points. */
+static void test_codec_levels_vs_exact(void)
+{
+    static const unsigned KS[] = {3, 5, 9};
+    static const size_t NS[] = {129, 512, 1000};
+    int worse = 0, cases = 0;
+    double worst = 1;
+    void *work = malloc(qz_sorted_workspace(1000)), *work2 = malloc(qz_sorted_workspace(1000));
+    for (int dist = 0; dist < 3; dist++)
+        for (size_t ki = 0; ki < sizeof KS / sizeof KS[0]; ki++)
+            for (size_t ni = 0; ni < sizeof NS / sizeof NS[0]; ni++) {
+                unsigned k = KS[ki];
+                size_t n = NS[ni];
+                float *x = test_gradient((test_dist)dist, n, 31u * k + (unsigned)n + 7u * dist);
+                float g[16], e[16];
+                orq_levels_bucket(g, k, x, n, work);
+                qz_sorted s;
+                qz_sorted_build(&s, x, n, work2);
+                orq_levels_exact(e, k, &s);
+                double eg = brute_error(x, n, g, k), ee = brute_error(x, n, e, k);
+                if (ee > 0 && eg / ee > worst) worst = eg / ee;
+                worse += eg > ee * 1.02 + 1e-18;
+                cases++;
+                for (unsigned m = 0; m + 1 < k; m++) worse += !(g[m] <= g[m + 1]);
+                worse += g[0] != e[0] || g[k - 1] != e[k - 1]; /* min and max are always levels */
+                free(x);
+            }
+    free(work);
+    free(work2);
+    CHECK(worse == 0,
+          "codec ORQ levels more than 2%% above the DP optimum (or out of order) in %d of %d buckets "
+          "(worst %.4f)",
+          worse, cases, worst);
+    printf("codec/exact worst ratio over %d buckets: %.5f\n", cases, worst);
 }
 
 static void test_optimality_condition(void)
@@ -128,6 +167,7 @@ static void test_orq_beats_qsgd(void)
 int main(void)
 {
     test_greedy_vs_exact();
+    test_codec_levels_vs_exact();
     test_optimality_condition();
     test_orq_beats_qsgd();
     return check_summary();
