@@ -65,8 +65,8 @@ static void test_greedy_vs_exact(void)
  * all level sets on data points. */
 static void test_codec_levels_vs_exact(void)
 {
-    static const unsigned KS[] = {3, 5, 9};
-    static const size_t NS[] = {129, 512, 1000};
+    static const unsigned KS[] = {3, 5, 9, 16};
+    static const size_t NS[] = {512, 700, 1000};
     int worse = 0, cases = 0;
     double worst = 1;
     void *work = malloc(qz_sorted_workspace(1000)), *work2 = malloc(qz_sorted_workspace(1000));
@@ -75,7 +75,7 @@ static void test_codec_levels_vs_exact(void)
             for (size_t ni = 0; ni < sizeof NS / sizeof NS[0]; ni++) {
                 unsigned k = KS[ki];
                 size_t n = NS[ni];
-                float *x = test_gradient((test_dist)dist, n, 31u * k + (unsigned)n + 7u * dist);
+                float *x = test_gradient((test_dist)dist, n, 31u * k + 1000u * (unsigned)ni + 7u * dist);
                 float g[16], e[16];
                 orq_levels_bucket(g, k, x, n, work);
                 qz_sorted s;
