@@ -379,10 +379,11 @@ static void orq_quantize(uint8_t *codes, const float *x, size_t len, const float
         for (size_t i = 0; i < cn; i++) interval[i] = 0;
         for (unsigned t = 1; t + 1 < k; t++)
             for (size_t i = 0; i < cn; i++) interval[i] += xc[i] >= lv[t];
-        for (size_t i = 0; i < cn; i++) {
+        uint32_t j = idx0 + (uint32_t)c0; /* 32-bit hash index beside i */
+        for (size_t i = 0; i < cn; i++, j++) {
             int32_t m = interval[i];
             float prob = (xc[i] - lv[m]) * inv[m];
-            float u = rng_uniform24(rng_hash32(key, idx0 + (uint32_t)(c0 + i)));
+            float u = rng_uniform24(rng_hash32(key, j));
             codes[c0 + i] = (uint8_t)(m + (u < prob));
         }
     }

@@ -33,7 +33,8 @@ static void qs_quantize(uint8_t *codes, const float *x, size_t len, const float 
     const float fs = (float)s, scale = fminf(fs * qz_safe_inv(stored[0]), FLT_MAX);
     /* integer selects only: float ?: does not if-convert under -ftrapping-math */
     const int si = (int)s;
-    for (size_t i = 0; i < len; i++) {
+    uint32_t j = idx0; /* 32-bit hash index beside i (64-bit lanes would need a repack) */
+    for (size_t i = 0; i < len; i++, j++) {
         float r = fabsf(x[i]) * scale; /* in [0, s] up to rounding; max norm reaches s exactly */
         uint32_t rb, fb;               /* r = min(r, s) on the bit patterns: both are >= 0 */
         memcpy(&rb, &r, 4);
@@ -41,7 +42,7 @@ static void qs_quantize(uint8_t *codes, const float *x, size_t len, const float 
         rb = rb < fb ? rb : fb;
         memcpy(&r, &rb, 4);
         int lo = (int)r; /* r >= 0: truncation is floor */
-        float u = rng_uniform24(rng_hash32(key, idx0 + (uint32_t)i));
+        float u = rng_uniform24(rng_hash32(key, j));
         int mag = lo + (u < r - (float)lo);
         mag = mag < si ? mag : si;
         int neg = x[i] < 0;

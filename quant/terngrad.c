@@ -41,9 +41,10 @@ static void tg_quantize(uint8_t *codes, const float *x, size_t len, const float 
     /* P(round away from 0) = |x|/s; compared against a 24-bit uniform integer, the
      * probability pre-scaled by 2^24 (>= 2^24 always rounds away: clipping) */
     const float inv24 = qz_safe_inv(stored[0]) * 16777216.0f;
-    for (size_t i = 0; i < len; i++) {
+    uint32_t j = idx0; /* a 32-bit counter beside i: 64-bit index lanes cost a repack per vector */
+    for (size_t i = 0; i < len; i++, j++) {
         float prob24 = fabsf(x[i]) * inv24;
-        float u24 = (float)(rng_hash32(key, idx0 + (uint32_t)i) >> 8);
+        float u24 = (float)(rng_hash32(key, j) >> 8);
         uint32_t bits;
         memcpy(&bits, &x[i], 4);
         uint32_t nz = u24 < prob24;
