@@ -6,17 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "gq_clock.h"
 #include "qz_internal.h"
 #include "rng.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static int cmp_float(const void *a, const void *b)
 {
@@ -35,21 +28,21 @@ int main(int argc, char **argv)
     qz_sorted s;
     double best[4] = {1e9, 1e9, 1e9, 1e9};
     for (int rep = 0; rep < 3; rep++) {
-        double t0 = now();
+        double t0 = gq_now();
         for (size_t b = 0; b < nb; b++) memcpy(copy, x + b * d, d * sizeof *copy);
-        best[0] = fmin(best[0], now() - t0);
-        t0 = now();
+        best[0] = fmin(best[0], gq_now() - t0);
+        t0 = gq_now();
         for (size_t b = 0; b < nb; b++) qz_sorted_build(&s, x + b * d, d, work);
-        best[1] = fmin(best[1], now() - t0);
-        t0 = now();
+        best[1] = fmin(best[1], gq_now() - t0);
+        t0 = gq_now();
         for (size_t b = 0; b < nb; b++) {
             memcpy(copy, x + b * d, d * sizeof *copy);
             qsort(copy, d, sizeof *copy, cmp_float);
         }
-        best[2] = fmin(best[2], now() - t0);
-        t0 = now();
+        best[2] = fmin(best[2], gq_now() - t0);
+        t0 = gq_now();
         for (size_t b = 0; b < nb; b++) qz_hist_build(&s, x + b * d, d, d / 2 > 0 ? d / 2 : 1, work);
-        best[3] = fmin(best[3], now() - t0);
+        best[3] = fmin(best[3], gq_now() - t0);
     }
     const char *names[4] = {"memcpy (reference)", "radix sort + prefix sums", "qsort", "histogram, d/2 bins"};
     printf("bucket %zu, %zu buckets\n%-26s %10s %10s\n", d, nb, "", "ns/elem", "x memcpy");

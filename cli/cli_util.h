@@ -61,7 +61,6 @@ int cli_plot(const char *script_name, const char *out, const char *data, const c
 /* Embedded gnuplot scripts, generated at build time from the .gp files in plots/. */
 const char *gq_plot_script(const char *name);
 
-double cli_now(void); /* monotonic seconds */
 int cli_is_dir(const char *path);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "gq_clock.h"
 #include "gradgen.h"
 #include "qz.h"
 
@@ -259,9 +260,9 @@ static void run_memcpy(codec_run *r) { memcpy(r->y, r->x, r->n * sizeof *r->x); 
 static double time_per_call(void (*fn)(codec_run *), codec_run *r)
 {
     for (long reps = 1;; reps *= 2) {
-        double t0 = cli_now();
+        double t0 = gq_now();
         for (long k = 0; k < reps; k++) fn(r);
-        double dt = cli_now() - t0;
+        double dt = gq_now() - t0;
         if (dt >= 0.02 || reps >= (1L << 20)) return dt / (double)reps;
     }
 }

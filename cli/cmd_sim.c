@@ -10,6 +10,7 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "gq_clock.h"
 #include "gradgen.h"
 #include "sim.h"
 #include "zoo.h"
@@ -47,12 +48,12 @@ static int calibrate(const qz_params *q, double *enc_ns, double *dec_ns)
     void *buf = malloc(cap), *work = malloc(wcap ? wcap : 1);
     double be = INFINITY, bd = INFINITY;
     for (int t = 0; x && y && buf && work && t < 3; t++) {
-        double t0 = cli_now();
+        double t0 = gq_now();
         size_t s = qz_encode(buf, cap, x, n, q, (uint64_t)t, work, wcap);
-        double t1 = cli_now();
+        double t1 = gq_now();
         if (gq_is_error(s)) break;
         qz_decode(y, n, buf, s);
-        double t2 = cli_now();
+        double t2 = gq_now();
         be = fmin(be, t1 - t0), bd = fmin(bd, t2 - t1);
     }
     free(x), free(y), free(buf), free(work);

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "gq_clock.h"
 #include "rng.h"
 
 void openblas_set_num_threads(int); /* OpenBLAS: one thread keeps small GEMMs fast and runs reproducible */
@@ -22,13 +22,6 @@ size_t train_last_params(float *out, size_t cap)
     return LAST_N;
 }
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 double train_sgemm_gflops(void)
 {
     const int N = 512;
@@ -39,9 +32,9 @@ double train_sgemm_gflops(void)
     openblas_set_num_threads(1);
     double best = 1e9;
     for (int t = 0; t < 3; t++) {
-        double t0 = now();
+        double t0 = gq_now();
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1.0f, a, N, b, N, 0.0f, c, N);
-        double dt = now() - t0;
+        double dt = gq_now() - t0;
         best = dt < best ? dt : best;
     }
     free(a), free(b), free(c);
@@ -162,7 +155,7 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
     long step = 0;
     const double flops_per_image = c->model->fwd_flops * (1 + c->model->backward_ratio);
     for (int epoch = 1; epoch <= c->epochs && e == GQ_OK; epoch++) {
-        double t0 = now(), tc = 0, tq = 0, loss_sum = 0, up = 0, down = 0, nmse_sum = 0;
+        double t0 = gq_now(), tc = 0, tq = 0, loss_sum = 0, up = 0, down = 0, nmse_sum = 0;
         long nmse_n = 0;
         for (int i = ntrain - 1; i > 0; i--) { /* Fisher-Yates, seeded */
             int j = (int)(rng_u64(&shuffle) % (uint64_t)(i + 1)), t = order[i];
@@ -172,7 +165,7 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
             double lr = c->lr;
             if (c->schedule == LR_STEP && c->step_every > 0) lr *= pow(c->step_gamma, (epoch - 1) / c->step_every);
             if (c->schedule == LR_POLY) lr *= pow(1.0 - (double)step / ((double)iters * c->epochs), c->poly_power);
-            double tc0 = now();
+            double tc0 = gq_now();
             for (int w = 0; w < W; w++) { /* each worker on its shard */
                 for (int b = 0; b < B; b++) {
                     int idx = order[(it * W + w) * B + b];
@@ -184,7 +177,7 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
                 loss_sum += net_loss(&net, x, labels, B, 1, NULL) / W;
                 memcpy(g + (size_t)w * P, net.grads, P * sizeof *g);
             }
-            double tq0 = now();
+            double tq0 = gq_now();
             tc += tq0 - tc0;
             if (c->dump_dir)
                 for (int k = 0; k < c->ndump; k++)
@@ -254,7 +247,7 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
                     down += (double)sz;
                 }
             }
-            tq += now() - tq0;
+            tq += gq_now() - tq0;
             /* the update, the same on every worker */
             for (size_t k = 0; k < P && e == GQ_OK; k++) {
                 double gk = avg[k] + c->weight_decay * net.params[k];
@@ -284,7 +277,7 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
         s.quant_s = tq;
         s.gflops = flops_per_image * iters * W * B / tc / 1e9;
         evaluate(&net, test, c->test_limit, x, &s.test_loss, &s.test_accuracy);
-        s.wall_s = now() - t0;
+        s.wall_s = gq_now() - t0;
         if (report) report(&s, ctx);
     }
     free(LAST_PARAMS);
