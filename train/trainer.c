@@ -13,15 +13,6 @@
 
 void openblas_set_num_threads(int); /* OpenBLAS: one thread keeps small GEMMs fast and runs reproducible */
 
-static float *LAST_PARAMS;
-static size_t LAST_N;
-
-size_t train_last_params(float *out, size_t cap)
-{
-    if (out) memcpy(out, LAST_PARAMS, (cap < LAST_N ? cap : LAST_N) * sizeof *out);
-    return LAST_N;
-}
-
 double train_sgemm_gflops(void)
 {
     const int N = 512;
@@ -131,14 +122,14 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
     }
     float *g = calloc((size_t)W * P, sizeof *g); /* each worker's gradient */
     float *res = ef ? calloc((size_t)W * P, sizeof *res) : NULL;
-    float *avg = calloc(P, sizeof *avg), *dec = calloc(maxn, sizeof *dec), *gq = calloc(maxn, sizeof *gq);
+    float *avg = calloc(P, sizeof *avg), *dec = calloc(maxn, sizeof *dec);
     float *x = calloc((size_t)B * px, sizeof *x), *m1 = calloc(P, sizeof *m1), *m2 = calloc(P, sizeof *m2);
     size_t bcap = qz_bound(&c->quant, maxn), wcap = qz_workspace_size(&c->quant, maxn);
     uint8_t *buf = malloc(gq_is_error(bcap) ? 1 : bcap);
     void *work = malloc(wcap ? wcap : 1);
     int *order = malloc((size_t)train->n * sizeof *order);
     uint8_t *labels = malloc((size_t)B);
-    if (!T || !g || (ef && !res) || !avg || !dec || !gq || !x || !m1 || !m2 || !buf || !work || !order || !labels) {
+    if (!T || !g || (ef && !res) || !avg || !dec || !x || !m1 || !m2 || !buf || !work || !order || !labels) {
         e = GQ_ERR_NOMEM;
         goto out;
     }
@@ -248,7 +239,9 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
                 }
             }
             tq += gq_now() - tq0;
-            /* the update, the same on every worker */
+            /* the update, the same on every worker (Adam's bias corrections are per step) */
+            const double b1 = 0.9, b2 = 0.999;
+            const double c1 = 1 - pow(b1, (double)step + 1), c2 = 1 - pow(b2, (double)step + 1);
             for (size_t k = 0; k < P && e == GQ_OK; k++) {
                 double gk = avg[k] + c->weight_decay * net.params[k];
                 if (c->optimizer == OPT_SGD) {
@@ -257,10 +250,9 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
                     m1[k] = (float)(c->momentum * m1[k] + gk);
                     net.params[k] -= (float)(lr * m1[k]);
                 } else {
-                    const double b1 = 0.9, b2 = 0.999;
                     m1[k] = (float)(b1 * m1[k] + (1 - b1) * gk);
                     m2[k] = (float)(b2 * m2[k] + (1 - b2) * gk * gk);
-                    double mh = m1[k] / (1 - pow(b1, (double)step + 1)), vh = m2[k] / (1 - pow(b2, (double)step + 1));
+                    double mh = m1[k] / c1, vh = m2[k] / c2;
                     net.params[k] -= (float)(lr * mh / (sqrt(vh) + 1e-8));
                 }
             }
@@ -278,13 +270,12 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
         s.gflops = flops_per_image * iters * W * B / tc / 1e9;
         evaluate(&net, test, c->test_limit, x, &s.test_loss, &s.test_accuracy);
         s.wall_s = gq_now() - t0;
+        s.params = net.params;
+        s.num_params = P;
         if (report) report(&s, ctx);
     }
-    free(LAST_PARAMS);
-    LAST_PARAMS = malloc(P * sizeof *LAST_PARAMS);
-    if (LAST_PARAMS) memcpy(LAST_PARAMS, net.params, P * sizeof *LAST_PARAMS), LAST_N = P;
 out:
-    free(T), free(g), free(res), free(avg), free(dec), free(gq), free(x), free(m1), free(m2), free(buf), free(work);
+    free(T), free(g), free(res), free(avg), free(dec), free(x), free(m1), free(m2), free(buf), free(work);
     free(order), free(labels);
     net_free(&net);
     return e;

@@ -49,6 +49,8 @@ typedef struct {
     double quant_nmse;                             /* mean ||Q(g) - g||^2 / ||g||^2 over quantized tensors */
     double wall_s, compute_s, quant_s; /* wall time of the epoch, of which forward/backward and quantization */
     double gflops;                     /* achieved forward+backward GFLOP/s */
+    const float *params;               /* the parameters after the epoch, valid during the callback */
+    size_t num_params;
 } epoch_stats;
 
 typedef void (*epoch_fn)(const epoch_stats *s, void *ctx);
@@ -56,10 +58,6 @@ typedef void (*epoch_fn)(const epoch_stats *s, void *ctx);
 /* Trains; calls `report` after each epoch. On error writes one line. */
 gq_err train_run(const train_config *c, const idx_dataset *train, const idx_dataset *test, epoch_fn report, void *ctx,
                  char *msg, size_t cap);
-
-/* The trained parameters of the last train_run on this thread, for tests
- * (bit-identical runs): copies up to cap floats, returns how many there are. */
-size_t train_last_params(float *out, size_t cap);
 
 /* CBLAS sgemm GFLOP/s on this machine, one thread: the reference the
  * trainer's achieved rate is read against (best of three 512^3 products). */
