@@ -350,13 +350,11 @@ size_t qz_dense_workspace(const qz_dense *d, const qz_params *p, size_t n)
 }
 
 /* End of the segment that starts at j inside chunk [.., c1): segments stop at
- * bucket ends and at 2^32 index boundaries (the RNG key covers the high word). */
+ * bucket ends (qz_dense_codes splits them further at 2^32 index boundaries). */
 static size_t segment_end(size_t j, size_t c1, size_t blen)
 {
     size_t end = (j / blen + 1) * blen;
-    if (end > c1) end = c1;
-    if ((j >> 32) != ((end - 1) >> 32)) end = ((j >> 32) + 1) << 32;
-    return end;
+    return end < c1 ? end : c1;
 }
 
 void qz_dense_codes(const qz_dense *d, uint8_t *codes, const float *x, size_t j0, size_t len, const float *stored,
@@ -391,7 +389,7 @@ size_t qz_dense_encode(const qz_dense *d, uint8_t *dst, const float *src, size_t
             b = j / blen;
             jend = segment_end(j, c1, blen);
             for (unsigned k = 0; k < ns; k++) stored[k] = load_f32(dst + (b * ns + k) * 4);
-            d->quantize(codes + (j - c0), src + j, jend - j, stored, p, rng_key32(seed, j >> 32), (uint32_t)j);
+            qz_dense_codes(d, codes + (j - c0), src + j, j, jend - j, stored, p, seed);
         }
         if (trits)
             qz_pack_trits(packed + c0 / 5, codes, c1 - c0);
