@@ -340,25 +340,25 @@ static unsigned orq_nlevels(const qz_params *p) { return p->levels; }
 #define ORQ_HIST_MAX 4096
 #define ORQ_HIST_LEVELS 9
 
-void orq_levels_bucket(float *levels, unsigned k, const float *x, size_t len, void *work)
+gq_err orq_levels_bucket(float *levels, unsigned k, const float *x, size_t len, void *work)
 {
     qz_sorted s;
     if (len <= ORQ_SORT_MAX || k > ORQ_HIST_LEVELS) {
         qz_sorted_build(&s, x, len, work);
+        if (!isfinite(s.s2[len])) return GQ_ERR_NONFINITE;
     } else {
         size_t bins = len / ORQ_HIST_RATIO;
         bins = bins > ORQ_HIST_MAX ? ORQ_HIST_MAX : bins;
-        qz_hist_build(&s, x, len, bins, work);
+        if (qz_hist_build(&s, x, len, bins, work) != 0) return GQ_ERR_NONFINITE;
     }
     orq_levels_greedy(levels, k, &s);
+    return GQ_OK;
 }
 
 static gq_err orq_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
 {
     if ((uint64_t)len > UINT32_MAX) return GQ_ERR_TOO_LARGE; /* the radix sort counts in 32 bits */
-    if (!qz_all_finite(x, len)) return GQ_ERR_NONFINITE;     /* before any level is computed from them */
-    orq_levels_bucket(stored, p->levels, x, len, work);
-    return GQ_OK;
+    return orq_levels_bucket(stored, p->levels, x, len, work);
 }
 
 /* In chunks, level by level, so that every loop vectorises: the interval

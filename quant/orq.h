@@ -11,8 +11,9 @@
 void orq_levels_greedy(float *levels, unsigned k, const qz_sorted *s);
 
 /* The levels the codec uses for one bucket: the greedy search on the sorted
- * bucket (short buckets) or on a histogram of it. work: qz_sorted_workspace(len). */
-void orq_levels_bucket(float *levels, unsigned k, const float *x, size_t len, void *work);
+ * bucket (short buckets) or on a histogram of it. work: qz_sorted_workspace(len).
+ * @return GQ_OK, or GQ_ERR_NONFINITE when x holds a NaN or an infinity. */
+gq_err orq_levels_bucket(float *levels, unsigned k, const float *x, size_t len, void *work);
 
 /* The exact optimum over all k-level sets (levels lie on data points, as the
  * cost is piecewise linear between them); O(k len^2), for small buckets.

@@ -173,9 +173,9 @@ void qz_sorted_build(qz_sorted *s, const float *x, size_t len, void *work);
 /* A histogram of x in `bins` equal bins from min(x) to max(x), 1 <= bins <=
  * len: s->len = bins + 1 edges. Costs one streaming pass instead of a sort;
  * interval sums are exact between edges, so a level search restricted to the
- * edges evaluates its costs exactly. x must be finite (s1/s2 turn non-finite
- * otherwise, which callers check). */
-void qz_hist_build(qz_sorted *s, const float *x, size_t len, size_t bins, void *work);
+ * edges evaluates its costs exactly. @return 0, or -1 when x holds a NaN or
+ * an infinity (its range pass sees them; s is then left unset). */
+int qz_hist_build(qz_sorted *s, const float *x, size_t len, size_t bins, void *work);
 
 /* Count of the elements in [x[i], x[j]). */
 static inline double qz_nelem(const qz_sorted *s, size_t i, size_t j) { return s->n[j] - s->n[i]; }

@@ -103,7 +103,7 @@ static size_t hist_workspace(size_t bins)
     return 3 * (bins + 1) * sizeof(double) + align8((bins + 1) * sizeof(float));
 }
 
-void qz_hist_build(qz_sorted *s, const float *x, size_t len, size_t bins, void *work)
+int qz_hist_build(qz_sorted *s, const float *x, size_t len, size_t bins, void *work)
 {
     uint8_t *base = (uint8_t *)(((uintptr_t)work + 7) & ~(uintptr_t)7);
     double *cnt = (double *)base, *s1 = cnt + (bins + 1), *s2 = s1 + (bins + 1);
@@ -117,6 +117,8 @@ void qz_hist_build(qz_sorted *s, const float *x, size_t len, size_t bins, void *
         kmax = k > kmax ? k : kmax;
     }
     const float lo = bits_f32(key_float(kmin)), hi = bits_f32(key_float(kmax));
+    /* a NaN's key lies beyond the infinities', so any non-finite element is an extreme */
+    if (!isfinite(lo) || !isfinite(hi)) return -1;
     const double span = (double)hi - (double)lo, scale = span > 0 ? (double)bins / span : 0;
     memset(cnt, 0, (bins + 1) * sizeof *cnt);
     memset(s1, 0, (bins + 1) * sizeof *s1);
@@ -142,6 +144,7 @@ void qz_hist_build(qz_sorted *s, const float *x, size_t len, size_t bins, void *
     s->s1 = s1;
     s->s2 = s2;
     s->len = bins + 1;
+    return 0;
 }
 
 size_t qz_lower_bound(const qz_sorted *s, double v)
