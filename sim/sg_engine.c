@@ -118,8 +118,9 @@ static void node_reduce_bcast(int r, const sim_bucket *b, void (*inter)(int node
         sleep_s(b->dec_down_s);
         return;
     }
-    sg_comm_t c[64];
+    sg_comm_t *c = malloc((size_t)here * sizeof *c); /* up to gpus-per-node - 1 transfers at once */
     void *data;
+    if (!c) abort(); /* the child dies and the parent reports a failed run */
     if (here > 1) {
         sleep_s(b->enc_s);
         for (int l = 1; l < here; l++) c[l - 1] = sg_mailbox_get_async(mbox("lu%d", r + l), &data);
@@ -133,6 +134,7 @@ static void node_reduce_bcast(int r, const sim_bucket *b, void (*inter)(int node
             c[l - 1] = sg_mailbox_put_async(mbox("ld%d", r + l), &TOKEN, bytes_of(b->down_bytes));
         sg_comm_wait_all(c, (size_t)here - 1);
     }
+    free(c);
 }
 
 static void leaders_ring(int node, const sim_bucket *b)

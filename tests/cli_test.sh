@@ -158,6 +158,10 @@ check "bad platform spec named" grep -q 'intra=pcie9' err.txt
 check "simulate succeeds" test $? -eq 0
 check "simulate columns" sh -c "head -1 sim.csv | grep -q '^model,platform,gpus,quant,sync,iteration_s,compute_s,comm_exposed_s,encode_s,decode_s,bytes_per_gpu_up,bytes_per_gpu_down,images_per_s,speedup,'"
 check "simulate row" grep -q '^alexnet,terngrad-ethernet,16,"terngrad:bucket=0,clip=2.5,scale=max,pack=2bit",ps-sharded,' sim.csv
+# more GPUs per node than a fixed-size array once held (a stack overflow in the SimGrid child)
+"$GQ" simulate --model alexnet --platform "cluster:gpus-per-node=128,gpu=V100,intra=nvswitch,inter=ib-edr" \
+    --gpus 256 --sync hierarchical --format csv > wide.csv
+check "hierarchical with 128 GPUs per node" grep -q '^alexnet,.*,256,fp32,hierarchical,' wide.csv
 "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 1 --format csv > one.csv
 check "one GPU: speedup 1" grep -q ',1,simgrid,128,GTX 1080,' one.csv
 "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --sync nonsense 2> err.txt; rc=$?
