@@ -66,6 +66,18 @@ static int calibrate(const qz_params *q, double *enc_ns, double *dec_ns)
     return 0;
 }
 
+/* The quantizers' names, space-separated, for a plot's legend (specs already validated). */
+static void quant_names(char *out, size_t cap, const char *const *specs, int n)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (int k = 0; k < n && len < cap; k++) {
+        qz_params q;
+        qz_parse_spec(specs[k], &q, NULL, 0);
+        len += (size_t)snprintf(out + len, cap - len, "%s%s", k ? " " : "", qz_name(q.id));
+    }
+}
+
 /* ---- options shared by the simulation commands ----------------------------------------- */
 
 typedef struct {
@@ -402,12 +414,9 @@ static int cmd_speedup(int argc, char **argv)
             table_print(&t, o.fmt);
             rc = 0;
             if (o.plot) {
-                char vars[1024], names[512] = "";
-                for (int k = 0; k < (o.nquants ? o.nquants : 1); k++) {
-                    qz_params q;
-                    qz_parse_spec(o.nquants ? o.quants[k] : "fp32", &q, NULL, 0);
-                    strcat(strcat(names, k ? " " : ""), qz_name(q.id));
-                }
+                static const char *const FP32_ONLY[] = {"fp32"};
+                char vars[1024], names[512];
+                quant_names(names, sizeof names, o.nquants ? o.quants : FP32_ONLY, o.nquants ? o.nquants : 1);
                 snprintf(vars, sizeof vars, "ptitle='%s on %s'; quants='%s'", s.model->name, o.platform, names);
                 if (cli_plot("speedup", o.plot, dat, vars) != 0) rc = 1;
             }
@@ -457,12 +466,8 @@ static int cmd_report(int argc, char **argv)
             zoo_free(&s.zoo);
         }
         if (rc == 0) {
-            char png[1024], vars[1024], names[256] = "";
-            for (int k = 0; k < o.nquants; k++) {
-                qz_params q;
-                qz_parse_spec(o.quants[k], &q, NULL, 0);
-                strcat(strcat(names, k ? " " : ""), qz_name(q.id));
-            }
+            char png[1024], vars[1024], names[256];
+            quant_names(names, sizeof names, o.quants, o.nquants);
             snprintf(png, sizeof png, "%s/speedup-%s.png", dir, PLATFORMS[pi]);
             snprintf(vars, sizeof vars, "ptitle='%s'; quants='%s'; models='alexnet googlenet vgg-a'", PLATFORMS[pi],
                      names);
