@@ -124,5 +124,7 @@ int main(int argc, char **argv)
         cli_error("unknown command '%s' (see 'gqsim --help')", argv[1]);
         return EXIT_USAGE;
     }
+    if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0))
+        return cmd_help(2, argv); /* 'gqsim CMD --help' is 'gqsim help CMD' */
     return c->fn(argc - 1, argv + 1);
 }

@@ -26,6 +26,7 @@ printf 'abc' > odd.f32
 "$GQ" --help > out.txt; check "--help exits 0" test $? -eq 0
 check "--help lists quant" grep -q '^  quant ' out.txt
 check "--version" sh -c "'$GQ' --version | grep -qx 'gqsim [0-9.]*'"
+check "CMD --help is help CMD" sh -c "'$GQ' train --help > h1.txt && '$GQ' help train > h2.txt && cmp -s h1.txt h2.txt"
 "$GQ" frobnicate 2> err.txt; rc=$?
 check "unknown command exits 2" test $rc -eq 2
 check "unknown command: one line naming it" sh -c "test \$(wc -l < err.txt) -eq 1 && grep -q \"'frobnicate'\" err.txt"
