@@ -11,11 +11,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+static const char *error_context;
+
+void cli_error_context(const char *where) { error_context = where; }
+
+void cli_one_line(char *dst, size_t cap, const char *src)
+{
+    size_t n = 0;
+    for (const unsigned char *c = (const unsigned char *)src; *c && n + 1 < cap; c++)
+        dst[n++] = *c < 0x20 || *c == 0x7f ? ' ' : (char)*c;
+    if (cap) dst[n] = '\0';
+}
+
 void cli_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     fputs("gqsim: ", stderr);
+    if (error_context) fprintf(stderr, "%s: ", error_context);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
@@ -145,25 +158,6 @@ int cli_read_f32(const char *path, float **data, size_t *n)
     return 0;
 }
 
-int cli_write_file(const char *path, const void *data, size_t size)
-{
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        cli_error("%s: %s", path, strerror(errno));
-        return -1;
-    }
-    int ok = fwrite(data, 1, size, f) == size;
-    ok &= fclose(f) == 0;
-    if (!ok || rename(tmp, path) != 0) {
-        cli_error("%s: write failed: %s", path, strerror(errno));
-        remove(tmp);
-        return -1;
-    }
-    return 0;
-}
-
 /* ---- tables ---------------------------------------------------------------------- */
 
 int cli_parse_format(const char *s, cli_format *f)
@@ -213,17 +207,16 @@ void table_print(const cli_table *t, cli_format f) { table_fprint(stdout, t, f);
 
 int table_write_csv(const cli_table *t, const char *path)
 {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    char tmp[4200];
+    if (cli_stage_name(path, tmp, sizeof tmp) != 0) return -1;
     FILE *out = fopen(tmp, "w");
     if (!out) {
         cli_error("%s: %s", path, strerror(errno));
         return -1;
     }
     table_fprint(out, t, FMT_CSV);
-    if (fclose(out) != 0 || rename(tmp, path) != 0) {
+    if (fclose(out) != 0) {
         cli_error("%s: write failed: %s", path, strerror(errno));
-        remove(tmp);
         return -1;
     }
     return 0;
@@ -281,7 +274,7 @@ void table_free(cli_table *t)
     t->cells = NULL;
 }
 
-/* ---- progress, plots, time --------------------------------------------------------- */
+/* ---- progress --------------------------------------------------------- */
 
 void cli_progress(int done, const char *fmt, ...)
 {
@@ -293,46 +286,4 @@ void cli_progress(int done, const char *fmt, ...)
     if (done) fputc('\n', stderr);
     fflush(stderr);
     va_end(ap);
-}
-
-static void replace_ext(char *dst, size_t cap, const char *path, const char *ext)
-{
-    snprintf(dst, cap, "%s", path);
-    char *dot = strrchr(dst, '.'), *slash = strrchr(dst, '/');
-    if (dot && (!slash || dot > slash)) *dot = '\0';
-    strncat(dst, ext, cap - strlen(dst) - 1);
-}
-
-int cli_plot(const char *script_name, const char *out, const char *data, const char *vars)
-{
-    const char *script = gq_plot_script(script_name);
-    if (!script) {
-        cli_error("no plot script '%s' in this build", script_name);
-        return -1;
-    }
-    const char *ext = strrchr(out, '.');
-    const char *term = NULL;
-    if (ext && strcmp(ext, ".png") == 0)
-        term = "pngcairo size 1200,800 font ',11'";
-    else if (ext && strcmp(ext, ".svg") == 0)
-        term = "svg size 1200,800 dynamic font ',11'";
-    if (!term) {
-        cli_error("--plot '%s': the file name must end in .png or .svg", out);
-        return -1;
-    }
-    char gp[4096], dat[4096], tmp[4200], cmd[16384];
-    replace_ext(gp, sizeof gp, out, ".gp");
-    replace_ext(dat, sizeof dat, out, ".dat");
-    if (cli_write_file(dat, data, strlen(data)) != 0 || cli_write_file(gp, script, strlen(script)) != 0) return -1;
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld%s", out, (long)getpid(), ext);
-    snprintf(cmd, sizeof cmd, "gnuplot -e \"datafile='%s'; outfile='%s'; set terminal %s; %s\" '%s'", dat, tmp, term,
-             vars ? vars : "", gp);
-    int rc = system(cmd);
-    if (rc != 0 || rename(tmp, out) != 0) {
-        cli_error("%s: gnuplot failed (exit %d); is gnuplot installed? (scripts/bootstrap.sh)", out,
-                  WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
-        remove(tmp);
-        return -1;
-    }
-    return 0;
 }

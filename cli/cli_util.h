@@ -10,8 +10,13 @@
 
 #define EXIT_USAGE 2
 
-/* "gqsim: <message>" on stderr. */
+/* "gqsim: [CONTEXT: ]<message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* While set (not NULL), every cli_error names `where` first, e.g. "FILE:LINE";
+ * the string must outlive the setting. */
+void cli_error_context(const char *where);
+/* src with control characters (newlines) as spaces, for one-line outputs. */
+void cli_one_line(char *dst, size_t cap, const char *src);
 
 /* Matches argv[*i] against --name VALUE or --name=VALUE; on a match stores
  * the value, advances *i past it and returns 1; a missing value is an error
@@ -26,8 +31,34 @@ int cli_parse_u64_list(const char *opt, const char *s, uint64_t *v, size_t cap, 
 /* Reads a whole raw little-endian float32 file. @return 0, or -1 after printing. */
 int cli_read_f32(const char *path, float **data, size_t *n);
 int cli_read_file(const char *path, unsigned char **data, size_t *size);
-/* Writes to PATH.tmp.PID and renames it over PATH. @return 0 or -1 after printing. */
+
+/* ---- outputs (cli_out.c) ----------------------------------------------------------
+ * Every output file is staged: written as PATH.tmp.PID, renamed over PATH by
+ * cli_commit_outputs() once the whole command has succeeded (main() does it),
+ * removed by cli_discard_outputs() or on SIGINT/SIGTERM/SIGHUP. */
+
+/* Writes data to PATH's staged name. @return 0 or -1 after printing. */
 int cli_write_file(const char *path, const void *data, size_t size);
+/* Registers PATH for staging and gives its temporary name to write. @return 0 or -1 after printing. */
+int cli_stage_name(const char *path, char *tmp, size_t cap);
+/* Creates directory PATH if missing; removed again on failure if still empty. @return 0 or -1 after printing. */
+int cli_stage_dir(const char *path);
+int cli_commit_outputs(void);
+void cli_discard_outputs(void);
+void cli_install_signal_cleanup(void);
+
+/* Before any long work: the name has no control character, ends in one of
+ * `exts` (NULL-terminated; NULL: any), is not a directory, and its directory
+ * exists and is writable. One line naming `opt` on failure. @return 0 or -1. */
+int cli_check_output(const char *opt, const char *path, const char *const *exts);
+/* A directory to write into: writable if it exists, else creatable. */
+int cli_check_output_dir(const char *opt, const char *path);
+
+/* Runs argv[0] (found on PATH) with fork/exec, never a shell, in directory
+ * cwd (NULL: here), stdin and stdout on /dev/null; it dies if gqsim dies.
+ * @return 0 on success; 127 if the program is missing; else non-zero with
+ * the last line of its stderr (or how it ended) in why. */
+int cli_run_program(const char *const *argv, const char *cwd, char *why, size_t cap);
 
 /* ---- tables ------------------------------------------------------------------ */
 typedef enum { FMT_TABLE, FMT_CSV } cli_format;
@@ -52,11 +83,24 @@ void table_free(cli_table *t);
 /* "\r<message>" on stderr, only when stderr is a terminal; done=1 ends the line. */
 void cli_progress(int done, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Writes the embedded gnuplot script NAME beside OUT (OUT with .gp), the data
- * beside it (OUT with .dat), and runs gnuplot to make OUT (PNG or SVG by its
- * extension). `vars` are extra gnuplot assignments ("a=1; b='x'").
- * @return 0, or -1 after printing. */
-int cli_plot(const char *script_name, const char *out, const char *data, const char *vars);
+/* ---- figures (cli_plot.c) -------------------------------------------------------------- */
+/* gnuplot variables for a figure: strings are quoted by gnuplot's rules. */
+typedef struct {
+    char *s;
+    size_t len, cap;
+} gp_vars;
+void gpv_string(gp_vars *v, const char *name, const char *value);
+void gpv_number(gp_vars *v, const char *name, double x);
+/* A gnuplot array NAME[1..n] of strings (scripts use |NAME| and NAME[i]). */
+void gpv_array(gp_vars *v, const char *name, const char *const *items, size_t n);
+void gpv_free(gp_vars *v);
+
+/* Checks a --plot name (.png or .svg, writable directory) before long work. */
+int cli_check_plot(const char *opt, const char *path);
+/* Stages OUT (PNG or SVG by its extension), OUT's .dat with `data`, and its
+ * .gp (the re-run line, `vars`, then the embedded plots/NAME.gp), running
+ * gnuplot without a shell. @return 0, or -1 after printing. */
+int cli_plot(const char *script_name, const char *out, const char *data, const gp_vars *vars);
 
 /* Embedded gnuplot scripts, generated at build time from the .gp files in plots/. */
 const char *gq_plot_script(const char *name);

@@ -570,12 +570,14 @@ static int quant_sweep(int argc, char **argv)
     cli_progress(1, "sweep: done");
     if (rc == 0) table_print(&t, fmt);
     if (rc == 0 && plot) {
-        char vars[2048], names[1024] = "", dnames[512] = "";
-        for (size_t s = 0; s < nsch; s++) strcat(strcat(names, s ? " " : ""), sch[s].label);
-        for (size_t d = 0; d < ndists; d++)
-            strcat(strcat(dnames, d ? " " : ""), gradgen_is_named(dists[d]) ? dists[d] : "file");
-        snprintf(vars, sizeof vars, "dists='%s'; schemes='%s'", dnames, names);
-        if (cli_plot("quant_sweep", plot, dat, vars) != 0) rc = 1;
+        const char *names[64], *dnames[64];
+        for (size_t s = 0; s < nsch && s < 64; s++) names[s] = sch[s].label;
+        for (size_t d = 0; d < ndists && d < 64; d++) dnames[d] = gradgen_is_named(dists[d]) ? dists[d] : "file";
+        gp_vars vars = {0};
+        gpv_array(&vars, "dists", dnames, ndists < 64 ? ndists : 64);
+        gpv_array(&vars, "schemes", names, nsch < 64 ? nsch : 64);
+        if (cli_plot("quant_sweep", plot, dat, &vars) != 0) rc = 1;
+        gpv_free(&vars);
     }
     free(dat);
     free(nmse);

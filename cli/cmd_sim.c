@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "gq_clock.h"
 #include "gradgen.h"
+#include "measured.h"
 #include "sim.h"
 #include "zoo.h"
 
@@ -66,15 +67,21 @@ static int calibrate(const qz_params *q, double *enc_ns, double *dec_ns)
     return 0;
 }
 
-/* The quantizers' names, space-separated, for a plot's legend (specs already validated). */
-static void quant_names(char *out, size_t cap, const char *const *specs, int n)
+/* The quantizers' names for a plot's legend (specs already validated). */
+typedef struct {
+    char name[MAX_QUANTS][32];
+    const char *ptr[MAX_QUANTS];
+    size_t n;
+} quant_labels;
+
+static void quant_names(quant_labels *l, const char *const *specs, int n)
 {
-    size_t len = 0;
-    out[0] = '\0';
-    for (int k = 0; k < n && len < cap; k++) {
+    l->n = 0;
+    for (int k = 0; k < n && k < MAX_QUANTS; k++) {
         qz_params q;
         qz_parse_spec(specs[k], &q, NULL, 0);
-        len += (size_t)snprintf(out + len, cap - len, "%s%s", k ? " " : "", qz_name(q.id));
+        snprintf(l->name[k], sizeof l->name[k], "%s", qz_name(q.id));
+        l->ptr[l->n++] = l->name[k];
     }
 }
 
@@ -415,10 +422,15 @@ static int cmd_speedup(int argc, char **argv)
             rc = 0;
             if (o.plot) {
                 static const char *const FP32_ONLY[] = {"fp32"};
-                char vars[1024], names[512];
-                quant_names(names, sizeof names, o.nquants ? o.quants : FP32_ONLY, o.nquants ? o.nquants : 1);
-                snprintf(vars, sizeof vars, "ptitle='%s on %s'; quants='%s'", s.model->name, o.platform, names);
-                if (cli_plot("speedup", o.plot, dat, vars) != 0) rc = 1;
+                quant_labels names;
+                quant_names(&names, o.nquants ? o.quants : FP32_ONLY, o.nquants ? o.nquants : 1);
+                char title[1024];
+                snprintf(title, sizeof title, "%s on %s", s.model->name, o.platform);
+                gp_vars vars = {0};
+                gpv_string(&vars, "ptitle", title);
+                gpv_array(&vars, "quants", names.ptr, names.n);
+                if (cli_plot("speedup", o.plot, dat, &vars) != 0) rc = 1;
+                gpv_free(&vars);
             }
         }
         free(dat);
@@ -466,12 +478,16 @@ static int cmd_report(int argc, char **argv)
             zoo_free(&s.zoo);
         }
         if (rc == 0) {
-            char png[1024], vars[1024], names[256];
-            quant_names(names, sizeof names, o.quants, o.nquants);
+            char png[4200];
+            quant_labels names;
+            quant_names(&names, o.quants, o.nquants);
             snprintf(png, sizeof png, "%s/speedup-%s.png", dir, PLATFORMS[pi]);
-            snprintf(vars, sizeof vars, "ptitle='%s'; quants='%s'; models='alexnet googlenet vgg-a'", PLATFORMS[pi],
-                     names);
-            if (cli_plot("report_cluster", png, dat, vars) != 0) rc = 1;
+            gp_vars vars = {0};
+            gpv_string(&vars, "ptitle", PLATFORMS[pi]);
+            gpv_array(&vars, "quants", names.ptr, names.n);
+            gpv_array(&vars, "models", MODELS, 3);
+            if (cli_plot("report_cluster", png, dat, &vars) != 0) rc = 1;
+            gpv_free(&vars);
         }
         free(dat);
     }
@@ -487,9 +503,12 @@ static int cmd_report(int argc, char **argv)
                                             sp[pi][mi][1 * MAX_GPU_COUNTS + (int)g] / sp[pi][mi][g]);
                 len += (size_t)snprintf(dat + len, cap - len, "\n\n");
             }
-        char png[1024];
+        char png[4200];
         snprintf(png, sizeof png, "%s/terngrad-gain.png", dir);
-        if (cli_plot("report_gain", png, dat, "models='alexnet googlenet vgg-a'") != 0) rc = 1;
+        gp_vars vars = {0};
+        gpv_array(&vars, "models", MODELS, 3);
+        if (cli_plot("report_gain", png, dat, &vars) != 0) rc = 1;
+        gpv_free(&vars);
         free(dat);
     }
     if (rc == 0) {
@@ -522,27 +541,6 @@ static int cmd_report(int argc, char **argv)
 }
 
 /* ---- validate -------------------------------------------------------------------------------- */
-
-/* Index of a column in a CSV header (any of the names), or -1. */
-static int column(char **h, int nh, const char *a, const char *b)
-{
-    for (int i = 0; i < nh; i++)
-        if (strcmp(h[i], a) == 0 || (b && strcmp(h[i], b) == 0)) return i;
-    return -1;
-}
-
-static int split_csv(char *line, char **f, int max)
-{
-    int n = 0;
-    for (char *p = line; n < max;) {
-        f[n++] = p;
-        char *c = strchr(p, ',');
-        if (!c) break;
-        *c = '\0';
-        p = c + 1;
-    }
-    return n;
-}
 
 /* A measured row's platform: the column `platform` (any spec), else a
  * machine name: "DGX-1" is dgx1, others a one-node cluster of the row's GPU
@@ -580,23 +578,12 @@ static int cmd_validate(int argc, char **argv)
     unsigned char *text;
     size_t size;
     if (cli_read_file(o.measured, &text, &size) != 0) return 1;
-    char *csv = malloc(size + 1);
-    memcpy(csv, text, size);
-    csv[size] = '\0';
+    measured_set ms;
+    char msg[1024];
+    gq_err pe = measured_parse((const char *)text, size, o.measured, &ms, msg, sizeof msg);
     free(text);
-    char *save = NULL, *line = strtok_r(csv, "\n", &save);
-    char *h[32];
-    int nh = line ? split_csv(line, h, 32) : 0;
-    int cm = column(h, nh, "model", NULL), cg = column(h, nh, "gpu", NULL),
-        cb = column(h, nh, "batch", "batch_per_gpu"), cn = column(h, nh, "gpus", NULL),
-        ci = column(h, nh, "images_per_s", NULL), cp = column(h, nh, "platform", NULL),
-        cmach = column(h, nh, "machine", NULL), cint = column(h, nh, "interconnect", NULL),
-        cs = column(h, nh, "sync", NULL), cq = column(h, nh, "quant", NULL);
-    if (cm < 0 || cg < 0 || cb < 0 || cn < 0 || ci < 0 || (cp < 0 && cmach < 0)) {
-        cli_error("%s:1: needs columns model, gpu, batch (or batch_per_gpu), gpus, images_per_s and platform (or "
-                  "machine)",
-                  o.measured);
-        free(csv);
+    if (pe != GQ_OK) {
+        cli_error("%s", pe == GQ_ERR_NOMEM ? "out of memory" : msg);
         return 1;
     }
     static const char *const H[] = {"model",
@@ -612,83 +599,81 @@ static int cmd_validate(int argc, char **argv)
                                     "compute_source"};
     cli_table t;
     table_init(&t, H, 11);
-    double *ape = NULL;
-    int n = 0, rc = 0, lineno = 1;
-    size_t dlen = 0, dcap = 4096;
-    char *dat = malloc(dcap), prev_key[512] = "", labels[2048] = "";
-    dat[0] = '\0';
-    while ((line = strtok_r(NULL, "\n", &save)) != NULL && rc == 0) {
-        lineno++;
-        if (!*line || *line == '\r') continue;
-        char *f[32];
-        int nf = split_csv(line, f, 32);
-        if (nf != nh) {
-            cli_error("%s:%d: %d fields, the header has %d", o.measured, lineno, nf, nh);
-            rc = 1;
-            break;
-        }
-        uint64_t batch, gpus;
-        double measured;
+    double *ape = calloc(ms.n, sizeof *ape);
+    int n = 0, rc = 0;
+    size_t dlen = 0, dcap = 4096, nlabels = 0;
+    char *dat = malloc(dcap), prev_key[1024] = "";
+    char(*labels)[160] = calloc(ms.n, sizeof *labels);
+    const char **label_ptr = calloc(ms.n, sizeof *label_ptr);
+    if (!ape || !dat || !labels || !label_ptr) {
+        cli_error("out of memory");
+        rc = 1;
+    }
+    if (dat) dat[0] = '\0';
+    char where[4200];
+    for (size_t i = 0; i < ms.n && rc == 0; i++) {
+        const measured_row *row = &ms.rows[i];
+        snprintf(where, sizeof where, "%s:%d", o.measured, row->line);
+        cli_error_context(where); /* every message about this row names it */
         sync_kind sk;
-        if (cli_parse_u64("batch", f[cb], &batch) || cli_parse_u64("gpus", f[cn], &gpus) ||
-            cli_parse_double("images_per_s", f[ci], &measured) || batch < 1 || gpus < 1 || !(measured > 0)) {
-            cli_error("%s:%d: bad batch, gpus or images_per_s", o.measured, lineno);
-            rc = 1;
-            break;
-        }
-        if (row_sync(cs >= 0 ? f[cs] : NULL, &sk)) {
-            cli_error("%s:%d: sync '%s' is not ps, ps-sharded, ring, hierarchical, allgather, parameter_server(...) or "
+        if (row_sync(row->sync, &sk)) {
+            cli_error("sync '%s' is not ps, ps-sharded, ring, hierarchical, allgather, parameter_server(...) or "
                       "replicated(...)",
-                      o.measured, lineno, f[cs]);
+                      row->sync);
             rc = 1;
             break;
         }
-        char platform[256];
-        row_platform(platform, sizeof platform, cp >= 0 ? f[cp] : NULL, cmach >= 0 ? f[cmach] : NULL, f[cg],
-                     cint >= 0 ? f[cint] : NULL, 8);
+        const char *quant = row->quant[0] ? row->quant : "fp32";
+        qz_params q;
+        if (qz_parse_spec(quant, &q, msg, sizeof msg) != GQ_OK) {
+            cli_error("quant '%s': %s", quant, msg);
+            rc = 1;
+            break;
+        }
+        char platform[1024];
+        row_platform(platform, sizeof platform, row->platform, row->machine, row->gpu, row->interconnect, 8);
         sim_opts oo = o;
-        oo.model = f[cm];
+        oo.model = row->model;
         oo.platform = platform;
-        oo.gpu = f[cg];
-        oo.batch = batch;
+        oo.gpu = row->gpu;
+        oo.batch = row->batch;
         oo.sync = sk;
-        const char *quant = cq >= 0 && *f[cq] ? f[cq] : "fp32";
         sim_setup s;
         memset(&s, 0, sizeof s);
         sim_result r;
         double sp, ips;
-        if (setup(&oo, "validate", &s) != 0 || run_one(&oo, &s, quant, (int)gpus, &r, &sp, &ips) != 0) {
-            cli_error("%s:%d: cannot simulate this row", o.measured, lineno);
+        if (setup(&oo, "validate", &s) != 0 || run_one(&oo, &s, quant, (int)row->gpus, &r, &sp, &ips) != 0) {
             zoo_free(&s.zoo);
             rc = 1;
             break;
         }
-        double err = 100 * (ips - measured) / measured;
-        ape = realloc(ape, (size_t)(n + 1) * sizeof *ape);
+        double err = 100 * (ips - row->images_per_s) / row->images_per_s;
         ape[n++] = fabs(err);
         table_row(&t, "%s\t%s\t%s\t%llu\t%s\t%s\t%llu\t%.4g\t%.4g\t%+.1f\t%s", s.model->name, platform, s.gpu->name,
-                  (unsigned long long)batch, sync_name(sk), quant, (unsigned long long)gpus, measured, ips, err,
-                  compute_source_name(s.compute.source));
-        char key[512];
-        snprintf(key, sizeof key, "%s %s %s", s.model->name, platform, sync_name(sk));
-        if (dcap - dlen < 1200) dat = realloc(dat, dcap *= 2);
-        if (strcmp(key, prev_key) != 0) {
-            dlen += (size_t)snprintf(dat + dlen, dcap - dlen, "%s# %s\n", prev_key[0] ? "\n\n" : "", key);
-            strcpy(prev_key, key);
-            char label[400]; /* one word for gnuplot's word(): model@platform/sync */
-            snprintf(label, sizeof label, "%s@%s/%s", s.model->name,
-                     strncmp(platform, "cluster:", 8) == 0 ? s.gpu->name : platform, sync_name(sk));
-            for (char *c = label; *c; c++)
-                if (*c == ' ') *c = '-';
-            if (strlen(labels) + strlen(label) + 2 < sizeof labels) strcat(strcat(labels, labels[0] ? " " : ""), label);
+                  (unsigned long long)row->batch, sync_name(sk), quant, (unsigned long long)row->gpus,
+                  row->images_per_s, ips, err, compute_source_name(s.compute.source));
+        char key[1024];
+        snprintf(key, sizeof key, "%.63s %.900s %s", s.model->name, platform, sync_name(sk));
+        if (dcap - dlen < 2400) {
+            char *grown = realloc(dat, dcap *= 2);
+            if (!grown) abort();
+            dat = grown;
         }
-        dlen += (size_t)snprintf(dat + dlen, dcap - dlen, "%llu %.6g %.6g\n", (unsigned long long)gpus, measured, ips);
+        if (strcmp(key, prev_key) != 0) {
+            char comment[1024];
+            cli_one_line(comment, sizeof comment, key);
+            dlen += (size_t)snprintf(dat + dlen, dcap - dlen, "%s# %s\n", prev_key[0] ? "\n\n" : "", comment);
+            strcpy(prev_key, key);
+            snprintf(labels[nlabels], sizeof labels[0], "%.40s@%.80s/%s", s.model->name,
+                     strncmp(platform, "cluster:", 8) == 0 ? s.gpu->name : platform, sync_name(sk));
+            label_ptr[nlabels] = labels[nlabels];
+            nlabels++;
+        }
+        dlen += (size_t)snprintf(dat + dlen, dcap - dlen, "%llu %.6g %.6g\n", (unsigned long long)row->gpus,
+                                 row->images_per_s, ips);
         zoo_free(&s.zoo);
     }
-    if (rc == 0 && n == 0) {
-        cli_error("%s: no measured rows", o.measured);
-        rc = 1;
-    }
+    cli_error_context(NULL);
     if (rc == 0) {
         table_print(&t, o.fmt);
         for (int a = 1; a < n; a++)
@@ -706,16 +691,17 @@ static int cmd_validate(int argc, char **argv)
         else
             fprintf(stderr, "%d rows: median absolute error %.1f%%, mean %.1f%%\n", n, median, mean);
         if (o.plot) {
-            int blocks = 1;
-            for (const char *c = dat; (c = strstr(c, "\n\n")); c += 2) blocks++;
-            char vars[2200];
-            snprintf(vars, sizeof vars, "nblocks=%d; labels='%s'", blocks, labels);
-            if (cli_plot("validate", o.plot, dat, vars) != 0) rc = 1;
+            gp_vars vars = {0};
+            gpv_array(&vars, "labels", label_ptr, nlabels);
+            if (cli_plot("validate", o.plot, dat, &vars) != 0) rc = 1;
+            gpv_free(&vars);
         }
     }
     free(ape);
     free(dat);
-    free(csv);
+    free(labels);
+    free(label_ptr);
+    measured_free(&ms);
     table_free(&t);
     return rc;
 }

@@ -209,7 +209,9 @@ int cmd_train(int argc, char **argv)
     cli_table t;
     table_init(&t, H, sizeof H / sizeof H[0]);
     size_t dlen = 0, dcap = 4096;
-    char *dat = malloc(dcap), labels[2048] = "";
+    char *dat = malloc(dcap), labels[MAX_RUNS * MAX_RUNS][64];
+    const char *label_ptr[MAX_RUNS * MAX_RUNS];
+    size_t nlabels = 0;
     dat[0] = '\0';
     rc = 0;
     const double sgemm = train_sgemm_gflops(); /* the reference, measured in this run */
@@ -240,19 +242,19 @@ int cmd_train(int argc, char **argv)
             if (r.dat) {
                 if (dcap - dlen < r.len + 256) dat = realloc(dat, dcap = 2 * dcap + r.len + 256);
                 dlen += (size_t)snprintf(dat + dlen, dcap - dlen, "# %s x%d\n%s\n\n", canon, workers[wi], r.dat);
-                char label[300];
-                snprintf(label, sizeof label, "%s/%d", qz_name(c.quant.id), workers[wi]);
-                if (strlen(labels) + strlen(label) + 2 < sizeof labels)
-                    strcat(strcat(labels, labels[0] ? " " : ""), label);
+                snprintf(labels[nlabels], sizeof labels[0], "%s/%d", qz_name(c.quant.id), workers[wi]);
+                label_ptr[nlabels] = labels[nlabels];
+                nlabels++;
                 free(r.dat);
             }
         }
     if (rc == 0) table_print(&t, fmt);
     if (rc == 0 && output && table_write_csv(&t, output) != 0) rc = 1;
     if (rc == 0 && plot) {
-        char vars[2200];
-        snprintf(vars, sizeof vars, "labels='%s'", labels);
-        if (cli_plot("train_accuracy", plot, dat, vars) != 0) rc = 1;
+        gp_vars vars = {0};
+        gpv_array(&vars, "labels", label_ptr, nlabels);
+        if (cli_plot("train_accuracy", plot, dat, &vars) != 0) rc = 1;
+        gpv_free(&vars);
     }
     free(dat);
     table_free(&t);

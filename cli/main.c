@@ -104,6 +104,16 @@ int cli_dispatch(const char *group, const cli_command *cmds, int argc, char **ar
     return EXIT_USAGE;
 }
 
+/* Runs one command; its staged outputs appear only if it succeeded. */
+static int run(const top_command *c, int argc, char **argv)
+{
+    cli_install_signal_cleanup();
+    int rc = c->fn(argc, argv);
+    if (rc == 0 && cli_commit_outputs() != 0) rc = 1;
+    if (rc != 0) cli_discard_outputs();
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -126,5 +136,5 @@ int main(int argc, char **argv)
     }
     if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0))
         return cmd_help(2, argv); /* 'gqsim CMD --help' is 'gqsim help CMD' */
-    return c->fn(argc - 1, argv + 1);
+    return run(c, argc - 1, argv + 1);
 }

@@ -90,7 +90,8 @@ static void kinds(char *buf, size_t cap, int intra)
 
 /* ---- a user's XML -------------------------------------------------------------------- */
 
-/* Value of attribute `name` in the tag starting at `tag`, copied into out. */
+/* Value of attribute `name` in the tag starting at `tag`, XML entities
+ * (&amp; &lt; &gt; &quot; &apos;) decoded, copied into out. */
 static int attr(const char *tag, const char *name, char *out, size_t cap)
 {
     const char *end = strchr(tag, '>');
@@ -102,9 +103,23 @@ static int attr(const char *tag, const char *name, char *out, size_t cap)
     char q = *a;
     if (q != '"' && q != '\'') return -1;
     const char *z = strchr(a + 1, q);
-    if (!z || (size_t)(z - a - 1) >= cap) return -1;
-    memcpy(out, a + 1, (size_t)(z - a - 1));
-    out[z - a - 1] = '\0';
+    if (!z) return -1;
+    static const char *const ENT[][2] = {
+        {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&apos;", "'"}};
+    size_t n = 0;
+    for (const char *c = a + 1; c < z;) {
+        if (n + 1 >= cap) return -1;
+        size_t e = 0;
+        for (; *c == '&' && e < 5; e++)
+            if (strncmp(c, ENT[e][0], strlen(ENT[e][0])) == 0) break;
+        if (*c == '&' && e < 5) {
+            out[n++] = ENT[e][1][0];
+            c += strlen(ENT[e][0]);
+        } else {
+            out[n++] = *c++;
+        }
+    }
+    out[n] = '\0';
     return 0;
 }
 
@@ -112,19 +127,38 @@ static gq_err load_xml(const char *path, cluster_spec *c, char *msg, size_t cap)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: %s", path, strerror(errno));
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
-    if (!text || fread(text, 1, (size_t)len, f) != (size_t)len) {
-        fclose(f);
-        free(text);
-        return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: cannot read it", path);
+    char *text = NULL;
+    size_t len = 0, got;
+    char chunk[65536];
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        char *grown = len + got <= (size_t)64 << 20 ? realloc(text, len + got + 1) : NULL;
+        if (!grown) {
+            fclose(f);
+            free(text);
+            return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: cannot read it (larger than 64 MiB?)", path);
+        }
+        text = grown;
+        memcpy(text + len, chunk, got);
+        len += got;
     }
+    int bad = ferror(f);
     fclose(f);
+    if (bad || !text) {
+        free(text);
+        return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: %s", path, bad ? "read error" : "empty file");
+    }
     text[len] = '\0';
+    gq_err e = strlen(text) != len ? gq_fail(GQ_ERR_SPEC, msg, cap, "%s: not a text file (holds a NUL byte)", path)
+                                   : cluster_parse_xml(text, path, c, msg, cap);
+    free(text);
+    return e;
+}
+
+gq_err cluster_parse_xml(const char *text, const char *path, cluster_spec *c, char *msg, size_t cap)
+{
     memset(c, 0, sizeof *c);
     snprintf(c->name, sizeof c->name, "xml");
+    if (strlen(path) >= sizeof c->xml_path) return gq_fail(GQ_ERR_SPEC, msg, cap, "%.200s...: path too long", path);
     snprintf(c->xml_path, sizeof c->xml_path, "%s", path);
     c->nics = 1;
     c->oversub = 1;
@@ -134,11 +168,27 @@ static gq_err load_xml(const char *path, cluster_spec *c, char *msg, size_t cap)
     if (!strstr(text, "<platform"))
         e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: not a SimGrid platform (no <platform>)", path);
     /* properties: <prop id="gqsim.X" value="Y"/> */
+    static const char *const PROPS[] = {"gqsim.gpu",      "gqsim.intra",   "gqsim.inter", "gqsim.nics",
+                                        "gqsim.topology", "gqsim.oversub", "gqsim.leaf"};
+    int seen[sizeof PROPS / sizeof PROPS[0]] = {0};
     for (const char *p = text; e == GQ_OK && (p = strstr(p, "<prop ")) != NULL; p++) {
-        char id[64], v[40];
+        char id[64], v[sizeof c->gpu];
         if (attr(p, "id", id, sizeof id) || strncmp(id, "gqsim.", 6) != 0) continue;
-        if (attr(p, "value", v, sizeof v))
-            e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: property %s has no value", path, id);
+        size_t k = 0;
+        while (k < sizeof PROPS / sizeof PROPS[0] && strcmp(id, PROPS[k]) != 0) k++;
+        if (k == sizeof PROPS / sizeof PROPS[0]) {
+            e = gq_fail(GQ_ERR_SPEC, msg, cap,
+                        "%s: unknown property %s (gqsim.gpu, .intra, .inter, .nics, .topology, .oversub, .leaf)", path,
+                        id);
+            break;
+        }
+        if (seen[k]++) {
+            e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: property %s is given twice", path, id);
+            break;
+        }
+        if (attr(p, "value", v, sizeof v) || !v[0])
+            e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: property %s has no value (or a longer one than %zu bytes)", path,
+                        id, sizeof v - 1);
         else if (strcmp(id, "gqsim.gpu") == 0)
             snprintf(c->gpu, sizeof c->gpu, "%s", v);
         else if (strcmp(id, "gqsim.intra") == 0) {
@@ -150,6 +200,21 @@ static gq_err load_xml(const char *path, cluster_spec *c, char *msg, size_t cap)
         } else if (strcmp(id, "gqsim.nics") == 0) {
             if (parse_pos_int(v, &c->nics, 64))
                 e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: gqsim.nics=%s must be 1..64", path, v);
+        } else if (strcmp(id, "gqsim.topology") == 0) {
+            if (strcmp(v, "star") == 0)
+                c->topo = TOPO_STAR;
+            else if (strcmp(v, "fat-tree") == 0)
+                c->topo = TOPO_FAT_TREE;
+            else
+                e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: gqsim.topology=%s is not star or fat-tree", path, v);
+        } else if (strcmp(id, "gqsim.oversub") == 0) {
+            char *end;
+            c->oversub = strtod(v, &end);
+            if (*end || !(c->oversub >= 1 && c->oversub <= 64))
+                e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: gqsim.oversub=%s must be 1..64", path, v);
+        } else if (strcmp(id, "gqsim.leaf") == 0) {
+            if (parse_pos_int(v, &c->leaf_nodes, 4096))
+                e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: gqsim.leaf=%s must be 1..4096", path, v);
         }
     }
     if (e == GQ_OK && (!c->gpu[0] || !c->intra || !c->inter))
@@ -161,7 +226,7 @@ static gq_err load_xml(const char *path, cluster_spec *c, char *msg, size_t cap)
         char id[64];
         int n, g, used;
         if (attr(p, "id", id, sizeof id) == 0 && sscanf(id, "n%dg%d%n", &n, &g, &used) == 2 && id[used] == '\0' &&
-            n >= 0 && g >= 0) {
+            n >= 0 && g >= 0 && n < 65536 && g < 1024) {
             nodes = n + 1 > nodes ? n + 1 : nodes;
             per_node = g + 1 > per_node ? g + 1 : per_node;
         }
@@ -171,7 +236,7 @@ static gq_err load_xml(const char *path, cluster_spec *c, char *msg, size_t cap)
         int n, lo, hi, used;
         if (attr(p, "prefix", prefix, sizeof prefix) || attr(p, "radical", radical, sizeof radical)) continue;
         if (sscanf(prefix, "n%dg%n", &n, &used) == 1 && prefix[used] == '\0' &&
-            sscanf(radical, "%d-%d", &lo, &hi) == 2 && lo == 0 && hi >= 0) {
+            sscanf(radical, "%d-%d", &lo, &hi) == 2 && lo == 0 && hi >= 0 && n >= 0 && n < 65536 && hi < 1024) {
             nodes = n + 1 > nodes ? n + 1 : nodes;
             per_node = hi + 1 > per_node ? hi + 1 : per_node;
         }
@@ -179,9 +244,10 @@ static gq_err load_xml(const char *path, cluster_spec *c, char *msg, size_t cap)
     if (e == GQ_OK && nodes == 0)
         e = gq_fail(GQ_ERR_SPEC, msg, cap,
                     "%s: no GPU hosts named n<NODE>g<GPU> (hosts or cluster prefix=\"n<NODE>g\")", path);
+    if (e == GQ_OK && c->topo == TOPO_STAR && c->oversub != 1)
+        e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: gqsim.oversub needs gqsim.topology=fat-tree", path);
     c->nodes = nodes;
     c->gpus_per_node = per_node;
-    free(text);
     return e;
 }
 
@@ -214,6 +280,9 @@ gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap)
     char buf[512];
     if (strlen(spec) >= sizeof buf) return gq_fail(GQ_ERR_SPEC, msg, cap, "platform spec too long");
     strcpy(buf, spec + 8);
+    static const char *const KEYS[] = {"gpus-per-node", "gpu",     "intra", "inter", "nics",
+                                       "topology",      "oversub", "leaf",  "nodes"};
+    int seen[sizeof KEYS / sizeof KEYS[0]] = {0};
     for (char *kv = buf, *next; kv && *kv; kv = next) {
         next = strchr(kv, ',');
         if (next) *next++ = '\0';
@@ -221,6 +290,9 @@ gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap)
         if (!eq) return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: '%s' is not key=value", kv);
         *eq = '\0';
         const char *k = kv, *v = eq + 1;
+        for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++)
+            if (strcmp(k, KEYS[i]) == 0 && seen[i]++)
+                return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: key '%s' is given twice", k);
         char list[256];
         if (strcmp(k, "gpus-per-node") == 0) {
             if (parse_pos_int(v, &c->gpus_per_node, 1024))
@@ -271,10 +343,12 @@ gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap)
     return GQ_OK;
 }
 
-int cluster_nodes_for(const cluster_spec *c, int gpus)
+int cluster_nodes_for(const cluster_spec *c, int gpus) { return (gpus + c->gpus_per_node - 1) / c->gpus_per_node; }
+
+int cluster_nodes_built(const cluster_spec *c, int gpus)
 {
-    int need = (gpus + c->gpus_per_node - 1) / c->gpus_per_node;
-    return c->nodes > need ? c->nodes : need;
+    int used = cluster_nodes_for(c, gpus);
+    return c->nodes > used ? c->nodes : used;
 }
 
 double cluster_nic_bandwidth(const cluster_spec *c) { return c->inter->bandwidth * c->nics; }
@@ -332,11 +406,31 @@ char *cluster_xml(const cluster_spec *c, int nodes)
     const double nic = cluster_nic_bandwidth(c);
     put(&b, "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n");
     put(&b,
-        "<!-- gqsim: %d node(s) of %d %s; intra %s (%.4g GB/s, %.3g us); inter %d x %s (%.4g GB/s, %.3g us); %s -->\n",
-        nodes, c->gpus_per_node, c->gpu, c->intra->name, c->intra->bandwidth / 1e9, c->intra->latency * 1e6, c->nics,
+        "<!-- gqsim: %d node(s) of %d GPUs; intra %s (%.4g GB/s, %.3g us); inter %d x %s (%.4g GB/s, %.3g us); %s.\n"
+        "     The gqsim.* properties let 'gqsim simulate --platform THIS.xml' read it back; hosts are n<NODE>g<GPU>. "
+        "-->\n",
+        nodes, c->gpus_per_node, c->intra->name, c->intra->bandwidth / 1e9, c->intra->latency * 1e6, c->nics,
         c->inter->name, c->inter->bandwidth / 1e9, c->inter->latency * 1e6,
         c->topo == TOPO_STAR ? "non-blocking switch" : "fat-tree");
     put(&b, "<platform version=\"4.1\">\n<zone id=\"world\" routing=\"Floyd\">\n");
+    put(&b, "  <prop id=\"gqsim.gpu\" value=\"");
+    for (const char *g = c->gpu; *g; g++) { /* a user's GPU name, as an attribute value */
+        switch (*g) {
+        case '&': put(&b, "&amp;"); break;
+        case '<': put(&b, "&lt;"); break;
+        case '>': put(&b, "&gt;"); break;
+        case '"': put(&b, "&quot;"); break;
+        case '\'': put(&b, "&apos;"); break;
+        default: put(&b, "%c", *g);
+        }
+    }
+    put(&b, "\"/>\n  <prop id=\"gqsim.intra\" value=\"%s\"/>\n  <prop id=\"gqsim.inter\" value=\"%s\"/>\n",
+        c->intra->name, c->inter->name);
+    put(&b, "  <prop id=\"gqsim.nics\" value=\"%d\"/>\n  <prop id=\"gqsim.topology\" value=\"%s\"/>\n", c->nics,
+        c->topo == TOPO_STAR ? "star" : "fat-tree");
+    if (c->topo == TOPO_FAT_TREE)
+        put(&b, "  <prop id=\"gqsim.oversub\" value=\"%.17g\"/>\n  <prop id=\"gqsim.leaf\" value=\"%d\"/>\n",
+            c->oversub, c->leaf_nodes);
     for (int i = 0; i < nodes; i++)
         put(&b,
             "  <cluster id=\"node%d\" prefix=\"n%dg\" suffix=\"\" radical=\"0-%d\" speed=\"1f\" bw=\"%.17gBps\" "

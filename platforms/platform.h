@@ -47,11 +47,18 @@ typedef struct {
  * named n<NODE>g<GPU> and gqsim.gpu / gqsim.intra / gqsim.inter properties on
  * its top zone. Errors name the bad part (and the file). */
 gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap);
+/* The same for the text of a user's XML (`path` names it in errors): the
+ * reader cluster_parse uses, apart for tests and fuzzing. */
+gq_err cluster_parse_xml(const char *text, const char *path, cluster_spec *c, char *msg, size_t cap);
 size_t cluster_builtin_count(void);
 const cluster_spec *cluster_builtin(size_t i);
 
-/* Nodes needed for `gpus` GPUs (the last node may be partly used). */
+/* Nodes used by `gpus` GPUs (the last node may be partly used); the GPUs
+ * take the first nodes. */
 int cluster_nodes_for(const cluster_spec *c, int gpus);
+/* Nodes the platform has for a run of `gpus` GPUs: the used ones, or all of
+ * nodes= if the spec names more (they stay idle, as in a partly booked cluster). */
+int cluster_nodes_built(const cluster_spec *c, int gpus);
 /* Effective NIC bandwidth of a node. */
 double cluster_nic_bandwidth(const cluster_spec *c);
 

@@ -1,15 +1,12 @@
 # Quantization error against bucket size: ORQ vs QSGD vs TernGrad vs BinGrad
 # at equal numbers of levels, one panel per gradient distribution.
-# Written beside the figure by `gqsim quant sweep --plot FILE.png`; restyle and
-# re-run with:
-#   gnuplot -e "datafile='FILE.dat'; outfile='FILE.png'; set terminal pngcairo size 1200,800; \
-#               dists='gaussian'; schemes='orq-3 qsgd-3-max ...'" FILE.gp
-# (the exact dists and schemes are the '# dist scheme' comments in FILE.dat).
+# Written beside the figure by `gqsim quant sweep --plot FILE.png`.
+# Variables: arrays dists and schemes (their order is the blocks' order).
 # Data: one block per (dist, scheme), dist-major; columns: bucket nmse.
 
 set output outfile
-ndist = words(dists)
-nsch = words(schemes)
+ndist = |dists|
+nsch = |schemes|
 set multiplot layout 1, ndist title "Quantization error vs bucket size (lower is better)"
 set logscale xy
 set grid xtics ytics mytics
@@ -22,8 +19,8 @@ family(s) = strstrt(s, "orq") ? 1 : strstrt(s, "qsgd") && strstrt(s, "max") ? 2 
             strstrt(s, "terngrad") ? 4 : 5
 nlev(s) = strstrt(s, "-3") ? 1 : strstrt(s, "-5") ? 2 : strstrt(s, "-9") ? 3 : 4
 do for [d = 1:ndist] {
-    set title word(dists, d)
+    set title dists[d]
     plot for [q = 1:nsch] datafile index ((d - 1) * nsch + q - 1) using 1:2 with linespoints \
-         lc family(word(schemes, q)) dt nlev(word(schemes, q)) pt q%7+1 lw 1.5 title word(schemes, q)
+         lc family(schemes[q]) dt nlev(schemes[q]) pt q%7+1 lw 1.5 title schemes[q]
 }
 unset multiplot

@@ -1,9 +1,10 @@
 # Speedup against GPUs for AlexNet, GoogLeNet and VGG-A on one cluster, one
 # line per quantizer (TernGrad's Figure 5, in kind). Written by `gqsim report`.
-# Data: blocks model-major then quantizer; columns: gpus images_per_s speedup.
+# Variables: ptitle, arrays quants and models. Data: blocks model-major then
+# quantizer; columns: gpus images_per_s speedup. The y range follows the data.
 set output outfile
-nq = words(quants)
-nm = words(models)
+nq = |quants|
+nm = |models|
 set multiplot layout 1, nm title "Speedup over one GPU (fp32) on ".ptitle
 set logscale x 2
 set grid
@@ -11,10 +12,10 @@ set key top left
 set xlabel "GPUs"
 set ylabel "speedup (log scale)"
 set logscale y 2
-set yrange [0.5:1024]
+set autoscale y
 do for [m = 1:nm] {
-    set title word(models, m)
-    plot for [q = 1:nq] datafile index ((m - 1) * nq + q - 1) using 1:3 with linespoints lw 2 title word(quants, q), \
+    set title models[m]
+    plot for [q = 1:nq] datafile index ((m - 1) * nq + q - 1) using 1:3 with linespoints lw 2 title quants[q], \
          x with lines dt 2 lc rgb "gray" title "linear"
 }
 unset multiplot

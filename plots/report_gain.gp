@@ -1,8 +1,8 @@
 # TernGrad's speedup divided by fp32's, per model and cluster, against GPUs.
 # Written by `gqsim report`. Data: blocks ethernet-alexnet, -googlenet, -vgg-a,
-# then infiniband-...; columns: gpus ratio.
+# then infiniband-...; columns: gpus ratio. Variables: array models.
 set output outfile
-nm = words(models)
+nm = |models|
 set title "TernGrad speedup / fp32 speedup (above 1: TernGrad trains faster)"
 set logscale x 2
 set grid
@@ -10,4 +10,4 @@ set key top left
 set xlabel "GPUs"
 set ylabel "speedup ratio"
 plot for [c = 0:1] for [m = 1:nm] datafile index (c * nm + m - 1) using 1:2 with linespoints lw 2 \
-     dt c+1 title (c == 0 ? "1 GbE " : "InfiniBand ").word(models, m)
+     dt c+1 title (c == 0 ? "1 GbE " : "InfiniBand ").models[m]

@@ -1,6 +1,6 @@
 # Measured (points) and predicted (lines) images/s against GPUs, one colour
 # per configuration. Written by `gqsim validate --plot FILE.png`.
-# Data: one block per (model, platform, sync); columns: gpus measured predicted.
+# Variables: array labels (one per block). Data: one block per (model, platform, sync); columns: gpus measured predicted.
 set output outfile
 set title "Predicted (lines) vs measured (points) training throughput"
 set logscale xy 2
@@ -8,5 +8,6 @@ set grid
 set key top left font ",9" noenhanced
 set xlabel "GPUs"
 set ylabel "images/s"
-plot for [b = 0:nblocks - 1] datafile index b using 1:3 with lines lw 2 lc b + 1 title word(labels, b + 1), \
+nblocks = |labels|
+plot for [b = 0:nblocks - 1] datafile index b using 1:3 with lines lw 2 lc b + 1 title labels[b + 1], \
      for [b = 0:nblocks - 1] datafile index b using 1:2 with points pt 7 ps 1.5 lc b + 1 notitle

@@ -11,6 +11,8 @@
  * switch. SimGrid runs in a forked child: its engine initialises once per
  * process, and an XML error there exits the child, not gqsim. */
 #include <errno.h>
+#include <math.h>
+#include <signal.h>
 #include <simgrid/actor.h>
 #include <simgrid/comm.h>
 #include <simgrid/engine.h>
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <xbt/config.h>
@@ -231,8 +234,8 @@ static int child(const sim_config *c, const sim_plan *p, const char *xml_path, i
     double rtt = 2 * p->a_inter, need = 4 * cluster_nic_bandwidth(c->cluster) * rtt;
     snprintf(gamma, sizeof gamma, "--cfg=network/TCP-gamma:%.0f", need > 4194304 ? need : 4194304);
     char *argv[] = {"gqsim", model, gamma, "--cfg=contexts/stack-size:256",
-                    /* a user's XML may be wrong: let SimGrid say why (into the log file) */
-                    c->cluster->xml_path[0] ? "--log=root.thres:info" : "--log=root.thres:critical",
+                    /* a platform may be wrong: SimGrid says why at ERROR (parse) or CRITICAL (exceptions) */
+                    "--log=root.thres:error",
                     strcmp(nm, "CM02") == 0 ? "--cfg=network/crosstraffic:0" : "--cfg=network/crosstraffic:1", NULL};
     int argc = 6;
     simgrid_init(&argc, argv);
@@ -253,71 +256,112 @@ static int child(const sim_config *c, const sim_plan *p, const char *xml_path, i
     return w == (ssize_t)sizeof per_iter ? 0 : 1;
 }
 
+/* SimGrid's reason for a failed run, from its log: a parse error, or the
+ * message of the exception that ended it ("Link not found: x",
+ * "No route from 'node0' to 'node1'"). */
+static void simgrid_reason(int fd, char *why, size_t cap)
+{
+    char log[8192];
+    ssize_t n = pread(fd, log, sizeof log - 1, 0);
+    log[n > 0 ? n : 0] = '\0';
+    why[0] = '\0';
+    for (char *save = NULL, *line = strtok_r(log, "\n", &save); line && !why[0]; line = strtok_r(NULL, "\n", &save)) {
+        char *e = strstr(line, "Parse error");
+        if (!e && (e = strstr(line, "Uncaught exception ")) != NULL) {
+            e += strlen("Uncaught exception ");
+            char *colon = strstr(e, ": "); /* after the exception's type */
+            if (colon) e = colon + 2;
+        }
+        if (!e && (e = strstr(line, "/CRITICAL] ")) != NULL) e += strlen("/CRITICAL] ");
+        if (e) snprintf(why, cap, "%s", e);
+    }
+}
+
+/* A file that has no name: the generated platform and SimGrid's log are
+ * unlinked at once, so nothing stays in /tmp whatever happens to gqsim. */
+static int anonymous_file(void)
+{
+    char path[] = "/tmp/gqsim-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd >= 0) unlink(path);
+    return fd;
+}
+
 gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap)
 {
-    char path[] = "/tmp/gqsim-platform-XXXXXX";
     const int user_xml = c->cluster->xml_path[0] != '\0';
     if (user_xml && p->nodes > c->cluster->nodes)
         return snprintf(msg, cap, "%s has %d nodes of %d GPUs: not enough for %d GPUs", c->cluster->xml_path,
                         c->cluster->nodes, c->cluster->gpus_per_node, c->gpus),
                GQ_ERR_PARAM;
-    if (!user_xml) {
-        int fd = mkstemp(path);
-        if (fd < 0)
-            return snprintf(msg, cap, "cannot create a temporary platform file: %s", strerror(errno)), GQ_ERR_IO;
-        char *xml = cluster_xml(c->cluster, p->nodes);
+    if (c->gpus > SIM_SIMGRID_MAX_GPUS)
+        return snprintf(msg, cap,
+                        "%d GPUs are beyond the SimGrid engine's %d (it would need about %.0f s and %.0f MB): use "
+                        "--engine analytic",
+                        c->gpus, SIM_SIMGRID_MAX_GPUS, sim_simgrid_cost_s(c->gpus, c->iterations),
+                        sim_simgrid_cost_mb(c->gpus)),
+               GQ_ERR_PARAM;
+    char platform[4096];
+    int xmlfd = -1;
+    if (user_xml) {
+        snprintf(platform, sizeof platform, "%s", c->cluster->xml_path);
+    } else {
+        xmlfd = anonymous_file();
+        char *xml = xmlfd >= 0 ? cluster_xml(c->cluster, cluster_nodes_built(c->cluster, c->gpus)) : NULL;
         size_t len = xml ? strlen(xml) : 0;
-        int ok = xml && write(fd, xml, len) == (ssize_t)len;
-        close(fd);
+        int ok = xml && write(xmlfd, xml, len) == (ssize_t)len;
         free(xml);
         if (!ok) {
-            unlink(path);
-            return snprintf(msg, cap, "cannot write the platform file"), GQ_ERR_IO;
+            if (xmlfd >= 0) close(xmlfd);
+            return snprintf(msg, cap, "cannot write the platform file: %s", strerror(errno)), GQ_ERR_IO;
         }
+        snprintf(platform, sizeof platform, "/proc/self/fd/%d", xmlfd); /* inherited by the child */
     }
-    const char *platform = user_xml ? c->cluster->xml_path : path;
-    /* SimGrid's own complaints (an XML error, say) go to a file, and the first
-     * of them into our one-line message */
-    char errpath[] = "/tmp/gqsim-simgrid-log-XXXXXX";
-    int errfd = mkstemp(errpath);
-    int pipefd[2];
+    int errfd = anonymous_file(), pipefd[2];
     if (pipe(pipefd) != 0) {
-        if (!user_xml) unlink(path);
+        if (xmlfd >= 0) close(xmlfd);
+        if (errfd >= 0) close(errfd);
         return snprintf(msg, cap, "pipe: %s", strerror(errno)), GQ_ERR_IO;
     }
     fflush(NULL);
+    const pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* gqsim killed or interrupted: the run goes with it */
+        if (getppid() != parent) _exit(1);
         close(pipefd[0]);
         if (errfd >= 0) dup2(errfd, STDERR_FILENO);
         _exit(child(c, p, platform, pipefd[1]));
     }
     close(pipefd[1]);
     double per_iter = -1;
-    ssize_t got = pid > 0 ? read(pipefd[0], &per_iter, sizeof per_iter) : -1;
+    ssize_t got = -1;
+    if (pid > 0) do
+            got = read(pipefd[0], &per_iter, sizeof per_iter);
+        while (got < 0 && errno == EINTR);
     close(pipefd[0]);
     int status = 0;
-    if (pid > 0) waitpid(pid, &status, 0);
-    if (!user_xml) unlink(path);
+    if (pid > 0)
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    if (xmlfd >= 0) close(xmlfd);
     char why[300] = "";
     if (errfd >= 0) {
-        char log[4096];
-        ssize_t n = pread(errfd, log, sizeof log - 1, 0);
-        log[n > 0 ? n : 0] = '\0';
-        for (char *line = strtok(log, "\n"); line && !why[0]; line = strtok(NULL, "\n")) {
-            char *e = strstr(line, "Parse error");
-            if (!e) e = strstr(line, "rror");
-            if (e) snprintf(why, sizeof why, ": %s", e == strstr(line, "rror") ? line : e);
-        }
+        simgrid_reason(errfd, why, sizeof why);
         close(errfd);
-        unlink(errpath);
     }
-    if (pid < 0 || got != (ssize_t)sizeof per_iter || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-        return snprintf(msg, cap, "the SimGrid run on %s failed (%s)%s", user_xml ? platform : "the generated platform",
+    if (pid < 0 || got != (ssize_t)sizeof per_iter || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        const char *where = user_xml ? platform : "the generated platform";
+        if (why[0]) return snprintf(msg, cap, "SimGrid rejected %s: %s", where, why), GQ_ERR_SPEC;
+        return snprintf(msg, cap, "the SimGrid run on %s failed (%s)", where,
                         pid < 0               ? strerror(errno)
                         : WIFSIGNALED(status) ? strsignal(WTERMSIG(status))
-                                              : "no result",
-                        why),
+                                              : "no result"),
+               GQ_ERR_IO;
+    }
+    if (!(per_iter >= p->compute_s * (1 - 1e-9)) || !isfinite(per_iter)) /* e.g. actors that never finished */
+        return snprintf(msg, cap, "the SimGrid run on %s ended without a valid iteration time (%g s)",
+                        user_xml ? platform : "the generated platform", per_iter),
                GQ_ERR_IO;
     r->iteration_s = per_iter;
     r->comm_exposed_s = per_iter - p->compute_s;
@@ -326,3 +370,12 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     for (int k = 0; c->gpus > 1 && k < p->n; k++) r->encode_s += p->b[k].enc_s, r->decode_s += p->b[k].dec_down_s;
     return GQ_OK;
 }
+
+/* Measured on a 2-core machine (docs/simulation.md#simulation-cost): 4096 GPUs
+ * 2.8 s and 102 MB, 16384 GPUs 78 s and 665 MB, one iteration; time grows as
+ * about N^2.4, memory as N^1.35. */
+double sim_simgrid_cost_s(int gpus, int iterations)
+{
+    return 78.0 * pow(gpus / 16384.0, 2.4) * (iterations > 1 ? iterations : 1);
+}
+double sim_simgrid_cost_mb(int gpus) { return 665.0 * pow(gpus / 16384.0, 1.35); }

@@ -62,4 +62,12 @@ typedef struct {
  * not an abort. On error writes one line into msg. */
 gq_err sim_run(const sim_config *c, sim_result *r, char *msg, size_t cap);
 
+/* The SimGrid engine's limit: beyond it a run would take tens of minutes and
+ * gigabytes (the analytic engine has none). */
+#define SIM_SIMGRID_MAX_GPUS 16384
+/* Rough cost of a SimGrid run of `gpus` GPUs on this kind of machine, from
+ * measurements: seconds and megabytes. For a warning before long runs. */
+double sim_simgrid_cost_s(int gpus, int iterations);
+double sim_simgrid_cost_mb(int gpus);
+
 #endif

@@ -1,0 +1,162 @@
+/* Figures through gnuplot, without a shell. For OUT.png the data goes to
+ * OUT.dat and a self-contained script to OUT.gp: a re-run line, the
+ * variables (every string a single-quoted gnuplot literal, in which gnuplot
+ * substitutes nothing: no backquotes, no macros, '' is the only escape), the
+ * terminal, then the embedded plots/NAME.gp. gnuplot runs in OUT's directory
+ * on the staged temporary names, so the only strings on its command line are
+ * names this file made; everything is renamed into place when the command
+ * succeeds. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_util.h"
+
+/* ---- variables ----------------------------------------------------------------------------- */
+
+static void vput(gp_vars *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void vput(gp_vars *v, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        size_t room = v->cap - v->len;
+        int n = vsnprintf(v->s ? v->s + v->len : NULL, v->s ? room : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) return;
+        if (v->s && (size_t)n < room) {
+            v->len += (size_t)n;
+            return;
+        }
+        size_t cap = 2 * v->cap + (size_t)n + 64;
+        char *s = realloc(v->s, cap);
+        if (!s) abort(); /* a few bytes of script; nothing sensible to do without them */
+        v->s = s;
+        v->cap = cap;
+    }
+}
+
+/* A gnuplot single-quoted literal: ' doubled, control characters (a newline
+ * would end the statement) shown as spaces. */
+static void vquote(gp_vars *v, const char *s)
+{
+    vput(v, "'");
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '\'')
+            vput(v, "''");
+        else if (*c < 0x20 || *c == 0x7f)
+            vput(v, " ");
+        else
+            vput(v, "%c", *c);
+    }
+    vput(v, "'");
+}
+
+void gpv_string(gp_vars *v, const char *name, const char *value)
+{
+    vput(v, "%s = ", name);
+    vquote(v, value);
+    vput(v, "\n");
+}
+
+void gpv_number(gp_vars *v, const char *name, double x) { vput(v, "%s = %.17g\n", name, x); }
+
+void gpv_array(gp_vars *v, const char *name, const char *const *items, size_t n)
+{
+    vput(v, "array %s[%zu]\n", name, n ? n : 1);
+    for (size_t i = 0; i < n; i++) {
+        vput(v, "%s[%zu] = ", name, i + 1);
+        vquote(v, items[i]);
+        vput(v, "\n");
+    }
+}
+
+void gpv_free(gp_vars *v)
+{
+    free(v->s);
+    memset(v, 0, sizeof *v);
+}
+
+/* ---- the figure ------------------------------------------------------------------------------- */
+
+static const char *const FIGURE_EXTS[] = {"png", "svg", NULL};
+
+int cli_check_plot(const char *opt, const char *path) { return cli_check_output(opt, path, FIGURE_EXTS); }
+
+/* PATH with its extension replaced by ext. */
+static void with_ext(char *dst, size_t cap, const char *path, const char *ext)
+{
+    snprintf(dst, cap, "%s", path);
+    char *dot = strrchr(dst, '.'), *slash = strrchr(dst, '/');
+    if (dot && (!slash || dot > slash)) *dot = '\0';
+    strncat(dst, ext, cap - strlen(dst) - 1);
+}
+
+static const char *base_of(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return b ? b + 1 : path;
+}
+
+int cli_plot(const char *script_name, const char *out, const char *data, const gp_vars *vars)
+{
+    const char *script = gq_plot_script(script_name);
+    if (!script) {
+        cli_error("no plot script '%s' in this build", script_name);
+        return -1;
+    }
+    if (cli_check_plot("--plot", out) != 0) return -1;
+    const int svg = strcmp(strrchr(out, '.'), ".svg") == 0;
+    char gp[4200], dat[4200], gp_tmp[4300], dat_tmp[4300], fig_tmp[4300];
+    with_ext(gp, sizeof gp, out, ".gp");
+    with_ext(dat, sizeof dat, out, ".dat");
+    if (cli_stage_name(out, fig_tmp, sizeof fig_tmp) != 0) return -1;
+    if (cli_write_file(dat, data, strlen(data)) != 0) return -1;
+
+    gp_vars text = {0};
+    vput(&text, "# Written by gqsim with %s and %s. Re-run from this directory:\n#   gnuplot ", base_of(dat),
+         base_of(out));
+    vquote(&text, base_of(gp));
+    vput(&text, "\n# (to restyle, edit the variables and the script below).\n");
+    vput(&text, "if (!exists(\"datafile\")) {\n    datafile = ");
+    vquote(&text, base_of(dat));
+    vput(&text, "\n}\nif (!exists(\"outfile\")) {\n    outfile = ");
+    vquote(&text, base_of(out));
+    vput(&text, "\n}\n%s\n",
+         svg ? "set terminal svg size 1200,800 dynamic font ',11' noenhanced"
+             : "set terminal pngcairo size 1200,800 font ',11' noenhanced");
+    if (vars && vars->s) vput(&text, "%s", vars->s);
+    vput(&text, "\n%s", script);
+    int rc = cli_write_file(gp, text.s, text.len);
+    gpv_free(&text);
+    if (rc != 0) return -1;
+
+    /* gnuplot reads the staged data and writes the staged figure, in OUT's directory */
+    snprintf(gp_tmp, sizeof gp_tmp, "%s.tmp.%ld", gp, (long)getpid());
+    snprintf(dat_tmp, sizeof dat_tmp, "%s.tmp.%ld", dat, (long)getpid());
+    gp_vars names = {0};
+    gpv_string(&names, "datafile", base_of(dat_tmp));
+    gpv_string(&names, "outfile", base_of(fig_tmp));
+    for (char *c = names.s; *c; c++)
+        if (*c == '\n') *c = ';';
+    char dir[4200];
+    const char *b = base_of(out);
+    if (b == out)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(b - out), out);
+    const char *argv[] = {"gnuplot", "-e", names.s, base_of(gp_tmp), NULL};
+    char why[512];
+    int st = cli_run_program(argv, dir, why, sizeof why);
+    gpv_free(&names);
+    if (st != 0) {
+        if (st == 127)
+            cli_error("%s: gnuplot is not installed (apt-get install gnuplot-nox, or run scripts/bootstrap.sh)", out);
+        else
+            cli_error("%s: gnuplot failed: %s", out, why);
+        return -1;
+    }
+    return 0;
+}

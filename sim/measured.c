@@ -1,0 +1,214 @@
+/* The measured-throughput CSV reader; see measured.h. A record is read
+ * field by field into one reusable buffer; quoted fields may span commas and
+ * newlines, as RFC 4180 allows. */
+#include "measured.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FIELDS 64
+#define MAX_FIELD 1024
+
+typedef struct {
+    const char *p, *end;
+    int line;
+    char field[MAX_FIELDS][MAX_FIELD];
+    int nfields;
+} csv_reader;
+
+/* Reads one record. @return 1 read, 0 at the end, -1 malformed (reason in why). */
+static int next_record(csv_reader *r, const char **why)
+{
+    r->nfields = 0;
+    if (r->p >= r->end) return 0;
+    for (;;) {
+        if (r->nfields == MAX_FIELDS) return *why = "more than 64 fields", -1;
+        char *f = r->field[r->nfields++];
+        size_t n = 0;
+        int quoted = r->p < r->end && *r->p == '"';
+        if (quoted) r->p++;
+        for (;;) {
+            if (r->p >= r->end) {
+                if (quoted) return *why = "a quoted field is not closed", -1;
+                break;
+            }
+            char ch = *r->p;
+            if (quoted) {
+                if (ch == '"') {
+                    if (r->p + 1 < r->end && r->p[1] == '"') {
+                        r->p++;
+                    } else {
+                        r->p++;
+                        if (r->p < r->end && *r->p != ',' && *r->p != '\n' && *r->p != '\r')
+                            return *why = "text after a closing quote", -1;
+                        break;
+                    }
+                } else if (ch == '\n') {
+                    r->line++;
+                }
+            } else if (ch == ',' || ch == '\n' || ch == '\r') {
+                break;
+            } else if (ch == '"') {
+                return *why = "a quote inside an unquoted field", -1;
+            }
+            if (ch == '\0') return *why = "a NUL byte", -1;
+            if (n + 1 >= MAX_FIELD) return *why = "a field longer than 1023 bytes", -1;
+            f[n++] = *r->p++;
+        }
+        f[n] = '\0';
+        if (r->p < r->end && *r->p == ',') {
+            r->p++;
+            continue;
+        }
+        if (r->p < r->end && *r->p == '\r') r->p++;
+        if (r->p < r->end && *r->p == '\n') r->p++;
+        return 1;
+    }
+}
+
+static int column(const csv_reader *h, const char *a, const char *b)
+{
+    for (int i = 0; i < h->nfields; i++)
+        if (strcmp(h->field[i], a) == 0 || (b && strcmp(h->field[i], b) == 0)) return i;
+    return -1;
+}
+
+static int parse_count(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
+{
+    if (*s < '0' || *s > '9') return -1;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno || *end || x < lo || x > hi) return -1;
+    *v = x;
+    return 0;
+}
+
+static gq_err fail(measured_set *s, char *msg, size_t cap, const char *file, int line, const char *fmt, const char *a,
+                   const char *b)
+{
+    measured_free(s);
+    int n = snprintf(msg, cap, "%s:%d: ", file, line);
+    if (n >= 0 && (size_t)n < cap) snprintf(msg + n, cap - (size_t)n, fmt, a, b);
+    return GQ_ERR_SPEC;
+}
+
+static int copy(char *dst, size_t cap, const char *src)
+{
+    if (strlen(src) >= cap) return -1;
+    strcpy(dst, src);
+    return 0;
+}
+
+gq_err measured_parse(const char *text, size_t len, const char *file, measured_set *s, char *msg, size_t cap)
+{
+    memset(s, 0, sizeof *s);
+    csv_reader *h = malloc(sizeof *h), *r = malloc(sizeof *r);
+    if (!h || !r) {
+        free(h), free(r);
+        return GQ_ERR_NOMEM;
+    }
+    h->p = text, h->end = text + len, h->line = 1;
+    const char *why = NULL;
+    gq_err e = GQ_OK;
+    int got = next_record(h, &why);
+    if (got <= 0) {
+        e = fail(s, msg, cap, file, 1, "%s%s", got == 0 ? "empty file, no header" : "header: ", got ? why : "");
+        goto out;
+    }
+    const int cm = column(h, "model", NULL), cg = column(h, "gpu", NULL), cb = column(h, "batch", "batch_per_gpu"),
+              cn = column(h, "gpus", NULL), ci = column(h, "images_per_s", NULL), cp = column(h, "platform", NULL),
+              cmach = column(h, "machine", NULL), cint = column(h, "interconnect", NULL), cs = column(h, "sync", NULL),
+              cq = column(h, "quant", NULL);
+    if (cm < 0 || cg < 0 || cb < 0 || cn < 0 || ci < 0 || (cp < 0 && cmach < 0)) {
+        e = fail(s, msg, cap, file, 1,
+                 "needs columns model, gpu, batch (or batch_per_gpu), gpus, images_per_s and platform (or "
+                 "machine)%s%s",
+                 "", "");
+        goto out;
+    }
+    r->p = h->p, r->end = h->end, r->line = 2;
+    size_t rcap = 0;
+    for (;;) {
+        const int line = r->line;
+        got = next_record(r, &why);
+        if (got == 0) break;
+        if (got < 0) {
+            e = fail(s, msg, cap, file, line, "%s%s", why, "");
+            goto out;
+        }
+        r->line++;
+        if (r->nfields == 1 && !r->field[0][0]) continue; /* a blank line */
+        if (r->nfields != h->nfields) {
+            char a[32], b[32];
+            snprintf(a, sizeof a, "%d", r->nfields);
+            snprintf(b, sizeof b, "%d", h->nfields);
+            e = fail(s, msg, cap, file, line, "%s fields, the header has %s", a, b);
+            goto out;
+        }
+        if (s->n == rcap) {
+            rcap = rcap ? 2 * rcap : 16;
+            measured_row *grown = realloc(s->rows, rcap * sizeof *grown);
+            if (!grown) {
+                measured_free(s);
+                e = GQ_ERR_NOMEM;
+                goto out;
+            }
+            s->rows = grown;
+        }
+        measured_row *row = &s->rows[s->n];
+        memset(row, 0, sizeof *row);
+        row->line = line;
+        const char *f;
+        if (copy(row->model, sizeof row->model, r->field[cm]) || !row->model[0]) {
+            e = fail(s, msg, cap, file, line, "model '%.100s' is empty or too long%s", r->field[cm], "");
+            goto out;
+        }
+        if (copy(row->gpu, sizeof row->gpu, r->field[cg]) ||
+            (cp >= 0 && copy(row->platform, sizeof row->platform, r->field[cp])) ||
+            (cmach >= 0 && copy(row->machine, sizeof row->machine, r->field[cmach])) ||
+            (cint >= 0 && copy(row->interconnect, sizeof row->interconnect, r->field[cint])) ||
+            (cs >= 0 && copy(row->sync, sizeof row->sync, r->field[cs])) ||
+            (cq >= 0 && copy(row->quant, sizeof row->quant, r->field[cq]))) {
+            e = fail(s, msg, cap, file, line,
+                     "a gpu, platform, machine, interconnect, sync or quant field is too "
+                     "long%s%s",
+                     "", "");
+            goto out;
+        }
+        if (!row->platform[0] && !row->machine[0]) {
+            e = fail(s, msg, cap, file, line, "needs a platform or a machine%s%s", "", "");
+            goto out;
+        }
+        if (parse_count(f = r->field[cb], 1, MEASURED_MAX_BATCH, &row->batch)) {
+            e = fail(s, msg, cap, file, line, "batch '%.40s' must be an integer in 1..%s", f, "1000000");
+            goto out;
+        }
+        if (parse_count(f = r->field[cn], 1, MEASURED_MAX_GPUS, &row->gpus)) {
+            e = fail(s, msg, cap, file, line, "gpus '%.40s' must be an integer in 1..%s", f, "65536");
+            goto out;
+        }
+        char *end;
+        f = r->field[ci];
+        errno = 0;
+        row->images_per_s = strtod(f, &end);
+        if (end == f || *end || errno || !(row->images_per_s > 0 && row->images_per_s <= 1e9)) {
+            e = fail(s, msg, cap, file, line, "images_per_s '%.40s' must be a number in (0, 1e9]%s", f, "");
+            goto out;
+        }
+        s->n++;
+    }
+    if (s->n == 0) e = fail(s, msg, cap, file, r->line > 2 ? r->line - 1 : 1, "no measured rows%s%s", "", "");
+out:
+    free(h), free(r);
+    return e;
+}
+
+void measured_free(measured_set *s)
+{
+    free(s->rows);
+    s->rows = NULL;
+    s->n = 0;
+}

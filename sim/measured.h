@@ -1,0 +1,37 @@
+/* Measured training throughputs, the rows `gqsim validate` predicts and
+ * compares: a CSV file (RFC 4180: quoted fields may hold commas, "" is a
+ * quote) whose header names the columns, in any order:
+ *   model, gpu, batch (or batch_per_gpu), gpus, images_per_s, and platform
+ *   (or machine, with interconnect), optional sync and quant; others ignored.
+ * Every number is range-checked here and every error names FILE:LINE. libc
+ * only, so that it is fuzzed on its own. */
+#ifndef GQ_MEASURED_H
+#define GQ_MEASURED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gq_error.h"
+
+#define MEASURED_MAX_GPUS 65536
+#define MEASURED_MAX_BATCH 1000000
+
+typedef struct {
+    int line; /* 1-based line of the file */
+    char model[256], gpu[64], platform[512], machine[64], interconnect[64], sync[64], quant[256];
+    uint64_t batch, gpus;
+    double images_per_s;
+} measured_row;
+
+typedef struct {
+    measured_row *rows;
+    size_t n;
+} measured_set;
+
+/* Parses text[0..len) (need not end in NUL). On failure writes
+ * "FILE:LINE: reason" into msg and leaves s empty. @return GQ_OK,
+ * GQ_ERR_SPEC or GQ_ERR_NOMEM. */
+gq_err measured_parse(const char *text, size_t len, const char *file, measured_set *s, char *msg, size_t cap);
+void measured_free(measured_set *s);
+
+#endif
