@@ -191,8 +191,8 @@ int cli_check_output(const char *opt, const char *path, const char *const *exts)
 
 int cli_check_output_dir(const char *opt, const char *path)
 {
-    if (cli_check_output(opt, path, NULL) != 0 && !cli_is_dir(path)) return -1;
-    if (cli_is_dir(path) && access(path, W_OK) != 0) {
+    if (!cli_is_dir(path)) return cli_check_output(opt, path, NULL); /* to be created: as a new file */
+    if (access(path, W_OK) != 0) {
         cli_error("%s '%s': directory is not writable", opt, path);
         return -1;
     }

@@ -78,6 +78,32 @@ int cli_parse_double(const char *opt, const char *s, double *v)
     return 0;
 }
 
+int cli_parse_u64_in(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (*s < '0' || *s > '9' || errno || *end || x < lo || x > hi) {
+        cli_error("%s '%s' must be an integer in %llu..%llu", opt, s, (unsigned long long)lo, (unsigned long long)hi);
+        return -1;
+    }
+    *v = x;
+    return 0;
+}
+
+int cli_parse_double_in(const char *opt, const char *s, double lo, double hi, int lo_open, double *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || errno || *end || !isfinite(x) || x > hi || x < lo || (lo_open && x == lo)) {
+        cli_error("%s '%s' must be a number in %c%g, %g]", opt, s, lo_open ? '(' : '[', lo, hi);
+        return -1;
+    }
+    *v = x;
+    return 0;
+}
+
 int cli_parse_u64_list(const char *opt, const char *s, uint64_t *v, size_t cap, size_t *count)
 {
     char buf[1024];

@@ -25,6 +25,10 @@ int cli_opt(int argc, char **argv, int *i, const char *name, const char **value)
 
 int cli_parse_u64(const char *opt, const char *s, uint64_t *v);
 int cli_parse_double(const char *opt, const char *s, double *v);
+/* The same with a range, one line naming the option and the range when out of it. */
+int cli_parse_u64_in(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *v);
+/* [lo, hi], or (lo, hi] with lo_open. */
+int cli_parse_double_in(const char *opt, const char *s, double lo, double hi, int lo_open, double *v);
 /* Comma-separated unsigned list, e.g. "128,512,2048"; at most cap items. */
 int cli_parse_u64_list(const char *opt, const char *s, uint64_t *v, size_t cap, size_t *count);
 

@@ -108,17 +108,9 @@ static int models_compute(int argc, char **argv)
         else if (m == 0 && (m = cli_opt(argc, argv, &i, "--gpu-file", &v)) > 0)
             gpu_file = v;
         else if (m == 0 && (m = cli_opt(argc, argv, &i, "--batch", &v)) > 0) {
-            if (cli_parse_u64("--batch", v, &batch)) return EXIT_USAGE;
-            if (batch == 0 || batch > 1000000) {
-                cli_error("--batch '%s' must be 1..1000000", v);
-                return EXIT_USAGE;
-            }
+            if (cli_parse_u64_in("--batch", v, 1, 1000000, &batch)) return EXIT_USAGE;
         } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--gpu-images-per-s", &v)) > 0) {
-            if (cli_parse_double("--gpu-images-per-s", v, &ips)) return EXIT_USAGE;
-            if (!(ips > 0)) {
-                cli_error("--gpu-images-per-s '%s' must be > 0", v);
-                return EXIT_USAGE;
-            }
+            if (cli_parse_double_in("--gpu-images-per-s", v, 0, 1e6, 1, &ips)) return EXIT_USAGE;
         } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--format", &v)) > 0) {
             if (cli_parse_format(v, &fmt)) return EXIT_USAGE;
         } else if (m == 0) {
@@ -258,19 +250,19 @@ static int gpus_fit(int argc, char **argv)
 
 /* ---- dispatch ------------------------------------------------------------------------------ */
 
-static const cli_command MODELS_CMDS[] = {
-    {"list", models_list, "[--format table|csv]", "built-in models: parameters and forward GFLOPs per image"},
-    {"show", models_show, "MODEL [--format table|csv]", "a model's layers with shapes, parameters and FLOPs"},
+const cli_command MODELS_CMDS[] = {
+    {"list", models_list, "[--format table|csv]", "built-in models: parameters and forward GFLOPs per image", NULL},
+    {"show", models_show, "MODEL [--format table|csv]", "a model's layers with shapes, parameters and FLOPs", NULL},
     {"compute", models_compute,
      "--model MODEL --gpu GPU [--batch B] [--gpu-images-per-s X] [--gpu-file FILE.csv] [--format table|csv]",
-     "compute time of one training iteration (measured or fitted)"},
-    {NULL, NULL, NULL, NULL},
+     "compute time of one training iteration (measured or fitted)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
 };
 
-static const cli_command GPUS_CMDS[] = {
-    {"list", gpus_list, "[--format table|csv]", "GPU profiles: peak FLOP/s, bandwidth, fitted efficiency"},
-    {"fit", gpus_fit, "[--format table|csv]", "leave-one-out error of the FLOP-based fallback"},
-    {NULL, NULL, NULL, NULL},
+const cli_command GPUS_CMDS[] = {
+    {"list", gpus_list, "[--format table|csv]", "GPU profiles: peak FLOP/s, bandwidth, fitted efficiency", NULL},
+    {"fit", gpus_fit, "[--format table|csv]", "leave-one-out error of the FLOP-based fallback", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
 };
 
 int cmd_models(int argc, char **argv) { return cli_dispatch("models", MODELS_CMDS, argc, argv); }

@@ -137,13 +137,9 @@ static int parse_codec_args(int argc, char **argv, const char *cmd, codec_args *
         else if ((m = cli_opt(argc, argv, &i, "--output", &v)) != 0)
             a->output = v;
         else if ((m = cli_opt(argc, argv, &i, "--seed", &v)) != 0) {
-            if (m > 0 && cli_parse_u64("--seed", v, &a->seed) != 0) return -1;
+            if (m > 0 && cli_parse_u64_in("--seed", v, 0, UINT64_MAX, &a->seed) != 0) return -1;
         } else if ((m = cli_opt(argc, argv, &i, "--shared-scale", &v)) != 0) {
-            if (m > 0 && cli_parse_double("--shared-scale", v, &a->shared_scale) != 0) return -1;
-            if (m > 0 && !(a->shared_scale > 0)) {
-                cli_error("--shared-scale '%s' must be > 0", v);
-                return -1;
-            }
+            if (m > 0 && cli_parse_double_in("--shared-scale", v, 0, 3.4e38, 1, &a->shared_scale) != 0) return -1;
         } else {
             cli_error("quant %s: unknown option '%s' (see 'gqsim help quant')", cmd, argv[i]);
             return -1;
@@ -155,7 +151,7 @@ static int parse_codec_args(int argc, char **argv, const char *cmd, codec_args *
                   need_quant ? "--quant, " : "");
         return -1;
     }
-    return 0;
+    return cli_check_output("--output", a->output, NULL);
 }
 
 static int encode_common(const codec_args *a, const char *cmd, int decode_too)
@@ -327,7 +323,7 @@ static int measure(const qz_params *p, const char *label, const float *x, size_t
 /* ---- options shared by bench and sweep ------------------------------------------------------ */
 
 typedef struct {
-    uint64_t n, trials, seed;
+    uint64_t n, trials, seed, max_n;
     cli_format fmt;
 } measure_opts;
 
@@ -337,10 +333,11 @@ static int parse_measure_opt(int argc, char **argv, int *i, measure_opts *o)
 {
     const char *v;
     int m;
-    if ((m = cli_opt(argc, argv, i, "--n", &v)) > 0) return cli_parse_u64("--n", v, &o->n) ? -1 : 1;
+    if ((m = cli_opt(argc, argv, i, "--n", &v)) > 0) return cli_parse_u64_in("--n", v, 1, o->max_n, &o->n) ? -1 : 1;
     if (m == 0 && (m = cli_opt(argc, argv, i, "--trials", &v)) > 0)
-        return cli_parse_u64("--trials", v, &o->trials) ? -1 : 1;
-    if (m == 0 && (m = cli_opt(argc, argv, i, "--seed", &v)) > 0) return cli_parse_u64("--seed", v, &o->seed) ? -1 : 1;
+        return cli_parse_u64_in("--trials", v, 1, 1000, &o->trials) ? -1 : 1;
+    if (m == 0 && (m = cli_opt(argc, argv, i, "--seed", &v)) > 0)
+        return cli_parse_u64_in("--seed", v, 0, UINT64_MAX, &o->seed) ? -1 : 1;
     if (m == 0 && (m = cli_opt(argc, argv, i, "--format", &v)) > 0) return cli_parse_format(v, &o->fmt) ? -1 : 1;
     return m;
 }
@@ -358,7 +355,7 @@ static int quant_bench(int argc, char **argv)
 {
     const char *specs[MAX_QUANTS], *dist = "gaussian";
     size_t nspecs = 0;
-    measure_opts o = {1u << 22, 5, 1, FMT_TABLE};
+    measure_opts o = {1u << 22, 5, 1, 1ull << 31, FMT_TABLE};
     for (int i = 1; i < argc; i++) {
         const char *v;
         int m = parse_measure_opt(argc, argv, &i, &o);
@@ -369,6 +366,7 @@ static int quant_bench(int argc, char **argv)
             }
             specs[nspecs++] = v;
         } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--dist", &v)) > 0) {
+            if (gradgen_check(v) != 0) return EXIT_USAGE;
             dist = v;
         } else if (m == 0) {
             cli_error("quant bench: unknown option '%s' (see 'gqsim help quant')", argv[i]);
@@ -481,7 +479,7 @@ static int quant_sweep(int argc, char **argv)
     uint64_t buckets[32] = {128, 512, 2048, 8192, 32768}, levels[8] = {3, 5, 9};
     size_t nbuckets = 5, nlevels = 3, ndists = 0;
     const char *dists[8], *plot = NULL;
-    measure_opts o = {1u << 18, 3, 1, FMT_TABLE};
+    measure_opts o = {1u << 18, 3, 1, 1ull << 28, FMT_TABLE};
     for (int i = 1; i < argc; i++) {
         const char *v;
         int m = parse_measure_opt(argc, argv, &i, &o);
@@ -494,8 +492,10 @@ static int quant_sweep(int argc, char **argv)
                 cli_error("quant sweep: at most 8 --dist");
                 return EXIT_USAGE;
             }
+            if (gradgen_check(v) != 0) return EXIT_USAGE;
             dists[ndists++] = v;
         } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--plot", &v)) > 0) {
+            if (cli_check_plot("--plot", v) != 0) return EXIT_USAGE;
             plot = v;
         } else if (m == 0) {
             cli_error("quant sweep: unknown option '%s' (see 'gqsim help quant')", argv[i]);
@@ -513,8 +513,8 @@ static int quant_sweep(int argc, char **argv)
             return EXIT_USAGE;
         }
     for (size_t b = 0; b < nbuckets; b++)
-        if (buckets[b] == 0) {
-            cli_error("--bucket: bucket sizes must be >= 1");
+        if (buckets[b] == 0 || buckets[b] > (1u << 30)) {
+            cli_error("--bucket: bucket sizes must be in 1..2^30");
             return EXIT_USAGE;
         }
     if (n == 0 || n > (1ull << 28) || trials == 0 || trials > 1000) {
@@ -585,24 +585,77 @@ static int quant_sweep(int argc, char **argv)
     return rc;
 }
 
+/* ---- gen ---------------------------------------------------------------------------------- */
+
+/* A synthetic gradient to try the codecs on: the same generator bench and sweep use. */
+static int quant_gen(int argc, char **argv)
+{
+    const char *dist = "gaussian", *output = NULL;
+    measure_opts o = {1u << 20, 1, 1, 1ull << 31, FMT_TABLE};
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int m = parse_measure_opt(argc, argv, &i, &o);
+        if (m == 0 && (m = cli_opt(argc, argv, &i, "--dist", &v)) > 0) {
+            if (!gradgen_is_named(v)) {
+                cli_error("--dist '%s' is not gaussian, laplace, uniform or student-t", v);
+                return EXIT_USAGE;
+            }
+            dist = v;
+        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--output", &v)) > 0) {
+            if (cli_check_output("--output", v, NULL) != 0) return EXIT_USAGE;
+            output = v;
+        } else if (m == 0) {
+            cli_error("quant gen: unknown option '%s' (see 'gqsim help quant gen')", argv[i]);
+            return EXIT_USAGE;
+        }
+        if (m < 0) return EXIT_USAGE;
+    }
+    if (!output) {
+        cli_error("quant gen: needs --output FILE.f32 (see 'gqsim help quant gen')");
+        return EXIT_USAGE;
+    }
+    size_t n = (size_t)o.n;
+    float *x = gradgen(dist, &n, o.seed);
+    if (!x) return 1;
+    int rc = write_f32(output, x, n) ? 1 : 0;
+    free(x);
+    return rc;
+}
+
 /* ---- dispatch ---------------------------------------------------------------------------- */
 
-static const cli_command QUANT_CMDS[] = {
-    {"list", quant_list, "[--format table|csv]", "the quantizers, their keys and defaults"},
+static const char BENCH_DETAILS[] =
+    "Columns: bytes and bits_per_element are the exact encoded size (32-byte header included);\n"
+    "ratio_vs_fp32 = fp32 bytes / these bytes; encode/decode_ns_per_element are the fastest of the trials;\n"
+    "encode/decode_frac_of_ref = the reference row's time (a memcpy of the same floats) / this time, so 1\n"
+    "is as fast as copying the gradient once; nmse = mean over trials of ||Q(g) - g||^2 / ||g||^2;\n"
+    "bias = ||mean over trials of Q(g) - g||^2 / ||g||^2: for an unbiased quantizer it shrinks as nmse /\n"
+    "trials (more --trials, smaller bias), for a biased one (signsgd, topk, bingrad-b) it stays near nmse.\n"
+    "Make a gradient to bench with 'gqsim quant gen', or dump real ones with 'gqsim train --dump-grads'.\n";
+
+static const char ENCODE_DETAILS[] =
+    "IN.f32 is raw little-endian float32 (make one with 'gqsim quant gen --output g.f32'); OUT.gq is\n"
+    "self-describing (docs/wire-format.md). Prints bytes=N bits_per_element=X, the exact size a simulated\n"
+    "transfer is charged. The same seed gives the same bytes.\n";
+
+const cli_command QUANT_CMDS[] = {
+    {"list", quant_list, "[--format table|csv]", "the quantizers, their keys and defaults", NULL},
+    {"gen", quant_gen, "--output G.f32 [--dist gaussian|laplace|uniform|student-t] [--n N] [--seed S]",
+     "write a synthetic gradient (raw float32, 2^20 elements by default) to try the codecs on", NULL},
     {"encode", quant_encode, "--quant SPEC --input IN.f32 --output OUT.gq [--seed S] [--shared-scale X]",
-     "quantize a raw float32 file into a self-describing buffer"},
-    {"decode", quant_decode, "--input IN.gq --output OUT.f32", "decode a buffer back to raw float32"},
+     "quantize a raw float32 file into a self-describing buffer", ENCODE_DETAILS},
+    {"decode", quant_decode, "--input IN.gq --output OUT.f32", "decode a buffer back to raw float32", NULL},
     {"roundtrip", quant_roundtrip, "--quant SPEC --input IN.f32 --output DEC.f32 [--seed S] [--shared-scale X]",
-     "encode and decode in one step"},
+     "encode and decode in one step", ENCODE_DETAILS},
     {"bench", quant_bench,
      "[--quant SPEC]... [--n N] [--dist gaussian|laplace|uniform|student-t|FILE.f32] [--trials T] [--seed S] "
      "[--format table|csv]",
-     "encode/decode cost vs a memcpy reference, exact sizes, error and bias"},
+     "encode/decode cost vs a memcpy reference, exact sizes, error and bias", BENCH_DETAILS},
     {"sweep", quant_sweep,
      "[--bucket 128,512,...] [--levels 3,5,9] [--dist D]... [--n N] [--trials T] [--seed S] [--format table|csv] "
      "[--plot out.png]",
-     "ORQ vs QSGD vs TernGrad vs BinGrad error across bucket sizes"},
-    {NULL, NULL, NULL, NULL},
+     "ORQ vs QSGD vs TernGrad vs BinGrad error across bucket sizes", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
 };
 
 int cmd_quant(int argc, char **argv) { return cli_dispatch("quant", QUANT_CMDS, argc, argv); }

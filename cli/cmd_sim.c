@@ -117,8 +117,12 @@ static void opts_default(sim_opts *o)
     o->fmt = FMT_TABLE;
 }
 
-static int parse_opts(int argc, char **argv, const char *cmd, sim_opts *o, int multi)
+/* What a command takes beyond the shared options. */
+enum { TAKES_LISTS = 1, TAKES_PLOT = 2, TAKES_OUT = 4, TAKES_MEASURED = 8 };
+
+static int parse_opts(int argc, char **argv, const char *cmd, sim_opts *o, int takes)
 {
+    const int multi = takes & TAKES_LISTS;
     for (int i = 1; i < argc; i++) {
         const char *v;
         int m;
@@ -132,19 +136,26 @@ static int parse_opts(int argc, char **argv, const char *cmd, sim_opts *o, int m
             o->gpu = v;
         else if (OPT("--gpu-file"))
             o->gpu_file = v;
-        else if (OPT("--network-model"))
+        else if (OPT("--network-model")) {
+            if (strcmp(v, "LV08") != 0 && strcmp(v, "CM02") != 0)
+                return cli_error("--network-model '%s' is not LV08 or CM02", v), -1;
             o->network_model = v;
-        else if (OPT("--plot"))
+        } else if ((takes & TAKES_PLOT) && OPT("--plot")) {
+            if (cli_check_plot("--plot", v) != 0) return -1;
             o->plot = v;
-        else if (OPT("--out"))
+        } else if ((takes & TAKES_OUT) && OPT("--out")) {
+            if (cli_check_output_dir("--out", v) != 0) return -1;
             o->out = v;
-        else if (OPT("--measured"))
+        } else if ((takes & TAKES_MEASURED) && OPT("--measured"))
             o->measured = v;
         else if (OPT("--quant")) {
             if (o->nquants == MAX_QUANTS || (!multi && o->nquants == 1)) {
-                cli_error("%s: too many --quant", cmd);
+                cli_error("%s: too many --quant (at most %d)", cmd, multi ? MAX_QUANTS : 1);
                 return -1;
             }
+            qz_params q;
+            char msg[256];
+            if (qz_parse_spec(v, &q, msg, sizeof msg) != GQ_OK) return cli_error("--quant '%s': %s", v, msg), -1;
             o->quants[o->nquants++] = v;
         } else if (OPT("--gpus")) {
             if (cli_parse_u64_list("--gpus", v, o->gpus, MAX_GPU_COUNTS, &o->ngpus)) return -1;
@@ -158,11 +169,9 @@ static int parse_opts(int argc, char **argv, const char *cmd, sim_opts *o, int m
                 return -1;
             }
         } else if (OPT("--batch")) {
-            if (cli_parse_u64("--batch", v, &o->batch)) return -1;
-            if (o->batch < 1 || o->batch > 1000000) return cli_error("--batch '%s' must be 1..1000000", v), -1;
+            if (cli_parse_u64_in("--batch", v, 1, 1000000, &o->batch)) return -1;
         } else if (OPT("--iterations")) {
-            if (cli_parse_u64("--iterations", v, &o->iterations)) return -1;
-            if (o->iterations < 1 || o->iterations > 100) return cli_error("--iterations '%s' must be 1..100", v), -1;
+            if (cli_parse_u64_in("--iterations", v, 1, 100, &o->iterations)) return -1;
         } else if (OPT("--sync")) {
             if (sync_parse(v, &o->sync))
                 return cli_error("--sync '%s' is not ps, ps-sharded, ring, hierarchical or allgather", v), -1;
@@ -184,22 +193,17 @@ static int parse_opts(int argc, char **argv, const char *cmd, sim_opts *o, int m
             else
                 return cli_error("--engine '%s' is not simgrid or analytic", v), -1;
         } else if (OPT("--fusion")) {
-            if (cli_parse_double("--fusion", v, &o->fusion)) return -1;
-            if (o->fusion < 0) return cli_error("--fusion '%s' must be >= 0 bytes", v), -1;
+            if (cli_parse_double_in("--fusion", v, 0, 1e12, 0, &o->fusion)) return -1;
         } else if (OPT("--fusion-cycle")) {
-            if (cli_parse_double("--fusion-cycle", v, &o->fusion_cycle)) return -1;
-            if (o->fusion_cycle < 0) return cli_error("--fusion-cycle '%s' must be >= 0 seconds", v), -1;
+            if (cli_parse_double_in("--fusion-cycle", v, 0, 10, 0, &o->fusion_cycle)) return -1;
         } else if (OPT("--fp32-below")) {
-            if (cli_parse_double("--fp32-below", v, &o->fp32_below)) return -1;
+            if (cli_parse_double_in("--fp32-below", v, 0, 1e15, 0, &o->fp32_below)) return -1;
         } else if (OPT("--quant-cost-scale")) {
-            if (cli_parse_double("--quant-cost-scale", v, &o->quant_scale)) return -1;
-            if (!(o->quant_scale >= 0)) return cli_error("--quant-cost-scale '%s' must be >= 0", v), -1;
+            if (cli_parse_double_in("--quant-cost-scale", v, 0, 1e6, 0, &o->quant_scale)) return -1;
         } else if (OPT("--quant-rate")) {
-            if (cli_parse_double("--quant-rate", v, &o->quant_rate)) return -1;
-            if (!(o->quant_rate > 0)) return cli_error("--quant-rate '%s' must be > 0 elements/s", v), -1;
+            if (cli_parse_double_in("--quant-rate", v, 0, 1e15, 1, &o->quant_rate)) return -1;
         } else if (OPT("--gpu-images-per-s")) {
-            if (cli_parse_double("--gpu-images-per-s", v, &o->gpu_ips)) return -1;
-            if (!(o->gpu_ips > 0)) return cli_error("--gpu-images-per-s '%s' must be > 0", v), -1;
+            if (cli_parse_double_in("--gpu-images-per-s", v, 0, 1e6, 1, &o->gpu_ips)) return -1;
         } else if (OPT("--format")) {
             if (cli_parse_format(v, &o->fmt)) return -1;
         } else if (m == 0 && strcmp(argv[i], "--fp32-last") == 0) {
@@ -228,12 +232,15 @@ typedef struct {
     compute_estimate compute;
 } sim_setup;
 
+static int needs_model_platform(const sim_opts *o, const char *cmd)
+{
+    if (o->model && o->platform) return 0;
+    cli_error("%s: needs --model and --platform (see 'gqsim help %s')", cmd, cmd);
+    return -1;
+}
+
 static int setup(const sim_opts *o, const char *cmd, sim_setup *s)
 {
-    if (!o->model || !o->platform) {
-        cli_error("%s: needs --model and --platform (see 'gqsim help %s')", cmd, cmd);
-        return -1;
-    }
     if (zoo_load(&s->zoo, o->gpu_file) != 0) return -1;
     char msg[512];
     if (cluster_parse(o->platform, &s->cluster, msg, sizeof msg) != GQ_OK) {
@@ -287,6 +294,9 @@ static int run_one(const sim_opts *o, sim_setup *s, const char *spec, int gpus, 
     c.network_model = o->network_model;
     c.iterations = (int)o->iterations;
     c.exact_flows = o->exact_flows;
+    if (c.engine == ENGINE_SIMGRID && gpus > 1024 && gpus <= SIM_SIMGRID_MAX_GPUS)
+        cli_progress(1, "simulating %d GPUs with SimGrid: about %.0f s and %.0f MB on a 2-core machine", gpus,
+                     sim_simgrid_cost_s(gpus, c.iterations), sim_simgrid_cost_mb(gpus));
     if (sim_run(&c, r, msg, sizeof msg) != GQ_OK) {
         cli_error("simulate %s on %s with %d GPUs: %s", s->model->name, o->platform, gpus, msg);
         return -1;
@@ -340,7 +350,7 @@ static int cmd_simulate(int argc, char **argv)
 {
     sim_opts o;
     opts_default(&o);
-    if (parse_opts(argc, argv, "simulate", &o, 0)) return EXIT_USAGE;
+    if (parse_opts(argc, argv, "simulate", &o, 0) || needs_model_platform(&o, "simulate")) return EXIT_USAGE;
     if (o.ngpus == 0) {
         cli_error("simulate: needs --gpus N (see 'gqsim help simulate')");
         return EXIT_USAGE;
@@ -405,7 +415,8 @@ static int cmd_speedup(int argc, char **argv)
 {
     sim_opts o;
     opts_default(&o);
-    if (parse_opts(argc, argv, "speedup", &o, 1)) return EXIT_USAGE;
+    if (parse_opts(argc, argv, "speedup", &o, TAKES_LISTS | TAKES_PLOT) || needs_model_platform(&o, "speedup"))
+        return EXIT_USAGE;
     default_gpus(&o);
     sim_setup s;
     memset(&s, 0, sizeof s);
@@ -446,13 +457,11 @@ static int cmd_report(int argc, char **argv)
 {
     sim_opts o;
     opts_default(&o);
-    if (parse_opts(argc, argv, "report", &o, 1)) return EXIT_USAGE;
+    if (parse_opts(argc, argv, "report", &o, TAKES_LISTS | TAKES_OUT)) return EXIT_USAGE;
     default_gpus(&o);
     const char *dir = o.out ? o.out : "gqsim-report";
-    if (mkdir(dir, 0777) != 0 && !cli_is_dir(dir)) {
-        cli_error("--out '%s': cannot create the directory", dir);
-        return 1;
-    }
+    if (!o.out && cli_check_output_dir("--out", dir) != 0) return EXIT_USAGE;
+    if (cli_stage_dir(dir) != 0) return 1; /* removed again if the report fails */
     static const char *const PLATFORMS[] = {"terngrad-ethernet", "terngrad-infiniband"};
     static const char *const MODELS[] = {"alexnet", "googlenet", "vgg-a"};
     /* fp32 and ~2-bit schemes: TernGrad (2 bits), QSGD-3 with the max norm (2 bits), ORQ-3 (2.2 bits) */
@@ -570,7 +579,7 @@ static int cmd_validate(int argc, char **argv)
 {
     sim_opts o;
     opts_default(&o);
-    if (parse_opts(argc, argv, "validate", &o, 0)) return EXIT_USAGE;
+    if (parse_opts(argc, argv, "validate", &o, TAKES_PLOT | TAKES_MEASURED)) return EXIT_USAGE;
     if (!o.measured) {
         cli_error("validate: needs --measured FILE.csv (see 'gqsim help validate')");
         return EXIT_USAGE;
@@ -719,11 +728,24 @@ void help_validate(void)
 
 /* ---- platforms ----------------------------------------------------------------------------- */
 
+/* --format, the only option of platforms list and show. */
+static int format_only(int argc, char **argv, const char *cmd, cli_format *fmt)
+{
+    *fmt = FMT_TABLE;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        int m = cli_opt(argc, argv, &i, "--format", &v);
+        if (m < 0 || (m > 0 && cli_parse_format(v, fmt) != 0)) return -1;
+        if (m == 0) return cli_error("%s: unknown option '%s' (see 'gqsim help platforms')", cmd, argv[i]), -1;
+    }
+    return 0;
+}
+
 static int platforms_list(int argc, char **argv)
 {
     sim_opts o;
     opts_default(&o);
-    if (parse_opts(argc, argv, "platforms list", &o, 0)) return EXIT_USAGE;
+    if (format_only(argc, argv, "platforms list", &o.fmt)) return EXIT_USAGE;
     static const char *const H[] = {"platform", "gpu", "gpus_per_node", "intra", "inter", "nics", "spec", "source"};
     cli_table t;
     table_init(&t, H, 8);
@@ -759,7 +781,7 @@ static int platforms_show(int argc, char **argv)
     if (platform_arg(argc, argv, "platforms show", &c)) return EXIT_USAGE;
     sim_opts o;
     opts_default(&o);
-    if (parse_opts(argc - 1, argv + 1, "platforms show", &o, 0)) return EXIT_USAGE;
+    if (format_only(argc - 1, argv + 1, "platforms show", &o.fmt)) return EXIT_USAGE;
     static const char *const H[] = {"link", "kind", "bandwidth_GBps", "latency_us", "protocol", "source"};
     cli_table t;
     table_init(&t, H, 6);
@@ -793,8 +815,7 @@ static int platforms_xml(int argc, char **argv)
             cli_error("platforms xml: unknown option '%s'", argv[i]);
             return EXIT_USAGE;
         }
-        if (cli_parse_u64("--nodes", v, &nodes)) return EXIT_USAGE;
-        if (nodes < 1 || nodes > 65536) return cli_error("--nodes '%s' must be 1..65536", v), EXIT_USAGE;
+        if (cli_parse_u64_in("--nodes", v, 1, 65536, &nodes)) return EXIT_USAGE;
     }
     if (!nodes) nodes = c.nodes ? (uint64_t)c.nodes : 1;
     char *xml = cluster_xml(&c, (int)nodes);
@@ -804,11 +825,11 @@ static int platforms_xml(int argc, char **argv)
     return 0;
 }
 
-static const cli_command PLATFORM_CMDS[] = {
-    {"list", platforms_list, "[--format table|csv]", "built-in clusters"},
-    {"show", platforms_show, "NAME|cluster:... [--format table|csv]", "a cluster's links"},
-    {"xml", platforms_xml, "NAME|cluster:... [--nodes N]", "the SimGrid platform XML"},
-    {NULL, NULL, NULL, NULL},
+const cli_command PLATFORM_CMDS[] = {
+    {"list", platforms_list, "[--format table|csv]", "built-in clusters", NULL},
+    {"show", platforms_show, "NAME|cluster:... [--format table|csv]", "a cluster's links", NULL},
+    {"xml", platforms_xml, "NAME|cluster:... [--nodes N]", "the SimGrid platform XML", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
 };
 
 int cmd_platforms(int argc, char **argv) { return cli_dispatch("platforms", PLATFORM_CMDS, argc, argv); }

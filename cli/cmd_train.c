@@ -37,14 +37,14 @@ static void on_epoch(const epoch_stats *s, void *p)
     r->len += (size_t)snprintf(r->dat + r->len, r->cap - r->len, "%d %.6f\n", s->epoch, s->test_accuracy);
 }
 
-static int parse_int_list(const char *opt, const char *v, int *out, int cap, int *n)
+static int parse_int_list(const char *opt, const char *v, int *out, int cap, int max, int *n)
 {
     uint64_t tmp[64];
     size_t cnt;
     if (cli_parse_u64_list(opt, v, tmp, cap < 64 ? (size_t)cap : 64, &cnt)) return -1;
     for (size_t i = 0; i < cnt; i++) {
-        if (tmp[i] < 1 || tmp[i] > 1000000000)
-            return cli_error("%s: %llu is out of range", opt, (unsigned long long)tmp[i]), -1;
+        if (tmp[i] < 1 || tmp[i] > (uint64_t)max)
+            return cli_error("%s: %llu is not in 1..%d", opt, (unsigned long long)tmp[i], max), -1;
         out[i] = (int)tmp[i];
     }
     *n = (int)cnt;
@@ -76,13 +76,11 @@ int cmd_train(int argc, char **argv)
             if (nq == MAX_RUNS) return cli_error("train: at most %d --quant", MAX_RUNS), EXIT_USAGE;
             quants[nq++] = v;
         } else if (OPT("--workers")) {
-            if (parse_int_list("--workers", v, workers, MAX_RUNS, &nw)) return EXIT_USAGE;
+            if (parse_int_list("--workers", v, workers, MAX_RUNS, TRAIN_MAX_WORKERS, &nw)) return EXIT_USAGE;
         } else if (OPT("--batch")) {
-            if (cli_parse_u64("--batch", v, &batch) || batch < 1 || batch > 4096)
-                return cli_error("--batch must be 1..4096"), EXIT_USAGE;
+            if (cli_parse_u64_in("--batch", v, 1, 4096, &batch)) return EXIT_USAGE;
         } else if (OPT("--epochs")) {
-            if (cli_parse_u64("--epochs", v, &epochs) || epochs < 1 || epochs > 1000)
-                return cli_error("--epochs must be 1..1000"), EXIT_USAGE;
+            if (cli_parse_u64_in("--epochs", v, 1, 1000, &epochs)) return EXIT_USAGE;
         } else if (OPT("--optimizer")) {
             if (strcmp(v, "sgd") == 0)
                 c.optimizer = OPT_SGD;
@@ -93,38 +91,44 @@ int cmd_train(int argc, char **argv)
             else
                 return cli_error("--optimizer '%s' is not sgd, momentum or adam", v), EXIT_USAGE;
         } else if (OPT("--lr")) {
-            if (cli_parse_double("--lr", v, &lr) || !(lr > 0)) return cli_error("--lr must be > 0"), EXIT_USAGE;
+            if (cli_parse_double_in("--lr", v, 0, 100, 1, &lr)) return EXIT_USAGE;
         } else if (OPT("--momentum")) {
-            if (cli_parse_double("--momentum", v, &momentum) || momentum < 0 || momentum >= 1)
-                return cli_error("--momentum must be in [0, 1)"), EXIT_USAGE;
+            if (cli_parse_double_in("--momentum", v, 0, 0.999, 0, &momentum)) return EXIT_USAGE;
         } else if (OPT("--weight-decay")) {
-            if (cli_parse_double("--weight-decay", v, &wd) || wd < 0)
-                return cli_error("--weight-decay must be >= 0"), EXIT_USAGE;
+            if (cli_parse_double_in("--weight-decay", v, 0, 1, 0, &wd)) return EXIT_USAGE;
         } else if (OPT("--lr-schedule")) {
-            int e;
+            int e, used = 0;
             double g;
             if (strcmp(v, "const") == 0)
                 c.schedule = LR_CONST;
-            else if (sscanf(v, "step:%d:%lf", &e, &g) == 2 && e > 0 && g > 0)
+            else if (sscanf(v, "step:%d:%lf%n", &e, &g, &used) == 2 && !v[used] && e > 0 && e <= 1000 && g > 0 &&
+                     g <= 10)
                 c.schedule = LR_STEP, c.step_every = e, c.step_gamma = g;
-            else if (sscanf(v, "poly:%lf", &g) == 1 && g > 0)
+            else if (sscanf(v, "poly:%lf%n", &g, &used) == 1 && !v[used] && g > 0 && g <= 100)
                 c.schedule = LR_POLY, c.poly_power = g;
             else
-                return cli_error("--lr-schedule '%s' is not const, step:EPOCHS:GAMMA or poly:POWER", v), EXIT_USAGE;
+                return cli_error("--lr-schedule '%s' is not const, step:EPOCHS:GAMMA (1..1000, (0, 10]) or "
+                                 "poly:POWER ((0, 100])",
+                                 v),
+                       EXIT_USAGE;
         } else if (OPT("--seed")) {
-            if (cli_parse_u64("--seed", v, &seed)) return EXIT_USAGE;
+            if (cli_parse_u64_in("--seed", v, 0, UINT64_MAX, &seed)) return EXIT_USAGE;
         } else if (OPT("--format")) {
             if (cli_parse_format(v, &fmt)) return EXIT_USAGE;
-        } else if (OPT("--output"))
+        } else if (OPT("--output")) {
+            static const char *const CSV[] = {"csv", NULL};
+            if (cli_check_output("--output", v, CSV) != 0) return EXIT_USAGE;
             output = v;
-        else if (OPT("--plot"))
+        } else if (OPT("--plot")) {
+            if (cli_check_plot("--plot", v) != 0) return EXIT_USAGE;
             plot = v;
+        }
         else if (OPT("--data"))
             data = v;
         else if (OPT("--dump-grads"))
             dump = v;
         else if (OPT("--dump-at")) {
-            if (parse_int_list("--dump-at", v, dump_at, 64, &ndump)) return EXIT_USAGE;
+            if (parse_int_list("--dump-at", v, dump_at, 64, 1000000000, &ndump)) return EXIT_USAGE;
         } else if (OPT("--ef")) {
             if (strcmp(v, "on") == 0)
                 c.error_feedback = 1;
@@ -146,11 +150,11 @@ int cmd_train(int argc, char **argv)
             else
                 return cli_error("--downlink '%s' is not auto, fp32, requant or terngrad", v), EXIT_USAGE;
         } else if (OPT("--fp32-below")) {
-            if (cli_parse_double("--fp32-below", v, &fp32_below)) return EXIT_USAGE;
+            if (cli_parse_double_in("--fp32-below", v, 0, 1e15, 0, &fp32_below)) return EXIT_USAGE;
         } else if (OPT("--train-limit")) {
-            if (cli_parse_u64("--train-limit", v, &train_limit)) return EXIT_USAGE;
+            if (cli_parse_u64_in("--train-limit", v, 0, 100000000, &train_limit)) return EXIT_USAGE;
         } else if (OPT("--test-limit")) {
-            if (cli_parse_u64("--test-limit", v, &test_limit)) return EXIT_USAGE;
+            if (cli_parse_u64_in("--test-limit", v, 0, 100000000, &test_limit)) return EXIT_USAGE;
         } else if (m == 0 && strcmp(argv[i], "--fp32-last") == 0) {
             c.fp32_last = 1, m = 1;
         } else if (m == 0 && strcmp(argv[i], "--no-scaler-sharing") == 0) {
@@ -169,6 +173,7 @@ int cmd_train(int argc, char **argv)
         if (qz_parse_spec(quants[k], &q, msg, sizeof msg) != GQ_OK)
             return cli_error("--quant '%s': %s", quants[k], msg), EXIT_USAGE;
     }
+    if (dump && cli_check_output_dir("--dump-grads", dump) != 0) return EXIT_USAGE;
     if (dump && !cli_is_dir(dump) && mkdir(dump, 0777) != 0)
         return cli_error("--dump-grads '%s': cannot create it", dump), 1;
 

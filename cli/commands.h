@@ -10,12 +10,18 @@ typedef struct {
     int (*fn)(int argc, char **argv); /* argv[0] is the subcommand name */
     const char *usage;
     const char *summary;
+    const char *details; /* more help for 'gqsim help GROUP NAME', or NULL */
 } cli_command;
 
 /* Runs `group NAME args...` from a NULL-terminated table; --help and unknown
  * names handled here. */
 int cli_dispatch(const char *group, const cli_command *cmds, int argc, char **argv);
 void cli_print_usage(FILE *out, const char *group, const cli_command *cmds);
+/* The help of one subcommand: usage, summary, details. */
+void cli_print_sub(FILE *out, const char *group, const cli_command *c);
+
+/* The groups' tables, for dispatch and for 'gqsim help GROUP NAME'. */
+extern const cli_command QUANT_CMDS[], MODELS_CMDS[], GPUS_CMDS[], PLATFORM_CMDS[];
 
 int cmd_quant(int argc, char **argv);
 void help_quant(void);

@@ -17,13 +17,17 @@ int gradgen_is_named(const char *dist)
     return 0;
 }
 
+int gradgen_check(const char *dist)
+{
+    if (gradgen_is_named(dist) || strstr(dist, ".f32") || strchr(dist, '/')) return 0;
+    cli_error("--dist '%s' is not gaussian, laplace, uniform, student-t or a FILE.f32", dist);
+    return -1;
+}
+
 float *gradgen(const char *dist, size_t *n, uint64_t seed)
 {
     if (!gradgen_is_named(dist)) {
-        if (!strstr(dist, ".f32") && !strchr(dist, '/')) {
-            cli_error("--dist '%s' is not gaussian, laplace, uniform, student-t or a FILE.f32", dist);
-            return NULL;
-        }
+        if (gradgen_check(dist) != 0) return NULL;
         float *x;
         return cli_read_f32(dist, &x, n) == 0 ? x : NULL;
     }

@@ -15,6 +15,10 @@ extern const char *const GRADGEN_DISTS[];
  * @return the array, or NULL after printing an error. */
 float *gradgen(const char *dist, size_t *n, uint64_t seed);
 
+/* 0 if `dist` is a distribution's name or looks like a file; else -1 after
+ * printing (a usage error, found before any work). */
+int gradgen_check(const char *dist);
+
 /* 1 if `dist` names a distribution rather than a file. */
 int gradgen_is_named(const char *dist);
 

@@ -12,24 +12,26 @@ typedef struct {
     int (*fn)(int argc, char **argv);
     void (*help)(void);
     const char *summary;
+    const cli_command *subs; /* a group's subcommands, or NULL */
 } top_command;
 
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
 
 static const top_command COMMANDS[] = {
-    {"quant", cmd_quant, help_quant, "gradient quantizers: list, encode, decode, roundtrip, bench, sweep"},
-    {"models", cmd_models, help_models, "the model zoo: list, show, compute"},
-    {"gpus", cmd_gpus, help_gpus, "GPU compute profiles: list, fit"},
-    {"platforms", cmd_platforms, help_platforms, "GPU clusters: list, show, xml"},
-    {"simulate", cmd_simulate_entry, help_simulate, "simulate one configuration of data-parallel training"},
-    {"speedup", cmd_speedup_entry, help_speedup, "speedup curves over GPU counts, per quantizer (and a figure)"},
-    {"report", cmd_report_entry, help_report, "the main job: TernGrad's Figure 5 in kind, both clusters"},
-    {"validate", cmd_validate_entry, help_validate, "predictions against measured throughputs"},
-    {"train", cmd_train, help_train, "train LeNet-5 on Fashion-MNIST with W workers and a quantizer"},
-    {"help", cmd_help, NULL, "show help for a command: gqsim help CMD"},
-    {"version", cmd_version, NULL, "print the version"},
-    {NULL, NULL, NULL, NULL},
+    {"quant", cmd_quant, help_quant, "gradient quantizers: list, gen, encode, decode, roundtrip, bench, sweep",
+     QUANT_CMDS},
+    {"models", cmd_models, help_models, "the model zoo: list, show, compute", MODELS_CMDS},
+    {"gpus", cmd_gpus, help_gpus, "GPU compute profiles: list, fit", GPUS_CMDS},
+    {"platforms", cmd_platforms, help_platforms, "GPU clusters: list, show, xml", PLATFORM_CMDS},
+    {"simulate", cmd_simulate_entry, help_simulate, "simulate one configuration of data-parallel training", NULL},
+    {"speedup", cmd_speedup_entry, help_speedup, "speedup curves over GPU counts, per quantizer (and a figure)", NULL},
+    {"report", cmd_report_entry, help_report, "the main job: TernGrad's Figure 5 in kind, both clusters", NULL},
+    {"validate", cmd_validate_entry, help_validate, "predictions against measured throughputs", NULL},
+    {"train", cmd_train, help_train, "train LeNet-5 on Fashion-MNIST with W workers and a quantizer", NULL},
+    {"help", cmd_help, NULL, "show help for a command: gqsim help CMD", NULL},
+    {"version", cmd_version, NULL, "print the version", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
 };
 
 static void usage(FILE *out)
@@ -60,6 +62,15 @@ static int cmd_help(int argc, char **argv)
         cli_error("unknown command '%s' (see 'gqsim --help')", argv[1]);
         return EXIT_USAGE;
     }
+    if (argc > 2 && c->subs) {
+        for (const cli_command *s = c->subs; s->name; s++)
+            if (strcmp(s->name, argv[2]) == 0) {
+                cli_print_sub(stdout, c->name, s);
+                return 0;
+            }
+        cli_error("unknown %s subcommand '%s' (see 'gqsim help %s')", c->name, argv[2], c->name);
+        return EXIT_USAGE;
+    }
     if (c->help)
         c->help();
     else
@@ -81,6 +92,12 @@ void cli_print_usage(FILE *out, const char *group, const cli_command *cmds)
         fprintf(out, "  gqsim %s %s %s\n      %s\n", group, c->name, c->usage, c->summary);
 }
 
+void cli_print_sub(FILE *out, const char *group, const cli_command *c)
+{
+    fprintf(out, "usage: gqsim %s %s %s\n\n%s.\n", group, c->name, c->usage, c->summary);
+    if (c->details) fprintf(out, "\n%s", c->details);
+}
+
 int cli_dispatch(const char *group, const cli_command *cmds, int argc, char **argv)
 {
     if (argc < 2) {
@@ -95,7 +112,7 @@ int cli_dispatch(const char *group, const cli_command *cmds, int argc, char **ar
         if (strcmp(c->name, argv[1]) == 0) {
             for (int i = 2; i < argc; i++)
                 if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-                    printf("usage: gqsim %s %s %s\n  %s\n", group, c->name, c->usage, c->summary);
+                    cli_print_sub(stdout, group, c);
                     return 0;
                 }
             return c->fn(argc - 1, argv + 1);
@@ -136,5 +153,9 @@ int main(int argc, char **argv)
     }
     if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0))
         return cmd_help(2, argv); /* 'gqsim CMD --help' is 'gqsim help CMD' */
+    if (argc > 3 && c->subs && (strcmp(argv[3], "--help") == 0 || strcmp(argv[3], "-h") == 0)) {
+        char *sub[] = {argv[0], argv[1], argv[2]}; /* 'gqsim GROUP NAME --help' is 'gqsim help GROUP NAME' */
+        return cmd_help(3, sub);
+    }
     return run(c, argc - 1, argv + 1);
 }

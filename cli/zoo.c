@@ -20,6 +20,7 @@ static int add_model(gq_zoo *z, const char *text, const char *file)
     char msg[512];
     if (model_parse(m, text, file, msg, sizeof msg) != GQ_OK) {
         cli_error("%s", msg);
+        model_free(m);
         free(m);
         return -1;
     }
@@ -33,7 +34,7 @@ int zoo_load(gq_zoo *z, const char *gpu_file)
     for (size_t i = 0; i < gq_builtin_model_count(); i++) {
         char file[128];
         snprintf(file, sizeof file, "models/%s.model", gq_builtin_model_name(i));
-        if (add_model(z, gq_builtin_model(gq_builtin_model_name(i)), file) != 0) return -1;
+        if (add_model(z, gq_builtin_model(gq_builtin_model_name(i)), file) != 0) return zoo_free(z), -1;
     }
     z->nbuiltin = z->n;
     char msg[512];
@@ -41,12 +42,13 @@ int zoo_load(gq_zoo *z, const char *gpu_file)
         gpu_db_add_measurements(&z->gpus, gq_builtin_data("gpu_throughput"), "data/gpu_throughput.csv", msg,
                                 sizeof msg) != GQ_OK) {
         cli_error("%s", msg);
+        zoo_free(z);
         return -1;
     }
     if (gpu_file) {
         unsigned char *text;
         size_t size;
-        if (cli_read_file(gpu_file, &text, &size) != 0) return -1;
+        if (cli_read_file(gpu_file, &text, &size) != 0) return zoo_free(z), -1;
         char *s = malloc(size + 1);
         memcpy(s, text, size);
         s[size] = '\0';
@@ -55,6 +57,7 @@ int zoo_load(gq_zoo *z, const char *gpu_file)
         free(s);
         if (e != GQ_OK) {
             cli_error("%s", msg);
+            zoo_free(z);
             return -1;
         }
     }

@@ -44,7 +44,9 @@ typedef struct {
     macro_def macros[MAX_MACROS];
     int nmacros;
     size_t cap_layers;
-    int seen_layer;
+    int *slots; /* open-addressing table of layer indices by name: from= and duplicate checks stay O(1) */
+    size_t nslots;
+    int seen_layer, seen_name, seen_batch, seen_backward;
     int pending_in; /* default input of the next layer, set by a macro call; NO_PENDING if none */
     /* where we are, for messages: the file line, and the macro stack */
     int line;
@@ -122,11 +124,65 @@ static int split(char *s, char **tok)
     return n;
 }
 
-static int find_layer(const model_t *m, const char *name)
+static size_t name_hash(const char *s)
 {
-    for (size_t i = m->nlayers; i-- > 0;)
-        if (strcmp(m->layers[i].name, name) == 0) return (int)i;
-    return -2;
+    size_t h = 1469598103934665603u; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* Index of the layer called `name`, or -2. */
+static int find_layer(const parser *p, const char *name)
+{
+    if (!p->nslots) return -2;
+    for (size_t i = name_hash(name) & (p->nslots - 1);; i = (i + 1) & (p->nslots - 1)) {
+        int idx = p->slots[i];
+        if (idx < 0) return -2;
+        if (strcmp(p->m->layers[idx].name, name) == 0) return idx;
+    }
+}
+
+/* Files layer `idx` under its name, growing the table to stay at most half full. */
+static gq_err index_layer(parser *p, int idx)
+{
+    if (2 * (p->m->nlayers + 1) > p->nslots) {
+        size_t n = p->nslots ? 2 * p->nslots : 256;
+        int *slots = malloc(n * sizeof *slots);
+        if (!slots) return GQ_ERR_NOMEM;
+        for (size_t i = 0; i < n; i++) slots[i] = -1;
+        int *old = p->slots;
+        size_t oldn = p->nslots;
+        p->slots = slots, p->nslots = n;
+        for (size_t i = 0; i < oldn; i++)
+            if (old[i] >= 0 && old[i] != idx) index_layer(p, old[i]); /* cannot grow again */
+        free(old);
+    }
+    size_t i = name_hash(p->m->layers[idx].name) & (p->nslots - 1);
+    while (p->slots[i] >= 0) i = (i + 1) & (p->nslots - 1);
+    p->slots[i] = idx;
+    return GQ_OK;
+}
+
+/* A name as the files use it: printable, no spaces or control characters. */
+static int printable(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s <= 0x20 || *s == 0x7f) return 0;
+    return 1;
+}
+
+/* Counts that every later stage holds exactly, as doubles too. */
+#define MODEL_MAX_COUNT ((uint64_t)1 << 53)
+
+/* a * b, or 0 with *ok cleared when it passes MODEL_MAX_COUNT. */
+static uint64_t mul_count(uint64_t a, uint64_t b, int *ok)
+{
+    uint64_t r;
+    if (__builtin_mul_overflow(a, b, &r) || r > MODEL_MAX_COUNT) {
+        *ok = 0;
+        return 0;
+    }
+    return r;
 }
 
 /* ---- shapes ---------------------------------------------------------------------------- */
@@ -141,7 +197,7 @@ static int window_out(int in, int k, int s, int pad, int ceil_mode)
     if (span < 0) return 0;
     long out = ceil_mode ? (span + s - 1) / s + 1 : span / s + 1;
     if (ceil_mode && pad > 0 && (out - 1) * s >= (long)in + pad) out--;
-    return (int)out;
+    return out > INT_MAX / 4 ? 0 : (int)out; /* 0: reported as not fitting */
 }
 
 /* ---- layers ---------------------------------------------------------------------------- */
@@ -155,8 +211,9 @@ static gq_err add_layer(parser *p, char **tok, int ntok)
     if (ntok < 2) return fail(p, "%s: missing the layer name", tok[0]);
     if (strlen(tok[1]) >= MODEL_NAME_MAX) return fail(p, "layer name '%s' is too long", tok[1]);
     if (strchr(tok[1], '=')) return fail(p, "%s: missing the layer name before '%s'", tok[0], tok[1]);
-    if (find_layer(m, tok[1]) >= 0) return fail(p, "layer name '%s' is used twice", tok[1]);
+    if (find_layer(p, tok[1]) >= 0) return fail(p, "layer name '%s' is used twice", tok[1]);
     if (strcmp(tok[1], "input") == 0) return fail(p, "'input' is reserved for the model's input");
+    if (!printable(tok[1])) return fail(p, "layer name holds a control character");
     strcpy(L.name, tok[1]);
     L.line = p->line;
     L.sh = L.sw = 1;
@@ -170,13 +227,15 @@ static gq_err add_layer(parser *p, char **tok, int ntok)
         if (!eq) return fail(p, "%s '%s': '%s' is not key=value", tok[0], L.name, tok[i]);
         *eq = '\0';
         const char *k = tok[i], *v = eq + 1;
+        for (int j = 2; j < i; j++)
+            if (strcmp(tok[j], k) == 0) return fail(p, "%s '%s': key '%s' is given twice", tok[0], L.name, k);
         int bad = 0, known = 1;
         if (strcmp(k, "from") == 0) {
             char buf[MAX_LINE];
             snprintf(buf, sizeof buf, "%s", v);
             L.ninputs = 0;
             for (char *name = strtok(buf, ","); name; name = strtok(NULL, ",")) {
-                int idx = strcmp(name, "input") == 0 ? -1 : find_layer(m, name);
+                int idx = strcmp(name, "input") == 0 ? -1 : find_layer(p, name);
                 if (idx == -2) return fail(p, "%s '%s': from=%s: no earlier layer of that name", tok[0], L.name, name);
                 if (L.ninputs == MODEL_MAX_INPUTS)
                     return fail(p, "%s '%s': more than %d inputs", tok[0], L.name, MODEL_MAX_INPUTS);
@@ -234,6 +293,7 @@ static gq_err add_layer(parser *p, char **tok, int ntok)
     shape3 in = input_shape(m, L.inputs[0]);
     L.in = in;
     L.shape = in;
+    int ok = 1; /* cleared by a count beyond MODEL_MAX_COUNT */
     switch (L.type) {
     case LAYER_CONV:
         if (!have_out || !have_k) return fail(p, "conv '%s': needs out= and k=", L.name);
@@ -246,15 +306,17 @@ static gq_err add_layer(parser *p, char **tok, int ntok)
         L.shape.w = window_out(in.w, L.kw, L.sw, L.pw, 0);
         if (L.shape.h < 1 || L.shape.w < 1)
             return fail(p, "conv '%s': a %dx%d kernel does not fit the %dx%d input", L.name, L.kh, L.kw, in.h, in.w);
-        L.weight_params = (uint64_t)L.out * (uint64_t)(in.c / L.groups) * (uint64_t)L.kh * (uint64_t)L.kw;
+        L.weight_params = mul_count(mul_count(mul_count((uint64_t)L.out, (uint64_t)(in.c / L.groups), &ok),
+                                              (uint64_t)L.kh, &ok),
+                                    (uint64_t)L.kw, &ok);
         L.bias_params = L.bias ? (uint64_t)L.out : 0;
         L.fwd_flops = 2.0 * (double)L.weight_params * L.shape.h * L.shape.w;
         break;
     case LAYER_FC: {
         if (!have_out) return fail(p, "fc '%s': needs out=", L.name);
-        uint64_t fan_in = (uint64_t)in.c * (uint64_t)in.h * (uint64_t)in.w;
+        uint64_t fan_in = mul_count(mul_count((uint64_t)in.c, (uint64_t)in.h, &ok), (uint64_t)in.w, &ok);
         L.shape = (shape3){L.out, 1, 1};
-        L.weight_params = fan_in * (uint64_t)L.out;
+        L.weight_params = mul_count(fan_in, (uint64_t)L.out, &ok);
         L.bias_params = L.bias ? (uint64_t)L.out : 0;
         L.fwd_flops = 2.0 * (double)L.weight_params;
         break;
@@ -286,6 +348,7 @@ static gq_err add_layer(parser *p, char **tok, int ntok)
             if (s.h != in.h || s.w != in.w)
                 return fail(p, "concat '%s': input %d is %dx%d, the first is %dx%d", L.name, i + 1, s.h, s.w, in.h,
                             in.w);
+            if (s.c > INT_MAX / 4 - L.shape.c) return fail(p, "concat '%s': too many channels", L.name);
             L.shape.c += s.c;
         }
         break;
@@ -300,6 +363,14 @@ static gq_err add_layer(parser *p, char **tok, int ntok)
     default: break;
     }
 
+    uint64_t elements = mul_count(mul_count((uint64_t)L.shape.c, (uint64_t)L.shape.h, &ok), (uint64_t)L.shape.w, &ok);
+    (void)elements;
+    if (ok && (m->weight_params + m->bias_params > MODEL_MAX_COUNT - L.weight_params - L.bias_params ||
+               L.weight_params + L.bias_params > MODEL_MAX_COUNT))
+        ok = 0;
+    if (!ok)
+        return fail(p, "%s '%s': its sizes pass 2^53 parameters or elements (an overflow; check the shapes)", tok[0],
+                    L.name);
     if (m->nlayers == p->cap_layers) {
         size_t cap = p->cap_layers ? 2 * p->cap_layers : 64;
         model_layer *nl = realloc(m->layers, cap * sizeof *nl);
@@ -308,6 +379,7 @@ static gq_err add_layer(parser *p, char **tok, int ntok)
         p->cap_layers = cap;
     }
     m->layers[m->nlayers++] = L;
+    if (index_layer(p, (int)m->nlayers - 1) != GQ_OK) return GQ_ERR_NOMEM;
     m->weight_params += L.weight_params;
     m->bias_params += L.bias_params;
     m->fwd_flops += L.fwd_flops;
@@ -370,7 +442,7 @@ static gq_err expand(parser *p, const macro_def *d, char **tok, int ntok)
         if (!eq) return fail(p, "macro '%s': '%s' is not key=value", d->name, tok[i]);
         *eq = '\0';
         if (strcmp(tok[i], "from") == 0) {
-            in_idx = strcmp(eq + 1, "input") == 0 ? -1 : find_layer(p->m, eq + 1);
+            in_idx = strcmp(eq + 1, "input") == 0 ? -1 : find_layer(p, eq + 1);
             if (in_idx == -2) return fail(p, "macro '%s': from=%s: no earlier layer of that name", d->name, eq + 1);
             continue;
         }
@@ -378,6 +450,7 @@ static gq_err expand(parser *p, const macro_def *d, char **tok, int ntok)
         for (int j = 0; j < d->nparams; j++)
             if (strcmp(d->params[j], tok[i]) == 0) k = j;
         if (k < 0) return fail(p, "macro '%s': unknown argument '%s'", d->name, tok[i]);
+        if (given[k]) return fail(p, "macro '%s': argument '%s' is given twice", d->name, tok[i]);
         snprintf(vals[k], sizeof vals[k], "%s", eq + 1);
         given[k] = 1;
     }
@@ -421,17 +494,26 @@ static gq_err statement(parser *p, const char *text)
         if (ntok != 2) return fail(p, "'%s' takes one value", tok[0]);
         if (strcmp(tok[0], "name") == 0) {
             if (strlen(tok[1]) >= MODEL_NAME_MAX) return fail(p, "model name too long");
+            if (!printable(tok[1])) return fail(p, "the model name holds a control character");
+            if (p->seen_name++) return fail(p, "'name' is given twice");
             strcpy(m->name, tok[1]);
         } else if (strcmp(tok[0], "input") == 0) {
             if (p->seen_layer) return fail(p, "'input' must come before the first layer");
+            if (m->input.c) return fail(p, "'input' is given twice");
             shape3 s;
-            if (sscanf(tok[1], "%dx%dx%d", &s.c, &s.h, &s.w) != 3 || s.c < 1 || s.h < 1 || s.w < 1)
-                return fail(p, "input '%s' is not CxHxW with positive sizes", tok[1]);
+            char a[32], b[32], c[32];
+            int used = 0;
+            if (sscanf(tok[1], "%31[0-9]x%31[0-9]x%31[0-9]%n", a, b, c, &used) != 3 || tok[1][used] ||
+                parse_int(a, &s.c) || parse_int(b, &s.h) || parse_int(c, &s.w) || s.c < 1 || s.h < 1 || s.w < 1 ||
+                s.c > MODEL_MAX_DIM || s.h > MODEL_MAX_DIM || s.w > MODEL_MAX_DIM)
+                return fail(p, "input '%s' is not CxHxW with sizes in 1..%d", tok[1], MODEL_MAX_DIM);
             m->input = s;
         } else if (strcmp(tok[0], "batch") == 0) {
+            if (p->seen_batch++) return fail(p, "'batch' is given twice");
             if (parse_int(tok[1], &m->batch) || m->batch < 1)
                 return fail(p, "batch '%s' is not a positive integer", tok[1]);
         } else {
+            if (p->seen_backward++) return fail(p, "'backward' is given twice");
             char *end;
             m->backward_ratio = strtod(tok[1], &end);
             if (*end || !(m->backward_ratio > 0 && m->backward_ratio < 100))
@@ -546,6 +628,7 @@ gq_err model_parse(model_t *m, const char *text, const char *file, char *msg, si
         if (dot && dot != m->name) *dot = '\0';
     }
     free(p->lines);
+    free(p->slots);
     free(p);
     free(copy);
     if (e != GQ_OK) model_free(m);

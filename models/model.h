@@ -30,6 +30,7 @@ typedef struct {
 
 #define MODEL_NAME_MAX 64
 #define MODEL_MAX_INPUTS 8
+#define MODEL_MAX_DIM (1 << 24) /* largest input channel count, height or width */
 
 typedef struct {
     char name[MODEL_NAME_MAX];

@@ -44,6 +44,31 @@ typedef struct {
 
 static int biased(qz_id id) { return id == QZ_SIGNSGD || id == QZ_TOPK || id == QZ_BINGRAD_B; }
 
+/* Index of the first NaN or Inf in x[0..n), or -1. */
+static long first_nonfinite(const float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i])) return (long)i;
+    return -1;
+}
+
+/* The one-line reason of a diverged run: where, and what to try. */
+static gq_err diverged(const train_config *c, const net_t *net, char *msg, size_t cap, long step, int epoch,
+                       size_t at, const char *what)
+{
+    const char *layer = "?";
+    for (int i = 0; i < net->nlayers; i++) {
+        const model_layer *l = &c->model->layers[i];
+        if ((at >= net->w_off[i] && at < net->w_off[i] + l->weight_params) ||
+            (at >= net->b_off[i] && at < net->b_off[i] + l->bias_params))
+            layer = l->name;
+    }
+    snprintf(msg, cap, "training diverged at iteration %ld (epoch %d): a non-finite %s in layer '%s' (lr %g is too "
+             "large?)",
+             step + 1, epoch, what, layer, c->lr);
+    return GQ_ERR_NONFINITE;
+}
+
 /* Evaluates on the test set: mean loss and accuracy. */
 static void evaluate(net_t *net, const idx_dataset *d, int limit, float *x, double *loss, double *acc)
 {
@@ -84,11 +109,17 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
                  char *msg, size_t cap)
 {
     const int W = c->workers, B = c->batch;
-    if (W < 1 || B < 1 || c->epochs < 1)
-        return snprintf(msg, cap, "workers, batch and epochs must be >= 1"), GQ_ERR_PARAM;
+    if (W < 1 || W > TRAIN_MAX_WORKERS || B < 1 || c->epochs < 1)
+        return snprintf(msg, cap, "workers must be 1..%d, batch and epochs >= 1", TRAIN_MAX_WORKERS), GQ_ERR_PARAM;
     if (train->rows * train->cols != (int)((size_t)c->model->input.c * c->model->input.h * c->model->input.w))
         return snprintf(msg, cap, "%s takes %dx%dx%d inputs, the data has %dx%d images", c->model->name,
                         c->model->input.c, c->model->input.h, c->model->input.w, train->rows, train->cols),
+               GQ_ERR_PARAM;
+    const int ntrain = c->train_limit > 0 && c->train_limit < train->n ? c->train_limit : train->n;
+    const int iters = ntrain / (W * B);
+    if (iters < 1)
+        return snprintf(msg, cap, "%d training images are fewer than one global batch of %d workers x %d", ntrain, W,
+                        B),
                GQ_ERR_PARAM;
     openblas_set_num_threads(1);
     net_t net;
@@ -131,13 +162,7 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
     uint8_t *labels = malloc((size_t)B);
     if (!T || !g || (ef && !res) || !avg || !dec || !x || !m1 || !m2 || !buf || !work || !order || !labels) {
         e = GQ_ERR_NOMEM;
-        goto out;
-    }
-    const int ntrain = c->train_limit > 0 && c->train_limit < train->n ? c->train_limit : train->n;
-    const int iters = ntrain / (W * B);
-    if (iters < 1) {
-        e = GQ_ERR_PARAM;
-        snprintf(msg, cap, "%d training images are fewer than one global batch of %d", ntrain, W * B);
+        snprintf(msg, cap, "out of memory for %d workers' gradients of %zu parameters", W, P);
         goto out;
     }
     for (int i = 0; i < ntrain; i++) order[i] = i;
@@ -165,9 +190,16 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
                 }
                 net_zero_grad(&net);
                 net_forward(&net, x, B, 1, rng_derive(c->seed, (uint64_t)step, (uint64_t)w + 1));
-                loss_sum += net_loss(&net, x, labels, B, 1, NULL) / W;
+                float loss = net_loss(&net, x, labels, B, 1, NULL);
+                loss_sum += loss / W;
                 memcpy(g + (size_t)w * P, net.grads, P * sizeof *g);
+                const long bad = first_nonfinite(net.grads, P);
+                if (!isfinite(loss) || bad >= 0) {
+                    e = diverged(c, &net, msg, cap, step, epoch, bad >= 0 ? bad : 0, "gradient");
+                    break;
+                }
             }
+            if (e != GQ_OK) break;
             double tq0 = gq_now();
             tc += tq0 - tc0;
             if (c->dump_dir)
@@ -256,6 +288,8 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
                     net.params[k] -= (float)(lr * mh / (sqrt(vh) + 1e-8));
                 }
             }
+            const long badp = first_nonfinite(net.params, P);
+            if (badp >= 0) e = diverged(c, &net, msg, cap, step, epoch, (size_t)badp, "parameter");
         }
         if (e != GQ_OK) break;
         epoch_stats s = {0};

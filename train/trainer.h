@@ -17,6 +17,9 @@
 #include "nn.h"
 #include "qz.h"
 
+/* Workers of one run: each holds a full gradient, so memory grows with them. */
+#define TRAIN_MAX_WORKERS 1024
+
 typedef enum { OPT_SGD, OPT_MOMENTUM, OPT_ADAM } optim_kind;
 typedef enum { LR_CONST, LR_STEP, LR_POLY } lr_schedule;
 typedef enum { REPLY_AUTO, REPLY_FP32, REPLY_REQUANT, REPLY_TERNGRAD } reply_kind;
@@ -55,7 +58,9 @@ typedef struct {
 
 typedef void (*epoch_fn)(const epoch_stats *s, void *ctx);
 
-/* Trains; calls `report` after each epoch. On error writes one line. */
+/* Trains; calls `report` after each epoch. On error writes one line; a run
+ * that diverges (a non-finite loss, gradient or parameter) stops with
+ * GQ_ERR_NONFINITE and says at which iteration and layer. */
 gq_err train_run(const train_config *c, const idx_dataset *train, const idx_dataset *test, epoch_fn report, void *ctx,
                  char *msg, size_t cap);
 
