@@ -176,8 +176,10 @@ int cli_check_output(const char *opt, const char *path, const char *const *exts)
     char dir[STAGE_PATH];
     if (base == path)
         strcpy(dir, ".");
+    else if (base - path == 1)
+        strcpy(dir, "/");
     else
-        snprintf(dir, sizeof dir, "%.*s", (int)(base - path), path);
+        snprintf(dir, sizeof dir, "%.*s", (int)(base - path - 1), path);
     if (!cli_is_dir(dir)) {
         cli_error("%s '%s': directory '%s' does not exist", opt, path, dir);
         return -1;

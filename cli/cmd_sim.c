@@ -130,9 +130,14 @@ static int parse_opts(int argc, char **argv, const char *cmd, sim_opts *o, int t
         m = 0;
         if (OPT("--model"))
             o->model = v;
-        else if (OPT("--platform"))
+        else if (OPT("--platform")) {
+            size_t len = strlen(v);
+            cluster_spec c;
+            char msg[512];
+            if (!(len > 4 && strcmp(v + len - 4, ".xml") == 0) && cluster_parse(v, &c, msg, sizeof msg) != GQ_OK)
+                return cli_error("--platform '%s': %s", v, msg), -1; /* a file's faults are data errors, later */
             o->platform = v;
-        else if (OPT("--gpu"))
+        } else if (OPT("--gpu"))
             o->gpu = v;
         else if (OPT("--gpu-file"))
             o->gpu_file = v;

@@ -122,8 +122,7 @@ int cmd_train(int argc, char **argv)
         } else if (OPT("--plot")) {
             if (cli_check_plot("--plot", v) != 0) return EXIT_USAGE;
             plot = v;
-        }
-        else if (OPT("--data"))
+        } else if (OPT("--data"))
             data = v;
         else if (OPT("--dump-grads"))
             dump = v;

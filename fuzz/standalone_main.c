@@ -1,5 +1,5 @@
-/* Runs the fuzz target without libFuzzer, so it is an ordinary ctest test:
- *   fuzz_decode [--mutate N] [--seed S] FILE_OR_DIR...
+/* Runs a fuzz target without libFuzzer, so it is an ordinary ctest test:
+ *   fuzz_TARGET [--mutate N] [--seed S] FILE_OR_DIR...
  * Every file (or every file in a directory) is run as is, then, with
  * --mutate, N seeded random mutations of them (bit flips, byte overwrites,
  * truncations, insertions, header-field damage), each printed as a
@@ -21,6 +21,7 @@ typedef struct {
 } input;
 
 static input *inputs;
+static const char *prog = "fuzz";
 static size_t ninputs;
 
 static void load_file(const char *path)
@@ -41,7 +42,7 @@ static void load_path(const char *path)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
-        fprintf(stderr, "fuzz_decode: cannot read '%s'\n", path);
+        fprintf(stderr, "%s: cannot read '%s'\n", prog, path);
         exit(2);
     }
     if (!S_ISDIR(st.st_mode)) {
@@ -63,6 +64,7 @@ int main(int argc, char **argv)
 {
     long mutations = 0;
     uint64_t seed = 1;
+    prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--mutate") == 0 && i + 1 < argc)
             mutations = atol(argv[++i]);
@@ -72,7 +74,7 @@ int main(int argc, char **argv)
             load_path(argv[i]);
     }
     if (ninputs == 0) {
-        fprintf(stderr, "fuzz_decode: no inputs\n");
+        fprintf(stderr, "%s: no inputs\n", prog);
         return 2;
     }
     for (size_t i = 0; i < ninputs; i++) LLVMFuzzerTestOneInput(inputs[i].data, inputs[i].size);
@@ -110,8 +112,7 @@ int main(int argc, char **argv)
         free(exact);
         free(buf);
     }
-    printf("fuzz_decode: %zu inputs, %ld mutations (seed %llu): no crash\n", ninputs, mutations,
-           (unsigned long long)seed);
+    printf("%s: %zu inputs, %ld mutations (seed %llu): no crash\n", prog, ninputs, mutations, (unsigned long long)seed);
     printf("%zu passed, 0 failed\n", ninputs + (size_t)mutations);
     return 0;
 }

@@ -306,9 +306,9 @@ static gq_err add_layer(parser *p, char **tok, int ntok)
         L.shape.w = window_out(in.w, L.kw, L.sw, L.pw, 0);
         if (L.shape.h < 1 || L.shape.w < 1)
             return fail(p, "conv '%s': a %dx%d kernel does not fit the %dx%d input", L.name, L.kh, L.kw, in.h, in.w);
-        L.weight_params = mul_count(mul_count(mul_count((uint64_t)L.out, (uint64_t)(in.c / L.groups), &ok),
-                                              (uint64_t)L.kh, &ok),
-                                    (uint64_t)L.kw, &ok);
+        L.weight_params =
+            mul_count(mul_count(mul_count((uint64_t)L.out, (uint64_t)(in.c / L.groups), &ok), (uint64_t)L.kh, &ok),
+                      (uint64_t)L.kw, &ok);
         L.bias_params = L.bias ? (uint64_t)L.out : 0;
         L.fwd_flops = 2.0 * (double)L.weight_params * L.shape.h * L.shape.w;
         break;

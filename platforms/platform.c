@@ -224,18 +224,18 @@ gq_err cluster_parse_xml(const char *text, const char *path, cluster_spec *c, ch
     int nodes = 0, per_node = 0;
     for (const char *p = text; e == GQ_OK && (p = strstr(p, "<host ")) != NULL; p++) {
         char id[64];
-        int n, g, used;
-        if (attr(p, "id", id, sizeof id) == 0 && sscanf(id, "n%dg%d%n", &n, &g, &used) == 2 && id[used] == '\0' &&
-            n >= 0 && g >= 0 && n < 65536 && g < 1024) {
+        int n, g, used = -1;
+        if (attr(p, "id", id, sizeof id) == 0 && sscanf(id, "n%dg%d%n", &n, &g, &used) == 2 && used > 0 &&
+            id[used] == '\0' && n >= 0 && g >= 0 && n < 65536 && g < 1024) {
             nodes = n + 1 > nodes ? n + 1 : nodes;
             per_node = g + 1 > per_node ? g + 1 : per_node;
         }
     }
     for (const char *p = text; e == GQ_OK && (p = strstr(p, "<cluster ")) != NULL; p++) {
         char prefix[64], radical[64];
-        int n, lo, hi, used;
+        int n, lo, hi, used = -1; /* %n is not stored when the 'g' does not match */
         if (attr(p, "prefix", prefix, sizeof prefix) || attr(p, "radical", radical, sizeof radical)) continue;
-        if (sscanf(prefix, "n%dg%n", &n, &used) == 1 && prefix[used] == '\0' &&
+        if (sscanf(prefix, "n%dg%n", &n, &used) == 1 && used > 0 && prefix[used] == '\0' &&
             sscanf(radical, "%d-%d", &lo, &hi) == 2 && lo == 0 && hi >= 0 && n >= 0 && n < 65536 && hi < 1024) {
             nodes = n + 1 > nodes ? n + 1 : nodes;
             per_node = hi + 1 > per_node ? hi + 1 : per_node;

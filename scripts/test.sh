@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test from a fresh clone: install what is missing, build, run the
-# suite; then the same suite built with AddressSanitizer + UBSan; then the
-# decoder fuzz target under libFuzzer for FUZZ_SECONDS (default 60).
+# suite; then the same suite built with AddressSanitizer + UBSan; then each
+# fuzz target (decoders, model, cluster spec, SimGrid XML, measured CSV)
+# under libFuzzer for FUZZ_SECONDS (default 60).
 # Usage: bash scripts/test.sh        (CI runs exactly this: .ci/run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,22 +26,34 @@ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGQ_SANITIZE=ON > /dev/null
 cmake --build build-asan -j "$jobs" > /dev/null
 run_ctest build-asan env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
 
-echo "== libFuzzer: decoders, ${FUZZ_SECONDS:-60} s"
+# libFuzzer: the decoders, then the parsers of user files (model, cluster
+# spec, SimGrid XML, measured CSV), each for FUZZ_SECONDS from its corpus.
 CC=clang cmake -S . -B build-fuzz -DGQ_FUZZ=ON > /dev/null
-cmake --build build-fuzz -j "$jobs" --target fuzz_decode_libfuzzer > /dev/null
-corpus=$(mktemp -d)
+fuzzers="decode model cluster xml measured"
+targets=""
+for f in $fuzzers; do targets="$targets --target fuzz_${f}_libfuzzer"; done
+# shellcheck disable=SC2086
+cmake --build build-fuzz -j "$jobs" $targets > /dev/null
 log=$(mktemp)
-trap 'rm -rf "$corpus" "$log" "$summary"' EXIT
-cp fuzz/corpus/* "$corpus"/
-rc=0
-build-fuzz/fuzz_decode_libfuzzer -max_total_time="${FUZZ_SECONDS:-60}" -rss_limit_mb=2048 -print_final_stats=1 \
-  "$corpus" > "$log" 2>&1 || rc=$?
-grep -E '^stat::number_of_executed_units|^Done|ERROR|SUMMARY' "$log" || true
-if [ "$rc" -ne 0 ]; then
-  tail -40 "$log"
-  echo "fuzz: the fuzzer found a failure (exit $rc)"
-  exit 1
-fi
-echo "fuzz: no crash"
+work=$(mktemp -d)
+trap 'rm -rf "$work" "$log" "$summary"' EXIT
+fuzzed=0
+for f in $fuzzers; do
+  echo "== libFuzzer: $f, ${FUZZ_SECONDS:-60} s"
+  src=fuzz/corpus-$f
+  [ "$f" = decode ] && src=fuzz/corpus
+  rm -rf "$work/corpus" && mkdir "$work/corpus" && cp "$src"/* "$work/corpus"/
+  rc=0
+  "build-fuzz/fuzz_${f}_libfuzzer" -max_total_time="${FUZZ_SECONDS:-60}" -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$work/" "$work/corpus" > "$log" 2>&1 || rc=$?
+  grep -E '^stat::number_of_executed_units|^Done|ERROR|SUMMARY' "$log" || true
+  if [ "$rc" -ne 0 ]; then
+    tail -40 "$log"
+    echo "fuzz: the $f fuzzer found a failure (exit $rc)"
+    exit 1
+  fi
+  echo "fuzz: $f: no crash"
+  fuzzed=$((fuzzed + 1))
+done
 passed=$(awk '/tests passed, 0 tests failed out of/ { n += $NF } END { print n + 0 }' "$summary")
-echo "ci: $((passed + 1)) passed, 0 failed"
+echo "ci: $((passed + fuzzed)) passed, 0 failed"

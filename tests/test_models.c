@@ -128,7 +128,7 @@ static void test_errors(void)
     expect_error("input 3x8x8\nconv c out=4 k=3 from=nowhere\n", "bad.model:2:", "no earlier layer");
     expect_error("input 3x8x8\nconv c out=4 k=3 stride=2\n", "bad.model:2:", "unknown key 'stride'");
     expect_error("input 3x8x8\nconv c out=4 k=3 g=2\n", "bad.model:2:", "g=2");
-    expect_error("input 0x8x8\n", "bad.model:1:", "positive sizes");
+    expect_error("input 0x8x8\n", "bad.model:1:", "sizes in 1..16777216");
     expect_error("input 3x8x8\ndefine blk out\nconv $name out=$out k=1\nend\nblk b1\n",
                  "bad.model:5:", "missing argument 'out'");
     expect_error("input 3x8x8\ndefine blk out\nconv $name out=$out k=9\nend\nblk b1 out=2\n",
@@ -138,6 +138,36 @@ static void test_errors(void)
     expect_error("input 3x8x8\nfc f\n", "bad.model:2:", "needs out=");
     expect_error("input 3x8x8\npool p op=max\n", "bad.model:2:", "needs k=");
     expect_error("input 3x8x8\nconcat c from=input\n", "bad.model:2:", "at least two");
+    /* a key, a macro argument or a header line given twice is an error, not "the last one wins" */
+    expect_error("input 3x8x8\nconv c out=4 k=3 out=8\n", "bad.model:2:", "key 'out' is given twice");
+    expect_error("input 3x8x8\ndefine blk out\nconv $name out=$out k=1\nend\nblk b1 out=2 out=3\n",
+                 "bad.model:5:", "argument 'out' is given twice");
+    expect_error("name a\nname b\ninput 3x8x8\n", "bad.model:2:", "'name' is given twice");
+    expect_error("input 3x8x8\ninput 3x9x9\n", "bad.model:2:", "'input' is given twice");
+    /* 100000 x 100000 x 100 inputs x 100000 outputs = 10^17 weights: past 2^53, an error, not a wrapped count */
+    expect_error("input 100000x100000x100\nfc f out=100000\n", "bad.model:2:", "pass 2^53");
+    expect_error("input 99999999999x1x1\n", "bad.model:1:", "sizes in 1..16777216");
+}
+
+/* Counts near the limits, against hand arithmetic; many layers in linear time. */
+static void test_limits(void)
+{
+    model_t m;
+    char msg[512] = "";
+    /* 65536^3 inputs x 10 outputs: 2^48 x 10 weights (a wrapped 64-bit product gave 0 before) */
+    gq_err e = model_parse(&m, "input 65536x65536x65536\nfc f out=10\n", "wide.model", msg, sizeof msg);
+    CHECK(e == GQ_OK && m.weight_params == 10ull << 48 && m.bias_params == 10, "2^48 x 10 weights counted exactly: %s",
+          msg);
+    model_free(&m);
+    size_t n = 100000, cap = 64 + 16 * n;
+    char *text = malloc(cap), *p = text;
+    p += sprintf(p, "input 1x28x28\n");
+    for (size_t i = 0; i < n; i++) p += sprintf(p, "relu r%zu\n", i);
+    sprintf(p, "fc f out=10 from=r%zu\n", n / 2);
+    e = model_parse(&m, text, "deep.model", msg, sizeof msg);
+    CHECK(e == GQ_OK && m.nlayers == n + 1 && model_params(&m) == 784 * 10 + 10, "100000 relu layers then fc: %s", msg);
+    model_free(&m);
+    free(text);
 }
 
 int main(void)
@@ -148,6 +178,7 @@ int main(void)
     test_flops(&z);
     test_small();
     test_errors();
+    test_limits();
     zoo_free(&z);
     return check_summary();
 }

@@ -101,6 +101,7 @@ static void test_specs(void)
         {"cluster:gpus-per-node=0,gpu=V100,intra=pcie3,inter=1gbe", "gpus-per-node=0"},
         {"cluster:gpus-per-node=4,gpu=V100,intra=pcie3,inter=1gbe,oversub=2", "fat-tree"},
         {"cluster:gpus-per-node=4,gpu=V100,intra=pcie3,inter=1gbe,speed=9", "unknown key 'speed'"},
+        {"cluster:gpus-per-node=4,gpu=V100,intra=pcie3,inter=1gbe,nics=2,nics=4", "key 'nics' is given twice"},
     };
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         msg[0] = '\0';
@@ -109,6 +110,44 @@ static void test_specs(void)
     }
     cluster_parse("terngrad-ethernet", &c, msg, sizeof msg);
     CHECK(cluster_nodes_for(&c, 512) == 128 && cluster_nodes_for(&c, 5) == 2, "512 GPUs need 128 nodes of 4");
+    cluster_parse("cluster:gpus-per-node=4,gpu=V100,intra=pcie3,inter=1gbe,nodes=16", &c, msg, sizeof msg);
+    CHECK(cluster_nodes_for(&c, 8) == 2 && cluster_nodes_built(&c, 8) == 16 && cluster_nodes_built(&c, 100) == 25,
+          "nodes=16: 8 GPUs use 2 nodes of the 16 built; 100 GPUs need 25");
+}
+
+/* What `platforms xml` writes, the XML reader reads back: the same GPU (with
+ * XML's special characters in its name), links, NICs, topology and size. */
+static void test_xml_roundtrip(void)
+{
+    cluster_spec c, back;
+    char msg[256] = "";
+    CHECK(cluster_parse("cluster:gpus-per-node=3,gpu=A&B <\"x\"> 'y',intra=nvlink2,inter=25gbe,nics=2,"
+                        "topology=fat-tree,oversub=2.5,leaf=2",
+                        &c, msg, sizeof msg) == GQ_OK,
+          "a spec with XML's special characters: %s", msg);
+    char *xml = cluster_xml(&c, 5);
+    CHECK(xml && !strstr(xml, "A&B"), "the GPU name is escaped in the XML");
+    gq_err e = xml ? cluster_parse_xml(xml, "mine.xml", &back, msg, sizeof msg) : GQ_ERR_NOMEM;
+    CHECK(e == GQ_OK && strcmp(back.gpu, c.gpu) == 0 && back.intra == c.intra && back.inter == c.inter &&
+              back.nics == 2 && back.topo == TOPO_FAT_TREE && back.oversub == 2.5 && back.leaf_nodes == 2 &&
+              back.nodes == 5 && back.gpus_per_node == 3 && strcmp(back.xml_path, "mine.xml") == 0,
+          "read back: gpu '%s', %d nodes of %d, nics %d, oversub %g, leaf %d (%s)", back.gpu, back.nodes,
+          back.gpus_per_node, back.nics, back.oversub, back.leaf_nodes, msg);
+    free(xml);
+    static const char *const BAD[][2] = {
+        {"<platform><zone><prop id=\"gqsim.gpu\" value=\"P100\"/><prop id=\"gqsim.gpu\" value=\"V100\"/>",
+         "mine.xml: property gqsim.gpu is given twice"},
+        {"<platform><zone><prop id=\"gqsim.speed\" value=\"1\"/>", "unknown property gqsim.speed"},
+        {"<platform><zone><prop id=\"gqsim.gpu\" value=\"P100\"/><prop id=\"gqsim.intra\" value=\"pcie3\"/>"
+         "<prop id=\"gqsim.inter\" value=\"1gbe\"/><cluster prefix=\"n0x\" radical=\"0-3\"/>",
+         "no GPU hosts"},
+        {"<zone/>", "not a SimGrid platform"},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        msg[0] = '\0';
+        CHECK(cluster_parse_xml(BAD[i][0], "mine.xml", &back, msg, sizeof msg) == GQ_ERR_SPEC && strstr(msg, BAD[i][1]),
+              "'%s' -> '%s' (got '%s')", BAD[i][0], BAD[i][1], msg);
+    }
 }
 
 static void test_physics(void)
@@ -135,6 +174,7 @@ static void test_physics(void)
 int main(void)
 {
     test_specs();
+    test_xml_roundtrip();
     test_physics();
     return check_summary();
 }

@@ -53,8 +53,8 @@ static long first_nonfinite(const float *x, size_t n)
 }
 
 /* The one-line reason of a diverged run: where, and what to try. */
-static gq_err diverged(const train_config *c, const net_t *net, char *msg, size_t cap, long step, int epoch,
-                       size_t at, const char *what)
+static gq_err diverged(const train_config *c, const net_t *net, char *msg, size_t cap, long step, int epoch, size_t at,
+                       const char *what)
 {
     const char *layer = "?";
     for (int i = 0; i < net->nlayers; i++) {
@@ -63,7 +63,8 @@ static gq_err diverged(const train_config *c, const net_t *net, char *msg, size_
             (at >= net->b_off[i] && at < net->b_off[i] + l->bias_params))
             layer = l->name;
     }
-    snprintf(msg, cap, "training diverged at iteration %ld (epoch %d): a non-finite %s in layer '%s' (lr %g is too "
+    snprintf(msg, cap,
+             "training diverged at iteration %ld (epoch %d): a non-finite %s in layer '%s' (lr %g is too "
              "large?)",
              step + 1, epoch, what, layer, c->lr);
     return GQ_ERR_NONFINITE;

@@ -1,0 +1,202 @@
+#!/bin/sh
+# Hostile input on every command, as a new user (or a shared .model file)
+# might bring it: no shell ever sees a user string, every bad number or file
+# gets one line and the right exit code (2 usage, 1 data), and nothing is
+# left behind: no output file, no temporary, no process. Under the ASan
+# build this also runs the error paths with leak detection on.
+# Usage: tests/hostile_test.sh path/to/gqsim
+set -u
+GQ=$1
+case $GQ in /*) ;; *) GQ=$(pwd)/$GQ ;; esac
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+check() { # check DESCRIPTION COMMAND...: the command must succeed
+    desc=$1; shift
+    if "$@"; then ok; else bad "$desc"; fi
+}
+# expect DESCRIPTION RC PATTERN COMMAND...: exits RC, prints exactly one line on
+# stderr matching PATTERN (grep -E), and leaves no *.tmp.* file here
+expect() {
+    desc=$1 want=$2 pat=$3; shift 3
+    "$@" > out.txt 2> err.txt
+    rc=$?
+    if [ "$rc" -ne "$want" ]; then bad "$desc: exit $rc, wanted $want ($(head -c 300 err.txt))"; return; fi
+    if [ "$(wc -l < err.txt)" -ne 1 ]; then bad "$desc: $(wc -l < err.txt) lines on stderr: $(head -c 400 err.txt)"; return; fi
+    if ! grep -Eq -- "$pat" err.txt; then bad "$desc: message '$(cat err.txt)' lacks /$pat/"; return; fi
+    if ls -A | grep -q '\.tmp\.'; then bad "$desc: left $(ls -A | grep '\.tmp\.')"; return; fi
+    ok
+}
+nothing_named() { ! ls -A | grep -q -- "$1"; }
+
+# ---- 1. no shell: figure names and model names with shell syntax ------------------------------
+"$GQ" speedup --model alexnet --platform terngrad-ethernet --gpus 1,8 --engine analytic \
+    --plot 'x$(touch INJECTED).png' > /dev/null 2> err.txt
+check "\$() in --plot: exit 0" test $? -eq 0
+check "\$() in --plot: nothing executed" test ! -e INJECTED
+check "\$() in --plot: the figure under that very name" test -s 'x$(touch INJECTED).png'
+check "\$() in --plot: its script and data beside it" test -s 'x$(touch INJECTED).gp' -a -s 'x$(touch INJECTED).dat'
+
+# a model whose name holds $(), ${IFS}, backticks, quotes of both kinds and UTF-8
+cat > evil.model <<'EOF'
+name a$(touch${IFS}INJ)`touch${IFS}BQ`'q"é
+input 1x28x28
+fc fc1 out=10
+EOF
+"$GQ" speedup --model ./evil.model --platform terngrad-ethernet --gpu P100 --gpus 1,4 --engine analytic \
+    --plot "it's a \"plot\" é.svg" > /dev/null 2> err.txt
+check "hostile model name: exit 0 ($(cat err.txt))" test $? -eq 0
+check "hostile model name: nothing executed" sh -c 'test ! -e INJ && test ! -e BQ'
+check "hostile model name: the SVG is drawn" grep -q '</svg>' "it's a \"plot\" é.svg"
+check "hostile model name: the title is in the figure as written" grep -q 'é' "it's a \"plot\" é.svg"
+# the written script re-runs as its header says, from its own directory, and makes the same figure
+mkdir rerun && cp "it's a \"plot\" é.gp" "it's a \"plot\" é.dat" rerun/
+(cd rerun && gnuplot "it's a \"plot\" é.gp" 2> ../gp.err)
+check "the .gp re-runs on its own ($(head -c 200 gp.err))" test -s "rerun/it's a \"plot\" é.svg"
+check "the .gp says how to re-run it" grep -q '^# Written by gqsim.*Re-run' "it's a \"plot\" é.gp"
+
+expect "a newline in --plot is refused" 2 "control character" \
+    "$GQ" speedup --model alexnet --platform terngrad-ethernet --plot "$(printf 'a\nb.png')"
+expect "--plot must be png or svg" 2 "must end in .png or .svg" \
+    "$GQ" speedup --model alexnet --platform terngrad-ethernet --plot acc.jpg
+expect "--plot into a missing directory, before any work" 2 "nonexistent' does not exist" \
+    "$GQ" speedup --model alexnet --platform terngrad-ethernet --plot /nonexistent/s.png
+expect "--plot where it does not apply" 2 "unknown option '--plot'" \
+    "$GQ" simulate --model alexnet --platform dgx1 --gpus 8 --plot p.png
+
+# ---- 2. the documented own-XML path, and SimGrid's reasons ------------------------------------
+spec='cluster:gpus-per-node=2,gpu=V100,intra=nvlink2,inter=25gbe,topology=fat-tree,oversub=4,leaf=2,nodes=6'
+"$GQ" platforms xml "$spec" > tree.xml
+# rows with the platform column blanked (a spec holds commas, so it is quoted)
+row() { "$GQ" simulate --format csv "$@" | tail -1 | sed -e 's/"cluster:[^"]*"/P/' -e 's/,[a-z0-9.-]*\.xml,/,P,/' -e 's/,terngrad-ethernet,/,P,/'; }
+row --model resnet50 --platform tree.xml --gpus 12 > a.txt
+row --model resnet50 --platform "$spec" --gpus 12 > b.txt
+check "fat-tree XML predicts as its spec" sh -c 'grep -q "^resnet50,P,12," a.txt && cmp -s a.txt b.txt'
+row --model resnet50 --platform tree.xml --gpus 12 --engine analytic > a.txt
+row --model resnet50 --platform "$spec" --gpus 12 --engine analytic > b.txt
+check "fat-tree XML, analytic engine: as its spec" sh -c 'grep -q "^resnet50,P,12," a.txt && cmp -s a.txt b.txt'
+# fewer GPUs than the spec's nodes hold: the others stay idle, and the time is a real one
+row --model alexnet --platform 'cluster:gpus-per-node=4,gpu=GTX 1080,intra=pcie3,inter=1gbe,nodes=4' --gpus 8 > a.txt
+row --model alexnet --platform terngrad-ethernet --gpus 8 > b.txt
+check "idle nodes change nothing on a star" sh -c 'grep -q "^alexnet,P,8," a.txt && cmp -s a.txt b.txt && ! grep -q inf a.txt'
+
+"$GQ" platforms xml terngrad-ethernet --nodes 2 > two.xml
+sed 's/link_ctn id="nic1"/link_ctn id="nosuchlink"/' two.xml > nolink.xml
+expect "SimGrid's reason: a missing link" 1 "SimGrid rejected nolink.xml: Link not found: nosuchlink" \
+    "$GQ" simulate --model alexnet --platform nolink.xml --gpus 8
+grep -v 'zoneRoute src="node1"' two.xml > noroute.xml
+expect "SimGrid's reason: no route" 1 "SimGrid rejected noroute.xml: No route from 'node0' to 'node1'" \
+    "$GQ" simulate --model alexnet --platform noroute.xml --gpus 8
+sed 's|<prop id="gqsim.nics" value="1"/>|&<prop id="gqsim.nics" value="2"/>|' two.xml > twice.xml
+expect "a property given twice" 1 "twice.xml: property gqsim.nics is given twice" \
+    "$GQ" simulate --model alexnet --platform twice.xml --gpus 8
+expect "SimGrid engine beyond its limit: a clear refusal" 1 "beyond the SimGrid engine's 16384.*--engine analytic" \
+    "$GQ" simulate --model alexnet --platform dgx1 --gpus 65536
+
+# ---- 3. numbers: ranges where they are parsed, overflow in files -----------------------------
+printf 'model,platform,gpu,batch,gpus,images_per_s\nalexnet,dgx1,P100,128,4294967297,100\n' > big.csv
+expect "validate: gpus past 32 bits" 1 "big.csv:2: gpus '4294967297' must be an integer in 1..65536" \
+    "$GQ" validate --measured big.csv
+printf 'model,platform,gpu,batch,gpus,images_per_s\nalexnet,dgx1,P100,128,1000000000,100\n' > huge.csv
+expect "validate: 10^9 GPUs" 1 "huge.csv:2: gpus '1000000000' must be an integer in 1..65536" \
+    "$GQ" validate --measured huge.csv
+printf 'model,platform,gpu,batch,gpus,images_per_s,quant\nalexnet,dgx1,P100,128,8,100,"qsgd:levels=4,norm=max"\n' > q.csv
+expect "validate: a bad quantizer in a row, one line naming it" 1 "q.csv:2: quant 'qsgd:levels=4,norm=max'" \
+    "$GQ" validate --measured q.csv
+printf 'model,platform,gpu,batch,gpus,images_per_s\nnosuch,dgx1,P100,128,8,100\n' > m.csv
+expect "validate: an unknown model in a row, one line naming the row" 1 "m.csv:2: unknown model 'nosuch'" \
+    "$GQ" validate --measured m.csv
+printf 'model,platform,gpu,batch,gpus,images_per_s\n"alexnet,dgx1,P100,128,8,100\n' > quote.csv
+expect "validate: an unclosed quote" 1 "quote.csv:2: a quoted field is not closed" \
+    "$GQ" validate --measured quote.csv
+
+printf 'name x\ninput 100000x100000x100\nfc f out=100000\n' > over.model
+expect "model: sizes past 2^53 are an error, not a wrapped count" 1 "over.model:3: fc 'f': its sizes pass 2\^53" \
+    "$GQ" models show over.model
+printf 'name x\ninput 65536x65536x65536\nfc f out=10\n' > wide.model
+"$GQ" models show wide.model --format csv > wide.csv
+check "model: 65536^3 x 10 weights counted exactly" grep -q '^f,fc,2814749767106570,2814749767106560,10,' wide.csv
+printf 'name x\ninput 3x224x224\nconv c out=64 k=3 k=5\n' > dup.model
+expect "model: a key given twice" 1 "dup.model:3: conv 'c': key 'k' is given twice" "$GQ" models show dup.model
+awk 'BEGIN { print "name deep"; print "input 1x28x28"; for (i = 0; i < 200000; i++) print "relu r" i; print "fc f out=10" }' > deep.model
+timeout 60 "$GQ" models show deep.model --format csv > deep.csv
+check "200,000 layers parse (no quadratic lookup)" grep -q '^TOTAL,-,7850,' deep.csv
+
+expect "cluster spec: a key given twice" 2 "key 'gpu' is given twice" \
+    "$GQ" simulate --model alexnet --platform 'cluster:gpus-per-node=4,gpu=P100,gpu=V100,intra=pcie3,inter=1gbe' --gpus 8
+expect "--gpu-images-per-s 1e300" 2 "--gpu-images-per-s '1e300' must be a number in \(0, 1e\+06\]" \
+    "$GQ" simulate --model alexnet --platform dgx1 --gpus 8 --gpu-images-per-s 1e300
+expect "--fp32-below -1" 2 "--fp32-below '-1' must be a number in \[0, 1e\+15\]" \
+    "$GQ" simulate --model alexnet --platform dgx1 --gpus 8 --fp32-below -1
+expect "--gpus 0" 2 "--gpus" "$GQ" simulate --model alexnet --platform dgx1 --gpus 0
+expect "--lr nan: one line" 2 "--lr 'nan' must be a number in \(0, 100\]" "$GQ" train --lr nan
+expect "--lr 1e30 refused" 2 "--lr '1e30'" "$GQ" train --lr 1e30
+expect "--workers 1000000" 2 "--workers: 1000000 is not in 1..1024" "$GQ" train --workers 1000000
+expect "--train-limit past an int" 2 "--train-limit '99999999999'" "$GQ" train --train-limit 99999999999
+expect "quant bench --n 0" 2 "--n '0' must be an integer in 1..2147483648" "$GQ" quant bench --n 0
+
+# ---- 4. outputs checked before long work ------------------------------------------------------
+expect "train --output into a missing directory" 2 "--output '/nonexistent/run.csv': directory '/nonexistent' does not exist" \
+    "$GQ" train --output /nonexistent/run.csv
+expect "train --plot into a missing directory" 2 "directory '/nonexistent' does not exist" \
+    "$GQ" train --plot /nonexistent/acc.png
+expect "train --plot acc.jpg" 2 "must end in .png or .svg" "$GQ" train --plot acc.jpg
+expect "train --output must be .csv" 2 "must end in .csv" "$GQ" train --output run.txt
+expect "report --quant qsgd:levels=1: usage error" 2 "levels" "$GQ" report --quant qsgd:levels=1 --out rep
+check "report with a bad quantizer leaves no directory" test ! -e rep
+expect "quant encode --output into a missing directory" 2 "does not exist" \
+    "$GQ" quant encode --quant fp32 --input nothere.f32 --output /nonexistent/x.gq
+
+# ---- 5. exit codes and one line ---------------------------------------------------------------
+expect "simulate without --model" 2 "needs --model and --platform" "$GQ" simulate --platform dgx1 --gpus 8
+expect "speedup without --platform" 2 "needs --model and --platform" "$GQ" speedup --model alexnet
+expect "unknown --dist" 2 "--dist 'cauchy'" "$GQ" quant bench --dist cauchy
+expect "unknown --network-model" 2 "--network-model 'NS3' is not LV08 or CM02" \
+    "$GQ" simulate --model alexnet --platform dgx1 --gpus 8 --network-model NS3
+expect "platforms list takes no simulation option" 2 "unknown option '--engine'" \
+    "$GQ" platforms list --engine analytic
+printf 'name,peak\nx,1\n' > badgpu.csv
+expect "a bad --gpu-file: one line (and no leak under ASan)" 1 "badgpu.csv" \
+    "$GQ" simulate --model alexnet --platform dgx1 --gpus 8 --gpu-file badgpu.csv
+
+# ---- 6. figures from the data ----------------------------------------------------------------
+"$GQ" report --out rep --gpus 1,8 > /dev/null 2> err.txt
+check "report (1 and 8 GPUs) succeeds: $(head -c 200 err.txt)" test -s rep/report.csv
+for gp in rep/*.gp; do
+    check "$gp carries its re-run line" grep -q '^#   gnuplot ' "$gp"
+done
+# the lowest speedup of the last panel (vgg-a, the last 4 blocks of the figure's data) must be on
+# the chart: fp32 at 8 GPUs on 1 GbE is below the 0.5 where the y axis used to start
+low=$(awk '/^# vgg-a /{ v = 1 } v && /^[0-9]/ && (m == "" || $3 + 0 < m) { m = $3 + 0 } END { print m }' \
+    rep/speedup-terngrad-ethernet.dat)
+ymin=$(cd rep && gnuplot -e "load 'speedup-terngrad-ethernet.gp'; print GPVAL_Y_MIN" 2>&1 | tail -1)
+check "report figure shows vgg-a's lowest speedup $low on Ethernet (y from $ymin)" \
+    awk -v s="$low" -v y="$ymin" 'BEGIN { exit !(s < 0.5 && y <= s) }'
+
+# ---- 7. interrupted: no process and no temporary left ---------------------------------------------
+tmp_before=$(ls /tmp | grep -c '^gqsim-' || true)
+for sig in TERM INT; do
+    "$GQ" speedup --model alexnet --platform terngrad-ethernet --gpus 1,8192 --plot cut.png > /dev/null 2>&1 &
+    pid=$!
+    sleep 3
+    child=$(pgrep -P "$pid" | head -1) # the SimGrid run, a forked gqsim
+    kill -s "$sig" "$pid"
+    wait "$pid" 2> /dev/null
+    rc=$?
+    sleep 1
+    check "SIG$sig: gqsim ended by the signal (exit $rc)" test "$rc" -gt 128
+    check "SIG$sig: the SimGrid child was running" test -n "$child"
+    # dead: gone, or a zombie where this machine's init does not reap orphans
+    state=$(ps -o stat= -p "${child:-0}" 2> /dev/null)
+    check "SIG$sig: the SimGrid child did not outlive gqsim (state '$state')" sh -c "case '$state' in ''|Z*) ;; *) exit 1 ;; esac"
+    check "SIG$sig: no output or temporary left" sh -c "! ls -A | grep -q 'cut\.'"
+done
+tmp_after=$(ls /tmp | grep -c '^gqsim-' || true)
+check "no /tmp/gqsim-* left behind" test "$tmp_after" -le "$tmp_before"
+
+echo "$pass passed, $fail failed"
+test "$fail" -eq 0

@@ -1,0 +1,96 @@
+/* The measured-throughput CSV reader behind `gqsim validate`: RFC 4180
+ * quoting (a quantizer spec holds commas), CRLF, columns in any order, line
+ * numbers that count the newlines inside quoted fields, and every range
+ * error naming FILE:LINE. */
+#include <stdio.h>
+#include <string.h>
+
+#include "measured.h"
+
+static int passed, failed;
+#define CHECK(cond, ...)                                                                                               \
+    do {                                                                                                               \
+        if (cond) {                                                                                                    \
+            passed++;                                                                                                  \
+        } else {                                                                                                       \
+            failed++;                                                                                                  \
+            fprintf(stderr, "%s:%d: FAIL (%s): ", __FILE__, __LINE__, #cond);                                          \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+        }                                                                                                              \
+    } while (0)
+
+static gq_err parse(const char *text, measured_set *s, char *msg, size_t cap)
+{
+    msg[0] = '\0';
+    return measured_parse(text, strlen(text), "m.csv", s, msg, cap);
+}
+
+static void test_good(void)
+{
+    measured_set s;
+    char msg[512];
+    const char *text = "images_per_s,quant,gpus,model,gpu,batch,platform,extra\r\n"
+                       "250.5,\"qsgd:levels=3,norm=max\",8,vgg-a,GTX 1080,32,terngrad-ethernet,\"say \"\"hi\"\"\"\r\n"
+                       "\r\n"
+                       "1e3,fp32,16,alexnet,P100,128,\"cluster:gpus-per-node=4,gpu=P100,intra=nvlink1,inter=ib-edr\","
+                       "\"two\nlines\"\n"
+                       "99,,1,resnet50,V100,64,dgx1-v100,x";
+    gq_err e = parse(text, &s, msg, sizeof msg);
+    CHECK(e == GQ_OK && s.n == 3, "three rows (%s)", msg);
+    if (e != GQ_OK || s.n != 3) return;
+    CHECK(strcmp(s.rows[0].quant, "qsgd:levels=3,norm=max") == 0 && s.rows[0].gpus == 8 && s.rows[0].batch == 32 &&
+              s.rows[0].images_per_s == 250.5 && strcmp(s.rows[0].gpu, "GTX 1080") == 0 && s.rows[0].line == 2,
+          "row 1: a quoted spec with a comma, at line 2 (got '%s', line %d)", s.rows[0].quant, s.rows[0].line);
+    CHECK(strcmp(s.rows[1].platform, "cluster:gpus-per-node=4,gpu=P100,intra=nvlink1,inter=ib-edr") == 0 &&
+              s.rows[1].images_per_s == 1000 && s.rows[1].line == 4,
+          "row 2: a quoted cluster spec, after a blank line, at line 4 (line %d)", s.rows[1].line);
+    CHECK(s.rows[2].line == 6 && s.rows[2].quant[0] == '\0' && s.rows[2].gpus == 1,
+          "row 3: line 6, counting the newline inside row 2's quotes (line %d)", s.rows[2].line);
+    measured_free(&s);
+}
+
+static void expect(const char *text, const char *prefix)
+{
+    measured_set s;
+    char msg[512];
+    gq_err e = parse(text, &s, msg, sizeof msg);
+    CHECK(e == GQ_ERR_SPEC && strncmp(msg, prefix, strlen(prefix)) == 0 && s.n == 0 && !s.rows,
+          "expected '%s...', got '%s'", prefix, msg);
+}
+
+static void test_bad(void)
+{
+    const char *h = "model,platform,gpu,batch,gpus,images_per_s\n";
+    char text[512];
+    expect("", "m.csv:1: empty file");
+    expect("model,gpu\nalexnet,P100\n", "m.csv:1: needs columns");
+    snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,4294967297,100\n", h);
+    expect(text, "m.csv:2: gpus '4294967297' must be an integer in 1..65536");
+    snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,65537,100\n", h);
+    expect(text, "m.csv:2: gpus '65537'");
+    snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,8,100\nalexnet,dgx1,P100,0,8,100\n", h);
+    expect(text, "m.csv:3: batch '0' must be an integer in 1..1000000");
+    snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,8,nan\n", h);
+    expect(text, "m.csv:2: images_per_s 'nan' must be a number in (0, 1e9]");
+    snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,8,-5\n", h);
+    expect(text, "m.csv:2: images_per_s '-5'");
+    snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,8\n", h);
+    expect(text, "m.csv:2: 5 fields, the header has 6");
+    snprintf(text, sizeof text, "%s\"alexnet,dgx1,P100,128,8,100\n", h);
+    expect(text, "m.csv:2: a quoted field is not closed");
+    snprintf(text, sizeof text, "%sale\"xnet,dgx1,P100,128,8,100\n", h);
+    expect(text, "m.csv:2: a quote inside an unquoted field");
+    snprintf(text, sizeof text, "%s\n\n", h);
+    expect(text, "m.csv:3: no measured rows");
+    snprintf(text, sizeof text, "%s,dgx1,P100,128,8,100\n", h);
+    expect(text, "m.csv:2: model '' is empty");
+}
+
+int main(void)
+{
+    test_good();
+    test_bad();
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed != 0;
+}
