@@ -396,8 +396,12 @@ static int sweep(const sim_opts *o, sim_setup *s, cli_table *t, char **dat, size
     int nq = o->nquants ? o->nquants : 1;
     for (int k = 0; k < nq; k++) {
         if (dat) {
-            if (*cap - *len < 256 * (o->ngpus + 2)) *dat = realloc(*dat, *cap = 2 * *cap + 256 * (o->ngpus + 2));
-            *len += (size_t)snprintf(*dat + *len, *cap - *len, "# %s %s %s\n", s->model->name, o->platform, quants[k]);
+            if (*cap - *len < 1100 + 64 * (o->ngpus + 2))
+                *dat = realloc(*dat, *cap = 2 * *cap + 1100 + 64 * (o->ngpus + 2));
+            char comment[1024];
+            snprintf(comment, sizeof comment, "%.63s %.800s %.150s", s->model->name, o->platform, quants[k]);
+            cli_one_line(comment, sizeof comment, comment); /* a path may hold a newline: keep the block */
+            *len += (size_t)snprintf(*dat + *len, *cap - *len, "# %s\n", comment);
         }
         for (size_t g = 0; g < o->ngpus; g++) {
             cli_progress(0, "%s %s %s: %llu GPUs", s->model->name, o->platform, quants[k],
@@ -727,8 +731,10 @@ void help_validate(void)
            "Each row of FILE.csv is a measured training throughput with its configuration: columns model, gpu,\n"
            "batch (or batch_per_gpu), gpus, images_per_s, and platform (or machine and interconnect), with\n"
            "optional sync (ps, ps-sharded, ring, hierarchical, allgather; parameter_server(...) is ps,\n"
-           "replicated(...) is ring) and quant (default fp32). Prints prediction, measurement and error per\n"
-           "row, then the median and mean absolute percentage error.\n");
+           "replicated(...) is ring) and quant (default fp32). Fields holding commas (a quantizer spec, a\n"
+           "cluster: platform) are quoted as CSV quotes them. gpus is 1..65536, batch 1..1000000. Prints\n"
+           "prediction, measurement and error per row, then the median and mean absolute percentage error.\n"
+           "Example: gqsim validate --measured data/single_node_scaling.csv (published single-node runs).\n");
 }
 
 /* ---- platforms ----------------------------------------------------------------------------- */
@@ -841,6 +847,11 @@ int cmd_platforms(int argc, char **argv) { return cli_dispatch("platforms", PLAT
 void help_platforms(void) { cli_print_usage(stdout, "platforms", PLATFORM_CMDS); }
 
 static const char *const SIM_DEFAULTS =
+    "--model: a built-in name ('gqsim models list') or a path to a .model file (docs/model-format.md).\n"
+    "--platform: a built-in name ('gqsim platforms list'), a spec cluster:gpus-per-node=G,gpu=NAME,intra=...,\n"
+    "inter=...[,nics=K,topology=star|fat-tree,oversub=X,leaf=L,nodes=N], or a SimGrid XML file (a path ending in\n"
+    ".xml; 'gqsim platforms xml NAME > my.xml' writes one to edit; docs/simulation.md#your-own-xml).\n"
+    "The SimGrid engine takes at most 16384 GPUs (about 80 s there); --engine analytic has no limit.\n\n"
     "Defaults: --sync ps-sharded (GPUs of a node reduce locally, then every node holds one shard of the\n"
     "parameter server, as TernGrad's model and TensorFlow shard it), --overlap on (wait-free backprop),\n"
     "--fusion 67108864 --fusion-cycle 0.005 (Horovod's defaults: tensors ready within one 5 ms cycle are fused\n"

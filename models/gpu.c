@@ -118,9 +118,11 @@ static gq_err spec_row(gpu_db *db, char **f, int nf, const char *file, int line,
     gpu_spec g;
     memset(&g, 0, sizeof g);
     if (!f[0][0] || strlen(f[0]) >= sizeof g.name) return fail(msg, cap, file, line, "bad GPU name '%s'", f[0]);
-    if (!positive(f[1], &g.peak_flops))
-        return fail(msg, cap, file, line, "peak_fp32_tflops '%s' is not a positive number", f[1]);
-    if (!positive(f[2], &g.mem_bw)) return fail(msg, cap, file, line, "mem_bw_gbs '%s' is not a positive number", f[2]);
+    /* generous bounds (today's GPUs: tens of TFLOP/s, a few TB/s) that still catch a unit slip */
+    if (!positive(f[1], &g.peak_flops) || g.peak_flops > 1e4)
+        return fail(msg, cap, file, line, "peak_fp32_tflops '%s' must be a number in (0, 10000]", f[1]);
+    if (!positive(f[2], &g.mem_bw) || g.mem_bw > 1e5)
+        return fail(msg, cap, file, line, "mem_bw_gbs '%s' must be a number in (0, 100000]", f[2]);
     strcpy(g.name, f[0]);
     snprintf(g.source, sizeof g.source, "%s", f[3]);
     g.peak_flops *= 1e12;

@@ -371,11 +371,11 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     return GQ_OK;
 }
 
-/* Measured on a 2-core machine (docs/simulation.md#simulation-cost): 4096 GPUs
- * 2.8 s and 102 MB, 16384 GPUs 78 s and 665 MB, one iteration; time grows as
- * about N^2.4, memory as N^1.35. */
+/* Measured on a 2-core machine (docs/performance.md#simulation-cost), one
+ * iteration of AlexNet: 4096 GPUs 2.4 s and 107 MB, 8192 GPUs 8.9 s and 245
+ * MB, 16384 GPUs 49 s and 672 MB; time grows as about N^2.2, memory as N^1.35. */
 double sim_simgrid_cost_s(int gpus, int iterations)
 {
-    return 78.0 * pow(gpus / 16384.0, 2.4) * (iterations > 1 ? iterations : 1);
+    return 49.0 * pow(gpus / 16384.0, 2.2) * (iterations > 1 ? iterations : 1);
 }
-double sim_simgrid_cost_mb(int gpus) { return 665.0 * pow(gpus / 16384.0, 1.35); }
+double sim_simgrid_cost_mb(int gpus) { return 672.0 * pow(gpus / 16384.0, 1.35); }

@@ -34,6 +34,11 @@ check "unknown command: one line naming it" sh -c "test \$(wc -l < err.txt) -eq 
 check "unknown option named" grep -q "'--frob'" err.txt
 "$GQ" quant encode --nope x 2> err.txt; check "unknown quant option exits 2" test $? -eq 2
 "$GQ" help quant > out.txt; check "help quant" grep -q 'gqsim quant bench' out.txt
+"$GQ" help quant encode > out.txt
+check "help quant encode: that subcommand only" sh -c "grep -q '^usage: gqsim quant encode' out.txt && ! grep -q 'quant bench' out.txt"
+"$GQ" quant encode --help > out2.txt; check "quant encode --help is help quant encode" cmp -s out.txt out2.txt
+"$GQ" quant --help > /dev/null; check "quant --help" test $? -eq 0
+"$GQ" help quant nosuch 2> err.txt; check "help of an unknown subcommand exits 2" test $? -eq 2
 
 # ---- list ---------------------------------------------------------------------
 "$GQ" quant list --format csv > list.csv

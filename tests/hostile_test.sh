@@ -59,6 +59,15 @@ mkdir rerun && cp "it's a \"plot\" é.gp" "it's a \"plot\" é.dat" rerun/
 check "the .gp re-runs on its own ($(head -c 200 gp.err))" test -s "rerun/it's a \"plot\" é.svg"
 check "the .gp says how to re-run it" grep -q '^# Written by gqsim.*Re-run' "it's a \"plot\" é.gp"
 
+# a platform file whose name holds a newline, a space and a quote: the legend and the data stay whole
+"$GQ" platforms xml terngrad-ethernet --nodes 2 > "$(printf "my\nplat 'form'.xml")"
+"$GQ" speedup --model alexnet --platform "$(printf "my\nplat 'form'.xml")" --gpus 1,8 --engine analytic \
+    --plot nl.png > /dev/null 2> err.txt
+check "a newline in a platform's name: the figure is drawn ($(head -c 200 err.txt))" test -s nl.png
+check "a newline in a platform's name: one comment line per block" \
+    test "$(grep -c '^# alexnet my plat' nl.dat)" -eq 1
+check "a newline in a platform's name: the title keeps the rest of it" grep -q "ptitle = 'alexnet on my plat ''form''.xml'" nl.gp
+
 expect "a newline in --plot is refused" 2 "control character" \
     "$GQ" speedup --model alexnet --platform terngrad-ethernet --plot "$(printf 'a\nb.png')"
 expect "--plot must be png or svg" 2 "must end in .png or .svg" \
@@ -162,6 +171,8 @@ expect "platforms list takes no simulation option" 2 "unknown option '--engine'"
 printf 'name,peak\nx,1\n' > badgpu.csv
 expect "a bad --gpu-file: one line (and no leak under ASan)" 1 "badgpu.csv" \
     "$GQ" simulate --model alexnet --platform dgx1 --gpus 8 --gpu-file badgpu.csv
+expect "models compute with a bad --gpu-file: one line (and no leak under ASan)" 1 "badgpu.csv:1: header" \
+    "$GQ" models compute --model alexnet --gpu P100 --gpu-file badgpu.csv
 
 # ---- 6. figures from the data ----------------------------------------------------------------
 "$GQ" report --out rep --gpus 1,8 > /dev/null 2> err.txt
