@@ -121,7 +121,12 @@ void cli_install_signal_cleanup(void)
 int cli_write_file(const char *path, const void *data, size_t size)
 {
     char tmp[STAGE_PATH + 32];
-    if (cli_stage_name(path, tmp, sizeof tmp) != 0) return -1;
+    return cli_write_staged(path, data, size, tmp, sizeof tmp);
+}
+
+int cli_write_staged(const char *path, const void *data, size_t size, char *tmp, size_t cap)
+{
+    if (cli_stage_name(path, tmp, cap) != 0) return -1;
     FILE *f = fopen(tmp, "wb");
     if (!f) {
         cli_error("%s: %s", path, strerror(errno));

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli_util.h"
 
@@ -113,7 +112,7 @@ int cli_plot(const char *script_name, const char *out, const char *data, const g
     with_ext(gp, sizeof gp, out, ".gp");
     with_ext(dat, sizeof dat, out, ".dat");
     if (cli_stage_name(out, fig_tmp, sizeof fig_tmp) != 0) return -1;
-    if (cli_write_file(dat, data, strlen(data)) != 0) return -1;
+    if (cli_write_staged(dat, data, strlen(data), dat_tmp, sizeof dat_tmp) != 0) return -1;
 
     gp_vars text = {0};
     vput(&text, "# Written by gqsim with %s and %s. Re-run from this directory:\n#   gnuplot ", base_of(dat),
@@ -129,13 +128,11 @@ int cli_plot(const char *script_name, const char *out, const char *data, const g
              : "set terminal pngcairo size 1200,800 font ',11' noenhanced");
     if (vars && vars->s) vput(&text, "%s", vars->s);
     vput(&text, "\n%s", script);
-    int rc = cli_write_file(gp, text.s, text.len);
+    int rc = cli_write_staged(gp, text.s, text.len, gp_tmp, sizeof gp_tmp);
     gpv_free(&text);
     if (rc != 0) return -1;
 
     /* gnuplot reads the staged data and writes the staged figure, in OUT's directory */
-    snprintf(gp_tmp, sizeof gp_tmp, "%s.tmp.%ld", gp, (long)getpid());
-    snprintf(dat_tmp, sizeof dat_tmp, "%s.tmp.%ld", dat, (long)getpid());
     gp_vars names = {0};
     gpv_string(&names, "datafile", base_of(dat_tmp));
     gpv_string(&names, "outfile", base_of(fig_tmp));

@@ -43,6 +43,8 @@ int cli_read_file(const char *path, unsigned char **data, size_t *size);
 
 /* Writes data to PATH's staged name. @return 0 or -1 after printing. */
 int cli_write_file(const char *path, const void *data, size_t size);
+/* The same, giving the temporary name it wrote (to hand to a program before the rename). */
+int cli_write_staged(const char *path, const void *data, size_t size, char *tmp, size_t cap);
 /* Registers PATH for staging and gives its temporary name to write. @return 0 or -1 after printing. */
 int cli_stage_name(const char *path, char *tmp, size_t cap);
 /* Creates directory PATH if missing; removed again on failure if still empty. @return 0 or -1 after printing. */

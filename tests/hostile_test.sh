@@ -157,6 +157,11 @@ expect "train --plot acc.jpg" 2 "must end in .png or .svg" "$GQ" train --plot ac
 expect "train --output must be .csv" 2 "must end in .csv" "$GQ" train --output run.txt
 expect "report --quant qsgd:levels=1: usage error" 2 "levels" "$GQ" report --quant qsgd:levels=1 --out rep
 check "report with a bad quantizer leaves no directory" test ! -e rep
+expect "report failing half-way: one line" 1 "beyond the SimGrid engine" "$GQ" report --out rep2 --gpus 1,65536
+check "report failing half-way leaves no directory" test ! -e rep2
+mkdir keep && echo mine > keep/note.txt
+"$GQ" report --out keep --gpus 1,65536 2> /dev/null
+check "report failing into a directory of yours leaves it as it was" sh -c 'test "$(ls keep)" = note.txt'
 expect "quant encode --output into a missing directory" 2 "does not exist" \
     "$GQ" quant encode --quant fp32 --input nothere.f32 --output /nonexistent/x.gq
 
