@@ -88,6 +88,51 @@ static void kinds(char *buf, size_t cap, int intra)
     }
 }
 
+/* Sets one key of a cluster, as a spec (`key=value`) and a user's XML
+ * (`gqsim.key` properties) both give them. @return 0, -1 with the reason in
+ * why (a bad value), or -2 for a key not in `keys` (a NULL-terminated list). */
+static int cluster_set(cluster_spec *c, const char *k, const char *v, const char *const *keys, char *why, size_t cap)
+{
+    int known = 0;
+    for (const char *const *key = keys; *key && !known; key++) known = strcmp(*key, k) == 0;
+    if (!known) return -2;
+    char list[256];
+    if (strcmp(k, "gpus-per-node") == 0) {
+        if (parse_pos_int(v, &c->gpus_per_node, 1024)) return snprintf(why, cap, "must be 1..1024"), -1;
+    } else if (strcmp(k, "gpu") == 0) {
+        if (!*v || strlen(v) >= sizeof c->gpu) return snprintf(why, cap, "is empty or too long"), -1;
+        strcpy(c->gpu, v);
+    } else if (strcmp(k, "intra") == 0 || strcmp(k, "inter") == 0) {
+        const int intra = k[4] == 'a';
+        const link_kind **l = intra ? &c->intra : &c->inter;
+        kinds(list, sizeof list, intra);
+        if (!(*l = link_kind_find(v, intra))) return snprintf(why, cap, "is not %s", list), -1;
+    } else if (strcmp(k, "nics") == 0) {
+        if (parse_pos_int(v, &c->nics, 64)) return snprintf(why, cap, "must be 1..64"), -1;
+    } else if (strcmp(k, "topology") == 0) {
+        if (strcmp(v, "star") == 0)
+            c->topo = TOPO_STAR;
+        else if (strcmp(v, "fat-tree") == 0)
+            c->topo = TOPO_FAT_TREE;
+        else
+            return snprintf(why, cap, "is not star or fat-tree"), -1;
+    } else if (strcmp(k, "oversub") == 0) {
+        char *end;
+        c->oversub = strtod(v, &end);
+        if (*end || end == v || !(c->oversub >= 1 && c->oversub <= 64)) return snprintf(why, cap, "must be 1..64"), -1;
+    } else if (strcmp(k, "leaf") == 0) {
+        if (parse_pos_int(v, &c->leaf_nodes, 4096)) return snprintf(why, cap, "must be 1..4096"), -1;
+    } else if (strcmp(k, "nodes") == 0) {
+        if (parse_pos_int(v, &c->nodes, 65536)) return snprintf(why, cap, "must be 1..65536"), -1;
+    }
+    return 0;
+}
+
+static const char *const SPEC_KEYS[] = {"gpus-per-node", "gpu",     "intra", "inter", "nics",
+                                        "topology",      "oversub", "leaf",  "nodes", NULL};
+/* what a user's XML says in properties; its size comes from its hosts */
+static const char *const XML_KEYS[] = {"gpu", "intra", "inter", "nics", "topology", "oversub", "leaf", NULL};
+
 /* ---- a user's XML -------------------------------------------------------------------- */
 
 /* Value of attribute `name` in the tag starting at `tag`, XML entities
@@ -168,54 +213,24 @@ gq_err cluster_parse_xml(const char *text, const char *path, cluster_spec *c, ch
     if (!strstr(text, "<platform"))
         e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: not a SimGrid platform (no <platform>)", path);
     /* properties: <prop id="gqsim.X" value="Y"/> */
-    static const char *const PROPS[] = {"gqsim.gpu",      "gqsim.intra",   "gqsim.inter", "gqsim.nics",
-                                        "gqsim.topology", "gqsim.oversub", "gqsim.leaf"};
-    int seen[sizeof PROPS / sizeof PROPS[0]] = {0};
+    int seen[sizeof XML_KEYS / sizeof XML_KEYS[0]] = {0};
     for (const char *p = text; e == GQ_OK && (p = strstr(p, "<prop ")) != NULL; p++) {
-        char id[64], v[sizeof c->gpu];
+        char id[64], v[sizeof c->gpu], why[256];
         if (attr(p, "id", id, sizeof id) || strncmp(id, "gqsim.", 6) != 0) continue;
+        const char *key = id + 6;
         size_t k = 0;
-        while (k < sizeof PROPS / sizeof PROPS[0] && strcmp(id, PROPS[k]) != 0) k++;
-        if (k == sizeof PROPS / sizeof PROPS[0]) {
+        while (XML_KEYS[k] && strcmp(key, XML_KEYS[k]) != 0) k++;
+        if (!XML_KEYS[k])
             e = gq_fail(GQ_ERR_SPEC, msg, cap,
                         "%s: unknown property %s (gqsim.gpu, .intra, .inter, .nics, .topology, .oversub, .leaf)", path,
                         id);
-            break;
-        }
-        if (seen[k]++) {
+        else if (seen[k]++)
             e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: property %s is given twice", path, id);
-            break;
-        }
-        if (attr(p, "value", v, sizeof v) || !v[0])
+        else if (attr(p, "value", v, sizeof v) || !v[0])
             e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: property %s has no value (or a longer one than %zu bytes)", path,
                         id, sizeof v - 1);
-        else if (strcmp(id, "gqsim.gpu") == 0)
-            snprintf(c->gpu, sizeof c->gpu, "%s", v);
-        else if (strcmp(id, "gqsim.intra") == 0) {
-            if (!(c->intra = link_kind_find(v, 1)))
-                e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: gqsim.intra=%s is not a known link kind", path, v);
-        } else if (strcmp(id, "gqsim.inter") == 0) {
-            if (!(c->inter = link_kind_find(v, 0)))
-                e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: gqsim.inter=%s is not a known link kind", path, v);
-        } else if (strcmp(id, "gqsim.nics") == 0) {
-            if (parse_pos_int(v, &c->nics, 64))
-                e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: gqsim.nics=%s must be 1..64", path, v);
-        } else if (strcmp(id, "gqsim.topology") == 0) {
-            if (strcmp(v, "star") == 0)
-                c->topo = TOPO_STAR;
-            else if (strcmp(v, "fat-tree") == 0)
-                c->topo = TOPO_FAT_TREE;
-            else
-                e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: gqsim.topology=%s is not star or fat-tree", path, v);
-        } else if (strcmp(id, "gqsim.oversub") == 0) {
-            char *end;
-            c->oversub = strtod(v, &end);
-            if (*end || !(c->oversub >= 1 && c->oversub <= 64))
-                e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: gqsim.oversub=%s must be 1..64", path, v);
-        } else if (strcmp(id, "gqsim.leaf") == 0) {
-            if (parse_pos_int(v, &c->leaf_nodes, 4096))
-                e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: gqsim.leaf=%s must be 1..4096", path, v);
-        }
+        else if (cluster_set(c, key, v, XML_KEYS, why, sizeof why) != 0)
+            e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: %s=%s %s", path, id, v, why);
     }
     if (e == GQ_OK && (!c->gpu[0] || !c->intra || !c->inter))
         e = gq_fail(GQ_ERR_SPEC, msg, cap,
@@ -280,9 +295,7 @@ gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap)
     char buf[512];
     if (strlen(spec) >= sizeof buf) return gq_fail(GQ_ERR_SPEC, msg, cap, "platform spec too long");
     strcpy(buf, spec + 8);
-    static const char *const KEYS[] = {"gpus-per-node", "gpu",     "intra", "inter", "nics",
-                                       "topology",      "oversub", "leaf",  "nodes"};
-    int seen[sizeof KEYS / sizeof KEYS[0]] = {0};
+    int seen[sizeof SPEC_KEYS / sizeof SPEC_KEYS[0]] = {0};
     for (char *kv = buf, *next; kv && *kv; kv = next) {
         next = strchr(kv, ',');
         if (next) *next++ = '\0';
@@ -290,51 +303,17 @@ gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap)
         if (!eq) return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: '%s' is not key=value", kv);
         *eq = '\0';
         const char *k = kv, *v = eq + 1;
-        for (size_t i = 0; i < sizeof KEYS / sizeof KEYS[0]; i++)
-            if (strcmp(k, KEYS[i]) == 0 && seen[i]++)
+        char why[300];
+        for (size_t i = 0; SPEC_KEYS[i]; i++)
+            if (strcmp(k, SPEC_KEYS[i]) == 0 && seen[i]++)
                 return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: key '%s' is given twice", k);
-        char list[256];
-        if (strcmp(k, "gpus-per-node") == 0) {
-            if (parse_pos_int(v, &c->gpus_per_node, 1024))
-                return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: gpus-per-node=%s must be 1..1024", v);
-        } else if (strcmp(k, "gpu") == 0) {
-            if (!*v || strlen(v) >= sizeof c->gpu) return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: bad gpu=%s", v);
-            strcpy(c->gpu, v);
-        } else if (strcmp(k, "intra") == 0) {
-            kinds(list, sizeof list, 1);
-            if (!(c->intra = link_kind_find(v, 1)))
-                return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: intra=%s is not %s", v, list);
-        } else if (strcmp(k, "inter") == 0) {
-            kinds(list, sizeof list, 0);
-            if (!(c->inter = link_kind_find(v, 0)))
-                return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: inter=%s is not %s", v, list);
-        } else if (strcmp(k, "nics") == 0) {
-            if (parse_pos_int(v, &c->nics, 64))
-                return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: nics=%s must be 1..64", v);
-        } else if (strcmp(k, "topology") == 0) {
-            if (strcmp(v, "star") == 0)
-                c->topo = TOPO_STAR;
-            else if (strcmp(v, "fat-tree") == 0)
-                c->topo = TOPO_FAT_TREE;
-            else
-                return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: topology=%s is not star or fat-tree", v);
-        } else if (strcmp(k, "oversub") == 0) {
-            char *end;
-            c->oversub = strtod(v, &end);
-            if (*end || !(c->oversub >= 1 && c->oversub <= 64))
-                return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: oversub=%s must be 1..64", v);
-        } else if (strcmp(k, "leaf") == 0) {
-            if (parse_pos_int(v, &c->leaf_nodes, 4096))
-                return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: leaf=%s must be 1..4096", v);
-        } else if (strcmp(k, "nodes") == 0) {
-            if (parse_pos_int(v, &c->nodes, 65536))
-                return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: nodes=%s must be 1..65536", v);
-        } else {
+        int r = cluster_set(c, k, v, SPEC_KEYS, why, sizeof why);
+        if (r == -2)
             return gq_fail(GQ_ERR_SPEC, msg, cap,
                            "cluster: unknown key '%s' (keys: gpus-per-node, gpu, intra, inter, nics, topology, "
                            "oversub, leaf, nodes)",
                            k);
-        }
+        if (r != 0) return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: %s=%s %s", k, v, why);
     }
     if (!c->gpus_per_node || !c->gpu[0] || !c->intra || !c->inter)
         return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: needs gpus-per-node=, gpu=, intra= and inter=");

@@ -5,17 +5,7 @@
 # Usage: tests/cli_test.sh path/to/gqsim SOURCE_DIR
 set -u
 GQ=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { # check DESCRIPTION COMMAND...: the command must succeed
-    desc=$1; shift
-    if "$@"; then ok; else bad "$desc"; fi
-}
+. "$(dirname "$0")/harness.sh"
 
 # raw little-endian float32 files, made with perl (in every Debian base system)
 perl -e 'print pack("f<*", map { 1e-3 * sin($_ * 0.37) * (1 + ($_ % 7)) } 1 .. 1000)' > g.f32
@@ -229,5 +219,4 @@ check "missing data: exit 1, one line naming the file" sh -c "test $rc -eq 1 && 
 check "train: bad quantizer exits 2" sh -c "test $rc -eq 2 && grep -q \"unknown quantizer 'nope'\" err.txt"
 
 check "no temporary files left" sh -c '! ls | grep -q "\.tmp\."'
-echo "$pass passed, $fail failed"
-test "$fail" -eq 0
+finish

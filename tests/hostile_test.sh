@@ -8,17 +8,7 @@
 set -u
 GQ=$1
 case $GQ in /*) ;; *) GQ=$(pwd)/$GQ ;; esac
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
-check() { # check DESCRIPTION COMMAND...: the command must succeed
-    desc=$1; shift
-    if "$@"; then ok; else bad "$desc"; fi
-}
+. "$(dirname "$0")/harness.sh"
 # expect DESCRIPTION RC PATTERN COMMAND...: exits RC, prints exactly one line on
 # stderr matching PATTERN (grep -E), and leaves no *.tmp.* file here
 expect() {
@@ -214,5 +204,4 @@ done
 tmp_after=$(ls /tmp | grep -c '^gqsim-' || true)
 check "no /tmp/gqsim-* left behind" test "$tmp_after" -le "$tmp_before"
 
-echo "$pass passed, $fail failed"
-test "$fail" -eq 0
+finish

@@ -2,23 +2,8 @@
  * quoting (a quantizer spec holds commas), CRLF, columns in any order, line
  * numbers that count the newlines inside quoted fields, and every range
  * error naming FILE:LINE. */
-#include <stdio.h>
-#include <string.h>
-
+#include "check.h"
 #include "measured.h"
-
-static int passed, failed;
-#define CHECK(cond, ...)                                                                                               \
-    do {                                                                                                               \
-        if (cond) {                                                                                                    \
-            passed++;                                                                                                  \
-        } else {                                                                                                       \
-            failed++;                                                                                                  \
-            fprintf(stderr, "%s:%d: FAIL (%s): ", __FILE__, __LINE__, #cond);                                          \
-            fprintf(stderr, __VA_ARGS__);                                                                              \
-            fputc('\n', stderr);                                                                                       \
-        }                                                                                                              \
-    } while (0)
 
 static gq_err parse(const char *text, measured_set *s, char *msg, size_t cap)
 {
@@ -91,6 +76,5 @@ int main(void)
 {
     test_good();
     test_bad();
-    printf("%d passed, %d failed\n", passed, failed);
-    return failed != 0;
+    return check_summary();
 }
