@@ -313,3 +313,29 @@ void cli_progress(int done, const char *fmt, ...)
     fflush(stderr);
     va_end(ap);
 }
+
+/* ---- the zoo, with its errors printed ---------------------------------------------------- */
+
+int cli_zoo_load(gq_zoo *z, const char *gpu_file)
+{
+    char msg[1024];
+    if (zoo_load(z, gpu_file, msg, sizeof msg) == GQ_OK) return 0;
+    cli_error("%s", msg);
+    return -1;
+}
+
+const model_t *cli_zoo_model(gq_zoo *z, const char *name)
+{
+    char msg[1024];
+    const model_t *m = zoo_model(z, name, msg, sizeof msg);
+    if (!m) cli_error("%s", msg);
+    return m;
+}
+
+const gpu_spec *cli_zoo_gpu(const gq_zoo *z, const char *name)
+{
+    char msg[1024];
+    const gpu_spec *g = zoo_gpu(z, name, msg, sizeof msg);
+    if (!g) cli_error("%s", msg);
+    return g;
+}

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "zoo.h"
+
 #define EXIT_USAGE 2
 
 /* "gqsim: [CONTEXT: ]<message>" on stderr. */
@@ -112,5 +114,10 @@ int cli_plot(const char *script_name, const char *out, const char *data, const g
 const char *gq_plot_script(const char *name);
 
 int cli_is_dir(const char *path);
+
+/* The zoo's calls (models/zoo.h), their one-line errors printed: -1 or NULL after printing. */
+int cli_zoo_load(gq_zoo *z, const char *gpu_file);
+const model_t *cli_zoo_model(gq_zoo *z, const char *name);
+const gpu_spec *cli_zoo_gpu(const gq_zoo *z, const char *name);
 
 #endif

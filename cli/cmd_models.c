@@ -34,7 +34,7 @@ static int models_list(int argc, char **argv)
     cli_format fmt = FMT_TABLE;
     if (format_only(argc, argv, 1, "models list", &fmt)) return EXIT_USAGE;
     gq_zoo z;
-    if (zoo_load(&z, NULL) != 0) return 1;
+    if (cli_zoo_load(&z, NULL) != 0) return 1;
     static const char *const H[] = {"model",      "params", "weight_params", "bias_params",
                                     "fwd_gflops", "layers", "input",         "batch"};
     cli_table t;
@@ -62,8 +62,8 @@ static int models_show(int argc, char **argv)
     }
     if (format_only(argc, argv, 2, "models show", &fmt)) return EXIT_USAGE;
     gq_zoo z;
-    if (zoo_load(&z, NULL) != 0) return 1;
-    const model_t *m = zoo_model(&z, argv[1]);
+    if (cli_zoo_load(&z, NULL) != 0) return 1;
+    const model_t *m = cli_zoo_model(&z, argv[1]);
     if (!m) {
         zoo_free(&z);
         return 1;
@@ -124,10 +124,10 @@ static int models_compute(int argc, char **argv)
         return EXIT_USAGE;
     }
     gq_zoo z;
-    if (zoo_load(&z, gpu_file) != 0) return 1;
+    if (cli_zoo_load(&z, gpu_file) != 0) return 1;
     int rc = 1;
-    const model_t *m = zoo_model(&z, model);
-    const gpu_spec *g = m ? zoo_gpu(&z, gpu) : NULL;
+    const model_t *m = cli_zoo_model(&z, model);
+    const gpu_spec *g = m ? cli_zoo_gpu(&z, gpu) : NULL;
     if (!g) goto out;
     if (batch == 0) batch = m->batch > 0 ? (uint64_t)m->batch : 32;
     compute_estimate e;
@@ -178,7 +178,7 @@ static int gpus_list(int argc, char **argv)
     cli_format fmt = FMT_TABLE;
     if (format_only(argc, argv, 1, "gpus list", &fmt)) return EXIT_USAGE;
     gq_zoo z;
-    if (zoo_load(&z, NULL) != 0) return 1;
+    if (cli_zoo_load(&z, NULL) != 0) return 1;
     model_zoo view = zoo_view(&z);
     static const char *const H[] = {"gpu", "peak_fp32_tflops", "mem_bw_gbs", "measured_rows", "fit_scale", "source"};
     cli_table t;
@@ -207,7 +207,7 @@ static int gpus_fit(int argc, char **argv)
     cli_format fmt = FMT_TABLE;
     if (format_only(argc, argv, 1, "gpus fit", &fmt)) return EXIT_USAGE;
     gq_zoo z;
-    if (zoo_load(&z, NULL) != 0) return 1;
+    if (cli_zoo_load(&z, NULL) != 0) return 1;
     model_zoo view = zoo_view(&z);
     static const char *const H[] = {"gpu",       "model", "batch", "measured_images_per_s", "predicted_images_per_s",
                                     "error_pct", "source"};

@@ -246,15 +246,15 @@ static int needs_model_platform(const sim_opts *o, const char *cmd)
 
 static int setup(const sim_opts *o, const char *cmd, sim_setup *s)
 {
-    if (zoo_load(&s->zoo, o->gpu_file) != 0) return -1;
+    if (cli_zoo_load(&s->zoo, o->gpu_file) != 0) return -1;
     char msg[512];
     if (cluster_parse(o->platform, &s->cluster, msg, sizeof msg) != GQ_OK) {
         cli_error("--platform '%s': %s", o->platform, msg);
         return -1;
     }
-    s->model = zoo_model(&s->zoo, o->model);
+    s->model = cli_zoo_model(&s->zoo, o->model);
     if (!s->model) return -1;
-    s->gpu = zoo_gpu(&s->zoo, o->gpu ? o->gpu : s->cluster.gpu);
+    s->gpu = cli_zoo_gpu(&s->zoo, o->gpu ? o->gpu : s->cluster.gpu);
     if (!s->gpu) return -1;
     s->batch = o->batch ? (int)o->batch : s->model->batch ? s->model->batch : 32;
     model_zoo view = zoo_view(&s->zoo);

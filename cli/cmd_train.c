@@ -177,9 +177,9 @@ int cmd_train(int argc, char **argv)
         return cli_error("--dump-grads '%s': cannot create it", dump), 1;
 
     gq_zoo z;
-    if (zoo_load(&z, NULL) != 0) return 1;
+    if (cli_zoo_load(&z, NULL) != 0) return 1;
     int rc = 1;
-    const model_t *m = zoo_model(&z, model);
+    const model_t *m = cli_zoo_model(&z, model);
     char dir[1024], ip[1200], lp[1200], tip[1200], tlp[1200], msg[512];
     idx_dataset tr = {0}, te = {0};
     if (!m) goto out;

@@ -48,6 +48,7 @@ typedef struct {
 
 typedef struct {
     char name[MODEL_NAME_MAX];
+    char path[512]; /* the file it was read from, for a user's model ("" for built-ins) */
     shape3 input;
     int batch;             /* customary per-GPU batch (0: none given) */
     double backward_ratio; /* backward FLOPs = ratio x forward (default 2) */

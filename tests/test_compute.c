@@ -41,7 +41,7 @@ static void test_fallbacks(gq_zoo *z)
 {
     model_zoo view = zoo_view(z);
     compute_estimate e;
-    const model_t *vgga = zoo_model(z, "vgg-a"), *lenet = zoo_model(z, "lenet5");
+    const model_t *vgga = zoo_model(z, "vgg-a", NULL, 0), *lenet = zoo_model(z, "lenet5", NULL, 0);
     gpu_compute(&z->gpus, &view, vgga, gpu_find(&z->gpus, "GTX 1080"), 32, 0, NULL, &e);
     CHECK(e.source == COMPUTE_FITTED && e.efficiency > 0.05 && e.efficiency < 1, "gtx1080 vgg-a fitted (eff %.3f)",
           e.efficiency);
@@ -108,7 +108,7 @@ static void test_bad_csv(void)
 int main(void)
 {
     gq_zoo z;
-    if (zoo_load(&z, NULL) != 0) return 2;
+    if (zoo_load(&z, NULL, NULL, 0) != GQ_OK) return 2;
     test_measured(&z);
     test_fallbacks(&z);
     test_leave_one_out(&z);

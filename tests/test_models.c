@@ -9,7 +9,7 @@
 
 static const model_t *get(gq_zoo *z, const char *name)
 {
-    const model_t *m = zoo_model(z, name);
+    const model_t *m = zoo_model(z, name, NULL, 0);
     if (!m) {
         fprintf(stderr, "model %s missing\n", name);
         exit(2);
@@ -173,7 +173,7 @@ static void test_limits(void)
 int main(void)
 {
     gq_zoo z;
-    if (zoo_load(&z, NULL) != 0) return 2;
+    if (zoo_load(&z, NULL, NULL, 0) != GQ_OK) return 2;
     test_totals(&z);
     test_flops(&z);
     test_small();

@@ -20,7 +20,7 @@ static sim_config base(const char *model, const cluster_spec *cl, int gpus, cons
 {
     sim_config c;
     memset(&c, 0, sizeof c);
-    c.model = zoo_model(&Z, model);
+    c.model = zoo_model(&Z, model, NULL, 0);
     c.cluster = cl;
     c.gpus = gpus;
     qz_parse_spec(quant, &c.quant, NULL, 0);
@@ -107,7 +107,7 @@ static void test_basics(void)
     sim_run(&c, &r, msg, sizeof msg);
     /* 2 bits + 36 bytes (header, scale) + 4 (shared scaler) per tensor: 16 tensors */
     double expect = 0;
-    const model_t *m = zoo_model(&Z, "alexnet");
+    const model_t *m = zoo_model(&Z, "alexnet", NULL, 0);
     for (size_t i = 0; i < m->nlayers; i++) {
         uint64_t parts[2] = {m->layers[i].weight_params, m->layers[i].bias_params};
         for (int k = 0; k < 2; k++)
@@ -179,7 +179,7 @@ static void test_aggregation(void)
 
 int main(void)
 {
-    if (zoo_load(&Z, NULL) != 0) return 2;
+    if (zoo_load(&Z, NULL, NULL, 0) != GQ_OK) return 2;
     test_engines_agree();
     test_contention();
     test_basics();
