@@ -95,10 +95,10 @@ typedef struct {
     size_t ngpus;
     uint64_t batch, iterations;
     sync_kind sync;
-    downlink_kind downlink;
     int overlap;
-    double fusion, fusion_cycle, fp32_below, quant_scale, quant_rate, gpu_ips;
-    int fp32_last, exact_flows;
+    double fusion, fusion_cycle, quant_scale, quant_rate, gpu_ips;
+    xch_policy exchange;
+    int exact_flows;
     engine_kind engine;
     cli_format fmt;
     const char *plot, *out, *measured;
@@ -181,7 +181,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, sim_opts *o, int t
             if (sync_parse(v, &o->sync))
                 return cli_error("--sync '%s' is not ps, ps-sharded, ring, hierarchical or allgather", v), -1;
         } else if (OPT("--downlink")) {
-            if (downlink_parse(v, &o->downlink))
+            if (downlink_parse(v, &o->exchange.downlink))
                 return cli_error("--downlink '%s' is not auto, fp32, requant or terngrad", v), -1;
         } else if (OPT("--overlap")) {
             if (strcmp(v, "on") == 0)
@@ -202,7 +202,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, sim_opts *o, int t
         } else if (OPT("--fusion-cycle")) {
             if (cli_parse_double_in("--fusion-cycle", v, 0, 10, 0, &o->fusion_cycle)) return -1;
         } else if (OPT("--fp32-below")) {
-            if (cli_parse_double_in("--fp32-below", v, 0, 1e15, 0, &o->fp32_below)) return -1;
+            if (cli_parse_double_in("--fp32-below", v, 0, 1e15, 0, &o->exchange.fp32_below)) return -1;
         } else if (OPT("--quant-cost-scale")) {
             if (cli_parse_double_in("--quant-cost-scale", v, 0, 1e6, 0, &o->quant_scale)) return -1;
         } else if (OPT("--quant-rate")) {
@@ -212,7 +212,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, sim_opts *o, int t
         } else if (OPT("--format")) {
             if (cli_parse_format(v, &o->fmt)) return -1;
         } else if (m == 0 && strcmp(argv[i], "--fp32-last") == 0) {
-            o->fp32_last = 1;
+            o->exchange.fp32_last = 1;
             m = 1;
         } else if (m == 0 && strcmp(argv[i], "--exact-flows") == 0) {
             o->exact_flows = 1;
@@ -285,12 +285,10 @@ static int run_one(const sim_opts *o, sim_setup *s, const char *spec, int gpus, 
     c.cluster = &s->cluster;
     c.gpus = gpus;
     c.sync = o->sync;
-    c.downlink = o->downlink;
+    c.exchange = o->exchange;
     c.overlap = o->overlap;
     c.fusion_bytes = o->fusion;
     c.fusion_cycle_s = o->fusion_cycle;
-    c.fp32_below = o->fp32_below;
-    c.fp32_last = o->fp32_last;
     c.fwd_s = s->compute.fwd_s;
     c.bwd_s = s->compute.bwd_s;
     c.encode_ns = enc * o->quant_scale;

@@ -61,7 +61,6 @@ int cmd_train(int argc, char **argv)
     memset(&c, 0, sizeof c);
     c.optimizer = OPT_MOMENTUM;
     c.error_feedback = -1;
-    c.scaler_sharing = 1;
     c.schedule = LR_STEP;
     c.step_every = 4;
     c.step_gamma = 0.3;
@@ -138,15 +137,7 @@ int cmd_train(int argc, char **argv)
             else
                 return cli_error("--ef '%s' is not on, off or auto", v), EXIT_USAGE;
         } else if (OPT("--downlink")) {
-            if (strcmp(v, "auto") == 0)
-                c.reply = REPLY_AUTO;
-            else if (strcmp(v, "fp32") == 0)
-                c.reply = REPLY_FP32;
-            else if (strcmp(v, "requant") == 0)
-                c.reply = REPLY_REQUANT;
-            else if (strcmp(v, "terngrad") == 0)
-                c.reply = REPLY_TERNGRAD;
-            else
+            if (downlink_parse(v, &c.exchange.downlink))
                 return cli_error("--downlink '%s' is not auto, fp32, requant or terngrad", v), EXIT_USAGE;
         } else if (OPT("--fp32-below")) {
             if (cli_parse_double_in("--fp32-below", v, 0, 1e15, 0, &fp32_below)) return EXIT_USAGE;
@@ -155,9 +146,9 @@ int cmd_train(int argc, char **argv)
         } else if (OPT("--test-limit")) {
             if (cli_parse_u64_in("--test-limit", v, 0, 100000000, &test_limit)) return EXIT_USAGE;
         } else if (m == 0 && strcmp(argv[i], "--fp32-last") == 0) {
-            c.fp32_last = 1, m = 1;
+            c.exchange.fp32_last = 1, m = 1;
         } else if (m == 0 && strcmp(argv[i], "--no-scaler-sharing") == 0) {
-            c.scaler_sharing = 0, m = 1;
+            c.exchange.no_scaler_sharing = 1, m = 1;
         } else if (m == 0) {
             cli_error("train: unknown option '%s' (see 'gqsim help train')", argv[i]);
             return EXIT_USAGE;
@@ -230,7 +221,7 @@ int cmd_train(int argc, char **argv)
             c.momentum = momentum;
             c.weight_decay = wd;
             c.seed = seed;
-            c.fp32_below = fp32_below;
+            c.exchange.fp32_below = fp32_below;
             c.train_limit = (int)train_limit;
             c.test_limit = (int)test_limit;
             c.dump_dir = dump;

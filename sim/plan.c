@@ -22,18 +22,6 @@ int sync_parse(const char *s, sync_kind *out)
         if (strcmp(s, sync_name((sync_kind)i)) == 0) return *out = (sync_kind)i, 0;
     return -1;
 }
-const char *downlink_name(downlink_kind d)
-{
-    static const char *const N[] = {"auto", "fp32", "requant", "terngrad"};
-    return (unsigned)d < 4 ? N[d] : "?";
-}
-int downlink_parse(const char *s, downlink_kind *out)
-{
-    for (int i = 0; i < 4; i++)
-        if (strcmp(s, downlink_name((downlink_kind)i)) == 0) return *out = (downlink_kind)i, 0;
-    return -1;
-}
-
 /* Exact encoded size of n elements; data-dependent codes are measured on a
  * synthetic Gaussian gradient (cached: models repeat tensor sizes). */
 static double encoded_size(const qz_params *q, size_t n)
@@ -70,15 +58,6 @@ static double encoded_size(const qz_params *q, size_t n)
     return size;
 }
 
-static int quantizing(const sim_config *c) { return c->quant.id != QZ_FP32; }
-
-static downlink_kind effective_downlink(const sim_config *c)
-{
-    if (c->downlink != DOWN_AUTO) return c->downlink;
-    if (!quantizing(c)) return DOWN_FP32;
-    return c->quant.id == QZ_TERNGRAD ? DOWN_TERNGRAD : DOWN_REQUANT;
-}
-
 gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
 {
     memset(p, 0, sizeof *p);
@@ -113,50 +92,41 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     double fwd[4096], bwd[4096];
     if (m->nlayers > 4096) return snprintf(msg, cap, "model has too many layers"), GQ_ERR_PARAM;
     model_layer_times(m, c->fwd_s, c->bwd_s, fwd, bwd);
-    int last_param = -1;
-    for (size_t i = 0; i < m->nlayers; i++)
-        if (layer_params(&m->layers[i])) last_param = (int)i;
+    xch_tensor *T = malloc((2 * m->nlayers + 1) * sizeof *T);
     p->b = calloc(2 * m->nlayers + 1, sizeof *p->b);
-    if (!p->b) return GQ_ERR_NOMEM;
-    const downlink_kind down = effective_downlink(c);
-    const double down_bits = down == DOWN_TERNGRAD ? log2(1.0 + 2.0 * c->gpus) : 0;
+    if (!p->b || !T) return free(T), GQ_ERR_NOMEM;
+    const size_t nt = xch_tensors(m, &c->quant, &c->exchange, T);
+    const int requant_down = xch_downlink(&c->exchange, &c->quant) != DOWNLINK_FP32;
     double t = c->fwd_s, cur_cycle = -1;
     sim_bucket *cur = NULL;
-    for (int i = (int)m->nlayers - 1; i >= 0; i--) {
-        const model_layer *L = &m->layers[i];
-        t += bwd[i];
-        for (int part = 0; part < 2; part++) {
-            size_t n = (size_t)(part == 0 ? L->bias_params : L->weight_params);
-            if (n == 0) continue;
-            int q = quantizing(c) && (double)n >= c->fp32_below && !(c->fp32_last && i == last_param);
-            double up = q ? encoded_size(&c->quant, n) : 4.0 * (double)n;
-            double dn;
-            if (!q || down == DOWN_FP32)
-                dn = 4.0 * (double)n;
-            else if (down == DOWN_REQUANT)
-                dn = up;
-            else
-                dn = ceil((double)n * down_bits / 8) + 4;          /* summed ternary levels, one scaler */
-            if (q && c->quant.id == QZ_TERNGRAD) up += 4, dn += 4; /* scaler sharing: one float each way */
-            /* a new bucket: per tensor without fusion; when the bucket is full; and, with
-             * cycles, when this tensor is ready in a later cycle than the bucket's */
-            double cycle = c->fusion_cycle_s > 0 ? floor(t / c->fusion_cycle_s) : 0;
-            if (!cur || c->fusion_bytes <= 0 || cur->raw_bytes >= c->fusion_bytes || cycle != cur_cycle) {
-                cur = &p->b[p->n++];
-                cur_cycle = cycle;
-            }
-            cur->elements += (double)n;
-            cur->raw_bytes += 4.0 * (double)n;
-            cur->up_bytes += up;
-            cur->down_bytes += dn;
-            cur->enc_s += q ? c->encode_ns * 1e-9 * (double)n : 0;
-            cur->dec_s += q ? c->decode_ns * 1e-9 * (double)n : 0;
-            cur->enc_down_s += q && down != DOWN_FP32 ? c->encode_ns * 1e-9 * (double)n : 0;
-            cur->dec_down_s += q && down != DOWN_FP32 ? c->decode_ns * 1e-9 * (double)n : 0;
-            /* with cycles a bucket leaves at the end of its cycle (its tensors are ready by then) */
-            cur->ready_s = !c->overlap ? p->compute_s : c->fusion_cycle_s > 0 ? (cycle + 1) * c->fusion_cycle_s : t;
+    int layer_done = (int)m->nlayers; /* backward has passed layers >= this */
+    for (size_t k = nt; k-- > 0;) {
+        const xch_tensor *tt = &T[k];
+        for (; layer_done > tt->layer; layer_done--) t += bwd[layer_done - 1];
+        const double n = (double)tt->n;
+        const double enc = tt->quantized ? encoded_size(&c->quant, tt->n) : 4 * n;
+        double up, dn;
+        xch_tensor_bytes(&c->exchange, &c->quant, tt, c->gpus, enc, enc, &up, &dn);
+        /* a new bucket: per tensor without fusion; when the bucket is full; and, with
+         * cycles, when this tensor is ready in a later cycle than the bucket's */
+        double cycle = c->fusion_cycle_s > 0 ? floor(t / c->fusion_cycle_s) : 0;
+        if (!cur || c->fusion_bytes <= 0 || cur->raw_bytes >= c->fusion_bytes || cycle != cur_cycle) {
+            cur = &p->b[p->n++];
+            cur_cycle = cycle;
         }
+        const int q = tt->quantized;
+        cur->elements += n;
+        cur->raw_bytes += 4.0 * n;
+        cur->up_bytes += up;
+        cur->down_bytes += dn;
+        cur->enc_s += q ? c->encode_ns * 1e-9 * n : 0;
+        cur->dec_s += q ? c->decode_ns * 1e-9 * n : 0;
+        cur->enc_down_s += q && requant_down ? c->encode_ns * 1e-9 * n : 0;
+        cur->dec_down_s += q && requant_down ? c->decode_ns * 1e-9 * n : 0;
+        /* with cycles a bucket leaves at the end of its cycle (its tensors are ready by then) */
+        cur->ready_s = !c->overlap ? p->compute_s : c->fusion_cycle_s > 0 ? (cycle + 1) * c->fusion_cycle_s : t;
     }
+    free(T);
     if (p->n == 0) return snprintf(msg, cap, "model '%s' has no parameters", m->name), GQ_ERR_PARAM;
     return GQ_OK;
 }

@@ -11,19 +11,17 @@
 
 #include <stddef.h>
 
+#include "exchange.h"
 #include "gq_error.h"
 #include "model.h"
 #include "platform.h"
 #include "qz.h"
 
 typedef enum { SYNC_PS, SYNC_PS_SHARDED, SYNC_RING, SYNC_HIERARCHICAL, SYNC_ALLGATHER } sync_kind;
-typedef enum { DOWN_AUTO, DOWN_FP32, DOWN_REQUANT, DOWN_TERNGRAD } downlink_kind;
 typedef enum { ENGINE_SIMGRID, ENGINE_ANALYTIC } engine_kind;
 
 const char *sync_name(sync_kind s);
 int sync_parse(const char *s, sync_kind *out);
-const char *downlink_name(downlink_kind d);
-int downlink_parse(const char *s, downlink_kind *out);
 
 typedef struct {
     const model_t *model;
@@ -31,13 +29,11 @@ typedef struct {
     int gpus;        /* workers, one per GPU */
     qz_params quant; /* fp32 = no compression */
     sync_kind sync;
-    downlink_kind downlink;      /* parameter server's reply */
+    xch_policy exchange;         /* which tensors are quantized, the server's reply */
     int overlap;                 /* 1: a bucket leaves as soon as its gradients are ready */
     double fusion_bytes;         /* bucket size of raw fp32 gradients; 0 = one bucket per tensor */
     double fusion_cycle_s;       /* > 0: Horovod-style cycles: tensors ready within one cycle
                                     are fused (up to fusion_bytes) and leave at its end */
-    double fp32_below;           /* tensors with fewer elements travel in fp32 */
-    int fp32_last;               /* the classifier (last parameterised layer) travels in fp32 */
     double fwd_s, bwd_s;         /* compute per iteration per GPU */
     double encode_ns, decode_ns; /* quantizer cost per element (0 for fp32) */
     engine_kind engine;

@@ -140,7 +140,7 @@ static void test_training(void)
     c.model = &m;
     qz_parse_spec("fp32", &c.quant, NULL, 0);
     c.workers = 1, c.batch = 16, c.epochs = 5, c.optimizer = OPT_MOMENTUM, c.lr = 0.05, c.momentum = 0.9;
-    c.seed = 3, c.error_feedback = -1, c.scaler_sharing = 1;
+    c.seed = 3, c.error_feedback = -1;
     char msg[256];
     CHECK(train_run(&c, &tr, &te, keep, NULL, msg, sizeof msg) == GQ_OK, "train fp32: %s", msg);
     CHECK(LAST_LOSS < 0.05, "fp32, 1 worker: final training loss %.4f below 0.05", LAST_LOSS);

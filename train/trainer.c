@@ -37,11 +37,6 @@ void train_normalize(float *out, const uint8_t *img, size_t n)
     for (size_t i = 0; i < n; i++) out[i] = ((float)img[i] / 255.0f - 0.2860f) / 0.3530f;
 }
 
-typedef struct {
-    size_t off, n;
-    int layer, quantized;
-} tensor;
-
 static int biased(qz_id id) { return id == QZ_SIGNSGD || id == QZ_TOPK || id == QZ_BINGRAD_B; }
 
 /* Index of the first NaN or Inf in x[0..n), or -1. */
@@ -130,28 +125,14 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
         return e;
     }
     const size_t P = net.num_params, px = (size_t)train->rows * train->cols;
-    const int quantizing = c->quant.id != QZ_FP32;
     const int ef = c->error_feedback >= 0 ? c->error_feedback : biased(c->quant.id);
-    reply_kind reply = c->reply;
-    if (reply == REPLY_AUTO)
-        reply = !quantizing ? REPLY_FP32 : c->quant.id == QZ_TERNGRAD ? REPLY_TERNGRAD : REPLY_REQUANT;
+    const downlink_kind reply = xch_downlink(&c->exchange, &c->quant);
 
-    /* tensors: every layer's weights, then biases */
-    tensor *T = calloc(2 * (size_t)net.nlayers, sizeof *T);
-    int nt = 0, last_param = -1;
-    for (int i = 0; i < net.nlayers; i++)
-        if (c->model->layers[i].weight_params) last_param = i;
+    /* tensors as the exchange policy lists them: every layer's weights, then biases */
+    xch_tensor *T = calloc(2 * (size_t)c->model->nlayers + 1, sizeof *T);
+    int nt = T ? (int)xch_tensors(c->model, &c->quant, &c->exchange, T) : 0;
     size_t maxn = 1;
-    for (int i = 0; i < net.nlayers; i++) {
-        const model_layer *l = &c->model->layers[i];
-        for (int part = 0; part < 2; part++) {
-            size_t n = (size_t)(part ? l->bias_params : l->weight_params);
-            if (!n) continue;
-            int q = quantizing && (double)n >= c->fp32_below && !(c->fp32_last && i == last_param);
-            T[nt++] = (tensor){part ? net.b_off[i] : net.w_off[i], n, i, q};
-            maxn = n > maxn ? n : maxn;
-        }
-    }
+    for (int t = 0; t < nt; t++) maxn = T[t].n > maxn ? T[t].n : maxn;
     float *g = calloc((size_t)W * P, sizeof *g); /* each worker's gradient */
     float *res = ef ? calloc((size_t)W * P, sizeof *res) : NULL;
     float *avg = calloc(P, sizeof *avg), *dec = calloc(maxn, sizeof *dec);
@@ -208,33 +189,34 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
                     if (c->dump_at[k] == step + 1) dump(c, &net, g, (int)step + 1);
             /* the exchange, tensor by tensor */
             for (int t = 0; t < nt && e == GQ_OK; t++) {
-                const tensor *tt = &T[t];
-                float *a = avg + tt->off;
+                const xch_tensor *tt = &T[t];
+                const size_t off = tt->bias ? net.b_off[tt->layer] : net.w_off[tt->layer];
+                float *a = avg + off;
+                double tu, td;
                 memset(a, 0, tt->n * sizeof *a);
                 if (!tt->quantized) {
                     for (int w = 0; w < W; w++)
-                        for (size_t k = 0; k < tt->n; k++) a[k] += g[(size_t)w * P + tt->off + k] / W;
-                    up += 4.0 * tt->n * W; /* every worker sends its tensor */
-                    down += 4.0 * tt->n;   /* and receives the average */
+                        for (size_t k = 0; k < tt->n; k++) a[k] += g[(size_t)w * P + off + k] / W;
+                    xch_tensor_bytes(&c->exchange, &c->quant, tt, W, 0, 0, &tu, &td);
+                    up += tu * W, down += td; /* every worker sends its tensor and receives the average */
                     continue;
                 }
                 qz_params q = c->quant;
                 if (ef)
                     for (int w = 0; w < W; w++)
-                        for (size_t k = 0; k < tt->n; k++)
-                            g[(size_t)w * P + tt->off + k] += res[(size_t)w * P + tt->off + k];
-                if (q.id == QZ_TERNGRAD && c->scaler_sharing && q.bucket == 0) {
+                        for (size_t k = 0; k < tt->n; k++) g[(size_t)w * P + off + k] += res[(size_t)w * P + off + k];
+                if (xch_shares_scaler(&c->exchange, &q)) {
                     float smax = 0;
                     for (int w = 0; w < W && e == GQ_OK; w++) {
                         float s;
-                        e = qz_terngrad_scale(&q, g + (size_t)w * P + tt->off, tt->n, &s);
+                        e = qz_terngrad_scale(&q, g + (size_t)w * P + off, tt->n, &s);
                         smax = s > smax ? s : smax;
                     }
                     q.shared_scale = smax > 0 ? smax : 0;
-                    up += 4.0 * W, down += 4; /* each worker's scaler up, the shared one down */
                 }
+                double encoded_sum = 0;
                 for (int w = 0; w < W && e == GQ_OK; w++) {
-                    float *gw = g + (size_t)w * P + tt->off;
+                    float *gw = g + (size_t)w * P + off;
                     size_t sz = qz_encode(buf, bcap, gw, tt->n, &q,
                                           rng_derive(c->seed, (uint64_t)step, (uint64_t)(w * nt + t)), work, wcap);
                     if (gq_is_error(sz) || qz_decode(dec, tt->n, buf, sz) != tt->n) {
@@ -243,22 +225,19 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
                         e = gq_is_error(sz) ? gq_error_code(sz) : GQ_ERR_CORRUPT;
                         break;
                     }
-                    up += (double)sz;
+                    encoded_sum += (double)sz;
                     double err = 0, norm = 0;
                     for (size_t k = 0; k < tt->n; k++) {
                         double d = (double)dec[k] - gw[k];
                         err += d * d, norm += (double)gw[k] * gw[k];
                         a[k] += dec[k] / W;
-                        if (ef) res[(size_t)w * P + tt->off + k] = gw[k] - dec[k];
+                        if (ef) res[(size_t)w * P + off + k] = gw[k] - dec[k];
                     }
                     if (norm > 0) nmse_sum += err / norm, nmse_n++;
                 }
                 if (e != GQ_OK) break;
-                if (reply == REPLY_FP32) {
-                    down += 4.0 * tt->n;
-                } else if (reply == REPLY_TERNGRAD) {
-                    down += ceil((double)tt->n * log2(1.0 + 2.0 * W) / 8);
-                } else { /* re-quantize the average; every worker gets the same bytes */
+                double requant = 0;
+                if (reply == DOWNLINK_REQUANT) { /* re-quantize the average; every worker gets the same bytes */
                     qz_params qr = c->quant;
                     size_t sz = qz_encode(buf, bcap, a, tt->n, &qr,
                                           rng_derive(c->seed, (uint64_t)step, 0xd0d0 + (uint64_t)t), work, wcap);
@@ -268,8 +247,11 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
                         e = gq_is_error(sz) ? gq_error_code(sz) : GQ_ERR_CORRUPT;
                         break;
                     }
-                    down += (double)sz;
+                    requant = (double)sz;
                 }
+                /* the policy's count; workers' encoded sizes may differ, so their mean stands for each */
+                xch_tensor_bytes(&c->exchange, &c->quant, tt, W, encoded_sum / W, requant, &tu, &td);
+                up += tu * W, down += td;
             }
             tq += gq_now() - tq0;
             /* the update, the same on every worker (Adam's bias corrections are per step) */

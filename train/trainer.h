@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "exchange.h"
 #include "idx.h"
 #include "model.h"
 #include "nn.h"
@@ -22,7 +23,6 @@
 
 typedef enum { OPT_SGD, OPT_MOMENTUM, OPT_ADAM } optim_kind;
 typedef enum { LR_CONST, LR_STEP, LR_POLY } lr_schedule;
-typedef enum { REPLY_AUTO, REPLY_FP32, REPLY_REQUANT, REPLY_TERNGRAD } reply_kind;
 
 typedef struct {
     const model_t *model;
@@ -34,11 +34,8 @@ typedef struct {
     int step_every; /* LR_STEP: epochs between decays */
     double step_gamma, poly_power;
     uint64_t seed;
-    int error_feedback; /* -1: on for biased compressors (signsgd, topk, bingrad-b) */
-    int scaler_sharing; /* terngrad: one scaler per tensor, the workers' maximum */
-    int fp32_last;      /* the last parameterised layer travels in fp32 */
-    double fp32_below;  /* tensors with fewer elements travel in fp32 */
-    reply_kind reply;
+    int error_feedback;          /* -1: on for biased compressors (signsgd, topk, bingrad-b) */
+    xch_policy exchange;         /* which tensors are quantized, scaler sharing, the server's reply */
     int train_limit, test_limit; /* 0: all */
     const char *dump_dir;        /* per-layer gradients as .f32 files */
     const int *dump_at;          /* iterations (1-based) to dump */

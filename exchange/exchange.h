@@ -1,0 +1,60 @@
+/* The exchange policy: what travels between workers and servers for each
+ * gradient tensor, one definition for the simulator (sim/plan.c) and the
+ * trainer (train/trainer.c), so that the bytes one predicts are the bytes
+ * the other measures. Tensors: every layer's weights and biases apart, as
+ * TernGrad quantizes them; which travel in fp32 (small ones, the
+ * classifier); the server's reply (the downlink) and its size; TernGrad's
+ * scaler sharing. Depends on models/ and quant/ only. */
+#ifndef GQ_EXCHANGE_H
+#define GQ_EXCHANGE_H
+
+#include <stddef.h>
+
+#include "model.h"
+#include "qz.h"
+
+/* The server's reply. AUTO: fp32 for fp32, TernGrad's summed levels for
+ * terngrad, the average re-quantized otherwise. */
+typedef enum { DOWNLINK_AUTO, DOWNLINK_FP32, DOWNLINK_REQUANT, DOWNLINK_TERNGRAD } downlink_kind;
+const char *downlink_name(downlink_kind d);
+/* "auto", "fp32", "requant", "terngrad". @return 0, or -1 if unknown. */
+int downlink_parse(const char *s, downlink_kind *out);
+
+typedef struct {
+    double fp32_below;      /* tensors with fewer elements travel in fp32 */
+    int fp32_last;          /* the classifier (the last layer with weights) travels in fp32 */
+    downlink_kind downlink; /* the server's reply */
+    int no_scaler_sharing;  /* TernGrad: 0 (default) = one scaler per tensor, the workers' maximum */
+} xch_policy;
+
+typedef struct {
+    int layer;     /* index in the model */
+    int bias;      /* 1: the layer's biases, 0: its weights */
+    size_t n;      /* elements */
+    int quantized; /* 0: travels in fp32 */
+} xch_tensor;
+
+/* Index of the classifier, the last layer with weights (-1: none). */
+int xch_classifier(const model_t *m);
+
+/* The model's tensors in layer order, each layer's weights before its biases
+ * (backward makes them ready in the reverse order). `out` has room for
+ * 2 x m->nlayers. @return how many. */
+size_t xch_tensors(const model_t *m, const qz_params *q, const xch_policy *p, xch_tensor *out);
+
+/* The reply actually sent: AUTO resolved for quantizer q. */
+downlink_kind xch_downlink(const xch_policy *p, const qz_params *q);
+
+/* 1 if workers share one TernGrad scaler per tensor: one float up from each
+ * worker, the maximum down to each (only whole-tensor scalers, bucket=0). */
+int xch_shares_scaler(const xch_policy *p, const qz_params *q);
+
+/* Bytes one worker sends and receives for tensor t in one iteration, with
+ * `workers` workers, given the tensor's encoded size (`encoded`, the real
+ * encoder's output, header included) and the size of the server's
+ * re-quantized reply (`requant`; equal to `encoded` for codecs whose size
+ * does not depend on the data). */
+void xch_tensor_bytes(const xch_policy *p, const qz_params *q, const xch_tensor *t, int workers, double encoded,
+                      double requant, double *up, double *down);
+
+#endif

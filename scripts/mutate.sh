@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Mutation check of the test suite (a developer's tool, not run by CI): each
+# mutation below breaks one line of the simulator on purpose, rebuilds in
+# build-mutate/, runs the suite (all but the README tour), and says whether
+# the suite went red ("killed") or stayed green ("SURVIVED": a number that no
+# test pins). The source is restored after each. Results: docs/testing.md.
+# Usage: bash scripts/mutate.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+cmake -S . -B build-mutate -DCMAKE_BUILD_TYPE=Release > /dev/null || exit 1
+
+# file | exact text | replacement | what the mutation does
+mutations=(
+  'sim/plan.c|(p->per_node - 1) * b->down_bytes;|(p->per_node - 1) * b->up_bytes;|hierarchical traffic: the leader sends uploads, not replies'
+  'sim/analytic.c|(P - 1) * (a + b->up_bytes / bw) + (P - 1) * b->dec_s;|(P - 1) * (a + b->up_bytes / bw);|analytic all-gather without its decode cost'
+  'sim/analytic.c|share * b->down_bytes / p->b_inter;|share * b->up_bytes / p->b_inter;|analytic sharded PS: the reply charged at upload size'
+  'sim/analytic.c|double steps = 2 * (N - 1);|double steps = 4 * (N - 1);|analytic hierarchical ring: steps doubled'
+  'exchange/exchange.c|return q->id == QZ_TERNGRAD ? DOWNLINK_TERNGRAD : DOWNLINK_REQUANT;|return DOWNLINK_REQUANT;|TernGrad automatic downlink switched to requant'
+  'sim/analytic.c|double server = P * b->dec_s + b->enc_down_s;|double server = b->dec_s + b->enc_down_s;|single PS decodes one contribution, not P'
+  'sim/analytic.c|return steps * (a + b->up_bytes / P / bw)|return steps * (a + b->up_bytes / bw)|ring: every step sends the whole bucket'
+  'sim/plan.c|case SYNC_RING: u += 2 * (P - 1) / P * b->up_bytes|case SYNC_RING: u += (P - 1) / P * b->up_bytes|ring traffic halved'
+  'sim/sg_engine.c|double steps = 2.0 * (N - 1);|double steps = 1.0 * (N - 1);|SimGrid hierarchical ring: half the steps'
+  'sim/sg_engine.c|sleep_s(P * b->dec_s + b->enc_down_s);|sleep_s(b->enc_down_s);|SimGrid single PS without its decode cost'
+  'exchange/exchange.c|if (xch_shares_scaler(p, q)) *up += 4, *down += 4;|if (xch_shares_scaler(p, q)) *up += 4;|scaler sharing: the shared scaler not sent back'
+  'exchange/exchange.c|(p->fp32_last && (int)i == classifier)|(p->fp32_last && (int)i == classifier - 1)|fp32 classifier: the wrong layer'
+  'sim/plan.c|p->lat_factor = 13.01, p->bw_factor = 0.97;|p->lat_factor = 13.01, p->bw_factor = 1;|LV08 without its bandwidth factor'
+  'sim/plan.c|cur->dec_down_s += q && requant_down|cur->dec_down_s += 0 && requant_down|the reply decoded for free'
+)
+
+killed=0
+survived=0
+for m in "${mutations[@]}"; do
+  IFS='|' read -r file from to what <<< "$m"
+  cp "$file" "$file.orig"
+  FROM="$from" TO="$to" perl -0pi -e 's/\Q$ENV{FROM}\E/$ENV{TO}/' "$file"
+  if cmp -s "$file" "$file.orig"; then
+    echo "NOT APPLIED  $what ($file: text not found)"
+    mv "$file.orig" "$file"
+    continue
+  fi
+  if cmake --build build-mutate -j "$(nproc)" > /dev/null 2>&1 &&
+    (cd build-mutate && ctest -j "$(nproc)" -E readme_tour > /dev/null 2>&1); then
+    echo "SURVIVED     $what"
+    survived=$((survived + 1))
+  else
+    echo "killed       $what"
+    killed=$((killed + 1))
+  fi
+  mv "$file.orig" "$file"
+done
+cmake --build build-mutate -j "$(nproc)" > /dev/null 2>&1
+echo "mutations: $killed killed, $survived survived"

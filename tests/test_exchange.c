@@ -1,0 +1,115 @@
+/* One exchange policy, two users: the bytes per GPU per iteration that the
+ * simulator predicts for a parameter server equal the bytes the trainer
+ * counts from the real encoder while training LeNet-5, for every quantizer
+ * whose encoded size does not depend on the data, every downlink, with and
+ * without an fp32 classifier and small tensors in fp32, at 2 and 4 workers.
+ * The trainer runs two iterations on synthetic images (no data set needed). */
+#include "check.h"
+#include "sim.h"
+#include "trainer.h"
+#include "zoo.h"
+
+static double trained_up, trained_down;
+
+static void on_epoch(const epoch_stats *s, void *ctx)
+{
+    (void)ctx;
+    trained_up = s->bytes_up_per_iter, trained_down = s->bytes_down_per_iter;
+}
+
+/* The policy's own rules on LeNet-5, by hand: 10 tensors (5 layers with weights and biases); the
+ * classifier is fc5 (layer 10: 840 weights, 10 biases); fp32-below 100 leaves the biases of conv1 (6),
+ * conv2 (16), fc4 (84) and fc5 (10) in fp32. */
+static void test_rules(const model_t *lenet)
+{
+    xch_tensor t[32];
+    qz_params tg;
+    qz_parse_spec("terngrad", &tg, NULL, 0);
+    xch_policy last = {0, 1, DOWNLINK_AUTO, 0}, small = {100, 0, DOWNLINK_AUTO, 0};
+    CHECK(xch_classifier(lenet) == 10 && strcmp(lenet->layers[10].name, "fc5") == 0, "the classifier is fc5");
+    size_t n = xch_tensors(lenet, &tg, &last, t);
+    int fp32 = 0;
+    size_t fp32_elems = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!t[i].quantized) fp32++, fp32_elems += t[i].n;
+    CHECK(n == 10 && fp32 == 2 && fp32_elems == 850 && t[8].layer == 10 && !t[8].bias && t[8].n == 840,
+          "fp32-last: fc5's 840 weights and 10 biases in fp32 (%d tensors, %zu elements)", fp32, fp32_elems);
+    n = xch_tensors(lenet, &tg, &small, t);
+    fp32 = 0, fp32_elems = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!t[i].quantized) fp32++, fp32_elems += t[i].n;
+    CHECK(fp32 == 4 && fp32_elems == 6 + 16 + 84 + 10, "fp32-below 100: four bias tensors (%d, %zu elements)", fp32,
+          fp32_elems);
+    CHECK(xch_downlink(&small, &tg) == DOWNLINK_TERNGRAD, "TernGrad's automatic reply is its summed levels");
+    qz_parse_spec("qsgd", &tg, NULL, 0);
+    CHECK(xch_downlink(&small, &tg) == DOWNLINK_REQUANT && !xch_shares_scaler(&small, &tg),
+          "QSGD's automatic reply is re-quantized, with no scaler to share");
+    qz_parse_spec("fp32", &tg, NULL, 0);
+    CHECK(xch_downlink(&small, &tg) == DOWNLINK_FP32, "fp32's reply is fp32");
+}
+
+int main(void)
+{
+    gq_zoo z;
+    if (zoo_load(&z, NULL, NULL, 0) != GQ_OK) return 2;
+    const model_t *lenet = zoo_model(&z, "lenet5", NULL, 0);
+    test_rules(lenet);
+    cluster_spec cl;
+    char msg[512];
+    cluster_parse("cluster:gpus-per-node=4,gpu=V100,intra=pcie3,inter=10gbe", &cl, msg, sizeof msg);
+
+    /* 2 workers x 8 images x 2 iterations of random 28x28 images */
+    enum { N = 64 };
+    static uint8_t images[N * 784], labels[N];
+    uint64_t r = 12345;
+    for (size_t i = 0; i < sizeof images; i++) r = r * 6364136223846793005ull + 1, images[i] = (uint8_t)(r >> 56);
+    for (int i = 0; i < N; i++) labels[i] = (uint8_t)(i % 10);
+    idx_dataset data = {images, labels, N, 28, 28};
+
+    static const char *const QUANTS[] = {"fp32",
+                                         "fp16",
+                                         "terngrad",
+                                         "terngrad:pack=trits",
+                                         "terngrad:bucket=64",
+                                         "qsgd:levels=5",
+                                         "qsgd:levels=9,norm=max",
+                                         "orq:levels=3",
+                                         "bingrad-b",
+                                         "bingrad-pb",
+                                         "signsgd",
+                                         "topk:ratio=0.05"};
+    int compared = 0;
+    for (size_t qi = 0; qi < sizeof QUANTS / sizeof QUANTS[0]; qi++)
+        for (int down = DOWNLINK_AUTO; down <= DOWNLINK_TERNGRAD; down++)
+            for (int variant = 0; variant < 2; variant++)
+                for (int workers = 2; workers <= 4; workers += 2) {
+                    xch_policy pol = {variant ? 100 : 0, variant, (downlink_kind)down, 0};
+                    train_config t;
+                    memset(&t, 0, sizeof t);
+                    t.model = lenet;
+                    qz_parse_spec(QUANTS[qi], &t.quant, NULL, 0);
+                    if (gq_is_error(qz_exact_size(&t.quant, 1000))) continue; /* data-dependent size */
+                    t.workers = workers, t.batch = 8, t.epochs = 1, t.train_limit = 2 * workers * 8;
+                    t.optimizer = OPT_SGD, t.lr = 0.01, t.seed = 7, t.error_feedback = -1, t.test_limit = 8;
+                    t.exchange = pol;
+                    trained_up = trained_down = -1;
+                    gq_err e = train_run(&t, &data, &data, on_epoch, NULL, msg, sizeof msg);
+
+                    sim_config c;
+                    memset(&c, 0, sizeof c);
+                    c.model = lenet, c.cluster = &cl, c.gpus = workers, c.quant = t.quant, c.sync = SYNC_PS;
+                    c.exchange = pol, c.overlap = 1, c.fwd_s = 0.01, c.bwd_s = 0.02, c.engine = ENGINE_ANALYTIC;
+                    c.iterations = 1;
+                    sim_result res;
+                    gq_err es = sim_run(&c, &res, msg, sizeof msg);
+                    CHECK(e == GQ_OK && es == GQ_OK && res.bytes_up == trained_up && res.bytes_down == trained_down,
+                          "%s, downlink %s, %s, %d workers: simulated %.0f up %.0f down, trained %.0f up %.0f down",
+                          QUANTS[qi], downlink_name((downlink_kind)down), variant ? "fp32 classifier" : "all quantized",
+                          workers, res.bytes_up, res.bytes_down, trained_up, trained_down);
+                    compared++;
+                }
+    /* all 12 have exact sizes (top-k's k is fixed), x 4 downlinks x 2 variants x 2 worker counts */
+    CHECK(compared == 12 * 4 * 2 * 2, "%d configurations compared", compared);
+    zoo_free(&z);
+    return check_summary();
+}

@@ -1,0 +1,132 @@
+/* The analytic engine and the traffic against closed forms derived by hand,
+ * for every synchronisation scheme, so that a change to any formula fails.
+ *
+ * Setup: one fully-connected layer on a 1000-element input: a weight tensor
+ * of n_w = 1,000,000 and a bias tensor of n_b = 1000 elements. Fusion into
+ * one bucket, no overlap (the bucket leaves when backward ends), compute
+ * 0.03 s. Cluster: 2 GPUs per node on PCIe 3 (15.75 GB/s, 1 us), InfiniBand
+ * EDR between nodes (12.5 GB/s, 0.6 us), RDMA so CM02: factors 1. Hence
+ *   a_intra = 2 x 1 us = 2 us        (GPU -> node switch -> GPU)
+ *   a_inter = 2 x 1 + 2 x 0.6 = 3.2 us  (and through two NIC links)
+ *   b_intra = 15.75e9, b_inter = min(NIC, PCIe) = 12.5e9 bytes/s.
+ * 4 GPUs: P = 4, N = 2 nodes, G = 2 GPUs per node.
+ * Per bucket: U = bytes up, D = the reply, e/d = encode/decode seconds of a
+ * contribution, e'/d' = of the reply (0 when the reply is fp32):
+ *   ps           e + a_inter + U/b_inter + P d + e' + a_inter + D/b_inter + d'
+ *   ps-sharded   [e + a_intra + U/b_intra + (G-1) d]
+ *                + a_inter + (N-1)/N U/b_inter + d + e'/N + a_inter + (N-1)/N D/b_inter
+ *                + [e' + a_intra + D/b_intra + d']
+ *   hierarchical [the same node parts] + 2(N-1) (a_inter + U/N/b_inter) + 2(N-1)(e + d)/N
+ *   ring         2(P-1) (a_inter + U/P/b_inter) + 2(P-1)(e + d)/P
+ *   allgather    e + (P-1)(a_inter + U/b_inter) + (P-1) d
+ * Traffic per GPU per iteration (the busiest GPU for hierarchical):
+ *   ps, ps-sharded U up, D down; ring 2(P-1)/P U both ways; allgather (P-1)U
+ *   both ways; hierarchical 2(N-1)/N U + (G-1) D up, 2(N-1)/N U + (G-1) U down. */
+#include "check.h"
+#include "model.h"
+#include "sim.h"
+
+static model_t M;
+static cluster_spec CL;
+static const double NW = 1e6, NB = 1000, AI = 2e-6, AX = 3.2e-6, BI = 15.75e9, BX = 12.5e9, COMPUTE = 0.03;
+static const double ENC_NS = 1.0, DEC_NS = 2.0; /* per element, for quantized runs */
+
+static sim_result simulate(const char *quant, sync_kind sync, int gpus, downlink_kind down)
+{
+    sim_config c;
+    memset(&c, 0, sizeof c);
+    c.model = &M, c.cluster = &CL, c.gpus = gpus, c.sync = sync, c.overlap = 0, c.fusion_bytes = 1e12;
+    qz_parse_spec(quant, &c.quant, NULL, 0);
+    c.exchange.downlink = down;
+    c.fwd_s = 0.01, c.bwd_s = 0.02, c.engine = ENGINE_ANALYTIC, c.iterations = 1;
+    c.encode_ns = c.quant.id == QZ_FP32 ? 0 : ENC_NS, c.decode_ns = c.quant.id == QZ_FP32 ? 0 : DEC_NS;
+    sim_result r;
+    char msg[256];
+    if (sim_run(&c, &r, msg, sizeof msg) != GQ_OK) {
+        fprintf(stderr, "sim failed: %s\n", msg);
+        r.iteration_s = r.bytes_up = r.bytes_down = NAN;
+    }
+    return r;
+}
+
+static void close_to(double got, double want, const char *what)
+{
+    CHECK(fabs(got - want) <= 1e-12 + 1e-9 * fabs(want), "%s: %.9g, closed form %.9g", what, got, want);
+}
+
+/* The expected iteration time and traffic of one scheme, from the formulas above. */
+static void expect(const char *quant, sync_kind sync, downlink_kind down, double U, double D, double e, double d,
+                   double e2, double d2)
+{
+    const double P = 4, N = 2, G = 2;
+    double t = 0, up = 0, dn = 0;
+    const double node_up = e + AI + U / BI + (G - 1) * d, node_down = e2 + AI + D / BI + d2;
+    switch (sync) {
+    case SYNC_PS:
+        t = e + AX + U / BX + P * d + e2 + AX + D / BX + d2;
+        up = U, dn = D;
+        break;
+    case SYNC_PS_SHARDED:
+        t = node_up + AX + (N - 1) / N * U / BX + d + e2 / N + AX + (N - 1) / N * D / BX + node_down;
+        up = U, dn = D;
+        break;
+    case SYNC_HIERARCHICAL:
+        t = node_up + 2 * (N - 1) * (AX + U / N / BX) + 2 * (N - 1) * (e + d) / N + node_down;
+        up = 2 * (N - 1) / N * U + (G - 1) * D, dn = 2 * (N - 1) / N * U + (G - 1) * U;
+        break;
+    case SYNC_RING:
+        t = 2 * (P - 1) * (AX + U / P / BX) + 2 * (P - 1) * (e + d) / P;
+        up = dn = 2 * (P - 1) / P * U;
+        break;
+    case SYNC_ALLGATHER:
+        t = e + (P - 1) * (AX + U / BX) + (P - 1) * d;
+        up = dn = (P - 1) * U;
+        break;
+    }
+    sim_result r = simulate(quant, sync, 4, down);
+    char what[160];
+    snprintf(what, sizeof what, "%s, %s, downlink %s: iteration", sync_name(sync), quant, downlink_name(down));
+    close_to(r.iteration_s, COMPUTE + t, what);
+    snprintf(what, sizeof what, "%s, %s, downlink %s: bytes up", sync_name(sync), quant, downlink_name(down));
+    close_to(r.bytes_up, up, what);
+    snprintf(what, sizeof what, "%s, %s, downlink %s: bytes down", sync_name(sync), quant, downlink_name(down));
+    close_to(r.bytes_down, dn, what);
+}
+
+int main(void)
+{
+    char msg[256];
+    if (model_parse(&M, "name fc\ninput 1x1x1000\nfc f out=1000\n", "pinned.model", msg, sizeof msg) != GQ_OK ||
+        cluster_parse("cluster:gpus-per-node=2,gpu=V100,intra=pcie3,inter=ib-edr", &CL, msg, sizeof msg) != GQ_OK) {
+        fprintf(stderr, "%s\n", msg);
+        return 2;
+    }
+    const sync_kind ALL[] = {SYNC_PS, SYNC_PS_SHARDED, SYNC_HIERARCHICAL, SYNC_RING, SYNC_ALLGATHER};
+    /* fp32: 4 bytes an element both ways, no codec cost */
+    const double raw = 4 * (NW + NB);
+    for (int s = 0; s < 5; s++) expect("fp32", ALL[s], DOWNLINK_AUTO, raw, raw, 0, 0, 0, 0);
+
+    /* TernGrad, automatic downlink: 2 bits an element plus its header and scaler per tensor
+     * (the encoder's exact size, tested in quant/), one shared scaler each way; the reply is
+     * the sum of 4 ternary vectors, log2(9) bits an element, packed by the server and unpacked by
+     * every GPU at the codec's cost */
+    qz_params tg;
+    qz_parse_spec("terngrad", &tg, NULL, 0);
+    const double enc_w = (double)qz_exact_size(&tg, (size_t)NW), enc_b = (double)qz_exact_size(&tg, (size_t)NB);
+    const double U = enc_w + enc_b + 8; /* + the scaler of each tensor */
+    const double D = ceil(NW * log2(9.0) / 8) + ceil(NB * log2(9.0) / 8) + 8;
+    const double e = ENC_NS * 1e-9 * (NW + NB), d = DEC_NS * 1e-9 * (NW + NB);
+    CHECK(enc_w == 32 + 4 + 250000, "TernGrad's 1e6 weights: 32-byte header, a scaler, 2 bits each (%.0f)", enc_w);
+    for (int s = 0; s < 5; s++) expect("terngrad", ALL[s], DOWNLINK_AUTO, U, D, e, d, e, d);
+    /* the re-quantized reply: as large as the upload, encoded by the server, decoded by every GPU */
+    for (int s = 0; s < 5; s++) expect("terngrad", ALL[s], DOWNLINK_REQUANT, U, U, e, d, e, d);
+    /* an fp32 reply to a quantized upload */
+    for (int s = 0; s < 5; s++) expect("terngrad", ALL[s], DOWNLINK_FP32, U, raw + 8, e, d, 0, 0);
+
+    /* one GPU: no communication at all */
+    sim_result one = simulate("terngrad", SYNC_RING, 1, DOWNLINK_AUTO);
+    close_to(one.iteration_s, COMPUTE, "one GPU: the compute alone");
+    CHECK(one.bytes_up == 0 && one.bytes_down == 0, "one GPU sends nothing");
+    model_free(&M);
+    return check_summary();
+}
