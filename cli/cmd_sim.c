@@ -191,12 +191,7 @@ static int parse_opts(int argc, char **argv, const char *cmd, sim_opts *o, int t
             else
                 return cli_error("--overlap '%s' is not on or off", v), -1;
         } else if (OPT("--engine")) {
-            if (strcmp(v, "simgrid") == 0)
-                o->engine = ENGINE_SIMGRID;
-            else if (strcmp(v, "analytic") == 0)
-                o->engine = ENGINE_ANALYTIC;
-            else
-                return cli_error("--engine '%s' is not simgrid or analytic", v), -1;
+            if (sim_engine_parse(v, &o->engine)) return cli_error("--engine '%s' is not simgrid or analytic", v), -1;
         } else if (OPT("--fusion")) {
             if (cli_parse_double_in("--fusion", v, 0, 1e12, 0, &o->fusion)) return -1;
         } else if (OPT("--fusion-cycle")) {
@@ -343,7 +338,7 @@ static void sim_row(cli_table *t, const sim_opts *o, const sim_setup *s, const c
               "%s\t%s\t%d\t%s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.0f\t%.0f\t%.6g\t%.6g\t%s\t%d\t%s\t%s\t%.0f\t%s\t%s",
               s->model->name, o->platform, gpus, canon, sync_name(o->sync), r->iteration_s, r->compute_s,
               r->comm_exposed_s, r->encode_s, r->decode_s, r->bytes_up, r->bytes_down, ips, speedup,
-              o->engine == ENGINE_SIMGRID ? "simgrid" : "analytic", s->batch, s->gpu->name, o->overlap ? "on" : "off",
+              sim_engine_get(o->engine)->name, s->batch, s->gpu->name, o->overlap ? "on" : "off",
               o->fusion, compute_source_name(s->compute.source), r->network_model);
 }
 

@@ -53,8 +53,9 @@ static double bucket_comm(const sim_config *c, const sim_plan *p, const sim_buck
     return 0;
 }
 
-gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r)
+gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap)
 {
+    (void)msg, (void)cap;
     double *comm = calloc((size_t)p->n, sizeof *comm);
     if (!comm) return GQ_ERR_NOMEM;
     r->encode_s = r->decode_s = 0;

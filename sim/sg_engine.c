@@ -29,13 +29,20 @@
 
 #include "sim_internal.h"
 
-/* ---- the child's world (set before simgrid_run, read by the actors) ------------------ */
+/* ---- the world of one run, which every actor reaches through its data ------------------ */
 
-static const sim_config *C;
-static const sim_plan *PL;
-static int P, G, N, ITERS;
-static double *END; /* per worker: end of its last iteration */
-static int TOKEN;   /* payload pointer: only the byte count is simulated */
+typedef struct {
+    const sim_config *c;
+    const sim_plan *plan;
+    int P, G, N, iters; /* GPUs, GPUs per node, nodes, iterations */
+    double *end;        /* per worker: end of its last iteration */
+    int token;          /* the payload pointed to: only the byte count is simulated */
+} sg_world;
+
+typedef struct {
+    sg_world *w;
+    int rank;
+} sg_actor_ctx;
 
 static sg_mailbox_t mbox(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static sg_mailbox_t mbox(const char *fmt, ...)
@@ -55,10 +62,10 @@ static void sleep_s(double s)
 static void sleep_until(double t) { sleep_s(t - simgrid_get_clock()); }
 static long bytes_of(double b) { return b < 1 ? 1 : (long)(b + 0.5); }
 
-static void send_recv(sg_mailbox_t to, double nbytes, sg_mailbox_t from)
+static void send_recv(sg_world *w, sg_mailbox_t to, double nbytes, sg_mailbox_t from)
 {
     sg_comm_t c[2];
-    c[0] = sg_mailbox_put_async(to, &TOKEN, bytes_of(nbytes));
+    c[0] = sg_mailbox_put_async(to, &w->token, bytes_of(nbytes));
     void *data;
     c[1] = sg_mailbox_get_async(from, &data);
     sg_comm_wait_all(c, 2);
@@ -66,28 +73,28 @@ static void send_recv(sg_mailbox_t to, double nbytes, sg_mailbox_t from)
 
 /* A ring of `members` (indices via rank_of) moving `total` bytes around:
  * one flow per hop, the other (steps - 1) latencies added. */
-static void ring_exchange(const char *tag, int pos, int members, double total, double hop_latency, double steps)
+static void ring_exchange(sg_world *w, const char *tag, int pos, int members, double total, double hop_latency, double steps)
 {
-    send_recv(mbox("%s%d", tag, (pos + 1) % members), total, mbox("%s%d", tag, pos));
+    send_recv(w, mbox("%s%d", tag, (pos + 1) % members), total, mbox("%s%d", tag, pos));
     sleep_s((steps - 1) * hop_latency);
 }
 
 /* The same ring, step by step: each step sends one chunk to the successor
  * and waits for the predecessor's. */
-static void ring_steps(const char *tag, int pos, int members, double chunk, double steps, double work_per_step)
+static void ring_steps(sg_world *w, const char *tag, int pos, int members, double chunk, double steps, double work_per_step)
 {
     for (int k = 0; k < (int)steps; k++) {
-        send_recv(mbox("%s%d", tag, (pos + 1) % members), chunk, mbox("%s%d", tag, pos));
+        send_recv(w, mbox("%s%d", tag, (pos + 1) % members), chunk, mbox("%s%d", tag, pos));
         sleep_s(work_per_step);
     }
 }
 
 /* ---- schemes, one bucket ------------------------------------------------------------------ */
 
-static void ps_worker(int r, const sim_bucket *b)
+static void ps_worker(sg_world *w, int r, const sim_bucket *b)
 {
     sleep_s(b->enc_s);
-    sg_mailbox_put(mbox("pu%d", r), &TOKEN, bytes_of(b->up_bytes));
+    sg_mailbox_put(mbox("pu%d", r), &w->token, bytes_of(b->up_bytes));
     sg_mailbox_get(mbox("pd%d", r));
     sleep_s(b->dec_down_s);
 }
@@ -95,28 +102,31 @@ static void ps_worker(int r, const sim_bucket *b)
 static void ps_server(int argc, char **argv)
 {
     (void)argc, (void)argv;
-    sg_comm_t *c = malloc((size_t)P * sizeof *c);
+    sg_world *w = ((sg_actor_ctx *)sg_actor_self_get_data())->w;
+    sg_comm_t *c = malloc((size_t)w->P * sizeof *c);
     void *data;
-    for (int it = 0; it < ITERS; it++)
-        for (int k = 0; k < PL->n; k++) {
-            const sim_bucket *b = &PL->b[k];
-            for (int w = 0; w < P; w++) c[w] = sg_mailbox_get_async(mbox("pu%d", w), &data);
-            sg_comm_wait_all(c, (size_t)P);
-            sleep_s(P * b->dec_s + b->enc_down_s);
-            for (int w = 0; w < P; w++) c[w] = sg_mailbox_put_async(mbox("pd%d", w), &TOKEN, bytes_of(b->down_bytes));
-            sg_comm_wait_all(c, (size_t)P);
+    for (int it = 0; it < w->iters; it++)
+        for (int k = 0; k < w->plan->n; k++) {
+            const sim_bucket *b = &w->plan->b[k];
+            for (int r = 0; r < w->P; r++) c[r] = sg_mailbox_get_async(mbox("pu%d", r), &data);
+            sg_comm_wait_all(c, (size_t)w->P);
+            sleep_s(w->P * b->dec_s + b->enc_down_s);
+            for (int r = 0; r < w->P; r++)
+                c[r] = sg_mailbox_put_async(mbox("pd%d", r), &w->token, bytes_of(b->down_bytes));
+            sg_comm_wait_all(c, (size_t)w->P);
         }
     free(c);
 }
 
 /* Node-local reduce to the leader (local rank 0) and broadcast back, around
  * `inter` (what the leaders do among themselves). */
-static void node_reduce_bcast(int r, const sim_bucket *b, void (*inter)(int node, const sim_bucket *b))
+static void node_reduce_bcast(sg_world *w, int r, const sim_bucket *b,
+                              void (*inter)(sg_world *w, int node, const sim_bucket *b))
 {
-    int node = r / G, local = r % G, here = node + 1 < N ? G : P - node * G;
+    int node = r / w->G, local = r % w->G, here = node + 1 < w->N ? w->G : w->P - node * w->G;
     if (local != 0) {
         sleep_s(b->enc_s);
-        sg_mailbox_put(mbox("lu%d", r), &TOKEN, bytes_of(b->up_bytes));
+        sg_mailbox_put(mbox("lu%d", r), &w->token, bytes_of(b->up_bytes));
         sg_mailbox_get(mbox("ld%d", r));
         sleep_s(b->dec_down_s);
         return;
@@ -130,103 +140,107 @@ static void node_reduce_bcast(int r, const sim_bucket *b, void (*inter)(int node
         sg_comm_wait_all(c, (size_t)here - 1);
         sleep_s((here - 1) * b->dec_s);
     }
-    if (N > 1) inter(node, b);
+    if (w->N > 1) inter(w, node, b);
     if (here > 1) {
         sleep_s(b->enc_down_s);
         for (int l = 1; l < here; l++)
-            c[l - 1] = sg_mailbox_put_async(mbox("ld%d", r + l), &TOKEN, bytes_of(b->down_bytes));
+            c[l - 1] = sg_mailbox_put_async(mbox("ld%d", r + l), &w->token, bytes_of(b->down_bytes));
         sg_comm_wait_all(c, (size_t)here - 1);
     }
     free(c);
 }
 
-static void leaders_ring(int node, const sim_bucket *b)
+static void leaders_ring(sg_world *w, int node, const sim_bucket *b)
 {
-    double steps = 2.0 * (N - 1);
-    if (C->exact_flows) {
-        ring_steps("hr", node, N, b->up_bytes / N, steps, (b->enc_s + b->dec_s) / N);
+    double steps = 2.0 * (w->N - 1);
+    if (w->c->exact_flows) {
+        ring_steps(w, "hr", node, w->N, b->up_bytes / w->N, steps, (b->enc_s + b->dec_s) / w->N);
         return;
     }
-    ring_exchange("hr", node, N, steps / N * b->up_bytes, PL->a_inter, steps);
-    sleep_s(steps * (b->enc_s + b->dec_s) / N);
+    ring_exchange(w, "hr", node, w->N, steps / w->N * b->up_bytes, w->plan->a_inter, steps);
+    sleep_s(steps * (b->enc_s + b->dec_s) / w->N);
 }
 
 /* Every leader sends `bytes` to every other leader and receives as much. */
-static void all_to_all(const char *tag, int node, double nbytes)
+static void all_to_all(sg_world *w, const char *tag, int node, double nbytes)
 {
-    sg_comm_t *c = malloc(2 * (size_t)N * sizeof *c);
+    sg_comm_t *c = malloc(2 * (size_t)w->N * sizeof *c);
     void *data;
     int k = 0;
-    for (int o = 0; o < N; o++)
-        if (o != node) c[k++] = sg_mailbox_put_async(mbox("%s%d", tag, o), &TOKEN, bytes_of(nbytes));
-    for (int o = 0; o < N; o++)
+    for (int o = 0; o < w->N; o++)
+        if (o != node) c[k++] = sg_mailbox_put_async(mbox("%s%d", tag, o), &w->token, bytes_of(nbytes));
+    for (int o = 0; o < w->N; o++)
         if (o != node) c[k++] = sg_mailbox_get_async(mbox("%s%d", tag, node), &data);
     sg_comm_wait_all(c, (size_t)k);
     free(c);
 }
 
-static void leaders_shards(int node, const sim_bucket *b)
+static void leaders_shards(sg_world *w, int node, const sim_bucket *b)
 {
     /* every leader is one shard: it sends the other shards (N-1)/N of its node's
      * contribution, they reduce, and send back (N-1)/N of the reply */
-    double share = (double)(N - 1) / N;
-    if (C->exact_flows) {
-        all_to_all("su", node, b->up_bytes / N);
-        sleep_s(b->dec_s + b->enc_down_s / N);
-        all_to_all("sd", node, b->down_bytes / N);
+    double share = (double)(w->N - 1) / w->N;
+    if (w->c->exact_flows) {
+        all_to_all(w, "su", node, b->up_bytes / w->N);
+        sleep_s(b->dec_s + b->enc_down_s / w->N);
+        all_to_all(w, "sd", node, b->down_bytes / w->N);
         return;
     }
-    send_recv(mbox("su%d", (node + 1) % N), share * b->up_bytes, mbox("su%d", node));
-    sleep_s(b->dec_s + b->enc_down_s / N);
-    send_recv(mbox("sd%d", (node + 1) % N), share * b->down_bytes, mbox("sd%d", node));
+    send_recv(w, mbox("su%d", (node + 1) % w->N), share * b->up_bytes, mbox("su%d", node));
+    sleep_s(b->dec_s + b->enc_down_s / w->N);
+    send_recv(w, mbox("sd%d", (node + 1) % w->N), share * b->down_bytes, mbox("sd%d", node));
 }
 
 static void worker(int argc, char **argv)
 {
-    (void)argc;
-    int r = atoi(argv[1]);
-    const double multi = N > 1, a_hop = multi ? PL->a_inter : PL->a_intra;
-    for (int it = 0; it < ITERS; it++) {
+    (void)argc, (void)argv;
+    const sg_actor_ctx *me = sg_actor_self_get_data();
+    sg_world *w = me->w;
+    const int r = me->rank;
+    const double multi = w->N > 1, a_hop = multi ? w->plan->a_inter : w->plan->a_intra;
+    for (int it = 0; it < w->iters; it++) {
         double t0 = simgrid_get_clock();
-        for (int k = 0; P > 1 && k < PL->n; k++) {
-            const sim_bucket *b = &PL->b[k];
+        for (int k = 0; w->P > 1 && k < w->plan->n; k++) {
+            const sim_bucket *b = &w->plan->b[k];
             sleep_until(t0 + b->ready_s);
-            switch (C->sync) {
-            case SYNC_PS: ps_worker(r, b); break;
-            case SYNC_PS_SHARDED: node_reduce_bcast(r, b, leaders_shards); break;
-            case SYNC_HIERARCHICAL: node_reduce_bcast(r, b, leaders_ring); break;
+            switch (w->c->sync) {
+            case SYNC_PS: ps_worker(w, r, b); break;
+            case SYNC_PS_SHARDED: node_reduce_bcast(w, r, b, leaders_shards); break;
+            case SYNC_HIERARCHICAL: node_reduce_bcast(w, r, b, leaders_ring); break;
             case SYNC_RING: {
-                double steps = 2.0 * (P - 1);
-                if (C->exact_flows) {
-                    ring_steps("rg", r, P, b->up_bytes / P, steps, (b->enc_s + b->dec_s) / P);
+                double steps = 2.0 * (w->P - 1);
+                if (w->c->exact_flows) {
+                    ring_steps(w, "rg", r, w->P, b->up_bytes / w->P, steps, (b->enc_s + b->dec_s) / w->P);
                     break;
                 }
-                ring_exchange("rg", r, P, steps / P * b->up_bytes, a_hop, steps);
-                sleep_s(steps * (b->enc_s + b->dec_s) / P);
+                ring_exchange(w, "rg", r, w->P, steps / w->P * b->up_bytes, a_hop, steps);
+                sleep_s(steps * (b->enc_s + b->dec_s) / w->P);
                 break;
             }
             case SYNC_ALLGATHER:
                 sleep_s(b->enc_s);
-                if (C->exact_flows) {
-                    ring_steps("ag", r, P, b->up_bytes, P - 1, b->dec_s);
+                if (w->c->exact_flows) {
+                    ring_steps(w, "ag", r, w->P, b->up_bytes, w->P - 1, b->dec_s);
                     break;
                 }
-                ring_exchange("ag", r, P, (P - 1) * b->up_bytes, a_hop, P - 1);
-                sleep_s((P - 1) * b->dec_s);
+                ring_exchange(w, "ag", r, w->P, (w->P - 1) * b->up_bytes, a_hop, w->P - 1);
+                sleep_s((w->P - 1) * b->dec_s);
                 break;
             }
         }
-        sleep_until(t0 + PL->compute_s);
+        sleep_until(t0 + w->plan->compute_s);
     }
-    END[r] = simgrid_get_clock();
+    w->end[r] = simgrid_get_clock();
 }
 
 /* ---- the child ------------------------------------------------------------------------- */
 
 static int child(const sim_config *c, const sim_plan *p, const char *xml_path, int fd)
 {
-    C = c, PL = p, P = c->gpus, G = p->per_node, N = p->nodes, ITERS = c->iterations > 0 ? c->iterations : 1;
-    END = calloc((size_t)P, sizeof *END);
+    sg_world w = {c, p, c->gpus, p->per_node, p->nodes, c->iterations > 0 ? c->iterations : 1, NULL, 0};
+    w.end = calloc((size_t)w.P, sizeof *w.end);
+    sg_actor_ctx *ctx = calloc((size_t)w.P + 1, sizeof *ctx);
+    if (!w.end || !ctx) return 1;
     char model[64], gamma[64];
     const char *nm = c->network_model ? c->network_model : p->tcp ? "LV08" : "CM02";
     snprintf(model, sizeof model, "--cfg=network/model:%s", nm);
@@ -240,20 +254,23 @@ static int child(const sim_config *c, const sim_plan *p, const char *xml_path, i
     int argc = 6;
     simgrid_init(&argc, argv);
     simgrid_load_platform(xml_path);
-    for (int r = 0; r < P; r++) {
-        char host[32], rank[16];
-        snprintf(host, sizeof host, "n%dg%d", r / G, r % G);
-        snprintf(rank, sizeof rank, "%d", r);
-        const char *args[] = {"worker", rank};
-        sg_actor_create("worker", sg_host_by_name(host), worker, 2, (char **)args);
+    for (int r = 0; r <= w.P; r++) { /* the workers, then the server where there is one */
+        if (r == w.P && !(c->sync == SYNC_PS && w.P > 1)) break;
+        char host[32];
+        snprintf(host, sizeof host, "n%dg%d", r == w.P ? 0 : r / w.G, r == w.P ? 0 : r % w.G);
+        ctx[r] = (sg_actor_ctx){&w, r};
+        sg_actor_t a = sg_actor_init(r == w.P ? "ps" : "worker", sg_host_by_name(host));
+        sg_actor_set_data(a, &ctx[r]);
+        sg_actor_start(a, r == w.P ? ps_server : worker, 0, NULL);
     }
-    if (c->sync == SYNC_PS && P > 1) sg_actor_create("ps", sg_host_by_name("n0g0"), ps_server, 0, NULL);
     simgrid_run();
     double end = 0;
-    for (int r = 0; r < P; r++) end = END[r] > end ? END[r] : end;
-    double per_iter = end / ITERS;
-    ssize_t w = write(fd, &per_iter, sizeof per_iter);
-    return w == (ssize_t)sizeof per_iter ? 0 : 1;
+    for (int r = 0; r < w.P; r++) end = w.end[r] > end ? w.end[r] : end;
+    double per_iter = end / w.iters;
+    free(w.end);
+    free(ctx);
+    ssize_t n = write(fd, &per_iter, sizeof per_iter);
+    return n == (ssize_t)sizeof per_iter ? 0 : 1;
 }
 
 /* SimGrid's reason for a failed run, from its log: a parse error, or the

@@ -4,13 +4,31 @@
 
 #include "sim_internal.h"
 
+static const sim_engine ENGINES[] = {
+    [ENGINE_SIMGRID] = {"simgrid", "SimGrid's flow-level network model: contention, TCP or RDMA factors",
+                        sim_simgrid},
+    [ENGINE_ANALYTIC] = {"analytic", "alpha-beta per transfer, no contention: the cross-check", sim_analytic},
+};
+#define NENGINES (sizeof ENGINES / sizeof ENGINES[0])
+
+const sim_engine *sim_engine_get(engine_kind k) { return (unsigned)k < NENGINES ? &ENGINES[k] : NULL; }
+
+int sim_engine_parse(const char *name, engine_kind *k)
+{
+    for (size_t i = 0; i < NENGINES; i++)
+        if (strcmp(ENGINES[i].name, name) == 0) return *k = (engine_kind)i, 0;
+    return -1;
+}
+
 gq_err sim_run(const sim_config *c, sim_result *r, char *msg, size_t cap)
 {
     memset(r, 0, sizeof *r);
     sim_plan p;
     gq_err e = sim_plan_build(c, &p, msg, cap);
     if (e == GQ_OK) {
-        e = c->engine == ENGINE_ANALYTIC || c->gpus == 1 ? sim_analytic(c, &p, r) : sim_simgrid(c, &p, r, msg, cap);
+        /* one GPU sends nothing: every engine agrees, the analytic one is instant */
+        const sim_engine *engine = sim_engine_get(c->gpus == 1 ? ENGINE_ANALYTIC : c->engine);
+        e = engine ? engine->run(c, &p, r, msg, cap) : gq_fail(GQ_ERR_PARAM, msg, cap, "no such engine");
         r->compute_s = p.compute_s;
         r->buckets = p.n;
         sim_traffic(c, &p, &r->bytes_up, &r->bytes_down);

@@ -53,6 +53,19 @@ typedef struct {
     char network_model[80];
 } sim_result;
 
+/* The engines, behind one interface (analytic, SimGrid; engines to come
+ * plug in here): each runs a plan and fills a result. */
+typedef struct sim_plan sim_plan;
+typedef struct {
+    const char *name;    /* as --engine names it */
+    const char *summary; /* one line for help */
+    gq_err (*run)(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
+} sim_engine;
+/* The engine of a kind; NULL if none. */
+const sim_engine *sim_engine_get(engine_kind k);
+/* By name ("simgrid", "analytic"). @return 0, or -1 if unknown. */
+int sim_engine_parse(const char *name, engine_kind *k);
+
 /* Runs one configuration. SimGrid runs in a forked child (its engine can be
  * initialised once per process), so a platform SimGrid rejects is an error,
  * not an abort. On error writes one line into msg. */

@@ -17,7 +17,7 @@ typedef struct {
     double ready_s;    /* when its last gradient is ready, from the start of the iteration */
 } sim_bucket;
 
-typedef struct {
+struct sim_plan {
     sim_bucket *b;
     int n;
     double compute_s;
@@ -28,7 +28,7 @@ typedef struct {
     double lat_factor, bw_factor;
     char network_model[80];
     int tcp;
-} sim_plan;
+};
 
 gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap);
 void sim_plan_free(sim_plan *p);
@@ -37,7 +37,7 @@ void sim_plan_free(sim_plan *p);
  * GPU, each starting when its bucket is ready and the previous one is done). */
 double sim_timeline(const sim_plan *p, const double *comm_s, double *exposed);
 
-gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r);
+gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
 gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
 
 /* Per-GPU traffic of one iteration, for the result. */
