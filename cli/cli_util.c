@@ -199,39 +199,9 @@ int cli_parse_format(const char *s, cli_format *f)
     return 0;
 }
 
-void table_init(cli_table *t, const char *const *header, size_t ncols)
-{
-    t->ncols = ncols;
-    t->nrows = 1;
-    t->cap = ncols * 16;
-    t->cells = malloc(t->cap * sizeof *t->cells);
-    for (size_t c = 0; c < ncols; c++) t->cells[c] = strdup(header[c]);
-}
+void table_print(const gq_table *t, cli_format f) { table_fprint(stdout, t, f); }
 
-void table_row(cli_table *t, const char *fmt, ...)
-{
-    char line[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if ((t->nrows + 1) * t->ncols > t->cap) {
-        t->cap = 2 * (t->nrows + 1) * t->ncols;
-        t->cells = realloc(t->cells, t->cap * sizeof *t->cells);
-    }
-    char *cell = line;
-    for (size_t c = 0; c < t->ncols; c++) {
-        char *tab = cell ? strchr(cell, '\t') : NULL;
-        if (tab) *tab = '\0';
-        t->cells[t->nrows * t->ncols + c] = strdup(cell ? cell : "");
-        cell = tab ? tab + 1 : NULL;
-    }
-    t->nrows++;
-}
-
-void table_print(const cli_table *t, cli_format f) { table_fprint(stdout, t, f); }
-
-int table_write_csv(const cli_table *t, const char *path)
+int table_write_csv(const gq_table *t, const char *path)
 {
     char tmp[4200];
     if (cli_stage_name(path, tmp, sizeof tmp) != 0) return -1;
@@ -254,7 +224,7 @@ int cli_is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-void table_fprint(FILE *out, const cli_table *t, cli_format f)
+void table_fprint(FILE *out, const gq_table *t, cli_format f)
 {
     if (f == FMT_CSV) {
         for (size_t r = 0; r < t->nrows; r++)
@@ -291,13 +261,6 @@ void table_fprint(FILE *out, const cli_table *t, cli_format f)
             fputs(c + 1 == t->ncols ? "\n" : "  ", out);
         }
     free(w);
-}
-
-void table_free(cli_table *t)
-{
-    for (size_t i = 0; i < t->nrows * t->ncols; i++) free(t->cells[i]);
-    free(t->cells);
-    t->cells = NULL;
 }
 
 /* ---- progress --------------------------------------------------------- */

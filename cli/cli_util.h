@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "gq_table.h"
 #include "zoo.h"
 
 #define EXIT_USAGE 2
@@ -72,20 +73,10 @@ int cli_run_program(const char *const *argv, const char *cwd, char *why, size_t 
 typedef enum { FMT_TABLE, FMT_CSV } cli_format;
 int cli_parse_format(const char *s, cli_format *f);
 
-typedef struct {
-    size_t ncols, nrows, cap;
-    char **cells; /* row-major, header first */
-} cli_table;
-
-void table_init(cli_table *t, const char *const *header, size_t ncols);
-/* Appends one row; each cell is printf-formatted from a format list joined by
- * '\t', e.g. table_row(t, "%s\t%zu\t%.3f", name, n, x). */
-void table_row(cli_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void table_print(const cli_table *t, cli_format f);
-void table_fprint(FILE *out, const cli_table *t, cli_format f);
+void table_print(const gq_table *t, cli_format f);
+void table_fprint(FILE *out, const gq_table *t, cli_format f);
 /* The table as CSV into PATH (temporary name, then rename). @return 0 or -1 after printing. */
-int table_write_csv(const cli_table *t, const char *path);
-void table_free(cli_table *t);
+int table_write_csv(const gq_table *t, const char *path);
 
 /* ---- progress and plots ---------------------------------------------------------- */
 /* "\r<message>" on stderr, only when stderr is a terminal; done=1 ends the line. */

@@ -8,21 +8,14 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "options.h"
 #include "zoo.h"
 
-/* Parses --format only; @return 0, or EXIT_USAGE after printing. */
-static int format_only(int argc, char **argv, int first, const char *cmd, cli_format *fmt)
+/* Parses a command of this file's: options, and the MODEL operand where one is taken. */
+static int parse(cli_cmd id, const char *name, int argc, char **argv, cli_args *a, int operands)
 {
-    for (int i = first; i < argc; i++) {
-        const char *v;
-        int m = cli_opt(argc, argv, &i, "--format", &v);
-        if (m < 0 || (m > 0 && cli_parse_format(v, fmt) != 0)) return EXIT_USAGE;
-        if (m == 0) {
-            cli_error("%s: unknown option '%s'", cmd, argv[i]);
-            return EXIT_USAGE;
-        }
-    }
-    return 0;
+    memset(a, 0, sizeof *a);
+    return cli_parse_args(id, name, argc, argv, a, operands);
 }
 
 static void shape_str(char *buf, size_t cap, shape3 s) { snprintf(buf, cap, "%dx%dx%d", s.c, s.h, s.w); }
@@ -31,13 +24,14 @@ static void shape_str(char *buf, size_t cap, shape3 s) { snprintf(buf, cap, "%dx
 
 static int models_list(int argc, char **argv)
 {
-    cli_format fmt = FMT_TABLE;
-    if (format_only(argc, argv, 1, "models list", &fmt)) return EXIT_USAGE;
+    cli_args a;
+    if (parse(C_MODELS_LIST, "models list", argc, argv, &a, 0)) return EXIT_USAGE;
+    const cli_format fmt = (cli_format)a.format;
     gq_zoo z;
     if (cli_zoo_load(&z, NULL) != 0) return 1;
     static const char *const H[] = {"model",      "params", "weight_params", "bias_params",
                                     "fwd_gflops", "layers", "input",         "batch"};
-    cli_table t;
+    gq_table t;
     table_init(&t, H, 8);
     for (size_t i = 0; i < z.nbuiltin; i++) {
         const model_t *m = z.models[i];
@@ -55,22 +49,23 @@ static int models_list(int argc, char **argv)
 
 static int models_show(int argc, char **argv)
 {
-    cli_format fmt = FMT_TABLE;
-    if (argc < 2 || argv[1][0] == '-') {
+    cli_args a;
+    if (parse(C_MODELS_SHOW, "models show", argc, argv, &a, 1)) return EXIT_USAGE;
+    if (!a.positional) {
         cli_error("models show: which model? (gqsim models show MODEL [--format table|csv])");
         return EXIT_USAGE;
     }
-    if (format_only(argc, argv, 2, "models show", &fmt)) return EXIT_USAGE;
+    const cli_format fmt = (cli_format)a.format;
     gq_zoo z;
     if (cli_zoo_load(&z, NULL) != 0) return 1;
-    const model_t *m = cli_zoo_model(&z, argv[1]);
+    const model_t *m = cli_zoo_model(&z, a.positional);
     if (!m) {
         zoo_free(&z);
         return 1;
     }
     static const char *const H[] = {"layer",       "type",      "params",      "weight_params",
                                     "bias_params", "fwd_flops", "output_shape"};
-    cli_table t;
+    gq_table t;
     table_init(&t, H, 7);
     for (size_t i = 0; i < m->nlayers; i++) {
         const model_layer *l = &m->layers[i];
@@ -94,35 +89,12 @@ static int models_show(int argc, char **argv)
 
 static int models_compute(int argc, char **argv)
 {
-    const char *model = NULL, *gpu = NULL, *gpu_file = NULL;
-    uint64_t batch = 0;
-    double ips = 0;
-    cli_format fmt = FMT_TABLE;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int m;
-        if ((m = cli_opt(argc, argv, &i, "--model", &v)) > 0)
-            model = v;
-        else if (m == 0 && (m = cli_opt(argc, argv, &i, "--gpu", &v)) > 0)
-            gpu = v;
-        else if (m == 0 && (m = cli_opt(argc, argv, &i, "--gpu-file", &v)) > 0)
-            gpu_file = v;
-        else if (m == 0 && (m = cli_opt(argc, argv, &i, "--batch", &v)) > 0) {
-            if (cli_parse_u64_in("--batch", v, 1, 1000000, &batch)) return EXIT_USAGE;
-        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--gpu-images-per-s", &v)) > 0) {
-            if (cli_parse_double_in("--gpu-images-per-s", v, 0, 1e6, 1, &ips)) return EXIT_USAGE;
-        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--format", &v)) > 0) {
-            if (cli_parse_format(v, &fmt)) return EXIT_USAGE;
-        } else if (m == 0) {
-            cli_error("models compute: unknown option '%s' (see 'gqsim help models')", argv[i]);
-            return EXIT_USAGE;
-        }
-        if (m < 0) return EXIT_USAGE;
-    }
-    if (!model || !gpu) {
-        cli_error("models compute: needs --model and --gpu (see 'gqsim help models')");
-        return EXIT_USAGE;
-    }
+    cli_args a;
+    if (parse(C_MODELS_COMPUTE, "models compute", argc, argv, &a, 0)) return EXIT_USAGE;
+    const char *model = a.model, *gpu = a.gpu, *gpu_file = a.gpu_file;
+    uint64_t batch = a.batch;
+    const double ips = a.gpu_ips;
+    const cli_format fmt = (cli_format)a.format;
     gq_zoo z;
     if (cli_zoo_load(&z, gpu_file) != 0) return 1;
     int rc = 1;
@@ -158,7 +130,7 @@ static int models_compute(int argc, char **argv)
                  e.gpu_points);
     else if (e.source == COMPUTE_POOLED)
         snprintf(basis, sizeof basis, "fit over %d published rows (none for this GPU)", e.fit_points);
-    cli_table t;
+    gq_table t;
     table_init(&t, H, 12);
     table_row(&t, "%s\t%s\t%llu\t%.6g\t%.6g\t%.6g\t%.6g\t%s\t%.4f\t%.0f\t%.6g\t%s", m->name, g->name,
               (unsigned long long)batch, e.fwd_s, e.bwd_s, e.iter_s, e.images_per_s, compute_source_name(e.source),
@@ -175,13 +147,14 @@ out:
 
 static int gpus_list(int argc, char **argv)
 {
-    cli_format fmt = FMT_TABLE;
-    if (format_only(argc, argv, 1, "gpus list", &fmt)) return EXIT_USAGE;
+    cli_args a;
+    if (parse(C_GPUS_LIST, "gpus list", argc, argv, &a, 0)) return EXIT_USAGE;
+    const cli_format fmt = (cli_format)a.format;
     gq_zoo z;
     if (cli_zoo_load(&z, NULL) != 0) return 1;
     model_zoo view = zoo_view(&z);
     static const char *const H[] = {"gpu", "peak_fp32_tflops", "mem_bw_gbs", "measured_rows", "fit_scale", "source"};
-    cli_table t;
+    gq_table t;
     table_init(&t, H, 6);
     for (size_t i = 0; i < z.gpus.ngpus; i++) {
         const gpu_spec *g = &z.gpus.gpus[i];
@@ -204,14 +177,15 @@ static int gpus_list(int argc, char **argv)
  * pair predicted from a fit that leaves that pair out. */
 static int gpus_fit(int argc, char **argv)
 {
-    cli_format fmt = FMT_TABLE;
-    if (format_only(argc, argv, 1, "gpus fit", &fmt)) return EXIT_USAGE;
+    cli_args a;
+    if (parse(C_GPUS_FIT, "gpus fit", argc, argv, &a, 0)) return EXIT_USAGE;
+    const cli_format fmt = (cli_format)a.format;
     gq_zoo z;
     if (cli_zoo_load(&z, NULL) != 0) return 1;
     model_zoo view = zoo_view(&z);
     static const char *const H[] = {"gpu",       "model", "batch", "measured_images_per_s", "predicted_images_per_s",
                                     "error_pct", "source"};
-    cli_table t;
+    gq_table t;
     table_init(&t, H, 7);
     double abs_sum = 0;
     int count = 0;
@@ -251,18 +225,17 @@ static int gpus_fit(int argc, char **argv)
 /* ---- dispatch ------------------------------------------------------------------------------ */
 
 const cli_command MODELS_CMDS[] = {
-    {"list", models_list, "[--format table|csv]", "built-in models: parameters and forward GFLOPs per image", NULL},
-    {"show", models_show, "MODEL [--format table|csv]", "a model's layers with shapes, parameters and FLOPs", NULL},
-    {"compute", models_compute,
-     "--model MODEL --gpu GPU [--batch B] [--gpu-images-per-s X] [--gpu-file FILE.csv] [--format table|csv]",
-     "compute time of one training iteration (measured or fitted)", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    {"list", models_list, C_MODELS_LIST, NULL, "built-in models: parameters and forward GFLOPs per image", NULL},
+    {"show", models_show, C_MODELS_SHOW, "MODEL", "a model's layers with shapes, parameters and FLOPs", NULL},
+    {"compute", models_compute, C_MODELS_COMPUTE, NULL, "compute time of one training iteration (measured or fitted)",
+     NULL},
+    {NULL, NULL, 0, NULL, NULL, NULL},
 };
 
 const cli_command GPUS_CMDS[] = {
-    {"list", gpus_list, "[--format table|csv]", "GPU profiles: peak FLOP/s, bandwidth, fitted efficiency", NULL},
-    {"fit", gpus_fit, "[--format table|csv]", "leave-one-out error of the FLOP-based fallback", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    {"list", gpus_list, C_GPUS_LIST, NULL, "GPU profiles: peak FLOP/s, bandwidth, fitted efficiency", NULL},
+    {"fit", gpus_fit, C_GPUS_FIT, NULL, "leave-one-out error of the FLOP-based fallback", NULL},
+    {NULL, NULL, 0, NULL, NULL, NULL},
 };
 
 int cmd_models(int argc, char **argv) { return cli_dispatch("models", MODELS_CMDS, argc, argv); }

@@ -11,9 +11,8 @@
 #include "commands.h"
 #include "gq_clock.h"
 #include "gradgen.h"
+#include "options.h"
 #include "qz.h"
-
-#define MAX_QUANTS 64
 
 /* ---- shared helpers ------------------------------------------------------------------ */
 
@@ -96,18 +95,12 @@ static int write_f32(const char *path, const float *y, size_t n)
 
 static int quant_list(int argc, char **argv)
 {
-    cli_format fmt = FMT_TABLE;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int m = cli_opt(argc, argv, &i, "--format", &v);
-        if (m < 0 || (m > 0 && cli_parse_format(v, &fmt) != 0)) return EXIT_USAGE;
-        if (m == 0) {
-            cli_error("quant list: unknown option '%s' (see 'gqsim help quant')", argv[i]);
-            return EXIT_USAGE;
-        }
-    }
+    cli_args a;
+    memset(&a, 0, sizeof a);
+    if (cli_parse_args(C_QUANT_LIST, "quant list", argc, argv, &a, 0)) return EXIT_USAGE;
+    const cli_format fmt = (cli_format)a.format;
     static const char *const H[] = {"name", "keys (defaults)", "description"};
-    cli_table t;
+    gq_table t;
     table_init(&t, H, 3);
     for (qz_id id = QZ_FP32; id < QZ_ID_END_; id++)
         table_row(&t, "%s\t%s\t%s", qz_name(id), *qz_keys_help(id) ? qz_keys_help(id) : "-", qz_summary(id));
@@ -118,46 +111,17 @@ static int quant_list(int argc, char **argv)
 
 /* ---- encode, decode, roundtrip ------------------------------------------------------------ */
 
-typedef struct {
-    const char *quant, *input, *output;
-    uint64_t seed;
-    double shared_scale;
-} codec_args;
-
-static int parse_codec_args(int argc, char **argv, const char *cmd, codec_args *a, int need_quant)
+/* The options of encode, roundtrip and decode. @return 0 or EXIT_USAGE after printing. */
+static int parse_codec_args(int argc, char **argv, cli_cmd id, const char *cmd, cli_args *a)
 {
     memset(a, 0, sizeof *a);
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int m;
-        if ((m = cli_opt(argc, argv, &i, "--quant", &v)) != 0)
-            a->quant = v;
-        else if ((m = cli_opt(argc, argv, &i, "--input", &v)) != 0)
-            a->input = v;
-        else if ((m = cli_opt(argc, argv, &i, "--output", &v)) != 0)
-            a->output = v;
-        else if ((m = cli_opt(argc, argv, &i, "--seed", &v)) != 0) {
-            if (m > 0 && cli_parse_u64_in("--seed", v, 0, UINT64_MAX, &a->seed) != 0) return -1;
-        } else if ((m = cli_opt(argc, argv, &i, "--shared-scale", &v)) != 0) {
-            if (m > 0 && cli_parse_double_in("--shared-scale", v, 0, 3.4e38, 1, &a->shared_scale) != 0) return -1;
-        } else {
-            cli_error("quant %s: unknown option '%s' (see 'gqsim help quant')", cmd, argv[i]);
-            return -1;
-        }
-        if (m < 0) return -1;
-    }
-    if ((need_quant && !a->quant) || !a->input || !a->output) {
-        cli_error("quant %s: needs %s--input and --output (see 'gqsim help quant')", cmd,
-                  need_quant ? "--quant, " : "");
-        return -1;
-    }
-    return cli_check_output("--output", a->output, NULL);
+    return cli_parse_args(id, cmd, argc, argv, a, 0);
 }
 
-static int encode_common(const codec_args *a, const char *cmd, int decode_too)
+static int encode_common(const cli_args *a, const char *cmd, int decode_too)
 {
     qz_params p;
-    if (parse_quant(a->quant, &p) != 0) return EXIT_USAGE;
+    if (parse_quant(a->quant[0], &p) != 0) return EXIT_USAGE;
     if (a->shared_scale > 0) {
         if (p.id != QZ_TERNGRAD) {
             cli_error("--shared-scale: only terngrad has a shared scaler, not %s", qz_name(p.id));
@@ -190,26 +154,22 @@ out:
 
 static int quant_encode(int argc, char **argv)
 {
-    codec_args a;
-    if (parse_codec_args(argc, argv, "encode", &a, 1) != 0) return EXIT_USAGE;
+    cli_args a;
+    if (parse_codec_args(argc, argv, C_QUANT_ENCODE, "quant encode", &a) != 0) return EXIT_USAGE;
     return encode_common(&a, "encode", 0);
 }
 
 static int quant_roundtrip(int argc, char **argv)
 {
-    codec_args a;
-    if (parse_codec_args(argc, argv, "roundtrip", &a, 1) != 0) return EXIT_USAGE;
+    cli_args a;
+    if (parse_codec_args(argc, argv, C_QUANT_ROUNDTRIP, "quant roundtrip", &a) != 0) return EXIT_USAGE;
     return encode_common(&a, "roundtrip", 1);
 }
 
 static int quant_decode(int argc, char **argv)
 {
-    codec_args a;
-    if (parse_codec_args(argc, argv, "decode", &a, 0) != 0) return EXIT_USAGE;
-    if (a.quant || a.seed || a.shared_scale > 0) {
-        cli_error("quant decode: the buffer describes itself; give only --input and --output");
-        return EXIT_USAGE;
-    }
+    cli_args a;
+    if (parse_codec_args(argc, argv, C_QUANT_DECODE, "quant decode", &a) != 0) return EXIT_USAGE;
     unsigned char *buf;
     size_t size;
     if (cli_read_file(a.input, &buf, &size) != 0) return 1;
@@ -322,26 +282,6 @@ static int measure(const qz_params *p, const char *label, const float *x, size_t
 
 /* ---- options shared by bench and sweep ------------------------------------------------------ */
 
-typedef struct {
-    uint64_t n, trials, seed, max_n;
-    cli_format fmt;
-} measure_opts;
-
-/* Consumes --n, --trials, --seed or --format at argv[*i].
- * @return 1 if consumed, 0 if argv[*i] is another option, -1 on a bad value. */
-static int parse_measure_opt(int argc, char **argv, int *i, measure_opts *o)
-{
-    const char *v;
-    int m;
-    if ((m = cli_opt(argc, argv, i, "--n", &v)) > 0) return cli_parse_u64_in("--n", v, 1, o->max_n, &o->n) ? -1 : 1;
-    if (m == 0 && (m = cli_opt(argc, argv, i, "--trials", &v)) > 0)
-        return cli_parse_u64_in("--trials", v, 1, 1000, &o->trials) ? -1 : 1;
-    if (m == 0 && (m = cli_opt(argc, argv, i, "--seed", &v)) > 0)
-        return cli_parse_u64_in("--seed", v, 0, UINT64_MAX, &o->seed) ? -1 : 1;
-    if (m == 0 && (m = cli_opt(argc, argv, i, "--format", &v)) > 0) return cli_parse_format(v, &o->fmt) ? -1 : 1;
-    return m;
-}
-
 /* ---- bench ------------------------------------------------------------------------------ */
 
 static const char *const DEFAULT_BENCH[] = {
@@ -353,33 +293,15 @@ static const char *const DEFAULT_BENCH[] = {
 
 static int quant_bench(int argc, char **argv)
 {
-    const char *specs[MAX_QUANTS], *dist = "gaussian";
-    size_t nspecs = 0;
-    measure_opts o = {1u << 22, 5, 1, 1ull << 31, FMT_TABLE};
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int m = parse_measure_opt(argc, argv, &i, &o);
-        if (m == 0 && (m = cli_opt(argc, argv, &i, "--quant", &v)) > 0) {
-            if (nspecs == MAX_QUANTS) {
-                cli_error("quant bench: at most %d --quant", MAX_QUANTS);
-                return EXIT_USAGE;
-            }
-            specs[nspecs++] = v;
-        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--dist", &v)) > 0) {
-            if (gradgen_check(v) != 0) return EXIT_USAGE;
-            dist = v;
-        } else if (m == 0) {
-            cli_error("quant bench: unknown option '%s' (see 'gqsim help quant')", argv[i]);
-            return EXIT_USAGE;
-        }
-        if (m < 0) return EXIT_USAGE;
-    }
-    const uint64_t n = o.n, trials = o.trials, seed = o.seed;
-    const cli_format fmt = o.fmt;
-    if (n == 0 || n > (1ull << 31) || trials == 0 || trials > 1000) {
-        cli_error("quant bench: --n must be 1..2^31 and --trials 1..1000");
-        return EXIT_USAGE;
-    }
+    cli_args a;
+    memset(&a, 0, sizeof a);
+    a.n = 1u << 22, a.trials = 5, a.seed = 1;
+    if (cli_parse_args(C_QUANT_BENCH, "quant bench", argc, argv, &a, 0)) return EXIT_USAGE;
+    const char *specs[MAX_QUANTS], *dist = a.ndist ? a.dist[0] : "gaussian";
+    size_t nspecs = a.nquant;
+    for (size_t k = 0; k < nspecs; k++) specs[k] = a.quant[k];
+    const uint64_t n = a.n, trials = a.trials, seed = a.seed;
+    const cli_format fmt = (cli_format)a.format;
     if (nspecs == 0)
         for (size_t k = 0; k < sizeof DEFAULT_BENCH / sizeof DEFAULT_BENCH[0]; k++) specs[nspecs++] = DEFAULT_BENCH[k];
     qz_params params[MAX_QUANTS];
@@ -402,7 +324,7 @@ static int quant_bench(int argc, char **argv)
                                     "decode_frac_of_ref",
                                     "nmse",
                                     "bias"};
-    cli_table t;
+    gq_table t;
     table_init(&t, H, sizeof H / sizeof H[0]);
 
     /* the memory-bandwidth reference: stream the floats in and out once */
@@ -476,54 +398,28 @@ static size_t sweep_schemes(sweep_scheme *s, const uint64_t *levels, size_t nlev
 
 static int quant_sweep(int argc, char **argv)
 {
-    uint64_t buckets[32] = {128, 512, 2048, 8192, 32768}, levels[8] = {3, 5, 9};
-    size_t nbuckets = 5, nlevels = 3, ndists = 0;
-    const char *dists[8], *plot = NULL;
-    measure_opts o = {1u << 18, 3, 1, 1ull << 28, FMT_TABLE};
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int m = parse_measure_opt(argc, argv, &i, &o);
-        if (m == 0 && (m = cli_opt(argc, argv, &i, "--bucket", &v)) > 0) {
-            if (cli_parse_u64_list("--bucket", v, buckets, 32, &nbuckets) != 0) return EXIT_USAGE;
-        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--levels", &v)) > 0) {
-            if (cli_parse_u64_list("--levels", v, levels, 8, &nlevels) != 0) return EXIT_USAGE;
-        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--dist", &v)) > 0) {
-            if (ndists == 8) {
-                cli_error("quant sweep: at most 8 --dist");
-                return EXIT_USAGE;
-            }
-            if (gradgen_check(v) != 0) return EXIT_USAGE;
-            dists[ndists++] = v;
-        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--plot", &v)) > 0) {
-            if (cli_check_plot("--plot", v) != 0) return EXIT_USAGE;
-            plot = v;
-        } else if (m == 0) {
-            cli_error("quant sweep: unknown option '%s' (see 'gqsim help quant')", argv[i]);
-            return EXIT_USAGE;
-        }
-        if (m < 0) return EXIT_USAGE;
-    }
-    const uint64_t n = o.n, trials = o.trials, seed = o.seed;
-    const cli_format fmt = o.fmt;
+    cli_args a;
+    memset(&a, 0, sizeof a);
+    a.n = 1u << 18, a.trials = 3, a.seed = 1;
+    static const uint64_t BUCKETS[] = {128, 512, 2048, 8192, 32768}, LEVELS[] = {3, 5, 9};
+    memcpy(a.bucket, BUCKETS, sizeof BUCKETS), a.nbucket = 5;
+    memcpy(a.levels, LEVELS, sizeof LEVELS), a.nlevels = 3;
+    if (cli_parse_args(C_QUANT_SWEEP, "quant sweep", argc, argv, &a, 0)) return EXIT_USAGE;
+    const uint64_t *buckets = a.bucket, *levels = a.levels, n = a.n, trials = a.trials, seed = a.seed;
+    const size_t nbuckets = a.nbucket, nlevels = a.nlevels;
+    const char *dists[8], *plot = a.plot;
+    size_t ndists = a.ndist;
+    for (size_t d = 0; d < ndists; d++) dists[d] = a.dist[d];
+    const cli_format fmt = (cli_format)a.format;
     if (ndists == 0) dists[ndists++] = "gaussian";
     for (size_t l = 0; l < nlevels; l++)
-        if (levels[l] < 3 || levels[l] > QZ_ORQ_MAX_LEVELS || levels[l] % 2 == 0) {
+        if (levels[l] > QZ_ORQ_MAX_LEVELS || levels[l] % 2 == 0) {
             cli_error("--levels %llu: sweep levels must be odd, 3..15 (ORQ and QSGD both apply)",
                       (unsigned long long)levels[l]);
             return EXIT_USAGE;
         }
-    for (size_t b = 0; b < nbuckets; b++)
-        if (buckets[b] == 0 || buckets[b] > (1u << 30)) {
-            cli_error("--bucket: bucket sizes must be in 1..2^30");
-            return EXIT_USAGE;
-        }
-    if (n == 0 || n > (1ull << 28) || trials == 0 || trials > 1000) {
-        cli_error("quant sweep: --n must be 1..2^28 and --trials 1..1000");
-        return EXIT_USAGE;
-    }
-
     static const char *const H[] = {"dist", "bucket", "scheme", "quant", "levels", "bits_per_element", "nmse", "bias"};
-    cli_table t;
+    gq_table t;
     table_init(&t, H, sizeof H / sizeof H[0]);
     sweep_scheme sch[3 * 8 + 4];
     size_t nsch = sweep_schemes(sch, levels, nlevels, buckets[0]);
@@ -590,30 +486,12 @@ static int quant_sweep(int argc, char **argv)
 /* A synthetic gradient to try the codecs on: the same generator bench and sweep use. */
 static int quant_gen(int argc, char **argv)
 {
-    const char *dist = "gaussian", *output = NULL;
-    measure_opts o = {1u << 20, 1, 1, 1ull << 31, FMT_TABLE};
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int m = parse_measure_opt(argc, argv, &i, &o);
-        if (m == 0 && (m = cli_opt(argc, argv, &i, "--dist", &v)) > 0) {
-            if (!gradgen_is_named(v)) {
-                cli_error("--dist '%s' is not gaussian, laplace, uniform or student-t", v);
-                return EXIT_USAGE;
-            }
-            dist = v;
-        } else if (m == 0 && (m = cli_opt(argc, argv, &i, "--output", &v)) > 0) {
-            if (cli_check_output("--output", v, NULL) != 0) return EXIT_USAGE;
-            output = v;
-        } else if (m == 0) {
-            cli_error("quant gen: unknown option '%s' (see 'gqsim help quant gen')", argv[i]);
-            return EXIT_USAGE;
-        }
-        if (m < 0) return EXIT_USAGE;
-    }
-    if (!output) {
-        cli_error("quant gen: needs --output FILE.f32 (see 'gqsim help quant gen')");
-        return EXIT_USAGE;
-    }
+    cli_args a;
+    memset(&a, 0, sizeof a);
+    a.n = 1u << 20, a.seed = 1;
+    if (cli_parse_args(C_QUANT_GEN, "quant gen", argc, argv, &a, 0)) return EXIT_USAGE;
+    const char *dist = a.ndist ? a.dist[0] : "gaussian", *output = a.output;
+    const cli_args o = a;
     size_t n = (size_t)o.n;
     float *x = gradgen(dist, &n, o.seed);
     if (!x) return 1;
@@ -639,23 +517,17 @@ static const char ENCODE_DETAILS[] =
     "transfer is charged. The same seed gives the same bytes.\n";
 
 const cli_command QUANT_CMDS[] = {
-    {"list", quant_list, "[--format table|csv]", "the quantizers, their keys and defaults", NULL},
-    {"gen", quant_gen, "--output G.f32 [--dist gaussian|laplace|uniform|student-t] [--n N] [--seed S]",
+    {"list", quant_list, C_QUANT_LIST, NULL, "the quantizers, their keys and defaults", NULL},
+    {"gen", quant_gen, C_QUANT_GEN, NULL,
      "write a synthetic gradient (raw float32, 2^20 elements by default) to try the codecs on", NULL},
-    {"encode", quant_encode, "--quant SPEC --input IN.f32 --output OUT.gq [--seed S] [--shared-scale X]",
-     "quantize a raw float32 file into a self-describing buffer", ENCODE_DETAILS},
-    {"decode", quant_decode, "--input IN.gq --output OUT.f32", "decode a buffer back to raw float32", NULL},
-    {"roundtrip", quant_roundtrip, "--quant SPEC --input IN.f32 --output DEC.f32 [--seed S] [--shared-scale X]",
-     "encode and decode in one step", ENCODE_DETAILS},
-    {"bench", quant_bench,
-     "[--quant SPEC]... [--n N] [--dist gaussian|laplace|uniform|student-t|FILE.f32] [--trials T] [--seed S] "
-     "[--format table|csv]",
-     "encode/decode cost vs a memcpy reference, exact sizes, error and bias", BENCH_DETAILS},
-    {"sweep", quant_sweep,
-     "[--bucket 128,512,...] [--levels 3,5,9] [--dist D]... [--n N] [--trials T] [--seed S] [--format table|csv] "
-     "[--plot out.png]",
-     "ORQ vs QSGD vs TernGrad vs BinGrad error across bucket sizes", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    {"encode", quant_encode, C_QUANT_ENCODE, NULL, "quantize a raw float32 file into a self-describing buffer",
+     ENCODE_DETAILS},
+    {"decode", quant_decode, C_QUANT_DECODE, NULL, "decode a buffer back to raw float32", NULL},
+    {"roundtrip", quant_roundtrip, C_QUANT_ROUNDTRIP, NULL, "encode and decode in one step", ENCODE_DETAILS},
+    {"bench", quant_bench, C_QUANT_BENCH, NULL, "encode/decode cost vs a memcpy reference, exact sizes, error and bias",
+     BENCH_DETAILS},
+    {"sweep", quant_sweep, C_QUANT_SWEEP, NULL, "ORQ vs QSGD vs TernGrad vs BinGrad error across bucket sizes", NULL},
+    {NULL, NULL, 0, NULL, NULL, NULL},
 };
 
 int cmd_quant(int argc, char **argv) { return cli_dispatch("quant", QUANT_CMDS, argc, argv); }

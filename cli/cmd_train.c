@@ -10,13 +10,14 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "options.h"
 #include "trainer.h"
 #include "zoo.h"
 
 #define MAX_RUNS 16
 
 typedef struct {
-    cli_table *t;
+    gq_table *t;
     const char *quant;
     int workers;
     double sgemm;
@@ -37,133 +38,33 @@ static void on_epoch(const epoch_stats *s, void *p)
     r->len += (size_t)snprintf(r->dat + r->len, r->cap - r->len, "%d %.6f\n", s->epoch, s->test_accuracy);
 }
 
-static int parse_int_list(const char *opt, const char *v, int *out, int cap, int max, int *n)
-{
-    uint64_t tmp[64];
-    size_t cnt;
-    if (cli_parse_u64_list(opt, v, tmp, cap < 64 ? (size_t)cap : 64, &cnt)) return -1;
-    for (size_t i = 0; i < cnt; i++) {
-        if (tmp[i] < 1 || tmp[i] > (uint64_t)max)
-            return cli_error("%s: %llu is not in 1..%d", opt, (unsigned long long)tmp[i], max), -1;
-        out[i] = (int)tmp[i];
-    }
-    *n = (int)cnt;
-    return 0;
-}
-
 int cmd_train(int argc, char **argv)
 {
-    const char *model = "lenet5", *quants[MAX_RUNS], *output = NULL, *plot = NULL, *data = NULL, *dump = NULL;
-    int nq = 0, workers[MAX_RUNS] = {4}, nw = 1, dump_at[64] = {1}, ndump = 1;
-    uint64_t batch = 64, epochs = 10, seed = 1, train_limit = 0, test_limit = 0;
-    double lr = 0.02, momentum = 0.9, wd = 5e-4, fp32_below = 0;
+    cli_args a;
+    memset(&a, 0, sizeof a);
+    a.batch = 64, a.epochs = 10, a.seed = 1, a.lr = 0.02, a.momentum = 0.9, a.weight_decay = 5e-4;
+    a.optimizer = OPT_MOMENTUM, a.ef = -1, a.lr_schedule = LR_STEP, a.step_every = 4, a.step_gamma = 0.3;
+    a.workers[0] = 4, a.nworkers = 1, a.dump_at[0] = 1, a.ndump_at = 1;
+    if (cli_parse_args(C_TRAIN, "train", argc, argv, &a, 0)) return EXIT_USAGE;
+    const char *model = a.model ? a.model : "lenet5", *quants[MAX_RUNS], *output = a.output, *plot = a.plot,
+               *data = a.data, *dump = a.dump_grads;
+    int nq = (int)a.nquant, workers[MAX_RUNS], nw = (int)a.nworkers, dump_at[64], ndump = (int)a.ndump_at;
+    for (int k = 0; k < nq; k++) quants[k] = a.quant[k];
+    for (int k = 0; k < nw; k++) workers[k] = (int)a.workers[k];
+    for (int k = 0; k < ndump; k++) dump_at[k] = (int)a.dump_at[k];
+    const uint64_t batch = a.batch, epochs = a.epochs, seed = a.seed, train_limit = a.train_limit,
+                   test_limit = a.test_limit;
+    const double lr = a.lr, momentum = a.momentum, wd = a.weight_decay;
+    const cli_format fmt = (cli_format)a.format;
     train_config c;
     memset(&c, 0, sizeof c);
-    c.optimizer = OPT_MOMENTUM;
-    c.error_feedback = -1;
-    c.schedule = LR_STEP;
-    c.step_every = 4;
-    c.step_gamma = 0.3;
-    cli_format fmt = FMT_TABLE;
-    for (int i = 1; i < argc; i++) {
-        const char *v;
-        int m = 0;
-#define OPT(name) (m == 0 && (m = cli_opt(argc, argv, &i, name, &v)) > 0)
-        if (OPT("--model"))
-            model = v;
-        else if (OPT("--quant")) {
-            if (nq == MAX_RUNS) return cli_error("train: at most %d --quant", MAX_RUNS), EXIT_USAGE;
-            quants[nq++] = v;
-        } else if (OPT("--workers")) {
-            if (parse_int_list("--workers", v, workers, MAX_RUNS, TRAIN_MAX_WORKERS, &nw)) return EXIT_USAGE;
-        } else if (OPT("--batch")) {
-            if (cli_parse_u64_in("--batch", v, 1, 4096, &batch)) return EXIT_USAGE;
-        } else if (OPT("--epochs")) {
-            if (cli_parse_u64_in("--epochs", v, 1, 1000, &epochs)) return EXIT_USAGE;
-        } else if (OPT("--optimizer")) {
-            if (strcmp(v, "sgd") == 0)
-                c.optimizer = OPT_SGD;
-            else if (strcmp(v, "momentum") == 0)
-                c.optimizer = OPT_MOMENTUM;
-            else if (strcmp(v, "adam") == 0)
-                c.optimizer = OPT_ADAM;
-            else
-                return cli_error("--optimizer '%s' is not sgd, momentum or adam", v), EXIT_USAGE;
-        } else if (OPT("--lr")) {
-            if (cli_parse_double_in("--lr", v, 0, 100, 1, &lr)) return EXIT_USAGE;
-        } else if (OPT("--momentum")) {
-            if (cli_parse_double_in("--momentum", v, 0, 0.999, 0, &momentum)) return EXIT_USAGE;
-        } else if (OPT("--weight-decay")) {
-            if (cli_parse_double_in("--weight-decay", v, 0, 1, 0, &wd)) return EXIT_USAGE;
-        } else if (OPT("--lr-schedule")) {
-            int e, used = 0;
-            double g;
-            if (strcmp(v, "const") == 0)
-                c.schedule = LR_CONST;
-            else if (sscanf(v, "step:%d:%lf%n", &e, &g, &used) == 2 && !v[used] && e > 0 && e <= 1000 && g > 0 &&
-                     g <= 10)
-                c.schedule = LR_STEP, c.step_every = e, c.step_gamma = g;
-            else if (sscanf(v, "poly:%lf%n", &g, &used) == 1 && !v[used] && g > 0 && g <= 100)
-                c.schedule = LR_POLY, c.poly_power = g;
-            else
-                return cli_error("--lr-schedule '%s' is not const, step:EPOCHS:GAMMA (1..1000, (0, 10]) or "
-                                 "poly:POWER ((0, 100])",
-                                 v),
-                       EXIT_USAGE;
-        } else if (OPT("--seed")) {
-            if (cli_parse_u64_in("--seed", v, 0, UINT64_MAX, &seed)) return EXIT_USAGE;
-        } else if (OPT("--format")) {
-            if (cli_parse_format(v, &fmt)) return EXIT_USAGE;
-        } else if (OPT("--output")) {
-            static const char *const CSV[] = {"csv", NULL};
-            if (cli_check_output("--output", v, CSV) != 0) return EXIT_USAGE;
-            output = v;
-        } else if (OPT("--plot")) {
-            if (cli_check_plot("--plot", v) != 0) return EXIT_USAGE;
-            plot = v;
-        } else if (OPT("--data"))
-            data = v;
-        else if (OPT("--dump-grads"))
-            dump = v;
-        else if (OPT("--dump-at")) {
-            if (parse_int_list("--dump-at", v, dump_at, 64, 1000000000, &ndump)) return EXIT_USAGE;
-        } else if (OPT("--ef")) {
-            if (strcmp(v, "on") == 0)
-                c.error_feedback = 1;
-            else if (strcmp(v, "off") == 0)
-                c.error_feedback = 0;
-            else if (strcmp(v, "auto") == 0)
-                c.error_feedback = -1;
-            else
-                return cli_error("--ef '%s' is not on, off or auto", v), EXIT_USAGE;
-        } else if (OPT("--downlink")) {
-            if (downlink_parse(v, &c.exchange.downlink))
-                return cli_error("--downlink '%s' is not auto, fp32, requant or terngrad", v), EXIT_USAGE;
-        } else if (OPT("--fp32-below")) {
-            if (cli_parse_double_in("--fp32-below", v, 0, 1e15, 0, &fp32_below)) return EXIT_USAGE;
-        } else if (OPT("--train-limit")) {
-            if (cli_parse_u64_in("--train-limit", v, 0, 100000000, &train_limit)) return EXIT_USAGE;
-        } else if (OPT("--test-limit")) {
-            if (cli_parse_u64_in("--test-limit", v, 0, 100000000, &test_limit)) return EXIT_USAGE;
-        } else if (m == 0 && strcmp(argv[i], "--fp32-last") == 0) {
-            c.exchange.fp32_last = 1, m = 1;
-        } else if (m == 0 && strcmp(argv[i], "--no-scaler-sharing") == 0) {
-            c.exchange.no_scaler_sharing = 1, m = 1;
-        } else if (m == 0) {
-            cli_error("train: unknown option '%s' (see 'gqsim help train')", argv[i]);
-            return EXIT_USAGE;
-        }
-#undef OPT
-        if (m < 0) return EXIT_USAGE;
-    }
+    c.optimizer = (optim_kind)a.optimizer;
+    c.error_feedback = a.ef;
+    c.schedule = (lr_schedule)a.lr_schedule, c.step_every = a.step_every, c.step_gamma = a.step_gamma;
+    c.poly_power = a.poly_power;
+    c.exchange.fp32_below = a.fp32_below, c.exchange.fp32_last = a.fp32_last;
+    c.exchange.no_scaler_sharing = a.no_scaler_sharing, c.exchange.downlink = (downlink_kind)a.downlink;
     if (nq == 0) quants[nq++] = "fp32";
-    for (int k = 0; k < nq; k++) {
-        qz_params q;
-        char msg[256];
-        if (qz_parse_spec(quants[k], &q, msg, sizeof msg) != GQ_OK)
-            return cli_error("--quant '%s': %s", quants[k], msg), EXIT_USAGE;
-    }
-    if (dump && cli_check_output_dir("--dump-grads", dump) != 0) return EXIT_USAGE;
     if (dump && !cli_is_dir(dump) && mkdir(dump, 0777) != 0)
         return cli_error("--dump-grads '%s': cannot create it", dump), 1;
 
@@ -201,7 +102,7 @@ int cmd_train(int argc, char **argv)
                                     "gflops",
                                     "sgemm_gflops",
                                     "quant_share"};
-    cli_table t;
+    gq_table t;
     table_init(&t, H, sizeof H / sizeof H[0]);
     size_t dlen = 0, dcap = 4096;
     char *dat = malloc(dcap), labels[MAX_RUNS * MAX_RUNS][64];
@@ -221,7 +122,6 @@ int cmd_train(int argc, char **argv)
             c.momentum = momentum;
             c.weight_decay = wd;
             c.seed = seed;
-            c.exchange.fp32_below = fp32_below;
             c.train_limit = (int)train_limit;
             c.test_limit = (int)test_limit;
             c.dump_dir = dump;
@@ -260,17 +160,14 @@ out:
     return rc;
 }
 
-void help_train(void)
-{
-    printf(
-        "usage: gqsim train [--model lenet5] [--quant SPEC]... [--workers W[,W...]] [--batch B] [--epochs E]\n"
-        "                   [--optimizer sgd|momentum|adam] [--lr X] [--momentum M] [--weight-decay D]\n"
-        "                   [--lr-schedule const|step:EPOCHS:GAMMA|poly:POWER] [--seed S] [--format table|csv]\n"
-        "                   [--output run.csv] [--plot acc.png] [--data DIR] [--dump-grads DIR] [--dump-at LIST]\n"
-        "                   [--ef on|off|auto] [--no-scaler-sharing] [--fp32-last] [--fp32-below N]\n"
-        "                   [--downlink auto|fp32|requant|terngrad] [--train-limit N] [--test-limit N]\n\n"
-        "Trains on Fashion-MNIST with W data-parallel workers; B is the per-worker batch. Defaults: lenet5, fp32,\n"
-        "4 workers, batch 64, 10 epochs, momentum 0.9 at lr 0.02, weight decay 5e-4, lr x0.3 every 4 epochs, seed 1,\n"
-        "TernGrad's scaler sharing on, error feedback for biased compressors (signsgd, topk, bingrad-b).\n"
-        "Data: --data DIR, else $GQSIM_FASHION_MNIST, else the dataset-fashion-mnist package's directory.\n");
-}
+static const char TRAIN_DETAILS[] =
+    "Trains on Fashion-MNIST with W data-parallel workers; B is the per-worker batch. Defaults: lenet5, fp32,\n"
+    "4 workers, batch 64, 10 epochs, momentum 0.9 at lr 0.02, weight decay 5e-4, lr x0.3 every 4 epochs, seed 1,\n"
+    "TernGrad's scaler sharing on, error feedback for biased compressors (signsgd, topk, bingrad-b). A run that\n"
+    "diverges (a NaN or Inf loss, gradient or parameter) stops with exit 1, naming the iteration and layer.\n"
+    "Data: --data DIR, else $GQSIM_FASHION_MNIST, else the dataset-fashion-mnist package's directory.\n";
+
+const cli_command TRAIN_CMDS[] = {
+    {"train", cmd_train, C_TRAIN, NULL, "train LeNet-5 on Fashion-MNIST with W workers and a quantizer", TRAIN_DETAILS},
+    {NULL, NULL, 0, NULL, NULL, NULL},
+};

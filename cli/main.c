@@ -10,9 +10,10 @@
 typedef struct {
     const char *name;
     int (*fn)(int argc, char **argv);
-    void (*help)(void);
+    void (*help)(void); /* a group's help */
     const char *summary;
-    const cli_command *subs; /* a group's subcommands, or NULL */
+    const cli_command *subs; /* a group's subcommands */
+    const cli_command *leaf; /* a command of its own, with options */
 } top_command;
 
 static int cmd_help(int argc, char **argv);
@@ -20,26 +21,28 @@ static int cmd_version(int argc, char **argv);
 
 static const top_command COMMANDS[] = {
     {"quant", cmd_quant, help_quant, "gradient quantizers: list, gen, encode, decode, roundtrip, bench, sweep",
-     QUANT_CMDS},
-    {"models", cmd_models, help_models, "the model zoo: list, show, compute", MODELS_CMDS},
-    {"gpus", cmd_gpus, help_gpus, "GPU compute profiles: list, fit", GPUS_CMDS},
-    {"platforms", cmd_platforms, help_platforms, "GPU clusters: list, show, xml", PLATFORM_CMDS},
-    {"simulate", cmd_simulate_entry, help_simulate, "simulate one configuration of data-parallel training", NULL},
-    {"speedup", cmd_speedup_entry, help_speedup, "speedup curves over GPU counts, per quantizer (and a figure)", NULL},
-    {"report", cmd_report_entry, help_report, "the main job: TernGrad's Figure 5 in kind, both clusters", NULL},
-    {"validate", cmd_validate_entry, help_validate, "predictions against measured throughputs", NULL},
-    {"train", cmd_train, help_train, "train LeNet-5 on Fashion-MNIST with W workers and a quantizer", NULL},
-    {"help", cmd_help, NULL, "show help for a command: gqsim help CMD", NULL},
-    {"version", cmd_version, NULL, "print the version", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+     QUANT_CMDS, NULL},
+    {"models", cmd_models, help_models, "the model zoo: list, show, compute", MODELS_CMDS, NULL},
+    {"gpus", cmd_gpus, help_gpus, "GPU compute profiles: list, fit", GPUS_CMDS, NULL},
+    {"platforms", cmd_platforms, help_platforms, "GPU clusters: list, show, xml", PLATFORM_CMDS, NULL},
+    {"simulate", NULL, NULL, NULL, NULL, &SIM_CMDS[0]},
+    {"speedup", NULL, NULL, NULL, NULL, &SIM_CMDS[1]},
+    {"report", NULL, NULL, NULL, NULL, &SIM_CMDS[2]},
+    {"validate", NULL, NULL, NULL, NULL, &SIM_CMDS[3]},
+    {"train", NULL, NULL, NULL, NULL, &TRAIN_CMDS[0]},
+    {"help", cmd_help, NULL, "show help for a command: gqsim help CMD [SUBCOMMAND]", NULL, NULL},
+    {"version", cmd_version, NULL, "print the version", NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL},
 };
+
+static const char *summary_of(const top_command *c) { return c->leaf ? c->leaf->summary : c->summary; }
 
 static void usage(FILE *out)
 {
     fprintf(out, "usage: gqsim COMMAND [ARGS]\n\n"
                  "Predicts the speedup of distributed deep-learning training with quantized\n"
                  "gradients, and what it costs in accuracy.\n\ncommands:\n");
-    for (const top_command *c = COMMANDS; c->name; c++) fprintf(out, "  %-10s %s\n", c->name, c->summary);
+    for (const top_command *c = COMMANDS; c->name; c++) fprintf(out, "  %-10s %s\n", c->name, summary_of(c));
     fprintf(out, "\nRun 'gqsim help COMMAND' for a command's options. Every table prints as CSV\n"
                  "with --format csv.\n");
 }
@@ -71,7 +74,9 @@ static int cmd_help(int argc, char **argv)
         cli_error("unknown %s subcommand '%s' (see 'gqsim help %s')", c->name, argv[2], c->name);
         return EXIT_USAGE;
     }
-    if (c->help)
+    if (c->leaf)
+        cli_print_sub(stdout, NULL, c->leaf);
+    else if (c->help)
         c->help();
     else
         printf("gqsim %s: %s\n", c->name, c->summary);
@@ -85,16 +90,31 @@ static int cmd_version(int argc, char **argv)
     return 0;
 }
 
+static void print_usage_line(FILE *out, const char *group, const cli_command *c)
+{
+    fprintf(out, "gqsim %s%s%s%s%s ", group ? group : "", group ? " " : "", c->name, c->operand ? " " : "",
+            c->operand ? c->operand : "");
+    cli_options_usage(out, c->id);
+    fputc('\n', out);
+}
+
 void cli_print_usage(FILE *out, const char *group, const cli_command *cmds)
 {
     fprintf(out, "usage: gqsim %s SUBCOMMAND [OPTIONS]\n\n", group);
-    for (const cli_command *c = cmds; c->name; c++)
-        fprintf(out, "  gqsim %s %s %s\n      %s\n", group, c->name, c->usage, c->summary);
+    for (const cli_command *c = cmds; c->name; c++) {
+        fputs("  ", out);
+        print_usage_line(out, group, c);
+        fprintf(out, "      %s\n", c->summary);
+    }
+    fprintf(out, "\n'gqsim help %s SUBCOMMAND' explains each option.\n", group);
 }
 
 void cli_print_sub(FILE *out, const char *group, const cli_command *c)
 {
-    fprintf(out, "usage: gqsim %s %s %s\n\n%s.\n", group, c->name, c->usage, c->summary);
+    fputs("usage: ", out);
+    print_usage_line(out, group, c);
+    fprintf(out, "\n%s.\n\noptions:\n", c->summary);
+    cli_options_help(out, c->id);
     if (c->details) fprintf(out, "\n%s", c->details);
 }
 
@@ -125,7 +145,12 @@ int cli_dispatch(const char *group, const cli_command *cmds, int argc, char **ar
 static int run(const top_command *c, int argc, char **argv)
 {
     cli_install_signal_cleanup();
-    int rc = c->fn(argc, argv);
+    for (int i = 1; c->leaf && i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            cli_print_sub(stdout, NULL, c->leaf);
+            return 0;
+        }
+    int rc = c->leaf ? c->leaf->fn(argc, argv) : c->fn(argc, argv);
     if (rc == 0 && cli_commit_outputs() != 0) rc = 1;
     if (rc != 0) cli_discard_outputs();
     return rc;

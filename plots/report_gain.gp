@@ -1,9 +1,10 @@
-# TernGrad's speedup divided by fp32's, per model and cluster, against GPUs.
-# Written by `gqsim report`. Data: blocks ethernet-alexnet, -googlenet, -vgg-a,
-# then infiniband-...; columns: gpus ratio. Variables: array models.
+# The second quantizer's speedup divided by the first's (by default TernGrad
+# over fp32), per model and cluster, against GPUs. Written by `gqsim report`.
+# Data: blocks ethernet-alexnet, -googlenet, -vgg-a, then infiniband-...;
+# columns: gpus ratio. Variables: ptitle, array models.
 set output outfile
 nm = |models|
-set title "TernGrad speedup / fp32 speedup (above 1: TernGrad trains faster)"
+set title ptitle
 set logscale x 2
 set grid
 set key top left

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rng.h"
+#include "codec_cost.h"
 #include "sim_internal.h"
 
 const char *sync_name(sync_kind s)
@@ -41,13 +41,7 @@ static double encoded_size(const qz_params *q, size_t n)
     void *buf = malloc(cap), *work = malloc(wcap ? wcap : 1);
     double size = (double)cap;
     if (x && buf && work) {
-        rng_t r;
-        rng_init(&r, n);
-        for (size_t i = 0; i < n; i += 2) { /* Box-Muller pairs */
-            double u1 = rng_double(&r) + 1e-300, u2 = rng_double(&r), m = sqrt(-2 * log(u1)) * 1e-3;
-            x[i] = (float)(m * cos(6.283185307179586 * u2));
-            if (i + 1 < n) x[i + 1] = (float)(m * sin(6.283185307179586 * u2));
-        }
+        codec_cost_gaussian(x, n, n);
         size_t s = qz_encode(buf, cap, x, n, q, 1, work, wcap);
         if (!gq_is_error(s)) size = (double)s;
     }

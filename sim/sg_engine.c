@@ -73,7 +73,8 @@ static void send_recv(sg_world *w, sg_mailbox_t to, double nbytes, sg_mailbox_t 
 
 /* A ring of `members` (indices via rank_of) moving `total` bytes around:
  * one flow per hop, the other (steps - 1) latencies added. */
-static void ring_exchange(sg_world *w, const char *tag, int pos, int members, double total, double hop_latency, double steps)
+static void ring_exchange(sg_world *w, const char *tag, int pos, int members, double total, double hop_latency,
+                          double steps)
 {
     send_recv(w, mbox("%s%d", tag, (pos + 1) % members), total, mbox("%s%d", tag, pos));
     sleep_s((steps - 1) * hop_latency);
@@ -81,7 +82,8 @@ static void ring_exchange(sg_world *w, const char *tag, int pos, int members, do
 
 /* The same ring, step by step: each step sends one chunk to the successor
  * and waits for the predecessor's. */
-static void ring_steps(sg_world *w, const char *tag, int pos, int members, double chunk, double steps, double work_per_step)
+static void ring_steps(sg_world *w, const char *tag, int pos, int members, double chunk, double steps,
+                       double work_per_step)
 {
     for (int k = 0; k < (int)steps; k++) {
         send_recv(w, mbox("%s%d", tag, (pos + 1) % members), chunk, mbox("%s%d", tag, pos));

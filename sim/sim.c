@@ -5,8 +5,7 @@
 #include "sim_internal.h"
 
 static const sim_engine ENGINES[] = {
-    [ENGINE_SIMGRID] = {"simgrid", "SimGrid's flow-level network model: contention, TCP or RDMA factors",
-                        sim_simgrid},
+    [ENGINE_SIMGRID] = {"simgrid", "SimGrid's flow-level network model: contention, TCP or RDMA factors", sim_simgrid},
     [ENGINE_ANALYTIC] = {"analytic", "alpha-beta per transfer, no contention: the cross-check", sim_analytic},
 };
 #define NENGINES (sizeof ENGINES / sizeof ENGINES[0])

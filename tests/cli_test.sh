@@ -169,7 +169,7 @@ check "speedup rows: 2 quantizers x 3 counts" test "$(tail -n +2 sp.csv | wc -l)
 check "speedup figure, script and data" sh -c 'test -s sp.png && test -s sp.gp && test -s sp.dat'
 "$GQ" report --out rep --gpus 1,8,64 --quant-rate 1e10 > rep.txt
 check "report succeeds" test $? -eq 0
-check "report files" sh -c 'test -s rep/report.csv && test -s rep/speedup-terngrad-ethernet.png && test -s rep/speedup-terngrad-infiniband.png && test -s rep/terngrad-gain.png'
+check "report files" sh -c 'test -s rep/report.csv && test -s rep/speedup-terngrad-ethernet.png && test -s rep/speedup-terngrad-infiniband.png && test -s rep/gain.png'
 check "report CSV: 2 clusters x 3 models x 4 quantizers x 3 counts" test "$(tail -n +2 rep/report.csv | wc -l)" -eq 72
 check "report table" grep -q '^terngrad-ethernet *vgg-a ' rep.txt
 printf 'model,gpu,batch,platform,sync,gpus,images_per_s\nalexnet,P100,512,dgx1,ring,1,2987\nalexnet,P100,512,dgx1,ring,2,5658\n' > meas.csv

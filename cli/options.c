@@ -1,0 +1,731 @@
+/* The option table and its parser; see options.h. */
+#include "options.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "exchange.h"
+#include "gradgen.h"
+#include "qz.h"
+#include "sim.h"
+#include "trainer.h"
+
+#define B(c) (1ul << (c))
+#define SIMS (B(C_SIMULATE) | B(C_SPEEDUP) | B(C_REPORT) | B(C_VALIDATE))
+#define FORMATS                                                                                                        \
+    (B(C_QUANT_LIST) | B(C_QUANT_BENCH) | B(C_QUANT_SWEEP) | B(C_MODELS_LIST) | B(C_MODELS_SHOW) |                     \
+     B(C_MODELS_COMPUTE) | B(C_GPUS_LIST) | B(C_GPUS_FIT) | B(C_PLATFORMS_LIST) | B(C_PLATFORMS_SHOW) | SIMS |         \
+     B(C_TRAIN))
+#define CODECS (B(C_QUANT_ENCODE) | B(C_QUANT_ROUNDTRIP))
+
+typedef enum { T_STR, T_STRS, T_U64, T_U64S, T_DBL, T_FLAG, T_ENUM } opt_type;
+typedef enum {
+    CHK_NONE,
+    CHK_PLOT,
+    CHK_OUTPUT,
+    CHK_CSV,
+    CHK_DIR,
+    CHK_PLATFORM,
+    CHK_QUANT,
+    CHK_DIST,
+    CHK_NAMED_DIST
+} chk;
+
+typedef struct {
+    const char *name, *meta;
+    opt_type type;
+    size_t field, count; /* offsets into cli_args; count for lists */
+    size_t cap;          /* lists: at most this many */
+    double lo, hi;       /* numbers: the range; lo_open: (lo, hi] */
+    int lo_open;
+    unsigned long cmds, required;
+    chk check;
+    int (*parse)(const char *v, cli_args *a); /* T_ENUM: 0, or -1 if not one of `allowed` */
+    const char *allowed;
+    const char *help;
+} cli_option;
+
+#define F(x) offsetof(cli_args, x)
+
+/* ---- enumerations ---------------------------------------------------------------------------- */
+
+static int pick(const char *v, const char *const *names, int *out)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(v, names[i]) == 0) return *out = i, 0;
+    return -1;
+}
+static int p_sync(const char *v, cli_args *a)
+{
+    sync_kind k;
+    return sync_parse(v, &k) ? -1 : (a->sync = (int)k, 0);
+}
+static int p_downlink(const char *v, cli_args *a)
+{
+    downlink_kind k;
+    return downlink_parse(v, &k) ? -1 : (a->downlink = (int)k, 0);
+}
+static int p_engine(const char *v, cli_args *a)
+{
+    engine_kind k;
+    return sim_engine_parse(v, &k) ? -1 : (a->engine = (int)k, 0);
+}
+static int p_overlap(const char *v, cli_args *a)
+{
+    static const char *const N[] = {"off", "on", NULL};
+    return pick(v, N, &a->overlap);
+}
+static int p_format(const char *v, cli_args *a)
+{
+    static const char *const N[] = {"table", "csv", NULL}; /* FMT_TABLE, FMT_CSV */
+    return pick(v, N, &a->format);
+}
+static int p_optimizer(const char *v, cli_args *a)
+{
+    static const char *const N[] = {"sgd", "momentum", "adam", NULL}; /* OPT_SGD, OPT_MOMENTUM, OPT_ADAM */
+    return pick(v, N, &a->optimizer);
+}
+static int p_ef(const char *v, cli_args *a)
+{
+    static const char *const N[] = {"off", "on", "auto", NULL};
+    int k;
+    if (pick(v, N, &k)) return -1;
+    a->ef = k == 2 ? -1 : k;
+    return 0;
+}
+static int p_network(const char *v, cli_args *a)
+{
+    if (strcmp(v, "LV08") != 0 && strcmp(v, "CM02") != 0) return -1;
+    a->network_model = v;
+    return 0;
+}
+static int p_schedule(const char *v, cli_args *a)
+{
+    int e, used = 0;
+    double g;
+    if (strcmp(v, "const") == 0) return a->lr_schedule = LR_CONST, 0;
+    if (sscanf(v, "step:%d:%lf%n", &e, &g, &used) == 2 && !v[used] && e > 0 && e <= 1000 && g > 0 && g <= 10)
+        return a->lr_schedule = LR_STEP, a->step_every = e, a->step_gamma = g, 0;
+    if (sscanf(v, "poly:%lf%n", &g, &used) == 1 && !v[used] && g > 0 && g <= 100)
+        return a->lr_schedule = LR_POLY, a->poly_power = g, 0;
+    return -1;
+}
+
+/* ---- the table --------------------------------------------------------------------------------- */
+
+static const cli_option OPTIONS[] = {
+    /* what to simulate or train */
+    {.name = "--model",
+     .meta = "M",
+     .type = T_STR,
+     .field = F(model),
+     .cmds = SIMS | B(C_MODELS_COMPUTE) | B(C_TRAIN),
+     .required = B(C_SIMULATE) | B(C_SPEEDUP) | B(C_MODELS_COMPUTE),
+     .help = "a built-in model ('gqsim models list') or a path to a .model file"},
+    {.name = "--platform",
+     .meta = "P",
+     .type = T_STR,
+     .field = F(platform),
+     .cmds = SIMS,
+     .required = B(C_SIMULATE) | B(C_SPEEDUP),
+     .check = CHK_PLATFORM,
+     .help = "a built-in cluster ('gqsim platforms list'), cluster:gpus-per-node=G,gpu=NAME,intra=K,inter=K[,...], "
+             "or a SimGrid XML file ('gqsim platforms xml NAME > my.xml')"},
+    {.name = "--gpus",
+     .meta = "N",
+     .type = T_U64S,
+     .field = F(gpus),
+     .count = F(ngpus),
+     .cap = 1,
+     .lo = 1,
+     .hi = 65536,
+     .cmds = B(C_SIMULATE),
+     .required = B(C_SIMULATE),
+     .help = "GPUs (one per worker)"},
+    {.name = "--gpus",
+     .meta = "N,N,...",
+     .type = T_U64S,
+     .field = F(gpus),
+     .count = F(ngpus),
+     .cap = MAX_GPU_COUNTS,
+     .lo = 1,
+     .hi = 65536,
+     .cmds = B(C_SPEEDUP) | B(C_REPORT),
+     .help = "GPU counts (default 1,2,4,...,512)"},
+    {.name = "--quant",
+     .meta = "SPEC",
+     .type = T_STRS,
+     .field = F(quant),
+     .count = F(nquant),
+     .cap = 1,
+     .cmds = B(C_SIMULATE) | CODECS,
+     .required = CODECS,
+     .check = CHK_QUANT,
+     .help = "a quantizer: NAME[:key=value,...] ('gqsim quant list'); default fp32"},
+    {.name = "--quant",
+     .meta = "SPEC",
+     .type = T_STRS,
+     .field = F(quant),
+     .count = F(nquant),
+     .cap = MAX_QUANTS,
+     .cmds = B(C_SPEEDUP) | B(C_REPORT) | B(C_QUANT_BENCH) | B(C_TRAIN),
+     .check = CHK_QUANT,
+     .help = "a quantizer, repeatable ('gqsim quant list')"},
+    {.name = "--gpu",
+     .meta = "NAME",
+     .type = T_STR,
+     .field = F(gpu),
+     .cmds = SIMS | B(C_MODELS_COMPUTE),
+     .required = B(C_MODELS_COMPUTE),
+     .help = "the GPU ('gqsim gpus list'); default the platform's"},
+    {.name = "--gpu-file",
+     .meta = "FILE.csv",
+     .type = T_STR,
+     .field = F(gpu_file),
+     .cmds = SIMS | B(C_MODELS_COMPUTE),
+     .help = "more GPUs: rows gpu,peak_fp32_tflops,mem_bw_gbs,source"},
+    {.name = "--batch",
+     .meta = "B",
+     .type = T_U64,
+     .field = F(batch),
+     .lo = 1,
+     .hi = 1000000,
+     .cmds = SIMS | B(C_MODELS_COMPUTE),
+     .help = "images per GPU; default the model's customary batch"},
+    {.name = "--batch",
+     .meta = "B",
+     .type = T_U64,
+     .field = F(batch),
+     .lo = 1,
+     .hi = 4096,
+     .cmds = B(C_TRAIN),
+     .help = "images per worker (default 64)"},
+    {.name = "--gpu-images-per-s",
+     .meta = "X",
+     .type = T_DBL,
+     .field = F(gpu_ips),
+     .lo = 0,
+     .hi = 1e6,
+     .lo_open = 1,
+     .cmds = SIMS | B(C_MODELS_COMPUTE),
+     .help = "this GPU's measured fp32 images/s, instead of its profile"},
+
+    /* how the simulation exchanges and what it charges */
+    {.name = "--sync",
+     .type = T_ENUM,
+     .cmds = SIMS,
+     .parse = p_sync,
+     .allowed = "ps|ps-sharded|ring|hierarchical|allgather",
+     .help = "synchronisation scheme (default ps-sharded)"},
+    {.name = "--downlink",
+     .type = T_ENUM,
+     .cmds = SIMS | B(C_TRAIN),
+     .parse = p_downlink,
+     .allowed = "auto|fp32|requant|terngrad",
+     .help = "the server's reply (auto: fp32 for fp32, summed levels for terngrad, else re-quantized)"},
+    {.name = "--overlap",
+     .type = T_ENUM,
+     .cmds = SIMS,
+     .parse = p_overlap,
+     .allowed = "on|off",
+     .help = "exchange a bucket as soon as backward has made it (default on)"},
+    {.name = "--fusion",
+     .meta = "BYTES",
+     .type = T_DBL,
+     .field = F(fusion),
+     .lo = 0,
+     .hi = 1e12,
+     .cmds = SIMS,
+     .help = "fuse tensors into buckets of this many fp32 bytes (default 67108864; 0: one per tensor)"},
+    {.name = "--fusion-cycle",
+     .meta = "SECONDS",
+     .type = T_DBL,
+     .field = F(fusion_cycle),
+     .lo = 0,
+     .hi = 10,
+     .cmds = SIMS,
+     .help = "Horovod's cycle: tensors ready within one leave together (default 0.005)"},
+    {.name = "--engine",
+     .type = T_ENUM,
+     .cmds = SIMS,
+     .parse = p_engine,
+     .allowed = "simgrid|analytic",
+     .help = "SimGrid's flow model, or the alpha-beta cross-check (default simgrid)"},
+    {.name = "--network-model",
+     .type = T_ENUM,
+     .cmds = SIMS,
+     .parse = p_network,
+     .allowed = "LV08|CM02",
+     .help = "SimGrid network model (default LV08 on TCP, CM02 on RDMA)"},
+    {.name = "--fp32-below",
+     .meta = "N",
+     .type = T_DBL,
+     .field = F(fp32_below),
+     .lo = 0,
+     .hi = 1e15,
+     .cmds = SIMS | B(C_TRAIN),
+     .help = "tensors with fewer elements travel in fp32"},
+    {.name = "--fp32-last",
+     .type = T_FLAG,
+     .field = F(fp32_last),
+     .cmds = SIMS | B(C_TRAIN),
+     .help = "the classifier (last layer with weights) travels in fp32"},
+    {.name = "--quant-cost-scale",
+     .meta = "X",
+     .type = T_DBL,
+     .field = F(quant_cost_scale),
+     .lo = 0,
+     .hi = 1e6,
+     .cmds = SIMS,
+     .help = "multiply the codec cost"},
+    {.name = "--quant-rate",
+     .meta = "ELEMENTS_PER_S",
+     .type = T_DBL,
+     .field = F(quant_rate),
+     .lo = 0,
+     .hi = 1e15,
+     .lo_open = 1,
+     .cmds = SIMS,
+     .help = "codec cost as a flat rate, instead of timing the codec on this machine"},
+    {.name = "--iterations",
+     .meta = "N",
+     .type = T_U64,
+     .field = F(iterations),
+     .lo = 1,
+     .hi = 100,
+     .cmds = SIMS,
+     .help = "simulated iterations (SimGrid; default 1, the steady state)"},
+    {.name = "--exact-flows",
+     .type = T_FLAG,
+     .field = F(exact_flows),
+     .cmds = SIMS,
+     .help = "SimGrid: every ring step and pair as its own message (slow; checks the aggregated flows)"},
+
+    /* outputs */
+    {.name = "--format",
+     .type = T_ENUM,
+     .cmds = FORMATS,
+     .parse = p_format,
+     .allowed = "table|csv",
+     .help = "aligned table, or CSV: one header line, then rows"},
+    {.name = "--plot",
+     .meta = "FIG.png|FIG.svg",
+     .type = T_STR,
+     .field = F(plot),
+     .cmds = B(C_SPEEDUP) | B(C_VALIDATE) | B(C_QUANT_SWEEP) | B(C_TRAIN),
+     .check = CHK_PLOT,
+     .help = "a figure, with its gnuplot script (.gp) and data (.dat) beside it"},
+    {.name = "--out",
+     .meta = "DIR",
+     .type = T_STR,
+     .field = F(out),
+     .cmds = B(C_REPORT),
+     .check = CHK_DIR,
+     .help = "the report's directory (default gqsim-report)"},
+    {.name = "--measured",
+     .meta = "FILE.csv",
+     .type = T_STR,
+     .field = F(measured),
+     .cmds = B(C_VALIDATE),
+     .required = B(C_VALIDATE),
+     .help = "measured throughputs with their configurations"},
+    {.name = "--output",
+     .meta = "FILE.csv",
+     .type = T_STR,
+     .field = F(output),
+     .cmds = B(C_TRAIN),
+     .check = CHK_CSV,
+     .help = "the table as CSV"},
+    {.name = "--output",
+     .meta = "FILE",
+     .type = T_STR,
+     .field = F(output),
+     .cmds = B(C_QUANT_GEN) | CODECS | B(C_QUANT_DECODE),
+     .required = B(C_QUANT_GEN) | CODECS | B(C_QUANT_DECODE),
+     .check = CHK_OUTPUT,
+     .help = "the output file"},
+    {.name = "--input",
+     .meta = "FILE",
+     .type = T_STR,
+     .field = F(input),
+     .cmds = CODECS | B(C_QUANT_DECODE),
+     .required = CODECS | B(C_QUANT_DECODE),
+     .help = "the input file (.f32: raw little-endian float32)"},
+
+    /* quantizers */
+    {.name = "--seed",
+     .meta = "S",
+     .type = T_U64,
+     .field = F(seed),
+     .lo = 0,
+     .hi = 18446744073709551615.0,
+     .cmds = B(C_QUANT_GEN) | CODECS | B(C_QUANT_BENCH) | B(C_QUANT_SWEEP) | B(C_TRAIN),
+     .help = "the seed of every random choice (default 1)"},
+    {.name = "--shared-scale",
+     .meta = "X",
+     .type = T_DBL,
+     .field = F(shared_scale),
+     .lo = 0,
+     .hi = 3.4e38,
+     .lo_open = 1,
+     .cmds = CODECS,
+     .help = "terngrad: a scaler shared by all workers"},
+    {.name = "--n",
+     .meta = "N",
+     .type = T_U64,
+     .field = F(n),
+     .lo = 1,
+     .hi = 2147483648.0,
+     .cmds = B(C_QUANT_GEN) | B(C_QUANT_BENCH),
+     .help = "elements"},
+    {.name = "--n",
+     .meta = "N",
+     .type = T_U64,
+     .field = F(n),
+     .lo = 1,
+     .hi = 268435456.0,
+     .cmds = B(C_QUANT_SWEEP),
+     .help = "elements"},
+    {.name = "--trials",
+     .meta = "T",
+     .type = T_U64,
+     .field = F(trials),
+     .lo = 1,
+     .hi = 1000,
+     .cmds = B(C_QUANT_BENCH) | B(C_QUANT_SWEEP),
+     .help = "runs per measurement"},
+    {.name = "--dist",
+     .meta = "D",
+     .type = T_STRS,
+     .field = F(dist),
+     .count = F(ndist),
+     .cap = 1,
+     .cmds = B(C_QUANT_GEN),
+     .check = CHK_NAMED_DIST,
+     .help = "gaussian|laplace|uniform|student-t"},
+    {.name = "--dist",
+     .meta = "D|FILE.f32",
+     .type = T_STRS,
+     .field = F(dist),
+     .count = F(ndist),
+     .cap = 1,
+     .cmds = B(C_QUANT_BENCH),
+     .check = CHK_DIST,
+     .help = "gaussian|laplace|uniform|student-t, or a gradient file"},
+    {.name = "--dist",
+     .meta = "D|FILE.f32",
+     .type = T_STRS,
+     .field = F(dist),
+     .count = F(ndist),
+     .cap = 8,
+     .cmds = B(C_QUANT_SWEEP),
+     .check = CHK_DIST,
+     .help = "a distribution or a gradient file, repeatable"},
+    {.name = "--bucket",
+     .meta = "N,N,...",
+     .type = T_U64S,
+     .field = F(bucket),
+     .count = F(nbucket),
+     .cap = 32,
+     .lo = 1,
+     .hi = 1073741824.0,
+     .cmds = B(C_QUANT_SWEEP),
+     .help = "bucket sizes (default 128,512,2048,8192,32768)"},
+    {.name = "--levels",
+     .meta = "L,L,...",
+     .type = T_U64S,
+     .field = F(levels),
+     .count = F(nlevels),
+     .cap = 8,
+     .lo = 3,
+     .hi = 15,
+     .cmds = B(C_QUANT_SWEEP),
+     .help = "odd level counts (default 3,5,9)"},
+
+    /* platforms */
+    {.name = "--nodes",
+     .meta = "N",
+     .type = T_U64,
+     .field = F(nodes),
+     .lo = 1,
+     .hi = 65536,
+     .cmds = B(C_PLATFORMS_XML),
+     .help = "nodes in the XML (default the spec's, else 1)"},
+
+    /* training */
+    {.name = "--workers",
+     .meta = "W,W,...",
+     .type = T_U64S,
+     .field = F(workers),
+     .count = F(nworkers),
+     .cap = 16,
+     .lo = 1,
+     .hi = TRAIN_MAX_WORKERS,
+     .cmds = B(C_TRAIN),
+     .help = "data-parallel workers (default 4)"},
+    {.name = "--epochs",
+     .meta = "E",
+     .type = T_U64,
+     .field = F(epochs),
+     .lo = 1,
+     .hi = 1000,
+     .cmds = B(C_TRAIN),
+     .help = "epochs (default 10)"},
+    {.name = "--optimizer",
+     .type = T_ENUM,
+     .cmds = B(C_TRAIN),
+     .parse = p_optimizer,
+     .allowed = "sgd|momentum|adam",
+     .help = "the update rule (default momentum)"},
+    {.name = "--lr",
+     .meta = "X",
+     .type = T_DBL,
+     .field = F(lr),
+     .lo = 0,
+     .hi = 100,
+     .lo_open = 1,
+     .cmds = B(C_TRAIN),
+     .help = "learning rate (default 0.02)"},
+    {.name = "--momentum",
+     .meta = "M",
+     .type = T_DBL,
+     .field = F(momentum),
+     .lo = 0,
+     .hi = 0.999,
+     .cmds = B(C_TRAIN),
+     .help = "momentum (default 0.9)"},
+    {.name = "--weight-decay",
+     .meta = "D",
+     .type = T_DBL,
+     .field = F(weight_decay),
+     .lo = 0,
+     .hi = 1,
+     .cmds = B(C_TRAIN),
+     .help = "L2 weight decay (default 5e-4)"},
+    {.name = "--lr-schedule",
+     .type = T_ENUM,
+     .cmds = B(C_TRAIN),
+     .parse = p_schedule,
+     .allowed = "const|step:EPOCHS:GAMMA|poly:POWER",
+     .help = "learning-rate schedule (default step:4:0.3)"},
+    {.name = "--ef",
+     .type = T_ENUM,
+     .cmds = B(C_TRAIN),
+     .parse = p_ef,
+     .allowed = "on|off|auto",
+     .help = "error feedback (auto: on for the biased signsgd, topk, bingrad-b)"},
+    {.name = "--no-scaler-sharing",
+     .type = T_FLAG,
+     .field = F(no_scaler_sharing),
+     .cmds = B(C_TRAIN),
+     .help = "terngrad: each worker its own scaler"},
+    {.name = "--train-limit",
+     .meta = "N",
+     .type = T_U64,
+     .field = F(train_limit),
+     .lo = 0,
+     .hi = 100000000,
+     .cmds = B(C_TRAIN),
+     .help = "train on the first N images (0: all)"},
+    {.name = "--test-limit",
+     .meta = "N",
+     .type = T_U64,
+     .field = F(test_limit),
+     .lo = 0,
+     .hi = 100000000,
+     .cmds = B(C_TRAIN),
+     .help = "test on the first N images (0: all)"},
+    {.name = "--data",
+     .meta = "DIR",
+     .type = T_STR,
+     .field = F(data),
+     .cmds = B(C_TRAIN),
+     .help = "Fashion-MNIST's four .gz files (default $GQSIM_FASHION_MNIST, else the Debian package's)"},
+    {.name = "--dump-grads",
+     .meta = "DIR",
+     .type = T_STR,
+     .field = F(dump_grads),
+     .cmds = B(C_TRAIN),
+     .check = CHK_DIR,
+     .help = "write per-layer gradients there as .f32 files"},
+    {.name = "--dump-at",
+     .meta = "I,I,...",
+     .type = T_U64S,
+     .field = F(dump_at),
+     .count = F(ndump_at),
+     .cap = 64,
+     .lo = 1,
+     .hi = 1000000000,
+     .cmds = B(C_TRAIN),
+     .help = "iterations to dump (default 1)"},
+};
+#define NOPTIONS (sizeof OPTIONS / sizeof OPTIONS[0])
+
+/* ---- the parser -------------------------------------------------------------------------------- */
+
+static int check(const cli_option *o, const char *v)
+{
+    static const char *const CSV[] = {"csv", NULL};
+    char msg[512];
+    switch (o->check) {
+    case CHK_PLOT: return cli_check_plot(o->name, v);
+    case CHK_OUTPUT: return cli_check_output(o->name, v, NULL);
+    case CHK_CSV: return cli_check_output(o->name, v, CSV);
+    case CHK_DIR: return cli_check_output_dir(o->name, v);
+    case CHK_DIST: return gradgen_check(v);
+    case CHK_NAMED_DIST:
+        if (gradgen_is_named(v)) return 0;
+        return cli_error("%s '%s' is not %s", o->name, v, o->help), -1;
+    case CHK_QUANT: {
+        qz_params q;
+        if (qz_parse_spec(v, &q, msg, sizeof msg) == GQ_OK) return 0;
+        return cli_error("%s '%s': %s", o->name, v, msg), -1;
+    }
+    case CHK_PLATFORM: { /* a spec or a name now; a file's faults are data errors, found when it is read */
+        size_t len = strlen(v);
+        cluster_spec c;
+        if ((len > 4 && strcmp(v + len - 4, ".xml") == 0) || cluster_parse(v, &c, msg, sizeof msg) == GQ_OK) return 0;
+        return cli_error("%s '%s': %s", o->name, v, msg), -1;
+    }
+    default: return 0;
+    }
+}
+
+static int set(const cli_option *o, const char *v, cli_args *a)
+{
+    char *base = (char *)a;
+    switch (o->type) {
+    case T_STR: *(const char **)(base + o->field) = v; return 0;
+    case T_FLAG: *(int *)(base + o->field) = 1; return 0;
+    case T_ENUM:
+        if (o->parse(v, a) == 0) return 0;
+        return cli_error("%s '%s' is not %s", o->name, v, o->allowed), -1;
+    case T_STRS: {
+        size_t *n = (size_t *)(base + o->count);
+        if (*n == o->cap) {
+            if (o->cap == 1) return cli_error("%s is given twice (it takes one value here)", o->name), -1;
+            return cli_error("%s: at most %zu", o->name, o->cap), -1;
+        }
+        ((const char **)(base + o->field))[(*n)++] = v;
+        return 0;
+    }
+    case T_U64:
+        return cli_parse_u64_in(o->name, v, (uint64_t)o->lo, o->hi >= 1.8e19 ? UINT64_MAX : (uint64_t)o->hi,
+                                (uint64_t *)(base + o->field));
+    case T_DBL: return cli_parse_double_in(o->name, v, o->lo, o->hi, o->lo_open, (double *)(base + o->field));
+    case T_U64S: {
+        uint64_t *vals = (uint64_t *)(base + o->field);
+        size_t *n = (size_t *)(base + o->count);
+        if (cli_parse_u64_list(o->name, v, vals, o->cap, n)) return -1;
+        for (size_t k = 0; k < *n; k++)
+            if (vals[k] < (uint64_t)o->lo || vals[k] > (uint64_t)o->hi)
+                return cli_error("%s: %llu is not in %.0f..%.0f", o->name, (unsigned long long)vals[k], o->lo, o->hi),
+                       -1;
+        if (o->cap == 1 && *n != 1) return cli_error("%s takes one number here", o->name), -1;
+        return 0;
+    }
+    }
+    return -1;
+}
+
+static const cli_option *find(const char *name, size_t len, cli_cmd cmd, int *exists)
+{
+    *exists = 0;
+    for (size_t i = 0; i < NOPTIONS; i++)
+        if (strlen(OPTIONS[i].name) == len && strncmp(OPTIONS[i].name, name, len) == 0) {
+            *exists = 1;
+            if (OPTIONS[i].cmds & B(cmd)) return &OPTIONS[i];
+        }
+    return NULL;
+}
+
+int cli_parse_args(cli_cmd cmd, const char *name, int argc, char **argv, cli_args *a, int operands)
+{
+    int given[NOPTIONS] = {0};
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (arg[0] != '-' || arg[1] != '-') {
+            if (operands > 0 && !a->positional && arg[0] != '-') {
+                a->positional = arg;
+                continue;
+            }
+            cli_error("%s: unknown argument '%s' (see 'gqsim help %s')", name, arg, name);
+            return EXIT_USAGE;
+        }
+        const char *eq = strchr(arg, '=');
+        size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+        int exists;
+        const cli_option *o = find(arg, len, cmd, &exists);
+        if (!o) {
+            if (exists)
+                cli_error("%s: option '%.*s' does not apply to this command (see 'gqsim help %s')", name, (int)len, arg,
+                          name);
+            else
+                cli_error("%s: unknown option '%.*s' (see 'gqsim help %s')", name, (int)len, arg, name);
+            return EXIT_USAGE;
+        }
+        const char *v = NULL;
+        if (o->type == T_FLAG) {
+            if (eq) return cli_error("%s takes no value", o->name), EXIT_USAGE;
+        } else if (eq) {
+            v = eq + 1;
+        } else if (i + 1 < argc) {
+            v = argv[++i];
+        } else {
+            cli_error("option '%s' needs a value", o->name);
+            return EXIT_USAGE;
+        }
+        if (set(o, v, a) != 0 || (v && check(o, v) != 0)) return EXIT_USAGE;
+        given[o - OPTIONS] = 1;
+    }
+    for (size_t k = 0; k < NOPTIONS; k++) {
+        if (!(OPTIONS[k].required & B(cmd)) || given[k]) continue;
+        cli_error("%s: needs %s %s (see 'gqsim help %s')", name, OPTIONS[k].name,
+                  OPTIONS[k].meta ? OPTIONS[k].meta : OPTIONS[k].allowed, name);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* ---- help -------------------------------------------------------------------------------------- */
+
+static const char *value_of(const cli_option *o)
+{
+    if (o->type == T_FLAG) return "";
+    return o->meta ? o->meta : o->allowed;
+}
+
+void cli_options_usage(FILE *out, cli_cmd cmd)
+{
+    int first = 1;
+    for (int pass = 0; pass < 2; pass++) /* required ones first */
+        for (size_t k = 0; k < NOPTIONS; k++) {
+            const cli_option *o = &OPTIONS[k];
+            if (!(o->cmds & B(cmd)) || !!(o->required & B(cmd)) != (pass == 0)) continue;
+            const char *v = value_of(o);
+            fprintf(out, "%s%s%s%s%s%s%s", first ? "" : " ", pass ? "[" : "", o->name, *v ? " " : "", v,
+                    pass ? "]" : "", o->type == T_STRS && o->cap > 1 ? "..." : "");
+            first = 0;
+        }
+}
+
+void cli_options_help(FILE *out, cli_cmd cmd)
+{
+    for (size_t k = 0; k < NOPTIONS; k++) {
+        const cli_option *o = &OPTIONS[k];
+        if (!(o->cmds & B(cmd))) continue;
+        char head[96];
+        const char *v = value_of(o);
+        snprintf(head, sizeof head, "%s%s%s", o->name, *v ? " " : "", v);
+        char range[96] = "";
+        if (o->type == T_U64 || o->type == T_U64S || o->type == T_DBL)
+            snprintf(range, sizeof range, " [%s%g..%g]", o->lo_open ? ">" : "", o->lo, o->hi);
+        if (strlen(head) <= 28)
+            fprintf(out, "  %-28s %s%s\n", head, o->help, range);
+        else
+            fprintf(out, "  %s\n  %-28s %s%s\n", head, "", o->help, range);
+    }
+}

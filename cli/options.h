@@ -1,0 +1,73 @@
+/* Every command-line option of gqsim in one declarative table: its name,
+ * type, bounds, the commands it applies to (and those that require it), its
+ * help line. One parser reads any command's arguments from it, and the
+ * usage and help of every command are printed from it, so they cannot
+ * drift apart. An option given to a command it does not apply to is a usage
+ * error, like an unknown one. */
+#ifndef GQ_OPTIONS_H
+#define GQ_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The commands that take options, one bit each. */
+typedef enum {
+    C_QUANT_LIST,
+    C_QUANT_GEN,
+    C_QUANT_ENCODE,
+    C_QUANT_DECODE,
+    C_QUANT_ROUNDTRIP,
+    C_QUANT_BENCH,
+    C_QUANT_SWEEP,
+    C_MODELS_LIST,
+    C_MODELS_SHOW,
+    C_MODELS_COMPUTE,
+    C_GPUS_LIST,
+    C_GPUS_FIT,
+    C_PLATFORMS_LIST,
+    C_PLATFORMS_SHOW,
+    C_PLATFORMS_XML,
+    C_SIMULATE,
+    C_SPEEDUP,
+    C_REPORT,
+    C_VALIDATE,
+    C_TRAIN,
+    C_COUNT_
+} cli_cmd;
+
+#define MAX_QUANTS 16
+#define MAX_GPU_COUNTS 32
+
+/* The values of every option; a command reads the ones it takes. Set the
+ * defaults before parsing: the parser overwrites what is given. */
+typedef struct {
+    const char *positional; /* a command's one operand (models show MODEL, platforms show NAME), or NULL */
+    const char *model, *platform, *gpu, *gpu_file, *network_model, *plot, *out, *output, *measured, *input, *data,
+        *dump_grads;
+    const char *quant[MAX_QUANTS];
+    size_t nquant;
+    const char *dist[8];
+    size_t ndist;
+    uint64_t gpus[MAX_GPU_COUNTS], bucket[32], levels[8], workers[16], dump_at[64];
+    size_t ngpus, nbucket, nlevels, nworkers, ndump_at;
+    uint64_t batch, iterations, n, trials, seed, epochs, nodes, train_limit, test_limit;
+    double fusion, fusion_cycle, fp32_below, quant_cost_scale, quant_rate, gpu_ips, shared_scale, lr, momentum,
+        weight_decay;
+    int sync, downlink, overlap, engine, format, optimizer, ef;
+    int lr_schedule, step_every; /* --lr-schedule: const, step:E:G, poly:P */
+    double step_gamma, poly_power;
+    int fp32_last, exact_flows, no_scaler_sharing;
+} cli_args;
+
+/* Parses argv[1..argc) for command cmd ("gqsim NAME" in messages): options
+ * from the table, and at most `operands` operands (into a->positional).
+ * @return 0, or EXIT_USAGE (2) after printing one line. */
+int cli_parse_args(cli_cmd cmd, const char *name, int argc, char **argv, cli_args *a, int operands);
+
+/* "[--model M] [--quant SPEC]... --gpus N ..." for a usage line. */
+void cli_options_usage(FILE *out, cli_cmd cmd);
+/* One line per option the command takes: name, value, help. */
+void cli_options_help(FILE *out, cli_cmd cmd);
+
+#endif

@@ -1,0 +1,315 @@
+/* Scenarios, sweeps, the report and the validation; see scenario.h. */
+#include "scenario.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codec_cost.h"
+
+#define DEFAULT_FUSION 67108864.0 /* 64 MiB, Horovod's default fusion threshold */
+#define DEFAULT_CYCLE 0.005       /* 5 ms, Horovod's default cycle time */
+
+void sim_request_defaults(sim_request *q)
+{
+    memset(q, 0, sizeof *q);
+    q->sync = SYNC_PS_SHARDED;
+    q->overlap = 1;
+    q->fusion_bytes = DEFAULT_FUSION;
+    q->fusion_cycle_s = DEFAULT_CYCLE;
+    q->engine = ENGINE_SIMGRID;
+    q->iterations = 1;
+    q->quant_cost_scale = 1;
+}
+
+gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t cap)
+{
+    memset(s, 0, sizeof *s);
+    s->req = *q;
+    if (!q->model || !q->platform) return gq_fail(GQ_ERR_PARAM, msg, cap, "needs a model and a platform");
+    gq_err e = zoo_load(&s->zoo, q->gpu_file, msg, cap);
+    if (e != GQ_OK) return e;
+    char why[512];
+    if ((e = cluster_parse(q->platform, &s->cluster, why, sizeof why)) != GQ_OK) {
+        scenario_close(s);
+        return gq_fail(e, msg, cap, "--platform '%s': %s", q->platform, why);
+    }
+    if (!(s->model = zoo_model(&s->zoo, q->model, msg, cap)) ||
+        !(s->gpu = zoo_gpu(&s->zoo, q->gpu ? q->gpu : s->cluster.gpu, msg, cap))) {
+        scenario_close(s);
+        return GQ_ERR_SPEC;
+    }
+    s->batch = q->batch ? q->batch : s->model->batch ? s->model->batch : 32;
+    model_zoo view = zoo_view(&s->zoo);
+    if (gpu_compute(&s->zoo.gpus, &view, s->model, s->gpu, s->batch, q->gpu_images_per_s, NULL, &s->compute) != GQ_OK) {
+        gq_fail(GQ_ERR_PARAM, msg, cap, "no compute profile for %s on %s", s->model->name, s->gpu->name);
+        scenario_close(s);
+        return GQ_ERR_PARAM;
+    }
+    return GQ_OK;
+}
+
+void scenario_close(sim_scenario *s) { zoo_free(&s->zoo); }
+
+gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o, char *msg, size_t cap)
+{
+    const sim_request *q = &s->req;
+    sim_config c;
+    memset(&c, 0, sizeof c);
+    memset(o, 0, sizeof *o);
+    char why[512];
+    if (qz_parse_spec(quant, &c.quant, why, sizeof why) != GQ_OK)
+        return gq_fail(GQ_ERR_SPEC, msg, cap, "--quant '%s': %s", quant, why);
+    double enc = 0, dec = 0;
+    if (q->quant_rate > 0 && c.quant.id != QZ_FP32)
+        enc = dec = 1e9 / q->quant_rate;
+    else if (codec_cost_measure(&c.quant, &enc, &dec) != GQ_OK)
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "--quant '%s': timing the codec failed", quant);
+    c.model = s->model;
+    c.cluster = &s->cluster;
+    c.gpus = gpus;
+    c.sync = q->sync;
+    c.exchange = q->exchange;
+    c.overlap = q->overlap;
+    c.fusion_bytes = q->fusion_bytes;
+    c.fusion_cycle_s = q->fusion_cycle_s;
+    c.fwd_s = s->compute.fwd_s;
+    c.bwd_s = s->compute.bwd_s;
+    c.encode_ns = enc * q->quant_cost_scale;
+    c.decode_ns = dec * q->quant_cost_scale;
+    c.engine = q->engine;
+    c.network_model = q->network_model;
+    c.iterations = q->iterations;
+    c.exact_flows = q->exact_flows;
+    gq_err e = sim_run(&c, &o->r, why, sizeof why);
+    if (e != GQ_OK)
+        return gq_fail(e, msg, cap, "simulate %s on %s with %d GPUs: %s", s->model->name, q->platform, gpus, why);
+    qz_format_spec(&c.quant, o->quant, sizeof o->quant);
+    o->gpus = gpus;
+    o->images_per_s = (double)gpus * s->batch / o->r.iteration_s;
+    o->speedup = o->images_per_s / s->compute.images_per_s; /* one GPU, fp32, no communication */
+    return GQ_OK;
+}
+
+const char *const SIM_COLUMNS[] = {"model",
+                                   "platform",
+                                   "gpus",
+                                   "quant",
+                                   "sync",
+                                   "iteration_s",
+                                   "compute_s",
+                                   "comm_exposed_s",
+                                   "encode_s",
+                                   "decode_s",
+                                   "bytes_per_gpu_up",
+                                   "bytes_per_gpu_down",
+                                   "images_per_s",
+                                   "speedup",
+                                   "engine",
+                                   "batch",
+                                   "gpu",
+                                   "overlap",
+                                   "fusion_bytes",
+                                   "compute_source",
+                                   "network_model"};
+const size_t SIM_NCOLUMNS = sizeof SIM_COLUMNS / sizeof SIM_COLUMNS[0];
+
+void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o)
+{
+    const sim_request *q = &s->req;
+    const sim_result *r = &o->r;
+    table_row(t,
+              "%s\t%s\t%d\t%s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.0f\t%.0f\t%.6g\t%.6g\t%s\t%d\t%s\t%s\t%.0f\t%s\t%s",
+              s->model->name, q->platform, o->gpus, o->quant, sync_name(q->sync), r->iteration_s, r->compute_s,
+              r->comm_exposed_s, r->encode_s, r->decode_s, r->bytes_up, r->bytes_down, o->images_per_s, o->speedup,
+              sim_engine_get(q->engine)->name, s->batch, s->gpu->name, q->overlap ? "on" : "off", q->fusion_bytes,
+              compute_source_name(s->compute.source), r->network_model);
+}
+
+static void tell(sim_progress progress, void *ctx, const char *fmt, const char *a, const char *b, const char *c,
+                 int gpus)
+{
+    if (!progress) return;
+    char what[512];
+    snprintf(what, sizeof what, fmt, a, b, c, gpus);
+    progress(ctx, what);
+}
+
+gq_err scenario_sweep(sim_scenario *s, const char *const *quants, int nquants, const int *gpus, int ngpus,
+                      gq_table *rows, sim_progress progress, void *ctx, char *msg, size_t cap)
+{
+    if (rows->ncols == 0) table_init(rows, SIM_COLUMNS, SIM_NCOLUMNS);
+    for (int k = 0; k < nquants; k++)
+        for (int g = 0; g < ngpus; g++) {
+            tell(progress, ctx, "%.60s %.300s %.100s: %d GPUs", s->model->name, s->req.platform, quants[k], gpus[g]);
+            sim_outcome o;
+            gq_err e = scenario_run(s, quants[k], gpus[g], &o, msg, cap);
+            if (e != GQ_OK) return e;
+            scenario_row(rows, s, &o);
+        }
+    return GQ_OK;
+}
+
+/* ---- the report ------------------------------------------------------------------------------ */
+
+const char *const REPORT_PLATFORMS[2] = {"terngrad-ethernet", "terngrad-infiniband"};
+const char *const REPORT_MODELS[3] = {"alexnet", "googlenet", "vgg-a"};
+
+gq_err sim_report(const sim_request *base, const char *const *quants, int nquants, const int *gpus, int ngpus,
+                  gq_table *rows, gq_table *summary, sim_progress progress, void *ctx, char *msg, size_t cap)
+{
+    if (nquants < 1 || ngpus < 1) return gq_fail(GQ_ERR_PARAM, msg, cap, "the report needs quantizers and GPU counts");
+    /* summary columns: platform, model, each quantizer's speedup, each one's ratio to the first */
+    enum { MAXQ = 16 };
+    if (nquants > MAXQ) return gq_fail(GQ_ERR_PARAM, msg, cap, "the report takes at most %d quantizers", MAXQ);
+    char names[MAXQ][256], ratios[MAXQ][520];
+    const char *header[2 + 2 * MAXQ] = {"platform", "model"};
+    size_t ncols = 2;
+    for (int k = 0; k < nquants; k++) {
+        qz_params q;
+        char why[256];
+        if (qz_parse_spec(quants[k], &q, why, sizeof why) != GQ_OK)
+            return gq_fail(GQ_ERR_SPEC, msg, cap, "--quant '%s': %s", quants[k], why);
+        qz_format_spec(&q, names[k], sizeof names[k]);
+        header[ncols++] = names[k];
+    }
+    for (int k = 1; k < nquants; k++) {
+        snprintf(ratios[k], sizeof ratios[k], "%s/%s", names[k], names[0]);
+        header[ncols++] = ratios[k];
+    }
+    table_init(rows, SIM_COLUMNS, SIM_NCOLUMNS);
+    table_init(summary, header, ncols);
+    for (int pi = 0; pi < 2; pi++)
+        for (int mi = 0; mi < 3; mi++) {
+            sim_request q = *base;
+            q.platform = REPORT_PLATFORMS[pi];
+            q.model = REPORT_MODELS[mi];
+            q.batch = 0; /* each model's customary batch, as in Figure 5 */
+            sim_scenario s;
+            gq_err e = scenario_open(&s, &q, msg, cap);
+            double at_max[MAXQ];
+            for (int k = 0; e == GQ_OK && k < nquants; k++)
+                for (int g = 0; e == GQ_OK && g < ngpus; g++) {
+                    tell(progress, ctx, "%.60s %.300s %.100s: %d GPUs", q.model, q.platform, quants[k], gpus[g]);
+                    sim_outcome o;
+                    e = scenario_run(&s, quants[k], gpus[g], &o, msg, cap);
+                    if (e != GQ_OK) break;
+                    scenario_row(rows, &s, &o);
+                    if (g == ngpus - 1) at_max[k] = o.speedup;
+                }
+            scenario_close(&s);
+            if (e != GQ_OK) return e;
+            char line[2048];
+            size_t n = (size_t)snprintf(line, sizeof line, "%s\t%s", q.platform, q.model);
+            for (int k = 0; k < nquants && n < sizeof line; k++)
+                n += (size_t)snprintf(line + n, sizeof line - n, "\t%.1f", at_max[k]);
+            for (int k = 1; k < nquants && n < sizeof line; k++)
+                n += (size_t)snprintf(line + n, sizeof line - n, "\t%.2f", at_max[k] / at_max[0]);
+            table_row(summary, "%s", line);
+        }
+    return GQ_OK;
+}
+
+/* ---- validation ------------------------------------------------------------------------------ */
+
+/* A measured row's platform: its `platform` column (any spec), else a machine
+ * name: "DGX-1" is dgx1, others a one-node cluster of the row's GPU on
+ * NVLink or PCIe by the `interconnect` column. */
+static void row_platform(char *out, size_t cap, const measured_row *row)
+{
+    if (row->platform[0])
+        snprintf(out, cap, "%s", row->platform);
+    else if (strcmp(row->machine, "DGX-1") == 0)
+        snprintf(out, cap, "dgx1");
+    else
+        snprintf(out, cap, "cluster:gpus-per-node=8,gpu=%s,intra=%s,inter=10gbe", row->gpu,
+                 strstr(row->interconnect, "NVLink") ? "nvlink1" : "pcie3");
+}
+
+/* The sync column: gqsim's names, or TensorFlow benchmark names. */
+static int row_sync(const char *s, sync_kind *k)
+{
+    if (!*s) return *k = SYNC_PS_SHARDED, 0;
+    if (sync_parse(s, k) == 0) return 0;
+    if (strncmp(s, "parameter_server", 16) == 0) return *k = SYNC_PS, 0;
+    if (strncmp(s, "replicated", 10) == 0) return *k = SYNC_RING, 0;
+    return -1;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+gq_err sim_validate(const measured_set *ms, const char *file, const sim_request *base, gq_table *rows,
+                    double *median_pct, double *mean_pct, sim_progress progress, void *ctx, char *msg, size_t cap)
+{
+    static const char *const H[] = {"model",
+                                    "platform",
+                                    "gpu",
+                                    "batch",
+                                    "sync",
+                                    "quant",
+                                    "gpus",
+                                    "measured_images_per_s",
+                                    "predicted_images_per_s",
+                                    "error_pct",
+                                    "compute_source"};
+    table_init(rows, H, sizeof H / sizeof H[0]);
+    if (ms->n == 0) return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: no measured rows", file);
+    double *ape = malloc(ms->n * sizeof *ape);
+    if (!ape) return GQ_ERR_NOMEM;
+    gq_err e = GQ_OK;
+    char why[1024];
+    for (size_t i = 0; i < ms->n && e == GQ_OK; i++) {
+        const measured_row *row = &ms->rows[i];
+        sim_request q = *base;
+        if (row_sync(row->sync, &q.sync)) {
+            e = gq_fail(GQ_ERR_SPEC, msg, cap,
+                        "%s:%d: sync '%s' is not ps, ps-sharded, ring, hierarchical, allgather, parameter_server(...) "
+                        "or replicated(...)",
+                        file, row->line, row->sync);
+            break;
+        }
+        const char *quant = row->quant[0] ? row->quant : "fp32";
+        qz_params qp;
+        if (qz_parse_spec(quant, &qp, why, sizeof why) != GQ_OK) {
+            e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: quant '%s': %s", file, row->line, quant, why);
+            break;
+        }
+        char platform[1024];
+        row_platform(platform, sizeof platform, row);
+        q.model = row->model;
+        q.platform = platform;
+        q.gpu = row->gpu;
+        q.batch = (int)row->batch;
+        tell(progress, ctx, "%.60s %.300s %.100s: %d GPUs", row->model, platform, quant, (int)row->gpus);
+        sim_scenario s;
+        sim_outcome o;
+        e = scenario_open(&s, &q, why, sizeof why);
+        if (e == GQ_OK) e = scenario_run(&s, quant, (int)row->gpus, &o, why, sizeof why);
+        if (e != GQ_OK) {
+            gq_fail(e, msg, cap, "%s:%d: %s", file, row->line, why);
+            scenario_close(&s);
+            break;
+        }
+        double err = 100 * (o.images_per_s - row->images_per_s) / row->images_per_s;
+        ape[i] = fabs(err);
+        table_row(rows, "%s\t%s\t%s\t%llu\t%s\t%s\t%llu\t%.4g\t%.4g\t%+.1f\t%s", s.model->name, platform, s.gpu->name,
+                  (unsigned long long)row->batch, sync_name(q.sync), quant, (unsigned long long)row->gpus,
+                  row->images_per_s, o.images_per_s, err, compute_source_name(s.compute.source));
+        scenario_close(&s);
+    }
+    if (e == GQ_OK) {
+        size_t n = ms->n;
+        double mean = 0;
+        for (size_t k = 0; k < n; k++) mean += ape[k];
+        qsort(ape, n, sizeof *ape, by_value);
+        *mean_pct = mean / (double)n;
+        *median_pct = n % 2 ? ape[n / 2] : 0.5 * (ape[n / 2 - 1] + ape[n / 2]);
+    }
+    free(ape);
+    return e;
+}

@@ -1,0 +1,100 @@
+/* Scenarios: what a user asks the simulator, from names to tables. A
+ * request names a model, a platform and options; a scenario is that request
+ * resolved once (the zoo, the cluster, the GPU's compute time); a run is one
+ * quantizer at one GPU count; a sweep, the report and the validation are
+ * runs over lists. Every function returns tables of named columns (and one
+ * line in msg on error); nothing here prints, so the CLI only parses,
+ * calls, prints and plots, and a test can call exactly what a user runs. */
+#ifndef GQ_SCENARIO_H
+#define GQ_SCENARIO_H
+
+#include "gq_table.h"
+#include "measured.h"
+#include "sim.h"
+#include "zoo.h"
+
+/* What a user asks for, by name. sim_request_defaults() fills the defaults. */
+typedef struct {
+    const char *model;    /* a built-in name or a .model path */
+    const char *platform; /* a built-in name, a cluster: spec, or an .xml path */
+    const char *gpu;      /* NULL: the platform's GPU */
+    const char *gpu_file; /* extra GPU rows, or NULL */
+    const char *network_model;
+    int batch; /* per GPU; 0: the model's customary batch (else 32) */
+    sync_kind sync;
+    xch_policy exchange;
+    int overlap;
+    double fusion_bytes, fusion_cycle_s;
+    engine_kind engine;
+    int iterations, exact_flows;
+    double gpu_images_per_s; /* > 0: this GPU's measured fp32 throughput, instead of a profile */
+    double quant_rate;       /* > 0: codec cost as this many elements/s, instead of timing the codec here */
+    double quant_cost_scale; /* codec cost multiplier */
+} sim_request;
+
+/* ps-sharded, overlap on, Horovod's fusion (64 MiB, 5 ms cycles), SimGrid,
+ * one iteration, codec cost timed here at scale 1. */
+void sim_request_defaults(sim_request *q);
+
+/* A request resolved. */
+typedef struct {
+    sim_request req;
+    gq_zoo zoo;
+    const model_t *model;
+    cluster_spec cluster;
+    const gpu_spec *gpu;
+    int batch;
+    compute_estimate compute;
+} sim_scenario;
+
+/* Resolves a request; on failure s is closed (scenario_close is safe). */
+gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t cap);
+void scenario_close(sim_scenario *s);
+
+/* One run's outcome. */
+typedef struct {
+    sim_result r;
+    char quant[256]; /* the canonical spec */
+    int gpus;
+    double images_per_s;
+    double speedup; /* over one GPU in fp32 without communication */
+} sim_outcome;
+
+/* Runs quantizer `quant` (a spec) on `gpus` GPUs. */
+gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o, char *msg, size_t cap);
+
+/* The columns of a run's row, and the row. */
+extern const char *const SIM_COLUMNS[];
+extern const size_t SIM_NCOLUMNS;
+void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o);
+
+/* Told before each run of a sweep, report or validation (for a progress line). */
+typedef void (*sim_progress)(void *ctx, const char *what);
+
+/* Every (quantizer, GPU count) pair, quantizer-major, one row each into rows
+ * (initialised with SIM_COLUMNS by the caller or here if empty). */
+gq_err scenario_sweep(sim_scenario *s, const char *const *quants, int nquants, const int *gpus, int ngpus,
+                      gq_table *rows, sim_progress progress, void *ctx, char *msg, size_t cap);
+
+/* The report: TernGrad's Figure 5 in kind. Both Figure-5 clusters x AlexNet,
+ * GoogLeNet and VGG-A (each at its customary batch) x `quants` x `gpus`,
+ * platform-major, then model, then quantizer, one row each into rows
+ * (SIM_COLUMNS); summary gets one row per (platform, model): the speedup of
+ * each quantizer at the largest GPU count (columns platform, model, then one
+ * per quantizer, named by its canonical spec, in the order given), and, with
+ * two quantizers or more, each one's ratio to the first
+ * (columns "QUANT/FIRST"). `base` carries the options; its model and
+ * platform are ignored. */
+extern const char *const REPORT_PLATFORMS[2];
+extern const char *const REPORT_MODELS[3];
+gq_err sim_report(const sim_request *base, const char *const *quants, int nquants, const int *gpus, int ngpus,
+                  gq_table *rows, gq_table *summary, sim_progress progress, void *ctx, char *msg, size_t cap);
+
+/* Predicts every measured row (file names them in errors, as FILE:LINE) with
+ * `base`'s options: rows gets columns model, platform, gpu, batch, sync,
+ * quant, gpus, measured_images_per_s, predicted_images_per_s, error_pct,
+ * compute_source; median and mean absolute percentage errors. */
+gq_err sim_validate(const measured_set *ms, const char *file, const sim_request *base, gq_table *rows,
+                    double *median_pct, double *mean_pct, sim_progress progress, void *ctx, char *msg, size_t cap);
+
+#endif
