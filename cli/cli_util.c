@@ -34,44 +34,13 @@ void cli_error(const char *fmt, ...)
     va_end(ap);
 }
 
-int cli_opt(int argc, char **argv, int *i, const char *name, const char **value)
-{
-    const char *a = argv[*i];
-    size_t len = strlen(name);
-    if (strncmp(a, name, len) != 0) return 0;
-    if (a[len] == '=') {
-        *value = a + len + 1;
-        return 1;
-    }
-    if (a[len] != '\0') return 0;
-    if (*i + 1 >= argc) {
-        cli_error("option '%s' needs a value", name);
-        return -1;
-    }
-    *value = argv[++*i];
-    return 1;
-}
-
-int cli_parse_u64(const char *opt, const char *s, uint64_t *v)
+static int parse_u64(const char *opt, const char *s, uint64_t *v)
 {
     char *end;
     errno = 0;
     unsigned long long x = strtoull(s, &end, 10);
     if (*s < '0' || *s > '9' || errno || *end) {
         cli_error("%s '%s' is not a non-negative integer", opt, s);
-        return -1;
-    }
-    *v = x;
-    return 0;
-}
-
-int cli_parse_double(const char *opt, const char *s, double *v)
-{
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (end == s || errno || *end || !isfinite(x)) {
-        cli_error("%s '%s' is not a number", opt, s);
         return -1;
     }
     *v = x;
@@ -120,7 +89,7 @@ int cli_parse_u64_list(const char *opt, const char *s, uint64_t *v, size_t cap, 
             cli_error("%s: more than %zu values", opt, cap);
             return -1;
         }
-        if (cli_parse_u64(opt, tok, &v[*count]) != 0) return -1;
+        if (parse_u64(opt, tok, &v[*count]) != 0) return -1;
         ++*count;
     }
     return 0;
@@ -185,19 +154,6 @@ int cli_read_f32(const char *path, float **data, size_t *n)
 }
 
 /* ---- tables ---------------------------------------------------------------------- */
-
-int cli_parse_format(const char *s, cli_format *f)
-{
-    if (strcmp(s, "table") == 0)
-        *f = FMT_TABLE;
-    else if (strcmp(s, "csv") == 0)
-        *f = FMT_CSV;
-    else {
-        cli_error("--format '%s' is not table or csv", s);
-        return -1;
-    }
-    return 0;
-}
 
 void table_print(const gq_table *t, cli_format f) { table_fprint(stdout, t, f); }
 

@@ -21,14 +21,7 @@ void cli_error_context(const char *where);
 /* src with control characters (newlines) as spaces, for one-line outputs. */
 void cli_one_line(char *dst, size_t cap, const char *src);
 
-/* Matches argv[*i] against --name VALUE or --name=VALUE; on a match stores
- * the value, advances *i past it and returns 1; a missing value is an error
- * (returns -1 after printing). Returns 0 when argv[*i] is another option. */
-int cli_opt(int argc, char **argv, int *i, const char *name, const char **value);
-
-int cli_parse_u64(const char *opt, const char *s, uint64_t *v);
-int cli_parse_double(const char *opt, const char *s, double *v);
-/* The same with a range, one line naming the option and the range when out of it. */
+/* A number for option `opt`: one line naming the option and the range when it is not one in it. */
 int cli_parse_u64_in(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *v);
 /* [lo, hi], or (lo, hi] with lo_open. */
 int cli_parse_double_in(const char *opt, const char *s, double lo, double hi, int lo_open, double *v);
@@ -71,7 +64,6 @@ int cli_run_program(const char *const *argv, const char *cwd, char *why, size_t 
 
 /* ---- tables ------------------------------------------------------------------ */
 typedef enum { FMT_TABLE, FMT_CSV } cli_format;
-int cli_parse_format(const char *s, cli_format *f);
 
 void table_print(const gq_table *t, cli_format f);
 void table_fprint(FILE *out, const gq_table *t, cli_format f);

@@ -19,7 +19,7 @@ const char *gq_strerror(gq_err e)
 {
     switch (e) {
     case GQ_OK: return "no error";
-    case GQ_ERR_SPEC: return "malformed quantizer spec";
+    case GQ_ERR_SPEC: return "malformed input (a spec, a model, a platform, a CSV row)";
     case GQ_ERR_PARAM: return "parameter out of range";
     case GQ_ERR_EMPTY: return "empty input (zero elements)";
     case GQ_ERR_NONFINITE: return "NaN or Inf in input";

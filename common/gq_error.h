@@ -10,7 +10,7 @@
 
 typedef enum {
     GQ_OK = 0,
-    GQ_ERR_SPEC,           /* malformed quantizer spec */
+    GQ_ERR_SPEC,           /* malformed input: a spec, a model or platform file, a CSV row */
     GQ_ERR_PARAM,          /* parameter out of range */
     GQ_ERR_EMPTY,          /* zero elements */
     GQ_ERR_NONFINITE,      /* NaN or Inf in the input */

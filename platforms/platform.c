@@ -1,5 +1,5 @@
 /* Cluster specs and their SimGrid platform XML; see platform.h.
- * Layout (one zone per node, per docs/platforms.md and the SimGrid notes):
+ * Layout (one zone per node, docs/simulation.md#platforms):
  *   world (Floyd)
  *     node<i>: <cluster> of G hosts n<i>g<j>, each with a private full-duplex
  *              link of the intra kind to the node's router (a PCIe switch or
@@ -171,7 +171,7 @@ static int attr(const char *tag, const char *name, char *out, size_t cap)
 static gq_err load_xml(const char *path, cluster_spec *c, char *msg, size_t cap)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: %s", path, strerror(errno));
+    if (!f) return gq_fail(GQ_ERR_IO, msg, cap, "%s: %s", path, strerror(errno));
     char *text = NULL;
     size_t len = 0, got;
     char chunk[65536];
@@ -180,7 +180,7 @@ static gq_err load_xml(const char *path, cluster_spec *c, char *msg, size_t cap)
         if (!grown) {
             fclose(f);
             free(text);
-            return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: cannot read it (larger than 64 MiB?)", path);
+            return gq_fail(GQ_ERR_IO, msg, cap, "%s: cannot read it (larger than 64 MiB?)", path);
         }
         text = grown;
         memcpy(text + len, chunk, got);
@@ -190,7 +190,7 @@ static gq_err load_xml(const char *path, cluster_spec *c, char *msg, size_t cap)
     fclose(f);
     if (bad || !text) {
         free(text);
-        return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: %s", path, bad ? "read error" : "empty file");
+        return gq_fail(bad ? GQ_ERR_IO : GQ_ERR_SPEC, msg, cap, "%s: %s", path, bad ? "read error" : "empty file");
     }
     text[len] = '\0';
     gq_err e = strlen(text) != len ? gq_fail(GQ_ERR_SPEC, msg, cap, "%s: not a text file (holds a NUL byte)", path)

@@ -3,7 +3,7 @@
  * Ethernet or InfiniBand on a non-blocking switch or an oversubscribed
  * fat-tree. Described by a spec in the style of quantizer specs, or by a
  * built-in name; turned into SimGrid 3.32 platform XML
- * (docs/platforms.md). Hosts are named n<NODE>g<GPU>. */
+ * (docs/simulation.md#platforms). Hosts are named n<NODE>g<GPU>. */
 #ifndef GQ_PLATFORM_H
 #define GQ_PLATFORM_H
 

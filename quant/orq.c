@@ -8,7 +8,7 @@
  * neighbours a < c the cost of an interior level l is convex with slope
  * D(l) = sum_{a<=x<=l}(x-a) - sum_{l<=x<=c}(c-x): the best l is where D
  * changes sign, the paper's optimality condition.
- *  1. Greedy (SPEC): from {min, max}, insert the level that lowers the cost
+ *  1. Greedy (docs/papers.md §1): from {min, max}, insert the level that lowers the cost
  *     most, until s levels; coordinate passes re-place each interior level.
  *  2. With more than one interior level, coordinate passes stall in local
  *     optima (measured: up to 30% above the optimum on heavy-tailed buckets),

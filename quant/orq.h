@@ -6,7 +6,7 @@
 
 #include "qz_internal.h"
 
-/* Greedy + refinement (SPEC §1): k levels, ascending, levels[0] = min and
+/* Greedy + refinement (docs/papers.md §1): k levels, ascending, levels[0] = min and
  * levels[k-1] = max. */
 void orq_levels_greedy(float *levels, unsigned k, const qz_sorted *s);
 

@@ -7,7 +7,7 @@
  *   - scratch memory comes from a caller workspace of qz_workspace_size() bytes,
  *     so the hot path never allocates;
  *   - results are size_t byte counts or errors (gq_is_error()).
- * Randomness is counter-based (quant/rng.h): the same seed gives the same
+ * Randomness is counter-based (common/rng.h): the same seed gives the same
  * bytes. The size qz_encode() returns is exactly what the simulator charges. */
 #ifndef GQ_QZ_H
 #define GQ_QZ_H
@@ -68,7 +68,7 @@ const char *qz_summary(qz_id id);
 /* Defaults of a quantizer, as `NAME` alone would give. */
 gq_err qz_defaults(qz_id id, qz_params *p);
 
-/* Parses `NAME[:key=value,...]` (SPEC §2). On error writes one line naming the
+/* Parses `NAME[:key=value,...]` (docs/papers.md §2). On error writes one line naming the
  * bad part into msg (if msg_cap > 0). */
 gq_err qz_parse_spec(const char *spec, qz_params *p, char *msg, size_t msg_cap);
 

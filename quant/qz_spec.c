@@ -1,4 +1,4 @@
-/* Quantizer specs: `NAME[:key=value,...]` (SPEC §2) to qz_params and back,
+/* Quantizer specs: `NAME[:key=value,...]` (docs/papers.md §2) to qz_params and back,
  * with range checks whose messages name the bad part. */
 #include <errno.h>
 #include <math.h>

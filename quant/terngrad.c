@@ -1,6 +1,6 @@
 /* TernGrad (Wen et al., NIPS 2017): unbiased stochastic ternarization onto
  * {-s, 0, +s}, one scaler per bucket (bucket=0: per layer).
- *   scale=max   s = max of the clipped |g|, clipping at clip*sigma (SPEC §1);
+ *   scale=max   s = max of the clipped |g|, clipping at clip*sigma (docs/papers.md §1);
  *   scale=sigma s = clip*sigma, the authors' code; |g| > s rounds to s.
  * An external shared scaler (scaler sharing across workers) replaces s.
  * Wire: one float per bucket, then 2 bits per element (00 = 0, 01 = +s,

@@ -170,6 +170,16 @@ check "speedup figure, script and data" sh -c 'test -s sp.png && test -s sp.gp &
 "$GQ" report --out rep --gpus 1,8,64 --quant-rate 1e10 > rep.txt
 check "report succeeds" test $? -eq 0
 check "report files" sh -c 'test -s rep/report.csv && test -s rep/speedup-terngrad-ethernet.png && test -s rep/speedup-terngrad-infiniband.png && test -s rep/gain.png'
+"$GQ" report --out rq --quant qsgd:levels=3 --quant fp32 --gpus 1,4 --engine analytic --quant-rate 1e10 \
+    --format csv > rq.csv
+check "report --format csv: its summary as CSV, columns in --quant order" test "$(head -1 rq.csv)" = \
+    'platform,model,"qsgd:levels=3,bucket=512,norm=l2,code=dense",fp32,"fp32/qsgd:levels=3,bucket=512,norm=l2,code=dense"'
+check "report --format csv: a row per cluster and model" test "$(tail -n +2 rq.csv | wc -l)" -eq 6
+# the ratio column is fp32's speedup over the first quantizer's, from the rows written beside it
+check "report summary: the ratio is the second quantizer's speedup over the first's" \
+    awk -F, 'NR > 1 { r = $4 / $3; if ($5 <= 0 || r / $5 > 1.05 || $5 / r > 1.05) exit 1 } END { exit NR != 7 }' rq.csv
+"$GQ" report --out r1 --quant fp32 --gpus 1,2 --engine analytic > r1.txt
+check "report with one quantizer: no gain figure, a summary" sh -c 'test -s r1/report.csv && test ! -e r1/gain.png && grep -q "^terngrad-ethernet  *alexnet" r1.txt'
 check "report CSV: 2 clusters x 3 models x 4 quantizers x 3 counts" test "$(tail -n +2 rep/report.csv | wc -l)" -eq 72
 check "report table" grep -q '^terngrad-ethernet *vgg-a ' rep.txt
 printf 'model,gpu,batch,platform,sync,gpus,images_per_s\nalexnet,P100,512,dgx1,ring,1,2987\nalexnet,P100,512,dgx1,ring,2,5658\n' > meas.csv

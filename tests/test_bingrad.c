@@ -1,6 +1,6 @@
 /* BinGrad against independent references:
  *  - BinGrad-b's fit equals a brute-force search over every split (O(d^2));
- *  - BinGrad-pb's levels satisfy both stationary conditions of SPEC §1, as
+ *  - BinGrad-pb's levels satisfy both stationary conditions of docs/papers.md §1, as
  *    subgradient conditions: F has a kink wherever a or b crosses a data
  *    point (its slope jumps by b-a there), so at an optimum on a data point
  *    each residual is at most (b-a) times the number of elements equal to it;

@@ -1,5 +1,5 @@
 /* The model zoo against independently known numbers: parameter totals of
- * every built-in model (SPEC §4, torchvision's counts, or hand arithmetic in
+ * every built-in model (docs/papers.md §3, torchvision's counts, or hand arithmetic in
  * the model file), forward multiply-adds against published figures, a small
  * hand-computed model layer by layer, and malformed files failing with
  * FILE:LINE and a reason. */
@@ -33,7 +33,7 @@ static void test_totals(gq_zoo *z)
         CHECK(model_params(m) == EXACT[i].params, "%s: %llu parameters, expected %llu", EXACT[i].name,
               (unsigned long long)model_params(m), EXACT[i].params);
     }
-    /* SPEC §4: GoogLeNet "about 6.8 M" (Szegedy et al., Table 1) */
+    /* docs/papers.md §3: GoogLeNet "about 6.8 M" (Szegedy et al., Table 1) */
     const model_t *g = get(z, "googlenet");
     CHECK(fabs((double)model_params(g) / 6.8e6 - 1) < 0.05, "googlenet: %llu parameters, not about 6.8 M",
           (unsigned long long)model_params(g));

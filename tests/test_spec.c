@@ -1,5 +1,5 @@
 /* Quantizer specs: defaults, every key, canonical round trip, and errors that
- * name the bad part (SPEC §2). */
+ * name the bad part (docs/papers.md §2). */
 #include "check.h"
 
 static void expect_error(const char *spec, const char *needle)
