@@ -38,15 +38,18 @@ for m in "${mutations[@]}"; do
     mv "$file.orig" "$file"
     continue
   fi
-  if cmake --build build-mutate -j "$(nproc)" > /dev/null 2>&1 &&
-    (cd build-mutate && ctest -j "$(nproc)" -E readme_tour > /dev/null 2>&1); then
+  if ! cmake --build build-mutate -j "$(nproc)" > /dev/null 2>&1; then
+    echo "NO BUILD     $what"
+  elif (cd build-mutate && ctest -j "$(nproc)" -E readme_tour > ../build-mutate.log 2>&1); then
     echo "SURVIVED     $what"
     survived=$((survived + 1))
   else
-    echo "killed       $what"
+    by=$(sed -n 's/^[[:space:]]*[0-9]* - \([a-z_]*\) .*/\1/p' build-mutate.log | tr '\n' ' ')
+    echo "killed       $what  (by: $by)"
     killed=$((killed + 1))
   fi
   mv "$file.orig" "$file"
 done
 cmake --build build-mutate -j "$(nproc)" > /dev/null 2>&1
+rm -f build-mutate.log
 echo "mutations: $killed killed, $survived survived"
