@@ -13,6 +13,7 @@
 #include "gradgen.h"
 #include "options.h"
 #include "qz.h"
+#include "qz_measure.h"
 
 /* ---- shared helpers ------------------------------------------------------------------ */
 
@@ -182,104 +183,6 @@ static int quant_decode(int argc, char **argv)
     return rc;
 }
 
-/* ---- measuring ---------------------------------------------------------------------------- */
-
-typedef struct {
-    const qz_params *p;
-    const float *x;
-    size_t n, cap, wcap, size;
-    unsigned char *buf;
-    void *work;
-    float *y;
-    uint64_t seed;
-    int failed;
-    size_t err; /* the failing call's result */
-} codec_run;
-
-static void run_encode(codec_run *r)
-{
-    size_t s = qz_encode(r->buf, r->cap, r->x, r->n, r->p, r->seed, r->work, r->wcap);
-    if (gq_is_error(s))
-        r->failed = 1, r->err = s;
-    else
-        r->size = s;
-}
-static void run_decode(codec_run *r)
-{
-    size_t d = qz_decode(r->y, r->n, r->buf, r->size);
-    if (d != r->n) r->failed = 1, r->err = d;
-}
-static void run_memcpy(codec_run *r) { memcpy(r->y, r->x, r->n * sizeof *r->x); }
-
-/* Seconds per call, timing batches that last at least 20 ms so the clock's
- * resolution does not matter for small n. */
-static double time_per_call(void (*fn)(codec_run *), codec_run *r)
-{
-    for (long reps = 1;; reps *= 2) {
-        double t0 = gq_now();
-        for (long k = 0; k < reps; k++) fn(r);
-        double dt = gq_now() - t0;
-        if (dt >= 0.02 || reps >= (1L << 20)) return dt / (double)reps;
-    }
-}
-
-typedef struct {
-    double enc_s, dec_s, nmse, bias;
-    size_t bytes;
-} measured;
-
-/* Encodes and decodes `trials` times with seeds seed, seed+1, ...: errors
- * over all trials, times as the fastest trial. @return 0 or -1 after printing. */
-static int measure(const qz_params *p, const char *label, const float *x, size_t n, int trials, uint64_t seed,
-                   int timed, measured *m)
-{
-    codec_run r = {.p = p, .x = x, .n = n, .cap = qz_bound(p, n), .wcap = qz_workspace_size(p, n)};
-    r.buf = malloc(r.cap);
-    r.work = malloc(r.wcap ? r.wcap : 1);
-    r.y = malloc(n * sizeof *r.y);
-    double *mean = calloc(n, sizeof *mean), err = 0, norm = 0;
-    if (!r.buf || !r.work || !r.y || !mean) {
-        cli_error("%s: out of memory for n=%zu", label, n);
-        r.failed = 1;
-    }
-    m->enc_s = m->dec_s = INFINITY;
-    m->bytes = 0;
-    for (int t = 0; t < trials && !r.failed; t++) {
-        r.seed = seed + (uint64_t)t;
-        if (timed) {
-            m->enc_s = fmin(m->enc_s, time_per_call(run_encode, &r));
-            m->dec_s = fmin(m->dec_s, time_per_call(run_decode, &r));
-        } else {
-            run_encode(&r);
-            if (!r.failed) run_decode(&r);
-        }
-        if (r.failed) break;
-        if (t == 0) m->bytes = r.size;
-        for (size_t i = 0; i < n; i++) {
-            double d = (double)r.y[i] - x[i];
-            err += d * d;
-            mean[i] += r.y[i];
-        }
-    }
-    if (!r.failed) {
-        double b = 0;
-        for (size_t i = 0; i < n; i++) {
-            double d = mean[i] / trials - x[i];
-            b += d * d;
-            norm += (double)x[i] * x[i];
-        }
-        m->nmse = norm > 0 ? err / trials / norm : 0;
-        m->bias = norm > 0 ? b / norm : 0;
-    } else if (r.err) {
-        cli_error("%s: %s", label, gq_strerror(gq_error_code(r.err)));
-    }
-    free(r.buf);
-    free(r.work);
-    free(r.y);
-    free(mean);
-    return r.failed ? -1 : 0;
-}
-
 /* ---- options shared by bench and sweep ------------------------------------------------------ */
 
 /* ---- bench ------------------------------------------------------------------------------ */
@@ -328,10 +231,7 @@ static int quant_bench(int argc, char **argv)
     table_init(&t, H, sizeof H / sizeof H[0]);
 
     /* the memory-bandwidth reference: stream the floats in and out once */
-    codec_run ref = {.x = x, .n = count, .y = malloc(count * sizeof(float))};
-    double ref_s = INFINITY;
-    for (uint64_t k = 0; k < trials; k++) ref_s = fmin(ref_s, time_per_call(run_memcpy, &ref));
-    free(ref.y);
+    double ref_s = qz_measure_memcpy(x, count, (int)trials);
     double ref_ns = 1e9 * ref_s / (double)count;
     table_row(&t, "reference\t%zu\t0\t%zu\t32\t1\t%.4f\t%.4f\t1\t1\t0\t0", count, 4 * count, ref_ns, ref_ns);
 
@@ -340,8 +240,10 @@ static int quant_bench(int argc, char **argv)
         char canon[256];
         qz_format_spec(&params[k], canon, sizeof canon);
         cli_progress(0, "bench %zu/%zu: %s", k + 1, nspecs, canon);
-        measured m;
-        if (measure(&params[k], specs[k], x, count, (int)trials, seed, 1, &m) != 0) {
+        qz_measured m;
+        gq_err e = qz_measure(&params[k], x, count, (int)trials, seed, 1, &m);
+        if (e != GQ_OK) {
+            cli_error("%s: %s", specs[k], gq_strerror(e));
             rc = 1;
             break;
         }
@@ -359,42 +261,6 @@ static int quant_bench(int argc, char **argv)
 }
 
 /* ---- sweep ------------------------------------------------------------------------------ */
-
-typedef struct {
-    char label[32], spec[128];
-    unsigned levels;
-} sweep_scheme;
-
-/* The ORQ paper's comparison at equal numbers of levels, for bucket d. */
-static size_t sweep_schemes(sweep_scheme *s, const uint64_t *levels, size_t nlevels, uint64_t d)
-{
-    size_t k = 0;
-    for (size_t l = 0; l < nlevels; l++) {
-        unsigned L = (unsigned)levels[l];
-        snprintf(s[k].label, sizeof s[k].label, "orq-%u", L);
-        snprintf(s[k].spec, sizeof s[k].spec, "orq:levels=%u,bucket=%llu", L, (unsigned long long)d);
-        s[k++].levels = L;
-        snprintf(s[k].label, sizeof s[k].label, "qsgd-%u-max", L);
-        snprintf(s[k].spec, sizeof s[k].spec, "qsgd:levels=%u,bucket=%llu,norm=max", L, (unsigned long long)d);
-        s[k++].levels = L;
-        snprintf(s[k].label, sizeof s[k].label, "qsgd-%u-l2", L);
-        snprintf(s[k].spec, sizeof s[k].spec, "qsgd:levels=%u,bucket=%llu,norm=l2", L, (unsigned long long)d);
-        s[k++].levels = L;
-    }
-    snprintf(s[k].label, sizeof s[k].label, "terngrad");
-    snprintf(s[k].spec, sizeof s[k].spec, "terngrad:bucket=%llu,clip=0", (unsigned long long)d);
-    s[k++].levels = 3;
-    snprintf(s[k].label, sizeof s[k].label, "terngrad-clip2.5");
-    snprintf(s[k].spec, sizeof s[k].spec, "terngrad:bucket=%llu,clip=2.5", (unsigned long long)d);
-    s[k++].levels = 3;
-    snprintf(s[k].label, sizeof s[k].label, "bingrad-b");
-    snprintf(s[k].spec, sizeof s[k].spec, "bingrad-b:bucket=%llu", (unsigned long long)d);
-    s[k++].levels = 2;
-    snprintf(s[k].label, sizeof s[k].label, "bingrad-pb");
-    snprintf(s[k].spec, sizeof s[k].spec, "bingrad-pb:bucket=%llu", (unsigned long long)d);
-    s[k++].levels = 2;
-    return k;
-}
 
 static int quant_sweep(int argc, char **argv)
 {
@@ -421,8 +287,8 @@ static int quant_sweep(int argc, char **argv)
     static const char *const H[] = {"dist", "bucket", "scheme", "quant", "levels", "bits_per_element", "nmse", "bias"};
     gq_table t;
     table_init(&t, H, sizeof H / sizeof H[0]);
-    sweep_scheme sch[3 * 8 + 4];
-    size_t nsch = sweep_schemes(sch, levels, nlevels, buckets[0]);
+    qz_scheme sch[QZ_SCHEMES_MAX(8)];
+    size_t nsch = qz_comparison_schemes(sch, levels, nlevels, buckets[0]);
     /* plot data: one block per (dist, scheme), bucket on x */
     size_t cap = 1 << 16, len = 0;
     char *dat = malloc(cap);
@@ -437,13 +303,13 @@ static int quant_sweep(int argc, char **argv)
             break;
         }
         for (size_t b = 0; b < nbuckets && rc == 0; b++) {
-            sweep_schemes(sch, levels, nlevels, buckets[b]);
+            qz_comparison_schemes(sch, levels, nlevels, buckets[b]);
             for (size_t s = 0; s < nsch; s++) {
                 cli_progress(0, "sweep %zu/%zu: %s on %s", ++done, total, sch[s].spec, dists[d]);
                 qz_params p;
-                measured m;
-                if (parse_quant(sch[s].spec, &p) != 0 ||
-                    measure(&p, sch[s].spec, x, count, (int)trials, seed, 0, &m) != 0) {
+                qz_measured m;
+                if (parse_quant(sch[s].spec, &p) != 0 || qz_measure(&p, x, count, (int)trials, seed, 0, &m) != GQ_OK) {
+                    cli_error("%s: measuring it failed", sch[s].spec);
                     rc = 1;
                     break;
                 }

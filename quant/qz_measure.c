@@ -1,0 +1,134 @@
+/* Measuring quantizers; see qz_measure.h. */
+#include "qz_measure.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gq_clock.h"
+
+typedef struct {
+    const qz_params *p;
+    const float *x;
+    size_t n, cap, wcap, size;
+    unsigned char *buf;
+    void *work;
+    float *y;
+    uint64_t seed;
+    int failed;
+    size_t err; /* the failing call's result */
+} codec_run;
+
+static void run_encode(codec_run *r)
+{
+    size_t s = qz_encode(r->buf, r->cap, r->x, r->n, r->p, r->seed, r->work, r->wcap);
+    if (gq_is_error(s))
+        r->failed = 1, r->err = s;
+    else
+        r->size = s;
+}
+static void run_decode(codec_run *r)
+{
+    size_t d = qz_decode(r->y, r->n, r->buf, r->size);
+    if (d != r->n) r->failed = 1, r->err = d;
+}
+static void run_memcpy(codec_run *r) { memcpy(r->y, r->x, r->n * sizeof *r->x); }
+
+/* Seconds per call, timing batches that last at least 20 ms so the clock's
+ * resolution does not matter for small n. */
+static double time_per_call(void (*fn)(codec_run *), codec_run *r)
+{
+    for (long reps = 1;; reps *= 2) {
+        double t0 = gq_now();
+        for (long k = 0; k < reps; k++) fn(r);
+        double dt = gq_now() - t0;
+        if (dt >= 0.02 || reps >= (1L << 20)) return dt / (double)reps;
+    }
+}
+
+gq_err qz_measure(const qz_params *p, const float *x, size_t n, int trials, uint64_t seed, int timed, qz_measured *m)
+{
+    codec_run r = {.p = p, .x = x, .n = n, .cap = qz_bound(p, n), .wcap = qz_workspace_size(p, n)};
+    r.buf = malloc(r.cap);
+    r.work = malloc(r.wcap ? r.wcap : 1);
+    r.y = malloc(n * sizeof *r.y);
+    double *mean = calloc(n, sizeof *mean), err = 0, norm = 0;
+    gq_err e = GQ_OK;
+    if (!r.buf || !r.work || !r.y || !mean) r.failed = 1, e = GQ_ERR_NOMEM;
+    m->enc_s = m->dec_s = INFINITY;
+    m->bytes = 0;
+    for (int t = 0; t < trials && !r.failed; t++) {
+        r.seed = seed + (uint64_t)t;
+        if (timed) {
+            m->enc_s = fmin(m->enc_s, time_per_call(run_encode, &r));
+            m->dec_s = fmin(m->dec_s, time_per_call(run_decode, &r));
+        } else {
+            run_encode(&r);
+            if (!r.failed) run_decode(&r);
+        }
+        if (r.failed) break;
+        if (t == 0) m->bytes = r.size;
+        for (size_t i = 0; i < n; i++) {
+            double d = (double)r.y[i] - x[i];
+            err += d * d;
+            mean[i] += r.y[i];
+        }
+    }
+    if (!r.failed) {
+        double b = 0;
+        for (size_t i = 0; i < n; i++) {
+            double d = mean[i] / trials - x[i];
+            b += d * d;
+            norm += (double)x[i] * x[i];
+        }
+        m->nmse = norm > 0 ? err / trials / norm : 0;
+        m->bias = norm > 0 ? b / norm : 0;
+    } else if (r.err) {
+        e = gq_is_error(r.err) ? gq_error_code(r.err) : GQ_ERR_CORRUPT; /* a decode of the wrong length */
+    }
+    free(r.buf);
+    free(r.work);
+    free(r.y);
+    free(mean);
+    return r.failed && e == GQ_OK ? GQ_ERR_CORRUPT : e;
+}
+
+double qz_measure_memcpy(const float *x, size_t n, int trials)
+{
+    codec_run ref = {.x = x, .n = n, .y = malloc(n * sizeof(float))};
+    double best = INFINITY;
+    for (int k = 0; ref.y && k < trials; k++) best = fmin(best, time_per_call(run_memcpy, &ref));
+    free(ref.y);
+    return best;
+}
+
+size_t qz_comparison_schemes(qz_scheme *s, const uint64_t *levels, size_t nlevels, uint64_t d)
+{
+    size_t k = 0;
+    for (size_t l = 0; l < nlevels; l++) {
+        unsigned L = (unsigned)levels[l];
+        snprintf(s[k].label, sizeof s[k].label, "orq-%u", L);
+        snprintf(s[k].spec, sizeof s[k].spec, "orq:levels=%u,bucket=%llu", L, (unsigned long long)d);
+        s[k++].levels = L;
+        snprintf(s[k].label, sizeof s[k].label, "qsgd-%u-max", L);
+        snprintf(s[k].spec, sizeof s[k].spec, "qsgd:levels=%u,bucket=%llu,norm=max", L, (unsigned long long)d);
+        s[k++].levels = L;
+        snprintf(s[k].label, sizeof s[k].label, "qsgd-%u-l2", L);
+        snprintf(s[k].spec, sizeof s[k].spec, "qsgd:levels=%u,bucket=%llu,norm=l2", L, (unsigned long long)d);
+        s[k++].levels = L;
+    }
+    snprintf(s[k].label, sizeof s[k].label, "terngrad");
+    snprintf(s[k].spec, sizeof s[k].spec, "terngrad:bucket=%llu,clip=0", (unsigned long long)d);
+    s[k++].levels = 3;
+    snprintf(s[k].label, sizeof s[k].label, "terngrad-clip2.5");
+    snprintf(s[k].spec, sizeof s[k].spec, "terngrad:bucket=%llu,clip=2.5", (unsigned long long)d);
+    s[k++].levels = 3;
+    snprintf(s[k].label, sizeof s[k].label, "bingrad-b");
+    snprintf(s[k].spec, sizeof s[k].spec, "bingrad-b:bucket=%llu", (unsigned long long)d);
+    s[k++].levels = 2;
+    snprintf(s[k].label, sizeof s[k].label, "bingrad-pb");
+    snprintf(s[k].spec, sizeof s[k].spec, "bingrad-pb:bucket=%llu", (unsigned long long)d);
+    s[k++].levels = 2;
+    return k;
+}

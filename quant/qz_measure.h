@@ -1,0 +1,41 @@
+/* Measuring quantizers on a gradient: exact encoded size, error (NMSE),
+ * bias over repeated seeds, and encode/decode time; a memcpy of the same
+ * floats as the reference timed in the same run; and the ORQ paper's
+ * comparison at equal numbers of levels. What `gqsim quant bench` and
+ * `quant sweep` print; library code, it reads a clock only when asked to time. */
+#ifndef GQ_QZ_MEASURE_H
+#define GQ_QZ_MEASURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "qz.h"
+
+typedef struct {
+    double enc_s, dec_s; /* fastest trial, seconds per call (timed runs only) */
+    double nmse;         /* mean over trials of ||Q(g) - g||^2 / ||g||^2 */
+    double bias;         /* ||mean over trials of Q(g) - g||^2 / ||g||^2 */
+    size_t bytes;        /* encoded size, header included */
+} qz_measured;
+
+/* Encodes and decodes x[0..n) `trials` times with seeds seed, seed+1, ...;
+ * errors over all trials; with `timed`, times as the fastest trial (each a
+ * batch of calls lasting at least 20 ms). @return GQ_OK, GQ_ERR_NOMEM, or the
+ * codec's error. */
+gq_err qz_measure(const qz_params *p, const float *x, size_t n, int trials, uint64_t seed, int timed, qz_measured *m);
+
+/* Seconds to copy n floats, the fastest of `trials`: the bandwidth reference. */
+double qz_measure_memcpy(const float *x, size_t n, int trials);
+
+/* One scheme of the comparison: a label (orq-5, qsgd-5-max, ...), its spec, its levels. */
+typedef struct {
+    char label[32], spec[128];
+    unsigned levels;
+} qz_scheme;
+#define QZ_SCHEMES_MAX(nlevels) (3 * (nlevels) + 4)
+
+/* ORQ, QSGD (max and L2 norm) at each of `levels`, then TernGrad (with and
+ * without clipping) and BinGrad-b/-pb, all on buckets of d. @return how many. */
+size_t qz_comparison_schemes(qz_scheme *s, const uint64_t *levels, size_t nlevels, uint64_t d);
+
+#endif
