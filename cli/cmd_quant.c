@@ -8,8 +8,10 @@
 #include <string.h>
 
 #include "cli_util.h"
+#include "codec_cost.h"
 #include "commands.h"
 #include "gq_clock.h"
+#include "gq_file.h"
 #include "gradgen.h"
 #include "options.h"
 #include "qz.h"
@@ -347,6 +349,166 @@ static int quant_sweep(int argc, char **argv)
     return rc;
 }
 
+/* ---- codec costs ---------------------------------------------------------------------------- */
+
+static const char *const CALIBRATE_DEFAULT[] = {"fp16",
+                                                "terngrad",
+                                                "terngrad:pack=trits",
+                                                "qsgd:levels=3",
+                                                "qsgd:levels=5",
+                                                "qsgd:levels=9",
+                                                "qsgd:levels=5,code=elias",
+                                                "orq:levels=3",
+                                                "orq:levels=5",
+                                                "orq:levels=9",
+                                                "bingrad-b",
+                                                "bingrad-pb",
+                                                "signsgd",
+                                                "topk:ratio=0.01"};
+#define NCALIBRATE (sizeof CALIBRATE_DEFAULT / sizeof CALIBRATE_DEFAULT[0])
+
+static const char *const COST_COLUMNS[] = {
+    "quant", "device", "encode_ns_fixed", "encode_ns_per_element", "decode_ns_fixed", "decode_ns_per_element",
+    "source"};
+
+/* This machine's CPU, measured: the profile file --codec-costs reads. */
+static int quant_calibrate(int argc, char **argv)
+{
+    cli_args a;
+    memset(&a, 0, sizeof a);
+    a.trials = 5;
+    if (cli_parse_args(C_QUANT_CALIBRATE, "quant calibrate", argc, argv, &a, 0)) return EXIT_USAGE;
+    const char *const *specs = a.nquant ? a.quant : CALIBRATE_DEFAULT;
+    const size_t n = a.nquant ? a.nquant : NCALIBRATE;
+    gq_table t;
+    table_init(&t, COST_COLUMNS, 7);
+    char cpu[96] = "this CPU";
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    for (char line[256]; f && fgets(line, sizeof line, f);)
+        if (strncmp(line, "model name", 10) == 0 && strchr(line, ':')) {
+            snprintf(cpu, sizeof cpu, "%s", strchr(line, ':') + 2);
+            cpu[strcspn(cpu, "\n")] = '\0';
+            break;
+        }
+    if (f) fclose(f);
+    int rc = 0;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        qz_params q;
+        char canon[256];
+        qz_parse_spec(specs[k], &q, NULL, 0);
+        qz_format_spec(&q, canon, sizeof canon);
+        cli_progress(0, "calibrate %zu/%zu: %s", k + 1, n, canon);
+        codec_cost c;
+        gq_err e = codec_cost_calibrate(&q, (int)a.trials, &c);
+        if (e != GQ_OK) {
+            cli_error("%s: %s", canon, gq_strerror(e));
+            rc = 1;
+            break;
+        }
+        table_row(&t, "%s\tcpu\t%.6g\t%.6g\t%.6g\t%.6g\tgqsim quant calibrate on %s, one thread, median of %llu", canon,
+                  c.enc_fixed_ns, c.enc_ns, c.dec_fixed_ns, c.dec_ns, cpu, (unsigned long long)a.trials);
+    }
+    cli_progress(1, "calibrate: done");
+    if (rc == 0) {
+        if (a.output)
+            rc = table_write_csv(&t, a.output) ? 1 : 0;
+        else
+            table_print(&t, FMT_CSV);
+    }
+    table_free(&t);
+    return rc;
+}
+
+/* What the simulator charges per quantizer on a device, and where it comes from; or the GPU model's fit. */
+static int quant_costs(int argc, char **argv)
+{
+    cli_args a;
+    memset(&a, 0, sizeof a);
+    if (cli_parse_args(C_QUANT_COSTS, "quant costs", argc, argv, &a, 0)) return EXIT_USAGE;
+    gq_zoo z;
+    if (cli_zoo_load(&z, NULL) != 0) return 1;
+    int rc = 0;
+    gq_table t;
+    if (a.fit) {
+        static const char *const H[] = {"device",       "codec",     "call",        "elements",
+                                        "published_us", "fitted_us", "left_out_us", "left_out_error_pct"};
+        table_init(&t, H, 8);
+        codec_fit_point pts[32];
+        double L, eff;
+        size_t n = codec_fit(&z.gpus, &L, &eff, pts, 32);
+        if (n == 0) {
+            cli_error("quant costs --fit: the GPU model could not be fitted");
+            rc = 1;
+        }
+        double errs[32];
+        for (size_t k = 0; k < n; k++) {
+            errs[k] = 100 * (pts[k].left_out_us - pts[k].published_us) / pts[k].published_us;
+            table_row(&t, "%s\t%s\t%s\t%.0f\t%.4g\t%.4g\t%.4g\t%+.0f", pts[k].device, pts[k].codec, pts[k].what,
+                      pts[k].elements, pts[k].published_us, pts[k].fitted_us, pts[k].left_out_us, errs[k]);
+        }
+        if (rc == 0) {
+            table_print(&t, (cli_format)a.format);
+            for (size_t k = 0; k < n; k++) errs[k] = fabs(errs[k]);
+            for (size_t i = 1; i < n; i++) /* insertion sort of n <= 32 */
+                for (size_t j = i; j > 0 && errs[j - 1] > errs[j]; j--) {
+                    double x = errs[j];
+                    errs[j] = errs[j - 1], errs[j - 1] = x;
+                }
+            fprintf(a.format == FMT_TABLE ? stdout : stderr,
+                    "%s%zu points: %.2f us per kernel launch, %.1f%% of memory bandwidth; leave-one-out error median "
+                    "%.0f%%, max %.0f%%\n",
+                    a.format == FMT_TABLE ? "\n" : "", n, L, 100 * eff,
+                    n % 2 ? errs[n / 2] : (errs[n / 2 - 1] + errs[n / 2]) / 2, errs[n - 1]);
+        }
+        table_free(&t);
+        zoo_free(&z);
+        return rc;
+    }
+    const codec_device on = (codec_device)a.codec_on;
+    const gpu_spec *g = on == CODEC_ON_GPU ? cli_zoo_gpu(&z, a.gpu ? a.gpu : "V100") : NULL;
+    codec_profile user = {0};
+    char msg[1024];
+    if (on == CODEC_ON_GPU && !g) rc = 1;
+    if (rc == 0 && a.codec_costs) {
+        char *text;
+        size_t len;
+        gq_err e = gq_read_file(a.codec_costs, (size_t)16 << 20, 1, &text, &len, msg, sizeof msg);
+        if (e == GQ_OK) {
+            e = codec_profile_parse(text, len, a.codec_costs, &user, msg, sizeof msg);
+            free(text);
+        }
+        if (e != GQ_OK) cli_error("%s", msg), rc = 1;
+    }
+    static const char *const H[] = {"quant",           "device",
+                                    "encode_ns_fixed", "encode_ns_per_element",
+                                    "decode_ns_fixed", "decode_ns_per_element",
+                                    "encode_us_2^20",  "decode_us_2^20",
+                                    "codec_source"};
+    table_init(&t, H, 9);
+    const char *const *specs = a.nquant ? a.quant : CALIBRATE_DEFAULT;
+    const size_t n = a.nquant ? a.nquant : NCALIBRATE;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        qz_params q;
+        char canon[256];
+        qz_parse_spec(specs[k], &q, NULL, 0);
+        qz_format_spec(&q, canon, sizeof canon);
+        codec_cost c;
+        if (codec_cost_for(&q, on, g, a.codec_costs ? &user : NULL, &c, msg, sizeof msg) != GQ_OK) {
+            cli_error("%s: %s", canon, msg);
+            rc = 1;
+            break;
+        }
+        table_row(&t, "%s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.4g\t%.4g\t%s", canon, g ? g->name : codec_device_name(on),
+                  c.enc_fixed_ns, c.enc_ns, c.dec_fixed_ns, c.dec_ns, codec_encode_ns(&c, 1048576) / 1e3,
+                  codec_decode_ns(&c, 1048576) / 1e3, c.source);
+    }
+    if (rc == 0) table_print(&t, (cli_format)a.format);
+    table_free(&t);
+    codec_profile_free(&user);
+    zoo_free(&z);
+    return rc;
+}
+
 /* ---- gen ---------------------------------------------------------------------------------- */
 
 /* A synthetic gradient to try the codecs on: the same generator bench and sweep use. */
@@ -382,6 +544,19 @@ static const char ENCODE_DETAILS[] =
     "self-describing (docs/wire-format.md). Prints bytes=N bits_per_element=X, the exact size a simulated\n"
     "transfer is charged. The same seed gives the same bytes.\n";
 
+static const char CALIBRATE_DETAILS[] =
+    "Each quantizer is timed in thread CPU time on 2^10, 2^13, 2^16 and 2^19 Gaussian elements, the median of\n"
+    "--trials runs (default 5) at each size; a straight line through them (relative least squares) gives the\n"
+    "fixed cost per call and the cost per element. Writes quant,device,encode_ns_fixed,encode_ns_per_element,\n"
+    "decode_ns_fixed,decode_ns_per_element,source to --output (or stdout). A measurement: it reads the clock,\n"
+    "so two runs differ; the predictions made from one file are the same every time.\n";
+
+static const char COSTS_DETAILS[] =
+    "Sources in order: --codec-costs rows for the device; on a GPU, published kernel times (Espresso, V100:\n"
+    "signsgd as EF-signSGD, fp16), else the fitted model: launches x L + elements x bytes / (bandwidth x\n"
+    "efficiency), L and efficiency fitted on the published points (--fit shows them and the leave-one-out\n"
+    "error); on the CPU the built-in profile (data/codec_costs_cpu.csv). docs/codec-costs.md.\n";
+
 const cli_command QUANT_CMDS[] = {
     {"list", quant_list, C_QUANT_LIST, NULL, "the quantizers, their keys and defaults", NULL},
     {"gen", quant_gen, C_QUANT_GEN, NULL,
@@ -393,6 +568,12 @@ const cli_command QUANT_CMDS[] = {
     {"bench", quant_bench, C_QUANT_BENCH, NULL, "encode/decode cost vs a memcpy reference, exact sizes, error and bias",
      BENCH_DETAILS},
     {"sweep", quant_sweep, C_QUANT_SWEEP, NULL, "ORQ vs QSGD vs TernGrad vs BinGrad error across bucket sizes", NULL},
+    {"calibrate", quant_calibrate, C_QUANT_CALIBRATE, NULL,
+     "measure this CPU's codec costs (fixed per call, per element) into a profile for --codec-costs",
+     CALIBRATE_DETAILS},
+    {"costs", quant_costs, C_QUANT_COSTS, NULL,
+     "what the simulator charges per quantizer on a device (--gpu, --codec-on), and where it comes from",
+     COSTS_DETAILS},
     {NULL, NULL, 0, NULL, NULL, NULL},
 };
 

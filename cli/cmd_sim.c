@@ -34,6 +34,7 @@ static sim_request request_of(const cli_args *a)
     q.overlap = a->overlap, q.fusion_bytes = a->fusion, q.fusion_cycle_s = a->fusion_cycle;
     q.engine = (engine_kind)a->engine, q.iterations = (int)a->iterations, q.exact_flows = a->exact_flows;
     q.gpu_images_per_s = a->gpu_ips, q.quant_rate = a->quant_rate, q.quant_cost_scale = a->quant_cost_scale;
+    q.codec_on = (codec_device)a->codec_on, q.codec_costs = a->codec_costs;
     return q;
 }
 
@@ -456,8 +457,9 @@ static const char SIM_DETAILS[] =
     "The SimGrid engine takes at most 16384 GPUs (about a minute there); --engine analytic has no limit.\n"
     "ps-sharded: GPUs of a node reduce locally, then every node holds one shard of the parameter server, as\n"
     "TernGrad's model and TensorFlow shard it. Horovod's fusion: tensors ready within one 5 ms cycle are fused\n"
-    "into buckets of up to 64 MiB. Quantizer cost: timed on this machine, once per quantizer, unless\n"
-    "--quant-rate gives it.\n";
+    "into buckets of up to 64 MiB. Codec cost: the codec's profile on the device that runs it (--codec-on),\n"
+    "published, fitted or measured ('gqsim quant costs' shows it; docs/codec-costs.md); the codec_source\n"
+    "column names it. Nothing is timed while predicting: the same command gives the same bytes.\n";
 
 static const char REPORT_DETAILS[] =
     "Both TernGrad Figure-5 clusters, AlexNet (batch 128), GoogLeNet (64), VGG-A (32), by default fp32 vs\n"

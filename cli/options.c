@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli_util.h"
+#include "codec_cost.h"
 #include "exchange.h"
 #include "gradgen.h"
 #include "qz.h"
@@ -16,7 +17,7 @@
 #define B(c) (1ul << (c))
 #define SIMS (B(C_SIMULATE) | B(C_SPEEDUP) | B(C_REPORT) | B(C_VALIDATE))
 #define FORMATS                                                                                                        \
-    (B(C_QUANT_LIST) | B(C_QUANT_BENCH) | B(C_QUANT_SWEEP) | B(C_MODELS_LIST) | B(C_MODELS_SHOW) |                     \
+    (B(C_QUANT_LIST) | B(C_QUANT_BENCH) | B(C_QUANT_SWEEP) | B(C_QUANT_COSTS) | B(C_MODELS_LIST) | B(C_MODELS_SHOW) |  \
      B(C_MODELS_COMPUTE) | B(C_GPUS_LIST) | B(C_GPUS_FIT) | B(C_PLATFORMS_LIST) | B(C_PLATFORMS_SHOW) | SIMS |         \
      B(C_TRAIN))
 #define CODECS (B(C_QUANT_ENCODE) | B(C_QUANT_ROUNDTRIP))
@@ -96,6 +97,11 @@ static int p_ef(const char *v, cli_args *a)
     a->ef = k == 2 ? -1 : k;
     return 0;
 }
+static int p_codec_on(const char *v, cli_args *a)
+{
+    codec_device d;
+    return codec_device_parse(v, &d) ? -1 : (a->codec_on = (int)d, 0);
+}
 static int p_network(const char *v, cli_args *a)
 {
     if (strcmp(v, "LV08") != 0 && strcmp(v, "CM02") != 0) return -1;
@@ -171,14 +177,14 @@ static const cli_option OPTIONS[] = {
      .field = F(quant),
      .count = F(nquant),
      .cap = MAX_QUANTS,
-     .cmds = B(C_SPEEDUP) | B(C_REPORT) | B(C_QUANT_BENCH) | B(C_TRAIN),
+     .cmds = B(C_SPEEDUP) | B(C_REPORT) | B(C_QUANT_BENCH) | B(C_TRAIN) | B(C_QUANT_CALIBRATE) | B(C_QUANT_COSTS),
      .check = CHK_QUANT,
      .help = "a quantizer, repeatable ('gqsim quant list')"},
     {.name = "--gpu",
      .meta = "NAME",
      .type = T_STR,
      .field = F(gpu),
-     .cmds = SIMS | B(C_MODELS_COMPUTE),
+     .cmds = SIMS | B(C_MODELS_COMPUTE) | B(C_QUANT_COSTS),
      .required = B(C_MODELS_COMPUTE),
      .help = "the GPU ('gqsim gpus list'); default the platform's"},
     {.name = "--gpu-file",
@@ -273,6 +279,19 @@ static const cli_option OPTIONS[] = {
      .field = F(fp32_last),
      .cmds = SIMS | B(C_TRAIN),
      .help = "the classifier (last layer with weights) travels in fp32"},
+    {.name = "--codec-on",
+     .type = T_ENUM,
+     .cmds = SIMS | B(C_QUANT_COSTS),
+     .parse = p_codec_on,
+     .allowed = "gpu|cpu|none",
+     .help = "where encode and decode run: the GPU (default; its kernels delay backward), the host CPU (beside the "
+             "GPU, the gradient crossing PCIe), or nowhere (a free codec, the upper bound)"},
+    {.name = "--codec-costs",
+     .meta = "FILE.csv",
+     .type = T_STR,
+     .field = F(codec_costs),
+     .cmds = SIMS | B(C_QUANT_COSTS),
+     .help = "codec costs per quantizer and device (from 'gqsim quant calibrate'), before the built-in ones"},
     {.name = "--quant-cost-scale",
      .meta = "X",
      .type = T_DBL,
@@ -336,7 +355,7 @@ static const cli_option OPTIONS[] = {
      .meta = "FILE.csv",
      .type = T_STR,
      .field = F(output),
-     .cmds = B(C_TRAIN),
+     .cmds = B(C_TRAIN) | B(C_QUANT_CALIBRATE),
      .check = CHK_CSV,
      .help = "the table as CSV"},
     {.name = "--output",
@@ -395,8 +414,13 @@ static const cli_option OPTIONS[] = {
      .field = F(trials),
      .lo = 1,
      .hi = 1000,
-     .cmds = B(C_QUANT_BENCH) | B(C_QUANT_SWEEP),
+     .cmds = B(C_QUANT_BENCH) | B(C_QUANT_SWEEP) | B(C_QUANT_CALIBRATE),
      .help = "runs per measurement"},
+    {.name = "--fit",
+     .type = T_FLAG,
+     .field = F(fit),
+     .cmds = B(C_QUANT_COSTS),
+     .help = "the GPU model's fit instead: every published point, fitted and left out"},
     {.name = "--dist",
      .meta = "D",
      .type = T_STRS,

@@ -20,6 +20,8 @@ typedef enum {
     C_QUANT_ROUNDTRIP,
     C_QUANT_BENCH,
     C_QUANT_SWEEP,
+    C_QUANT_CALIBRATE,
+    C_QUANT_COSTS,
     C_MODELS_LIST,
     C_MODELS_SHOW,
     C_MODELS_COMPUTE,
@@ -44,7 +46,7 @@ typedef enum {
 typedef struct {
     const char *positional; /* a command's one operand (models show MODEL, platforms show NAME), or NULL */
     const char *model, *platform, *gpu, *gpu_file, *network_model, *plot, *out, *output, *measured, *input, *data,
-        *dump_grads;
+        *dump_grads, *codec_costs;
     const char *quant[MAX_QUANTS];
     size_t nquant;
     const char *dist[8];
@@ -54,10 +56,10 @@ typedef struct {
     uint64_t batch, iterations, n, trials, seed, epochs, nodes, train_limit, test_limit;
     double fusion, fusion_cycle, fp32_below, quant_cost_scale, quant_rate, gpu_ips, shared_scale, lr, momentum,
         weight_decay;
-    int sync, downlink, overlap, engine, format, optimizer, ef;
+    int sync, downlink, overlap, engine, format, optimizer, ef, codec_on;
     int lr_schedule, step_every; /* --lr-schedule: const, step:E:G, poly:P */
     double step_gamma, poly_power;
-    int fp32_last, exact_flows, no_scaler_sharing;
+    int fp32_last, exact_flows, no_scaler_sharing, fit;
 } cli_args;
 
 /* Parses argv[1..argc) for command cmd ("gqsim NAME" in messages): options

@@ -1,7 +1,8 @@
 /* Built-in and user models and GPU data; see zoo.h. */
 #include "zoo.h"
 
-#include <errno.h>
+#include "gq_file.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,36 +10,7 @@
 /* A whole text file, NUL-terminated; refuses binary files. */
 static gq_err read_text(const char *path, char **text, char *msg, size_t cap)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return gq_fail(GQ_ERR_IO, msg, cap, "%s: %s", path, strerror(errno));
-    char *s = NULL;
-    size_t len = 0, got;
-    char chunk[65536];
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        char *grown = len + got <= (size_t)256 << 20 ? realloc(s, len + got + 1) : NULL;
-        if (!grown) {
-            fclose(f);
-            free(s);
-            return gq_fail(GQ_ERR_IO, msg, cap, "%s: too large or out of memory", path);
-        }
-        s = grown;
-        memcpy(s + len, chunk, got);
-        len += got;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(s);
-        return gq_fail(GQ_ERR_IO, msg, cap, "%s: read error", path);
-    }
-    if (!s && !(s = malloc(1))) return GQ_ERR_NOMEM;
-    s[len] = '\0';
-    if (strlen(s) != len) {
-        free(s);
-        return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: not a text file", path);
-    }
-    *text = s;
-    return GQ_OK;
+    return gq_read_file(path, (size_t)256 << 20, 1, text, NULL, msg, cap);
 }
 
 static gq_err add_model(gq_zoo *z, const char *text, const char *file, char *msg, size_t cap)

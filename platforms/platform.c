@@ -9,6 +9,8 @@
  *     nic<i>:  one full-duplex link per node, node router -> its switch. */
 #include "platform.h"
 
+#include "gq_file.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -170,31 +172,11 @@ static int attr(const char *tag, const char *name, char *out, size_t cap)
 
 static gq_err load_xml(const char *path, cluster_spec *c, char *msg, size_t cap)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return gq_fail(GQ_ERR_IO, msg, cap, "%s: %s", path, strerror(errno));
-    char *text = NULL;
-    size_t len = 0, got;
-    char chunk[65536];
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        char *grown = len + got <= (size_t)64 << 20 ? realloc(text, len + got + 1) : NULL;
-        if (!grown) {
-            fclose(f);
-            free(text);
-            return gq_fail(GQ_ERR_IO, msg, cap, "%s: cannot read it (larger than 64 MiB?)", path);
-        }
-        text = grown;
-        memcpy(text + len, chunk, got);
-        len += got;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || !text) {
-        free(text);
-        return gq_fail(bad ? GQ_ERR_IO : GQ_ERR_SPEC, msg, cap, "%s: %s", path, bad ? "read error" : "empty file");
-    }
-    text[len] = '\0';
-    gq_err e = strlen(text) != len ? gq_fail(GQ_ERR_SPEC, msg, cap, "%s: not a text file (holds a NUL byte)", path)
-                                   : cluster_parse_xml(text, path, c, msg, cap);
+    char *text;
+    size_t len;
+    gq_err e = gq_read_file(path, (size_t)64 << 20, 1, &text, &len, msg, cap);
+    if (e != GQ_OK) return e;
+    e = len ? cluster_parse_xml(text, path, c, msg, cap) : gq_fail(GQ_ERR_SPEC, msg, cap, "%s: empty file", path);
     free(text);
     return e;
 }

@@ -49,6 +49,7 @@ for m in "${mutations[@]}"; do
     killed=$((killed + 1))
   fi
   mv "$file.orig" "$file"
+  touch "$file" # newer than the mutant's object, so the next build restores it
 done
 cmake --build build-mutate -j "$(nproc)" > /dev/null 2>&1
 rm -f build-mutate.log

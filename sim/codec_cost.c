@@ -1,12 +1,30 @@
-/* Codec costs timed on this machine (quant/qz_measure.c); see codec_cost.h. */
+/* Codec cost profiles; see codec_cost.h. */
 #include "codec_cost.h"
 
+#include <gsl/gsl_fit.h>
+#include <gsl/gsl_multifit.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "qz_measure.h"
+#include "gq_csv.h"
 #include "rng.h"
+#include "zoo.h"
+#include <time.h>
+
+const char *codec_device_name(codec_device d)
+{
+    static const char *const N[] = {"gpu", "cpu", "none"};
+    return (unsigned)d < 3 ? N[d] : "?";
+}
+
+int codec_device_parse(const char *s, codec_device *out)
+{
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, codec_device_name((codec_device)i)) == 0) return *out = (codec_device)i, 0;
+    return -1;
+}
 
 void codec_cost_gaussian(float *x, size_t n, uint64_t seed)
 {
@@ -19,25 +37,492 @@ void codec_cost_gaussian(float *x, size_t n, uint64_t seed)
     }
 }
 
-gq_err codec_cost_measure(const qz_params *q, double *enc_ns, double *dec_ns)
+/* ---- profile files ---------------------------------------------------------------------------- */
+
+static gq_err row_fail(codec_profile *p, char *msg, size_t cap, const char *file, int line, const char *what,
+                       const char *v)
 {
-    static struct {
-        qz_params q;
-        double enc, dec;
-    } cache[32];
-    static int ncache;
-    for (int i = 0; i < ncache; i++)
-        if (memcmp(&cache[i].q, q, sizeof *q) == 0) return *enc_ns = cache[i].enc, *dec_ns = cache[i].dec, GQ_OK;
-    if (q->id == QZ_FP32) return *enc_ns = *dec_ns = 0, GQ_OK;
-    const size_t n = (size_t)1 << 20;
-    float *x = malloc(n * sizeof *x);
+    codec_profile_free(p);
+    return gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: %s '%.60s'", file, line, what, v);
+}
+
+static int cost_number(const char *s, double *v)
+{
+    char *end;
+    *v = strtod(s, &end);
+    return end == s || *end || !isfinite(*v) || *v < 0 || *v > 1e12 ? -1 : 0; /* up to 1000 s a call */
+}
+
+gq_err codec_profile_parse(const char *text, size_t len, const char *file, codec_profile *p, char *msg, size_t cap)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->file, sizeof p->file, "%s", file);
+    gq_csv *r = malloc(sizeof *r);
+    if (!r) return GQ_ERR_NOMEM;
+    gq_csv_init(r, text, len);
+    const char *why = "empty file, no header";
+    gq_err e = GQ_OK;
+    if (gq_csv_next(r, &why) != 1) {
+        e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:1: %s", file, why);
+        goto out;
+    }
+    static const char *const COLS[] = {
+        "quant", "device", "encode_ns_fixed", "encode_ns_per_element", "decode_ns_fixed", "decode_ns_per_element",
+        "source"};
+    int col[7];
+    for (int k = 0; k < 7; k++)
+        if ((col[k] = gq_csv_column(r, COLS[k], NULL)) < 0) {
+            e = gq_fail(GQ_ERR_SPEC, msg, cap,
+                        "%s:1: needs columns quant, device, encode_ns_fixed, encode_ns_per_element, decode_ns_fixed, "
+                        "decode_ns_per_element, source",
+                        file);
+            goto out;
+        }
+    const int nfields = r->nfields;
+    size_t rcap = 0;
+    for (;;) {
+        const int line = r->line;
+        int got = gq_csv_next(r, &why);
+        if (got == 0) break;
+        if (got < 0) {
+            e = row_fail(p, msg, cap, file, line, why, "");
+            goto out;
+        }
+        if (gq_csv_blank(r)) continue;
+        if (r->nfields != nfields) {
+            e = row_fail(p, msg, cap, file, line, "the header's number of fields, not", r->field[0]);
+            goto out;
+        }
+        if (p->n == rcap) {
+            rcap = rcap ? 2 * rcap : 16;
+            struct codec_cost_row *grown = realloc(p->rows, rcap * sizeof *grown);
+            if (!grown) {
+                codec_profile_free(p);
+                e = GQ_ERR_NOMEM;
+                goto out;
+            }
+            p->rows = grown;
+        }
+        struct codec_cost_row *row = &p->rows[p->n];
+        memset(row, 0, sizeof *row);
+        char qmsg[256];
+        if (qz_parse_spec(r->field[col[0]], &row->q, qmsg, sizeof qmsg) != GQ_OK) {
+            e = row_fail(p, msg, cap, file, line, "quant is not a quantizer spec:", r->field[col[0]]);
+            goto out;
+        }
+        if (!r->field[col[1]][0] || strlen(r->field[col[1]]) >= sizeof row->device) {
+            e = row_fail(p, msg, cap, file, line, "device is empty or too long:", r->field[col[1]]);
+            goto out;
+        }
+        strcpy(row->device, r->field[col[1]]);
+        double *v[4] = {&row->cost.enc_fixed_ns, &row->cost.enc_ns, &row->cost.dec_fixed_ns, &row->cost.dec_ns};
+        for (int k = 0; k < 4; k++)
+            if (cost_number(r->field[col[2 + k]], v[k])) {
+                char what[96];
+                snprintf(what, sizeof what, "%s must be a number of ns in [0, 1e12], not", COLS[2 + k]);
+                e = row_fail(p, msg, cap, file, line, what, r->field[col[2 + k]]);
+                goto out;
+            }
+        snprintf(row->cost.source, sizeof row->cost.source, "%s file %s", row->device, file);
+        p->n++;
+    }
+out:
+    free(r);
+    return e;
+}
+
+void codec_profile_free(codec_profile *p)
+{
+    free(p->rows);
+    p->rows = NULL;
+    p->n = 0;
+}
+
+static const struct codec_cost_row *profile_find(const codec_profile *p, const qz_params *q, const char *device,
+                                                 int any_params)
+{
+    for (size_t i = 0; p && i < p->n; i++)
+        if (gpu_name_eq(p->rows[i].device, device) &&
+            (any_params ? p->rows[i].q.id == q->id : memcmp(&p->rows[i].q, q, sizeof *q) == 0))
+            return &p->rows[i];
+    return NULL;
+}
+
+/* ---- the GPU model ------------------------------------------------------------------------------ */
+
+/* A kernel sequence: launches, and bytes moved per element (reads + writes,
+ * with per-bucket sorts counted as the passes they make). These are this
+ * project's estimates from each algorithm (docs/codec-costs.md), the
+ * regressors of the fit, not measurements. */
+typedef struct {
+    double launches, bytes;
+} traffic;
+
+typedef struct {
+    traffic enc, dec;
+} codec_traffic;
+
+static codec_traffic traffic_of(const qz_params *q)
+{
+    switch (q->id) {
+    case QZ_FP16: return (codec_traffic){{1, 6}, {1, 6}}; /* a cast each way */
+    case QZ_TERNGRAD:                                     /* max (and sigma) reduction, then rounding and packing */
+        return (codec_traffic){{2, 8.25}, {1, 4.25}};
+    case QZ_QSGD: /* bucket norms, then rounding; Elias adds a prefix sum for the variable lengths */
+        return q->code == QZ_CODE_ELIAS ? (codec_traffic){{3, 13}, {2, 9}} : (codec_traffic){{2, 8.5}, {1, 4.5}};
+    case QZ_SIGNSGD: return (codec_traffic){{2, 8.125}, {1, 4.125}}; /* bucket L1 norms, then sign bits */
+    case QZ_BINGRAD_B: return (codec_traffic){{2, 16}, {1, 4.125}};  /* a bucket sort in shared memory */
+    case QZ_BINGRAD_PB: return (codec_traffic){{3, 20}, {1, 4.125}};
+    case QZ_ORQ: return (codec_traffic){{3, 24}, {1, 4.5}}; /* sort, level search, rounding */
+    case QZ_TOPK: /* radix selection, then compaction; zero-fill and scatter */
+        return (codec_traffic){{5, 16 + 8 * q->ratio}, {2, 4 + 8 * q->ratio}};
+    default: return (codec_traffic){{0, 0}, {0, 0}};
+    }
+}
+
+/* The published kernels, described the same way (Espresso's codecs). */
+typedef struct {
+    const char *codec;
+    codec_traffic t;
+    qz_id ours; /* the quantizer of ours it stands for, or 0 */
+} published_codec;
+
+/* Espresso's codecs are sequences of PyTorch operations, one launch each; a
+ * bit-packed decode unpacks through a byte tensor (read 1/8, write 1; read 1,
+ * write 4; scale: read 4, write 4). */
+static const published_codec PUBLISHED[] = {
+    {"fp16", {{1, 6}, {1, 6}}, QZ_FP16},
+    {"efsignsgd", {{4, 28}, {3, 14.125}}, QZ_SIGNSGD}, /* error feedback: add, norm, sign, residual */
+    {"onebit", {{6, 32}, {3, 14.125}}, 0},             /* two cell means per bucket, then bits */
+    {"dgc", {{6, 10.08}, {2, 4.08}}, 0},               /* sampled threshold, mask, nonzero, gather 1% */
+    {"randomk", {{2, 0.08}, {2, 4.08}}, 0},            /* random indices, gather; zero-fill and scatter */
+};
+#define NPUBLISHED (sizeof PUBLISHED / sizeof PUBLISHED[0])
+
+typedef struct {
+    char device[48];
+    const published_codec *codec;
+    int decode; /* 0: compress (encode), 1: decompress (decode) */
+    double elements, us;
+} published_point;
+
+/* The published one-level points, compress = (compress + decompress) - decompress. */
+static size_t published_points(published_point *pts, size_t cap)
+{
+    const char *text = gq_builtin_data("codec_costs_published");
+    if (!text) return 0;
+    gq_csv *r = malloc(sizeof *r);
+    if (!r) return 0;
+    gq_csv_init(r, text, strlen(text));
+    const char *why;
+    size_t n = 0;
+    if (gq_csv_next(r, &why) != 1) return free(r), 0;
+    int cd = gq_csv_column(r, "device", NULL), cc = gq_csv_column(r, "codec", NULL),
+        cw = gq_csv_column(r, "what", NULL), ce = gq_csv_column(r, "elements", NULL),
+        ct = gq_csv_column(r, "time_us", NULL);
+    struct {
+        char device[48], codec[32];
+        double both, dec, elements;
+        int has_both, has_dec, is_cast;
+    } acc[32];
+    size_t nacc = 0;
+    while (cd >= 0 && cc >= 0 && cw >= 0 && ce >= 0 && ct >= 0 && gq_csv_next(r, &why) == 1) {
+        if (gq_csv_blank(r)) continue;
+        const char *what = r->field[cw];
+        int both = strcmp(what, "compress+decompress one-level") == 0, dec = strcmp(what, "decompress one-level") == 0,
+            cast = strcmp(what, "cast") == 0;
+        if (!both && !dec && !cast) continue; /* two-level runs compress twice: not a single call */
+        size_t k = 0;
+        while (k < nacc && !(strcmp(acc[k].device, r->field[cd]) == 0 && strcmp(acc[k].codec, r->field[cc]) == 0)) k++;
+        if (k == nacc) {
+            if (nacc == 32) break;
+            memset(&acc[k], 0, sizeof acc[k]);
+            snprintf(acc[k].device, sizeof acc[k].device, "%s", r->field[cd]);
+            snprintf(acc[k].codec, sizeof acc[k].codec, "%s", r->field[cc]);
+            nacc++;
+        }
+        double us = atof(r->field[ct]);
+        acc[k].elements = atof(r->field[ce]);
+        if (both || cast) acc[k].both = us, acc[k].has_both = 1, acc[k].is_cast = cast;
+        if (dec) acc[k].dec = us, acc[k].has_dec = 1;
+    }
+    free(r);
+    for (size_t k = 0; k < nacc; k++) {
+        const published_codec *pc = NULL;
+        for (size_t i = 0; i < NPUBLISHED; i++)
+            if (strcmp(PUBLISHED[i].codec, acc[k].codec) == 0) pc = &PUBLISHED[i];
+        if (!pc || !acc[k].has_both) continue;
+        published_point pt = {"", pc, 0, acc[k].elements, 0};
+        snprintf(pt.device, sizeof pt.device, "%.47s", acc[k].device);
+        if (acc[k].is_cast) { /* one conversion each way: the same kernel */
+            for (int d = 0; d < 2 && n < cap; d++) pt.decode = d, pt.us = acc[k].both, pts[n++] = pt;
+        } else if (acc[k].has_dec && n + 2 <= cap) {
+            pt.decode = 0, pt.us = acc[k].both - acc[k].dec, pts[n++] = pt;
+            pt.decode = 1, pt.us = acc[k].dec, pts[n++] = pt;
+        }
+    }
+    return n;
+}
+
+/* Least squares of t = launches L + (n bytes / bw) / efficiency over the
+ * points except `skip`. @return 0, or -1 if it cannot be fitted. */
+static int fit_points(const gpu_db *db, const published_point *pts, size_t n, size_t skip, double *L, double *inv_eff)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) m += i != skip && gpu_find(db, pts[i].device);
+    if (m < 3) return -1;
+    gsl_matrix *X = gsl_matrix_alloc(m, 2), *cov = gsl_matrix_alloc(2, 2);
+    gsl_vector *y = gsl_vector_alloc(m), *w = gsl_vector_alloc(m), *c = gsl_vector_alloc(2);
+    gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(m, 2);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const gpu_spec *g = gpu_find(db, pts[i].device);
+        if (i == skip || !g) continue;
+        const traffic *t = pts[i].decode ? &pts[i].codec->t.dec : &pts[i].codec->t.enc;
+        gsl_matrix_set(X, k, 0, t->launches);
+        gsl_matrix_set(X, k, 1, pts[i].elements * t->bytes / g->mem_bw * 1e6); /* microseconds at full bandwidth */
+        gsl_vector_set(y, k, pts[i].us);
+        gsl_vector_set(w, k, 1 / (pts[i].us * pts[i].us)); /* relative errors count */
+        k++;
+    }
+    double chisq;
+    int rc = gsl_multifit_wlinear(X, w, y, c, cov, &chisq, ws);
+    *L = gsl_vector_get(c, 0), *inv_eff = gsl_vector_get(c, 1);
+    gsl_matrix_free(X), gsl_matrix_free(cov), gsl_vector_free(y), gsl_vector_free(w), gsl_vector_free(c);
+    gsl_multifit_linear_free(ws);
+    return rc == 0 && *L >= 0 && *inv_eff > 0 ? 0 : -1;
+}
+
+static double predict_us(const traffic *t, double elements, double bw, double L, double inv_eff)
+{
+    return t->launches * L + elements * t->bytes / bw * 1e6 * inv_eff;
+}
+
+size_t codec_fit(const gpu_db *db, double *launch_us, double *efficiency, codec_fit_point *out, size_t cap)
+{
+    published_point pts[64];
+    size_t n = published_points(pts, 64);
+    double L, inv;
+    if (fit_points(db, pts, n, (size_t)-1, &L, &inv) != 0) return 0;
+    *launch_us = L, *efficiency = 1 / inv;
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < cap; i++) {
+        const gpu_spec *g = gpu_find(db, pts[i].device);
+        if (!g) continue;
+        const traffic *t = pts[i].decode ? &pts[i].codec->t.dec : &pts[i].codec->t.enc;
+        double Lo, io;
+        codec_fit_point *p = &out[k++];
+        memset(p, 0, sizeof *p);
+        snprintf(p->device, sizeof p->device, "%.47s", pts[i].device);
+        snprintf(p->codec, sizeof p->codec, "%s", pts[i].codec->codec);
+        snprintf(p->what, sizeof p->what, "%s", pts[i].decode ? "decode" : "encode");
+        p->elements = pts[i].elements;
+        p->published_us = pts[i].us;
+        p->fitted_us = predict_us(t, pts[i].elements, g->mem_bw, L, inv);
+        p->left_out_us =
+            fit_points(db, pts, n, i, &Lo, &io) == 0 ? predict_us(t, pts[i].elements, g->mem_bw, Lo, io) : NAN;
+    }
+    return k;
+}
+
+/* The fitted model's cost of q on GPU g, per call and per element, in ns. */
+static void fitted_cost(const qz_params *q, const gpu_spec *g, double L, double inv, codec_cost *c)
+{
+    codec_traffic t = traffic_of(q);
+    c->enc_fixed_ns = t.enc.launches * L * 1e3;
+    c->enc_ns = t.enc.bytes / g->mem_bw * 1e9 * inv;
+    c->dec_fixed_ns = t.dec.launches * L * 1e3;
+    c->dec_ns = t.dec.bytes / g->mem_bw * 1e9 * inv;
+}
+
+/* A published point for q on g: Espresso measures per 2^20-element shard and
+ * treats the cost as fixed up to it; here the published time is the cost at
+ * 2^20 elements, split into the fitted model's launch overhead and a slope. */
+static int published_cost(const gpu_db *db, const qz_params *q, const gpu_spec *g, double L, double inv, codec_cost *c)
+{
+    published_point pts[64];
+    size_t n = published_points(pts, 64);
+    double enc_us = -1, dec_us = -1, elements = 0;
+    for (size_t i = 0; i < n; i++)
+        if (pts[i].codec->ours == q->id && gpu_name_eq(pts[i].device, g->name)) {
+            elements = pts[i].elements;
+            if (pts[i].decode)
+                dec_us = pts[i].us;
+            else
+                enc_us = pts[i].us;
+        }
+    (void)db;
+    if (enc_us < 0 || dec_us < 0 || elements <= 0) return -1;
+    codec_traffic t = traffic_of(q);
+    c->enc_fixed_ns = fmin(t.enc.launches * L, enc_us) * 1e3;
+    c->enc_ns = (enc_us * 1e3 - c->enc_fixed_ns) / elements;
+    c->dec_fixed_ns = fmin(t.dec.launches * L, dec_us) * 1e3;
+    c->dec_ns = (dec_us * 1e3 - c->dec_fixed_ns) / elements;
+    (void)inv;
+    return 0;
+}
+
+/* The fit on the built-in GPU data, once per process (a pure function of the data). */
+static int gpu_model_fit(double *L, double *inv)
+{
+    static int done, ok;
+    static double sL, sinv;
+    if (!done) {
+        gq_zoo z;
+        done = 1;
+        if (zoo_load(&z, NULL, NULL, 0) == GQ_OK) {
+            published_point pts[64];
+            size_t n = published_points(pts, 64);
+            ok = fit_points(&z.gpus, pts, n, (size_t)-1, &sL, &sinv) == 0;
+            zoo_free(&z);
+        }
+    }
+    *L = sL, *inv = sinv;
+    return ok ? 0 : -1;
+}
+
+/* ---- the built-in CPU profile ---------------------------------------------------------------------- */
+
+static const codec_profile *builtin_cpu(void)
+{
+    static codec_profile p;
+    static int done;
+    if (!done) {
+        done = 1;
+        const char *text = gq_builtin_data("codec_costs_cpu");
+        if (text && codec_profile_parse(text, strlen(text), "data/codec_costs_cpu.csv", &p, NULL, 0) != GQ_OK)
+            memset(&p, 0, sizeof p);
+    }
+    return &p;
+}
+
+gq_err codec_cost_for(const qz_params *q, codec_device on, const gpu_spec *g, const codec_profile *user, codec_cost *c,
+                      char *msg, size_t cap)
+{
+    memset(c, 0, sizeof *c);
+    if (q->id == QZ_FP32 || on == CODEC_ON_NONE) {
+        snprintf(c->source, sizeof c->source, "%s", q->id == QZ_FP32 ? "none (fp32)" : "none (--codec-on none)");
+        return GQ_OK;
+    }
+    char spec[200];
+    qz_format_spec(q, spec, sizeof spec);
+    const char *device = on == CODEC_ON_CPU ? "cpu" : g->name;
+    const struct codec_cost_row *row = profile_find(user, q, device, 0);
+    if (row) {
+        *c = row->cost;
+        return GQ_OK;
+    }
+    if (on == CODEC_ON_CPU) {
+        const codec_profile *b = builtin_cpu();
+        row = profile_find(b, q, "cpu", 0);
+        const char *how = "built-in";
+        if (!row) row = profile_find(b, q, "cpu", 1), how = "built-in, measured with other parameters";
+        if (!row)
+            return gq_fail(GQ_ERR_PARAM, msg, cap,
+                           "no CPU cost for %s (give one with --codec-costs, from 'gqsim quant "
+                           "calibrate')",
+                           spec);
+        *c = row->cost;
+        snprintf(c->source, sizeof c->source, "cpu %s (data/codec_costs_cpu.csv)", how);
+        return GQ_OK;
+    }
+    double L, inv;
+    if (gpu_model_fit(&L, &inv) != 0) return gq_fail(GQ_ERR_PARAM, msg, cap, "the GPU codec model could not be fitted");
+    if (published_cost(NULL, q, g, L, inv, c) == 0) {
+        snprintf(c->source, sizeof c->source, "%s published (Espresso)", g->name);
+        return GQ_OK;
+    }
+    fitted_cost(q, g, L, inv, c);
+    snprintf(c->source, sizeof c->source, "%s fitted", g->name);
+    return GQ_OK;
+}
+
+/* ---- calibration ---------------------------------------------------------------------------------------- */
+
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median over trials of the CPU seconds per encode and per decode of n elements. */
+static gq_err time_codec(const qz_params *q, const float *x, size_t n, int trials, double *enc_s, double *dec_s)
+{
+    size_t cap = qz_bound(q, n), wcap = qz_workspace_size(q, n);
+    void *buf = malloc(cap), *work = malloc(wcap ? wcap : 1);
+    float *y = malloc(n * sizeof *y);
+    double te[64], td[64];
+    gq_err e = buf && work && y ? GQ_OK : GQ_ERR_NOMEM;
+    if (trials > 64) trials = 64;
+    for (int t = 0; e == GQ_OK && t < trials; t++) {
+        size_t size = 0;
+        long reps = 1;
+        for (;; reps *= 2) { /* a batch long enough for the CPU clock: 5 ms */
+            double t0 = cpu_now();
+            for (long k = 0; k < reps; k++) {
+                size = qz_encode(buf, cap, x, n, q, (uint64_t)t, work, wcap);
+                if (gq_is_error(size)) break;
+            }
+            double dt = cpu_now() - t0;
+            if (gq_is_error(size)) {
+                e = gq_error_code(size);
+                break;
+            }
+            if (dt >= 0.005 || reps >= (1L << 22)) {
+                te[t] = dt / (double)reps;
+                break;
+            }
+        }
+        for (; e == GQ_OK; reps *= 2) {
+            double t0 = cpu_now();
+            for (long k = 0; k < reps; k++)
+                if (qz_decode(y, n, buf, size) != n) e = GQ_ERR_CORRUPT;
+            double dt = cpu_now() - t0;
+            if (dt >= 0.005 || reps >= (1L << 22)) {
+                td[t] = dt / (double)reps;
+                break;
+            }
+        }
+    }
+    if (e == GQ_OK) {
+        qsort(te, (size_t)trials, sizeof *te, by_value);
+        qsort(td, (size_t)trials, sizeof *td, by_value);
+        *enc_s = te[trials / 2], *dec_s = td[trials / 2];
+    }
+    free(buf), free(work), free(y);
+    return e;
+}
+
+gq_err codec_cost_calibrate(const qz_params *q, int trials, codec_cost *c)
+{
+    memset(c, 0, sizeof *c);
+    if (q->id == QZ_FP32) return GQ_OK;
+    static const size_t SIZES[] = {1u << 10, 1u << 13, 1u << 16, 1u << 19};
+    double n[4], te[4], td[4];
+    float *x = malloc(SIZES[3] * sizeof *x);
     if (!x) return GQ_ERR_NOMEM;
-    codec_cost_gaussian(x, n, 1);
-    qz_measured m;
-    gq_err e = qz_measure(q, x, n, 3, 0, 1, &m);
+    codec_cost_gaussian(x, SIZES[3], 1);
+    gq_err e = GQ_OK;
+    for (int k = 0; e == GQ_OK && k < 4; k++) {
+        n[k] = (double)SIZES[k];
+        e = time_codec(q, x, SIZES[k], trials < 1 ? 1 : trials, &te[k], &td[k]);
+        te[k] *= 1e9, td[k] *= 1e9;
+    }
     free(x);
     if (e != GQ_OK) return e;
-    *enc_ns = 1e9 * m.enc_s / (double)n, *dec_ns = 1e9 * m.dec_s / (double)n;
-    if (ncache < 32) cache[ncache].q = *q, cache[ncache].enc = *enc_ns, cache[ncache++].dec = *dec_ns;
+    double c0, c1, cov00, cov01, cov11, sumsq, w[4];
+    for (int k = 0; k < 4; k++) w[k] = 1 / (te[k] * te[k]); /* relative errors: small sizes count */
+    gsl_fit_wlinear(n, 1, w, 1, te, 1, 4, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+    c->enc_fixed_ns = c0 > 0 ? c0 : 0, c->enc_ns = c1 > 0 ? c1 : 0;
+    for (int k = 0; k < 4; k++) w[k] = 1 / (td[k] * td[k]);
+    gsl_fit_wlinear(n, 1, w, 1, td, 1, 4, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+    c->dec_fixed_ns = c0 > 0 ? c0 : 0, c->dec_ns = c1 > 0 ? c1 : 0;
     return GQ_OK;
 }

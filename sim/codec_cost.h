@@ -1,14 +1,77 @@
-/* What encoding and decoding cost per element, as the simulator charges
- * it. Today: the real codec timed on this machine (the fastest of three
- * trials on 2^20 Gaussian elements, each a batch of calls lasting at least
- * 20 ms; cached per quantizer for the process). */
+/* What encoding and decoding cost on the device that runs them: per
+ * quantizer, a fixed cost per call (a kernel launch, a thread pool's wake)
+ * plus a cost per element, as HiPress and Espresso model them. Sources, in
+ * order: a user's profile file (--codec-costs, e.g. from `gqsim quant
+ * calibrate`); for a GPU, published kernel times (data/codec_costs_published.csv)
+ * where the quantizer has one, else a model of its memory traffic over the
+ * GPU's bandwidth with a per-launch overhead, fitted on the published
+ * points; for the host CPU, the built-in profile measured on this project's
+ * machine (data/codec_costs_cpu.csv). Nothing here reads a clock except
+ * codec_cost_calibrate(), which measures (for `quant calibrate` only). */
 #ifndef GQ_CODEC_COST_H
 #define GQ_CODEC_COST_H
 
+#include "gpu.h"
 #include "qz.h"
 
-/* Encode and decode nanoseconds per element of quantizer q (0 for fp32). */
-gq_err codec_cost_measure(const qz_params *q, double *encode_ns, double *decode_ns);
+/* Where encode and decode run. */
+typedef enum { CODEC_ON_GPU, CODEC_ON_CPU, CODEC_ON_NONE } codec_device;
+const char *codec_device_name(codec_device d);
+int codec_device_parse(const char *s, codec_device *out);
+
+typedef struct {
+    double enc_fixed_ns, enc_ns; /* per call, per element */
+    double dec_fixed_ns, dec_ns;
+    char source[160]; /* "V100 published (Espresso)", "P100 fitted", "cpu file costs.csv", ... */
+} codec_cost;
+
+/* A profile file: columns quant, device, encode_ns_fixed,
+ * encode_ns_per_element, decode_ns_fixed, decode_ns_per_element, source
+ * (RFC 4180 CSV; quant is a spec, matched after canonicalisation; device is
+ * "cpu" or a GPU's name). */
+typedef struct {
+    struct codec_cost_row {
+        qz_params q;
+        char device[48];
+        codec_cost cost;
+    } * rows;
+    size_t n;
+    char file[256];
+} codec_profile;
+
+gq_err codec_profile_parse(const char *text, size_t len, const char *file, codec_profile *p, char *msg, size_t cap);
+void codec_profile_free(codec_profile *p);
+
+/* The cost of quantizer q on `on` (the GPU g, or the host CPU). `user` may be
+ * NULL. fp32 and CODEC_ON_NONE cost nothing. */
+gq_err codec_cost_for(const qz_params *q, codec_device on, const gpu_spec *g, const codec_profile *user, codec_cost *c,
+                      char *msg, size_t cap);
+
+/* Nanoseconds of one call on n elements. */
+static inline double codec_encode_ns(const codec_cost *c, double n) { return c->enc_fixed_ns + c->enc_ns * n; }
+static inline double codec_decode_ns(const codec_cost *c, double n) { return c->dec_fixed_ns + c->dec_ns * n; }
+
+/* ---- the fitted GPU model ----------------------------------------------------------------------- */
+
+/* The model: t = launches x L + n x bytes / (bandwidth x efficiency), with L
+ * (microseconds per launch) and 1/efficiency fitted by least squares on the
+ * published points. One published point, fitted and left out. */
+typedef struct {
+    char device[48], codec[32], what[48];
+    double elements, published_us, fitted_us, left_out_us;
+} codec_fit_point;
+
+/* Fits the model on the published points; fills up to cap points (with
+ * leave-one-out predictions). @return how many points, or 0 on failure. */
+size_t codec_fit(const gpu_db *db, double *launch_us, double *efficiency, codec_fit_point *points, size_t cap);
+
+/* ---- measuring this machine's CPU ------------------------------------------------------------- */
+
+/* Measures q on this CPU: thread CPU time on 2^10, 2^13, 2^16 and 2^19
+ * Gaussian elements, the median of `trials` runs at each size, and fixed and
+ * per-element costs fitted by least squares (a fit below zero is taken as
+ * zero). */
+gq_err codec_cost_calibrate(const qz_params *q, int trials, codec_cost *c);
 
 /* A Gaussian gradient of n elements (sigma 1e-3, the size of typical
  * gradients), the same for the same seed: what sizes and costs are measured on. */

@@ -3,77 +3,12 @@
  * newlines, as RFC 4180 allows. */
 #include "measured.h"
 
+#include "gq_csv.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_FIELDS 64
-#define MAX_FIELD 1024
-
-typedef struct {
-    const char *p, *end;
-    int line;
-    char field[MAX_FIELDS][MAX_FIELD];
-    int nfields;
-} csv_reader;
-
-/* Reads one record. @return 1 read, 0 at the end, -1 malformed (reason in why). */
-static int next_record(csv_reader *r, const char **why)
-{
-    r->nfields = 0;
-    if (r->p >= r->end) return 0;
-    for (;;) {
-        if (r->nfields == MAX_FIELDS) return *why = "more than 64 fields", -1;
-        char *f = r->field[r->nfields++];
-        size_t n = 0;
-        int quoted = r->p < r->end && *r->p == '"';
-        if (quoted) r->p++;
-        for (;;) {
-            if (r->p >= r->end) {
-                if (quoted) return *why = "a quoted field is not closed", -1;
-                break;
-            }
-            char ch = *r->p;
-            if (quoted) {
-                if (ch == '"') {
-                    if (r->p + 1 < r->end && r->p[1] == '"') {
-                        r->p++;
-                    } else {
-                        r->p++;
-                        if (r->p < r->end && *r->p != ',' && *r->p != '\n' && *r->p != '\r')
-                            return *why = "text after a closing quote", -1;
-                        break;
-                    }
-                } else if (ch == '\n') {
-                    r->line++;
-                }
-            } else if (ch == ',' || ch == '\n' || ch == '\r') {
-                break;
-            } else if (ch == '"') {
-                return *why = "a quote inside an unquoted field", -1;
-            }
-            if (ch == '\0') return *why = "a NUL byte", -1;
-            if (n + 1 >= MAX_FIELD) return *why = "a field longer than 1023 bytes", -1;
-            f[n++] = *r->p++;
-        }
-        f[n] = '\0';
-        if (r->p < r->end && *r->p == ',') {
-            r->p++;
-            continue;
-        }
-        if (r->p < r->end && *r->p == '\r') r->p++;
-        if (r->p < r->end && *r->p == '\n') r->p++;
-        return 1;
-    }
-}
-
-static int column(const csv_reader *h, const char *a, const char *b)
-{
-    for (int i = 0; i < h->nfields; i++)
-        if (strcmp(h->field[i], a) == 0 || (b && strcmp(h->field[i], b) == 0)) return i;
-    return -1;
-}
 
 static int parse_count(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
 {
@@ -105,23 +40,24 @@ static int copy(char *dst, size_t cap, const char *src)
 gq_err measured_parse(const char *text, size_t len, const char *file, measured_set *s, char *msg, size_t cap)
 {
     memset(s, 0, sizeof *s);
-    csv_reader *h = malloc(sizeof *h), *r = malloc(sizeof *r);
+    gq_csv *h = malloc(sizeof *h), *r = malloc(sizeof *r);
     if (!h || !r) {
         free(h), free(r);
         return GQ_ERR_NOMEM;
     }
-    h->p = text, h->end = text + len, h->line = 1;
+    gq_csv_init(h, text, len);
     const char *why = NULL;
     gq_err e = GQ_OK;
-    int got = next_record(h, &why);
+    int got = gq_csv_next(h, &why);
     if (got <= 0) {
         e = fail(s, msg, cap, file, 1, "%s%s", got == 0 ? "empty file, no header" : "header: ", got ? why : "");
         goto out;
     }
-    const int cm = column(h, "model", NULL), cg = column(h, "gpu", NULL), cb = column(h, "batch", "batch_per_gpu"),
-              cn = column(h, "gpus", NULL), ci = column(h, "images_per_s", NULL), cp = column(h, "platform", NULL),
-              cmach = column(h, "machine", NULL), cint = column(h, "interconnect", NULL), cs = column(h, "sync", NULL),
-              cq = column(h, "quant", NULL);
+    const int cm = gq_csv_column(h, "model", NULL), cg = gq_csv_column(h, "gpu", NULL),
+              cb = gq_csv_column(h, "batch", "batch_per_gpu"), cn = gq_csv_column(h, "gpus", NULL),
+              ci = gq_csv_column(h, "images_per_s", NULL), cp = gq_csv_column(h, "platform", NULL),
+              cmach = gq_csv_column(h, "machine", NULL), cint = gq_csv_column(h, "interconnect", NULL),
+              cs = gq_csv_column(h, "sync", NULL), cq = gq_csv_column(h, "quant", NULL);
     if (cm < 0 || cg < 0 || cb < 0 || cn < 0 || ci < 0 || (cp < 0 && cmach < 0)) {
         e = fail(s, msg, cap, file, 1,
                  "needs columns model, gpu, batch (or batch_per_gpu), gpus, images_per_s and platform (or "
@@ -129,18 +65,18 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
                  "", "");
         goto out;
     }
-    r->p = h->p, r->end = h->end, r->line = 2;
+    gq_csv_init(r, h->p, (size_t)(h->end - h->p));
+    r->line = h->line;
     size_t rcap = 0;
     for (;;) {
         const int line = r->line;
-        got = next_record(r, &why);
+        got = gq_csv_next(r, &why);
         if (got == 0) break;
         if (got < 0) {
             e = fail(s, msg, cap, file, line, "%s%s", why, "");
             goto out;
         }
-        r->line++;
-        if (r->nfields == 1 && !r->field[0][0]) continue; /* a blank line */
+        if (gq_csv_blank(r)) continue;
         if (r->nfields != h->nfields) {
             char a[32], b[32];
             snprintf(a, sizeof a, "%d", r->nfields);

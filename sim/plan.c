@@ -91,18 +91,20 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     if (!p->b || !T) return free(T), GQ_ERR_NOMEM;
     const size_t nt = xch_tensors(m, &c->quant, &c->exchange, T);
     const int requant_down = xch_downlink(&c->exchange, &c->quant) != DOWNLINK_FP32;
-    double t = c->fwd_s, cur_cycle = -1;
+    double t = c->fwd_s, cur_cycle = -1, serial_s = 0, serial_seen = 0;
     sim_bucket *cur = NULL;
     int layer_done = (int)m->nlayers; /* backward has passed layers >= this */
     for (size_t k = nt; k-- > 0;) {
         const xch_tensor *tt = &T[k];
         for (; layer_done > tt->layer; layer_done--) t += bwd[layer_done - 1];
         const double n = (double)tt->n;
-        const double enc = tt->quantized ? encoded_size(&c->quant, tt->n) : 4 * n;
+        const double wire = tt->quantized ? encoded_size(&c->quant, tt->n) : 4 * n;
         double up, dn;
-        xch_tensor_bytes(&c->exchange, &c->quant, tt, c->gpus, enc, enc, &up, &dn);
+        xch_tensor_bytes(&c->exchange, &c->quant, tt, c->gpus, wire, wire, &up, &dn);
         /* a new bucket: per tensor without fusion; when the bucket is full; and, with
          * cycles, when this tensor is ready in a later cycle than the bucket's */
+        t += serial_s - serial_seen; /* the encodes so far held backward up */
+        serial_seen = serial_s;
         double cycle = c->fusion_cycle_s > 0 ? floor(t / c->fusion_cycle_s) : 0;
         if (!cur || c->fusion_bytes <= 0 || cur->raw_bytes >= c->fusion_bytes || cycle != cur_cycle) {
             cur = &p->b[p->n++];
@@ -113,14 +115,26 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         cur->raw_bytes += 4.0 * n;
         cur->up_bytes += up;
         cur->down_bytes += dn;
-        cur->enc_s += q ? c->encode_ns * 1e-9 * n : 0;
-        cur->dec_s += q ? c->decode_ns * 1e-9 * n : 0;
-        cur->enc_down_s += q && requant_down ? c->encode_ns * 1e-9 * n : 0;
-        cur->dec_down_s += q && requant_down ? c->decode_ns * 1e-9 * n : 0;
+        /* one codec call per tensor: a fixed cost and a cost per element; on the host, the
+         * tensor's copy over PCIe before encoding, and the reply's back after decoding */
+        const double enc = q ? 1e-9 * (c->encode_fixed_ns + c->encode_ns * n) : 0;
+        const double dec = q ? 1e-9 * (c->decode_fixed_ns + c->decode_ns * n) : 0;
+        const double copy = q && c->host_copy_bw > 0 ? 4 * n / c->host_copy_bw : 0;
+        cur->enc_s += enc + copy;
+        cur->dec_s += dec;
+        cur->enc_down_s += requant_down ? enc : 0;
+        cur->dec_down_s += requant_down ? dec + copy : q ? copy : 0;
+        if (c->codec_serial && c->gpus > 1)
+            serial_s += enc + (requant_down ? dec : 0); /* GPU time taken from backward */
         /* with cycles a bucket leaves at the end of its cycle (its tensors are ready by then) */
         cur->ready_s = !c->overlap ? p->compute_s : c->fusion_cycle_s > 0 ? (cycle + 1) * c->fusion_cycle_s : t;
     }
     free(T);
+    if (c->codec_serial) { /* a GPU runs its codec kernels between backward's: compute ends later */
+        p->compute_s += serial_s;
+        for (int k = 0; k < p->n; k++)
+            if (!c->overlap) p->b[k].ready_s = p->compute_s;
+    }
     if (p->n == 0) return snprintf(msg, cap, "model '%s' has no parameters", m->name), GQ_ERR_PARAM;
     return GQ_OK;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "codec_cost.h"
+#include "gq_file.h"
 
 #define DEFAULT_FUSION 67108864.0 /* 64 MiB, Horovod's default fusion threshold */
 #define DEFAULT_CYCLE 0.005       /* 5 ms, Horovod's default cycle time */
@@ -40,6 +41,18 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
         scenario_close(s);
         return GQ_ERR_SPEC;
     }
+    if (q->codec_costs) {
+        char *text;
+        size_t len;
+        if ((e = gq_read_file(q->codec_costs, (size_t)16 << 20, 1, &text, &len, msg, cap)) == GQ_OK) {
+            e = codec_profile_parse(text, len, q->codec_costs, &s->profile, msg, cap);
+            free(text);
+        }
+        if (e != GQ_OK) {
+            scenario_close(s);
+            return e;
+        }
+    }
     s->batch = q->batch ? q->batch : s->model->batch ? s->model->batch : 32;
     model_zoo view = zoo_view(&s->zoo);
     if (gpu_compute(&s->zoo.gpus, &view, s->model, s->gpu, s->batch, q->gpu_images_per_s, NULL, &s->compute) != GQ_OK) {
@@ -50,7 +63,11 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
     return GQ_OK;
 }
 
-void scenario_close(sim_scenario *s) { zoo_free(&s->zoo); }
+void scenario_close(sim_scenario *s)
+{
+    zoo_free(&s->zoo);
+    codec_profile_free(&s->profile);
+}
 
 gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o, char *msg, size_t cap)
 {
@@ -61,11 +78,17 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
     char why[512];
     if (qz_parse_spec(quant, &c.quant, why, sizeof why) != GQ_OK)
         return gq_fail(GQ_ERR_SPEC, msg, cap, "--quant '%s': %s", quant, why);
-    double enc = 0, dec = 0;
-    if (q->quant_rate > 0 && c.quant.id != QZ_FP32)
-        enc = dec = 1e9 / q->quant_rate;
-    else if (codec_cost_measure(&c.quant, &enc, &dec) != GQ_OK)
-        return gq_fail(GQ_ERR_PARAM, msg, cap, "--quant '%s': timing the codec failed", quant);
+    codec_cost cost;
+    if (q->quant_rate > 0 && c.quant.id != QZ_FP32 && q->codec_on != CODEC_ON_NONE) {
+        memset(&cost, 0, sizeof cost);
+        cost.enc_ns = cost.dec_ns = 1e9 / q->quant_rate;
+        snprintf(cost.source, sizeof cost.source, "--quant-rate %g on the %s", q->quant_rate,
+                 codec_device_name(q->codec_on));
+    } else {
+        gq_err e = codec_cost_for(&c.quant, q->codec_on, s->gpu, s->req.codec_costs ? &s->profile : NULL, &cost, why,
+                                  sizeof why);
+        if (e != GQ_OK) return gq_fail(e, msg, cap, "--quant '%s': %s", quant, why);
+    }
     c.model = s->model;
     c.cluster = &s->cluster;
     c.gpus = gpus;
@@ -76,8 +99,13 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
     c.fusion_cycle_s = q->fusion_cycle_s;
     c.fwd_s = s->compute.fwd_s;
     c.bwd_s = s->compute.bwd_s;
-    c.encode_ns = enc * q->quant_cost_scale;
-    c.decode_ns = dec * q->quant_cost_scale;
+    c.encode_ns = cost.enc_ns * q->quant_cost_scale;
+    c.decode_ns = cost.dec_ns * q->quant_cost_scale;
+    c.encode_fixed_ns = cost.enc_fixed_ns * q->quant_cost_scale;
+    c.decode_fixed_ns = cost.dec_fixed_ns * q->quant_cost_scale;
+    c.codec_serial = q->codec_on == CODEC_ON_GPU;
+    /* the host sits behind PCIe 3 x16 whatever joins the GPUs (NVLink links GPUs, not the host) */
+    c.host_copy_bw = q->codec_on == CODEC_ON_CPU ? link_kind_find("pcie3", 1)->bandwidth : 0;
     c.engine = q->engine;
     c.network_model = q->network_model;
     c.iterations = q->iterations;
@@ -86,6 +114,7 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
     if (e != GQ_OK)
         return gq_fail(e, msg, cap, "simulate %s on %s with %d GPUs: %s", s->model->name, q->platform, gpus, why);
     qz_format_spec(&c.quant, o->quant, sizeof o->quant);
+    snprintf(o->codec_source, sizeof o->codec_source, "%s", cost.source);
     o->gpus = gpus;
     o->images_per_s = (double)gpus * s->batch / o->r.iteration_s;
     o->speedup = o->images_per_s / s->compute.images_per_s; /* one GPU, fp32, no communication */
@@ -112,19 +141,20 @@ const char *const SIM_COLUMNS[] = {"model",
                                    "overlap",
                                    "fusion_bytes",
                                    "compute_source",
-                                   "network_model"};
+                                   "network_model",
+                                   "codec_source"};
 const size_t SIM_NCOLUMNS = sizeof SIM_COLUMNS / sizeof SIM_COLUMNS[0];
 
 void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o)
 {
     const sim_request *q = &s->req;
     const sim_result *r = &o->r;
-    table_row(t,
-              "%s\t%s\t%d\t%s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.0f\t%.0f\t%.6g\t%.6g\t%s\t%d\t%s\t%s\t%.0f\t%s\t%s",
-              s->model->name, q->platform, o->gpus, o->quant, sync_name(q->sync), r->iteration_s, r->compute_s,
-              r->comm_exposed_s, r->encode_s, r->decode_s, r->bytes_up, r->bytes_down, o->images_per_s, o->speedup,
-              sim_engine_get(q->engine)->name, s->batch, s->gpu->name, q->overlap ? "on" : "off", q->fusion_bytes,
-              compute_source_name(s->compute.source), r->network_model);
+    table_row(
+        t, "%s\t%s\t%d\t%s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.0f\t%.0f\t%.6g\t%.6g\t%s\t%d\t%s\t%s\t%.0f\t%s\t%s\t%s",
+        s->model->name, q->platform, o->gpus, o->quant, sync_name(q->sync), r->iteration_s, r->compute_s,
+        r->comm_exposed_s, r->encode_s, r->decode_s, r->bytes_up, r->bytes_down, o->images_per_s, o->speedup,
+        sim_engine_get(q->engine)->name, s->batch, s->gpu->name, q->overlap ? "on" : "off", q->fusion_bytes,
+        compute_source_name(s->compute.source), r->network_model, o->codec_source);
 }
 
 static void tell(sim_progress progress, void *ctx, const char *fmt, const char *a, const char *b, const char *c,

@@ -8,6 +8,7 @@
 #ifndef GQ_SCENARIO_H
 #define GQ_SCENARIO_H
 
+#include "codec_cost.h"
 #include "gq_table.h"
 #include "measured.h"
 #include "sim.h"
@@ -28,12 +29,14 @@ typedef struct {
     engine_kind engine;
     int iterations, exact_flows;
     double gpu_images_per_s; /* > 0: this GPU's measured fp32 throughput, instead of a profile */
-    double quant_rate;       /* > 0: codec cost as this many elements/s, instead of timing the codec here */
+    codec_device codec_on;   /* where encode and decode run (default the GPU) */
+    const char *codec_costs; /* a codec cost profile file (quant,device,...), or NULL */
+    double quant_rate;       /* > 0: codec cost as this many elements/s on every device, nothing fixed */
     double quant_cost_scale; /* codec cost multiplier */
 } sim_request;
 
 /* ps-sharded, overlap on, Horovod's fusion (64 MiB, 5 ms cycles), SimGrid,
- * one iteration, codec cost timed here at scale 1. */
+ * one iteration, the codec on the GPU at its profile's cost. */
 void sim_request_defaults(sim_request *q);
 
 /* A request resolved. */
@@ -45,6 +48,7 @@ typedef struct {
     const gpu_spec *gpu;
     int batch;
     compute_estimate compute;
+    codec_profile profile; /* the --codec-costs file, if any */
 } sim_scenario;
 
 /* Resolves a request; on failure s is closed (scenario_close is safe). */
@@ -58,6 +62,7 @@ typedef struct {
     int gpus;
     double images_per_s;
     double speedup; /* over one GPU in fp32 without communication */
+    char codec_source[160];
 } sim_outcome;
 
 /* Runs quantizer `quant` (a spec) on `gpus` GPUs. */

@@ -29,13 +29,17 @@ typedef struct {
     int gpus;        /* workers, one per GPU */
     qz_params quant; /* fp32 = no compression */
     sync_kind sync;
-    xch_policy exchange;         /* which tensors are quantized, the server's reply */
-    int overlap;                 /* 1: a bucket leaves as soon as its gradients are ready */
-    double fusion_bytes;         /* bucket size of raw fp32 gradients; 0 = one bucket per tensor */
-    double fusion_cycle_s;       /* > 0: Horovod-style cycles: tensors ready within one cycle
-                                    are fused (up to fusion_bytes) and leave at its end */
-    double fwd_s, bwd_s;         /* compute per iteration per GPU */
-    double encode_ns, decode_ns; /* quantizer cost per element (0 for fp32) */
+    xch_policy exchange;                     /* which tensors are quantized, the server's reply */
+    int overlap;                             /* 1: a bucket leaves as soon as its gradients are ready */
+    double fusion_bytes;                     /* bucket size of raw fp32 gradients; 0 = one bucket per tensor */
+    double fusion_cycle_s;                   /* > 0: Horovod-style cycles: tensors ready within one cycle
+                                                are fused (up to fusion_bytes) and leave at its end */
+    double fwd_s, bwd_s;                     /* compute per iteration per GPU */
+    double encode_ns, decode_ns;             /* codec cost per element (0 for fp32) */
+    double encode_fixed_ns, decode_fixed_ns; /* and per call (one call per tensor) */
+    int codec_serial;    /* 1: the codec runs on the GPU, its kernels delay backward (a GPU is one stream) */
+    double host_copy_bw; /* > 0: the codec runs on the host: the tensor crosses PCIe at this many bytes/s
+                            before encoding and after decoding the reply */
     engine_kind engine;
     const char *network_model; /* NULL: LV08 for TCP links, CM02 for RDMA */
     int iterations;            /* simulated iterations (SimGrid engine); >= 1 */

@@ -190,6 +190,30 @@ printf 'model,gpu,gpus\nalexnet,P100,1\n' > badmeas.csv
 "$GQ" validate --measured badmeas.csv 2> err.txt
 check "validate: missing columns named" grep -q 'badmeas.csv:1: needs columns' err.txt
 
+# ---- codec costs: deterministic, per device -------------------------------------------------
+# the same command twice, the second beside a process burning a CPU: the same bytes
+"$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --quant terngrad --format csv > d1.csv
+sh -c 'while :; do :; done' &
+burner=$!
+"$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --quant terngrad --format csv > d2.csv
+"$GQ" speedup --model vgg-a --platform terngrad-infiniband --quant orq:levels=5 --gpus 1,8 --format csv > d3.csv
+kill "$burner"
+"$GQ" speedup --model vgg-a --platform terngrad-infiniband --quant orq:levels=5 --gpus 1,8 --format csv > d4.csv
+check "simulate: byte-identical on a busy machine" sh -c 'test -s d1.csv && cmp -s d1.csv d2.csv'
+check "speedup: byte-identical on a busy machine" sh -c 'test -s d3.csv && cmp -s d3.csv d4.csv'
+check "codec_source names the GPU's profile" grep -q ',GTX 1080 fitted$' d1.csv
+"$GQ" simulate --model alexnet --platform dgx1 --gpus 8 --quant signsgd --codec-on none --format csv > none.csv
+check "--codec-on none: encode_s = decode_s = 0" sh -c "tail -1 none.csv | cut -d, -f9,10 | grep -qx '0,0'"
+"$GQ" simulate --model alexnet --platform dgx1-v100 --gpus 8 --quant signsgd --format csv > v100.csv
+check "V100 signsgd: Espresso's published kernel" grep -q ',V100 published (Espresso)$' v100.csv
+"$GQ" quant calibrate --quant terngrad --quant qsgd:levels=5 --trials 3 --output cal.csv
+check "calibrate: a header and two rows" sh -c "test \$(wc -l < cal.csv) -eq 3 && head -1 cal.csv | grep -qx 'quant,device,encode_ns_fixed,encode_ns_per_element,decode_ns_fixed,decode_ns_per_element,source'"
+"$GQ" simulate --model vgg-a --platform roce25 --gpus 8 --quant terngrad --codec-on cpu --codec-costs cal.csv --format csv > c1.csv
+"$GQ" simulate --model vgg-a --platform roce25 --gpus 8 --quant terngrad --codec-on cpu --codec-costs cal.csv --format csv > c2.csv
+check "calibrate -> --codec-costs: deterministic, and named" sh -c 'cmp -s c1.csv c2.csv && grep -q ",cpu file cal.csv$" c1.csv'
+"$GQ" simulate --model vgg-a --platform roce25 --gpus 8 --quant terngrad --codec-on cpu --format csv > c3.csv
+check "--codec-on cpu without a file: the built-in profile" grep -q 'cpu built-in (data/codec_costs_cpu.csv)$' c3.csv
+
 # ---- a user's SimGrid XML -----------------------------------------------------------------
 "$GQ" platforms xml terngrad-infiniband --nodes 4 > mine.xml # as written: the gqsim.* properties are in it
 "$GQ" simulate --model alexnet --platform mine.xml --gpus 16 --format csv | cut -d, -f6 > a.txt

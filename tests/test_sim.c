@@ -76,6 +76,19 @@ static void test_engines_agree(void)
         c = base("vgg-a", &ib4, 32, Q[q], SYNC_RING);
         s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
         CHECK(fabs(s / a - 1) < 0.02, "ring of 32 on IB, %s: SimGrid %.6f vs analytic %.6f", Q[q], s, a);
+        /* without overlap every second of communication and codec shows: a parameter server on one
+         * of two hosts (it decodes both contributions), and a hierarchical all-reduce on four nodes
+         * of two GPUs, where nothing is shared either */
+        cluster_spec ib2 = cluster("cluster:gpus-per-node=2,gpu=P100,intra=nvlink1,inter=ib-edr");
+        c = base("alexnet", &ib1, 2, Q[q], SYNC_PS);
+        c.overlap = 0, c.decode_ns = c.quant.id == QZ_FP32 ? 0 : 1.0;
+        s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+        CHECK(fabs(s / a - 1) < 0.01, "PS on two hosts, no overlap, %s: SimGrid %.6f vs analytic %.6f", Q[q], s, a);
+        c = base("vgg-a", &ib2, 8, Q[q], SYNC_HIERARCHICAL);
+        c.overlap = 0;
+        s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+        CHECK(fabs(s / a - 1) < 0.02, "hierarchical, 4 nodes x 2, no overlap, %s: SimGrid %.6f vs analytic %.6f", Q[q],
+              s, a);
     }
 }
 
