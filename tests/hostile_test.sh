@@ -169,6 +169,14 @@ expect "a bad --gpu-file: one line (and no leak under ASan)" 1 "badgpu.csv" \
 expect "models compute with a bad --gpu-file: one line (and no leak under ASan)" 1 "badgpu.csv:1: header" \
     "$GQ" models compute --model alexnet --gpu P100 --gpu-file badgpu.csv
 
+printf 'quant,device,encode_ns_fixed,encode_ns_per_element,decode_ns_fixed,decode_ns_per_element,source\nterngrad,cpu,1,nan,1,1,x\n' > badcost.csv
+expect "a codec profile with a NaN: one line naming FILE:LINE" 1 "badcost.csv:2: encode_ns_per_element must be a number" \
+    "$GQ" simulate --model alexnet --platform dgx1 --gpus 8 --quant terngrad --codec-on cpu --codec-costs badcost.csv
+expect "--codec-on elsewhere" 2 "--codec-on 'fpga' is not gpu\|cpu\|none" \
+    "$GQ" simulate --model alexnet --platform dgx1 --gpus 8 --codec-on fpga
+expect "a missing codec profile" 1 "nothere.csv: No such file" \
+    "$GQ" simulate --model alexnet --platform dgx1 --gpus 8 --codec-costs nothere.csv
+
 # ---- 6. figures from the data ----------------------------------------------------------------
 "$GQ" report --out rep --gpus 1,8 > /dev/null 2> err.txt
 check "report (1 and 8 GPUs) succeeds: $(head -c 200 err.txt)" test -s rep/report.csv
