@@ -123,6 +123,33 @@ int main(void)
     /* an fp32 reply to a quantized upload */
     for (int s = 0; s < 5; s++) expect("terngrad", ALL[s], DOWNLINK_FP32, U, raw + 8, e, d, 0, 0);
 
+    /* the codec on the GPU (codec_serial): its kernels lengthen the compute by every encode and every
+     * reply decode, e + d; with a fixed cost of F ns per call (2 tensors: weights, biases) too. Ring,
+     * TernGrad's summed reply, no overlap: the ring then starts when the longer compute ends. */
+    {
+        const double F = 1000; /* ns per call */
+        sim_config c;
+        memset(&c, 0, sizeof c);
+        c.model = &M, c.cluster = &CL, c.gpus = 4, c.sync = SYNC_RING, c.overlap = 0, c.fusion_bytes = 1e12;
+        qz_parse_spec("terngrad", &c.quant, NULL, 0);
+        c.fwd_s = 0.01, c.bwd_s = 0.02, c.engine = ENGINE_ANALYTIC, c.iterations = 1;
+        c.encode_ns = ENC_NS, c.decode_ns = DEC_NS, c.encode_fixed_ns = F, c.decode_fixed_ns = F;
+        c.codec_serial = 1;
+        sim_result r;
+        char m2[256];
+        const double e2 = e + 2 * F * 1e-9, d2 = d + 2 * F * 1e-9, P = 4;
+        double want = COMPUTE + e2 + d2 + 2 * (P - 1) * (AX + U / P / BX) + 2 * (P - 1) * (e2 + d2) / P;
+        if (sim_run(&c, &r, m2, sizeof m2) != GQ_OK) r.iteration_s = r.compute_s = NAN;
+        close_to(r.iteration_s, want, "GPU codec, ring: iteration");
+        close_to(r.compute_s, COMPUTE + e2 + d2, "GPU codec: compute lengthened by its kernels");
+        /* on the host instead: beside the GPU, but every quantized tensor crosses PCIe each way */
+        c.codec_serial = 0, c.host_copy_bw = 15.75e9;
+        const double copy = 4 * (NW + NB) / 15.75e9;
+        want = COMPUTE + 2 * (P - 1) * (AX + U / P / BX) + 2 * (P - 1) * (e2 + copy + d2) / P;
+        if (sim_run(&c, &r, m2, sizeof m2) != GQ_OK) r.iteration_s = NAN;
+        close_to(r.iteration_s, want, "host codec, ring: iteration");
+    }
+
     /* one GPU: no communication at all */
     sim_result one = simulate("terngrad", SYNC_RING, 1, DOWNLINK_AUTO);
     close_to(one.iteration_s, COMPUTE, "one GPU: the compute alone");
