@@ -10,10 +10,11 @@
 #include "commands.h"
 #include "options.h"
 #include "scenario.h"
+#include "sim_args.h"
 
 /* ---- arguments into a request ------------------------------------------------------------------ */
 
-static void sim_defaults(cli_args *a)
+void cli_sim_defaults(cli_args *a)
 {
     memset(a, 0, sizeof *a);
     sim_request q;
@@ -23,7 +24,7 @@ static void sim_defaults(cli_args *a)
     a->format = FMT_TABLE;
 }
 
-static sim_request request_of(const cli_args *a)
+sim_request cli_request_of(const cli_args *a)
 {
     sim_request q;
     sim_request_defaults(&q);
@@ -109,9 +110,9 @@ static const char *const FP32_ONLY[] = {"fp32"};
 static int cmd_simulate(int argc, char **argv)
 {
     cli_args a;
-    sim_defaults(&a);
+    cli_sim_defaults(&a);
     if (cli_parse_args(C_SIMULATE, "simulate", argc, argv, &a, 0)) return EXIT_USAGE;
-    sim_request q = request_of(&a);
+    sim_request q = cli_request_of(&a);
     sim_scenario s;
     if (open_scenario(&q, &s) != 0) return 1;
     warn_cost(&q, (int)a.gpus[0]);
@@ -143,10 +144,10 @@ static void default_gpus(cli_args *a)
 static int cmd_speedup(int argc, char **argv)
 {
     cli_args a;
-    sim_defaults(&a);
+    cli_sim_defaults(&a);
     if (cli_parse_args(C_SPEEDUP, "speedup", argc, argv, &a, 0)) return EXIT_USAGE;
     default_gpus(&a);
-    sim_request q = request_of(&a);
+    sim_request q = cli_request_of(&a);
     const char *const *quants = a.nquant ? a.quant : FP32_ONLY;
     const size_t nq = a.nquant ? a.nquant : 1;
     int gpus[MAX_GPU_COUNTS];
@@ -264,7 +265,7 @@ static int report_figures(const char *dir, const gq_table *rows, const gq_table 
 static int cmd_report(int argc, char **argv)
 {
     cli_args a;
-    sim_defaults(&a);
+    cli_sim_defaults(&a);
     if (cli_parse_args(C_REPORT, "report", argc, argv, &a, 0)) return EXIT_USAGE;
     default_gpus(&a);
     const char *dir = a.out ? a.out : "gqsim-report";
@@ -274,7 +275,7 @@ static int cmd_report(int argc, char **argv)
     int gpus[MAX_GPU_COUNTS];
     for (size_t g = 0; g < a.ngpus; g++) gpus[g] = (int)a.gpus[g];
     if (cli_stage_dir(dir) != 0) return 1; /* removed again if the report fails */
-    sim_request q = request_of(&a);
+    sim_request q = cli_request_of(&a);
     gq_table rows = {0}, summary = {0};
     char msg[1024];
     int rc = 0;
@@ -307,7 +308,7 @@ static int cmd_report(int argc, char **argv)
 static int cmd_validate(int argc, char **argv)
 {
     cli_args a;
-    sim_defaults(&a);
+    cli_sim_defaults(&a);
     if (cli_parse_args(C_VALIDATE, "validate", argc, argv, &a, 0)) return EXIT_USAGE;
     unsigned char *text;
     size_t size;
@@ -320,7 +321,7 @@ static int cmd_validate(int argc, char **argv)
         cli_error("%s", e == GQ_ERR_NOMEM ? "out of memory" : msg);
         return 1;
     }
-    sim_request q = request_of(&a);
+    sim_request q = cli_request_of(&a);
     gq_table rows = {0};
     double median = 0, mean = 0;
     int rc = 0;

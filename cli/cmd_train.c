@@ -1,70 +1,120 @@
-/* `gqsim train`: LeNet-5 (or another chain of supported layers) on
- * Fashion-MNIST with W data-parallel workers exchanging gradients through a
- * real quantizer; one row per epoch; sweeps over quantizers and worker counts
- * with a figure of test accuracy. */
+/* `gqsim train` and `gqsim tta`. train: LeNet-5 (or another chain of
+ * supported layers) on Fashion-MNIST with W data-parallel workers exchanging
+ * gradients through a real quantizer; one row per epoch and seed; sweeps over
+ * quantizers, worker counts and seeds, the seeds summarised by their mean and
+ * spread. tta: time to accuracy, the trainer's accuracy after each epoch
+ * (or a curve measured elsewhere) joined with the simulator's iteration time
+ * on a cluster: which quantizer reaches the target first. */
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli_util.h"
 #include "commands.h"
+#include "gq_csv.h"
+#include "gq_file.h"
 #include "options.h"
+#include "scenario.h"
+#include "sim_args.h"
 #include "trainer.h"
 #include "zoo.h"
 
 #define MAX_RUNS 16
+#define MAX_EPOCHS 1000
 
+/* ---- shared by train and tta ---------------------------------------------------------------------- */
+
+static void train_defaults(cli_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->batch = 64, a->epochs = 10, a->seed = 1, a->lr = 0.02, a->momentum = 0.9, a->weight_decay = 5e-4;
+    a->optimizer = OPT_MOMENTUM, a->ef = -1, a->lr_schedule = LR_STEP, a->step_every = 4, a->step_gamma = 0.3;
+    a->workers[0] = 4, a->nworkers = 1, a->dump_at[0] = 1, a->ndump_at = 1;
+}
+
+/* The trainer's settings from the options (model, quantizer, workers and seed set per run). */
+static train_config config_of(const cli_args *a)
+{
+    train_config c;
+    memset(&c, 0, sizeof c);
+    c.optimizer = (optim_kind)a->optimizer;
+    c.error_feedback = a->ef;
+    c.schedule = (lr_schedule)a->lr_schedule, c.step_every = a->step_every, c.step_gamma = a->step_gamma;
+    c.poly_power = a->poly_power;
+    c.exchange.fp32_below = a->fp32_below, c.exchange.fp32_last = a->fp32_last;
+    c.exchange.no_scaler_sharing = a->no_scaler_sharing, c.exchange.downlink = (downlink_kind)a->downlink;
+    c.batch = (int)a->batch, c.epochs = (int)a->epochs, c.lr = a->lr, c.momentum = a->momentum;
+    c.weight_decay = a->weight_decay, c.train_limit = (int)a->train_limit, c.test_limit = (int)a->test_limit;
+    return c;
+}
+
+/* Fashion-MNIST's four files. @return 0, or -1 after printing. */
+static int load_fashion(const char *data, idx_dataset *tr, idx_dataset *te)
+{
+    char dir[1024], ip[1200], lp[1200], tip[1200], tlp[1200], msg[512];
+    idx_fashion_dir(data, dir, sizeof dir);
+    snprintf(ip, sizeof ip, "%s/train-images-idx3-ubyte.gz", dir);
+    snprintf(lp, sizeof lp, "%s/train-labels-idx1-ubyte.gz", dir);
+    snprintf(tip, sizeof tip, "%s/t10k-images-idx3-ubyte.gz", dir);
+    snprintf(tlp, sizeof tlp, "%s/t10k-labels-idx1-ubyte.gz", dir);
+    if (idx_load(tr, ip, lp, msg, sizeof msg) == GQ_OK && idx_load(te, tip, tlp, msg, sizeof msg) == GQ_OK) return 0;
+    cli_error("%s (Fashion-MNIST: install dataset-fashion-mnist, or point --data or GQSIM_FASHION_MNIST at a "
+              "directory with its four .gz files)",
+              msg);
+    return -1;
+}
+
+/* One training run as it goes: its rows, its accuracy after each epoch. */
 typedef struct {
-    gq_table *t;
+    gq_table *t; /* NULL: no rows (tta) */
     const char *quant;
     int workers;
+    uint64_t seed;
     double sgemm;
-    char *dat;
-    size_t len, cap;
+    int epochs, iterations; /* per epoch */
+    double acc[MAX_EPOCHS];
 } run_ctx;
 
 static void on_epoch(const epoch_stats *s, void *p)
 {
     run_ctx *r = (run_ctx *)p;
-    cli_progress(1, "%s, %d workers: epoch %d  train loss %.4f  test accuracy %.4f  (%.1f s)", r->quant, r->workers,
-                 s->epoch, s->train_loss, s->test_accuracy, s->wall_s);
-    table_row(r->t, "%s\t%d\t%d\t%d\t%.6f\t%.6f\t%.4f\t%.0f\t%.0f\t%.6g\t%.3f\t%.3f\t%.3f\t%.2f\t%.2f\t%.4f", r->quant,
-              r->workers, s->epoch, s->iterations, s->train_loss, s->test_loss, s->test_accuracy, s->bytes_up_per_iter,
-              s->bytes_down_per_iter, s->quant_nmse, s->wall_s, s->compute_s, s->quant_s, s->gflops, r->sgemm,
-              s->quant_s / (s->compute_s + s->quant_s));
-    if (r->cap - r->len < 128) r->dat = realloc(r->dat, r->cap = 2 * r->cap + 128);
-    r->len += (size_t)snprintf(r->dat + r->len, r->cap - r->len, "%d %.6f\n", s->epoch, s->test_accuracy);
+    cli_progress(1, "%s, %d workers, seed %llu: epoch %d  train loss %.4f  test accuracy %.4f  (%.1f s)", r->quant,
+                 r->workers, (unsigned long long)r->seed, s->epoch, s->train_loss, s->test_accuracy, s->wall_s);
+    if (r->t)
+        table_row(r->t, "%s\t%d\t%d\t%d\t%.6f\t%.6f\t%.4f\t%.0f\t%.0f\t%.6g\t%.3f\t%.3f\t%.3f\t%.2f\t%.2f\t%.4f\t%llu",
+                  r->quant, r->workers, s->epoch, s->iterations, s->train_loss, s->test_loss, s->test_accuracy,
+                  s->bytes_up_per_iter, s->bytes_down_per_iter, s->quant_nmse, s->wall_s, s->compute_s, s->quant_s,
+                  s->gflops, r->sgemm, s->quant_s / (s->compute_s + s->quant_s), (unsigned long long)r->seed);
+    if (s->epoch >= 1 && s->epoch <= MAX_EPOCHS) r->acc[s->epoch - 1] = s->test_accuracy, r->epochs = s->epoch;
+    r->iterations = s->iterations;
 }
+
+/* The seeds to run: --seeds, else --seed. */
+static size_t seeds_of(const cli_args *a, uint64_t *seeds)
+{
+    if (!a->nseeds) return seeds[0] = a->seed, 1;
+    memcpy(seeds, a->seeds, a->nseeds * sizeof *seeds);
+    return a->nseeds;
+}
+
+/* ---- train ------------------------------------------------------------------------------------------ */
 
 int cmd_train(int argc, char **argv)
 {
     cli_args a;
-    memset(&a, 0, sizeof a);
-    a.batch = 64, a.epochs = 10, a.seed = 1, a.lr = 0.02, a.momentum = 0.9, a.weight_decay = 5e-4;
-    a.optimizer = OPT_MOMENTUM, a.ef = -1, a.lr_schedule = LR_STEP, a.step_every = 4, a.step_gamma = 0.3;
-    a.workers[0] = 4, a.nworkers = 1, a.dump_at[0] = 1, a.ndump_at = 1;
+    train_defaults(&a);
     if (cli_parse_args(C_TRAIN, "train", argc, argv, &a, 0)) return EXIT_USAGE;
-    const char *model = a.model ? a.model : "lenet5", *quants[MAX_RUNS], *output = a.output, *plot = a.plot,
-               *data = a.data, *dump = a.dump_grads;
-    int nq = (int)a.nquant, workers[MAX_RUNS], nw = (int)a.nworkers, dump_at[64], ndump = (int)a.ndump_at;
+    const char *model = a.model ? a.model : "lenet5", *quants[MAX_RUNS], *dump = a.dump_grads;
+    int nq = (int)a.nquant, nw = (int)a.nworkers, dump_at[64], ndump = (int)a.ndump_at;
     for (int k = 0; k < nq; k++) quants[k] = a.quant[k];
-    for (int k = 0; k < nw; k++) workers[k] = (int)a.workers[k];
     for (int k = 0; k < ndump; k++) dump_at[k] = (int)a.dump_at[k];
-    const uint64_t batch = a.batch, epochs = a.epochs, seed = a.seed, train_limit = a.train_limit,
-                   test_limit = a.test_limit;
-    const double lr = a.lr, momentum = a.momentum, wd = a.weight_decay;
-    const cli_format fmt = (cli_format)a.format;
-    train_config c;
-    memset(&c, 0, sizeof c);
-    c.optimizer = (optim_kind)a.optimizer;
-    c.error_feedback = a.ef;
-    c.schedule = (lr_schedule)a.lr_schedule, c.step_every = a.step_every, c.step_gamma = a.step_gamma;
-    c.poly_power = a.poly_power;
-    c.exchange.fp32_below = a.fp32_below, c.exchange.fp32_last = a.fp32_last;
-    c.exchange.no_scaler_sharing = a.no_scaler_sharing, c.exchange.downlink = (downlink_kind)a.downlink;
     if (nq == 0) quants[nq++] = "fp32";
+    uint64_t seeds[16];
+    const size_t ns = seeds_of(&a, seeds);
     if (dump && !cli_is_dir(dump) && mkdir(dump, 0777) != 0)
         return cli_error("--dump-grads '%s': cannot create it", dump), 1;
 
@@ -72,20 +122,8 @@ int cmd_train(int argc, char **argv)
     if (cli_zoo_load(&z, NULL) != 0) return 1;
     int rc = 1;
     const model_t *m = cli_zoo_model(&z, model);
-    char dir[1024], ip[1200], lp[1200], tip[1200], tlp[1200], msg[512];
     idx_dataset tr = {0}, te = {0};
-    if (!m) goto out;
-    idx_fashion_dir(data, dir, sizeof dir);
-    snprintf(ip, sizeof ip, "%s/train-images-idx3-ubyte.gz", dir);
-    snprintf(lp, sizeof lp, "%s/train-labels-idx1-ubyte.gz", dir);
-    snprintf(tip, sizeof tip, "%s/t10k-images-idx3-ubyte.gz", dir);
-    snprintf(tlp, sizeof tlp, "%s/t10k-labels-idx1-ubyte.gz", dir);
-    if (idx_load(&tr, ip, lp, msg, sizeof msg) != GQ_OK || idx_load(&te, tip, tlp, msg, sizeof msg) != GQ_OK) {
-        cli_error("%s (Fashion-MNIST: install dataset-fashion-mnist, or point --data or GQSIM_FASHION_MNIST at a "
-                  "directory with its four .gz files)",
-                  msg);
-        goto out;
-    }
+    if (!m || load_fashion(a.data, &tr, &te) != 0) goto out;
     static const char *const H[] = {"quant",
                                     "workers",
                                     "epoch",
@@ -101,58 +139,335 @@ int cmd_train(int argc, char **argv)
                                     "quant_s",
                                     "gflops",
                                     "sgemm_gflops",
-                                    "quant_share"};
-    gq_table t;
+                                    "quant_share",
+                                    "seed"};
+    static const char *const S[] = {"quant", "workers", "epoch", "seeds", "test_accuracy_mean", "test_accuracy_sd"};
+    gq_table t, summary;
     table_init(&t, H, sizeof H / sizeof H[0]);
+    table_init(&summary, S, 6);
     size_t dlen = 0, dcap = 4096;
-    char *dat = malloc(dcap), labels[MAX_RUNS * MAX_RUNS][64];
+    char *dat = malloc(dcap), labels[MAX_RUNS * MAX_RUNS][64], msg[512];
     const char *label_ptr[MAX_RUNS * MAX_RUNS];
     size_t nlabels = 0;
+    run_ctx *runs = calloc(ns, sizeof *runs);
+    if (!dat || !runs) {
+        cli_error("out of memory");
+        free(dat), free(runs);
+        table_free(&t), table_free(&summary);
+        goto out;
+    }
     dat[0] = '\0';
     rc = 0;
     const double sgemm = train_sgemm_gflops(); /* the reference, measured in this run */
     for (int k = 0; k < nq && rc == 0; k++)
         for (int wi = 0; wi < nw && rc == 0; wi++) {
+            train_config c = config_of(&a);
             c.model = m;
             qz_parse_spec(quants[k], &c.quant, NULL, 0);
-            c.workers = workers[wi];
-            c.batch = (int)batch;
-            c.epochs = (int)epochs;
-            c.lr = lr;
-            c.momentum = momentum;
-            c.weight_decay = wd;
-            c.seed = seed;
-            c.train_limit = (int)train_limit;
-            c.test_limit = (int)test_limit;
-            c.dump_dir = dump;
-            c.dump_at = dump_at;
-            c.ndump = ndump;
+            c.workers = (int)a.workers[wi];
+            c.dump_dir = dump, c.dump_at = dump_at, c.ndump = ndump;
             char canon[256];
             qz_format_spec(&c.quant, canon, sizeof canon);
-            run_ctx r = {&t, canon, workers[wi], sgemm, NULL, 0, 0};
-            if (train_run(&c, &tr, &te, on_epoch, &r, msg, sizeof msg) != GQ_OK) {
-                cli_error("train %s with %d workers: %s", canon, workers[wi], msg);
-                rc = 1;
+            for (size_t si = 0; si < ns && rc == 0; si++) {
+                c.seed = seeds[si];
+                runs[si] = (run_ctx){&t, canon, c.workers, seeds[si], sgemm, 0, 0, {0}};
+                if (train_run(&c, &tr, &te, on_epoch, &runs[si], msg, sizeof msg) != GQ_OK) {
+                    cli_error("train %s with %d workers, seed %llu: %s", canon, c.workers,
+                              (unsigned long long)seeds[si], msg);
+                    rc = 1;
+                }
             }
-            if (r.dat) {
-                if (dcap - dlen < r.len + 256) dat = realloc(dat, dcap = 2 * dcap + r.len + 256);
-                dlen += (size_t)snprintf(dat + dlen, dcap - dlen, "# %s x%d\n%s\n\n", canon, workers[wi], r.dat);
-                snprintf(labels[nlabels], sizeof labels[0], "%s/%d", qz_name(c.quant.id), workers[wi]);
-                label_ptr[nlabels] = labels[nlabels];
-                nlabels++;
-                free(r.dat);
+            if (rc != 0) break;
+            /* the seeds' mean and spread per epoch: the summary, and the figure's curve */
+            if (dcap - dlen < 64 * (size_t)c.epochs + 512)
+                dat = realloc(dat, dcap = 2 * dcap + 64 * (size_t)c.epochs + 512);
+            dlen += (size_t)snprintf(dat + dlen, dcap - dlen, "%s# %s x%d\n", nlabels ? "\n\n" : "", canon, c.workers);
+            for (int e = 0; e < runs[0].epochs; e++) {
+                double acc[16];
+                for (size_t si = 0; si < ns; si++) acc[si] = runs[si].acc[e];
+                double mean = gsl_stats_mean(acc, 1, ns), sd = ns > 1 ? gsl_stats_sd_m(acc, 1, ns, mean) : 0;
+                table_row(&summary, "%s\t%d\t%d\t%zu\t%.4f\t%.4f", canon, c.workers, e + 1, ns, mean, sd);
+                dlen += (size_t)snprintf(dat + dlen, dcap - dlen, "%d %.6f %.6f\n", e + 1, mean, sd);
             }
+            snprintf(labels[nlabels], sizeof labels[0], "%s/%d%s", qz_name(c.quant.id), c.workers,
+                     ns > 1 ? " (mean of seeds)" : "");
+            label_ptr[nlabels] = labels[nlabels];
+            nlabels++;
         }
-    if (rc == 0) table_print(&t, fmt);
-    if (rc == 0 && output && table_write_csv(&t, output) != 0) rc = 1;
-    if (rc == 0 && plot) {
+    if (rc == 0) {
+        table_print(&t, (cli_format)a.format);
+        if (ns > 1 && a.format == FMT_TABLE) {
+            printf("\nOver %zu seeds: the mean and standard deviation of the test accuracy\n\n", ns);
+            table_print(&summary, FMT_TABLE);
+        }
+    }
+    if (rc == 0 && a.output && table_write_csv(&t, a.output) != 0) rc = 1;
+    if (rc == 0 && a.plot) {
         gp_vars vars = {0};
         gpv_array(&vars, "labels", label_ptr, nlabels);
-        if (cli_plot("train_accuracy", plot, dat, &vars) != 0) rc = 1;
+        if (cli_plot("train_accuracy", a.plot, dat, &vars) != 0) rc = 1;
+        gpv_free(&vars);
+    }
+    free(dat);
+    free(runs);
+    table_free(&t);
+    table_free(&summary);
+out:
+    idx_free(&tr);
+    idx_free(&te);
+    zoo_free(&z);
+    return rc;
+}
+
+/* ---- tta ------------------------------------------------------------------------------------------- */
+
+/* Accuracy after each epoch for one quantizer, over seeds (or one measured curve). */
+typedef struct {
+    char quant[256];
+    size_t nseeds, epochs;
+    double acc[16][MAX_EPOCHS]; /* [seed][epoch] */
+    double iterations_per_epoch;
+} tta_curve;
+
+/* Reads --accuracy-curve: quant,epoch,accuracy rows, grouped by quantizer. @return curves or -1 after printing. */
+static int read_curves(const char *path, tta_curve *curves, int cap)
+{
+    char *text, msg[512];
+    size_t len;
+    if (gq_read_file(path, (size_t)16 << 20, 1, &text, &len, msg, sizeof msg) != GQ_OK) return cli_error("%s", msg), -1;
+    gq_csv *r = malloc(sizeof *r);
+    int n = 0, rc = 0;
+    const char *why = "empty file";
+    if (!r) return free(text), cli_error("out of memory"), -1;
+    gq_csv_init(r, text, len);
+    int cq = -1, ce = -1, ca = -1;
+    if (gq_csv_next(r, &why) == 1)
+        cq = gq_csv_column(r, "quant", NULL), ce = gq_csv_column(r, "epoch", NULL),
+        ca = gq_csv_column(r, "accuracy", NULL);
+    if (cq < 0 || ce < 0 || ca < 0) {
+        cli_error("%s:1: needs columns quant, epoch, accuracy", path);
+        rc = -1;
+    }
+    for (int line = r->line, got; rc == 0 && (got = gq_csv_next(r, &why)) != 0; line = r->line) {
+        if (got < 0) {
+            cli_error("%s:%d: %s", path, line, why);
+            rc = -1;
+            break;
+        }
+        if (gq_csv_blank(r)) continue;
+        qz_params q;
+        char canon[256], *end;
+        if (qz_parse_spec(r->field[cq], &q, msg, sizeof msg) != GQ_OK) {
+            cli_error("%s:%d: quant '%s': %s", path, line, r->field[cq], msg);
+            rc = -1;
+            break;
+        }
+        qz_format_spec(&q, canon, sizeof canon);
+        long epoch = strtol(r->field[ce], &end, 10);
+        if (*end || end == r->field[ce] || epoch < 1 || epoch > MAX_EPOCHS) {
+            cli_error("%s:%d: epoch '%s' must be an integer in 1..%d", path, line, r->field[ce], MAX_EPOCHS);
+            rc = -1;
+            break;
+        }
+        double acc = strtod(r->field[ca], &end);
+        if (*end || end == r->field[ca] || !(acc >= 0 && acc <= 1)) {
+            cli_error("%s:%d: accuracy '%s' must be a fraction in [0, 1]", path, line, r->field[ca]);
+            rc = -1;
+            break;
+        }
+        int k = 0;
+        while (k < n && strcmp(curves[k].quant, canon) != 0) k++;
+        if (k == n) {
+            if (n == cap) {
+                cli_error("%s:%d: more than %d quantizers", path, line, cap);
+                rc = -1;
+                break;
+            }
+            memset(&curves[k], 0, sizeof curves[k]);
+            snprintf(curves[k].quant, sizeof curves[k].quant, "%s", canon);
+            curves[k].nseeds = 1;
+            for (int e = 0; e < MAX_EPOCHS; e++) curves[k].acc[0][e] = NAN;
+            n++;
+        }
+        if (!isnan(curves[k].acc[0][epoch - 1])) {
+            cli_error("%s:%d: epoch %ld of %s is given twice", path, line, epoch, canon);
+            rc = -1;
+            break;
+        }
+        curves[k].acc[0][epoch - 1] = acc;
+        if ((size_t)epoch > curves[k].epochs) curves[k].epochs = (size_t)epoch;
+    }
+    for (int k = 0; rc == 0 && k < n; k++)
+        for (size_t e = 0; e < curves[k].epochs; e++)
+            if (isnan(curves[k].acc[0][e])) {
+                cli_error("%s: %s has no accuracy for epoch %zu (epochs 1..%zu, each once)", path, curves[k].quant,
+                          e + 1, curves[k].epochs);
+                rc = -1;
+                break;
+            }
+    if (rc == 0 && n == 0) cli_error("%s: no accuracy rows", path), rc = -1;
+    free(r);
+    free(text);
+    return rc ? -1 : n;
+}
+
+static int cmd_tta(int argc, char **argv)
+{
+    cli_args a;
+    cli_sim_defaults(&a);
+    {
+        cli_args t;
+        train_defaults(&t); /* the trainer's defaults beside the simulator's */
+        a.epochs = t.epochs, a.seed = t.seed, a.lr = t.lr, a.momentum = t.momentum, a.weight_decay = t.weight_decay;
+        a.optimizer = t.optimizer, a.ef = t.ef, a.lr_schedule = t.lr_schedule, a.step_every = t.step_every;
+        a.step_gamma = t.step_gamma;
+    }
+    if (cli_parse_args(C_TTA, "tta", argc, argv, &a, 0)) return EXIT_USAGE;
+    const char *const *quants = a.nquant ? a.quant : (const char *const[]){"fp32"};
+    const size_t nq = a.nquant ? a.nquant : 1;
+    const int gpus = (int)a.gpus[0];
+    const int training = !a.accuracy_curve;
+    if (!a.model) a.model = training ? "lenet5" : NULL;
+    if (!a.model) return cli_error("tta: --accuracy-curve needs --model (the model the curve is of)"), EXIT_USAGE;
+    if (training && !a.batch) a.batch = 64;
+    static tta_curve curves[MAX_RUNS];
+    uint64_t seeds[16];
+    const size_t ns = seeds_of(&a, seeds);
+    int ncurves = 0, rc = 0, workers = gpus;
+    idx_dataset tr = {0}, te = {0};
+    gq_zoo z = {0};
+    char msg[1024];
+
+    if (training) { /* the trainer's accuracy after each epoch, per quantizer and seed */
+        const model_t *m = NULL;
+        if (cli_zoo_load(&z, NULL) != 0 || !(m = cli_zoo_model(&z, a.model)) || load_fashion(a.data, &tr, &te) != 0) {
+            rc = 1;
+            goto out;
+        }
+        int ntrain = a.train_limit > 0 && a.train_limit < (uint64_t)tr.n ? (int)a.train_limit : tr.n;
+        int most = ntrain / (int)a.batch; /* workers that still get one batch each per iteration */
+        if (most > TRAIN_MAX_WORKERS) most = TRAIN_MAX_WORKERS;
+        if (workers > most) {
+            workers = most < 1 ? 1 : most;
+            cli_progress(1, "tta: training with %d workers, not %d: %d images make at most %d batches of %llu", workers,
+                         gpus, ntrain, most, (unsigned long long)a.batch);
+            if (!isatty(2))
+                fprintf(stderr,
+                        "gqsim: tta: trained with %d workers (not %d): %d images make at most %d batches of %llu\n",
+                        workers, gpus, ntrain, most, (unsigned long long)a.batch);
+        }
+        for (size_t k = 0; k < nq && rc == 0; k++) {
+            train_config c = config_of(&a);
+            c.model = m, c.workers = workers;
+            qz_parse_spec(quants[k], &c.quant, NULL, 0);
+            tta_curve *cv = &curves[ncurves++];
+            memset(cv, 0, sizeof *cv);
+            qz_format_spec(&c.quant, cv->quant, sizeof cv->quant);
+            cv->nseeds = ns;
+            for (size_t si = 0; si < ns && rc == 0; si++) {
+                static run_ctx r;
+                memset(&r, 0, sizeof r);
+                r.quant = cv->quant, r.workers = workers, r.seed = seeds[si];
+                c.seed = seeds[si];
+                if (train_run(&c, &tr, &te, on_epoch, &r, msg, sizeof msg) != GQ_OK) {
+                    cli_error("train %s with %d workers, seed %llu: %s", cv->quant, workers,
+                              (unsigned long long)seeds[si], msg);
+                    rc = 1;
+                    break;
+                }
+                memcpy(cv->acc[si], r.acc, sizeof r.acc);
+                cv->epochs = (size_t)r.epochs;
+                cv->iterations_per_epoch = r.iterations;
+            }
+        }
+    } else if ((ncurves = read_curves(a.accuracy_curve, curves, MAX_RUNS)) < 0) {
+        rc = 1;
+        goto out;
+    }
+    if (rc) goto out;
+
+    /* the simulated iteration of each quantizer on the cluster */
+    sim_request q = cli_request_of(&a);
+    q.batch = (int)a.batch; /* training: the trainer's per-worker batch; a curve: the model's unless given */
+    sim_scenario s;
+    if (scenario_open(&s, &q, msg, sizeof msg) != GQ_OK) {
+        cli_error("%s", msg);
+        rc = 1;
+        goto out;
+    }
+    const double dataset = a.dataset_size ? (double)a.dataset_size : 1281167;
+    static const char *const H[] = {
+        "quant",           "platform",         "gpus",           "target", "seeds_reached", "iterations_to_target",
+        "iteration_s",     "time_to_target_s", "final_accuracy", "seeds",  "workers",       "iterations_per_epoch",
+        "accuracy_source", "codec_source"};
+    gq_table t;
+    table_init(&t, H, sizeof H / sizeof H[0]);
+    size_t dlen = 0, dcap = 4096;
+    char *dat = malloc(dcap), labels[MAX_RUNS][64];
+    const char *label_ptr[MAX_RUNS];
+    dat[0] = '\0';
+    for (int k = 0; k < ncurves && rc == 0; k++) {
+        tta_curve *cv = &curves[k];
+        sim_outcome o;
+        if (scenario_run(&s, cv->quant, gpus, &o, msg, sizeof msg) != GQ_OK) {
+            cli_error("%s", msg);
+            rc = 1;
+            break;
+        }
+        if (!training) cv->iterations_per_epoch = ceil(dataset / ((double)gpus * s.batch));
+        /* reached at the first evaluated epoch at or above the target (no interpolation) */
+        size_t reached = 0;
+        double iters = 0, final = 0;
+        for (size_t si = 0; si < cv->nseeds; si++) {
+            final += cv->acc[si][cv->epochs - 1] / (double)cv->nseeds;
+            for (size_t e = 0; e < cv->epochs; e++)
+                if (cv->acc[si][e] >= a.target) {
+                    reached++, iters += (double)(e + 1) * cv->iterations_per_epoch;
+                    break;
+                }
+        }
+        char it[64] = "", tt[64] = "";
+        if (reached) {
+            snprintf(it, sizeof it, "%.6g", iters / (double)reached);
+            snprintf(tt, sizeof tt, "%.6g", iters / (double)reached * o.r.iteration_s);
+        }
+        char source[300];
+        if (training)
+            snprintf(source, sizeof source, "trained: %s, %d workers x %llu", a.model, workers,
+                     (unsigned long long)a.batch);
+        else
+            snprintf(source, sizeof source, "file %s, %.0f images per epoch", a.accuracy_curve, dataset);
+        table_row(&t, "%s\t%s\t%d\t%.4g\t%zu\t%s\t%.6g\t%s\t%.4f\t%zu\t%d\t%.0f\t%s\t%s", cv->quant, a.platform, gpus,
+                  a.target, reached, it, o.r.iteration_s, tt, final, cv->nseeds, training ? workers : gpus,
+                  cv->iterations_per_epoch, source, o.codec_source);
+        /* the figure: mean accuracy against simulated time, epoch by epoch */
+        if (dcap - dlen < 128 * cv->epochs + 512) dat = realloc(dat, dcap = 2 * dcap + 128 * cv->epochs + 512);
+        dlen += (size_t)snprintf(dat + dlen, dcap - dlen, "%s# %s\n", k ? "\n\n" : "", cv->quant);
+        for (size_t e = 0; e < cv->epochs; e++) {
+            double mean = 0;
+            for (size_t si = 0; si < cv->nseeds; si++) mean += cv->acc[si][e] / (double)cv->nseeds;
+            dlen += (size_t)snprintf(dat + dlen, dcap - dlen, "%.6g %.6f\n",
+                                     (double)(e + 1) * cv->iterations_per_epoch * o.r.iteration_s, mean);
+        }
+        qz_params qp;
+        qz_parse_spec(cv->quant, &qp, NULL, 0);
+        snprintf(labels[k], sizeof labels[k], "%s", qz_name(qp.id));
+        label_ptr[k] = labels[k];
+    }
+    if (rc == 0) table_print(&t, (cli_format)a.format);
+    if (rc == 0 && a.plot) {
+        char title[512];
+        snprintf(title, sizeof title, "Time to accuracy: %s on %s, %d GPUs", s.model->name, a.platform, gpus);
+        gp_vars vars = {0};
+        gpv_string(&vars, "ptitle", title);
+        gpv_number(&vars, "target", a.target);
+        gpv_array(&vars, "labels", label_ptr, (size_t)ncurves);
+        if (cli_plot("tta", a.plot, dat, &vars) != 0) rc = 1;
         gpv_free(&vars);
     }
     free(dat);
     table_free(&t);
+    scenario_close(&s);
 out:
     idx_free(&tr);
     idx_free(&te);
@@ -165,9 +480,21 @@ static const char TRAIN_DETAILS[] =
     "4 workers, batch 64, 10 epochs, momentum 0.9 at lr 0.02, weight decay 5e-4, lr x0.3 every 4 epochs, seed 1,\n"
     "TernGrad's scaler sharing on, error feedback for biased compressors (signsgd, topk, bingrad-b). A run that\n"
     "diverges (a NaN or Inf loss, gradient or parameter) stops with exit 1, naming the iteration and layer.\n"
+    "With --seeds, one run per seed (column seed), and the table adds the seeds' mean and standard deviation.\n"
     "Data: --data DIR, else $GQSIM_FASHION_MNIST, else the dataset-fashion-mnist package's directory.\n";
+
+static const char TTA_DETAILS[] =
+    "Per quantizer: trains the model (default lenet5) with --gpus workers (fewer, said on stderr, if the data\n"
+    "cannot feed that many), once per seed, and simulates one iteration of it on --platform with the same\n"
+    "quantizer, batch and options (iteration_s is what 'gqsim simulate' gives for them). The target counts as\n"
+    "reached at the first evaluated epoch whose test accuracy is at least --target (no interpolation);\n"
+    "iterations_to_target is the mean over the seeds that reached it, time_to_target_s that times iteration_s.\n"
+    "With --accuracy-curve FILE.csv (quant,epoch,accuracy, e.g. a paper's curve) nothing is trained: a zoo\n"
+    "model's iteration is joined with the curve, ceil(--dataset-size / (gpus x batch)) iterations an epoch.\n";
 
 const cli_command TRAIN_CMDS[] = {
     {"train", cmd_train, C_TRAIN, NULL, "train LeNet-5 on Fashion-MNIST with W workers and a quantizer", TRAIN_DETAILS},
+    {"tta", cmd_tta, C_TTA, NULL, "time to accuracy: which quantizer reaches a target accuracy first on a cluster",
+     TTA_DETAILS},
     {NULL, NULL, 0, NULL, NULL, NULL},
 };

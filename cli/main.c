@@ -30,6 +30,7 @@ static const top_command COMMANDS[] = {
     {"report", NULL, NULL, NULL, NULL, &SIM_CMDS[2]},
     {"validate", NULL, NULL, NULL, NULL, &SIM_CMDS[3]},
     {"train", NULL, NULL, NULL, NULL, &TRAIN_CMDS[0]},
+    {"tta", NULL, NULL, NULL, NULL, &TRAIN_CMDS[1]},
     {"help", cmd_help, NULL, "show help for a command: gqsim help CMD [SUBCOMMAND]", NULL, NULL},
     {"version", cmd_version, NULL, "print the version", NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL, NULL},

@@ -35,6 +35,7 @@ typedef enum {
     C_REPORT,
     C_VALIDATE,
     C_TRAIN,
+    C_TTA,
     C_COUNT_
 } cli_cmd;
 
@@ -46,14 +47,15 @@ typedef enum {
 typedef struct {
     const char *positional; /* a command's one operand (models show MODEL, platforms show NAME), or NULL */
     const char *model, *platform, *gpu, *gpu_file, *network_model, *plot, *out, *output, *measured, *input, *data,
-        *dump_grads, *codec_costs;
+        *dump_grads, *codec_costs, *accuracy_curve;
     const char *quant[MAX_QUANTS];
     size_t nquant;
     const char *dist[8];
     size_t ndist;
-    uint64_t gpus[MAX_GPU_COUNTS], bucket[32], levels[8], workers[16], dump_at[64];
-    size_t ngpus, nbucket, nlevels, nworkers, ndump_at;
-    uint64_t batch, iterations, n, trials, seed, epochs, nodes, train_limit, test_limit;
+    uint64_t gpus[MAX_GPU_COUNTS], bucket[32], levels[8], workers[16], dump_at[64], seeds[16];
+    size_t ngpus, nbucket, nlevels, nworkers, ndump_at, nseeds;
+    uint64_t batch, iterations, n, trials, seed, epochs, nodes, train_limit, test_limit, dataset_size;
+    double target;
     double fusion, fusion_cycle, fp32_below, quant_cost_scale, quant_rate, gpu_ips, shared_scale, lr, momentum,
         weight_decay;
     int sync, downlink, overlap, engine, format, optimizer, ef, codec_on;

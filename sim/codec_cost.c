@@ -237,8 +237,8 @@ static size_t published_points(published_point *pts, size_t cap)
         if (k == nacc) {
             if (nacc == 32) break;
             memset(&acc[k], 0, sizeof acc[k]);
-            snprintf(acc[k].device, sizeof acc[k].device, "%s", r->field[cd]);
-            snprintf(acc[k].codec, sizeof acc[k].codec, "%s", r->field[cc]);
+            snprintf(acc[k].device, sizeof acc[k].device, "%.47s", r->field[cd]);
+            snprintf(acc[k].codec, sizeof acc[k].codec, "%.31s", r->field[cc]);
             nacc++;
         }
         double us = atof(r->field[ct]);

@@ -214,6 +214,23 @@ check "calibrate -> --codec-costs: deterministic, and named" sh -c 'cmp -s c1.cs
 "$GQ" simulate --model vgg-a --platform roce25 --gpus 8 --quant terngrad --codec-on cpu --format csv > c3.csv
 check "--codec-on cpu without a file: the built-in profile" grep -q 'cpu built-in (data/codec_costs_cpu.csv)$' c3.csv
 
+# ---- time to accuracy from a measured curve ----------------------------------------------------
+printf 'quant,epoch,accuracy\nfp32,1,0.40\nfp32,2,0.52\nfp32,3,0.57\nsignsgd,1,0.45\nsignsgd,3,0.55\nsignsgd,2,0.49\n' > curve.csv
+"$GQ" tta --model alexnet --platform terngrad-ethernet --gpus 64 --quant fp32 --target 0.5 --accuracy-curve curve.csv \
+    --format csv > tc.csv
+"$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 64 --format csv > ts.csv
+"$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 64 --quant signsgd --format csv > ts2.csv
+it=$(tail -1 ts.csv | cut -d, -f6)
+it2=$(tail -1 ts2.csv | cut -d, -f6)
+# ceil(1281167 / (64 x 128)) = 157 iterations an epoch; fp32 reaches 0.5 at epoch 2, signsgd at epoch 3
+check "tta from a curve: fp32, 2 epochs x 157 iterations x simulate's iteration" \
+    awk -F, -v it="$it" 'NR == 2 { exit !($1 == "fp32" && $6 == 314 && $7 == it && ($8 - 314 * it) ^ 2 < 1e-6 * $8 ^ 2 && $9 == 0.57) }' tc.csv
+check "tta from a curve: signsgd reached at epoch 3 (rows in any order)" \
+    awk -F, -v it="$it2" 'NR == 3 { exit !($1 == "signsgd:bucket=0" && $6 == 471 && $7 == it) }' tc.csv
+printf 'quant,epoch,accuracy\nfp32,1,0.40\nfp32,1,0.52\n' > twice.csv
+"$GQ" tta --model alexnet --platform dgx1 --gpus 8 --target 0.5 --accuracy-curve twice.csv 2> err.txt; rc=$?
+check "tta: an epoch given twice, one line naming FILE:LINE" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'twice.csv:3: epoch 1 of fp32 is given twice' err.txt"
+
 # ---- a user's SimGrid XML -----------------------------------------------------------------
 "$GQ" platforms xml terngrad-infiniband --nodes 4 > mine.xml # as written: the gqsim.* properties are in it
 "$GQ" simulate --model alexnet --platform mine.xml --gpus 16 --format csv | cut -d, -f6 > a.txt
@@ -243,6 +260,21 @@ if [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] || [ -n "
   check "dumped gradient size" test "$(wc -c < grads/iter1_conv1_w.f32)" -eq 600
   "$GQ" quant bench --dist grads/iter1_fc4_w.f32 --quant terngrad --trials 1 --format csv > gb.csv
   check "bench on a real gradient" grep -q '^"terngrad:bucket=0,clip=2.5,scale=max,pack=2bit",10080,' gb.csv
+  # --seeds: a row per seed and epoch, the seed in the last column
+  "$GQ" train --epochs 2 --workers 2 --batch 32 --train-limit 1024 --test-limit 256 --seeds 3,4 --format csv > seeds.csv
+  check "train --seeds 3,4: 2 seeds x 2 epochs, seed column" sh -c "test \$(tail -n +2 seeds.csv | wc -l) -eq 4 && \
+      head -1 seeds.csv | grep -q ',seed\$' && test \$(grep -c ',3\$' seeds.csv) -eq 2 && test \$(grep -c ',4\$' seeds.csv) -eq 2"
+  # tta trains as train does: the target is reached at the first epoch at or above it, epochs x iterations
+  "$GQ" train --epochs 3 --workers 4 --batch 32 --train-limit 2048 --test-limit 512 --seed 5 --format csv > t5.csv
+  # just below epoch 2's accuracy as printed (a multiple of 1/512, rounded to 4 places): reached by epoch 2
+  target=$(awk -F, 'NR == 3 { printf "%.5f", $7 - 0.0001 }' t5.csv)
+  want=$(awk -F, -v t="$target" 'NR > 1 && $7 >= t { print $3 * $4; exit }' t5.csv)
+  "$GQ" tta --platform terngrad-infiniband --gpus 4 --batch 32 --epochs 3 --train-limit 2048 --test-limit 512 \
+      --seed 5 --target "$target" --format csv > tta.csv
+  "$GQ" simulate --model lenet5 --platform terngrad-infiniband --gpus 4 --batch 32 --format csv > tsim.csv
+  check "tta: iterations to target as the trainer's curve says ($want)" \
+      test "$(tail -1 tta.csv | cut -d, -f6)" = "$want"
+  check "tta: iteration_s is simulate's" test "$(tail -1 tta.csv | cut -d, -f7)" = "$(tail -1 tsim.csv | cut -d, -f6)"
   "$GQ" train --epochs 1 --train-limit 64 --model resnet50 2> err.txt
   check "untrainable model named" grep -q "resnet50: the last layer\|not trainable\|takes 3x224x224" err.txt
 fi
