@@ -243,9 +243,9 @@ static int read_curves(const char *path, tta_curve *curves, int cap)
     int cq = -1, ce = -1, ca = -1;
     if (gq_csv_next(r, &why) == 1)
         cq = gq_csv_column(r, "quant", NULL), ce = gq_csv_column(r, "epoch", NULL),
-        ca = gq_csv_column(r, "accuracy", NULL);
+        ca = gq_csv_column(r, "accuracy", "test_accuracy"); /* train's own CSV is a curve too */
     if (cq < 0 || ce < 0 || ca < 0) {
-        cli_error("%s:1: needs columns quant, epoch, accuracy", path);
+        cli_error("%s:1: needs columns quant, epoch, accuracy (or test_accuracy, as train writes it)", path);
         rc = -1;
     }
     for (int line = r->line, got; rc == 0 && (got = gq_csv_next(r, &why)) != 0; line = r->line) {
@@ -489,8 +489,9 @@ static const char TTA_DETAILS[] =
     "quantizer, batch and options (iteration_s is what 'gqsim simulate' gives for them). The target counts as\n"
     "reached at the first evaluated epoch whose test accuracy is at least --target (no interpolation);\n"
     "iterations_to_target is the mean over the seeds that reached it, time_to_target_s that times iteration_s.\n"
-    "With --accuracy-curve FILE.csv (quant,epoch,accuracy, e.g. a paper's curve) nothing is trained: a zoo\n"
-    "model's iteration is joined with the curve, ceil(--dataset-size / (gpus x batch)) iterations an epoch.\n";
+    "With --accuracy-curve FILE.csv (quant,epoch,accuracy, e.g. a paper's curve, or train's own CSV) nothing is\n"
+    "trained: a zoo model's iteration is joined with the curve, ceil(--dataset-size / (gpus x batch)) iterations\n"
+    "an epoch (--dataset-size defaults to ImageNet's 1,281,167 images).\n";
 
 const cli_command TRAIN_CMDS[] = {
     {"train", cmd_train, C_TRAIN, NULL, "train LeNet-5 on Fashion-MNIST with W workers and a quantizer", TRAIN_DETAILS},
