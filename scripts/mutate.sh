@@ -25,7 +25,7 @@ mutations=(
   'exchange/exchange.c|(p->fp32_last && (int)i == classifier)|(p->fp32_last && (int)i == classifier - 1)|fp32 classifier: the wrong layer'
   'sim/plan.c|p->lat_factor = 13.01, p->bw_factor = 0.97;|p->lat_factor = 13.01, p->bw_factor = 1;|LV08 without its bandwidth factor'
   'sim/plan.c|cur->dec_down_s += requant_down ? dec + copy|cur->dec_down_s += requant_down ? copy|the reply decoded for free'
-  'sim/plan.c|if (c->codec_serial && c->gpus > 1) serial_s|if (0 && c->gpus > 1) serial_s|GPU codec kernels do not delay backward'
+  'sim/plan.c|if (c->codec_serial && c->gpus > 1)|if (0 && c->gpus > 1)|GPU codec kernels do not delay backward'
   'sim/plan.c|const double copy = q && c->host_copy_bw > 0 ? 4 * n / c->host_copy_bw : 0;|const double copy = 0;|host codec without its PCIe copies'
   'sim/codec_cost.c|c->enc_ns = t.enc.bytes / g->mem_bw * 1e9 * inv;|c->enc_ns = t.enc.bytes / 900e9 * 1e9 * inv;|fitted GPU cost ignores the GPU bandwidth'
 )
