@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test from a fresh clone: install what is missing, build, run the
 # suite; then the same suite built with AddressSanitizer + UBSan; then each
-# fuzz target (decoders, model, cluster spec, SimGrid XML, measured CSV)
+# fuzz target (decoders, model, cluster spec, SimGrid XML, measured CSV,
+# codec profiles)
 # under libFuzzer for FUZZ_SECONDS (default 60).
 # Usage: bash scripts/test.sh        (CI runs exactly this: .ci/run)
 set -euo pipefail
@@ -29,7 +30,7 @@ run_ctest build-asan env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktr
 # libFuzzer: the decoders, then the parsers of user files (model, cluster
 # spec, SimGrid XML, measured CSV), each for FUZZ_SECONDS from its corpus.
 CC=clang cmake -S . -B build-fuzz -DGQ_FUZZ=ON > /dev/null
-fuzzers="decode model cluster xml measured"
+fuzzers="decode model cluster xml measured profile"
 targets=""
 for f in $fuzzers; do targets="$targets --target fuzz_${f}_libfuzzer"; done
 # shellcheck disable=SC2086
