@@ -26,7 +26,7 @@ static void test_totals(gq_zoo *z)
         {"alexnet", 60965224ull},        {"vgg-a", 132863336ull},     {"vgg16", 138357544ull},
         {"vgg19", 143667240ull},         {"resnet50", 25557032ull},   {"resnet101", 44549160ull},
         {"alexnet-owt", 61100840ull},    {"inception3", 23834568ull}, {"lenet5", 61706ull},
-        {"cifar10-convnet", 1068298ull},
+        {"cifar10-convnet", 1068298ull}, {"convnet-fm", 37514ull}, /* 416 + 12,832 + 18,496 + 5,770 */
     };
     for (size_t i = 0; i < sizeof EXACT / sizeof EXACT[0]; i++) {
         const model_t *m = get(z, EXACT[i].name);
@@ -37,7 +37,7 @@ static void test_totals(gq_zoo *z)
     const model_t *g = get(z, "googlenet");
     CHECK(fabs((double)model_params(g) / 6.8e6 - 1) < 0.05, "googlenet: %llu parameters, not about 6.8 M",
           (unsigned long long)model_params(g));
-    CHECK(z->nbuiltin == 11, "11 built-in models (got %zu)", z->nbuiltin);
+    CHECK(z->nbuiltin == 12, "12 built-in models (got %zu)", z->nbuiltin);
 }
 
 static void test_flops(gq_zoo *z)
