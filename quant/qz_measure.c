@@ -35,17 +35,25 @@ static void run_decode(codec_run *r)
 }
 static void run_memcpy(codec_run *r) { memcpy(r->y, r->x, r->n * sizeof *r->x); }
 
-/* Seconds per call, timing batches that last at least 20 ms so the clock's
- * resolution does not matter for small n. */
-static double time_per_call(void (*fn)(codec_run *), codec_run *r)
+/* Seconds per call on `clock`, timing batches that last at least min_s so
+ * the clock's resolution does not matter for small n. */
+static double time_per_call(void (*fn)(codec_run *), codec_run *r, double (*clock)(void), double min_s)
 {
     for (long reps = 1;; reps *= 2) {
-        double t0 = gq_now();
-        for (long k = 0; k < reps; k++) fn(r);
-        double dt = gq_now() - t0;
-        if (dt >= 0.02 || reps >= (1L << 20)) return dt / (double)reps;
+        double t0 = clock();
+        for (long k = 0; k < reps && !r->failed; k++) fn(r);
+        double dt = clock() - t0;
+        if (r->failed || dt >= min_s || reps >= (1L << 22)) return dt / (double)reps;
     }
 }
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static void codec_run_free(codec_run *r) { free(r->buf), free(r->work), free(r->y); }
 
 gq_err qz_measure(const qz_params *p, const float *x, size_t n, int trials, uint64_t seed, int timed, qz_measured *m)
 {
@@ -61,8 +69,8 @@ gq_err qz_measure(const qz_params *p, const float *x, size_t n, int trials, uint
     for (int t = 0; t < trials && !r.failed; t++) {
         r.seed = seed + (uint64_t)t;
         if (timed) {
-            m->enc_s = fmin(m->enc_s, time_per_call(run_encode, &r));
-            m->dec_s = fmin(m->dec_s, time_per_call(run_decode, &r));
+            m->enc_s = fmin(m->enc_s, time_per_call(run_encode, &r, gq_now, 0.02));
+            if (!r.failed) m->dec_s = fmin(m->dec_s, time_per_call(run_decode, &r, gq_now, 0.02));
         } else {
             run_encode(&r);
             if (!r.failed) run_decode(&r);
@@ -87,9 +95,7 @@ gq_err qz_measure(const qz_params *p, const float *x, size_t n, int trials, uint
     } else if (r.err) {
         e = gq_is_error(r.err) ? gq_error_code(r.err) : GQ_ERR_CORRUPT; /* a decode of the wrong length */
     }
-    free(r.buf);
-    free(r.work);
-    free(r.y);
+    codec_run_free(&r);
     free(mean);
     return r.failed && e == GQ_OK ? GQ_ERR_CORRUPT : e;
 }
@@ -98,9 +104,34 @@ double qz_measure_memcpy(const float *x, size_t n, int trials)
 {
     codec_run ref = {.x = x, .n = n, .y = malloc(n * sizeof(float))};
     double best = INFINITY;
-    for (int k = 0; ref.y && k < trials; k++) best = fmin(best, time_per_call(run_memcpy, &ref));
+    for (int k = 0; ref.y && k < trials; k++) best = fmin(best, time_per_call(run_memcpy, &ref, gq_now, 0.02));
     free(ref.y);
     return best;
+}
+
+gq_err qz_measure_cpu(const qz_params *p, const float *x, size_t n, int trials, double *enc_s, double *dec_s)
+{
+    codec_run r = {.p = p, .x = x, .n = n, .cap = qz_bound(p, n), .wcap = qz_workspace_size(p, n)};
+    r.buf = malloc(r.cap);
+    r.work = malloc(r.wcap ? r.wcap : 1);
+    r.y = malloc(n * sizeof *r.y);
+    double te[64], td[64];
+    if (trials > 64) trials = 64;
+    if (trials < 1) trials = 1;
+    gq_err e = r.buf && r.work && r.y ? GQ_OK : GQ_ERR_NOMEM;
+    for (int t = 0; e == GQ_OK && t < trials; t++) {
+        r.seed = (uint64_t)t;
+        te[t] = time_per_call(run_encode, &r, gq_cpu_now, 0.005); /* a batch long enough for the CPU clock */
+        if (!r.failed) td[t] = time_per_call(run_decode, &r, gq_cpu_now, 0.005);
+        if (r.failed) e = gq_is_error(r.err) ? gq_error_code(r.err) : GQ_ERR_CORRUPT;
+    }
+    if (e == GQ_OK) {
+        qsort(te, (size_t)trials, sizeof *te, by_value);
+        qsort(td, (size_t)trials, sizeof *td, by_value);
+        *enc_s = te[trials / 2], *dec_s = td[trials / 2];
+    }
+    codec_run_free(&r);
+    return e;
 }
 
 size_t qz_comparison_schemes(qz_scheme *s, const uint64_t *levels, size_t nlevels, uint64_t d)

@@ -24,6 +24,11 @@ typedef struct {
  * codec's error. */
 gq_err qz_measure(const qz_params *p, const float *x, size_t n, int trials, uint64_t seed, int timed, qz_measured *m);
 
+/* The median over `trials` of the calling thread's CPU seconds per encode
+ * and per decode of x[0..n) (each trial a batch of calls lasting at least
+ * 5 ms of CPU time): what `quant calibrate` fits its profile on. */
+gq_err qz_measure_cpu(const qz_params *p, const float *x, size_t n, int trials, double *enc_s, double *dec_s);
+
 /* Seconds to copy n floats, the fastest of `trials`: the bandwidth reference. */
 double qz_measure_memcpy(const float *x, size_t n, int trials);
 

@@ -11,7 +11,6 @@
 #include "gq_csv.h"
 #include "rng.h"
 #include "zoo.h"
-#include <time.h>
 
 const char *codec_device_name(codec_device d)
 {
@@ -338,90 +337,15 @@ gq_err codec_cost_for(const qz_params *q, codec_device on, const gpu_spec *g, co
 
 /* ---- calibration ---------------------------------------------------------------------------------------- */
 
-static double cpu_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median over trials of the CPU seconds per encode and per decode of n elements. */
-static gq_err time_codec(const qz_params *q, const float *x, size_t n, int trials, double *enc_s, double *dec_s)
-{
-    size_t cap = qz_bound(q, n), wcap = qz_workspace_size(q, n);
-    void *buf = malloc(cap), *work = malloc(wcap ? wcap : 1);
-    float *y = malloc(n * sizeof *y);
-    double te[64], td[64];
-    gq_err e = buf && work && y ? GQ_OK : GQ_ERR_NOMEM;
-    if (trials > 64) trials = 64;
-    for (int t = 0; e == GQ_OK && t < trials; t++) {
-        size_t size = 0;
-        long reps = 1;
-        for (;; reps *= 2) { /* a batch long enough for the CPU clock: 5 ms */
-            double t0 = cpu_now();
-            for (long k = 0; k < reps; k++) {
-                size = qz_encode(buf, cap, x, n, q, (uint64_t)t, work, wcap);
-                if (gq_is_error(size)) break;
-            }
-            double dt = cpu_now() - t0;
-            if (gq_is_error(size)) {
-                e = gq_error_code(size);
-                break;
-            }
-            if (dt >= 0.005 || reps >= (1L << 22)) {
-                te[t] = dt / (double)reps;
-                break;
-            }
-        }
-        for (; e == GQ_OK; reps *= 2) {
-            double t0 = cpu_now();
-            for (long k = 0; k < reps; k++)
-                if (qz_decode(y, n, buf, size) != n) e = GQ_ERR_CORRUPT;
-            double dt = cpu_now() - t0;
-            if (dt >= 0.005 || reps >= (1L << 22)) {
-                td[t] = dt / (double)reps;
-                break;
-            }
-        }
-    }
-    if (e == GQ_OK) {
-        qsort(te, (size_t)trials, sizeof *te, by_value);
-        qsort(td, (size_t)trials, sizeof *td, by_value);
-        *enc_s = te[trials / 2], *dec_s = td[trials / 2];
-    }
-    free(buf), free(work), free(y);
-    return e;
-}
-
-gq_err codec_cost_calibrate(const qz_params *q, int trials, codec_cost *c)
+void codec_cost_fit_line(const double *n, const double *enc_ns, const double *dec_ns, size_t k, codec_cost *c)
 {
     memset(c, 0, sizeof *c);
-    if (q->id == QZ_FP32) return GQ_OK;
-    static const size_t SIZES[] = {1u << 10, 1u << 13, 1u << 16, 1u << 19};
-    double n[4], te[4], td[4];
-    float *x = malloc(SIZES[3] * sizeof *x);
-    if (!x) return GQ_ERR_NOMEM;
-    codec_cost_gaussian(x, SIZES[3], 1);
-    gq_err e = GQ_OK;
-    for (int k = 0; e == GQ_OK && k < 4; k++) {
-        n[k] = (double)SIZES[k];
-        e = time_codec(q, x, SIZES[k], trials < 1 ? 1 : trials, &te[k], &td[k]);
-        te[k] *= 1e9, td[k] *= 1e9;
-    }
-    free(x);
-    if (e != GQ_OK) return e;
-    double c0, c1, cov00, cov01, cov11, sumsq, w[4];
-    for (int k = 0; k < 4; k++) w[k] = 1 / (te[k] * te[k]); /* relative errors: small sizes count */
-    gsl_fit_wlinear(n, 1, w, 1, te, 1, 4, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+    double c0, c1, cov00, cov01, cov11, sumsq, w[16];
+    if (k > 16) k = 16;
+    for (size_t i = 0; i < k; i++) w[i] = 1 / (enc_ns[i] * enc_ns[i]); /* relative errors: small sizes count */
+    gsl_fit_wlinear(n, 1, w, 1, enc_ns, 1, k, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
     c->enc_fixed_ns = c0 > 0 ? c0 : 0, c->enc_ns = c1 > 0 ? c1 : 0;
-    for (int k = 0; k < 4; k++) w[k] = 1 / (td[k] * td[k]);
-    gsl_fit_wlinear(n, 1, w, 1, td, 1, 4, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+    for (size_t i = 0; i < k; i++) w[i] = 1 / (dec_ns[i] * dec_ns[i]);
+    gsl_fit_wlinear(n, 1, w, 1, dec_ns, 1, k, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
     c->dec_fixed_ns = c0 > 0 ? c0 : 0, c->dec_ns = c1 > 0 ? c1 : 0;
-    return GQ_OK;
 }

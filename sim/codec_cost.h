@@ -6,8 +6,8 @@
  * where the quantizer has one, else a model of its memory traffic over the
  * GPU's bandwidth with a per-launch overhead, fitted on the published
  * points; for the host CPU, the built-in profile measured on this project's
- * machine (data/codec_costs_cpu.csv). Nothing here reads a clock except
- * codec_cost_calibrate(), which measures (for `quant calibrate` only). */
+ * machine (data/codec_costs_cpu.csv). Nothing here reads a clock: `quant
+ * calibrate` measures with quant/qz_measure.c and fits its line here. */
 #ifndef GQ_CODEC_COST_H
 #define GQ_CODEC_COST_H
 
@@ -67,11 +67,10 @@ size_t codec_fit(const gpu_db *db, double *launch_us, double *efficiency, codec_
 
 /* ---- measuring this machine's CPU ------------------------------------------------------------- */
 
-/* Measures q on this CPU: thread CPU time on 2^10, 2^13, 2^16 and 2^19
- * Gaussian elements, the median of `trials` runs at each size, and fixed and
- * per-element costs fitted by least squares (a fit below zero is taken as
- * zero). */
-gq_err codec_cost_calibrate(const qz_params *q, int trials, codec_cost *c);
+/* The calibration's fit: fixed and per-element costs from k (elements,
+ * encode ns, decode ns) measurements, least squares on relative errors (a
+ * fit below zero is taken as zero). */
+void codec_cost_fit_line(const double *n, const double *enc_ns, const double *dec_ns, size_t k, codec_cost *c);
 
 /* A Gaussian gradient of n elements (sigma 1e-3, the size of typical
  * gradients), the same for the same seed: what sizes and costs are measured on. */
