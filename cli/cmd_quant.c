@@ -514,7 +514,7 @@ static int quant_costs(int argc, char **argv)
         qz_parse_spec(specs[k], &q, NULL, 0);
         qz_format_spec(&q, canon, sizeof canon);
         codec_cost c;
-        if (codec_cost_for(&q, on, g, a.codec_costs ? &user : NULL, &c, msg, sizeof msg) != GQ_OK) {
+        if (codec_cost_for(&q, on, &z.gpus, g, a.codec_costs ? &user : NULL, &c, msg, sizeof msg) != GQ_OK) {
             cli_error("%s: %s", canon, msg);
             rc = 1;
             break;

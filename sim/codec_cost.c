@@ -10,7 +10,7 @@
 
 #include "gq_csv.h"
 #include "rng.h"
-#include "zoo.h"
+#include "zoo.h" /* gq_builtin_data: the published points and the CPU profile */
 
 const char *codec_device_name(codec_device d)
 {
@@ -105,7 +105,7 @@ typedef struct {
 } published_point;
 
 /* The published one-level points, compress = (compress + decompress) - decompress. */
-static size_t published_points(published_point *pts, size_t cap)
+static size_t parse_published(published_point *pts, size_t cap)
 {
     const char *text = gq_builtin_data("codec_costs_published");
     if (!text) return 0;
@@ -162,6 +162,17 @@ static size_t published_points(published_point *pts, size_t cap)
     return n;
 }
 
+/* The published points, read once: they are compiled in. */
+static const published_point *published(size_t *n)
+{
+    static published_point pts[64];
+    static size_t count;
+    static int done;
+    if (!done) count = parse_published(pts, 64), done = 1;
+    *n = count;
+    return pts;
+}
+
 /* Least squares of t = launches L + (n bytes / bw) / efficiency over the
  * points except `skip`. @return 0, or -1 if it cannot be fitted. */
 static int fit_points(const gpu_db *db, const published_point *pts, size_t n, size_t skip, double *L, double *inv_eff)
@@ -198,8 +209,8 @@ static double predict_us(const traffic *t, double elements, double bw, double L,
 
 size_t codec_fit(const gpu_db *db, double *launch_us, double *efficiency, codec_fit_point *out, size_t cap)
 {
-    published_point pts[64];
-    size_t n = published_points(pts, 64);
+    size_t n;
+    const published_point *pts = published(&n);
     double L, inv;
     if (fit_points(db, pts, n, (size_t)-1, &L, &inv) != 0) return 0;
     *launch_us = L, *efficiency = 1 / inv;
@@ -236,10 +247,10 @@ static void fitted_cost(const qz_params *q, const gpu_spec *g, double L, double 
 /* A published point for q on g: Espresso measures per 2^20-element shard and
  * treats the cost as fixed up to it; here the published time is the cost at
  * 2^20 elements, split into the fitted model's launch overhead and a slope. */
-static int published_cost(const gpu_db *db, const qz_params *q, const gpu_spec *g, double L, double inv, codec_cost *c)
+static int published_cost(const qz_params *q, const gpu_spec *g, double L, codec_cost *c)
 {
-    published_point pts[64];
-    size_t n = published_points(pts, 64);
+    size_t n;
+    const published_point *pts = published(&n);
     double enc_us = -1, dec_us = -1, elements = 0;
     for (size_t i = 0; i < n; i++)
         if (pts[i].codec->ours == q->id && gpu_name_eq(pts[i].device, g->name)) {
@@ -249,34 +260,13 @@ static int published_cost(const gpu_db *db, const qz_params *q, const gpu_spec *
             else
                 enc_us = pts[i].us;
         }
-    (void)db;
     if (enc_us < 0 || dec_us < 0 || elements <= 0) return -1;
     codec_traffic t = traffic_of(q);
     c->enc_fixed_ns = fmin(t.enc.launches * L, enc_us) * 1e3;
     c->enc_ns = (enc_us * 1e3 - c->enc_fixed_ns) / elements;
     c->dec_fixed_ns = fmin(t.dec.launches * L, dec_us) * 1e3;
     c->dec_ns = (dec_us * 1e3 - c->dec_fixed_ns) / elements;
-    (void)inv;
     return 0;
-}
-
-/* The fit on the built-in GPU data, once per process (a pure function of the data). */
-static int gpu_model_fit(double *L, double *inv)
-{
-    static int done, ok;
-    static double sL, sinv;
-    if (!done) {
-        gq_zoo z;
-        done = 1;
-        if (zoo_load(&z, NULL, NULL, 0) == GQ_OK) {
-            published_point pts[64];
-            size_t n = published_points(pts, 64);
-            ok = fit_points(&z.gpus, pts, n, (size_t)-1, &sL, &sinv) == 0;
-            zoo_free(&z);
-        }
-    }
-    *L = sL, *inv = sinv;
-    return ok ? 0 : -1;
 }
 
 /* ---- the built-in CPU profile ---------------------------------------------------------------------- */
@@ -294,8 +284,8 @@ static const codec_profile *builtin_cpu(void)
     return &p;
 }
 
-gq_err codec_cost_for(const qz_params *q, codec_device on, const gpu_spec *g, const codec_profile *user, codec_cost *c,
-                      char *msg, size_t cap)
+gq_err codec_cost_for(const qz_params *q, codec_device on, const gpu_db *db, const gpu_spec *g,
+                      const codec_profile *user, codec_cost *c, char *msg, size_t cap)
 {
     memset(c, 0, sizeof *c);
     if (q->id == QZ_FP32 || on == CODEC_ON_NONE) {
@@ -324,9 +314,13 @@ gq_err codec_cost_for(const qz_params *q, codec_device on, const gpu_spec *g, co
         snprintf(c->source, sizeof c->source, "cpu %s (data/codec_costs_cpu.csv)", how);
         return GQ_OK;
     }
+    /* the model fitted on the published points, with the bandwidths of the caller's GPU data */
+    size_t n;
+    const published_point *pts = published(&n);
     double L, inv;
-    if (gpu_model_fit(&L, &inv) != 0) return gq_fail(GQ_ERR_PARAM, msg, cap, "the GPU codec model could not be fitted");
-    if (published_cost(NULL, q, g, L, inv, c) == 0) {
+    if (fit_points(db, pts, n, (size_t)-1, &L, &inv) != 0)
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "the GPU codec model could not be fitted");
+    if (published_cost(q, g, L, c) == 0) {
         snprintf(c->source, sizeof c->source, "%s published (Espresso)", g->name);
         return GQ_OK;
     }

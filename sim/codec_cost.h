@@ -42,10 +42,11 @@ typedef struct {
 gq_err codec_profile_parse(const char *text, size_t len, const char *file, codec_profile *p, char *msg, size_t cap);
 void codec_profile_free(codec_profile *p);
 
-/* The cost of quantizer q on `on` (the GPU g, or the host CPU). `user` may be
- * NULL. fp32 and CODEC_ON_NONE cost nothing. */
-gq_err codec_cost_for(const qz_params *q, codec_device on, const gpu_spec *g, const codec_profile *user, codec_cost *c,
-                      char *msg, size_t cap);
+/* The cost of quantizer q on `on` (the GPU g, or the host CPU); db gives the
+ * bandwidths the GPU model is fitted with. `user` may be NULL. fp32 and
+ * CODEC_ON_NONE cost nothing. */
+gq_err codec_cost_for(const qz_params *q, codec_device on, const gpu_db *db, const gpu_spec *g,
+                      const codec_profile *user, codec_cost *c, char *msg, size_t cap);
 
 /* Nanoseconds of one call on n elements. */
 static inline double codec_encode_ns(const codec_cost *c, double n) { return c->enc_fixed_ns + c->enc_ns * n; }

@@ -85,8 +85,8 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
         snprintf(cost.source, sizeof cost.source, "--quant-rate %g on the %s", q->quant_rate,
                  codec_device_name(q->codec_on));
     } else {
-        gq_err e = codec_cost_for(&c.quant, q->codec_on, s->gpu, s->req.codec_costs ? &s->profile : NULL, &cost, why,
-                                  sizeof why);
+        gq_err e = codec_cost_for(&c.quant, q->codec_on, &s->zoo.gpus, s->gpu, s->req.codec_costs ? &s->profile : NULL,
+                                  &cost, why, sizeof why);
         if (e != GQ_OK) return gq_fail(e, msg, cap, "--quant '%s': %s", quant, why);
     }
     c.model = s->model;

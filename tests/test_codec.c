@@ -42,20 +42,20 @@ static void test_sources(void)
     codec_cost c, d;
     char msg[256];
     qz_parse_spec("signsgd", &q, NULL, 0);
-    CHECK(codec_cost_for(&q, CODEC_ON_GPU, v100, NULL, &c, msg, sizeof msg) == GQ_OK &&
+    CHECK(codec_cost_for(&q, CODEC_ON_GPU, &Z.gpus, v100, NULL, &c, msg, sizeof msg) == GQ_OK &&
               fabs(codec_encode_ns(&c, 1048576) - 130e3) < 1 && fabs(codec_decode_ns(&c, 1048576) - 140e3) < 1 &&
               strstr(c.source, "V100 published"),
           "V100 signsgd: Espresso's EF-signSGD, 130 us encode and 140 us decode at 2^20 (%s)", c.source);
     qz_parse_spec("terngrad", &q, NULL, 0);
-    codec_cost_for(&q, CODEC_ON_GPU, v100, NULL, &c, msg, sizeof msg);
-    codec_cost_for(&q, CODEC_ON_GPU, k80, NULL, &d, msg, sizeof msg);
+    codec_cost_for(&q, CODEC_ON_GPU, &Z.gpus, v100, NULL, &c, msg, sizeof msg);
+    codec_cost_for(&q, CODEC_ON_GPU, &Z.gpus, k80, NULL, &d, msg, sizeof msg);
     CHECK(strstr(c.source, "V100 fitted") && strstr(d.source, "K80 fitted") && c.enc_ns < d.enc_ns &&
               fabs(d.enc_ns / c.enc_ns - 900.0 / 240) < 1e-9,
           "TernGrad per element: V100 %.4f ns < K80 %.4f ns, by their bandwidths (900 / 240 GB/s)", c.enc_ns, d.enc_ns);
-    CHECK(codec_cost_for(&q, CODEC_ON_NONE, v100, NULL, &c, msg, sizeof msg) == GQ_OK && c.enc_ns == 0 &&
+    CHECK(codec_cost_for(&q, CODEC_ON_NONE, &Z.gpus, v100, NULL, &c, msg, sizeof msg) == GQ_OK && c.enc_ns == 0 &&
               c.enc_fixed_ns == 0 && c.dec_ns == 0 && c.dec_fixed_ns == 0,
           "--codec-on none costs nothing");
-    CHECK(codec_cost_for(&q, CODEC_ON_CPU, NULL, NULL, &c, msg, sizeof msg) == GQ_OK && c.enc_ns > 0 &&
+    CHECK(codec_cost_for(&q, CODEC_ON_CPU, &Z.gpus, NULL, NULL, &c, msg, sizeof msg) == GQ_OK && c.enc_ns > 0 &&
               strstr(c.source, "data/codec_costs_cpu.csv"),
           "the host CPU's built-in profile (%s)", c.source);
 }
@@ -99,11 +99,11 @@ static void test_profile(void)
     qz_params q;
     codec_cost c;
     qz_parse_spec("qsgd:norm=max,levels=5", &q, NULL, 0); /* the same quantizer, its keys in another order */
-    CHECK(codec_cost_for(&q, CODEC_ON_CPU, NULL, &p, &c, msg, sizeof msg) == GQ_OK && c.enc_fixed_ns == 1500 &&
+    CHECK(codec_cost_for(&q, CODEC_ON_CPU, &Z.gpus, NULL, &p, &c, msg, sizeof msg) == GQ_OK && c.enc_fixed_ns == 1500 &&
               c.enc_ns == 0.75 && c.dec_fixed_ns == 800 && c.dec_ns == 0.25 && strcmp(c.source, "cpu file c.csv") == 0,
           "a file's row, matched after canonicalisation, used as written (%s)", c.source);
     qz_parse_spec("terngrad", &q, NULL, 0);
-    CHECK(codec_cost_for(&q, CODEC_ON_GPU, gpu_find(&Z.gpus, "V100"), &p, &c, msg, sizeof msg) == GQ_OK &&
+    CHECK(codec_cost_for(&q, CODEC_ON_GPU, &Z.gpus, gpu_find(&Z.gpus, "V100"), &p, &c, msg, sizeof msg) == GQ_OK &&
               c.enc_fixed_ns == 1000 && strcmp(c.source, "V100 file c.csv") == 0,
           "a GPU's row overrides the model (%s)", c.source);
     codec_profile_free(&p);
