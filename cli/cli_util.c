@@ -1,6 +1,8 @@
 /* Shared CLI plumbing; see cli_util.h. */
 #include "cli_util.h"
 
+#include "gq_file.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -8,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static const char *error_context;
@@ -97,31 +98,12 @@ int cli_parse_u64_list(const char *opt, const char *s, uint64_t *v, size_t cap, 
 
 int cli_read_file(const char *path, unsigned char **data, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        cli_error("%s: %s", path, strerror(errno));
+    char *text, msg[4200];
+    if (gq_read_file(path, SIZE_MAX - 1, 0, &text, size, msg, sizeof msg) != GQ_OK) {
+        cli_error("%s", msg);
         return -1;
     }
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        cli_error("%s: not a regular file", path);
-        fclose(f);
-        return -1;
-    }
-    *size = (size_t)st.st_size;
-    *data = malloc(*size ? *size : 1);
-    if (!*data) {
-        cli_error("%s: out of memory reading %zu bytes", path, *size);
-        fclose(f);
-        return -1;
-    }
-    if (fread(*data, 1, *size, f) != *size) {
-        cli_error("%s: read error", path);
-        free(*data);
-        fclose(f);
-        return -1;
-    }
-    fclose(f);
+    *data = (unsigned char *)text;
     return 0;
 }
 

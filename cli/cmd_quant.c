@@ -2,6 +2,8 @@
  * command-line face of quant/. bench measures each quantizer's encode and
  * decode cost against a memcpy reference timed in the same run; sweep
  * reproduces the ORQ paper's error comparison across bucket sizes. */
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -351,21 +353,9 @@ static int quant_sweep(int argc, char **argv)
 
 /* ---- codec costs ---------------------------------------------------------------------------- */
 
-static const char *const CALIBRATE_DEFAULT[] = {"fp16",
-                                                "terngrad",
-                                                "terngrad:pack=trits",
-                                                "qsgd:levels=3",
-                                                "qsgd:levels=5",
-                                                "qsgd:levels=9",
-                                                "qsgd:levels=5,code=elias",
-                                                "orq:levels=3",
-                                                "orq:levels=5",
-                                                "orq:levels=9",
-                                                "bingrad-b",
-                                                "bingrad-pb",
-                                                "signsgd",
-                                                "topk:ratio=0.01"};
-#define NCALIBRATE (sizeof CALIBRATE_DEFAULT / sizeof CALIBRATE_DEFAULT[0])
+/* bench's quantizers but fp32, which costs nothing to encode */
+static const char *const *const CALIBRATE_DEFAULT = DEFAULT_BENCH + 1;
+#define NCALIBRATE (sizeof DEFAULT_BENCH / sizeof DEFAULT_BENCH[0] - 1)
 
 static const char *const COST_COLUMNS[] = {
     "quant", "device", "encode_ns_fixed", "encode_ns_per_element", "decode_ns_fixed", "decode_ns_per_element",
@@ -470,16 +460,12 @@ static int quant_costs(int argc, char **argv)
         if (rc == 0) {
             table_print(&t, (cli_format)a.format);
             for (size_t k = 0; k < n; k++) errs[k] = fabs(errs[k]);
-            for (size_t i = 1; i < n; i++) /* insertion sort of n <= 32 */
-                for (size_t j = i; j > 0 && errs[j - 1] > errs[j]; j--) {
-                    double x = errs[j];
-                    errs[j] = errs[j - 1], errs[j - 1] = x;
-                }
+            gsl_sort(errs, 1, n);
             fprintf(a.format == FMT_TABLE ? stdout : stderr,
                     "%s%zu points: %.2f us per kernel launch, %.1f%% of memory bandwidth; leave-one-out error median "
                     "%.0f%%, max %.0f%%\n",
-                    a.format == FMT_TABLE ? "\n" : "", n, L, 100 * eff,
-                    n % 2 ? errs[n / 2] : (errs[n / 2 - 1] + errs[n / 2]) / 2, errs[n - 1]);
+                    a.format == FMT_TABLE ? "\n" : "", n, L, 100 * eff, gsl_stats_median_from_sorted_data(errs, 1, n),
+                    errs[n - 1]);
         }
         table_free(&t);
         zoo_free(&z);

@@ -5,31 +5,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 gq_err gq_read_file(const char *path, size_t limit, int text_only, char **text, size_t *len, char *msg, size_t cap)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return gq_fail(GQ_ERR_IO, msg, cap, "%s: %s", path, strerror(errno));
-    char *s = NULL, chunk[65536];
-    size_t n = 0, got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        char *grown = n + got <= limit ? realloc(s, n + got + 1) : NULL;
-        if (!grown) {
-            fclose(f);
-            free(s);
-            return gq_fail(GQ_ERR_IO, msg, cap, "%s: larger than %zu bytes, or out of memory", path, limit);
-        }
-        s = grown;
-        memcpy(s + n, chunk, got);
-        n += got;
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return gq_fail(GQ_ERR_IO, msg, cap, "%s: not a regular file", path);
     }
-    int bad = ferror(f);
+    const size_t n = (size_t)st.st_size;
+    if (n > limit) {
+        fclose(f);
+        return gq_fail(GQ_ERR_IO, msg, cap, "%s: larger than %zu bytes", path, limit);
+    }
+    char *s = malloc(n + 1);
+    if (!s) {
+        fclose(f);
+        return gq_fail(GQ_ERR_NOMEM, msg, cap, "%s: out of memory reading %zu bytes", path, n);
+    }
+    int bad = fread(s, 1, n, f) != n;
     fclose(f);
     if (bad) {
         free(s);
         return gq_fail(GQ_ERR_IO, msg, cap, "%s: read error", path);
     }
-    if (!s && !(s = malloc(1))) return GQ_ERR_NOMEM;
     s[n] = '\0';
     if (text_only && strlen(s) != n) {
         free(s);

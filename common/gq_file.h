@@ -7,9 +7,10 @@
 
 #include "gq_error.h"
 
-/* Reads path (at most `limit` bytes) into a malloc'd NUL-terminated buffer.
- * text_only: a NUL byte inside is an error. @return GQ_OK, GQ_ERR_IO (with
- * strerror's reason), GQ_ERR_SPEC (not text) or GQ_ERR_NOMEM. */
+/* Reads the regular file path (at most `limit` bytes) into a malloc'd
+ * buffer with a NUL after its len bytes. text_only: a NUL byte inside is an
+ * error. @return GQ_OK, GQ_ERR_IO (with strerror's reason), GQ_ERR_SPEC (not
+ * text) or GQ_ERR_NOMEM. */
 gq_err gq_read_file(const char *path, size_t limit, int text_only, char **text, size_t *len, char *msg, size_t cap);
 
 #endif

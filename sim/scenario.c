@@ -1,6 +1,9 @@
 /* Scenarios, sweeps, the report and the validation; see scenario.h. */
 #include "scenario.h"
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,12 +270,6 @@ static int row_sync(const char *s, sync_kind *k)
     return -1;
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 gq_err sim_validate(const measured_set *ms, const char *file, const sim_request *base, gq_table *rows,
                     double *median_pct, double *mean_pct, sim_progress progress, void *ctx, char *msg, size_t cap)
 {
@@ -334,11 +331,9 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
     }
     if (e == GQ_OK) {
         size_t n = ms->n;
-        double mean = 0;
-        for (size_t k = 0; k < n; k++) mean += ape[k];
-        qsort(ape, n, sizeof *ape, by_value);
-        *mean_pct = mean / (double)n;
-        *median_pct = n % 2 ? ape[n / 2] : 0.5 * (ape[n / 2 - 1] + ape[n / 2]);
+        *mean_pct = gsl_stats_mean(ape, 1, n);
+        gsl_sort(ape, 1, n);
+        *median_pct = gsl_stats_median_from_sorted_data(ape, 1, n);
     }
     free(ape);
     return e;
