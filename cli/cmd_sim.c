@@ -61,24 +61,28 @@ static int open_scenario(const sim_request *q, sim_scenario *s)
     return e == GQ_OK ? 0 : -1;
 }
 
-/* Plot data from rows: one block per change of the `key` columns, columns x and y. */
-static char *blocks(const gq_table *t, const char *const *key, int nkey, const char *x, const char *y, const char *y2)
+/* Plot data from rows (those whose column `only` is `value`, if only is not
+ * NULL): one block per change of the `key` columns, columns x, y and y2. */
+static char *blocks(const gq_table *t, const char *only, const char *value, const char *const *key, int nkey,
+                    const char *x, const char *y, const char *y2)
 {
     int kc[4], xc = table_column(t, x), yc = table_column(t, y), y2c = y2 ? table_column(t, y2) : -1;
+    const int oc = only ? table_column(t, only) : -1;
     for (int k = 0; k < nkey; k++) kc[k] = table_column(t, key[k]);
     size_t cap = 4096 + 256 * t->nrows, len = 0;
     char *dat = malloc(cap), prev[1024] = "";
     if (!dat) return NULL;
     dat[0] = '\0';
     for (size_t r = 1; r < t->nrows; r++) {
+        if (oc >= 0 && strcmp(table_cell(t, r, (size_t)oc), value) != 0) continue;
         char k[1024] = "";
         for (int i = 0; i < nkey; i++) {
             strncat(k, i ? " " : "", sizeof k - strlen(k) - 1);
             strncat(k, table_cell(t, r, (size_t)kc[i]), sizeof k - strlen(k) - 1);
         }
         cli_one_line(k, sizeof k, k); /* a name may hold a newline: keep the block whole */
-        if (r == 1 || strcmp(k, prev) != 0) {
-            len += (size_t)snprintf(dat + len, cap - len, "%s# %s\n", r == 1 ? "" : "\n\n", k);
+        if (len == 0 || strcmp(k, prev) != 0) {
+            len += (size_t)snprintf(dat + len, cap - len, "%s# %s\n", len == 0 ? "" : "\n\n", k);
             strcpy(prev, k);
         }
         len += (size_t)snprintf(dat + len, cap - len, "%s %s%s%s\n", table_cell(t, r, (size_t)xc),
@@ -166,7 +170,7 @@ static int cmd_speedup(int argc, char **argv)
     if (rc == 0) table_print(&t, (cli_format)a.format);
     if (rc == 0 && a.plot) {
         static const char *const KEY[] = {"model", "platform", "quant"};
-        char *dat = blocks(&t, KEY, 3, "gpus", "images_per_s", "speedup");
+        char *dat = blocks(&t, NULL, NULL, KEY, 3, "gpus", "images_per_s", "speedup");
         quant_labels names;
         quant_names(&names, quants, nq);
         char title[1024];
@@ -190,26 +194,13 @@ static const char *const REPORT_QUANTS[] = {"fp32", "terngrad", "qsgd:levels=3,n
                                             "orq:levels=3,bucket=512"};
 
 /* The figures of a report: one per cluster (a panel per model), and each quantizer's gain over the first. */
-static int report_figures(const char *dir, const gq_table *rows, const gq_table *summary, const char *const *quants,
-                          size_t nq)
+static int report_figures(const char *dir, const gq_table *rows, const char *const *quants, size_t nq, size_t ngpus)
 {
     quant_labels names;
     quant_names(&names, quants, nq);
     for (int pi = 0; pi < 2; pi++) {
-        gq_table part;
-        table_init(&part, SIM_COLUMNS, SIM_NCOLUMNS);
-        for (size_t r = 1; r < rows->nrows; r++) /* this cluster's rows */
-            if (strcmp(table_cell(rows, r, 1), REPORT_PLATFORMS[pi]) == 0) {
-                char line[4096] = "";
-                for (size_t c = 0; c < rows->ncols; c++) {
-                    strncat(line, c ? "\t" : "", sizeof line - strlen(line) - 1);
-                    strncat(line, table_cell(rows, r, c), sizeof line - strlen(line) - 1);
-                }
-                table_row(&part, "%s", line);
-            }
         static const char *const KEY[] = {"model", "quant"};
-        char *dat = blocks(&part, KEY, 2, "gpus", "images_per_s", "speedup");
-        table_free(&part);
+        char *dat = blocks(rows, "platform", REPORT_PLATFORMS[pi], KEY, 2, "gpus", "images_per_s", "speedup");
         char png[4200];
         snprintf(png, sizeof png, "%s/speedup-%s.png", dir, REPORT_PLATFORMS[pi]);
         gp_vars vars = {0};
@@ -222,33 +213,22 @@ static int report_figures(const char *dir, const gq_table *rows, const gq_table 
         if (rc != 0) return -1;
     }
     if (nq < 2) return 0;
-    /* the gain figure: the second quantizer's speedup over the first's, per model and cluster, against GPUs */
-    int sc = table_column(rows, "speedup"), gc = table_column(rows, "gpus");
+    /* the gain figure: the second quantizer's speedup over the first's, per cluster and model, against GPUs;
+     * sim_report's rows run platform, model, quantizer, GPU count, so quantizer 1's row is ngpus after 0's */
+    const size_t sc = (size_t)table_column(rows, "speedup"), gc = (size_t)table_column(rows, "gpus");
     size_t cap = 8192 + 64 * rows->nrows, len = 0;
     char *dat = malloc(cap);
     if (!dat) return -1;
-    dat[0] = '\0';
-    for (int pi = 0; pi < 2; pi++)
-        for (int mi = 0; mi < 3; mi++) {
-            len += (size_t)snprintf(dat + len, cap - len, "# %s %s\n", REPORT_PLATFORMS[pi], REPORT_MODELS[mi]);
-            for (size_t r = 1; r < rows->nrows; r++) { /* rows of quantizer 0, then quantizer 1 follow */
-                if (strcmp(table_cell(rows, r, 1), REPORT_PLATFORMS[pi]) != 0 ||
-                    strcmp(table_cell(rows, r, 0), REPORT_MODELS[mi]) != 0 ||
-                    strcmp(table_cell(rows, r, 3), table_cell(summary, 0, 2)) != 0)
-                    continue;
-                for (size_t r2 = r + 1; r2 < rows->nrows; r2++)
-                    if (strcmp(table_cell(rows, r2, 3), table_cell(summary, 0, 3)) == 0 &&
-                        strcmp(table_cell(rows, r2, 0), REPORT_MODELS[mi]) == 0 &&
-                        strcmp(table_cell(rows, r2, 1), REPORT_PLATFORMS[pi]) == 0 &&
-                        strcmp(table_cell(rows, r2, (size_t)gc), table_cell(rows, r, (size_t)gc)) == 0) {
-                        len += (size_t)snprintf(dat + len, cap - len, "%s %.6g\n", table_cell(rows, r, (size_t)gc),
-                                                atof(table_cell(rows, r2, (size_t)sc)) /
-                                                    atof(table_cell(rows, r, (size_t)sc)));
-                        break;
-                    }
-            }
-            len += (size_t)snprintf(dat + len, cap - len, "\n\n");
+    for (size_t block = 0; block < 6; block++) {
+        len +=
+            (size_t)snprintf(dat + len, cap - len, "# %s %s\n", REPORT_PLATFORMS[block / 3], REPORT_MODELS[block % 3]);
+        for (size_t g = 0; g < ngpus; g++) {
+            const size_t r = 1 + block * nq * ngpus + g;
+            len += (size_t)snprintf(dat + len, cap - len, "%s %.6g\n", table_cell(rows, r, gc),
+                                    atof(table_cell(rows, r + ngpus, sc)) / atof(table_cell(rows, r, sc)));
         }
+        len += (size_t)snprintf(dat + len, cap - len, "\n\n");
+    }
     char png[4200], title[200];
     snprintf(png, sizeof png, "%s/gain.png", dir);
     snprintf(title, sizeof title, "%s speedup / %s speedup (above 1: %s trains faster)", names.name[1], names.name[0],
@@ -287,7 +267,7 @@ static int cmd_report(int argc, char **argv)
     cli_progress(1, "report: done");
     char csv[4200];
     snprintf(csv, sizeof csv, "%s/report.csv", dir);
-    if (rc == 0 && (table_write_csv(&rows, csv) != 0 || report_figures(dir, &rows, &summary, quants, nq) != 0)) rc = 1;
+    if (rc == 0 && (table_write_csv(&rows, csv) != 0 || report_figures(dir, &rows, quants, nq, a.ngpus) != 0)) rc = 1;
     if (rc == 0) {
         if (a.format == FMT_TABLE)
             printf("Speedup over one GPU (fp32) at %llu GPUs, %s sync, %s engine:\n\n",
@@ -340,7 +320,7 @@ static int cmd_validate(int argc, char **argv)
     if (rc == 0 && a.plot) {
         /* one block per (model, platform, sync): measured points and the predicted line */
         static const char *const KEY[] = {"model", "platform", "sync"};
-        char *dat = blocks(&rows, KEY, 3, "gpus", "measured_images_per_s", "predicted_images_per_s");
+        char *dat = blocks(&rows, NULL, NULL, KEY, 3, "gpus", "measured_images_per_s", "predicted_images_per_s");
         char(*labels)[160] = calloc(rows.nrows, sizeof *labels);
         const char **ptr = calloc(rows.nrows, sizeof *ptr);
         size_t nl = 0;
