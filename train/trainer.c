@@ -39,12 +39,15 @@ void train_normalize(float *out, const uint8_t *img, size_t n)
 
 static int biased(qz_id id) { return id == QZ_SIGNSGD || id == QZ_TOPK || id == QZ_BINGRAD_B; }
 
-/* Index of the first NaN or Inf in x[0..n), or -1. */
-static long first_nonfinite(const float *x, size_t n)
+/* Copies n floats and says where the first NaN or Inf is (-1: none): one pass for both. */
+static long copy_checked(float *dst, const float *src, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(x[i])) return (long)i;
-    return -1;
+    long bad = -1;
+    for (size_t i = 0; i < n; i++) {
+        dst[i] = src[i];
+        if (bad < 0 && !isfinite(src[i])) bad = (long)i;
+    }
+    return bad;
 }
 
 /* The one-line reason of a diverged run: where, and what to try. */
@@ -174,8 +177,7 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
                 net_forward(&net, x, B, 1, rng_derive(c->seed, (uint64_t)step, (uint64_t)w + 1));
                 float loss = net_loss(&net, x, labels, B, 1, NULL);
                 loss_sum += loss / W;
-                memcpy(g + (size_t)w * P, net.grads, P * sizeof *g);
-                const long bad = first_nonfinite(net.grads, P);
+                const long bad = copy_checked(g + (size_t)w * P, net.grads, P);
                 if (!isfinite(loss) || bad >= 0) {
                     e = diverged(c, &net, msg, cap, step, epoch, bad >= 0 ? bad : 0, "gradient");
                     break;
@@ -257,6 +259,7 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
             /* the update, the same on every worker (Adam's bias corrections are per step) */
             const double b1 = 0.9, b2 = 0.999;
             const double c1 = 1 - pow(b1, (double)step + 1), c2 = 1 - pow(b2, (double)step + 1);
+            long badp = -1; /* the first parameter the update made non-finite */
             for (size_t k = 0; k < P && e == GQ_OK; k++) {
                 double gk = avg[k] + c->weight_decay * net.params[k];
                 if (c->optimizer == OPT_SGD) {
@@ -270,8 +273,8 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
                     double mh = m1[k] / c1, vh = m2[k] / c2;
                     net.params[k] -= (float)(lr * mh / (sqrt(vh) + 1e-8));
                 }
+                if (badp < 0 && !isfinite(net.params[k])) badp = (long)k;
             }
-            const long badp = first_nonfinite(net.params, P);
             if (badp >= 0) e = diverged(c, &net, msg, cap, step, epoch, (size_t)badp, "parameter");
         }
         if (e != GQ_OK) break;
