@@ -16,7 +16,6 @@
 
 void cli_sim_defaults(cli_args *a)
 {
-    memset(a, 0, sizeof *a);
     sim_request q;
     sim_request_defaults(&q);
     a->sync = (int)q.sync, a->overlap = q.overlap, a->fusion = q.fusion_bytes, a->fusion_cycle = q.fusion_cycle_s;
@@ -113,7 +112,7 @@ static const char *const FP32_ONLY[] = {"fp32"};
 
 static int cmd_simulate(int argc, char **argv)
 {
-    cli_args a;
+    cli_args a = {0};
     cli_sim_defaults(&a);
     if (cli_parse_args(C_SIMULATE, "simulate", argc, argv, &a, 0)) return EXIT_USAGE;
     sim_request q = cli_request_of(&a);
@@ -147,7 +146,7 @@ static void default_gpus(cli_args *a)
 
 static int cmd_speedup(int argc, char **argv)
 {
-    cli_args a;
+    cli_args a = {0};
     cli_sim_defaults(&a);
     if (cli_parse_args(C_SPEEDUP, "speedup", argc, argv, &a, 0)) return EXIT_USAGE;
     default_gpus(&a);
@@ -244,7 +243,7 @@ static int report_figures(const char *dir, const gq_table *rows, const char *con
 
 static int cmd_report(int argc, char **argv)
 {
-    cli_args a;
+    cli_args a = {0};
     cli_sim_defaults(&a);
     if (cli_parse_args(C_REPORT, "report", argc, argv, &a, 0)) return EXIT_USAGE;
     default_gpus(&a);
@@ -289,7 +288,7 @@ static int cmd_report(int argc, char **argv)
 
 static int cmd_validate(int argc, char **argv)
 {
-    cli_args a;
+    cli_args a = {0};
     cli_sim_defaults(&a);
     if (cli_parse_args(C_VALIDATE, "validate", argc, argv, &a, 0)) return EXIT_USAGE;
     unsigned char *text;

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli_util.h"
 #include "commands.h"
@@ -314,14 +313,9 @@ static int read_curves(const char *path, tta_curve *curves, int cap)
 static int cmd_tta(int argc, char **argv)
 {
     cli_args a;
+    train_defaults(&a); /* the trainer's defaults, then the simulator's */
     cli_sim_defaults(&a);
-    {
-        cli_args t;
-        train_defaults(&t); /* the trainer's defaults beside the simulator's */
-        a.epochs = t.epochs, a.seed = t.seed, a.lr = t.lr, a.momentum = t.momentum, a.weight_decay = t.weight_decay;
-        a.optimizer = t.optimizer, a.ef = t.ef, a.lr_schedule = t.lr_schedule, a.step_every = t.step_every;
-        a.step_gamma = t.step_gamma;
-    }
+    a.batch = 0; /* training: 64 (the trainer's); a curve: the model's customary batch */
     if (cli_parse_args(C_TTA, "tta", argc, argv, &a, 0)) return EXIT_USAGE;
     const char *const *quants = a.nquant ? a.quant : (const char *const[]){"fp32"};
     const size_t nq = a.nquant ? a.nquant : 1;
@@ -349,12 +343,8 @@ static int cmd_tta(int argc, char **argv)
         if (most > TRAIN_MAX_WORKERS) most = TRAIN_MAX_WORKERS;
         if (workers > most) {
             workers = most < 1 ? 1 : most;
-            cli_progress(1, "tta: training with %d workers, not %d: %d images make at most %d batches of %llu", workers,
-                         gpus, ntrain, most, (unsigned long long)a.batch);
-            if (!isatty(2))
-                fprintf(stderr,
-                        "gqsim: tta: trained with %d workers (not %d): %d images make at most %d batches of %llu\n",
-                        workers, gpus, ntrain, most, (unsigned long long)a.batch);
+            fprintf(stderr, "gqsim: tta: trained with %d workers (not %d): %d images make at most %d batches of %llu\n",
+                    workers, gpus, ntrain, most, (unsigned long long)a.batch);
         }
         for (size_t k = 0; k < nq && rc == 0; k++) {
             train_config c = config_of(&a);
@@ -365,9 +355,7 @@ static int cmd_tta(int argc, char **argv)
             qz_format_spec(&c.quant, cv->quant, sizeof cv->quant);
             cv->nseeds = ns;
             for (size_t si = 0; si < ns && rc == 0; si++) {
-                static run_ctx r;
-                memset(&r, 0, sizeof r);
-                r.quant = cv->quant, r.workers = workers, r.seed = seeds[si];
+                run_ctx r = {.quant = cv->quant, .workers = workers, .seed = seeds[si]};
                 c.seed = seeds[si];
                 if (train_run(&c, &tr, &te, on_epoch, &r, msg, sizeof msg) != GQ_OK) {
                     cli_error("train %s with %d workers, seed %llu: %s", cv->quant, workers,

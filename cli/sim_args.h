@@ -6,7 +6,7 @@
 #include "options.h"
 #include "scenario.h"
 
-/* The simulation defaults in a.*, before parsing. */
+/* The simulation options' defaults, set in a (its other fields untouched), before parsing. */
 void cli_sim_defaults(cli_args *a);
 /* The request the options make. */
 sim_request cli_request_of(const cli_args *a);

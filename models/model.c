@@ -143,23 +143,27 @@ static int find_layer(const parser *p, const char *name)
 }
 
 /* Files layer `idx` under its name, growing the table to stay at most half full. */
+static void slot_put(parser *p, int idx)
+{
+    size_t i = name_hash(p->m->layers[idx].name) & (p->nslots - 1);
+    while (p->slots[i] >= 0) i = (i + 1) & (p->nslots - 1);
+    p->slots[i] = idx;
+}
+
 static gq_err index_layer(parser *p, int idx)
 {
     if (2 * (p->m->nlayers + 1) > p->nslots) {
         size_t n = p->nslots ? 2 * p->nslots : 256;
-        int *slots = malloc(n * sizeof *slots);
+        int *slots = malloc(n * sizeof *slots), *old = p->slots;
         if (!slots) return GQ_ERR_NOMEM;
         for (size_t i = 0; i < n; i++) slots[i] = -1;
-        int *old = p->slots;
-        size_t oldn = p->nslots;
+        const size_t oldn = p->nslots;
         p->slots = slots, p->nslots = n;
         for (size_t i = 0; i < oldn; i++)
-            if (old[i] >= 0 && old[i] != idx) index_layer(p, old[i]); /* cannot grow again */
+            if (old[i] >= 0) slot_put(p, old[i]);
         free(old);
     }
-    size_t i = name_hash(p->m->layers[idx].name) & (p->nslots - 1);
-    while (p->slots[i] >= 0) i = (i + 1) & (p->nslots - 1);
-    p->slots[i] = idx;
+    slot_put(p, idx);
     return GQ_OK;
 }
 
