@@ -6,6 +6,7 @@
 #include "gq_csv.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +22,18 @@ static int parse_count(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
     return 0;
 }
 
-static gq_err fail(measured_set *s, char *msg, size_t cap, const char *file, int line, const char *fmt, const char *a,
-                   const char *b)
+static gq_err fail(measured_set *s, char *msg, size_t cap, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+static gq_err fail(measured_set *s, char *msg, size_t cap, const char *file, int line, const char *fmt, ...)
 {
     measured_free(s);
     int n = snprintf(msg, cap, "%s:%d: ", file, line);
-    if (n >= 0 && (size_t)n < cap) snprintf(msg + n, cap - (size_t)n, fmt, a, b);
+    if (n >= 0 && (size_t)n < cap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg + n, cap - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
     return GQ_ERR_SPEC;
 }
 
@@ -61,8 +68,7 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
     if (cm < 0 || cg < 0 || cb < 0 || cn < 0 || ci < 0 || (cp < 0 && cmach < 0)) {
         e = fail(s, msg, cap, file, 1,
                  "needs columns model, gpu, batch (or batch_per_gpu), gpus, images_per_s and platform (or "
-                 "machine)%s%s",
-                 "", "");
+                 "machine)");
         goto out;
     }
     gq_csv_init(r, h->p, (size_t)(h->end - h->p));
@@ -73,15 +79,12 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
         got = gq_csv_next(r, &why);
         if (got == 0) break;
         if (got < 0) {
-            e = fail(s, msg, cap, file, line, "%s%s", why, "");
+            e = fail(s, msg, cap, file, line, "%s", why);
             goto out;
         }
         if (gq_csv_blank(r)) continue;
         if (r->nfields != h->nfields) {
-            char a[32], b[32];
-            snprintf(a, sizeof a, "%d", r->nfields);
-            snprintf(b, sizeof b, "%d", h->nfields);
-            e = fail(s, msg, cap, file, line, "%s fields, the header has %s", a, b);
+            e = fail(s, msg, cap, file, line, "%d fields, the header has %d", r->nfields, h->nfields);
             goto out;
         }
         if (s->n == rcap) {
@@ -99,7 +102,7 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
         row->line = line;
         const char *f;
         if (copy(row->model, sizeof row->model, r->field[cm]) || !row->model[0]) {
-            e = fail(s, msg, cap, file, line, "model '%.100s' is empty or too long%s", r->field[cm], "");
+            e = fail(s, msg, cap, file, line, "model '%.100s' is empty or too long", r->field[cm]);
             goto out;
         }
         if (copy(row->gpu, sizeof row->gpu, r->field[cg]) ||
@@ -109,21 +112,19 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
             (cs >= 0 && copy(row->sync, sizeof row->sync, r->field[cs])) ||
             (cq >= 0 && copy(row->quant, sizeof row->quant, r->field[cq]))) {
             e = fail(s, msg, cap, file, line,
-                     "a gpu, platform, machine, interconnect, sync or quant field is too "
-                     "long%s%s",
-                     "", "");
+                     "a gpu, platform, machine, interconnect, sync or quant field is too long");
             goto out;
         }
         if (!row->platform[0] && !row->machine[0]) {
-            e = fail(s, msg, cap, file, line, "needs a platform or a machine%s%s", "", "");
+            e = fail(s, msg, cap, file, line, "needs a platform or a machine");
             goto out;
         }
         if (parse_count(f = r->field[cb], 1, MEASURED_MAX_BATCH, &row->batch)) {
-            e = fail(s, msg, cap, file, line, "batch '%.40s' must be an integer in 1..%s", f, "1000000");
+            e = fail(s, msg, cap, file, line, "batch '%.40s' must be an integer in 1..%d", f, MEASURED_MAX_BATCH);
             goto out;
         }
         if (parse_count(f = r->field[cn], 1, MEASURED_MAX_GPUS, &row->gpus)) {
-            e = fail(s, msg, cap, file, line, "gpus '%.40s' must be an integer in 1..%s", f, "65536");
+            e = fail(s, msg, cap, file, line, "gpus '%.40s' must be an integer in 1..%d", f, MEASURED_MAX_GPUS);
             goto out;
         }
         char *end;
@@ -131,12 +132,12 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
         errno = 0;
         row->images_per_s = strtod(f, &end);
         if (end == f || *end || errno || !(row->images_per_s > 0 && row->images_per_s <= 1e9)) {
-            e = fail(s, msg, cap, file, line, "images_per_s '%.40s' must be a number in (0, 1e9]%s", f, "");
+            e = fail(s, msg, cap, file, line, "images_per_s '%.40s' must be a number in (0, 1e9]", f);
             goto out;
         }
         s->n++;
     }
-    if (s->n == 0) e = fail(s, msg, cap, file, r->line > 2 ? r->line - 1 : 1, "no measured rows%s%s", "", "");
+    if (s->n == 0) e = fail(s, msg, cap, file, r->line > 2 ? r->line - 1 : 1, "no measured rows");
 out:
     free(h), free(r);
     return e;

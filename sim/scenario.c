@@ -160,12 +160,12 @@ void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o)
         compute_source_name(s->compute.source), r->network_model, o->codec_source);
 }
 
-static void tell(sim_progress progress, void *ctx, const char *fmt, const char *a, const char *b, const char *c,
-                 int gpus)
+/* "MODEL PLATFORM QUANT: N GPUs" to the progress callback, if any. */
+static void tell(sim_progress progress, void *ctx, const char *model, const char *platform, const char *quant, int gpus)
 {
     if (!progress) return;
     char what[512];
-    snprintf(what, sizeof what, fmt, a, b, c, gpus);
+    snprintf(what, sizeof what, "%.60s %.300s %.100s: %d GPUs", model, platform, quant, gpus);
     progress(ctx, what);
 }
 
@@ -175,7 +175,7 @@ gq_err scenario_sweep(sim_scenario *s, const char *const *quants, int nquants, c
     if (rows->ncols == 0) table_init(rows, SIM_COLUMNS, SIM_NCOLUMNS);
     for (int k = 0; k < nquants; k++)
         for (int g = 0; g < ngpus; g++) {
-            tell(progress, ctx, "%.60s %.300s %.100s: %d GPUs", s->model->name, s->req.platform, quants[k], gpus[g]);
+            tell(progress, ctx, s->model->name, s->req.platform, quants[k], gpus[g]);
             sim_outcome o;
             gq_err e = scenario_run(s, quants[k], gpus[g], &o, msg, cap);
             if (e != GQ_OK) return e;
@@ -224,7 +224,7 @@ gq_err sim_report(const sim_request *base, const char *const *quants, int nquant
             double at_max[MAXQ];
             for (int k = 0; e == GQ_OK && k < nquants; k++)
                 for (int g = 0; e == GQ_OK && g < ngpus; g++) {
-                    tell(progress, ctx, "%.60s %.300s %.100s: %d GPUs", q.model, q.platform, quants[k], gpus[g]);
+                    tell(progress, ctx, q.model, q.platform, quants[k], gpus[g]);
                     sim_outcome o;
                     e = scenario_run(&s, quants[k], gpus[g], &o, msg, cap);
                     if (e != GQ_OK) break;
@@ -312,7 +312,7 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
         q.platform = platform;
         q.gpu = row->gpu;
         q.batch = (int)row->batch;
-        tell(progress, ctx, "%.60s %.300s %.100s: %d GPUs", row->model, platform, quant, (int)row->gpus);
+        tell(progress, ctx, row->model, platform, quant, (int)row->gpus);
         sim_scenario s;
         sim_outcome o;
         e = scenario_open(&s, &q, why, sizeof why);
