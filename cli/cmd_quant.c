@@ -294,10 +294,11 @@ static int quant_sweep(int argc, char **argv)
     qz_scheme sch[QZ_SCHEMES_MAX(8)];
     size_t nsch = qz_comparison_schemes(sch, levels, nlevels, buckets[0]);
     /* plot data: one block per (dist, scheme), bucket on x */
-    size_t cap = 1 << 16, len = 0;
-    char *dat = malloc(cap);
+    char *dat = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&dat, &len);
     double *nmse = malloc(nbuckets * nsch * sizeof *nmse);
-    int rc = 0;
+    int rc = f && nmse ? 0 : (cli_error("out of memory"), 1);
     size_t done = 0, total = ndists * nbuckets * nsch;
     for (size_t d = 0; d < ndists && rc == 0; d++) {
         size_t count = (size_t)n;
@@ -325,15 +326,14 @@ static int quant_sweep(int argc, char **argv)
         }
         free(x);
         for (size_t s = 0; s < nsch && rc == 0; s++) {
-            if (cap - len < 64 * (nbuckets + 2)) dat = realloc(dat, cap = 2 * cap + 64 * (nbuckets + 2));
-            len += (size_t)snprintf(dat + len, cap - len, "# %s %s\n", dists[d], sch[s].label);
+            fprintf(f, "# %s %s\n", dists[d], sch[s].label);
             for (size_t b = 0; b < nbuckets; b++)
-                len += (size_t)snprintf(dat + len, cap - len, "%llu %.8g\n", (unsigned long long)buckets[b],
-                                        nmse[b * nsch + s]);
-            len += (size_t)snprintf(dat + len, cap - len, "\n\n");
+                fprintf(f, "%llu %.8g\n", (unsigned long long)buckets[b], nmse[b * nsch + s]);
+            fprintf(f, "\n\n");
         }
     }
     cli_progress(1, "sweep: done");
+    if (f && fclose(f) != 0 && rc == 0) rc = (cli_error("out of memory"), 1);
     if (rc == 0) table_print(&t, fmt);
     if (rc == 0 && plot) {
         const char *names[64], *dnames[64];

@@ -68,11 +68,11 @@ static char *blocks(const gq_table *t, const char *only, const char *value, cons
     int kc[4], xc = table_column(t, x), yc = table_column(t, y), y2c = y2 ? table_column(t, y2) : -1;
     const int oc = only ? table_column(t, only) : -1;
     for (int k = 0; k < nkey; k++) kc[k] = table_column(t, key[k]);
-    size_t cap = 4096 + 256 * t->nrows, len = 0;
-    char *dat = malloc(cap), prev[1024] = "";
-    if (!dat) return NULL;
-    dat[0] = '\0';
-    for (size_t r = 1; r < t->nrows; r++) {
+    char *dat = NULL, prev[1024] = "";
+    size_t len = 0;
+    FILE *f = open_memstream(&dat, &len); /* grows as it is written */
+    if (!f) return NULL;
+    for (size_t r = 1, nblocks = 0; r < t->nrows; r++) {
         if (oc >= 0 && strcmp(table_cell(t, r, (size_t)oc), value) != 0) continue;
         char k[1024] = "";
         for (int i = 0; i < nkey; i++) {
@@ -80,13 +80,14 @@ static char *blocks(const gq_table *t, const char *only, const char *value, cons
             strncat(k, table_cell(t, r, (size_t)kc[i]), sizeof k - strlen(k) - 1);
         }
         cli_one_line(k, sizeof k, k); /* a name may hold a newline: keep the block whole */
-        if (len == 0 || strcmp(k, prev) != 0) {
-            len += (size_t)snprintf(dat + len, cap - len, "%s# %s\n", len == 0 ? "" : "\n\n", k);
+        if (nblocks == 0 || strcmp(k, prev) != 0) {
+            fprintf(f, "%s# %s\n", nblocks++ ? "\n\n" : "", k);
             strcpy(prev, k);
         }
-        len += (size_t)snprintf(dat + len, cap - len, "%s %s%s%s\n", table_cell(t, r, (size_t)xc),
-                                table_cell(t, r, (size_t)yc), y2 ? " " : "", y2 ? table_cell(t, r, (size_t)y2c) : "");
+        fprintf(f, "%s %s%s%s\n", table_cell(t, r, (size_t)xc), table_cell(t, r, (size_t)yc), y2 ? " " : "",
+                y2 ? table_cell(t, r, (size_t)y2c) : "");
     }
+    if (fclose(f) != 0) free(dat), dat = NULL;
     return dat;
 }
 
@@ -215,19 +216,20 @@ static int report_figures(const char *dir, const gq_table *rows, const char *con
     /* the gain figure: the second quantizer's speedup over the first's, per cluster and model, against GPUs;
      * sim_report's rows run platform, model, quantizer, GPU count, so quantizer 1's row is ngpus after 0's */
     const size_t sc = (size_t)table_column(rows, "speedup"), gc = (size_t)table_column(rows, "gpus");
-    size_t cap = 8192 + 64 * rows->nrows, len = 0;
-    char *dat = malloc(cap);
-    if (!dat) return -1;
+    char *dat = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&dat, &len);
+    if (!f) return -1;
     for (size_t block = 0; block < 6; block++) {
-        len +=
-            (size_t)snprintf(dat + len, cap - len, "# %s %s\n", REPORT_PLATFORMS[block / 3], REPORT_MODELS[block % 3]);
+        fprintf(f, "# %s %s\n", REPORT_PLATFORMS[block / 3], REPORT_MODELS[block % 3]);
         for (size_t g = 0; g < ngpus; g++) {
             const size_t r = 1 + block * nq * ngpus + g;
-            len += (size_t)snprintf(dat + len, cap - len, "%s %.6g\n", table_cell(rows, r, gc),
-                                    atof(table_cell(rows, r + ngpus, sc)) / atof(table_cell(rows, r, sc)));
+            fprintf(f, "%s %.6g\n", table_cell(rows, r, gc),
+                    atof(table_cell(rows, r + ngpus, sc)) / atof(table_cell(rows, r, sc)));
         }
-        len += (size_t)snprintf(dat + len, cap - len, "\n\n");
+        fprintf(f, "\n\n");
     }
+    if (fclose(f) != 0) return free(dat), -1;
     char png[4200], title[200];
     snprintf(png, sizeof png, "%s/gain.png", dir);
     snprintf(title, sizeof title, "%s speedup / %s speedup (above 1: %s trains faster)", names.name[1], names.name[0],

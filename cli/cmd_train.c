@@ -144,18 +144,19 @@ int cmd_train(int argc, char **argv)
     gq_table t, summary;
     table_init(&t, H, sizeof H / sizeof H[0]);
     table_init(&summary, S, 6);
-    size_t dlen = 0, dcap = 4096;
-    char *dat = malloc(dcap), labels[MAX_RUNS * MAX_RUNS][64], msg[512];
+    char *dat = NULL, labels[MAX_RUNS * MAX_RUNS][64], msg[512];
+    size_t dlen = 0;
+    FILE *f = open_memstream(&dat, &dlen);
     const char *label_ptr[MAX_RUNS * MAX_RUNS];
     size_t nlabels = 0;
     run_ctx *runs = calloc(ns, sizeof *runs);
-    if (!dat || !runs) {
+    if (!f || !runs) {
         cli_error("out of memory");
+        if (f) fclose(f);
         free(dat), free(runs);
         table_free(&t), table_free(&summary);
         goto out;
     }
-    dat[0] = '\0';
     rc = 0;
     const double sgemm = train_sgemm_gflops(); /* the reference, measured in this run */
     for (int k = 0; k < nq && rc == 0; k++)
@@ -178,21 +179,20 @@ int cmd_train(int argc, char **argv)
             }
             if (rc != 0) break;
             /* the seeds' mean and spread per epoch: the summary, and the figure's curve */
-            if (dcap - dlen < 64 * (size_t)c.epochs + 512)
-                dat = realloc(dat, dcap = 2 * dcap + 64 * (size_t)c.epochs + 512);
-            dlen += (size_t)snprintf(dat + dlen, dcap - dlen, "%s# %s x%d\n", nlabels ? "\n\n" : "", canon, c.workers);
+            fprintf(f, "%s# %s x%d\n", nlabels ? "\n\n" : "", canon, c.workers);
             for (int e = 0; e < runs[0].epochs; e++) {
                 double acc[16];
                 for (size_t si = 0; si < ns; si++) acc[si] = runs[si].acc[e];
                 double mean = gsl_stats_mean(acc, 1, ns), sd = ns > 1 ? gsl_stats_sd_m(acc, 1, ns, mean) : 0;
                 table_row(&summary, "%s\t%d\t%d\t%zu\t%.4f\t%.4f", canon, c.workers, e + 1, ns, mean, sd);
-                dlen += (size_t)snprintf(dat + dlen, dcap - dlen, "%d %.6f %.6f\n", e + 1, mean, sd);
+                fprintf(f, "%d %.6f %.6f\n", e + 1, mean, sd);
             }
             snprintf(labels[nlabels], sizeof labels[0], "%s/%d%s", qz_name(c.quant.id), c.workers,
                      ns > 1 ? " (mean of seeds)" : "");
             label_ptr[nlabels] = labels[nlabels];
             nlabels++;
         }
+    if (fclose(f) != 0 && rc == 0) rc = (cli_error("out of memory"), 1);
     if (rc == 0) {
         table_print(&t, (cli_format)a.format);
         if (ns > 1 && a.format == FMT_TABLE) {
@@ -390,10 +390,11 @@ static int cmd_tta(int argc, char **argv)
         "accuracy_source", "codec_source"};
     gq_table t;
     table_init(&t, H, sizeof H / sizeof H[0]);
-    size_t dlen = 0, dcap = 4096;
-    char *dat = malloc(dcap), labels[MAX_RUNS][64];
+    char *dat = NULL, labels[MAX_RUNS][64];
+    size_t dlen = 0;
+    FILE *f = open_memstream(&dat, &dlen);
     const char *label_ptr[MAX_RUNS];
-    dat[0] = '\0';
+    if (!f) rc = (cli_error("out of memory"), 1);
     for (int k = 0; k < ncurves && rc == 0; k++) {
         tta_curve *cv = &curves[k];
         sim_outcome o;
@@ -429,19 +430,18 @@ static int cmd_tta(int argc, char **argv)
                   a.target, reached, it, o.r.iteration_s, tt, final, cv->nseeds, training ? workers : gpus,
                   cv->iterations_per_epoch, source, o.codec_source);
         /* the figure: mean accuracy against simulated time, epoch by epoch */
-        if (dcap - dlen < 128 * cv->epochs + 512) dat = realloc(dat, dcap = 2 * dcap + 128 * cv->epochs + 512);
-        dlen += (size_t)snprintf(dat + dlen, dcap - dlen, "%s# %s\n", k ? "\n\n" : "", cv->quant);
+        fprintf(f, "%s# %s\n", k ? "\n\n" : "", cv->quant);
         for (size_t e = 0; e < cv->epochs; e++) {
             double mean = 0;
             for (size_t si = 0; si < cv->nseeds; si++) mean += cv->acc[si][e] / (double)cv->nseeds;
-            dlen += (size_t)snprintf(dat + dlen, dcap - dlen, "%.6g %.6f\n",
-                                     (double)(e + 1) * cv->iterations_per_epoch * o.r.iteration_s, mean);
+            fprintf(f, "%.6g %.6f\n", (double)(e + 1) * cv->iterations_per_epoch * o.r.iteration_s, mean);
         }
         qz_params qp;
         qz_parse_spec(cv->quant, &qp, NULL, 0);
         snprintf(labels[k], sizeof labels[k], "%s", qz_name(qp.id));
         label_ptr[k] = labels[k];
     }
+    if (f && fclose(f) != 0 && rc == 0) rc = (cli_error("out of memory"), 1);
     if (rc == 0) table_print(&t, (cli_format)a.format);
     if (rc == 0 && a.plot) {
         char title[512];
