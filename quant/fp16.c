@@ -2,6 +2,9 @@
  * Magnitudes beyond the largest half (65504) saturate to it instead of
  * becoming Inf, so the wire never carries a non-finite value. */
 #include <math.h>
+#ifdef __F16C__
+#include <immintrin.h>
+#endif
 
 #include "qz_internal.h"
 
@@ -42,29 +45,55 @@ static size_t fp16_payload(const qz_params *p, size_t n)
     return qz_mul_ovf(n, 2, &r) ? gq_error_result(GQ_ERR_TOO_LARGE) : r;
 }
 
-static size_t fp16_encode(uint8_t *dst, size_t cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
-                          void *work)
+/* With F16C (x86 -march=native builds) eight conversions per instruction;
+ * the scalar functions above are the reference and the fallback. The vector
+ * path clamps to +-65504 first so that it saturates as they do, and converts
+ * with round-to-nearest-even, as they do. */
+static int fp16_encode_block(uint8_t *dst, const float *src, size_t n)
 {
-    (void)cap, (void)p, (void)seed, (void)work;
-    if (!qz_all_finite(src, n)) return gq_error_result(GQ_ERR_NONFINITE);
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+    uint32_t bad = 0;
+#ifdef __F16C__
+    const __m256 maxh = _mm256_set1_ps(65504.0f), sign = _mm256_set1_ps(-0.0f);
+    __m256i expo = _mm256_set1_epi32(0x7F800000), allbad = _mm256_setzero_si256();
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(src + i);
+        allbad = _mm256_or_si256(allbad, _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(v), expo), expo));
+        __m256 mag = _mm256_min_ps(_mm256_andnot_ps(sign, v), maxh);
+        v = _mm256_or_ps(mag, _mm256_and_ps(sign, v));
+        _mm_storeu_si128((__m128i *)(void *)(dst + 2 * i), _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+    }
+    bad = !_mm256_testz_si256(allbad, allbad);
+#endif
+    for (; i < n; i++) {
+        bad |= (f32_bits(src[i]) & 0x7F800000u) == 0x7F800000u;
         uint16_t h = qz_f32_to_f16(src[i]);
         dst[2 * i] = (uint8_t)h;
         dst[2 * i + 1] = (uint8_t)(h >> 8);
     }
-    return 2 * n;
+    return bad != 0;
 }
 
-static size_t fp16_decode(float *dst, size_t n, const uint8_t *src, size_t size, const qz_params *p)
+static int fp16_decode_block(float *dst, const uint8_t *src, size_t n)
 {
-    (void)size, (void)p;
+    size_t i = 0;
     unsigned bad = 0;
-    for (size_t i = 0; i < n; i++) {
+#ifdef __F16C__
+    const __m128i expo = _mm_set1_epi16(0x7C00);
+    __m128i allbad = _mm_setzero_si128();
+    for (; i + 8 <= n; i += 8) {
+        __m128i h = _mm_loadu_si128((const __m128i *)(const void *)(src + 2 * i));
+        allbad = _mm_or_si128(allbad, _mm_cmpeq_epi16(_mm_and_si128(h, expo), expo));
+        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(h));
+    }
+    bad = !_mm_testz_si128(allbad, allbad);
+#endif
+    for (; i < n; i++) {
         uint16_t h = (uint16_t)(src[2 * i] | src[2 * i + 1] << 8);
         bad |= (h & 0x7C00u) == 0x7C00u;
         dst[i] = qz_f16_to_f32(h);
     }
-    return bad ? gq_error_result(GQ_ERR_CORRUPT) : n;
+    return bad != 0;
 }
 
 const qz_codec qz_fp16 = {
@@ -75,6 +104,7 @@ const qz_codec qz_fp16 = {
     .keys = 0,
     .defaults = fp16_defaults,
     .payload_bound = fp16_payload,
-    .encode = fp16_encode,
-    .decode = fp16_decode,
+    .bytes_per_element = 2,
+    .encode_block = fp16_encode_block,
+    .decode_block = fp16_decode_block,
 };

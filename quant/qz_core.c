@@ -4,12 +4,19 @@
  * Wire format: docs/wire-format.md. */
 #include <math.h>
 #include <stdlib.h>
+#include <xxhash.h>
 
 #include "qz_internal.h"
 #include "rng.h"
 
 static const uint8_t QZ_MAGIC[4] = {'G', 'Q', 'Z', 'W'};
-#define QZ_VERSION 1u
+#define QZ_VERSION 2u        /* written: XXH3 payload checksum */
+#define QZ_VERSION_LEGACY 1u /* still read: the multiply-xor checksum */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define VERIFY_CHECKSUM 0 /* let fuzzers reach the decoders */
+#else
+#define VERIFY_CHECKSUM 1
+#endif
 
 enum { /* header flag bits, see docs/wire-format.md#header */
        FLAG_SCALE_SIGMA = 1u << 0,
@@ -135,9 +142,9 @@ qz_moments qz_moments_of(const float *x, size_t n)
     return r;
 }
 
-/* Four independent multiply-xor lanes over 8-byte words; not cryptographic,
- * it catches transmission and storage corruption. */
-uint32_t qz_checksum(const uint8_t *p, size_t n, uint64_t seed)
+/* Version 1's checksum, kept so that version-1 buffers still decode: four
+ * independent multiply-xor lanes over 8-byte words. */
+uint32_t qz_checksum_v1(const uint8_t *p, size_t n, uint64_t seed)
 {
     const uint64_t K = 0x9E3779B97F4A7C15ull;
     uint64_t h[4] = {seed, seed + 1, seed + 2, seed + 3};
@@ -154,14 +161,22 @@ uint32_t qz_checksum(const uint8_t *p, size_t n, uint64_t seed)
     return (uint32_t)(r ^ (r >> 32));
 }
 
-/* The header's first 28 bytes seed the payload checksum, so damage to either
- * is detected. */
-static uint32_t buffer_checksum(const uint8_t *header, const uint8_t *payload, size_t n)
+/* XXH3 (xxHash) of the payload, seeded by an XXH3 of the header's first 28
+ * bytes so that damage to either is detected; folded to the header's 32 bits.
+ * It detects storage and transmission damage, not tampering. */
+uint32_t qz_checksum(const uint8_t *header, const uint8_t *payload, size_t n)
+{
+    XXH64_hash_t seed = XXH3_64bits(header, 28);
+    XXH64_hash_t h = XXH3_64bits_withSeed(payload, n, seed);
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+static uint32_t buffer_checksum_v1(const uint8_t *header, const uint8_t *payload, size_t n)
 {
     uint64_t seed =
         rng_mix64(load_u64(header) ^ rng_mix64(load_u64(header + 8) ^
                                                rng_mix64(load_u64(header + 16) ^ rng_mix64(load_u32(header + 24)))));
-    return qz_checksum(payload, n, seed);
+    return qz_checksum_v1(payload, n, seed);
 }
 
 /* ---- sizes -------------------------------------------------------------------- */
@@ -239,7 +254,7 @@ gq_err qz_peek(const void *src, size_t src_size, qz_header *out)
     if (src_size < 4 || memcmp(h, QZ_MAGIC, 4) != 0)
         return src_size < 4 && memcmp(h, QZ_MAGIC, src_size) == 0 ? GQ_ERR_TRUNCATED : GQ_ERR_BAD_MAGIC;
     if (src_size < QZ_HEADER_BYTES) return GQ_ERR_TRUNCATED;
-    if (h[4] != QZ_VERSION) return GQ_ERR_VERSION;
+    if (h[4] != QZ_VERSION && h[4] != QZ_VERSION_LEGACY) return GQ_ERR_VERSION;
     qz_id id = (qz_id)h[5];
     if (!qz_codec_of(id)) return GQ_ERR_CORRUPT;
     qz_params p;
@@ -282,6 +297,53 @@ gq_err qz_peek(const void *src, size_t src_size, qz_header *out)
 
 /* ---- encode / decode ---------------------------------------------------------- */
 
+/* Element-wise formats: converted and checksummed a block at a time, so the
+ * payload is hashed while it is still in cache instead of read back from
+ * memory (one pass over the gradient instead of two or three). */
+enum { ELEMENTWISE_BLOCK = 4096 };
+
+static size_t encode_elementwise(const qz_codec *c, uint8_t *out, const float *src, size_t n, const qz_params *p)
+{
+    write_header(out, p, n, 0);
+    XXH3_state_t *st = XXH3_createState(); /* opaque in the shared library's ABI */
+    if (!st) return gq_error_result(GQ_ERR_NOMEM);
+    XXH3_64bits_reset_withSeed(st, XXH3_64bits(out, 28));
+    uint8_t *payload = out + QZ_HEADER_BYTES;
+    const size_t w = c->bytes_per_element;
+    int bad = 0;
+    for (size_t i = 0; i < n && !bad; i += ELEMENTWISE_BLOCK) {
+        size_t len = n - i < ELEMENTWISE_BLOCK ? n - i : ELEMENTWISE_BLOCK;
+        bad = c->encode_block(payload + w * i, src + i, len);
+        XXH3_64bits_update(st, payload + w * i, w * len);
+    }
+    XXH64_hash_t h = XXH3_64bits_digest(st);
+    XXH3_freeState(st);
+    if (bad) return gq_error_result(GQ_ERR_NONFINITE);
+    store_u32(out + 28, (uint32_t)(h ^ (h >> 32)));
+    return QZ_HEADER_BYTES + w * n;
+}
+
+/* dst is written before the checksum is known to match: on a mismatch the
+ * caller gets an error and dst's contents are unspecified, as on any error. */
+static size_t decode_elementwise(const qz_codec *c, float *dst, size_t n, const uint8_t *src, uint32_t checksum)
+{
+    XXH3_state_t *st = XXH3_createState();
+    if (!st) return gq_error_result(GQ_ERR_NOMEM);
+    XXH3_64bits_reset_withSeed(st, XXH3_64bits(src, 28));
+    const uint8_t *payload = src + QZ_HEADER_BYTES;
+    const size_t w = c->bytes_per_element;
+    int bad = 0;
+    for (size_t i = 0; i < n; i += ELEMENTWISE_BLOCK) {
+        size_t len = n - i < ELEMENTWISE_BLOCK ? n - i : ELEMENTWISE_BLOCK;
+        XXH3_64bits_update(st, payload + w * i, w * len);
+        bad |= c->decode_block(dst + i, payload + w * i, len);
+    }
+    XXH64_hash_t h = XXH3_64bits_digest(st);
+    XXH3_freeState(st);
+    if ((uint32_t)(h ^ (h >> 32)) != checksum && VERIFY_CHECKSUM) return gq_error_result(GQ_ERR_CORRUPT);
+    return bad ? gq_error_result(GQ_ERR_CORRUPT) : n;
+}
+
 size_t qz_encode(void *dst, size_t dst_cap, const float *src, size_t n, const qz_params *p, uint64_t seed, void *work,
                  size_t work_cap)
 {
@@ -293,11 +355,12 @@ size_t qz_encode(void *dst, size_t dst_cap, const float *src, size_t n, const qz
     if (dst_cap < bound) return gq_error_result(GQ_ERR_DST_TOO_SMALL);
     if (work_cap < qz_workspace_size(p, n)) return gq_error_result(GQ_ERR_WORK_TOO_SMALL);
     uint8_t *out = (uint8_t *)dst;
+    if (c->encode_block) return encode_elementwise(c, out, src, n, p);
     size_t payload = c->dense ? qz_dense_encode(c->dense, out + QZ_HEADER_BYTES, src, n, p, seed, work)
                               : c->encode(out + QZ_HEADER_BYTES, bound - QZ_HEADER_BYTES, src, n, p, seed, work);
     if (gq_is_error(payload)) return payload;
     write_header(out, p, n, 0);
-    store_u32(out + 28, buffer_checksum(out, out + QZ_HEADER_BYTES, payload));
+    store_u32(out + 28, qz_checksum(out, out + QZ_HEADER_BYTES, payload));
     return payload + QZ_HEADER_BYTES;
 }
 
@@ -315,12 +378,18 @@ size_t qz_decode(float *dst, size_t dst_cap, const void *src, size_t src_size)
         if (size < want) return gq_error_result(GQ_ERR_TRUNCATED);
         if (size > want) return gq_error_result(GQ_ERR_CORRUPT);
     }
-#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION /* let fuzzers reach the decoders */
-    if (buffer_checksum((const uint8_t *)src, payload, size) != h.checksum) return gq_error_result(GQ_ERR_CORRUPT);
-#endif
     if (dst_cap < h.n) return gq_error_result(GQ_ERR_DST_TOO_SMALL);
-    size_t r = c->dense ? qz_dense_decode(c->dense, dst, (size_t)h.n, payload, size, &h.params)
-                        : c->decode(dst, (size_t)h.n, payload, size, &h.params);
+    if (c->decode_block && h.version != QZ_VERSION_LEGACY)
+        return decode_elementwise(c, dst, (size_t)h.n, (const uint8_t *)src, h.checksum);
+    uint32_t sum = h.version == QZ_VERSION_LEGACY ? buffer_checksum_v1((const uint8_t *)src, payload, size)
+                                                  : qz_checksum((const uint8_t *)src, payload, size);
+    if (sum != h.checksum && VERIFY_CHECKSUM) return gq_error_result(GQ_ERR_CORRUPT);
+    size_t r;
+    if (c->decode_block)
+        r = c->decode_block(dst, payload, (size_t)h.n) ? gq_error_result(GQ_ERR_CORRUPT) : (size_t)h.n;
+    else
+        r = c->dense ? qz_dense_decode(c->dense, dst, (size_t)h.n, payload, size, &h.params)
+                     : c->decode(dst, (size_t)h.n, payload, size, &h.params);
     if (gq_is_error(r)) return r;
     return (size_t)h.n;
 }

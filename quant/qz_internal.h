@@ -83,6 +83,14 @@ typedef struct qz_codec {
                      void *work);
     /* Untrusted src of exactly `size` payload bytes; dst holds n elements. */
     size_t (*decode)(float *dst, size_t n, const uint8_t *src, size_t size, const qz_params *p);
+    /* Element-wise formats (fp32, fp16) set these instead of encode/decode:
+     * each element is bytes_per_element bytes, so qz_encode/qz_decode run them
+     * block by block and checksum each block while it is still in cache.
+     * encode_block: nonzero if src holds a non-finite value; decode_block:
+     * nonzero if src holds a value the format never writes. */
+    unsigned bytes_per_element;
+    int (*encode_block)(uint8_t *dst, const float *src, size_t n);
+    int (*decode_block)(float *dst, const uint8_t *src, size_t n);
 } qz_codec;
 
 extern const qz_codec qz_fp32, qz_fp16, qz_terngrad, qz_qsgd, qz_orq, qz_bingrad_b, qz_bingrad_pb, qz_signsgd, qz_topk;
@@ -208,7 +216,10 @@ qz_moments qz_moments_of(const float *x, size_t n);
 /* 1 if all finite. Integer test on the exponent bits (vectorizes). */
 int qz_all_finite(const float *x, size_t n);
 /* Checksum of n bytes from a seed (the header's), stored in the header. */
-uint32_t qz_checksum(const uint8_t *p, size_t n, uint64_t seed);
+/* The header checksum of a payload: XXH3 seeded by header[0..28) (version 2). */
+uint32_t qz_checksum(const uint8_t *header, const uint8_t *payload, size_t n);
+/* Version 1's payload checksum, for decoding old buffers. */
+uint32_t qz_checksum_v1(const uint8_t *p, size_t n, uint64_t seed);
 
 /* Overflow-checked size arithmetic: return 0 on success. */
 static inline int qz_mul_ovf(size_t a, size_t b, size_t *r) { return __builtin_mul_overflow(a, b, r); }

@@ -12,6 +12,7 @@ packages=(
   gnuplot-nox fonts-dejavu-core
   libopenblas-dev # CBLAS for the trainer
   zlib1g-dev # gzip'd IDX files
+  libxxhash-dev # XXH3, the wire format's payload checksum
   dataset-fashion-mnist
   perl # the CLI tests make float32 files with pack()
 )

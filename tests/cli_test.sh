@@ -35,6 +35,24 @@ check "help quant encode: that subcommand only" sh -c "grep -q '^usage: gqsim qu
 check "list csv header" test "$(head -1 list.csv)" = "name,keys (defaults),description"
 check "list has 9 quantizers" test "$(tail -n +2 list.csv | wc -l)" -eq 9
 
+# ---- wire-format version 1 (the old checksum) still decodes ------------------------
+# tests/data/v1-*.gqz were written by version-1 gqsim from v1-source.f32 with seed 3.
+D=$2/tests/data
+for q in fp32 terngrad qsgd:levels=5 topk:ratio=0.05; do
+  f=$D/v1-$(echo "$q" | tr ':=.' '___').gqz
+  "$GQ" quant decode --input "$f" --output v1.f32; check "v1 $q decodes" test $? -eq 0
+  "$GQ" quant encode --quant "$q" --input "$D/v1-source.f32" --output v2.gq --seed 3 > /dev/null
+  check "v2 $q: version byte 2" test "$(od -An -tu1 -j4 -N1 v2.gq | tr -d ' ')" -eq 2
+  check "v2 $q: payload as in v1" cmp -s -i 32 "$f" v2.gq
+  "$GQ" quant decode --input v2.gq --output v2.f32
+  check "v1 and v2 $q decode alike" cmp -s v1.f32 v2.f32
+  perl -e 'local $/; $_ = <STDIN>; substr($_, 40, 1) = chr(ord(substr($_, 40, 1)) ^ 4); print' < "$f" > v1bad.gq
+  "$GQ" quant decode --input v1bad.gq --output v1bad.f32 2> err.txt
+  check "v1 $q: a flipped payload bit fails the v1 checksum" sh -c "test $? -eq 1 && grep -q corrupt err.txt && ! test -e v1bad.f32"
+done
+"$GQ" quant decode --input "$D/v1-fp32.gqz" --output v1.f32
+check "v1 fp32 decodes to its source" cmp -s v1.f32 "$D/v1-source.f32"
+
 # ---- encode / decode / roundtrip ------------------------------------------------
 "$GQ" quant encode --quant terngrad --input g.f32 --output g.gq --seed 7 > enc.txt
 check "encode succeeds" test $? -eq 0

@@ -61,9 +61,14 @@ int main(void)
         buf[0] = 'X';
         CHECK(gq_error_code(decode_copy(buf, size, y, n)) == GQ_ERR_BAD_MAGIC, "%s: bad magic", ALL[c]);
         buf[0] = save;
-        buf[4] = 2;
+        save = buf[4];
+        buf[4] = 3;
         CHECK(gq_error_code(decode_copy(buf, size, y, n)) == GQ_ERR_VERSION, "%s: unknown version", ALL[c]);
-        buf[4] = 1;
+        buf[4] = 0;
+        CHECK(gq_error_code(decode_copy(buf, size, y, n)) == GQ_ERR_VERSION, "%s: version 0", ALL[c]);
+        buf[4] = 1; /* version 1 is known, but its checksum differs */
+        CHECK(gq_error_code(decode_copy(buf, size, y, n)) == GQ_ERR_CORRUPT, "%s: v2 buffer stamped v1", ALL[c]);
+        buf[4] = save;
         save = buf[5];
         buf[5] = 200;
         CHECK(gq_error_code(decode_copy(buf, size, y, n)) == GQ_ERR_CORRUPT, "%s: unknown quantizer id", ALL[c]);

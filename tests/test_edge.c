@@ -4,6 +4,8 @@
  * the bucket; NaN or Inf input is GQ_ERR_NONFINITE and n = 0 GQ_ERR_EMPTY;
  * a too-small output or workspace is an error and nothing is written past it;
  * TernGrad's shared scaler is what goes on the wire. */
+#include <float.h>
+
 #include "check.h"
 #include "levels.h"
 
@@ -146,8 +148,60 @@ static void test_shared_scale(void)
     free(x);
 }
 
+/* fp16 against the definition of binary16, for every finite half: its value
+ * encodes to itself and decodes exactly; the midpoint between two neighbours
+ * goes to the one with the even significand, a hair either side to the nearer;
+ * beyond 65504 saturates. The array's length is not a multiple of 8, so both
+ * the vector path (F16C where built) and the scalar tail are checked. */
+static double half_value(unsigned h)
+{
+    unsigned e = (h >> 10) & 31u, m = h & 1023u;
+    double v = e == 0 ? ldexp(m, -24) : ldexp(1024 + m, (int)e - 25);
+    return (h & 0x8000u) ? -v : v;
+}
+
+static void test_fp16_definition(void)
+{
+    enum { NH = 0x7C00 }; /* finite magnitudes 0 .. 0x7BFF */
+    size_t cap = 2 * 4 * NH + 64, n = 0;
+    float *x = malloc(cap * sizeof *x);
+    uint16_t *want = malloc(cap * sizeof *want);
+    for (unsigned sign = 0; sign <= 0x8000u; sign += 0x8000u)
+        for (unsigned h = 0; h < NH; h++) {
+            x[n] = (float)half_value(sign | h), want[n++] = (uint16_t)(sign | h);
+            if (h + 1 < NH) {
+                double lo = half_value(sign | h), hi = half_value(sign | (h + 1)), mid = (lo + hi) / 2;
+                x[n] = (float)mid, want[n++] = (uint16_t)(sign | ((h & 1) ? h + 1 : h));
+                x[n] = nextafterf((float)mid, (float)lo), want[n++] = (uint16_t)(sign | h);
+                x[n] = nextafterf((float)mid, (float)hi), want[n++] = (uint16_t)(sign | (h + 1));
+            }
+        }
+    const float sat[] = {65519.99f, 65520.0f, 1e30f, FLT_MAX, -65520.0f, -1e30f};
+    for (size_t i = 0; i < sizeof sat / sizeof sat[0]; i++) x[n] = sat[i], want[n++] = sat[i] > 0 ? 0x7BFF : 0xFBFF;
+    x[n] = 1e-30f, want[n++] = 0; /* below half the smallest subnormal */
+    qz_params p = test_spec("fp16");
+    size_t bound = qz_bound(&p, n);
+    unsigned char *buf = malloc(bound);
+    size_t size = qz_encode(buf, bound, x, n, &p, 1, NULL, 0);
+    CHECK(size == 32 + 2 * n, "fp16: %zu elements encode to %zu bytes", n, size);
+    size_t wrong = 0, first = n;
+    for (size_t i = 0; i < n && size == 32 + 2 * n; i++) {
+        unsigned got = buf[32 + 2 * i] | buf[32 + 2 * i + 1] << 8;
+        if (got != want[i]) wrong++, first = first < n ? first : i;
+    }
+    CHECK(wrong == 0, "fp16: %zu of %zu conversions differ from binary16's rounding (first: %.9g)", wrong, n,
+          first < n ? x[first] : 0.0);
+    float *y = malloc(n * sizeof *y);
+    size_t got = qz_decode(y, n, buf, size);
+    wrong = 0;
+    for (size_t i = 0; got == n && i < n; i++) wrong += (double)y[i] != half_value(want[i]);
+    CHECK(got == n && wrong == 0, "fp16: %zu of %zu decode to another value than their half", wrong, n);
+    free(buf), free(x), free(want), free(y);
+}
+
 int main(void)
 {
+    test_fp16_definition();
     test_zeros_and_constants();
     test_odd_sizes();
     test_bad_input();
