@@ -3,6 +3,9 @@
  * it with error feedback in the trainer. Wire (docs/wire-format.md#topk): u64
  * k, then k ascending indices (u32 when n <= 2^32, else u64), then k floats. */
 #include <math.h>
+#ifdef __AVX512F__
+#include <immintrin.h>
+#endif
 
 #include "qz_internal.h"
 
@@ -61,22 +64,19 @@ static float select_desc(float *a, size_t n, size_t k)
     return a[k];
 }
 
-static size_t tk_encode(uint8_t *dst, size_t cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
-                        void *work)
+/* Writes the k elements of largest |g| in index order, given the k-th largest
+ * magnitude thr: every element above it, then as many equal to it as there
+ * are places left, lowest index first. idx_of(i) maps a candidate position to
+ * the element's index (candidates are in ascending index order). */
+static void tk_emit(uint8_t *dst, size_t k, unsigned iw, const float *src, const size_t *cand, size_t nc, float thr)
 {
-    (void)cap, (void)seed;
-    if (!qz_all_finite(src, n)) return gq_error_result(GQ_ERR_NONFINITE);
-    const size_t k = qz_topk_k(p, n);
-    const unsigned iw = index_bytes(n);
-    float *mag = (float *)work;
-    for (size_t i = 0; i < n; i++) mag[i] = fabsf(src[i]);
-    const float thr = select_desc(mag, n, k - 1);
     size_t above = 0;
-    for (size_t i = 0; i < n; i++) above += fabsf(src[i]) > thr;
+    for (size_t c = 0; c < nc; c++) above += fabsf(src[cand ? cand[c] : c]) > thr;
     size_t ties = k - above, t = 0;
     uint8_t *idx = dst + 8, *val = dst + 8 + k * iw;
     store_u64(dst, k);
-    for (size_t i = 0; i < n && t < k; i++) {
+    for (size_t c = 0; c < nc && t < k; c++) {
+        size_t i = cand ? cand[c] : c;
         float m = fabsf(src[i]);
         if (m > thr || (m == thr && ties > 0)) {
             if (m == thr) ties--;
@@ -88,7 +88,100 @@ static size_t tk_encode(uint8_t *dst, size_t cap, const float *src, size_t n, co
             t++;
         }
     }
-    return 8 + k * (iw + 4);
+}
+
+/* The exact selection on the whole array: the reference, and the fallback. */
+static size_t tk_encode_full(uint8_t *dst, const float *src, size_t n, size_t k, float *mag)
+{
+    for (size_t i = 0; i < n; i++) mag[i] = fabsf(src[i]);
+    const float thr = select_desc(mag, n, k - 1);
+    tk_emit(dst, k, index_bytes(n), src, NULL, n, thr);
+    return 8 + k * (index_bytes(n) + 4);
+}
+
+enum { TK_SAMPLE = 16384, TK_BLOCK = 16 };
+
+/* A threshold from an evenly spaced sample, set low enough that the elements
+ * at or above it almost surely include the k largest; one pass collects them
+ * (a vectorised "any above?" test per 16 elements skips most of the array),
+ * and the exact selection runs on the candidates only. The result is exactly
+ * tk_encode_full's: if the candidates are fewer than k (an unlucky sample) or
+ * do not fit the workspace, the full selection runs instead. */
+static size_t tk_encode(uint8_t *dst, size_t cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
+                        void *work)
+{
+    (void)cap, (void)seed;
+    const size_t k = qz_topk_k(p, n);
+    float *mag = (float *)work;
+    if (n < 8 * TK_SAMPLE || k > n / 16) {
+        if (!qz_all_finite(src, n)) return gq_error_result(GQ_ERR_NONFINITE);
+        return tk_encode_full(dst, src, n, k, mag);
+    }
+    const size_t stride = n / TK_SAMPLE;
+    for (size_t s = 0; s < TK_SAMPLE; s++) mag[s] = fabsf(src[s * stride]);
+    const double expect = (double)k * TK_SAMPLE / (double)n; /* the k-th largest's rank in the sample */
+    size_t rank = (size_t)(1.25 * expect + 4.0 * sqrt(expect) + 8.0);
+    if (rank >= TK_SAMPLE) rank = TK_SAMPLE - 1;
+    uint32_t lo_bits = f32_bits(select_desc(mag, TK_SAMPLE, rank));
+
+    /* candidates' indices in the workspace, as many as fit */
+    size_t *cand = (size_t *)work, room = n * sizeof(float) / sizeof(size_t), nc = 0;
+    uint32_t nonfinite = 0;
+    size_t i = 0;
+#ifdef __AVX512F__
+    /* 16 compares and a compress of the indices that pass, no branch */
+    if (n <= UINT32_MAX) {
+        uint32_t *cand32 = (uint32_t *)work;
+        const size_t room32 = room * 2 - TK_BLOCK;
+        const __m512i absmask = _mm512_set1_epi32(0x7FFFFFFF), lo = _mm512_set1_epi32((int)lo_bits),
+                      inf = _mm512_set1_epi32(0x7F800000), step = _mm512_set1_epi32(TK_BLOCK);
+        __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        __mmask16 bad = 0;
+        for (; i + TK_BLOCK <= n && nc <= room32; i += TK_BLOCK) {
+            __m512i b = _mm512_and_si512(_mm512_loadu_si512((const void *)(src + i)), absmask);
+            bad |= _mm512_cmpge_epu32_mask(b, inf);
+            __mmask16 m = _mm512_cmpge_epu32_mask(b, lo);
+            /* compress in a register, store all 16 lanes: a masked compress
+             * to memory is microcoded on some CPUs (AMD Zen 4) */
+            _mm512_storeu_si512((void *)(cand32 + nc), _mm512_maskz_compress_epi32(m, iota));
+            nc += (size_t)__builtin_popcount(m);
+            iota = _mm512_add_epi32(iota, step);
+        }
+        nonfinite = bad != 0;
+        /* widen in place, from the end, to the size_t list the rest uses */
+        if (nc < room)
+            for (size_t c = nc; c-- > 0;) cand[c] = cand32[c];
+        else
+            nc = room; /* too many for the size_t list: the full selection below */
+    }
+#endif
+    for (; i + TK_BLOCK <= n; i += TK_BLOCK) {
+        uint32_t any = 0, bad = 0;
+        for (int l = 0; l < TK_BLOCK; l++) {
+            uint32_t b = f32_bits(src[i + l]) & 0x7FFFFFFFu;
+            any |= b >= lo_bits;
+            bad |= b >= 0x7F800000u;
+        }
+        nonfinite |= bad;
+        if (!any) continue;
+        for (int l = 0; l < TK_BLOCK; l++)
+            if ((f32_bits(src[i + l]) & 0x7FFFFFFFu) >= lo_bits && nc < room) cand[nc++] = i + l;
+    }
+    for (; i < n; i++) {
+        uint32_t b = f32_bits(src[i]) & 0x7FFFFFFFu;
+        nonfinite |= b >= 0x7F800000u;
+        if (b >= lo_bits && nc < room) cand[nc++] = i;
+    }
+    if (nonfinite) return gq_error_result(GQ_ERR_NONFINITE);
+    if (nc < k || nc >= room) return tk_encode_full(dst, src, n, k, mag);
+    /* the candidates' magnitudes after their indices, for the selection */
+    float *cmag = (float *)(cand + nc);
+    if ((size_t)((uint8_t *)(cmag + nc) - (uint8_t *)work) > n * sizeof(float))
+        return tk_encode_full(dst, src, n, k, mag);
+    for (size_t c = 0; c < nc; c++) cmag[c] = fabsf(src[cand[c]]);
+    const float thr = select_desc(cmag, nc, k - 1);
+    tk_emit(dst, k, index_bytes(n), src, cand, nc, thr);
+    return 8 + k * (index_bytes(n) + 4);
 }
 
 static size_t tk_decode(float *dst, size_t n, const uint8_t *src, size_t size, const qz_params *p)

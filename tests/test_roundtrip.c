@@ -149,8 +149,73 @@ static void test_elias_equals_dense(void)
     free(x);
 }
 
+/* top-k on arrays large enough for the sampled threshold, against the
+ * definition: sort all indices by |g| descending, ties by lower index, keep
+ * the first k, list them by index. Cases: Gaussian; heavy ties (values from a
+ * set of 7); many zeros; large values only at the sampled positions (the
+ * sample overestimates: the exact fallback must run); large values only
+ * between them (the sample underestimates: many candidates). */
+static const float *sort_key_;
+static int by_mag_desc(const void *a, const void *b)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    float x = fabsf(sort_key_[i]), y = fabsf(sort_key_[j]);
+    if (x != y) return x > y ? -1 : 1;
+    return i < j ? -1 : 1;
+}
+static int by_index(const void *a, const void *b)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    return i < j ? -1 : i > j;
+}
+
+static void test_topk_selection(void)
+{
+    const size_t n = 1000003, stride = n / 16384;
+    float *x = malloc(n * sizeof *x);
+    size_t *order = malloc(n * sizeof *order);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    const char *const RATIOS[] = {"topk:ratio=0.01", "topk:ratio=0.001", "topk:ratio=0.05"};
+    for (int kind = 0; kind < 5; kind++)
+        for (int q = 0; q < 3; q++) {
+            gsl_rng_set(r, 100 + (unsigned long)kind);
+            for (size_t i = 0; i < n; i++) {
+                double g = gsl_ran_gaussian(r, 1.0);
+                x[i] = kind == 0   ? (float)g
+                       : kind == 1 ? (float)((int)(g * 2) % 7) * 0.5f
+                       : kind == 2 ? (i % 3 ? 0.0f : (float)g)
+                       : kind == 3 ? (float)(i % stride == 0 ? 10 + g : g * 0.01)
+                                   : (float)(i % stride != 0 ? 10 + g : g * 0.01);
+            }
+            qz_params p = test_spec(RATIOS[q]);
+            size_t k = (size_t)ceil((double)p.ratio * n), bound = qz_bound(&p, n);
+            size_t work = qz_workspace_size(&p, n);
+            unsigned char *buf = malloc(bound);
+            void *w = malloc(work);
+            size_t size = qz_encode(buf, bound, x, n, &p, 1, w, work);
+            for (size_t i = 0; i < n; i++) order[i] = i;
+            sort_key_ = x;
+            qsort(order, n, sizeof *order, by_mag_desc);
+            qsort(order, k, sizeof *order, by_index);
+            size_t wrong = 0;
+            for (size_t t = 0; size == 32 + 8 + 8 * k && t < k; t++) {
+                const unsigned char *ip = buf + 40 + 4 * t, *vp = buf + 40 + 4 * k + 4 * t;
+                uint32_t idx = (uint32_t)ip[0] | (uint32_t)ip[1] << 8 | (uint32_t)ip[2] << 16 | (uint32_t)ip[3] << 24;
+                float v;
+                memcpy(&v, vp, 4);
+                wrong += idx != order[t] || v != x[order[t]];
+            }
+            CHECK(size == 32 + 8 + 8 * k && wrong == 0,
+                  "%s, case %d: %zu of %zu kept elements differ from the definition", RATIOS[q], kind, wrong, k);
+            free(buf), free(w);
+        }
+    gsl_rng_free(r);
+    free(x), free(order);
+}
+
 int main(void)
 {
+    test_topk_selection();
     test_on_levels();
     test_seeds();
     test_exact_formats();
