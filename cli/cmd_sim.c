@@ -45,11 +45,13 @@ static void on_progress(void *ctx, const char *what)
 }
 
 /* A warning on a terminal before a long SimGrid run. */
-static void warn_cost(const sim_request *q, int gpus)
+static void warn_cost(const sim_request *q, const sim_scenario *s, int gpus)
 {
-    if (q->engine == ENGINE_SIMGRID && gpus > 1024 && gpus <= SIM_SIMGRID_MAX_GPUS)
-        cli_progress(1, "simulating %d GPUs with SimGrid: about %.0f s and %.0f MB on a 2-core machine", gpus,
-                     sim_simgrid_cost_s(gpus, q->iterations), sim_simgrid_cost_mb(gpus));
+    if (q->engine != ENGINE_SIMGRID) return;
+    double secs = sim_simgrid_cost_s(&s->cluster, q->sync, gpus, q->iterations);
+    if (secs > 2)
+        cli_progress(1, "simulating %d GPUs with SimGrid: about %.0f s and %.0f MB on a 2-core machine", gpus, secs,
+                     sim_simgrid_cost_mb(&s->cluster, q->sync, gpus));
 }
 
 static int open_scenario(const sim_request *q, sim_scenario *s)
@@ -119,7 +121,7 @@ static int cmd_simulate(int argc, char **argv)
     sim_request q = cli_request_of(&a);
     sim_scenario s;
     if (open_scenario(&q, &s) != 0) return 1;
-    warn_cost(&q, (int)a.gpus[0]);
+    warn_cost(&q, &s, (int)a.gpus[0]);
     sim_outcome o;
     char msg[1024];
     int rc = 1;
@@ -158,7 +160,7 @@ static int cmd_speedup(int argc, char **argv)
     for (size_t g = 0; g < a.ngpus; g++) gpus[g] = (int)a.gpus[g];
     sim_scenario s;
     if (open_scenario(&q, &s) != 0) return 1;
-    warn_cost(&q, gpus[a.ngpus - 1]);
+    warn_cost(&q, &s, gpus[a.ngpus - 1]);
     gq_table t = {0};
     char msg[1024];
     int rc = 0;
@@ -417,7 +419,7 @@ static int platforms_xml(int argc, char **argv)
     if (cli_parse_args(C_PLATFORMS_XML, "platforms xml", argc, argv, &a, 1) || platform_arg(&a, "platforms xml", &c))
         return EXIT_USAGE;
     int nodes = a.nodes ? (int)a.nodes : c.nodes ? c.nodes : 1;
-    char *xml = cluster_xml(&c, nodes);
+    char *xml = cluster_xml(&c, nodes, CLUSTER_XML_FLAT);
     if (!xml) return cli_error("out of memory"), 1;
     fputs(xml, stdout);
     free(xml);

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cluster_format(&back, again, sizeof again);
     if (strcmp(canon, again) != 0) abort();
     int nodes = c.nodes > 0 && c.nodes < 8 ? c.nodes : 3;
-    char *xml = cluster_xml(&c, nodes);
+    char *xml = cluster_xml(&c, nodes, nodes % 2 ? CLUSTER_XML_RACKED : CLUSTER_XML_FLAT);
     if (!xml) return 0;
     if (cluster_parse_xml(xml, "fuzz.xml", &fromxml, msg, sizeof msg) != GQ_OK) abort();
     if (strcmp(fromxml.gpu, c.gpu) != 0 || fromxml.intra != c.intra || fromxml.inter != c.inter ||

@@ -1,6 +1,6 @@
 /* Cluster specs and their SimGrid platform XML; see platform.h.
  * Layout (one zone per node, docs/simulation.md#platforms):
- *   world (Floyd)
+ *   world (Floyd; for the engine, DijkstraCache over racks on a star)
  *     node<i>: <cluster> of G hosts n<i>g<j>, each with a private full-duplex
  *              link of the intra kind to the node's router (a PCIe switch or
  *              NVLink crossbar);
@@ -359,7 +359,9 @@ static void put(sbuf *b, const char *fmt, ...)
     }
 }
 
-char *cluster_xml(const cluster_spec *c, int nodes)
+enum { RACK_NODES = 32 };
+
+char *cluster_xml(const cluster_spec *c, int nodes, cluster_xml_layout layout)
 {
     sbuf b = {malloc(4096), 0, 4096, 0};
     if (!b.s) return NULL;
@@ -373,7 +375,12 @@ char *cluster_xml(const cluster_spec *c, int nodes)
         nodes, c->gpus_per_node, c->intra->name, c->intra->bandwidth / 1e9, c->intra->latency * 1e6, c->nics,
         c->inter->name, c->inter->bandwidth / 1e9, c->inter->latency * 1e6,
         c->topo == TOPO_STAR ? "non-blocking switch" : "fat-tree");
-    put(&b, "<platform version=\"4.1\">\n<zone id=\"world\" routing=\"Floyd\">\n");
+    const int leaves = c->topo == TOPO_FAT_TREE ? (nodes + c->leaf_nodes - 1) / c->leaf_nodes : 0;
+    /* Floyd's tables are O(nodes^2) in memory and O(nodes^3) to build; a star's
+     * routes are found on demand (DijkstraCache). SimGrid 3.32's Dijkstra
+     * crashes on the fat-tree's routed fabric zone, which keeps Floyd. */
+    put(&b, "<platform version=\"4.1\">\n<zone id=\"world\" routing=\"%s\">\n",
+        leaves || layout == CLUSTER_XML_FLAT ? "Floyd" : "DijkstraCache");
     put(&b, "  <prop id=\"gqsim.gpu\" value=\"");
     for (const char *g = c->gpu; *g; g++) { /* a user's GPU name, as an attribute value */
         switch (*g) {
@@ -392,43 +399,73 @@ char *cluster_xml(const cluster_spec *c, int nodes)
     if (c->topo == TOPO_FAT_TREE)
         put(&b, "  <prop id=\"gqsim.oversub\" value=\"%.17g\"/>\n  <prop id=\"gqsim.leaf\" value=\"%d\"/>\n",
             c->oversub, c->leaf_nodes);
-    for (int i = 0; i < nodes; i++)
-        put(&b,
-            "  <cluster id=\"node%d\" prefix=\"n%dg\" suffix=\"\" radical=\"0-%d\" speed=\"1f\" bw=\"%.17gBps\" "
-            "lat=\"%.17gs\" router_id=\"node%d_router\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-            i, i, c->gpus_per_node - 1, c->intra->bandwidth, c->intra->latency, i);
-    int leaves = c->topo == TOPO_FAT_TREE ? (nodes + c->leaf_nodes - 1) / c->leaf_nodes : 0;
-    put(&b, "  <zone id=\"fabric\" routing=\"%s\">\n", leaves ? "Floyd" : "Full");
-    if (!leaves) {
-        put(&b, "    <router id=\"switch\"/>\n");
-    } else { /* the DTD wants routers, then links, then routes */
-        put(&b, "    <router id=\"core\"/>\n");
-        for (int l = 0; l < leaves; l++) put(&b, "    <router id=\"leaf%d\"/>\n", l);
-        for (int l = 0; l < leaves; l++) {
-            int members = l + 1 < leaves ? c->leaf_nodes : nodes - l * c->leaf_nodes;
+    /* A star of many nodes goes in racks of RACK_NODES: each rack zone holds
+     * its nodes, their NICs and a gateway router, and reaches the switch over
+     * a backplane that neither delays nor limits (a fat pipe at 1 PB/s), so
+     * every route crosses the same NICs as in a flat star, while SimGrid's
+     * route search (Dijkstra over a zone's members) stays small. */
+    const int racks =
+        layout == CLUSTER_XML_RACKED && !leaves && nodes > RACK_NODES ? (nodes + RACK_NODES - 1) / RACK_NODES : 0;
+    for (int r = 0; r < (racks ? racks : 1); r++) {
+        int first = racks ? r * RACK_NODES : 0,
+            last = racks && (r + 1) * RACK_NODES < nodes ? (r + 1) * RACK_NODES : nodes;
+        const char *ind = racks ? "    " : "  ";
+        if (racks) put(&b, "  <zone id=\"rack%d\" routing=\"DijkstraCache\">\n", r);
+        for (int i = first; i < last; i++)
             put(&b,
-                "    <link id=\"uplink%d\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" "
-                "sharing_policy=\"SPLITDUPLEX\"/>\n",
-                l, nic * members / c->oversub, c->inter->latency);
+                "%s<cluster id=\"node%d\" prefix=\"n%dg\" suffix=\"\" radical=\"0-%d\" speed=\"1f\" bw=\"%.17gBps\" "
+                "lat=\"%.17gs\" router_id=\"node%d_router\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+                ind, i, i, c->gpus_per_node - 1, c->intra->bandwidth, c->intra->latency, i);
+        if (racks) {
+            put(&b, "    <zone id=\"rack%d_gw\" routing=\"Full\">\n      <router id=\"rack%d_router\"/>\n    </zone>\n",
+                r, r);
+        } else {
+            put(&b, "  <zone id=\"fabric\" routing=\"%s\">\n", leaves ? "Floyd" : "Full");
+            if (!leaves) {
+                put(&b, "    <router id=\"switch\"/>\n");
+            } else { /* the DTD wants routers, then links, then routes */
+                put(&b, "    <router id=\"core\"/>\n");
+                for (int l = 0; l < leaves; l++) put(&b, "    <router id=\"leaf%d\"/>\n", l);
+                for (int l = 0; l < leaves; l++) {
+                    int members = l + 1 < leaves ? c->leaf_nodes : nodes - l * c->leaf_nodes;
+                    put(&b,
+                        "    <link id=\"uplink%d\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" "
+                        "sharing_policy=\"SPLITDUPLEX\"/>\n",
+                        l, nic * members / c->oversub, c->inter->latency);
+                }
+                for (int l = 0; l < leaves; l++)
+                    put(&b,
+                        "    <route src=\"leaf%d\" dst=\"core\"><link_ctn id=\"uplink%d\" direction=\"UP\"/></route>\n",
+                        l, l);
+            }
+            put(&b, "  </zone>\n");
         }
-        for (int l = 0; l < leaves; l++)
-            put(&b, "    <route src=\"leaf%d\" dst=\"core\"><link_ctn id=\"uplink%d\" direction=\"UP\"/></route>\n", l,
-                l);
+        for (int i = first; i < last; i++)
+            put(&b, "%s<link id=\"nic%d\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+                ind, i, nic, c->inter->latency);
+        for (int i = first; i < last; i++) {
+            char gw[32], dst[32];
+            if (racks)
+                snprintf(gw, sizeof gw, "rack%d_router", r), snprintf(dst, sizeof dst, "rack%d_gw", r);
+            else if (leaves)
+                snprintf(gw, sizeof gw, "leaf%d", i / c->leaf_nodes), snprintf(dst, sizeof dst, "fabric");
+            else
+                snprintf(gw, sizeof gw, "switch"), snprintf(dst, sizeof dst, "fabric");
+            put(&b,
+                "%s<zoneRoute src=\"node%d\" dst=\"%s\" gw_src=\"node%d_router\" gw_dst=\"%s\">"
+                "<link_ctn id=\"nic%d\" direction=\"UP\"/></zoneRoute>\n",
+                ind, i, dst, i, gw, i);
+        }
+        if (racks) put(&b, "  </zone>\n");
     }
-    put(&b, "  </zone>\n");
-    for (int i = 0; i < nodes; i++)
-        put(&b, "  <link id=\"nic%d\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n", i,
-            nic, c->inter->latency);
-    for (int i = 0; i < nodes; i++) {
-        char gw[32];
-        if (leaves)
-            snprintf(gw, sizeof gw, "leaf%d", i / c->leaf_nodes);
-        else
-            snprintf(gw, sizeof gw, "switch");
-        put(&b,
-            "  <zoneRoute src=\"node%d\" dst=\"fabric\" gw_src=\"node%d_router\" gw_dst=\"%s\">"
-            "<link_ctn id=\"nic%d\" direction=\"UP\"/></zoneRoute>\n",
-            i, i, gw, i);
+    if (racks) {
+        put(&b, "  <zone id=\"fabric\" routing=\"Full\">\n    <router id=\"switch\"/>\n  </zone>\n");
+        put(&b, "  <link id=\"backplane\" bandwidth=\"1e15Bps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n");
+        for (int r = 0; r < racks; r++)
+            put(&b,
+                "  <zoneRoute src=\"rack%d\" dst=\"fabric\" gw_src=\"rack%d_router\" gw_dst=\"switch\">"
+                "<link_ctn id=\"backplane\"/></zoneRoute>\n",
+                r, r);
     }
     put(&b, "</zone>\n</platform>\n");
     if (b.oom) {

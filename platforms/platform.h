@@ -65,8 +65,13 @@ double cluster_nic_bandwidth(const cluster_spec *c);
 /* Writes the canonical spec (every key) to buf; returns snprintf's count. */
 int cluster_format(const cluster_spec *c, char *buf, size_t cap);
 
+/* How the XML lays out the same links: FLAT for people to read and edit
+ * (Floyd routing, under which SimGrid names a missing route), RACKED for the
+ * SimGrid engine (racks of nodes, routes found on demand: fast at thousands
+ * of nodes, but SimGrid 3.32 crashes instead of naming a missing route). */
+typedef enum { CLUSTER_XML_FLAT = 0, CLUSTER_XML_RACKED = 1 } cluster_xml_layout;
 /* SimGrid platform XML for `nodes` nodes. @return a malloc'd string, or NULL
  * (out of memory). */
-char *cluster_xml(const cluster_spec *c, int nodes);
+char *cluster_xml(const cluster_spec *c, int nodes, cluster_xml_layout layout);
 
 #endif

@@ -35,13 +35,22 @@ typedef struct {
     const sim_config *c;
     const sim_plan *plan;
     int P, G, N, iters; /* GPUs, GPUs per node, nodes, iterations */
-    double *end;        /* per worker: end of its last iteration */
+    int R;              /* worker actors: P, or fewer where one stands for several GPUs */
+    double *end;        /* per actor: end of its last iteration */
     int token;          /* the payload pointed to: only the byte count is simulated */
 } sg_world;
 
+/* A worker actor: one GPU, or (on a generated, uniform platform) `gpus`
+ * symmetric GPUs of one node that behave alike, moving their summed bytes. */
 typedef struct {
     sg_world *w;
-    int rank;
+    int index;     /* 0 .. R-1, the ring position; R: the parameter server */
+    int node;      /* the node it runs on */
+    int slot;      /* its host on that node: n<node>g<slot> */
+    int leader;    /* the node's first GPU */
+    int gpus;      /* GPUs it stands for */
+    int node_gpus; /* GPUs in use on its node */
+    int followers; /* leader: the node's other actors, indices index+1 .. index+followers */
 } sg_actor_ctx;
 
 static sg_mailbox_t mbox(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -93,7 +102,7 @@ static void ring_steps(sg_world *w, const char *tag, int pos, int members, doubl
 
 /* ---- schemes, one bucket ------------------------------------------------------------------ */
 
-static void ps_worker(sg_world *w, int r, const sim_bucket *b)
+static void ps_worker(sg_world *w, int r, const sim_bucket *b) /* one GPU per actor */
 {
     sleep_s(b->enc_s);
     sg_mailbox_put(mbox("pu%d", r), &w->token, bytes_of(b->up_bytes));
@@ -110,44 +119,47 @@ static void ps_server(int argc, char **argv)
     for (int it = 0; it < w->iters; it++)
         for (int k = 0; k < w->plan->n; k++) {
             const sim_bucket *b = &w->plan->b[k];
-            for (int r = 0; r < w->P; r++) c[r] = sg_mailbox_get_async(mbox("pu%d", r), &data);
-            sg_comm_wait_all(c, (size_t)w->P);
+            for (int r = 0; r < w->R; r++) c[r] = sg_mailbox_get_async(mbox("pu%d", r), &data);
+            sg_comm_wait_all(c, (size_t)w->R);
             sleep_s(w->P * b->dec_s + b->enc_down_s);
-            for (int r = 0; r < w->P; r++)
+            for (int r = 0; r < w->R; r++)
                 c[r] = sg_mailbox_put_async(mbox("pd%d", r), &w->token, bytes_of(b->down_bytes));
-            sg_comm_wait_all(c, (size_t)w->P);
+            sg_comm_wait_all(c, (size_t)w->R);
         }
     free(c);
 }
 
-/* Node-local reduce to the leader (local rank 0) and broadcast back, around
- * `inter` (what the leaders do among themselves). */
-static void node_reduce_bcast(sg_world *w, int r, const sim_bucket *b,
+/* Node-local reduce to the leader (the node's first GPU) and broadcast back,
+ * around `inter` (what the leaders do among themselves). A follower actor
+ * standing for k GPUs moves k times the bytes: its k flows would share the
+ * leader's link, so one flow of their sum takes as long. */
+static void node_reduce_bcast(sg_world *w, const sg_actor_ctx *me, const sim_bucket *b,
                               void (*inter)(sg_world *w, int node, const sim_bucket *b))
 {
-    int node = r / w->G, local = r % w->G, here = node + 1 < w->N ? w->G : w->P - node * w->G;
-    if (local != 0) {
+    const int a = me->index, here = me->node_gpus;
+    if (!me->leader) {
         sleep_s(b->enc_s);
-        sg_mailbox_put(mbox("lu%d", r), &w->token, bytes_of(b->up_bytes));
-        sg_mailbox_get(mbox("ld%d", r));
+        sg_mailbox_put(mbox("lu%d", a), &w->token, bytes_of(me->gpus * b->up_bytes));
+        sg_mailbox_get(mbox("ld%d", a));
         sleep_s(b->dec_down_s);
         return;
     }
-    sg_comm_t *c = malloc((size_t)here * sizeof *c); /* up to gpus-per-node - 1 transfers at once */
+    const sg_actor_ctx *f = me + 1; /* the followers' contexts follow the leader's */
+    sg_comm_t *c = malloc((size_t)(me->followers + 1) * sizeof *c);
     void *data;
     if (!c) abort(); /* the child dies and the parent reports a failed run */
     if (here > 1) {
         sleep_s(b->enc_s);
-        for (int l = 1; l < here; l++) c[l - 1] = sg_mailbox_get_async(mbox("lu%d", r + l), &data);
-        sg_comm_wait_all(c, (size_t)here - 1);
+        for (int l = 0; l < me->followers; l++) c[l] = sg_mailbox_get_async(mbox("lu%d", a + 1 + l), &data);
+        sg_comm_wait_all(c, (size_t)me->followers);
         sleep_s((here - 1) * b->dec_s);
     }
-    if (w->N > 1) inter(w, node, b);
+    if (w->N > 1) inter(w, me->node, b);
     if (here > 1) {
         sleep_s(b->enc_down_s);
-        for (int l = 1; l < here; l++)
-            c[l - 1] = sg_mailbox_put_async(mbox("ld%d", r + l), &w->token, bytes_of(b->down_bytes));
-        sg_comm_wait_all(c, (size_t)here - 1);
+        for (int l = 0; l < me->followers; l++)
+            c[l] = sg_mailbox_put_async(mbox("ld%d", a + 1 + l), &w->token, bytes_of(f[l].gpus * b->down_bytes));
+        sg_comm_wait_all(c, (size_t)me->followers);
     }
     free(c);
 }
@@ -198,51 +210,71 @@ static void worker(int argc, char **argv)
     (void)argc, (void)argv;
     const sg_actor_ctx *me = sg_actor_self_get_data();
     sg_world *w = me->w;
-    const int r = me->rank;
+    const int a = me->index, R = w->R;
     const double multi = w->N > 1, a_hop = multi ? w->plan->a_inter : w->plan->a_intra;
     for (int it = 0; it < w->iters; it++) {
         double t0 = simgrid_get_clock();
         for (int k = 0; w->P > 1 && k < w->plan->n; k++) {
             const sim_bucket *b = &w->plan->b[k];
             sleep_until(t0 + b->ready_s);
+            /* rings: hop sizes and step counts are the P GPUs' ring; the actors
+             * are its hops, one per GPU or one per run of GPUs whose hops are
+             * alike and disjoint (see sim_simgrid) */
             switch (w->c->sync) {
-            case SYNC_PS: ps_worker(w, r, b); break;
-            case SYNC_PS_SHARDED: node_reduce_bcast(w, r, b, leaders_shards); break;
-            case SYNC_HIERARCHICAL: node_reduce_bcast(w, r, b, leaders_ring); break;
+            case SYNC_PS: ps_worker(w, a, b); break;
+            case SYNC_PS_SHARDED: node_reduce_bcast(w, me, b, leaders_shards); break;
+            case SYNC_HIERARCHICAL: node_reduce_bcast(w, me, b, leaders_ring); break;
             case SYNC_RING: {
                 double steps = 2.0 * (w->P - 1);
                 if (w->c->exact_flows) {
-                    ring_steps(w, "rg", r, w->P, b->up_bytes / w->P, steps, (b->enc_s + b->dec_s) / w->P);
+                    ring_steps(w, "rg", a, R, b->up_bytes / w->P, steps, (b->enc_s + b->dec_s) / w->P);
                     break;
                 }
-                ring_exchange(w, "rg", r, w->P, steps / w->P * b->up_bytes, a_hop, steps);
+                ring_exchange(w, "rg", a, R, steps / w->P * b->up_bytes, a_hop, steps);
                 sleep_s(steps * (b->enc_s + b->dec_s) / w->P);
                 break;
             }
             case SYNC_ALLGATHER:
                 sleep_s(b->enc_s);
                 if (w->c->exact_flows) {
-                    ring_steps(w, "ag", r, w->P, b->up_bytes, w->P - 1, b->dec_s);
+                    ring_steps(w, "ag", a, R, b->up_bytes, w->P - 1, b->dec_s);
                     break;
                 }
-                ring_exchange(w, "ag", r, w->P, (w->P - 1) * b->up_bytes, a_hop, w->P - 1);
+                ring_exchange(w, "ag", a, R, (w->P - 1) * b->up_bytes, a_hop, w->P - 1);
                 sleep_s((w->P - 1) * b->dec_s);
                 break;
             }
         }
         sleep_until(t0 + w->plan->compute_s);
     }
-    w->end[r] = simgrid_get_clock();
+    w->end[a] = simgrid_get_clock();
 }
 
 /* ---- the child ------------------------------------------------------------------------- */
 
-static int child(const sim_config *c, const sim_plan *p, const char *xml_path, int fd)
+/* The worker actors: per node a leader (its first GPU) and its followers,
+ * one per other GPU, or with `grouped` one standing for all of them. */
+static int build_actors(sg_world *w, sg_actor_ctx *ctx, int grouped)
 {
-    sg_world w = {c, p, c->gpus, p->per_node, p->nodes, c->iterations > 0 ? c->iterations : 1, NULL, 0};
-    w.end = calloc((size_t)w.P, sizeof *w.end);
+    int a = 0;
+    for (int node = 0; node < w->N; node++) {
+        int here = node + 1 < w->N ? w->G : w->P - node * w->G, followers = here > 1 ? (grouped ? 1 : here - 1) : 0;
+        ctx[a] = (sg_actor_ctx){w, a, node, 0, 1, 1, here, followers};
+        for (int l = 1; l <= followers; l++)
+            ctx[a + l] = (sg_actor_ctx){w, a + l, node, l, 0, grouped ? here - 1 : 1, here, 0};
+        a += 1 + followers;
+    }
+    return a;
+}
+
+static int child(const sim_config *c, const sim_plan *p, const char *xml_path, int grouped, int fd)
+{
+    sg_world w = {c, p, c->gpus, p->per_node, p->nodes, c->iterations > 0 ? c->iterations : 1, 0, NULL, 0};
     sg_actor_ctx *ctx = calloc((size_t)w.P + 1, sizeof *ctx);
+    w.end = calloc((size_t)w.P, sizeof *w.end);
     if (!w.end || !ctx) return 1;
+    w.R = build_actors(&w, ctx, grouped);
+    const int host_cols = grouped ? 2 : w.G; /* GPUs per node in the platform */
     char model[64], gamma[64];
     const char *nm = c->network_model ? c->network_model : p->tcp ? "LV08" : "CM02";
     snprintf(model, sizeof model, "--cfg=network/model:%s", nm);
@@ -256,18 +288,35 @@ static int child(const sim_config *c, const sim_plan *p, const char *xml_path, i
     int argc = 6;
     simgrid_init(&argc, argv);
     simgrid_load_platform(xml_path);
-    for (int r = 0; r <= w.P; r++) { /* the workers, then the server where there is one */
-        if (r == w.P && !(c->sync == SYNC_PS && w.P > 1)) break;
-        char host[32];
-        snprintf(host, sizeof host, "n%dg%d", r == w.P ? 0 : r / w.G, r == w.P ? 0 : r % w.G);
-        ctx[r] = (sg_actor_ctx){&w, r};
-        sg_actor_t a = sg_actor_init(r == w.P ? "ps" : "worker", sg_host_by_name(host));
-        sg_actor_set_data(a, &ctx[r]);
-        sg_actor_start(a, r == w.P ? ps_server : worker, 0, NULL);
+    /* hosts by (node, GPU) from one listing: sg_host_by_name searches the
+     * zones linearly, which made starting P actors cost O(P^2) */
+    sg_host_t *grid = calloc((size_t)w.N * host_cols, sizeof *grid), *all = sg_host_list();
+    if (!grid || !all) return 1;
+    for (size_t h = 0, nh = sg_host_count(); h < nh; h++) {
+        const char *name = sg_host_get_name(all[h]);
+        int node, gpu, end = 0;
+        if (sscanf(name, "n%dg%d%n", &node, &gpu, &end) == 2 && end > 0 && name[end] == '\0' && gpu >= 0 &&
+            gpu < host_cols && node >= 0 && node < w.N)
+            grid[node * host_cols + gpu] = all[h];
+    }
+    free(all);
+    for (int a = 0; a <= w.R; a++) { /* the workers, then the server where there is one */
+        if (a == w.R && !(c->sync == SYNC_PS && w.P > 1)) break;
+        int node = a == w.R ? 0 : ctx[a].node, gpu = a == w.R ? 0 : ctx[a].slot;
+        sg_host_t host = grid[node * host_cols + gpu];
+        if (!host) {
+            fprintf(stderr, "[gqsim/CRITICAL] Host not found: n%dg%d\n", node, gpu);
+            return 1;
+        }
+        if (a == w.R) ctx[a] = (sg_actor_ctx){&w, a, 0, 0, 0, 0, 0, 0};
+        sg_actor_t act = sg_actor_init(a == w.R ? "ps" : "worker", host);
+        sg_actor_set_data(act, &ctx[a]);
+        sg_actor_start(act, a == w.R ? ps_server : worker, 0, NULL);
     }
     simgrid_run();
+    free(grid);
     double end = 0;
-    for (int r = 0; r < w.P; r++) end = w.end[r] > end ? w.end[r] : end;
+    for (int a = 0; a < w.R; a++) end = w.end[a] > end ? w.end[a] : end;
     double per_iter = end / w.iters;
     free(w.end);
     free(ctx);
@@ -313,20 +362,37 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
         return snprintf(msg, cap, "%s has %d nodes of %d GPUs: not enough for %d GPUs", c->cluster->xml_path,
                         c->cluster->nodes, c->cluster->gpus_per_node, c->gpus),
                GQ_ERR_PARAM;
-    if (c->gpus > SIM_SIMGRID_MAX_GPUS)
+    const int limit =
+        sim_simgrid_grouped(c->cluster, c->sync, c->gpus) ? SIM_SIMGRID_MAX_GPUS_GROUPED : SIM_SIMGRID_MAX_GPUS;
+    if (c->gpus > limit)
         return snprintf(msg, cap,
-                        "%d GPUs are beyond the SimGrid engine's %d (it would need about %.0f s and %.0f MB): use "
+                        "%d GPUs are beyond the SimGrid engine's %d%s (it would need about %.0f s and %.0f MB): use "
                         "--engine analytic",
-                        c->gpus, SIM_SIMGRID_MAX_GPUS, sim_simgrid_cost_s(c->gpus, c->iterations),
-                        sim_simgrid_cost_mb(c->gpus)),
+                        c->gpus, limit, limit == SIM_SIMGRID_MAX_GPUS ? " with one actor per GPU" : "",
+                        sim_simgrid_cost_s(c->cluster, c->sync, c->gpus, c->iterations),
+                        sim_simgrid_cost_mb(c->cluster, c->sync, c->gpus)),
                GQ_ERR_PARAM;
+    /* On a generated platform every node is alike, so a node's GPUs other
+     * than the first act alike too: one actor (and in the platform one host)
+     * stands for them, moving their summed bytes. Exact for the leader
+     * exchanges (their flows share the leader's link) and for rings (their
+     * hops use disjoint links and carry the same bytes); not for a single
+     * parameter server, whose GPUs' flows meet on node 0's links. A user's
+     * XML may differ per GPU: one actor per GPU there. On a fat-tree, rings
+     * under LV08 came out up to 1.2% apart grouped and not (CM02: identical;
+     * stars: identical in all 480 cases compared), so fat-trees keep one
+     * actor per GPU until that is understood. */
+    const int grouped = sim_simgrid_grouped(c->cluster, c->sync, c->gpus);
     char platform[4096];
     int xmlfd = -1;
     if (user_xml) {
         snprintf(platform, sizeof platform, "%s", c->cluster->xml_path);
     } else {
         xmlfd = anonymous_file();
-        char *xml = xmlfd >= 0 ? cluster_xml(c->cluster, cluster_nodes_built(c->cluster, c->gpus)) : NULL;
+        cluster_spec reduced = *c->cluster;
+        if (grouped) reduced.gpus_per_node = 2;
+        char *xml =
+            xmlfd >= 0 ? cluster_xml(&reduced, cluster_nodes_built(c->cluster, c->gpus), CLUSTER_XML_RACKED) : NULL;
         size_t len = xml ? strlen(xml) : 0;
         int ok = xml && write(xmlfd, xml, len) == (ssize_t)len;
         free(xml);
@@ -350,7 +416,7 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
         if (getppid() != parent) _exit(1);
         close(pipefd[0]);
         if (errfd >= 0) dup2(errfd, STDERR_FILENO);
-        _exit(child(c, p, platform, pipefd[1]));
+        _exit(child(c, p, platform, grouped, pipefd[1]));
     }
     close(pipefd[1]);
     double per_iter = -1;
@@ -390,11 +456,25 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     return GQ_OK;
 }
 
-/* Measured on a 2-core machine (docs/performance.md#simulation-cost), one
- * iteration of AlexNet: 4096 GPUs 2.4 s and 107 MB, 8192 GPUs 8.9 s and 245
- * MB, 16384 GPUs 49 s and 672 MB; time grows as about N^2.2, memory as N^1.35. */
-double sim_simgrid_cost_s(int gpus, int iterations)
+int sim_simgrid_grouped(const cluster_spec *cl, sync_kind sync, int gpus)
 {
-    return 49.0 * pow(gpus / 16384.0, 2.2) * (iterations > 1 ? iterations : 1);
+    int per_node = gpus < cl->gpus_per_node ? gpus : cl->gpus_per_node;
+    return cl->xml_path[0] == '\0' && sync != SYNC_PS && per_node > 2 && cl->topo == TOPO_STAR;
 }
-double sim_simgrid_cost_mb(int gpus) { return 672.0 * pow(gpus / 16384.0, 1.35); }
+
+/* Measured on a 2-core machine (docs/performance.md#simulation-cost), one
+ * iteration of AlexNet on 4-GPU nodes. One actor per GPU (fat-tree): 16384
+ * GPUs 48 s and 700 MB, time as N^2.2; a single parameter server five times
+ * that (243 s). Grouped, by nodes: 4096 nodes 5.6 s and 159 MB, 16384 nodes
+ * 49 s and 422 MB; time as nodes^1.6. */
+double sim_simgrid_cost_s(const cluster_spec *cl, sync_kind sync, int gpus, int iterations)
+{
+    int it = iterations > 1 ? iterations : 1;
+    if (sim_simgrid_grouped(cl, sync, gpus)) return 5.6 * pow(cluster_nodes_for(cl, gpus) / 4096.0, 1.6) * it;
+    return (sync == SYNC_PS ? 243.0 : 48.0) * pow(gpus / 16384.0, 2.2) * it;
+}
+double sim_simgrid_cost_mb(const cluster_spec *cl, sync_kind sync, int gpus)
+{
+    if (sim_simgrid_grouped(cl, sync, gpus)) return 159.0 * pow(cluster_nodes_for(cl, gpus) / 4096.0, 0.7);
+    return 700.0 * pow(gpus / 16384.0, 1.35);
+}

@@ -75,12 +75,20 @@ int sim_engine_parse(const char *name, engine_kind *k);
  * not an abort. On error writes one line into msg. */
 gq_err sim_run(const sim_config *c, sim_result *r, char *msg, size_t cap);
 
-/* The SimGrid engine's limit: beyond it a run would take tens of minutes and
- * gigabytes (the analytic engine has none). */
+/* The SimGrid engine's limits: one actor per GPU (a single parameter server,
+ * a fat-tree, a user's XML) up to 16384 GPUs; where one actor stands for a
+ * node's other GPUs (sim_simgrid_grouped), up to 65536. Beyond, a run would
+ * take tens of minutes and gigabytes (the analytic engine has none). */
 #define SIM_SIMGRID_MAX_GPUS 16384
-/* Rough cost of a SimGrid run of `gpus` GPUs on this kind of machine, from
- * measurements: seconds and megabytes. For a warning before long runs. */
-double sim_simgrid_cost_s(int gpus, int iterations);
-double sim_simgrid_cost_mb(int gpus);
+#define SIM_SIMGRID_MAX_GPUS_GROUPED 65536
+/* 1 if the SimGrid engine runs a node's GPUs other than the first as one
+ * actor (exact there, see sg_engine.c): a generated star platform, a sync
+ * other than ps, more than 2 GPUs per node. */
+int sim_simgrid_grouped(const cluster_spec *cl, sync_kind sync, int gpus);
+/* Rough cost of a SimGrid run on this kind of machine, from measurements
+ * (docs/performance.md#simulation-cost): seconds and megabytes. For a
+ * warning before long runs and the refusal beyond the limits. */
+double sim_simgrid_cost_s(const cluster_spec *cl, sync_kind sync, int gpus, int iterations);
+double sim_simgrid_cost_mb(const cluster_spec *cl, sync_kind sync, int gpus);
 
 #endif

@@ -254,6 +254,20 @@ check "tta: an epoch given twice, one line naming FILE:LINE" sh -c "test $rc -eq
 "$GQ" simulate --model alexnet --platform mine.xml --gpus 16 --format csv | cut -d, -f6 > a.txt
 "$GQ" simulate --model alexnet --platform terngrad-infiniband --gpus 16 --format csv | cut -d, -f6 > b.txt
 check "user XML predicts as the built-in it was made from" cmp -s a.txt b.txt
+# A user's XML runs one SimGrid actor per GPU on a flat platform; the built-in
+# runs one actor for a node's other GPUs, on racks of nodes: the same answer.
+"$GQ" platforms xml terngrad-ethernet --nodes 4 > e4.xml
+"$GQ" platforms xml terngrad-ethernet --nodes 40 > e40.xml
+for sync in ps-sharded hierarchical ring allgather; do
+  for ex in "" --exact-flows; do
+    for run in "e4.xml 14" "e40.xml 150"; do
+      set -- $run
+      "$GQ" simulate --model alexnet --platform "$1" --gpus "$2" --sync $sync $ex --quant signsgd --format csv | cut -d, -f6 > a.txt
+      "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus "$2" --sync $sync $ex --quant signsgd --format csv | cut -d, -f6 > b.txt
+      check "$sync $ex, $2 GPUs: grouped actors and racks predict as one actor per GPU" sh -c 'test $(wc -l < a.txt) -eq 2 && cmp -s a.txt b.txt'
+    done
+  done
+done
 "$GQ" simulate --model alexnet --platform mine.xml --gpus 32 2> err.txt; rc=$?
 check "user XML too small: named" sh -c "test $rc -eq 1 && grep -q 'mine.xml has 4 nodes of 4 GPUs: not enough for 32' err.txt"
 sed 's|<zone id="fabric"|<bogus/>&|' mine.xml > broken.xml

@@ -93,8 +93,11 @@ expect "SimGrid's reason: no route" 1 "SimGrid rejected noroute.xml: No route fr
 sed 's|<prop id="gqsim.nics" value="1"/>|&<prop id="gqsim.nics" value="2"/>|' two.xml > twice.xml
 expect "a property given twice" 1 "twice.xml: property gqsim.nics is given twice" \
     "$GQ" simulate --model alexnet --platform twice.xml --gpus 8
-expect "SimGrid engine beyond its limit: a clear refusal" 1 "beyond the SimGrid engine's 16384.*--engine analytic" \
-    "$GQ" simulate --model alexnet --platform dgx1 --gpus 65536
+expect "SimGrid engine beyond its limit: a clear refusal" 1 "beyond the SimGrid engine's 16384 with one actor per GPU.*--engine analytic" \
+    "$GQ" simulate --model alexnet --platform dgx1 --gpus 65536 --sync ps
+"$GQ" platforms xml dgx1 --nodes 2500 > dgx1.xml
+expect "one actor per GPU on a user's XML too" 1 "beyond the SimGrid engine's 16384" \
+    "$GQ" simulate --model alexnet --platform dgx1.xml --gpus 20000
 
 # ---- 3. numbers: ranges where they are parsed, overflow in files -----------------------------
 printf 'model,platform,gpu,batch,gpus,images_per_s\nalexnet,dgx1,P100,128,4294967297,100\n' > big.csv
@@ -147,7 +150,7 @@ expect "train --plot acc.jpg" 2 "must end in .png or .svg" "$GQ" train --plot ac
 expect "train --output must be .csv" 2 "must end in .csv" "$GQ" train --output run.txt
 expect "report --quant qsgd:levels=1: usage error" 2 "levels" "$GQ" report --quant qsgd:levels=1 --out rep
 check "report with a bad quantizer leaves no directory" test ! -e rep
-expect "report failing half-way: one line" 1 "beyond the SimGrid engine" "$GQ" report --out rep2 --gpus 1,65536
+expect "report failing half-way: one line" 1 "beyond the SimGrid engine" "$GQ" report --out rep2 --gpus 1,65536 --sync ps
 check "report failing half-way leaves no directory" test ! -e rep2
 mkdir keep && echo mine > keep/note.txt
 "$GQ" report --out keep --gpus 1,65536 2> /dev/null
@@ -194,7 +197,7 @@ check "report figure shows vgg-a's lowest speedup $low on Ethernet (y from $ymin
 # ---- 7. interrupted: no process and no temporary left ---------------------------------------------
 tmp_before=$(ls /tmp | grep -c '^gqsim-' || true)
 for sig in TERM INT; do
-    "$GQ" speedup --model alexnet --platform terngrad-ethernet --gpus 1,8192 --plot cut.png > /dev/null 2>&1 &
+    "$GQ" speedup --model alexnet --platform terngrad-ethernet --sync ps --gpus 1,8192 --plot cut.png > /dev/null 2>&1 &
     pid=$!
     sleep 3
     child=$(pgrep -P "$pid" | head -1) # the SimGrid run, a forked gqsim

@@ -37,14 +37,15 @@ static void receiver(int argc, char **argv)
 }
 
 /* Makespan of concurrent transfers src[i] -> dst[i] on `spec` with `nodes`. */
-static double transfers(const char *spec, int nodes, const char *const *src, const char *const *dst, int n)
+static double transfers_in(const char *spec, int nodes, cluster_xml_layout layout, const char *const *src,
+                           const char *const *dst, int n)
 {
     cluster_spec c;
     char msg[256];
     if (cluster_parse(spec, &c, msg, sizeof msg) != GQ_OK) return -1;
     char path[] = "/tmp/gqsim-test-XXXXXX";
     int fd = mkstemp(path);
-    char *xml = cluster_xml(&c, nodes);
+    char *xml = cluster_xml(&c, nodes, layout);
     if (write(fd, xml, strlen(xml)) < 0) return -1;
     close(fd);
     free(xml);
@@ -75,6 +76,11 @@ static double transfers(const char *spec, int nodes, const char *const *src, con
     waitpid(pid, NULL, 0);
     unlink(path);
     return t;
+}
+
+static double transfers(const char *spec, int nodes, const char *const *src, const char *const *dst, int n)
+{
+    return transfers_in(spec, nodes, CLUSTER_XML_FLAT, src, dst, n);
 }
 
 static void test_specs(void)
@@ -125,7 +131,7 @@ static void test_xml_roundtrip(void)
                         "topology=fat-tree,oversub=2.5,leaf=2",
                         &c, msg, sizeof msg) == GQ_OK,
           "a spec with XML's special characters: %s", msg);
-    char *xml = cluster_xml(&c, 5);
+    char *xml = cluster_xml(&c, 5, CLUSTER_XML_FLAT);
     CHECK(xml && !strstr(xml, "A&B"), "the GPU name is escaped in the XML");
     gq_err e = xml ? cluster_parse_xml(xml, "mine.xml", &back, msg, sizeof msg) : GQ_ERR_NOMEM;
     CHECK(e == GQ_OK && strcmp(back.gpu, c.gpu) == 0 && back.intra == c.intra && back.inter == c.inter &&
@@ -169,6 +175,19 @@ static void test_physics(void)
     double cross = transfers(ft, 4, SF, DF, 2);
     /* two flows through a leaf uplink of 2 x 12.5 / 2 GB/s: each gets 6.25 GB/s */
     CHECK(fabs(cross / (BYTES / 6.25e9) - 1) < 0.01, "2:1 fat-tree: cross-leaf flows at half rate (%.5f s)", cross);
+
+    /* the engine's racked layout (70 nodes: three racks) routes over the same
+     * links: the closed forms hold across racks, and the flat layout agrees */
+    static const char *const SR[] = {"n65g0"}, *const DR[] = {"n0g0"};
+    double racked = transfers_in(eth, 70, CLUSTER_XML_RACKED, SR, DR, 1);
+    double flat = transfers_in(eth, 70, CLUSTER_XML_FLAT, SR, DR, 1);
+    CHECK(fabs(racked / expect - 1) < 1e-3, "racked: one cross-rack transfer %.6f s, closed form %.6f s", racked,
+          expect);
+    CHECK(fabs(racked / flat - 1) < 1e-9, "racked and flat layouts agree: %.9f s, %.9f s", racked, flat);
+    static const char *const SR4[] = {"n65g0", "n65g1", "n65g2", "n65g3"}, *const DR4[] = {"n0g0", "n1g1", "n33g2",
+                                                                                           "n69g3"};
+    double fan = transfers_in(eth, 70, CLUSTER_XML_RACKED, SR4, DR4, 4);
+    CHECK(fabs(fan / (4 * BYTES / 1.25e9) - 1) < 0.01, "racked: four GPUs to three racks share their NIC: %.4f s", fan);
 }
 
 int main(void)
