@@ -2,8 +2,11 @@
  * gradients, and what it costs in accuracy. This file is the top-level
  * command table; each command lives in its own cmd_*.c. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "blas_core.h"
 #include "cli_util.h"
 #include "commands.h"
 
@@ -157,8 +160,26 @@ static int run(const top_command *c, int argc, char **argv)
     return rc;
 }
 
+/* The commands that train run OpenBLAS's best kernel for this CPU: where
+ * OpenBLAS chose a weaker one (a CPU model it does not know), gqsim sets
+ * OPENBLAS_CORETYPE and starts itself again, since OpenBLAS reads it once,
+ * when it loads. A core the user set stays; so does the run if exec fails. */
+static void select_blas_core(char **argv)
+{
+    if (getenv("OPENBLAS_CORETYPE")) return;
+    cpu_features f = cpu_features_detect();
+    const char *want = blas_core_for(&f), *have = blas_core_in_use();
+    int have_rank = blas_core_rank(have);
+    if (have_rank < 0 || have_rank >= blas_core_rank(want)) return;
+    if (setenv("OPENBLAS_CORETYPE", want, 1) != 0) return;
+    fflush(NULL);
+    execv("/proc/self/exe", argv);
+    unsetenv("OPENBLAS_CORETYPE");
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && (strcmp(argv[1], "train") == 0 || strcmp(argv[1], "tta") == 0)) select_blas_core(argv);
     if (argc < 2) {
         usage(stderr);
         return EXIT_USAGE;

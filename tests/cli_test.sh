@@ -283,6 +283,14 @@ if [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] || [ -n "
       --format csv --output tr.csv --plot tr.png --dump-grads grads --dump-at 1 > tr.out
   check "train succeeds" test $? -eq 0
   check "train columns" sh -c "head -1 tr.out | grep -q '^quant,workers,epoch,iterations,train_loss,test_loss,test_accuracy,bytes_up_per_iter,bytes_down_per_iter,quant_nmse,wall_s,'"
+  check "train names the BLAS kernel last" sh -c "head -1 tr.out | grep -q ',seed,blas_core\$'"
+  core=$(awk -F, 'NR == 2 { print $NF }' tr.out)
+  # independent of gqsim: on a CPU with AVX2 and FMA, no pre-AVX2 kernel
+  if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo && [ -z "${OPENBLAS_CORETYPE:-}" ]; then
+    check "an AVX2 CPU runs an AVX2 or AVX-512 kernel ($core)" sh -c "case '$core' in Haswell|Zen|SkylakeX|Cooperlake|SapphireRapids) ;; *) exit 1 ;; esac"
+  fi
+  OPENBLAS_CORETYPE=Core2 "$GQ" train --epochs 1 --workers 1 --train-limit 256 --test-limit 64 --format csv > core2.out
+  check "a core the user sets stays (Core2)" test "$(awk -F, 'NR == 2 { print $NF }' core2.out)" = Core2
   check "train rows: 2 quantizers x 2 epochs" test "$(tail -n +2 tr.out | wc -l)" -eq 4
   check "train --output equals stdout" cmp -s tr.out tr.csv
   check "train fp32 bytes: 4 per parameter" grep -q '^fp32,2,1,32,.*,246824,246824,0,' tr.out
@@ -292,10 +300,11 @@ if [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] || [ -n "
   check "dumped gradient size" test "$(wc -c < grads/iter1_conv1_w.f32)" -eq 600
   "$GQ" quant bench --dist grads/iter1_fc4_w.f32 --quant terngrad --trials 1 --format csv > gb.csv
   check "bench on a real gradient" grep -q '^"terngrad:bucket=0,clip=2.5,scale=max,pack=2bit",10080,' gb.csv
-  # --seeds: a row per seed and epoch, the seed in the last column
+  # --seeds: a row per seed and epoch, the seed in column 17 (where it was appended; blas_core came after)
   "$GQ" train --epochs 2 --workers 2 --batch 32 --train-limit 1024 --test-limit 256 --seeds 3,4 --format csv > seeds.csv
   check "train --seeds 3,4: 2 seeds x 2 epochs, seed column" sh -c "test \$(tail -n +2 seeds.csv | wc -l) -eq 4 && \
-      head -1 seeds.csv | grep -q ',seed\$' && test \$(grep -c ',3\$' seeds.csv) -eq 2 && test \$(grep -c ',4\$' seeds.csv) -eq 2"
+      head -1 seeds.csv | cut -d, -f17 | grep -qx seed && test \$(cut -d, -f17 seeds.csv | grep -cx 3) -eq 2 && \
+      test \$(cut -d, -f17 seeds.csv | grep -cx 4) -eq 2"
   # tta trains as train does: the target is reached at the first epoch at or above it, epochs x iterations
   "$GQ" train --epochs 3 --workers 4 --batch 32 --train-limit 2048 --test-limit 512 --seed 5 --format csv > t5.csv
   # just below epoch 2's accuracy as printed (a multiple of 1/512, rounded to 4 places): reached by epoch 2

@@ -10,6 +10,7 @@
  *  - malformed IDX files fail with the file and the reason. */
 #include <zlib.h>
 
+#include "blas_core.h"
 #include "check.h"
 #include "idx.h"
 #include "nn.h"
@@ -84,7 +85,7 @@ static void test_conv_naive(void)
     const int B = 2, C = 3, H = 9, W = 8, OC = 4, KH = 3, KW = 2, SH = 2, SW = 1, PH = 1, PW = 1;
     const int HO = (H + 2 * PH - KH) / SH + 1, WO = (W + 2 * PW - KW) / SW + 1;
     float inp[B * C * H * W], w[OC * C * KH * KW], b[OC], o1[B * OC * HO * WO], o2[B * OC * HO * WO];
-    float col[C * KH * KW * HO * WO];
+    float col[(C * KH * KW + OC) * B * HO * WO];
     rng_t r;
     rng_init(&r, 5);
     for (size_t i = 0; i < sizeof inp / 4; i++) inp[i] = (float)rng_double(&r) - 0.5f;
@@ -207,8 +208,32 @@ static void test_idx(void)
     remove(a), remove(b), rmdir(dir);
 }
 
+/* OpenBLAS cores by feature set: a Sapphire Rapids Xeon (AVX-512 with BF16),
+ * a Skylake-SP, a Zen 2 (AVX2, no AVX-512), a Sandy Bridge, a Core 2. */
+static void test_blas_core(void)
+{
+    cpu_features spr = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, skx = spr, zen2 = {1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0},
+                 snb = {1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0}, core2 = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, none = {0};
+    skx.avx512bf16 = 0;
+    cpu_features half = spr; /* AVX-512F without BW/VL: not enough for SkylakeX's kernels */
+    half.avx512bw = 0;
+    CHECK(strcmp(blas_core_for(&spr), "Cooperlake") == 0, "AVX-512 + BF16: Cooperlake (%s)", blas_core_for(&spr));
+    CHECK(strcmp(blas_core_for(&skx), "SkylakeX") == 0, "AVX-512: SkylakeX (%s)", blas_core_for(&skx));
+    CHECK(strcmp(blas_core_for(&half), "Haswell") == 0, "AVX-512F alone: Haswell (%s)", blas_core_for(&half));
+    CHECK(strcmp(blas_core_for(&zen2), "Haswell") == 0, "AVX2 + FMA: Haswell (%s)", blas_core_for(&zen2));
+    CHECK(strcmp(blas_core_for(&snb), "Sandybridge") == 0, "AVX: Sandybridge (%s)", blas_core_for(&snb));
+    CHECK(strcmp(blas_core_for(&core2), "Core2") == 0, "SSSE3: Core2 (%s)", blas_core_for(&core2));
+    CHECK(strcmp(blas_core_for(&none), "Prescott") == 0, "nothing: Prescott (%s)", blas_core_for(&none));
+    CHECK(blas_core_rank("Prescott") < blas_core_rank("Haswell") &&
+              blas_core_rank("Zen") == blas_core_rank("Haswell") &&
+              blas_core_rank("Haswell") < blas_core_rank("SkylakeX") &&
+              blas_core_rank("SkylakeX") < blas_core_rank("Cooperlake") && blas_core_rank("Itanium") == -1,
+          "core ranks: Prescott < Haswell = Zen < SkylakeX < Cooperlake; unknown -1");
+}
+
 int main(void)
 {
+    test_blas_core();
     test_gradients();
     test_conv_naive();
     test_training();

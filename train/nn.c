@@ -12,55 +12,90 @@
 
 /* ---- convolution ------------------------------------------------------------------ */
 
-/* col is (C*KH*KW, HO*WO) for one image (C,H,W) */
-static void im2col(float *col, const float *img, int C, int H, int W, int KH, int KW, int SH, int SW, int PH, int PW,
-                   int HO, int WO)
+/* The output columns ow whose input column ow*S - P + k lies inside [0, W):
+ * [*lo, *hi). */
+static void valid_range(int WO, int W, int S, int P, int k, int *lo, int *hi)
+{
+    int a = P - k, b = W - 1 + P - k; /* need a <= ow*S <= b */
+    int l = a <= 0 ? 0 : (a + S - 1) / S, h = b < 0 ? -1 : b / S;
+    *lo = l < WO ? l : WO;
+    *hi = h + 1 < *lo ? *lo : (h + 1 < WO ? h + 1 : WO);
+}
+
+/* One image (C,H,W) into HO*WO columns of col, whose rows are `ld` floats
+ * apart: col is (C*KH*KW, ld), and a batch's images sit side by side in it.
+ * Each output row is zeros, a copied (or strided) run, zeros: no bounds test
+ * per element. */
+static void im2col(float *col, size_t ld, const float *img, int C, int H, int W, int KH, int KW, int SH, int SW, int PH,
+                   int PW, int HO, int WO)
 {
     for (int c = 0; c < C; c++)
         for (int kh = 0; kh < KH; kh++)
             for (int kw = 0; kw < KW; kw++) {
-                float *row = col + ((size_t)(c * KH + kh) * KW + kw) * HO * WO;
+                float *row = col + ((size_t)(c * KH + kh) * KW + kw) * ld;
+                int lo, hi;
+                valid_range(WO, W, SW, PW, kw, &lo, &hi);
                 for (int oh = 0; oh < HO; oh++) {
                     int ih = oh * SH - PH + kh;
-                    for (int ow = 0; ow < WO; ow++) {
-                        int iw = ow * SW - PW + kw;
-                        row[oh * WO + ow] =
-                            (ih >= 0 && ih < H && iw >= 0 && iw < W) ? img[((size_t)c * H + ih) * W + iw] : 0;
+                    float *r = row + (size_t)oh * WO;
+                    if (ih < 0 || ih >= H) {
+                        memset(r, 0, (size_t)WO * sizeof *r);
+                        continue;
                     }
+                    const float *x = img + ((size_t)c * H + ih) * W; /* r[ow] is x[ow*SW - PW + kw] */
+                    for (int ow = 0; ow < lo; ow++) r[ow] = 0;
+                    if (SW == 1 && hi > lo)
+                        memcpy(r + lo, x + lo - PW + kw, (size_t)(hi - lo) * sizeof *r);
+                    else
+                        for (int ow = lo; ow < hi; ow++) r[ow] = x[ow * SW - PW + kw];
+                    for (int ow = hi; ow < WO; ow++) r[ow] = 0;
                 }
             }
 }
 
-static void col2im(float *img, const float *col, int C, int H, int W, int KH, int KW, int SH, int SW, int PH, int PW,
-                   int HO, int WO)
+static void col2im(float *img, const float *col, size_t ld, int C, int H, int W, int KH, int KW, int SH, int SW, int PH,
+                   int PW, int HO, int WO)
 {
     for (int c = 0; c < C; c++)
         for (int kh = 0; kh < KH; kh++)
             for (int kw = 0; kw < KW; kw++) {
-                const float *row = col + ((size_t)(c * KH + kh) * KW + kw) * HO * WO;
+                const float *row = col + ((size_t)(c * KH + kh) * KW + kw) * ld;
+                int lo, hi;
+                valid_range(WO, W, SW, PW, kw, &lo, &hi);
                 for (int oh = 0; oh < HO; oh++) {
                     int ih = oh * SH - PH + kh;
                     if (ih < 0 || ih >= H) continue;
-                    for (int ow = 0; ow < WO; ow++) {
-                        int iw = ow * SW - PW + kw;
-                        if (iw >= 0 && iw < W) img[((size_t)c * H + ih) * W + iw] += row[oh * WO + ow];
-                    }
+                    float *x = img + ((size_t)c * H + ih) * W;
+                    const float *r = row + (size_t)oh * WO;
+                    for (int ow = lo; ow < hi; ow++) x[ow * SW - PW + kw] += r[ow];
                 }
             }
 }
 
+size_t conv2d_work_floats(int B, int C, int KH, int KW, int OC, int HO, int WO)
+{
+    return ((size_t)C * KH * KW + (size_t)OC) * (size_t)B * HO * WO;
+}
+
+/* The whole batch in one product: col is (K, B*P) with the images side by
+ * side, t = w x col is (OC, B*P), then scattered to (B, OC, P). One large
+ * GEMM instead of B small ones. */
 void conv2d_forward(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W, int OC,
-                    int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO, float *col)
+                    int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO, float *work)
 {
     const int K = C * KH * KW, P = HO * WO;
-    for (int n = 0; n < B; n++) {
-        float *o = out + (size_t)n * OC * P;
-        im2col(col, inp + (size_t)n * C * H * W, C, H, W, KH, KW, SH, SW, PH, PW, HO, WO);
-        for (int oc = 0; oc < OC; oc++)
-            for (int p = 0; p < P; p++) o[(size_t)oc * P + p] = b ? b[oc] : 0;
-        /* out (OC, P) += w (OC, K) x col (K, P) */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, OC, P, K, 1.0f, w, K, col, P, 1.0f, o, P);
-    }
+    const size_t BP = (size_t)B * P;
+    float *col = work, *t = work + (size_t)K * BP;
+    for (int n = 0; n < B; n++)
+        im2col(col + (size_t)n * P, BP, inp + (size_t)n * C * H * W, C, H, W, KH, KW, SH, SW, PH, PW, HO, WO);
+    /* t (OC, B*P) = w (OC, K) x col (K, B*P) */
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, OC, (int)BP, K, 1.0f, w, K, col, (int)BP, 0.0f, t, (int)BP);
+    for (int n = 0; n < B; n++)
+        for (int oc = 0; oc < OC; oc++) {
+            float *o = out + ((size_t)n * OC + oc) * P;
+            const float *src = t + (size_t)oc * BP + (size_t)n * P, bias = b ? b[oc] : 0;
+            for (int p = 0; p < P; p++) o[p] = src[p] + bias;
+        }
 }
 
 void conv2d_forward_naive(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W,
@@ -85,25 +120,31 @@ void conv2d_forward_naive(float *out, const float *inp, const float *w, const fl
 
 void conv2d_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w, int B,
                      int C, int H, int W, int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO,
-                     float *col)
+                     float *work)
 {
     const int K = C * KH * KW, P = HO * WO;
-    for (int n = 0; n < B; n++) {
-        const float *d = dout + (size_t)n * OC * P;
-        if (db)
-            for (int oc = 0; oc < OC; oc++) {
-                float s = 0;
-                for (int p = 0; p < P; p++) s += d[(size_t)oc * P + p];
-                db[oc] += s;
-            }
-        im2col(col, inp + (size_t)n * C * H * W, C, H, W, KH, KW, SH, SW, PH, PW, HO, WO);
-        /* dw (OC, K) += dout (OC, P) x col^T (P, K) */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, OC, K, P, 1.0f, d, P, col, P, 1.0f, dw, K);
-        if (dinp) {
-            /* dcol (K, P) = w^T (K, OC) x dout (OC, P) */
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, P, OC, 1.0f, w, K, d, P, 0.0f, col, P);
-            col2im(dinp + (size_t)n * C * H * W, col, C, H, W, KH, KW, SH, SW, PH, PW, HO, WO);
+    const size_t BP = (size_t)B * P;
+    float *col = work, *t = work + (size_t)K * BP;
+    /* t (OC, B*P): the batch's output gradients side by side */
+    for (int n = 0; n < B; n++)
+        for (int oc = 0; oc < OC; oc++)
+            memcpy(t + (size_t)oc * BP + (size_t)n * P, dout + ((size_t)n * OC + oc) * P, (size_t)P * sizeof *t);
+    if (db)
+        for (int oc = 0; oc < OC; oc++) {
+            float s = 0;
+            for (size_t p = 0; p < BP; p++) s += t[(size_t)oc * BP + p];
+            db[oc] += s;
         }
+    for (int n = 0; n < B; n++)
+        im2col(col + (size_t)n * P, BP, inp + (size_t)n * C * H * W, C, H, W, KH, KW, SH, SW, PH, PW, HO, WO);
+    /* dw (OC, K) += t (OC, B*P) x col^T (B*P, K) */
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, OC, K, (int)BP, 1.0f, t, (int)BP, col, (int)BP, 1.0f, dw, K);
+    if (dinp) {
+        /* dcol (K, B*P) = w^T (K, OC) x t (OC, B*P) */
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, (int)BP, OC, 1.0f, w, K, t, (int)BP, 0.0f, col,
+                    (int)BP);
+        for (int n = 0; n < B; n++)
+            col2im(dinp + (size_t)n * C * H * W, col + (size_t)n * P, BP, C, H, W, KH, KW, SH, SW, PH, PW, HO, WO);
     }
 }
 
@@ -131,9 +172,52 @@ void fc_backward(float *dinp, float *dw, float *db, const float *dout, const flo
 
 /* ---- pooling, relu, dropout ------------------------------------------------------------ */
 
+/* Max pooling without padding, every window inside the image (LeNet's 2x2
+ * stride 2): no bounds tests; the same maximum and the same first arg as the
+ * general loop below, which scans windows in the same order. */
+static void pool_max_inside(float *out, int *arg, const float *inp, int B, int C, int H, int W, const model_layer *L)
+{
+    const int HO = L->shape.h, WO = L->shape.w, KH = L->kh, KW = L->kw, SH = L->sh, SW = L->sw;
+    for (size_t plane = 0; plane < (size_t)B * C; plane++) {
+        const float *x = inp + plane * H * W;
+        float *o = out + plane * HO * WO;
+        int *a = arg + plane * HO * WO;
+        if (KH == 2 && KW == 2 && SH == 2 && SW == 2) { /* selects, no branches: it vectorises */
+            for (int oh = 0; oh < HO; oh++) {
+                const float *r0 = x + 2 * oh * W, *r1 = r0 + W;
+                for (int ow = 0; ow < WO; ow++) {
+                    float v0 = r0[2 * ow], v1 = r0[2 * ow + 1], v2 = r1[2 * ow], v3 = r1[2 * ow + 1];
+                    int i0 = 2 * oh * W + 2 * ow;
+                    float b01 = v1 > v0 ? v1 : v0, b23 = v3 > v2 ? v3 : v2;
+                    int i01 = v1 > v0 ? i0 + 1 : i0, i23 = v3 > v2 ? i0 + W + 1 : i0 + W;
+                    o[oh * WO + ow] = b23 > b01 ? b23 : b01;
+                    a[oh * WO + ow] = b23 > b01 ? i23 : i01;
+                }
+            }
+            continue;
+        }
+        for (int oh = 0; oh < HO; oh++)
+            for (int ow = 0; ow < WO; ow++) {
+                int at = oh * SH * W + ow * SW;
+                float best = x[at];
+                for (int kh = 0; kh < KH; kh++)
+                    for (int kw = 0; kw < KW; kw++) {
+                        int i = (oh * SH + kh) * W + ow * SW + kw;
+                        if (x[i] > best) best = x[i], at = i;
+                    }
+                o[oh * WO + ow] = best;
+                a[oh * WO + ow] = at;
+            }
+    }
+}
+
 static void pool_forward(float *out, int *arg, const float *inp, int B, int C, int H, int W, const model_layer *L)
 {
     const int HO = L->shape.h, WO = L->shape.w;
+    if (L->pool_max && L->ph == 0 && L->pw == 0 && (HO - 1) * L->sh + L->kh <= H && (WO - 1) * L->sw + L->kw <= W) {
+        pool_max_inside(out, arg, inp, B, C, H, W, L);
+        return;
+    }
     for (int n = 0; n < B; n++)
         for (int c = 0; c < C; c++) {
             const float *x = inp + ((size_t)n * C + c) * H * W;
@@ -241,7 +325,7 @@ gq_err net_init(net_t *n, const model_t *m, int max_batch, uint64_t seed, char *
         if (l->type == LAYER_DROPOUT && !(n->mask[i] = calloc((size_t)max_batch * n->out_size[i], 1)))
             return GQ_ERR_NOMEM;
         if (l->type == LAYER_CONV) {
-            size_t need = (size_t)in_shape(n, i).c * l->kh * l->kw * l->shape.h * l->shape.w;
+            size_t need = conv2d_work_floats(max_batch, in_shape(n, i).c, l->kh, l->kw, l->out, l->shape.h, l->shape.w);
             col = need > col ? need : col;
         }
     }

@@ -24,7 +24,7 @@ typedef struct {
     float **act, **dact; /* per layer outputs and their gradients, max_batch images */
     int **argmax;        /* max pooling */
     uint8_t **mask;      /* dropout */
-    float *col;          /* im2col scratch */
+    float *col;          /* the convolutions' scratch (conv2d_work_floats for max_batch) */
     float *probs;        /* softmax output */
     size_t in_size, classes;
 } net_t;
@@ -43,15 +43,19 @@ float net_loss(net_t *n, const float *input, const uint8_t *labels, int B, int b
 void net_zero_grad(net_t *n);
 
 /* ---- kernels (exposed for tests) ---------------------------------------- */
-/* inp is (B,C,H,W), w is (OC,C,KH,KW), out is (B,OC,HO,WO) */
+/* Scratch floats the convolution kernels need for a batch of B: an im2col
+ * matrix (C*KH*KW, B*HO*WO) and an (OC, B*HO*WO) product. */
+size_t conv2d_work_floats(int B, int C, int KH, int KW, int OC, int HO, int WO);
+/* inp is (B,C,H,W), w is (OC,C,KH,KW), out is (B,OC,HO,WO); work holds
+ * conv2d_work_floats(...) floats */
 void conv2d_forward(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W, int OC,
-                    int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO, float *col);
+                    int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO, float *work);
 void conv2d_forward_naive(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W,
                           int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO);
 /* accumulates into dinp (if not NULL), dw and db */
 void conv2d_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w, int B,
                      int C, int H, int W, int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO,
-                     float *col);
+                     float *work);
 /* inp is (B,NI), w is (NO,NI), out is (B,NO) */
 void fc_forward(float *out, const float *inp, const float *w, const float *b, int B, int NI, int NO);
 void fc_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w, int B, int NI,

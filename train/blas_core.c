@@ -1,0 +1,60 @@
+/* The OpenBLAS core for this CPU's features; see blas_core.h. */
+#include "blas_core.h"
+
+#include <string.h>
+
+char *openblas_get_corename(void); /* OpenBLAS's own, not in cblas.h */
+
+cpu_features cpu_features_detect(void)
+{
+    cpu_features f = {0};
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    f.ssse3 = __builtin_cpu_supports("ssse3") != 0;
+    f.sse4_2 = __builtin_cpu_supports("sse4.2") != 0;
+    f.avx = __builtin_cpu_supports("avx") != 0;
+    f.avx2 = __builtin_cpu_supports("avx2") != 0;
+    f.fma = __builtin_cpu_supports("fma") != 0;
+    f.avx512f = __builtin_cpu_supports("avx512f") != 0;
+    f.avx512bw = __builtin_cpu_supports("avx512bw") != 0;
+    f.avx512vl = __builtin_cpu_supports("avx512vl") != 0;
+    f.avx512dq = __builtin_cpu_supports("avx512dq") != 0;
+    f.avx512cd = __builtin_cpu_supports("avx512cd") != 0;
+    f.avx512bf16 = __builtin_cpu_supports("avx512bf16") != 0;
+#endif
+    return f;
+}
+
+const char *blas_core_for(const cpu_features *f)
+{
+    int skx = f->avx512f && f->avx512bw && f->avx512vl && f->avx512dq && f->avx512cd && f->avx2 && f->fma;
+    if (skx && f->avx512bf16) return "Cooperlake";
+    if (skx) return "SkylakeX";
+    if (f->avx2 && f->fma) return "Haswell";
+    if (f->avx) return "Sandybridge";
+    if (f->sse4_2) return "Nehalem";
+    if (f->ssse3) return "Core2";
+    return "Prescott";
+}
+
+int blas_core_rank(const char *core)
+{
+    static const struct {
+        const char *name;
+        int rank;
+    } RANKS[] = {
+        {"Prescott", 0},   {"Core2", 1},       {"Penryn", 1},      {"Dunnington", 1},
+        {"Nehalem", 2},    {"Barcelona", 2},   {"Sandybridge", 3}, {"Bulldozer", 3},
+        {"Piledriver", 3}, {"Steamroller", 3}, {"Excavator", 3},   {"Haswell", 4},
+        {"Zen", 4},        {"SkylakeX", 5},    {"Cooperlake", 6},  {"SapphireRapids", 6},
+    };
+    for (size_t i = 0; core && i < sizeof RANKS / sizeof RANKS[0]; i++)
+        if (strcmp(core, RANKS[i].name) == 0) return RANKS[i].rank;
+    return -1;
+}
+
+const char *blas_core_in_use(void)
+{
+    const char *c = openblas_get_corename();
+    return c ? c : "unknown";
+}
