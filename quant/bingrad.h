@@ -8,6 +8,10 @@
 /* BinGrad-b: the exact minimum-squared-error two-level deterministic
  * quantizer (scan of all split points; a, b = the cell means). */
 void bingrad_b_fit(float *a, float *b, const qz_sorted *s);
+/* The same optimum from the unsorted bucket x[0..len) (len >= 1), by
+ * branch and bound over value intervals; work holds 2*len floats.
+ * GQ_ERR_NONFINITE if x holds NaN or Inf. */
+gq_err bingrad_b_fit_unsorted(float *a, float *b, const float *x, size_t len, float *work);
 /* Its squared error: elements below (a+b)/2 go to a, the rest to b. */
 double bingrad_b_error(float a, float b, const qz_sorted *s);
 

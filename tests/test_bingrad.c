@@ -132,8 +132,59 @@ static void test_error_vs_bias(void)
     }
 }
 
+/* The unsorted search finds the sorted scan's optimum: the same squared error
+ * (the levels may differ in the last bit: sums in another order) on 4
+ * distributions x 3 sizes x 40 seeds, data with heavy ties (a handful of
+ * values), two tight clusters, magnitudes spread over 120 octaves (bins that
+ * keep most elements together, deep search), two values and an outlier, a
+ * constant bucket and a single element. */
+static void test_b_unsorted(void)
+{
+    const size_t sizes[] = {7, 512, 4099};
+    int bad = 0, cases = 0;
+    float *work = malloc(2 * 4099 * sizeof *work);
+    void *swork = malloc(qz_sorted_workspace(4099));
+    for (int kind = 0; kind < 8; kind++)
+        for (size_t z = 0; z < 3; z++)
+            for (int seed = 0; seed < 40; seed++) {
+                size_t n = sizes[z];
+                float *x = test_gradient((test_dist)(kind % 4), n, 900 + (uint64_t)seed * 7 + (uint64_t)kind);
+                if (kind == 4) /* ties: five values */
+                    for (size_t i = 0; i < n; i++) x[i] = (float)((int)(x[i] * 40) % 5) * 0.25f;
+                if (kind == 5) /* two tight clusters */
+                    for (size_t i = 0; i < n; i++) x[i] = (i % 3 ? 1.0f : -2.0f) + x[i] * 1e-4f;
+                if (kind == 6) /* magnitudes 2^0 .. 2^-120: value bins keep most elements together, level after level */
+                    for (size_t i = 0; i < n; i++)
+                        x[i] = ldexpf(x[i] < 0 ? -1.0f : 1.0f, -(int)((i * 7 + (size_t)seed) % 121));
+                if (kind == 7) /* two values and an outlier */
+                    for (size_t i = 0; i < n; i++) x[i] = i == (size_t)seed % n ? 1e6f : (x[i] < 0 ? -1.0f : 2.0f);
+                qz_sorted s;
+                qz_sorted_build(&s, x, n, swork);
+                float a1, b1, a2, b2;
+                bingrad_b_fit(&a1, &b1, &s);
+                gq_err e = bingrad_b_fit_unsorted(&a2, &b2, x, n, work);
+                double e1 = bingrad_b_error(a1, b1, &s), e2 = bingrad_b_error(a2, b2, &s);
+                if (e != GQ_OK || e2 > e1 * (1 + 1e-9) + 1e-30) {
+                    bad++;
+                    if (bad < 4)
+                        fprintf(stderr, "  kind %d n %zu seed %d: sorted %.9g (%g, %g), unsorted %.9g (%g, %g)\n", kind,
+                                n, seed, e1, a1, b1, e2, a2, b2);
+                }
+                cases++;
+                free(x);
+            }
+    CHECK(bad == 0, "BinGrad-b unsorted search above the sorted optimum in %d of %d buckets", bad, cases);
+    float one = 0.5f, cst[9] = {3, 3, 3, 3, 3, 3, 3, 3, 3}, a, b;
+    CHECK(bingrad_b_fit_unsorted(&a, &b, &one, 1, work) == GQ_OK && a == 0.5f && b == 0.5f, "one element: a = b = it");
+    CHECK(bingrad_b_fit_unsorted(&a, &b, cst, 9, work) == GQ_OK && a == 3 && b == 3, "constant: a = b = it");
+    float nan[3] = {1, NAN, 2};
+    CHECK(bingrad_b_fit_unsorted(&a, &b, nan, 3, work) == GQ_ERR_NONFINITE, "NaN: GQ_ERR_NONFINITE");
+    free(work), free(swork);
+}
+
 int main(void)
 {
+    test_b_unsorted();
     test_b_is_exact();
     test_pb_stationary();
     test_error_vs_bias();
