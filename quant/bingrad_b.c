@@ -236,6 +236,7 @@ static unsigned bb_nlevels(const qz_params *p) { return (void)p, 2; }
 static gq_err bb_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
 {
     (void)p; /* work: qz_sorted_workspace(len) >= 2 * len floats */
+    if ((uint64_t)len > UINT32_MAX) return GQ_ERR_TOO_LARGE; /* the bins count in 32 bits */
     return bingrad_b_fit_unsorted(&stored[0], &stored[1], x, len, (float *)work);
 }
 
