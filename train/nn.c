@@ -67,7 +67,10 @@ static void col2im(float *img, const float *col, size_t ld, int C, int H, int W,
                     if (ih < 0 || ih >= H) continue;
                     float *x = img + ((size_t)c * H + ih) * W;
                     const float *r = row + (size_t)oh * WO;
-                    for (int ow = lo; ow < hi; ow++) x[ow * SW - PW + kw] += r[ow];
+                    if (SW == 1) /* contiguous: it vectorises */
+                        for (int ow = lo; ow < hi; ow++) x[ow - PW + kw] += r[ow];
+                    else
+                        for (int ow = lo; ow < hi; ow++) x[ow * SW - PW + kw] += r[ow];
                 }
             }
 }
