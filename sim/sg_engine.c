@@ -1,5 +1,7 @@
-/* The SimGrid engine. One actor per GPU (and one per parameter server where
- * there is one) walks the plan's buckets: it waits until a bucket is ready,
+/* The SimGrid engine. One actor per GPU -- or, on a generated uniform
+ * platform, per node one for the first GPU and one for the others, which
+ * behave alike -- and one per parameter server where there is one walks the
+ * plan's buckets: it waits until a bucket is ready,
  * spends the encode time, moves the real encoded byte counts through the
  * platform's links with SimGrid's flow model, spends the decode time. Compute
  * is the plan's timeline (every GPU is identical), so actors only sleep
