@@ -133,7 +133,7 @@ static void sort_and_scan(bb_search *q, float *buf, size_t m, double n0, double 
  * convex in (n, S), and every split inside lies in the triangle (n0, s0),
  * (n0+m, s0+sum) and the corner where "the k smallest are at least mn" meets
  * "the other m-k are at most mx": F at those three points bounds it, and a
- * range whose bound is no better than q->best is done. spare holds room >= m
+ * range whose bound is no better than q->best is done. spare holds room > m
  * floats. Otherwise: at BB_LEAF
  * elements or fewer, sort and scan; else one pass sums BB_GRID value bins
  * (count, sum, min, max; no element moves), every split between bins is
@@ -196,16 +196,19 @@ static void search(bb_search *q, const float *v, size_t m, double n0, double s0,
         start[b] = at[b] = used, used += c;
     }
     if (!open) return;
-    for (size_t i = 0; i < m; i++) {
+    for (int b = 0; b < BB_GRID; b++) /* the others write to one slot past the gathered ones, and stay */
+        if (!want[b]) at[b] = used;
+    for (size_t i = 0; i < m; i++) { /* no branch: which bins are wanted is data, hard to predict */
         const float x = v[i], d = (x - mn) * inv;
         const int b = d >= BB_GRID ? BB_GRID - 1 : (int)d;
-        if (want[b]) spare[at[b]++] = x;
+        spare[at[b]] = x;
+        at[b] += (size_t)want[b];
     }
     for (int b = 0; b < BB_GRID; b++) {
         if (!want[b]) continue;
         size_t c = at[b] - start[b];
         float *mine = spare + start[b];
-        if (room - used >= c) /* the bin's own search has room for a copy */
+        if (room - used > c) /* the bin's own search has room for a copy and a spare slot */
             search(q, mine, c, bn[b], bs[b], bs[b + 1] - bs[b], bmn[b], bmx[b], spare + used, room - used);
         else /* deep in data whose bins keep most elements together: sort them instead */
             sort_and_scan(q, mine, c, bn[b], bs[b]);
@@ -222,7 +225,7 @@ gq_err bingrad_b_fit_unsorted(float *a, float *b, const float *x, size_t len, fl
         return GQ_OK;
     }
     bb_search q = {(double)len, T, -INFINITY, 0, 0};
-    search(&q, x, len, 0, 0, T, mn, mx, work, 2 * len);
+    search(&q, x, len, 0, 0, T, mn, mx, work, 2 * len); /* room > len: len >= 1 */
     *a = (float)(q.best_s / q.best_n);
     *b = (float)((T - q.best_s) / (q.N - q.best_n));
     return GQ_OK;
@@ -235,7 +238,7 @@ static unsigned bb_nlevels(const qz_params *p) { return (void)p, 2; }
 
 static gq_err bb_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
 {
-    (void)p; /* work: qz_sorted_workspace(len) >= 2 * len floats */
+    (void)p;                                                 /* work: qz_sorted_workspace(len) >= 2 * len floats */
     if ((uint64_t)len > UINT32_MAX) return GQ_ERR_TOO_LARGE; /* the bins count in 32 bits */
     return bingrad_b_fit_unsorted(&stored[0], &stored[1], x, len, (float *)work);
 }
