@@ -364,14 +364,14 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
         return snprintf(msg, cap, "%s has %d nodes of %d GPUs: not enough for %d GPUs", c->cluster->xml_path,
                         c->cluster->nodes, c->cluster->gpus_per_node, c->gpus),
                GQ_ERR_PARAM;
-    const int limit =
-        sim_simgrid_grouped(c->cluster, c->sync, c->gpus) ? SIM_SIMGRID_MAX_GPUS_GROUPED : SIM_SIMGRID_MAX_GPUS;
-    if (c->gpus > limit)
+    const int actors = sim_simgrid_actors(c->cluster, c->sync, c->gpus);
+    if (actors > SIM_SIMGRID_MAX_ACTORS)
         return snprintf(msg, cap,
-                        "%d GPUs are beyond the SimGrid engine's %d%s (it would need about %.0f s and %.0f MB): use "
-                        "--engine analytic",
-                        c->gpus, limit, limit == SIM_SIMGRID_MAX_GPUS ? " with one actor per GPU" : "",
-                        sim_simgrid_cost_s(c->cluster, c->sync, c->gpus, c->iterations),
+                        "%d GPUs need %d SimGrid actors (%s), beyond the SimGrid engine's %d (it would need about %.0f "
+                        "s and %.0f MB): use --engine analytic",
+                        c->gpus, actors,
+                        sim_simgrid_grouped(c->cluster, c->sync, c->gpus) ? "two per node" : "one per GPU",
+                        SIM_SIMGRID_MAX_ACTORS, sim_simgrid_cost_s(c->cluster, c->sync, c->gpus, c->iterations),
                         sim_simgrid_cost_mb(c->cluster, c->sync, c->gpus)),
                GQ_ERR_PARAM;
     /* On a generated platform every node is alike, so a node's GPUs other
@@ -464,19 +464,26 @@ int sim_simgrid_grouped(const cluster_spec *cl, sync_kind sync, int gpus)
     return cl->xml_path[0] == '\0' && sync != SYNC_PS && per_node > 2 && cl->topo == TOPO_STAR;
 }
 
+int sim_simgrid_actors(const cluster_spec *cl, sync_kind sync, int gpus)
+{
+    if (!sim_simgrid_grouped(cl, sync, gpus)) return gpus;
+    int nodes = cluster_nodes_for(cl, gpus), last = gpus - (nodes - 1) * cl->gpus_per_node;
+    return 2 * (nodes - 1) + (last > 1 ? 2 : 1);
+}
+
 /* Measured on a 2-core machine (docs/performance.md#simulation-cost), one
  * iteration of AlexNet on 4-GPU nodes. One actor per GPU (fat-tree): 16384
  * GPUs 48 s and 700 MB, time as N^2.2; a single parameter server five times
- * that (243 s). Grouped, by nodes: 4096 nodes 5.6 s and 159 MB, 16384 nodes
- * 49 s and 422 MB; time as nodes^1.6. */
+ * that (243 s). Grouped, by nodes: 4096 nodes 5.3 s and 159 MB, 8192 nodes
+ * 18.2 s and 311 MB; time as nodes^1.7. */
 double sim_simgrid_cost_s(const cluster_spec *cl, sync_kind sync, int gpus, int iterations)
 {
     int it = iterations > 1 ? iterations : 1;
-    if (sim_simgrid_grouped(cl, sync, gpus)) return 5.6 * pow(cluster_nodes_for(cl, gpus) / 4096.0, 1.6) * it;
+    if (sim_simgrid_grouped(cl, sync, gpus)) return 5.3 * pow(cluster_nodes_for(cl, gpus) / 4096.0, 1.7) * it;
     return (sync == SYNC_PS ? 243.0 : 48.0) * pow(gpus / 16384.0, 2.2) * it;
 }
 double sim_simgrid_cost_mb(const cluster_spec *cl, sync_kind sync, int gpus)
 {
-    if (sim_simgrid_grouped(cl, sync, gpus)) return 159.0 * pow(cluster_nodes_for(cl, gpus) / 4096.0, 0.7);
+    if (sim_simgrid_grouped(cl, sync, gpus)) return 159.0 * pow(cluster_nodes_for(cl, gpus) / 4096.0, 0.97);
     return 700.0 * pow(gpus / 16384.0, 1.35);
 }
