@@ -134,32 +134,34 @@ gq_err qz_measure_cpu(const qz_params *p, const float *x, size_t n, int trials, 
     return e;
 }
 
+/* One scheme: its label, its spec (a format, the bucket as its last
+ * argument), its levels. */
+static void add_scheme(qz_scheme *s, size_t *k, unsigned levels, const char *label, const char *spec, uint64_t d)
+{
+    snprintf(s[*k].label, sizeof s[*k].label, "%s", label);
+    snprintf(s[*k].spec, sizeof s[*k].spec, spec, (unsigned long long)d);
+    s[(*k)++].levels = levels;
+}
+
 size_t qz_comparison_schemes(qz_scheme *s, const uint64_t *levels, size_t nlevels, uint64_t d)
 {
     size_t k = 0;
     for (size_t l = 0; l < nlevels; l++) {
         unsigned L = (unsigned)levels[l];
-        snprintf(s[k].label, sizeof s[k].label, "orq-%u", L);
-        snprintf(s[k].spec, sizeof s[k].spec, "orq:levels=%u,bucket=%llu", L, (unsigned long long)d);
-        s[k++].levels = L;
-        snprintf(s[k].label, sizeof s[k].label, "qsgd-%u-max", L);
-        snprintf(s[k].spec, sizeof s[k].spec, "qsgd:levels=%u,bucket=%llu,norm=max", L, (unsigned long long)d);
-        s[k++].levels = L;
-        snprintf(s[k].label, sizeof s[k].label, "qsgd-%u-l2", L);
-        snprintf(s[k].spec, sizeof s[k].spec, "qsgd:levels=%u,bucket=%llu,norm=l2", L, (unsigned long long)d);
-        s[k++].levels = L;
+        char label[32], spec[64];
+        snprintf(label, sizeof label, "orq-%u", L);
+        snprintf(spec, sizeof spec, "orq:levels=%u,bucket=%%llu", L);
+        add_scheme(s, &k, L, label, spec, d);
+        snprintf(label, sizeof label, "qsgd-%u-max", L);
+        snprintf(spec, sizeof spec, "qsgd:levels=%u,bucket=%%llu,norm=max", L);
+        add_scheme(s, &k, L, label, spec, d);
+        snprintf(label, sizeof label, "qsgd-%u-l2", L);
+        snprintf(spec, sizeof spec, "qsgd:levels=%u,bucket=%%llu,norm=l2", L);
+        add_scheme(s, &k, L, label, spec, d);
     }
-    snprintf(s[k].label, sizeof s[k].label, "terngrad");
-    snprintf(s[k].spec, sizeof s[k].spec, "terngrad:bucket=%llu,clip=0", (unsigned long long)d);
-    s[k++].levels = 3;
-    snprintf(s[k].label, sizeof s[k].label, "terngrad-clip2.5");
-    snprintf(s[k].spec, sizeof s[k].spec, "terngrad:bucket=%llu,clip=2.5", (unsigned long long)d);
-    s[k++].levels = 3;
-    snprintf(s[k].label, sizeof s[k].label, "bingrad-b");
-    snprintf(s[k].spec, sizeof s[k].spec, "bingrad-b:bucket=%llu", (unsigned long long)d);
-    s[k++].levels = 2;
-    snprintf(s[k].label, sizeof s[k].label, "bingrad-pb");
-    snprintf(s[k].spec, sizeof s[k].spec, "bingrad-pb:bucket=%llu", (unsigned long long)d);
-    s[k++].levels = 2;
+    add_scheme(s, &k, 3, "terngrad", "terngrad:bucket=%llu,clip=0", d);
+    add_scheme(s, &k, 3, "terngrad-clip2.5", "terngrad:bucket=%llu,clip=2.5", d);
+    add_scheme(s, &k, 2, "bingrad-b", "bingrad-b:bucket=%llu", d);
+    add_scheme(s, &k, 2, "bingrad-pb", "bingrad-pb:bucket=%llu", d);
     return k;
 }
