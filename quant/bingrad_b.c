@@ -127,26 +127,31 @@ static void sort_and_scan(bb_search *q, float *buf, size_t m, double n0, double 
     }
 }
 
-/* Every split strictly inside the value range [mn, mx] of the m elements of
- * v[0..m) -- a contiguous range of the sorted bucket, with n0 elements summing
- * to s0 below them, sum their own sum -- that could beat q->best. F is jointly
- * convex in (n, S), and every split inside lies in the triangle (n0, s0),
- * (n0+m, s0+sum) and the corner where "the k smallest are at least mn" meets
- * "the other m-k are at most mx": F at those three points bounds it, and a
- * range whose bound is no better than q->best is done. spare holds room > m
- * floats. Otherwise: at BB_LEAF
- * elements or fewer, sort and scan; else one pass sums BB_GRID value bins
- * (count, sum, min, max; no element moves), every split between bins is
- * evaluated, and only the bins that can still beat the best are gathered
- * (into spare) and searched the same way. */
-static void search(bb_search *q, const float *v, size_t m, double n0, double s0, double sum, float mn, float mx,
-                   float *spare, size_t room)
+/* Can a split strictly inside the value range [mn, mx] of m elements -- a
+ * contiguous range of the sorted bucket, with n0 elements summing to s0 below
+ * them, sum their own sum -- beat q->best? F is jointly convex in (n, S), and
+ * every such split lies in the triangle (n0, s0), (n0+m, s0+sum) and the
+ * corner where "the k smallest are at least mn" meets "the other m-k are at
+ * most mx": F at those three points bounds it. */
+static int may_beat(const bb_search *q, size_t m, double n0, double s0, double sum, float mn, float mx)
 {
-    if (m <= 1 || mn == mx) return; /* no split strictly inside */
+    if (m <= 1 || mn == mx) return 0; /* no split strictly inside */
     double k = ((double)m * mx - sum) / ((double)mx - mn);
     double bound = fmax(split_gain(n0 + k, s0 + k * mn, q->N, q->T),
                         fmax(split_gain(n0, s0, q->N, q->T), split_gain(n0 + (double)m, s0 + sum, q->N, q->T)));
-    if (bound <= q->best * (1 + 1e-12)) return;
+    return bound > q->best * (1 + 1e-12);
+}
+
+/* The best split among the m elements of v[0..m) (as for may_beat), if one
+ * can beat q->best: at BB_LEAF elements or fewer, sort and scan; else one pass
+ * sums BB_GRID value bins (count, sum, min, max; no element moves), every
+ * split between bins is evaluated, and only the bins that may still beat the
+ * best are gathered (into spare, which holds room > m floats) and searched
+ * the same way. */
+static void search(bb_search *q, const float *v, size_t m, double n0, double s0, double sum, float mn, float mx,
+                   float *spare, size_t room)
+{
+    if (!may_beat(q, m, n0, s0, sum, mn, mx)) return;
     if (m <= BB_LEAF) { /* sort a copy and scan every split; room >= m */
         memcpy(spare, v, m * sizeof *spare);
         sort_and_scan(q, spare, m, n0, s0);
@@ -185,13 +190,9 @@ static void search(bb_search *q, const float *v, size_t m, double n0, double s0,
     for (int b = 0; b < BB_GRID; b++) {
         size_t c = cnt[0][b] + cnt[1][b];
         want[b] = 0;
-        if (c <= 1) continue;
+        if (!c) continue;
         bmn[b] = lo[0][b] < lo[1][b] ? lo[0][b] : lo[1][b], bmx[b] = hi[0][b] > hi[1][b] ? hi[0][b] : hi[1][b];
-        if (bmn[b] == bmx[b]) continue;
-        double bsum = bs[b + 1] - bs[b], kb = ((double)c * bmx[b] - bsum) / ((double)bmx[b] - bmn[b]);
-        double bb = fmax(split_gain(bn[b] + kb, bs[b] + kb * bmn[b], q->N, q->T),
-                         fmax(split_gain(bn[b], bs[b], q->N, q->T), split_gain(bn[b + 1], bs[b + 1], q->N, q->T)));
-        if (bb <= q->best * (1 + 1e-12)) continue; /* checked here too, before gathering */
+        if (!may_beat(q, c, bn[b], bs[b], bs[b + 1] - bs[b], bmn[b], bmx[b])) continue; /* judged before gathering */
         want[b] = 1, open++;
         start[b] = at[b] = used, used += c;
     }

@@ -142,10 +142,25 @@ qz_moments qz_moments_of(const float *x, size_t n)
     return r;
 }
 
-/* Version 1's checksum, kept so that version-1 buffers still decode: four
- * independent multiply-xor lanes over 8-byte words. */
-uint32_t qz_checksum_v1(const uint8_t *p, size_t n, uint64_t seed)
+/* XXH3 (xxHash) of the payload, seeded by an XXH3 of the header's first 28
+ * bytes so that damage to either is detected, folded to the header's 32 bits.
+ * It detects storage and transmission damage, not tampering. */
+static XXH64_hash_t checksum_seed(const uint8_t *header) { return XXH3_64bits(header, 28); }
+static uint32_t fold32(uint64_t h) { return (uint32_t)(h ^ (h >> 32)); }
+
+static uint32_t buffer_checksum(const uint8_t *header, const uint8_t *payload, size_t n)
 {
+    return fold32(XXH3_64bits_withSeed(payload, n, checksum_seed(header)));
+}
+
+/* Version 1's checksum, kept so that version-1 buffers still decode: the
+ * header mixed into a seed, then four independent multiply-xor lanes over
+ * 8-byte words of the payload. */
+static uint32_t buffer_checksum_v1(const uint8_t *header, const uint8_t *p, size_t n)
+{
+    const uint64_t seed =
+        rng_mix64(load_u64(header) ^ rng_mix64(load_u64(header + 8) ^
+                                               rng_mix64(load_u64(header + 16) ^ rng_mix64(load_u32(header + 24)))));
     const uint64_t K = 0x9E3779B97F4A7C15ull;
     uint64_t h[4] = {seed, seed + 1, seed + 2, seed + 3};
     size_t i = 0;
@@ -158,25 +173,7 @@ uint32_t qz_checksum_v1(const uint8_t *p, size_t n, uint64_t seed)
     uint64_t r = (uint64_t)n;
     for (int l = 0; l < 4; l++) r = rng_mix64(r ^ h[l]);
     for (; i < n; i++) r = rng_mix64(r ^ p[i]);
-    return (uint32_t)(r ^ (r >> 32));
-}
-
-/* XXH3 (xxHash) of the payload, seeded by an XXH3 of the header's first 28
- * bytes so that damage to either is detected; folded to the header's 32 bits.
- * It detects storage and transmission damage, not tampering. */
-uint32_t qz_checksum(const uint8_t *header, const uint8_t *payload, size_t n)
-{
-    XXH64_hash_t seed = XXH3_64bits(header, 28);
-    XXH64_hash_t h = XXH3_64bits_withSeed(payload, n, seed);
-    return (uint32_t)(h ^ (h >> 32));
-}
-
-static uint32_t buffer_checksum_v1(const uint8_t *header, const uint8_t *payload, size_t n)
-{
-    uint64_t seed =
-        rng_mix64(load_u64(header) ^ rng_mix64(load_u64(header + 8) ^
-                                               rng_mix64(load_u64(header + 16) ^ rng_mix64(load_u32(header + 24)))));
-    return qz_checksum_v1(payload, n, seed);
+    return fold32(r);
 }
 
 /* ---- sizes -------------------------------------------------------------------- */
@@ -307,7 +304,7 @@ static size_t encode_elementwise(const qz_codec *c, uint8_t *out, const float *s
     write_header(out, p, n, 0);
     XXH3_state_t *st = XXH3_createState(); /* opaque in the shared library's ABI */
     if (!st) return gq_error_result(GQ_ERR_NOMEM);
-    XXH3_64bits_reset_withSeed(st, XXH3_64bits(out, 28));
+    XXH3_64bits_reset_withSeed(st, checksum_seed(out));
     uint8_t *payload = out + QZ_HEADER_BYTES;
     const size_t w = c->bytes_per_element;
     int bad = 0;
@@ -319,7 +316,7 @@ static size_t encode_elementwise(const qz_codec *c, uint8_t *out, const float *s
     XXH64_hash_t h = XXH3_64bits_digest(st);
     XXH3_freeState(st);
     if (bad) return gq_error_result(GQ_ERR_NONFINITE);
-    store_u32(out + 28, (uint32_t)(h ^ (h >> 32)));
+    store_u32(out + 28, fold32(h));
     return QZ_HEADER_BYTES + w * n;
 }
 
@@ -329,7 +326,7 @@ static size_t decode_elementwise(const qz_codec *c, float *dst, size_t n, const 
 {
     XXH3_state_t *st = XXH3_createState();
     if (!st) return gq_error_result(GQ_ERR_NOMEM);
-    XXH3_64bits_reset_withSeed(st, XXH3_64bits(src, 28));
+    XXH3_64bits_reset_withSeed(st, checksum_seed(src));
     const uint8_t *payload = src + QZ_HEADER_BYTES;
     const size_t w = c->bytes_per_element;
     int bad = 0;
@@ -340,7 +337,7 @@ static size_t decode_elementwise(const qz_codec *c, float *dst, size_t n, const 
     }
     XXH64_hash_t h = XXH3_64bits_digest(st);
     XXH3_freeState(st);
-    if ((uint32_t)(h ^ (h >> 32)) != checksum && VERIFY_CHECKSUM) return gq_error_result(GQ_ERR_CORRUPT);
+    if (fold32(h) != checksum && VERIFY_CHECKSUM) return gq_error_result(GQ_ERR_CORRUPT);
     return bad ? gq_error_result(GQ_ERR_CORRUPT) : n;
 }
 
@@ -360,7 +357,7 @@ size_t qz_encode(void *dst, size_t dst_cap, const float *src, size_t n, const qz
                               : c->encode(out + QZ_HEADER_BYTES, bound - QZ_HEADER_BYTES, src, n, p, seed, work);
     if (gq_is_error(payload)) return payload;
     write_header(out, p, n, 0);
-    store_u32(out + 28, qz_checksum(out, out + QZ_HEADER_BYTES, payload));
+    store_u32(out + 28, buffer_checksum(out, out + QZ_HEADER_BYTES, payload));
     return payload + QZ_HEADER_BYTES;
 }
 
@@ -382,7 +379,7 @@ size_t qz_decode(float *dst, size_t dst_cap, const void *src, size_t src_size)
     if (c->decode_block && h.version != QZ_VERSION_LEGACY)
         return decode_elementwise(c, dst, (size_t)h.n, (const uint8_t *)src, h.checksum);
     uint32_t sum = h.version == QZ_VERSION_LEGACY ? buffer_checksum_v1((const uint8_t *)src, payload, size)
-                                                  : qz_checksum((const uint8_t *)src, payload, size);
+                                                  : buffer_checksum((const uint8_t *)src, payload, size);
     if (sum != h.checksum && VERIFY_CHECKSUM) return gq_error_result(GQ_ERR_CORRUPT);
     size_t r;
     if (c->decode_block)

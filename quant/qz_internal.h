@@ -215,11 +215,6 @@ qz_moments qz_moments_of(const float *x, size_t n);
 
 /* 1 if all finite. Integer test on the exponent bits (vectorizes). */
 int qz_all_finite(const float *x, size_t n);
-/* Checksum of n bytes from a seed (the header's), stored in the header. */
-/* The header checksum of a payload: XXH3 seeded by header[0..28) (version 2). */
-uint32_t qz_checksum(const uint8_t *header, const uint8_t *payload, size_t n);
-/* Version 1's payload checksum, for decoding old buffers. */
-uint32_t qz_checksum_v1(const uint8_t *p, size_t n, uint64_t seed);
 
 /* Overflow-checked size arithmetic: return 0 on success. */
 static inline int qz_mul_ovf(size_t a, size_t b, size_t *r) { return __builtin_mul_overflow(a, b, r); }

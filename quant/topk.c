@@ -66,8 +66,8 @@ static float select_desc(float *a, size_t n, size_t k)
 
 /* Writes the k elements of largest |g| in index order, given the k-th largest
  * magnitude thr: every element above it, then as many equal to it as there
- * are places left, lowest index first. idx_of(i) maps a candidate position to
- * the element's index (candidates are in ascending index order). */
+ * are places left, lowest index first. The elements looked at are
+ * src[cand[0..nc)] (ascending indices), or with cand NULL all of src[0..nc). */
 static void tk_emit(uint8_t *dst, size_t k, unsigned iw, const float *src, const size_t *cand, size_t nc, float thr)
 {
     size_t above = 0;
@@ -124,15 +124,15 @@ static size_t tk_encode(uint8_t *dst, size_t cap, const float *src, size_t n, co
     if (rank >= TK_SAMPLE) rank = TK_SAMPLE - 1;
     uint32_t lo_bits = f32_bits(select_desc(mag, TK_SAMPLE, rank));
 
-    /* candidates' indices in the workspace, as many as fit */
-    size_t *cand = (size_t *)work, room = n * sizeof(float) / sizeof(size_t), nc = 0;
+    /* candidates' indices in the workspace, as many as fit with their magnitudes after them */
+    size_t *cand = (size_t *)work, room = n * sizeof(float) / (sizeof(size_t) + sizeof(float)), nc = 0;
     uint32_t nonfinite = 0;
     size_t i = 0;
 #ifdef __AVX512F__
     /* 16 compares and a compress of the indices that pass, no branch */
     if (n <= UINT32_MAX) {
         uint32_t *cand32 = (uint32_t *)work;
-        const size_t room32 = room * 2 - TK_BLOCK;
+        const size_t room32 = n - TK_BLOCK; /* 32-bit indices: the workspace holds n */
         const __m512i absmask = _mm512_set1_epi32(0x7FFFFFFF), lo = _mm512_set1_epi32((int)lo_bits),
                       inf = _mm512_set1_epi32(0x7F800000), step = _mm512_set1_epi32(TK_BLOCK);
         __m512i iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
@@ -174,10 +174,7 @@ static size_t tk_encode(uint8_t *dst, size_t cap, const float *src, size_t n, co
     }
     if (nonfinite) return gq_error_result(GQ_ERR_NONFINITE);
     if (nc < k || nc >= room) return tk_encode_full(dst, src, n, k, mag);
-    /* the candidates' magnitudes after their indices, for the selection */
-    float *cmag = (float *)(cand + nc);
-    if ((size_t)((uint8_t *)(cmag + nc) - (uint8_t *)work) > n * sizeof(float))
-        return tk_encode_full(dst, src, n, k, mag);
+    float *cmag = (float *)(cand + nc); /* the candidates' magnitudes, for the selection */
     for (size_t c = 0; c < nc; c++) cmag[c] = fabsf(src[cand[c]]);
     const float thr = select_desc(cmag, nc, k - 1);
     tk_emit(dst, k, index_bytes(n), src, cand, nc, thr);

@@ -48,8 +48,7 @@ typedef struct {
     sg_world *w;
     int index;     /* 0 .. R-1, the ring position; R: the parameter server */
     int node;      /* the node it runs on */
-    int slot;      /* its host on that node: n<node>g<slot> */
-    int leader;    /* the node's first GPU */
+    int slot;      /* its host on that node: n<node>g<slot>; slot 0 is the node's leader */
     int gpus;      /* GPUs it stands for */
     int node_gpus; /* GPUs in use on its node */
     int followers; /* leader: the node's other actors, indices index+1 .. index+followers */
@@ -139,7 +138,7 @@ static void node_reduce_bcast(sg_world *w, const sg_actor_ctx *me, const sim_buc
                               void (*inter)(sg_world *w, int node, const sim_bucket *b))
 {
     const int a = me->index, here = me->node_gpus;
-    if (!me->leader) {
+    if (me->slot != 0) {
         sleep_s(b->enc_s);
         sg_mailbox_put(mbox("lu%d", a), &w->token, bytes_of(me->gpus * b->up_bytes));
         sg_mailbox_get(mbox("ld%d", a));
@@ -254,16 +253,19 @@ static void worker(int argc, char **argv)
 
 /* ---- the child ------------------------------------------------------------------------- */
 
-/* The worker actors: per node a leader (its first GPU) and its followers,
- * one per other GPU, or with `grouped` one standing for all of them. */
+/* A node with `here` GPUs in use: its leader's followers, one per other GPU,
+ * or with `grouped` one standing for all of them. */
+static int node_followers(int here, int grouped) { return here > 1 ? (grouped ? 1 : here - 1) : 0; }
+
+/* The worker actors: per node the leader (its first GPU), then its followers. */
 static int build_actors(sg_world *w, sg_actor_ctx *ctx, int grouped)
 {
     int a = 0;
     for (int node = 0; node < w->N; node++) {
-        int here = node + 1 < w->N ? w->G : w->P - node * w->G, followers = here > 1 ? (grouped ? 1 : here - 1) : 0;
-        ctx[a] = (sg_actor_ctx){w, a, node, 0, 1, 1, here, followers};
+        int here = node + 1 < w->N ? w->G : w->P - node * w->G, followers = node_followers(here, grouped);
+        ctx[a] = (sg_actor_ctx){w, a, node, 0, 1, here, followers};
         for (int l = 1; l <= followers; l++)
-            ctx[a + l] = (sg_actor_ctx){w, a + l, node, l, 0, grouped ? here - 1 : 1, here, 0};
+            ctx[a + l] = (sg_actor_ctx){w, a + l, node, l, grouped ? here - 1 : 1, here, 0};
         a += 1 + followers;
     }
     return a;
@@ -310,7 +312,7 @@ static int child(const sim_config *c, const sim_plan *p, const char *xml_path, i
             fprintf(stderr, "[gqsim/CRITICAL] Host not found: n%dg%d\n", node, gpu);
             return 1;
         }
-        if (a == w.R) ctx[a] = (sg_actor_ctx){&w, a, 0, 0, 0, 0, 0, 0};
+        if (a == w.R) ctx[a] = (sg_actor_ctx){&w, a, 0, 0, 0, 0, 0};
         sg_actor_t act = sg_actor_init(a == w.R ? "ps" : "worker", host);
         sg_actor_set_data(act, &ctx[a]);
         sg_actor_start(act, a == w.R ? ps_server : worker, 0, NULL);
@@ -364,16 +366,6 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
         return snprintf(msg, cap, "%s has %d nodes of %d GPUs: not enough for %d GPUs", c->cluster->xml_path,
                         c->cluster->nodes, c->cluster->gpus_per_node, c->gpus),
                GQ_ERR_PARAM;
-    const int actors = sim_simgrid_actors(c->cluster, c->sync, c->gpus);
-    if (actors > SIM_SIMGRID_MAX_ACTORS)
-        return snprintf(msg, cap,
-                        "%d GPUs need %d SimGrid actors (%s), beyond the SimGrid engine's %d (it would need about %.0f "
-                        "s and %.0f MB): use --engine analytic",
-                        c->gpus, actors,
-                        sim_simgrid_grouped(c->cluster, c->sync, c->gpus) ? "two per node" : "one per GPU",
-                        SIM_SIMGRID_MAX_ACTORS, sim_simgrid_cost_s(c->cluster, c->sync, c->gpus, c->iterations),
-                        sim_simgrid_cost_mb(c->cluster, c->sync, c->gpus)),
-               GQ_ERR_PARAM;
     /* On a generated platform every node is alike, so a node's GPUs other
      * than the first act alike too: one actor (and in the platform one host)
      * stands for them, moving their summed bytes. Exact for the leader
@@ -385,6 +377,15 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
      * stars: identical in all 480 cases compared), so fat-trees keep one
      * actor per GPU until that is understood. */
     const int grouped = sim_simgrid_grouped(c->cluster, c->sync, c->gpus);
+    const int actors = sim_simgrid_actors(c->cluster, c->sync, c->gpus);
+    if (actors > SIM_SIMGRID_MAX_ACTORS)
+        return snprintf(msg, cap,
+                        "%d GPUs need %d SimGrid actors (%s), beyond the SimGrid engine's %d (it would need about %.0f "
+                        "s and %.0f MB): use --engine analytic",
+                        c->gpus, actors, grouped ? "two per node" : "one per GPU", SIM_SIMGRID_MAX_ACTORS,
+                        sim_simgrid_cost_s(c->cluster, c->sync, c->gpus, c->iterations),
+                        sim_simgrid_cost_mb(c->cluster, c->sync, c->gpus)),
+               GQ_ERR_PARAM;
     char platform[4096];
     int xmlfd = -1;
     if (user_xml) {
@@ -466,9 +467,13 @@ int sim_simgrid_grouped(const cluster_spec *cl, sync_kind sync, int gpus)
 
 int sim_simgrid_actors(const cluster_spec *cl, sync_kind sync, int gpus)
 {
-    if (!sim_simgrid_grouped(cl, sync, gpus)) return gpus;
-    int nodes = cluster_nodes_for(cl, gpus), last = gpus - (nodes - 1) * cl->gpus_per_node;
-    return 2 * (nodes - 1) + (last > 1 ? 2 : 1);
+    const int grouped = sim_simgrid_grouped(cl, sync, gpus), nodes = cluster_nodes_for(cl, gpus);
+    int actors = 0;
+    for (int node = 0; node < nodes; node++) {
+        int here = node + 1 < nodes ? cl->gpus_per_node : gpus - node * cl->gpus_per_node;
+        actors += 1 + node_followers(here, grouped);
+    }
+    return actors;
 }
 
 /* Measured on a 2-core machine (docs/performance.md#simulation-cost), one

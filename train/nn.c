@@ -175,50 +175,36 @@ void fc_backward(float *dinp, float *dw, float *db, const float *dout, const flo
 
 /* ---- pooling, relu, dropout ------------------------------------------------------------ */
 
-/* Max pooling without padding, every window inside the image (LeNet's 2x2
- * stride 2): no bounds tests; the same maximum and the same first arg as the
- * general loop below, which scans windows in the same order. */
-static void pool_max_inside(float *out, int *arg, const float *inp, int B, int C, int H, int W, const model_layer *L)
+/* 2x2 max pooling with stride 2 and no padding (LeNet's), every window
+ * inside the image: selects instead of branches, so it vectorises. The same
+ * maximum and the same first arg as the general loop below, which scans a
+ * window in the same order and keeps the first of equal values. */
+static void pool_max_2x2(float *out, int *arg, const float *inp, int B, int C, int H, int W, int HO, int WO)
 {
-    const int HO = L->shape.h, WO = L->shape.w, KH = L->kh, KW = L->kw, SH = L->sh, SW = L->sw;
     for (size_t plane = 0; plane < (size_t)B * C; plane++) {
         const float *x = inp + plane * H * W;
         float *o = out + plane * HO * WO;
         int *a = arg + plane * HO * WO;
-        if (KH == 2 && KW == 2 && SH == 2 && SW == 2) { /* selects, no branches: it vectorises */
-            for (int oh = 0; oh < HO; oh++) {
-                const float *r0 = x + 2 * oh * W, *r1 = r0 + W;
-                for (int ow = 0; ow < WO; ow++) {
-                    float v0 = r0[2 * ow], v1 = r0[2 * ow + 1], v2 = r1[2 * ow], v3 = r1[2 * ow + 1];
-                    int i0 = 2 * oh * W + 2 * ow;
-                    float b01 = v1 > v0 ? v1 : v0, b23 = v3 > v2 ? v3 : v2;
-                    int i01 = v1 > v0 ? i0 + 1 : i0, i23 = v3 > v2 ? i0 + W + 1 : i0 + W;
-                    o[oh * WO + ow] = b23 > b01 ? b23 : b01;
-                    a[oh * WO + ow] = b23 > b01 ? i23 : i01;
-                }
-            }
-            continue;
-        }
-        for (int oh = 0; oh < HO; oh++)
+        for (int oh = 0; oh < HO; oh++) {
+            const float *r0 = x + 2 * oh * W, *r1 = r0 + W;
             for (int ow = 0; ow < WO; ow++) {
-                int at = oh * SH * W + ow * SW;
-                float best = x[at];
-                for (int kh = 0; kh < KH; kh++)
-                    for (int kw = 0; kw < KW; kw++) {
-                        int i = (oh * SH + kh) * W + ow * SW + kw;
-                        if (x[i] > best) best = x[i], at = i;
-                    }
-                o[oh * WO + ow] = best;
-                a[oh * WO + ow] = at;
+                float v0 = r0[2 * ow], v1 = r0[2 * ow + 1], v2 = r1[2 * ow], v3 = r1[2 * ow + 1];
+                int i0 = 2 * oh * W + 2 * ow;
+                float b01 = v1 > v0 ? v1 : v0, b23 = v3 > v2 ? v3 : v2;
+                int i01 = v1 > v0 ? i0 + 1 : i0, i23 = v3 > v2 ? i0 + W + 1 : i0 + W;
+                o[oh * WO + ow] = b23 > b01 ? b23 : b01;
+                a[oh * WO + ow] = b23 > b01 ? i23 : i01;
             }
+        }
     }
 }
 
 static void pool_forward(float *out, int *arg, const float *inp, int B, int C, int H, int W, const model_layer *L)
 {
     const int HO = L->shape.h, WO = L->shape.w;
-    if (L->pool_max && L->ph == 0 && L->pw == 0 && (HO - 1) * L->sh + L->kh <= H && (WO - 1) * L->sw + L->kw <= W) {
-        pool_max_inside(out, arg, inp, B, C, H, W, L);
+    if (L->pool_max && L->kh == 2 && L->kw == 2 && L->sh == 2 && L->sw == 2 && L->ph == 0 && L->pw == 0 &&
+        2 * HO <= H && 2 * WO <= W) {
+        pool_max_2x2(out, arg, inp, B, C, H, W, HO, WO);
         return;
     }
     for (int n = 0; n < B; n++)
