@@ -94,6 +94,71 @@ static void on_epoch(const epoch_stats *s, void *p)
     r->iterations = s->iterations;
 }
 
+/* Under --mpi: this rank's iterations, 8 numbers each, as iter_stats has them. */
+typedef struct {
+    double *v;
+    size_t n, cap;
+} iter_log;
+
+static void on_iteration(const iter_stats *s, void *p)
+{
+    iter_log *l = (iter_log *)p;
+    if (l->n + 8 > l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 1024;
+        double *grown = realloc(l->v, cap * sizeof *grown);
+        if (!grown) return; /* the log stops; the run goes on (checked when the logs are gathered) */
+        l->v = grown, l->cap = cap;
+    }
+    const double row[8] = {(double)s->step, s->wall_s,   s->compute_s,  s->encode_s,
+                           s->wait_s,       s->decode_s, s->bytes_sent, s->bytes_received};
+    memcpy(l->v + l->n, row, sizeof row);
+    l->n += 8;
+}
+
+/* Every rank's iterations to rank 0: the --timings-out rows, and the --measured-out row (means over the
+ * iterations after the first, the warm-up; the throughput from rank 0's iteration times, the one rank that
+ * never waits for an evaluation). @return 0, or -1 with a line printed. */
+static int gather_timings(train_comm *comm, iter_log *log, const cli_args *a, const char *model, const char *quant,
+                          uint64_t seed, double accuracy, gq_table *timings, gq_table *measured)
+{
+    const int W = comm->size;
+    double count = (double)log->n, *counts = malloc((size_t)W * sizeof *counts);
+    if (!counts || comm->allgather_doubles(comm, &count, 1, counts) != GQ_OK) return free(counts), -1;
+    for (int r = 0; r < W; r++)
+        if (counts[r] != count) return free(counts), cli_error("train --mpi: ranks logged different iterations"), -1;
+    free(counts);
+    double *all = malloc(((size_t)W * log->n + 1) * sizeof *all);
+    if (!all || comm->allgather_doubles(comm, log->v, (int)log->n, all) != GQ_OK)
+        return free(all), cli_error("train --mpi: out of memory gathering the timings"), -1;
+    const size_t iters = log->n / 8, first = iters > 1 ? 1 : 0;
+    double sum[8] = {0}, wall0 = 0;
+    for (int r = 0; r < W; r++)
+        for (size_t i = 0; i < iters; i++) {
+            const double *v = all + (size_t)r * log->n + 8 * i;
+            if (comm->rank == 0)
+                table_row(timings, "%s\t%llu\t%d\t%.0f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.0f\t%.0f", quant,
+                          (unsigned long long)seed, r, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]);
+            if (i < first) continue;
+            for (int k = 1; k < 8; k++) sum[k] += v[k];
+            if (r == 0) wall0 += v[1];
+        }
+    const double n = (double)(iters - first), per_rank = n * W;
+    if (comm->rank == 0 && measured) {
+        const double iteration_s = wall0 / n;
+        table_row(measured,
+                  "%s\t%s\tcpu\t%llu\t%d\t%s\t%s\t0\t0\tcpu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.0f\t%.0f\t%."
+                  "0f\t%llu\t%."
+                  "4f\tgqsim train --mpi",
+                  model, a->platform, (unsigned long long)a->batch, W, train_sync_name((train_sync)a->train_sync),
+                  quant, (double)W * (double)a->batch / iteration_s, (double)a->batch / (sum[2] / per_rank),
+                  iteration_s, sum[2] / per_rank, sum[3] / per_rank, sum[4] / per_rank, sum[5] / per_rank,
+                  sum[6] / per_rank, sum[7] / per_rank, n, (unsigned long long)seed, accuracy);
+    }
+    free(all);
+    log->n = 0;
+    return 0;
+}
+
 /* The seeds to run: --seeds, else --seed. */
 static size_t seeds_of(const cli_args *a, uint64_t *seeds)
 {
@@ -118,6 +183,29 @@ int cmd_train(int argc, char **argv)
     const size_t ns = seeds_of(&a, seeds);
     if (dump && !cli_is_dir(dump) && mkdir(dump, 0777) != 0)
         return cli_error("--dump-grads '%s': cannot create it", dump), 1;
+    if ((a.measured_out || a.timings_out) && !a.mpi)
+        return cli_error("--measured-out and --timings-out time an MPI run: add --mpi (and start under mpirun)"),
+               EXIT_USAGE;
+    if (a.measured_out && !a.platform)
+        return cli_error("--measured-out needs --platform, the network the ranks ran on (e.g. "
+                         "cluster:gpus-per-node=1,gpu=cpu,intra=pcie3,inter=0.05gbe,nodes=4)"),
+               EXIT_USAGE;
+    train_comm comm = {0};
+    char cmsg[256];
+    if (a.mpi && comm_mpi_open(&comm, cmsg, sizeof cmsg) != GQ_OK) return cli_error("--mpi: %s", cmsg), 1;
+    const int rank = a.mpi ? comm.rank : 0;
+    if (a.mpi) a.workers[0] = (uint64_t)comm.size, a.nworkers = 1; /* the world size is the worker count */
+    iter_log ilog = {0};
+    static const char *const TH[] = {"quant",    "seed",   "rank",     "iteration",  "wall_s",        "compute_s",
+                                     "encode_s", "wait_s", "decode_s", "bytes_sent", "bytes_received"};
+    static const char *const MH[] = {
+        "model",          "platform",   "gpu",      "batch",         "gpus",         "sync",
+        "quant",          "overlap",    "fusion",   "codec_on",      "images_per_s", "compute_images_per_s",
+        "iteration_s",    "compute_s",  "encode_s", "wait_s",        "decode_s",     "bytes_sent",
+        "bytes_received", "iterations", "seed",     "test_accuracy", "source"};
+    gq_table timings, measured;
+    table_init(&timings, TH, sizeof TH / sizeof TH[0]);
+    table_init(&measured, MH, sizeof MH / sizeof MH[0]);
 
     gq_zoo z;
     if (cli_zoo_load(&z, NULL) != 0) return 1;
@@ -166,6 +254,8 @@ int cmd_train(int argc, char **argv)
         for (int wi = 0; wi < nw && rc == 0; wi++) {
             train_config c = config_of(&a);
             c.model = m;
+            c.sync = (train_sync)a.train_sync;
+            if (a.mpi) c.comm = &comm, c.on_iteration = on_iteration, c.iteration_ctx = &ilog;
             qz_parse_spec(quants[k], &c.quant, NULL, 0);
             c.workers = (int)a.workers[wi];
             c.dump_dir = dump, c.dump_at = dump_at, c.ndump = ndump;
@@ -175,8 +265,13 @@ int cmd_train(int argc, char **argv)
                 c.seed = seeds[si];
                 runs[si] = (run_ctx){&t, canon, c.workers, seeds[si], sgemm, 0, 0, {0}};
                 if (train_run(&c, &tr, &te, on_epoch, &runs[si], msg, sizeof msg) != GQ_OK) {
-                    cli_error("train %s with %d workers, seed %llu: %s", canon, c.workers,
-                              (unsigned long long)seeds[si], msg);
+                    if (rank == 0)
+                        cli_error("train %s with %d workers, seed %llu: %s", canon, c.workers,
+                                  (unsigned long long)seeds[si], msg);
+                    rc = 1;
+                } else if (a.mpi && gather_timings(&comm, &ilog, &a, m->name, canon, seeds[si],
+                                                   runs[si].epochs ? runs[si].acc[runs[si].epochs - 1] : 0, &timings,
+                                                   a.measured_out ? &measured : NULL) != 0) {
                     rc = 1;
                 }
             }
@@ -196,6 +291,9 @@ int cmd_train(int argc, char **argv)
             nlabels++;
         }
     if (fclose(f) != 0 && rc == 0) rc = (cli_error("out of memory"), 1);
+    if (rank != 0) goto done; /* rank 0 prints and writes for all */
+    if (rc == 0 && a.measured_out && table_write_csv(&measured, a.measured_out) != 0) rc = 1;
+    if (rc == 0 && a.timings_out && table_write_csv(&timings, a.timings_out) != 0) rc = 1;
     if (rc == 0) {
         table_print(&t, (cli_format)a.format);
         if (ns > 1 && a.format == FMT_TABLE) {
@@ -210,6 +308,7 @@ int cmd_train(int argc, char **argv)
         if (cli_plot("train_accuracy", a.plot, dat, &vars) != 0) rc = 1;
         gpv_free(&vars);
     }
+done:
     free(dat);
     free(runs);
     table_free(&t);
@@ -218,6 +317,9 @@ out:
     idx_free(&tr);
     idx_free(&te);
     zoo_free(&z);
+    table_free(&timings), table_free(&measured);
+    free(ilog.v);
+    if (a.mpi) comm_mpi_close(&comm);
     return rc;
 }
 

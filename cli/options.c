@@ -64,6 +64,11 @@ static int p_sync(const char *v, cli_args *a)
     sync_kind k;
     return sync_parse(v, &k) ? -1 : (a->sync = (int)k, 0);
 }
+static int p_train_sync(const char *v, cli_args *a)
+{
+    train_sync k;
+    return train_sync_parse(v, &k) ? -1 : (a->train_sync = (int)k, 0);
+}
 static int p_downlink(const char *v, cli_args *a)
 {
     downlink_kind k;
@@ -135,7 +140,7 @@ static const cli_option OPTIONS[] = {
      .meta = "P",
      .type = T_STR,
      .field = F(platform),
-     .cmds = SIMS,
+     .cmds = SIMS | B(C_TRAIN),
      .required = B(C_SIMULATE) | B(C_SPEEDUP) | B(C_TTA),
      .check = CHK_PLATFORM,
      .help = "a built-in cluster ('gqsim platforms list'), cluster:gpus-per-node=G,gpu=NAME,intra=K,inter=K[,...], "
@@ -227,6 +232,12 @@ static const cli_option OPTIONS[] = {
      .parse = p_sync,
      .allowed = "ps|ps-sharded|ring|hierarchical|allgather",
      .help = "synchronisation scheme (default ps-sharded)"},
+    {.name = "--sync",
+     .type = T_ENUM,
+     .cmds = B(C_TRAIN),
+     .parse = p_train_sync,
+     .allowed = "ps|ps-sharded|ring|allgather",
+     .help = "how the workers' gradients meet, as the simulator's schemes (default ps: one server)"},
     {.name = "--downlink",
      .type = T_ENUM,
      .cmds = SIMS | B(C_TRAIN) | B(C_TTA),
@@ -481,6 +492,25 @@ static const cli_option OPTIONS[] = {
      .help = "nodes in the XML (default the spec's, else 1)"},
 
     /* training */
+    {.name = "--mpi",
+     .type = T_FLAG,
+     .field = F(mpi),
+     .cmds = B(C_TRAIN),
+     .help = "one worker per MPI rank (start with mpirun -np N; the world size is the worker count)"},
+    {.name = "--measured-out",
+     .meta = "FILE.csv",
+     .type = T_STR,
+     .field = F(measured_out),
+     .cmds = B(C_TRAIN),
+     .check = CHK_CSV,
+     .help = "with --mpi: one row per run as 'gqsim validate --measured' reads it (needs --platform)"},
+    {.name = "--timings-out",
+     .meta = "FILE.csv",
+     .type = T_STR,
+     .field = F(timings_out),
+     .cmds = B(C_TRAIN),
+     .check = CHK_CSV,
+     .help = "with --mpi: every iteration of every rank: compute, encode, wait, decode, bytes"},
     {.name = "--workers",
      .meta = "W,W,...",
      .type = T_U64S,

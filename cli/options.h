@@ -47,7 +47,7 @@ typedef enum {
 typedef struct {
     const char *positional; /* a command's one operand (models show MODEL, platforms show NAME), or NULL */
     const char *model, *platform, *gpu, *gpu_file, *network_model, *plot, *out, *output, *measured, *input, *data,
-        *dump_grads, *codec_costs, *accuracy_curve;
+        *dump_grads, *codec_costs, *accuracy_curve, *measured_out, *timings_out;
     const char *quant[MAX_QUANTS];
     size_t nquant;
     const char *dist[8];
@@ -62,6 +62,7 @@ typedef struct {
     int lr_schedule, step_every; /* --lr-schedule: const, step:E:G, poly:P */
     double step_gamma, poly_power;
     int fp32_last, exact_flows, no_scaler_sharing, fit;
+    int mpi, train_sync; /* train: over MPI; its train_sync */
 } cli_args;
 
 /* Parses argv[1..argc) for command cmd ("gqsim NAME" in messages): options

@@ -67,3 +67,48 @@ void xch_tensor_bytes(const xch_policy *p, const qz_params *q, const xch_tensor 
     }
     if (xch_shares_scaler(p, q)) *up += 4, *down += 4; /* each worker's scaler up, the maximum down */
 }
+
+int xch_levels_per_word(int workers)
+{
+    const uint64_t base = 2 * (uint64_t)workers + 1;
+    int k = 0;
+    for (uint64_t p = 1; p <= UINT64_MAX / base; p *= base) k++; /* base^k <= UINT64_MAX */
+    return k;
+}
+
+size_t xch_levels_size(size_t n, int workers)
+{
+    const size_t k = (size_t)xch_levels_per_word(workers);
+    return 8 * ((n + k - 1) / k) + 4;
+}
+
+void xch_levels_pack(uint8_t *out, const int32_t *levels, size_t n, float scale, int workers)
+{
+    const uint64_t base = 2 * (uint64_t)workers + 1;
+    const size_t k = (size_t)xch_levels_per_word(workers);
+    memcpy(out, &scale, 4); /* little-endian hosts, as the trainer's ranks are */
+    out += 4;
+    for (size_t i = 0; i < n; i += k) {
+        uint64_t word = 0;
+        for (size_t j = (n - i < k ? n - i : k); j-- > 0;) word = word * base + (uint64_t)(levels[i + j] + workers);
+        memcpy(out, &word, 8);
+        out += 8;
+    }
+}
+
+int xch_levels_unpack(const uint8_t *in, size_t n, int workers, int32_t *levels, float *scale)
+{
+    const uint64_t base = 2 * (uint64_t)workers + 1;
+    const size_t k = (size_t)xch_levels_per_word(workers);
+    memcpy(scale, in, 4);
+    in += 4;
+    for (size_t i = 0; i < n; i += k) {
+        uint64_t word;
+        memcpy(&word, in, 8);
+        in += 8;
+        const size_t m = n - i < k ? n - i : k;
+        for (size_t j = 0; j < m; j++, word /= base) levels[i + j] = (int32_t)(word % base) - workers;
+        if (word != 0) return -1; /* digits beyond the last level: not a buffer this code wrote */
+    }
+    return 0;
+}

@@ -9,6 +9,7 @@
 #define GQ_EXCHANGE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "model.h"
 #include "qz.h"
@@ -56,5 +57,25 @@ int xch_shares_scaler(const xch_policy *p, const qz_params *q);
  * does not depend on the data). */
 void xch_tensor_bytes(const xch_policy *p, const qz_params *q, const xch_tensor *t, int workers, double encoded,
                       double requant, double *up, double *down);
+
+/* ---- TernGrad's reply: the sum of W ternary vectors under one shared scaler ----------------------
+ * The server adds the workers' levels (integers in -W..W) and sends them with
+ * the scaler; every worker's average is level_mean(L) = s x L / W, computed
+ * one way everywhere so that a server and its workers hold the same floats.
+ * The levels travel as base-(2W+1) digits, as many to a 64-bit word as fit:
+ * 8 x ceil(n / digits) + 4 bytes, within 2% of the policy's n log2(2W+1) / 8
+ * for W <= 64. */
+static inline float xch_level_mean(int level_sum, float scale, int workers)
+{
+    return (float)((double)scale * level_sum / workers);
+}
+/* Digits of base 2W+1 in one 64-bit word. */
+int xch_levels_per_word(int workers);
+/* Bytes of n summed levels and the scaler. */
+size_t xch_levels_size(size_t n, int workers);
+/* Writes the scaler and n level sums (each in -W..W) to out (xch_levels_size bytes). */
+void xch_levels_pack(uint8_t *out, const int32_t *levels, size_t n, float scale, int workers);
+/* Reads them back. @return 0, or -1 if a word holds a digit out of range (a corrupt buffer). */
+int xch_levels_unpack(const uint8_t *in, size_t n, int workers, int32_t *levels, float *scale);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "gq_file.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -42,11 +43,46 @@ const link_kind *link_kind_at(int intra, size_t i)
 {
     return i < link_kind_count(intra) ? (intra ? &INTRA[i] : &INTER[i]) : NULL;
 }
+/* Ethernet at any rate, `Ngbe` (N Gb/s, N > 0: 0.05gbe is 50 Mb/s), made once per rate and kept for the
+ * process: a cluster_spec points at its link kinds, and copies of it must stay valid. */
+#define MAX_ETHERNET_RATES 64
+static link_kind ethernet[MAX_ETHERNET_RATES];
+static char ethernet_names[MAX_ETHERNET_RATES][24], ethernet_sources[MAX_ETHERNET_RATES][96];
+static size_t nethernet;
+
+static const link_kind *ethernet_at(const char *name)
+{
+    const size_t len = strlen(name);
+    if (len < 4 || len > 20 || strcmp(name + len - 3, "gbe") != 0 ||
+        !(isdigit((unsigned char)name[0]) || name[0] == '.'))
+        return NULL;
+    char num[24], *end;
+    memcpy(num, name, len - 3);
+    num[len - 3] = '\0';
+    errno = 0;
+    const double gbits = strtod(num, &end);
+    if (*end || errno || !(gbits > 0 && gbits <= 1e4)) return NULL;
+    char canon[24];
+    snprintf(canon, sizeof canon, "%.6ggbe", gbits);
+    for (size_t i = 0; i < nethernet; i++)
+        if (strcmp(ethernet_names[i], canon) == 0) return &ethernet[i];
+    if (nethernet == MAX_ETHERNET_RATES) return NULL;
+    link_kind *l = &ethernet[nethernet];
+    snprintf(ethernet_names[nethernet], sizeof ethernet_names[0], "%s", canon);
+    /* the latency of the built-in Ethernet kinds: 1 GbE's below 10 Gb/s, 10 GbE's from there */
+    const double latency = gbits < 10 ? 10e-6 : 5e-6;
+    snprintf(ethernet_sources[nethernet], sizeof ethernet_sources[0],
+             "%.6g Gb/s Ethernet, TCP (latency %.0f us, as %s)", gbits, latency * 1e6, gbits < 10 ? "1gbe" : "10gbe");
+    *l = (link_kind){ethernet_names[nethernet], gbits * 1e9 / 8, latency, 0, ethernet_sources[nethernet]};
+    nethernet++;
+    return l;
+}
+
 const link_kind *link_kind_find(const char *name, int intra)
 {
     for (size_t i = 0; i < link_kind_count(intra); i++)
         if (strcmp(link_kind_at(intra, i)->name, name) == 0) return link_kind_at(intra, i);
-    return NULL;
+    return intra ? NULL : ethernet_at(name);
 }
 
 #define BUILTIN(nm, gp, g, in, out, k, src)                                                                            \
@@ -108,7 +144,9 @@ static int cluster_set(cluster_spec *c, const char *k, const char *v, const char
         const int intra = k[4] == 'a';
         const link_kind **l = intra ? &c->intra : &c->inter;
         kinds(list, sizeof list, intra);
-        if (!(*l = link_kind_find(v, intra))) return snprintf(why, cap, "is not %s", list), -1;
+        if (!(*l = link_kind_find(v, intra)))
+            return snprintf(why, cap, "is not %s%s", list, intra ? "" : ", or Ngbe (any N > 0 Gb/s: 20gbe, 0.1gbe)"),
+                   -1;
     } else if (strcmp(k, "nics") == 0) {
         if (parse_pos_int(v, &c->nics, 64)) return snprintf(why, cap, "must be 1..64"), -1;
     } else if (strcmp(k, "topology") == 0) {

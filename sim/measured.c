@@ -64,7 +64,9 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
               cb = gq_csv_column(h, "batch", "batch_per_gpu"), cn = gq_csv_column(h, "gpus", NULL),
               ci = gq_csv_column(h, "images_per_s", NULL), cp = gq_csv_column(h, "platform", NULL),
               cmach = gq_csv_column(h, "machine", NULL), cint = gq_csv_column(h, "interconnect", NULL),
-              cs = gq_csv_column(h, "sync", NULL), cq = gq_csv_column(h, "quant", NULL);
+              cs = gq_csv_column(h, "sync", NULL), cq = gq_csv_column(h, "quant", NULL),
+              ccr = gq_csv_column(h, "compute_images_per_s", NULL), cco = gq_csv_column(h, "codec_on", NULL),
+              cov = gq_csv_column(h, "overlap", NULL), cfu = gq_csv_column(h, "fusion", NULL);
     if (cm < 0 || cg < 0 || cb < 0 || cn < 0 || ci < 0 || (cp < 0 && cmach < 0)) {
         e = fail(s, msg, cap, file, 1,
                  "needs columns model, gpu, batch (or batch_per_gpu), gpus, images_per_s and platform (or "
@@ -134,6 +136,36 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
         if (end == f || *end || errno || !(row->images_per_s > 0 && row->images_per_s <= 1e9)) {
             e = fail(s, msg, cap, file, line, "images_per_s '%.40s' must be a number in (0, 1e9]", f);
             goto out;
+        }
+        row->overlap = -1, row->fusion = -1;
+        if (ccr >= 0 && *(f = r->field[ccr])) {
+            errno = 0;
+            row->compute_images_per_s = strtod(f, &end);
+            if (end == f || *end || errno || !(row->compute_images_per_s > 0 && row->compute_images_per_s <= 1e9)) {
+                e = fail(s, msg, cap, file, line, "compute_images_per_s '%.40s' must be a number in (0, 1e9]", f);
+                goto out;
+            }
+        }
+        if (cco >= 0 && *(f = r->field[cco]) &&
+            ((strcmp(f, "gpu") && strcmp(f, "cpu") && strcmp(f, "none")) ||
+             copy(row->codec_on, sizeof row->codec_on, f))) {
+            e = fail(s, msg, cap, file, line, "codec_on '%.40s' is not gpu, cpu or none", f);
+            goto out;
+        }
+        if (cov >= 0 && *(f = r->field[cov])) {
+            if (strcmp(f, "0") && strcmp(f, "1")) {
+                e = fail(s, msg, cap, file, line, "overlap '%.40s' is not 0 or 1", f);
+                goto out;
+            }
+            row->overlap = f[0] == '1';
+        }
+        if (cfu >= 0 && *(f = r->field[cfu])) {
+            errno = 0;
+            row->fusion = strtod(f, &end);
+            if (end == f || *end || errno || !(row->fusion >= 0 && row->fusion <= 1e12)) {
+                e = fail(s, msg, cap, file, line, "fusion '%.40s' must be bytes in [0, 1e12]", f);
+                goto out;
+            }
         }
         s->n++;
     }

@@ -2,7 +2,11 @@
  * compares: a CSV file (RFC 4180: quoted fields may hold commas, "" is a
  * quote) whose header names the columns, in any order:
  *   model, gpu, batch (or batch_per_gpu), gpus, images_per_s, and platform
- *   (or machine, with interconnect), optional sync and quant; others ignored.
+ *   (or machine, with interconnect), optional sync and quant; optional
+ *   options of the run: compute_images_per_s (one worker's measured compute
+ *   rate, used instead of a GPU profile), codec_on (gpu|cpu|none), overlap
+ *   (0|1), fusion (bytes; 0: a bucket per tensor); others ignored (a
+ *   measured breakdown may ride along). Empty optional fields mean the default.
  * Every number is range-checked here and every error names FILE:LINE. libc
  * only, so that it is fuzzed on its own. */
 #ifndef GQ_MEASURED_H
@@ -21,6 +25,10 @@ typedef struct {
     char model[256], gpu[64], platform[512], machine[64], interconnect[64], sync[64], quant[256];
     uint64_t batch, gpus;
     double images_per_s;
+    double compute_images_per_s; /* 0: not given */
+    char codec_on[16];           /* "": not given */
+    int overlap;                 /* -1: not given */
+    double fusion;               /* < 0: not given */
 } measured_row;
 
 typedef struct {

@@ -27,6 +27,10 @@ void sim_request_defaults(sim_request *q)
     q->quant_cost_scale = 1;
 }
 
+/* Workers on host CPUs (the trainer's own runs): no peak or bandwidth to model from, so their compute rate is
+ * always a measured one, and there is no PCIe between a worker and its codec. */
+static const gpu_spec HOST_CPU = {"cpu", 0, 0, "host CPUs: the measured compute rate"};
+
 gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t cap)
 {
     memset(s, 0, sizeof *s);
@@ -39,8 +43,15 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
         scenario_close(s);
         return gq_fail(e, msg, cap, "--platform '%s': %s", q->platform, why);
     }
+    const char *gpu = q->gpu ? q->gpu : s->cluster.gpu;
+    if (strcmp(gpu, "cpu") == 0 && !(q->gpu_images_per_s > 0 && q->codec_on != CODEC_ON_GPU)) {
+        scenario_close(s);
+        return gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "gpu 'cpu' (workers on host CPUs) needs their measured compute rate (--gpu-images-per-s, or "
+                       "a compute_images_per_s column) and --codec-on cpu or none");
+    }
     if (!(s->model = zoo_model(&s->zoo, q->model, msg, cap)) ||
-        !(s->gpu = zoo_gpu(&s->zoo, q->gpu ? q->gpu : s->cluster.gpu, msg, cap))) {
+        !(s->gpu = strcmp(gpu, "cpu") == 0 ? &HOST_CPU : zoo_gpu(&s->zoo, gpu, msg, cap))) {
         scenario_close(s);
         return GQ_ERR_SPEC;
     }
@@ -108,7 +119,7 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
     c.decode_fixed_ns = cost.dec_fixed_ns * q->quant_cost_scale;
     c.codec_serial = q->codec_on == CODEC_ON_GPU;
     /* the host sits behind PCIe 3 x16 whatever joins the GPUs (NVLink links GPUs, not the host) */
-    c.host_copy_bw = q->codec_on == CODEC_ON_CPU ? link_kind_find("pcie3", 1)->bandwidth : 0;
+    c.host_copy_bw = q->codec_on == CODEC_ON_CPU && s->gpu != &HOST_CPU ? link_kind_find("pcie3", 1)->bandwidth : 0;
     c.engine = q->engine;
     c.network_model = q->network_model;
     c.iterations = q->iterations;
@@ -308,6 +319,10 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
         }
         char platform[1024];
         row_platform(platform, sizeof platform, row);
+        if (row->compute_images_per_s > 0) q.gpu_images_per_s = row->compute_images_per_s;
+        if (row->codec_on[0]) codec_device_parse(row->codec_on, &q.codec_on);
+        if (row->overlap >= 0) q.overlap = row->overlap;
+        if (row->fusion >= 0) q.fusion_bytes = row->fusion;
         q.model = row->model;
         q.platform = platform;
         q.gpu = row->gpu;

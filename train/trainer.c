@@ -37,6 +37,19 @@ void train_normalize(float *out, const uint8_t *img, size_t n)
     for (size_t i = 0; i < n; i++) out[i] = ((float)img[i] / 255.0f - 0.2860f) / 0.3530f;
 }
 
+const char *train_sync_name(train_sync s)
+{
+    static const char *const N[] = {"ps", "ps-sharded", "ring", "allgather"};
+    return (unsigned)s < 4 ? N[s] : "?";
+}
+
+int train_sync_parse(const char *s, train_sync *out)
+{
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, train_sync_name((train_sync)i)) == 0) return *out = (train_sync)i, 0;
+    return -1;
+}
+
 static int biased(qz_id id) { return id == QZ_SIGNSGD || id == QZ_TOPK || id == QZ_BINGRAD_B; }
 
 /* Copies n floats and says where the first NaN or Inf is (-1: none): one pass for both. */
@@ -104,10 +117,419 @@ static void dump(const train_config *c, const net_t *net, const float *g, int it
     }
 }
 
+/* ---- the exchange of one tensor ------------------------------------------------------------------ */
+
+/* What a server sends back: the average in fp32, re-quantized, or TernGrad's summed levels; none in an all-gather. */
+typedef enum { REPLY_FP32, REPLY_REQUANT, REPLY_LEVELS, REPLY_NONE } reply_kind;
+
+typedef struct {
+    const train_config *c;
+    const net_t *net;
+    const xch_tensor *T;
+    int nt, W, rank; /* tensors; workers; this rank (0 in one process) */
+    long step;
+    size_t P, cap;                      /* parameters; room of one message */
+    float *g, *res, *avg, *dec, *part;  /* g and res: one gradient per worker held here */
+    int32_t *lev;                       /* TernGrad's summed levels */
+    uint8_t *buf, *reply, *sbuf, *rbuf; /* cap bytes each; sbuf and rbuf W x cap */
+    size_t *ssz, *rsz;
+    comm_msg *sends, *recvs;
+    void *work;
+    size_t wcap;
+    int ef;
+    double up, down, nmse_sum; /* in one process: the policy's bytes */
+    long nmse_n;
+    iter_stats it;
+    char *msg;
+    size_t mcap;
+} xstate;
+
+static int nsegs(const xstate *x)
+{
+    return x->W > 1 && (x->c->sync == TRAIN_SYNC_PS_SHARDED || x->c->sync == TRAIN_SYNC_RING) ? x->W : 1;
+}
+static int ring(const xstate *x) { return x->c->sync == TRAIN_SYNC_RING && x->W > 1; }
+static int server_of(const xstate *x, int j) { return x->c->sync == TRAIN_SYNC_PS_SHARDED ? j : 0; }
+/* Segment j of S of n elements: [lo, hi). */
+static size_t seg_lo(size_t n, int S, int j) { return n * (size_t)j / (size_t)S; }
+static size_t seg_len(size_t n, int S, int j) { return seg_lo(n, S, j + 1) - seg_lo(n, S, j); }
+static size_t tensor_off(const xstate *x, const xch_tensor *tt)
+{
+    return tt->bias ? x->net->b_off[tt->layer] : x->net->w_off[tt->layer];
+}
+/* Seeds: a worker's upload of segment j, a server's reply, a ring hop (by the encoder's place in the chunk's order). */
+static uint64_t seg_seed(uint64_t base, int j, int S) { return S == 1 ? base : rng_derive(base, (uint64_t)j, 0x5e9); }
+static uint64_t up_seed(const xstate *x, int w, int t, int j)
+{
+    return seg_seed(rng_derive(x->c->seed, (uint64_t)x->step, (uint64_t)(w * x->nt + t)), j, nsegs(x));
+}
+static uint64_t reply_seed(const xstate *x, int t, int j)
+{
+    return seg_seed(rng_derive(x->c->seed, (uint64_t)x->step, 0xd0d0 + (uint64_t)t), j, nsegs(x));
+}
+static uint64_t hop_seed(const xstate *x, int t, int chunk, int hop)
+{
+    return rng_derive(rng_derive(x->c->seed, (uint64_t)x->step, 0x7196 + (uint64_t)t), (uint64_t)chunk, (uint64_t)hop);
+}
+
+static reply_kind reply_of(const xstate *x, const xch_tensor *tt)
+{
+    if (x->c->sync == TRAIN_SYNC_ALLGATHER) return REPLY_NONE;
+    if (!tt->quantized) return REPLY_FP32;
+    switch (xch_downlink(&x->c->exchange, &x->c->quant)) {
+    case DOWNLINK_REQUANT: return REPLY_REQUANT;
+    case DOWNLINK_TERNGRAD: return xch_shares_scaler(&x->c->exchange, &x->c->quant) ? REPLY_LEVELS : REPLY_FP32;
+    default: return REPLY_FP32;
+    }
+}
+
+static gq_err enc(xstate *x, uint8_t *dst, const float *src, size_t n, const qz_params *q, uint64_t seed, size_t *sz,
+                  const char *what, int layer)
+{
+    double t0 = gq_now();
+    size_t r = qz_encode(dst, x->cap, src, n, q, seed, x->work, x->wcap);
+    x->it.encode_s += gq_now() - t0;
+    if (gq_is_error(r))
+        return snprintf(x->msg, x->mcap, "%s layer '%s': %s", what, x->c->model->layers[layer].name,
+                        gq_strerror(gq_error_code(r))),
+               gq_error_code(r);
+    *sz = r;
+    return GQ_OK;
+}
+
+static gq_err dec_into(xstate *x, float *dst, size_t n, const uint8_t *src, size_t sz, const char *what, int layer)
+{
+    double t0 = gq_now();
+    size_t r = qz_decode(dst, n, src, sz);
+    x->it.decode_s += gq_now() - t0;
+    if (r != n)
+        return snprintf(x->msg, x->mcap, "%s layer '%s': %s", what, x->c->model->layers[layer].name,
+                        gq_strerror(gq_is_error(r) ? gq_error_code(r) : GQ_ERR_CORRUPT)),
+               gq_is_error(r) ? gq_error_code(r) : GQ_ERR_CORRUPT;
+    return GQ_OK;
+}
+
+/* The averaging every server does, one worker at a time in worker order. */
+static void add_average(float *a, const float *d, size_t m, int W)
+{
+    for (size_t k = 0; k < m; k++) a[k] += d[k] / W;
+}
+static void add_levels(int32_t *L, const float *d, size_t m)
+{
+    for (size_t k = 0; k < m; k++) L[k] += (d[k] > 0) - (d[k] < 0);
+}
+static void level_means(float *a, const int32_t *L, size_t m, float scale, int W)
+{
+    for (size_t k = 0; k < m; k++) a[k] = xch_level_mean(L[k], scale, W);
+}
+
+/* Worker w's segment j (its gradient in slot l) as it travels: encoded (then decoded into x->dec, for its
+ * residual and its error) or its fp32 values. */
+static gq_err upload(xstate *x, int l, int w, int t, int j, const qz_params *q, uint8_t *dst, size_t *sz)
+{
+    const xch_tensor *tt = &x->T[t];
+    const size_t off = tensor_off(x, tt) + seg_lo(tt->n, nsegs(x), j), m = seg_len(tt->n, nsegs(x), j);
+    float *gw = x->g + (size_t)l * x->P + off;
+    if (!tt->quantized) {
+        memcpy(dst, gw, m * sizeof *gw);
+        *sz = m * sizeof *gw;
+        return GQ_OK;
+    }
+    gq_err e = enc(x, dst, gw, m, q, up_seed(x, w, t, j), sz, "quantizing", tt->layer);
+    if (e == GQ_OK) e = dec_into(x, x->dec, m, dst, *sz, "quantizing", tt->layer);
+    if (e != GQ_OK) return e;
+    double err = 0, norm = 0;
+    for (size_t k = 0; k < m; k++) {
+        double d = (double)x->dec[k] - gw[k];
+        err += d * d, norm += (double)gw[k] * gw[k];
+        if (x->ef) x->res[(size_t)l * x->P + off + k] = gw[k] - x->dec[k];
+    }
+    if (norm > 0) x->nmse_sum += err / norm, x->nmse_n++;
+    return GQ_OK;
+}
+
+/* Error feedback's residual added to the gradients held here, then each segment's shared TernGrad scaler
+ * (the workers' maximum: over the local workers, then over the ranks). */
+static gq_err prepare(xstate *x, int t, int local, float *scales)
+{
+    const xch_tensor *tt = &x->T[t];
+    const size_t off = tensor_off(x, tt);
+    const int S = nsegs(x);
+    if (!tt->quantized || ring(x)) return GQ_OK;
+    if (x->ef)
+        for (int l = 0; l < local; l++)
+            for (size_t k = 0; k < tt->n; k++) x->g[(size_t)l * x->P + off + k] += x->res[(size_t)l * x->P + off + k];
+    if (!xch_shares_scaler(&x->c->exchange, &x->c->quant)) return GQ_OK;
+    for (int j = 0; j < S; j++) {
+        scales[j] = 0;
+        for (int l = 0; l < local; l++) {
+            float s = 0;
+            if (seg_len(tt->n, S, j)) {
+                gq_err e = qz_terngrad_scale(&x->c->quant, x->g + (size_t)l * x->P + off + seg_lo(tt->n, S, j),
+                                             seg_len(tt->n, S, j), &s);
+                if (e != GQ_OK) return snprintf(x->msg, x->mcap, "TernGrad's scaler: %s", gq_strerror(e)), e;
+            }
+            scales[j] = s > scales[j] ? s : scales[j];
+        }
+    }
+    return x->c->comm ? x->c->comm->max_floats(x->c->comm, scales, S) : GQ_OK;
+}
+
+static qz_params seg_quant(const xstate *x, const float *scales, int j)
+{
+    qz_params q = x->c->quant;
+    if (!ring(x) && xch_shares_scaler(&x->c->exchange, &q)) q.shared_scale = scales[j] > 0 ? scales[j] : 0;
+    return q;
+}
+
+/* ---- in one process: every worker here -------------------------------------------------------- */
+
+static gq_err exchange_local(xstate *x, int t, float *scales)
+{
+    const xch_tensor *tt = &x->T[t];
+    const size_t off = tensor_off(x, tt);
+    const int W = x->W, S = nsegs(x);
+    gq_err e = prepare(x, t, W, scales);
+    double encoded = 0, requant = 0;
+    for (int j = 0; j < S && e == GQ_OK; j++) {
+        const size_t lo = seg_lo(tt->n, S, j), m = seg_len(tt->n, S, j);
+        float *a = x->avg + off + lo;
+        if (!m) continue;
+        memset(a, 0, m * sizeof *a);
+        if (ring(x) && tt->quantized) { /* chunk j's hops: decode, add the next worker's gradient, re-encode */
+            float *p = x->part;
+            size_t sz;
+            memcpy(p, x->g + (size_t)j * x->P + off + lo, m * sizeof *p);
+            for (int s = 1; s < W && e == GQ_OK; s++) {
+                const float *gw = x->g + (size_t)((j + s) % W) * x->P + off + lo;
+                e = enc(x, x->buf, p, m, &x->c->quant, hop_seed(x, t, j, s - 1), &sz, "quantizing", tt->layer);
+                if (e == GQ_OK) e = dec_into(x, x->dec, m, x->buf, sz, "quantizing", tt->layer);
+                for (size_t k = 0; e == GQ_OK && k < m; k++) p[k] = x->dec[k] + gw[k];
+            }
+            for (size_t k = 0; k < m; k++) p[k] = p[k] / W;
+            if (e == GQ_OK) e = enc(x, x->buf, p, m, &x->c->quant, hop_seed(x, t, j, W), &sz, "quantizing", tt->layer);
+            if (e == GQ_OK) e = dec_into(x, a, m, x->buf, sz, "quantizing", tt->layer);
+            encoded += (double)sz * W;
+            continue;
+        }
+        if (ring(x)) { /* an fp32 chunk summed in ring order: from worker j on */
+            for (int s = 0; s < W; s++) add_average(a, x->g + (size_t)((j + s) % W) * x->P + off + lo, m, W);
+            continue;
+        }
+        const reply_kind rk = reply_of(x, tt);
+        const qz_params q = seg_quant(x, scales, j);
+        if (rk == REPLY_LEVELS) memset(x->lev, 0, m * sizeof *x->lev);
+        for (int w = 0; w < W && e == GQ_OK; w++) {
+            size_t sz;
+            e = upload(x, w, w, t, j, &q, x->buf, &sz);
+            if (e != GQ_OK) break;
+            encoded += (double)sz;
+            add_average(a, tt->quantized ? x->dec : x->g + (size_t)w * x->P + off + lo, m, W);
+            if (rk == REPLY_LEVELS) add_levels(x->lev, x->dec, m);
+        }
+        if (e == GQ_OK && rk == REPLY_REQUANT) { /* the server re-quantizes; every worker decodes the same bytes */
+            size_t sz;
+            e = enc(x, x->reply, a, m, &x->c->quant, reply_seed(x, t, j), &sz, "re-quantizing", tt->layer);
+            if (e == GQ_OK) e = dec_into(x, a, m, x->reply, sz, "re-quantizing", tt->layer);
+            requant += (double)sz;
+        }
+        if (rk == REPLY_LEVELS) level_means(a, x->lev, m, q.shared_scale, W);
+    }
+    if (e != GQ_OK) return e;
+    /* the policy's count; workers' encoded sizes may differ, so their mean stands for each */
+    double tu, td;
+    xch_tensor_bytes(&x->c->exchange, &x->c->quant, tt, W, tt->quantized ? encoded / W : 0, requant, &tu, &td);
+    x->up += tu * W, x->down += td;
+    return GQ_OK;
+}
+
+/* ---- over MPI: this rank is one worker ------------------------------------------------------------ */
+
+static void post(comm_msg *list, int *n, int peer, void *buf, size_t len) { list[(*n)++] = (comm_msg){peer, buf, len}; }
+
+static gq_err wait_all(xstate *x, int ns, int nr)
+{
+    double t0 = gq_now();
+    gq_err e = x->c->comm->exchange(x->c->comm, x->sends, ns, x->recvs, nr);
+    x->it.wait_s += gq_now() - t0;
+    if (e != GQ_OK) snprintf(x->msg, x->mcap, "MPI exchange failed: %s", gq_strerror(e));
+    return e;
+}
+
+/* A received fp32 segment, checked for its length. */
+static gq_err take_floats(xstate *x, float *dst, size_t m, const uint8_t *src, size_t len, int layer)
+{
+    if (len != m * sizeof *dst)
+        return snprintf(x->msg, x->mcap, "layer '%s': %zu bytes received where %zu floats were due",
+                        x->c->model->layers[layer].name, len, m),
+               GQ_ERR_CORRUPT;
+    memcpy(dst, src, len);
+    return GQ_OK;
+}
+
+static gq_err exchange_ps_mpi(xstate *x, int t, float *scales)
+{
+    const xch_tensor *tt = &x->T[t];
+    const size_t off = tensor_off(x, tt), cap = x->cap;
+    const int W = x->W, S = nsegs(x), r = x->rank, gather = x->c->sync == TRAIN_SYNC_ALLGATHER;
+    const reply_kind rk = reply_of(x, tt);
+    gq_err e = prepare(x, t, 1, scales);
+    for (int j = 0; j < S && e == GQ_OK; j++) {
+        const qz_params q = seg_quant(x, scales, j);
+        if (seg_len(tt->n, S, j)) e = upload(x, 0, r, t, j, &q, x->sbuf + j * cap, &x->ssz[j]);
+    }
+    if (e != GQ_OK) return e;
+    /* up: each segment to its server (in an all-gather, the whole tensor to everyone) */
+    const int mine = gather ? 0 : x->c->sync == TRAIN_SYNC_PS_SHARDED ? r : r == 0 ? 0 : -1;
+    const int serving = mine >= 0 && seg_len(tt->n, S, mine) > 0;
+    int ns = 0, nr = 0;
+    for (int j = 0; j < S; j++)
+        if (!gather && seg_len(tt->n, S, j) && server_of(x, j) != r)
+            post(x->sends, &ns, server_of(x, j), x->sbuf + j * cap, x->ssz[j]);
+    for (int p = 0; p < W; p++) {
+        if (p == r) continue;
+        if (gather) post(x->sends, &ns, p, x->sbuf, x->ssz[0]);
+        if (serving) post(x->recvs, &nr, p, x->rbuf + p * cap, cap);
+    }
+    if ((e = wait_all(x, ns, nr)) != GQ_OK) return e;
+    for (int i = 0; i < nr; i++) x->rsz[x->recvs[i].peer] = x->recvs[i].len;
+    size_t rlen = 0;
+    if (serving) { /* the server's average, worker by worker in worker order, as in one process */
+        const size_t lo = seg_lo(tt->n, S, mine), m = seg_len(tt->n, S, mine);
+        const qz_params q = seg_quant(x, scales, mine);
+        float *a = x->avg + off + lo;
+        memset(a, 0, m * sizeof *a);
+        if (rk == REPLY_LEVELS) memset(x->lev, 0, m * sizeof *x->lev);
+        for (int w = 0; w < W && e == GQ_OK; w++) {
+            const uint8_t *src = w == r ? x->sbuf + mine * cap : x->rbuf + w * cap;
+            const size_t len = w == r ? x->ssz[mine] : x->rsz[w];
+            e = tt->quantized ? dec_into(x, x->dec, m, src, len, "decoding", tt->layer)
+                              : take_floats(x, x->dec, m, src, len, tt->layer);
+            if (e != GQ_OK) break;
+            double t0 = gq_now();
+            add_average(a, x->dec, m, W);
+            if (rk == REPLY_LEVELS) add_levels(x->lev, x->dec, m);
+            x->it.decode_s += gq_now() - t0;
+        }
+        if (e == GQ_OK && rk == REPLY_REQUANT) {
+            e = enc(x, x->reply, a, m, &x->c->quant, reply_seed(x, t, mine), &rlen, "re-quantizing", tt->layer);
+            if (e == GQ_OK) e = dec_into(x, a, m, x->reply, rlen, "re-quantizing", tt->layer);
+        } else if (rk == REPLY_LEVELS) {
+            level_means(a, x->lev, m, q.shared_scale, W);
+            xch_levels_pack(x->reply, x->lev, m, q.shared_scale, W);
+            rlen = xch_levels_size(m, W);
+        } else if (rk == REPLY_FP32) {
+            memcpy(x->reply, a, rlen = m * sizeof *a);
+        }
+    }
+    if (e != GQ_OK || gather) return e;
+    /* down: every server's reply to every other worker */
+    ns = nr = 0;
+    for (int p = 0; serving && p < W; p++)
+        if (p != r) post(x->sends, &ns, p, x->reply, rlen);
+    for (int j = 0; j < S; j++)
+        if (seg_len(tt->n, S, j) && server_of(x, j) != r) post(x->recvs, &nr, server_of(x, j), x->rbuf + j * cap, cap);
+    if ((e = wait_all(x, ns, nr)) != GQ_OK) return e;
+    for (int i = 0; i < nr && e == GQ_OK; i++) {
+        const int j = S == 1 ? 0 : x->recvs[i].peer;
+        const size_t lo = seg_lo(tt->n, S, j), m = seg_len(tt->n, S, j), len = x->recvs[i].len;
+        float *a = x->avg + off + lo;
+        const uint8_t *src = x->rbuf + j * cap;
+        if (rk == REPLY_REQUANT) {
+            e = dec_into(x, a, m, src, len, "decoding the reply of", tt->layer);
+        } else if (rk == REPLY_LEVELS) {
+            float scale;
+            if (len != xch_levels_size(m, W) || xch_levels_unpack(src, m, W, x->lev, &scale) != 0)
+                return snprintf(x->msg, x->mcap, "layer '%s': a corrupt TernGrad reply",
+                                x->c->model->layers[tt->layer].name),
+                       GQ_ERR_CORRUPT;
+            level_means(a, x->lev, m, scale, W);
+        } else {
+            e = take_floats(x, a, m, src, len, tt->layer);
+        }
+    }
+    return e;
+}
+
+/* Ring all-reduce: W-1 reduce-scatter steps (rank r sends chunk r-s to r+1), W-1 all-gather steps. */
+static gq_err exchange_ring_mpi(xstate *x, int t)
+{
+    const xch_tensor *tt = &x->T[t];
+    const size_t off = tensor_off(x, tt), cap = x->cap;
+    const int W = x->W, r = x->rank, next = (r + 1) % W, prev = (r + W - 1) % W, quantized = tt->quantized;
+    const float *g = x->g + off;
+    float *p = x->part;
+    gq_err e = GQ_OK;
+    size_t lo, m, sz = 0;
+    lo = seg_lo(tt->n, W, r), m = seg_len(tt->n, W, r);
+    if (quantized) {
+        memcpy(p, g + lo, m * sizeof *p);
+        if (m) e = enc(x, x->buf, p, m, &x->c->quant, hop_seed(x, t, r, 0), &sz, "quantizing", tt->layer);
+    } else {
+        for (size_t k = 0; k < m; k++) p[k] = 0, p[k] += g[lo + k] / W; /* as add_average does from zero */
+        sz = m * sizeof *p;
+        memcpy(x->buf, p, sz);
+    }
+    for (int s = 0; s < W - 1 && e == GQ_OK; s++) {
+        const int cs = (r - s + W) % W, cr = (r - s - 1 + 2 * W) % W;
+        int ns = 0, nr = 0;
+        if (seg_len(tt->n, W, cs)) post(x->sends, &ns, next, x->buf, sz);
+        if (seg_len(tt->n, W, cr)) post(x->recvs, &nr, prev, x->reply, cap);
+        if ((e = wait_all(x, ns, nr)) != GQ_OK || !nr) continue;
+        lo = seg_lo(tt->n, W, cr), m = seg_len(tt->n, W, cr);
+        const size_t len = x->recvs[0].len;
+        if (!quantized) {
+            if ((e = take_floats(x, p, m, x->reply, len, tt->layer)) != GQ_OK) break;
+            add_average(p, g + lo, m, W);
+            memcpy(x->buf, p, sz = m * sizeof *p);
+            if (s == W - 2) memcpy(x->avg + off + lo, p, sz);
+            continue;
+        }
+        if ((e = dec_into(x, x->dec, m, x->reply, len, "decoding", tt->layer)) != GQ_OK) break;
+        for (size_t k = 0; k < m; k++) p[k] = x->dec[k] + g[lo + k];
+        if (s < W - 2) {
+            e = enc(x, x->buf, p, m, &x->c->quant, hop_seed(x, t, cr, s + 1), &sz, "quantizing", tt->layer);
+        } else { /* the whole sum: the average, encoded once for the all-gather */
+            for (size_t k = 0; k < m; k++) p[k] = p[k] / W;
+            e = enc(x, x->rbuf + cr * cap, p, m, &x->c->quant, hop_seed(x, t, cr, W), &x->rsz[cr], "quantizing",
+                    tt->layer);
+            if (e == GQ_OK)
+                e = dec_into(x, x->avg + off + lo, m, x->rbuf + cr * cap, x->rsz[cr], "quantizing", tt->layer);
+        }
+    }
+    for (int s = 0; s < W - 1 && e == GQ_OK; s++) { /* all-gather: forward what came in */
+        const int cs = (r + 1 - s + W) % W, cr = (r - s + W) % W;
+        int ns = 0, nr = 0;
+        if (seg_len(tt->n, W, cs))
+            post(x->sends, &ns, next,
+                 quantized ? (void *)(x->rbuf + cs * cap) : (void *)(x->avg + off + seg_lo(tt->n, W, cs)),
+                 quantized ? x->rsz[cs] : seg_len(tt->n, W, cs) * sizeof(float));
+        if (seg_len(tt->n, W, cr))
+            post(x->recvs, &nr, prev,
+                 quantized ? (void *)(x->rbuf + cr * cap) : (void *)(x->avg + off + seg_lo(tt->n, W, cr)),
+                 quantized ? cap : seg_len(tt->n, W, cr) * sizeof(float));
+        if ((e = wait_all(x, ns, nr)) != GQ_OK || !nr) continue;
+        lo = seg_lo(tt->n, W, cr), m = seg_len(tt->n, W, cr);
+        if (quantized) {
+            x->rsz[cr] = x->recvs[0].len;
+            e = dec_into(x, x->avg + off + lo, m, x->rbuf + cr * cap, x->rsz[cr], "decoding", tt->layer);
+        } else if (x->recvs[0].len != m * sizeof(float)) {
+            snprintf(x->msg, x->mcap, "layer '%s': %zu bytes received where %zu floats were due",
+                     x->c->model->layers[tt->layer].name, x->recvs[0].len, m);
+            e = GQ_ERR_CORRUPT;
+        }
+    }
+    return e;
+}
+
+/* ---- training ------------------------------------------------------------------------------------ */
+
 gq_err train_run(const train_config *c, const idx_dataset *train, const idx_dataset *test, epoch_fn report, void *ctx,
                  char *msg, size_t cap)
 {
-    const int W = c->workers, B = c->batch;
+    train_comm *comm = c->comm;
+    const int W = comm ? comm->size : c->workers, B = c->batch, rank = comm ? comm->rank : 0;
+    const int local = comm ? 1 : W; /* worker gradients held here */
     if (W < 1 || W > TRAIN_MAX_WORKERS || B < 1 || c->epochs < 1)
         return snprintf(msg, cap, "workers must be 1..%d, batch and epochs >= 1", TRAIN_MAX_WORKERS), GQ_ERR_PARAM;
     if (train->rows * train->cols != (int)((size_t)c->model->input.c * c->model->input.h * c->model->input.w))
@@ -120,6 +542,12 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
         return snprintf(msg, cap, "%d training images are fewer than one global batch of %d workers x %d", ntrain, W,
                         B),
                GQ_ERR_PARAM;
+    const int ring_sync = c->sync == TRAIN_SYNC_RING && W > 1;
+    if (ring_sync && c->quant.id != QZ_FP32 && c->error_feedback == 1)
+        return snprintf(msg, cap,
+                        "ring all-reduce re-quantizes partial sums: no worker's own error to feed back "
+                        "(--ef 0, or another --sync)"),
+               GQ_ERR_PARAM;
     openblas_set_num_threads(1);
     net_t net;
     gq_err e = net_init(&net, c->model, B, c->seed, msg, cap);
@@ -128,26 +556,39 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
         return e;
     }
     const size_t P = net.num_params, px = (size_t)train->rows * train->cols;
-    const int ef = c->error_feedback >= 0 ? c->error_feedback : biased(c->quant.id);
-    const downlink_kind reply = xch_downlink(&c->exchange, &c->quant);
+    xstate x = {.c = c, .net = &net, .W = W, .rank = rank, .P = P, .msg = msg, .mcap = cap};
+    x.ef = ring_sync ? 0 : c->error_feedback >= 0 ? c->error_feedback : biased(c->quant.id);
 
     /* tensors as the exchange policy lists them: every layer's weights, then biases */
     xch_tensor *T = calloc(2 * (size_t)c->model->nlayers + 1, sizeof *T);
-    int nt = T ? (int)xch_tensors(c->model, &c->quant, &c->exchange, T) : 0;
+    x.T = T;
+    x.nt = T ? (int)xch_tensors(c->model, &c->quant, &c->exchange, T) : 0;
     size_t maxn = 1;
-    for (int t = 0; t < nt; t++) maxn = T[t].n > maxn ? T[t].n : maxn;
-    float *g = calloc((size_t)W * P, sizeof *g); /* each worker's gradient */
-    float *res = ef ? calloc((size_t)W * P, sizeof *res) : NULL;
-    float *avg = calloc(P, sizeof *avg), *dec = calloc(maxn, sizeof *dec);
-    float *x = calloc((size_t)B * px, sizeof *x), *m1 = calloc(P, sizeof *m1), *m2 = calloc(P, sizeof *m2);
-    size_t bcap = qz_bound(&c->quant, maxn), wcap = qz_workspace_size(&c->quant, maxn);
-    uint8_t *buf = malloc(gq_is_error(bcap) ? 1 : bcap);
-    void *work = malloc(wcap ? wcap : 1);
+    for (int t = 0; t < x.nt; t++) maxn = T[t].n > maxn ? T[t].n : maxn;
+    size_t bound = qz_bound(&c->quant, maxn);
+    x.cap = gq_is_error(bound) ? 0 : bound;
+    x.cap = 4 * maxn > x.cap ? 4 * maxn : x.cap;
+    x.cap = xch_levels_size(maxn, W) > x.cap ? xch_levels_size(maxn, W) : x.cap;
+    x.wcap = qz_workspace_size(&c->quant, maxn);
+    const int slots = comm ? W : 0; /* message buffers, one per peer or segment */
+    x.g = calloc((size_t)local * P, sizeof *x.g);
+    x.res = x.ef ? calloc((size_t)local * P, sizeof *x.res) : NULL;
+    x.avg = calloc(P, sizeof *x.avg), x.dec = calloc(maxn, sizeof *x.dec), x.part = calloc(maxn, sizeof *x.part);
+    x.lev = calloc(maxn, sizeof *x.lev);
+    x.buf = malloc(x.cap), x.reply = malloc(x.cap), x.work = malloc(x.wcap ? x.wcap : 1);
+    x.sbuf = slots ? malloc((size_t)slots * x.cap) : NULL, x.rbuf = slots ? malloc((size_t)slots * x.cap) : NULL;
+    x.ssz = calloc((size_t)W, sizeof *x.ssz), x.rsz = calloc((size_t)W, sizeof *x.rsz);
+    x.sends = calloc(2 * (size_t)W, sizeof *x.sends), x.recvs = calloc(2 * (size_t)W, sizeof *x.recvs);
+    float *xin = calloc((size_t)B * px, sizeof *xin), *m1 = calloc(P, sizeof *m1), *m2 = calloc(P, sizeof *m2);
+    float *scales = calloc((size_t)W, sizeof *scales);
+    double *losses = calloc(2 * (size_t)W, sizeof *losses);
     int *order = malloc((size_t)train->n * sizeof *order);
     uint8_t *labels = malloc((size_t)B);
-    if (!T || !g || (ef && !res) || !avg || !dec || !x || !m1 || !m2 || !buf || !work || !order || !labels) {
+    if (!T || !x.g || (x.ef && !x.res) || !x.avg || !x.dec || !x.part || !x.lev || !x.buf || !x.reply || !x.work ||
+        (slots && (!x.sbuf || !x.rbuf)) || !x.ssz || !x.rsz || !x.sends || !x.recvs || !xin || !m1 || !m2 || !scales ||
+        !losses || !order || !labels) {
         e = GQ_ERR_NOMEM;
-        snprintf(msg, cap, "out of memory for %d workers' gradients of %zu parameters", W, P);
+        snprintf(msg, cap, "out of memory for %d workers' gradients of %zu parameters", local, P);
         goto out;
     }
     for (int i = 0; i < ntrain; i++) order[i] = i;
@@ -156,8 +597,9 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
     long step = 0;
     const double flops_per_image = c->model->fwd_flops * (1 + c->model->backward_ratio);
     for (int epoch = 1; epoch <= c->epochs && e == GQ_OK; epoch++) {
-        double t0 = gq_now(), tc = 0, tq = 0, loss_sum = 0, up = 0, down = 0, nmse_sum = 0;
-        long nmse_n = 0;
+        double t0 = gq_now(), tc = 0, tq = 0, loss_sum = 0;
+        x.up = x.down = x.nmse_sum = 0, x.nmse_n = 0;
+        const double sent0 = comm ? comm->bytes_sent : 0, recv0 = comm ? comm->bytes_received : 0;
         for (int i = ntrain - 1; i > 0; i--) { /* Fisher-Yates, seeded */
             int j = (int)(rng_u64(&shuffle) % (uint64_t)(i + 1)), t = order[i];
             order[i] = order[j], order[j] = t;
@@ -167,99 +609,60 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
             if (c->schedule == LR_STEP && c->step_every > 0) lr *= pow(c->step_gamma, (epoch - 1) / c->step_every);
             if (c->schedule == LR_POLY) lr *= pow(1.0 - (double)step / ((double)iters * c->epochs), c->poly_power);
             double tc0 = gq_now();
-            for (int w = 0; w < W; w++) { /* each worker on its shard */
+            const double it_sent = comm ? comm->bytes_sent : 0, it_recv = comm ? comm->bytes_received : 0;
+            memset(&x.it, 0, sizeof x.it);
+            x.step = step;
+            long bad = -1;
+            for (int l = 0; l < local; l++) { /* each worker held here, on its shard */
+                const int w = rank + l;
                 for (int b = 0; b < B; b++) {
                     int idx = order[(it * W + w) * B + b];
-                    train_normalize(x + (size_t)b * px, train->images + (size_t)idx * px, px);
+                    train_normalize(xin + (size_t)b * px, train->images + (size_t)idx * px, px);
                     labels[b] = train->labels[idx];
                 }
                 net_zero_grad(&net);
-                net_forward(&net, x, B, 1, rng_derive(c->seed, (uint64_t)step, (uint64_t)w + 1));
-                float loss = net_loss(&net, x, labels, B, 1, NULL);
-                loss_sum += loss / W;
-                const long bad = copy_checked(g + (size_t)w * P, net.grads, P);
-                if (!isfinite(loss) || bad >= 0) {
-                    e = diverged(c, &net, msg, cap, step, epoch, bad >= 0 ? bad : 0, "gradient");
+                net_forward(&net, xin, B, 1, rng_derive(c->seed, (uint64_t)step, (uint64_t)w + 1));
+                float loss = net_loss(&net, xin, labels, B, 1, NULL);
+                bad = copy_checked(x.g + (size_t)l * P, net.grads, P);
+                if (!isfinite(loss) && bad < 0) bad = 0;
+                losses[2 * w] = loss, losses[2 * w + 1] = (double)bad;
+                if (bad >= 0) break;
+            }
+            double tq0 = gq_now();
+            tc += tq0 - tc0;
+            x.it.compute_s = tq0 - tc0;
+            if (comm) { /* every worker's loss, and whether one diverged: all stop together */
+                double mine[2] = {losses[2 * rank], losses[2 * rank + 1]};
+                if ((e = comm->allgather_doubles(comm, mine, 2, losses)) != GQ_OK) {
+                    snprintf(msg, cap, "MPI all-gather failed: %s", gq_strerror(e));
                     break;
                 }
             }
+            for (int w = 0; w < W && bad < 0; w++)
+                if (losses[2 * w + 1] >= 0) {
+                    snprintf(msg, cap, "training diverged at iteration %ld (epoch %d) on worker %d", step + 1, epoch,
+                             w);
+                    e = GQ_ERR_NONFINITE;
+                    break;
+                }
+            if (bad >= 0) e = diverged(c, &net, msg, cap, step, epoch, (size_t)bad, "gradient");
             if (e != GQ_OK) break;
-            double tq0 = gq_now();
-            tc += tq0 - tc0;
-            if (c->dump_dir)
+            for (int w = 0; w < W; w++) loss_sum += (float)losses[2 * w] / W;
+            if (c->dump_dir && rank == 0)
                 for (int k = 0; k < c->ndump; k++)
-                    if (c->dump_at[k] == step + 1) dump(c, &net, g, (int)step + 1);
+                    if (c->dump_at[k] == step + 1) dump(c, &net, x.g, (int)step + 1);
             /* the exchange, tensor by tensor */
-            for (int t = 0; t < nt && e == GQ_OK; t++) {
-                const xch_tensor *tt = &T[t];
-                const size_t off = tt->bias ? net.b_off[tt->layer] : net.w_off[tt->layer];
-                float *a = avg + off;
-                double tu, td;
-                memset(a, 0, tt->n * sizeof *a);
-                if (!tt->quantized) {
-                    for (int w = 0; w < W; w++)
-                        for (size_t k = 0; k < tt->n; k++) a[k] += g[(size_t)w * P + off + k] / W;
-                    xch_tensor_bytes(&c->exchange, &c->quant, tt, W, 0, 0, &tu, &td);
-                    up += tu * W, down += td; /* every worker sends its tensor and receives the average */
-                    continue;
-                }
-                qz_params q = c->quant;
-                if (ef)
-                    for (int w = 0; w < W; w++)
-                        for (size_t k = 0; k < tt->n; k++) g[(size_t)w * P + off + k] += res[(size_t)w * P + off + k];
-                if (xch_shares_scaler(&c->exchange, &q)) {
-                    float smax = 0;
-                    for (int w = 0; w < W && e == GQ_OK; w++) {
-                        float s;
-                        e = qz_terngrad_scale(&q, g + (size_t)w * P + off, tt->n, &s);
-                        smax = s > smax ? s : smax;
-                    }
-                    q.shared_scale = smax > 0 ? smax : 0;
-                }
-                double encoded_sum = 0;
-                for (int w = 0; w < W && e == GQ_OK; w++) {
-                    float *gw = g + (size_t)w * P + off;
-                    size_t sz = qz_encode(buf, bcap, gw, tt->n, &q,
-                                          rng_derive(c->seed, (uint64_t)step, (uint64_t)(w * nt + t)), work, wcap);
-                    if (gq_is_error(sz) || qz_decode(dec, tt->n, buf, sz) != tt->n) {
-                        snprintf(msg, cap, "quantizing layer '%s': %s", c->model->layers[tt->layer].name,
-                                 gq_strerror(gq_error_code(sz)));
-                        e = gq_is_error(sz) ? gq_error_code(sz) : GQ_ERR_CORRUPT;
-                        break;
-                    }
-                    encoded_sum += (double)sz;
-                    double err = 0, norm = 0;
-                    for (size_t k = 0; k < tt->n; k++) {
-                        double d = (double)dec[k] - gw[k];
-                        err += d * d, norm += (double)gw[k] * gw[k];
-                        a[k] += dec[k] / W;
-                        if (ef) res[(size_t)w * P + off + k] = gw[k] - dec[k];
-                    }
-                    if (norm > 0) nmse_sum += err / norm, nmse_n++;
-                }
-                if (e != GQ_OK) break;
-                double requant = 0;
-                if (reply == DOWNLINK_REQUANT) { /* re-quantize the average; every worker gets the same bytes */
-                    qz_params qr = c->quant;
-                    size_t sz = qz_encode(buf, bcap, a, tt->n, &qr,
-                                          rng_derive(c->seed, (uint64_t)step, 0xd0d0 + (uint64_t)t), work, wcap);
-                    if (gq_is_error(sz) || qz_decode(a, tt->n, buf, sz) != tt->n) {
-                        snprintf(msg, cap, "re-quantizing layer '%s': %s", c->model->layers[tt->layer].name,
-                                 gq_strerror(gq_error_code(sz)));
-                        e = gq_is_error(sz) ? gq_error_code(sz) : GQ_ERR_CORRUPT;
-                        break;
-                    }
-                    requant = (double)sz;
-                }
-                /* the policy's count; workers' encoded sizes may differ, so their mean stands for each */
-                xch_tensor_bytes(&c->exchange, &c->quant, tt, W, encoded_sum / W, requant, &tu, &td);
-                up += tu * W, down += td;
-            }
+            for (int t = 0; t < x.nt && e == GQ_OK; t++)
+                e = !comm       ? exchange_local(&x, t, scales)
+                    : ring_sync ? exchange_ring_mpi(&x, t)
+                                : exchange_ps_mpi(&x, t, scales);
+            if (e != GQ_OK) break;
             tq += gq_now() - tq0;
             /* the update, the same on every worker (Adam's bias corrections are per step) */
             const double b1 = 0.9, b2 = 0.999;
             const double c1 = 1 - pow(b1, (double)step + 1), c2 = 1 - pow(b2, (double)step + 1);
             long badp = -1; /* the first parameter the update made non-finite */
+            const float *avg = x.avg;
             for (size_t k = 0; k < P && e == GQ_OK; k++) {
                 double gk = avg[k] + c->weight_decay * net.params[k];
                 if (c->optimizer == OPT_SGD) {
@@ -276,27 +679,34 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
                 if (badp < 0 && !isfinite(net.params[k])) badp = (long)k;
             }
             if (badp >= 0) e = diverged(c, &net, msg, cap, step, epoch, (size_t)badp, "parameter");
+            x.it.step = step + 1;
+            x.it.wall_s = gq_now() - tc0;
+            x.it.bytes_sent = comm ? comm->bytes_sent - it_sent : 0;
+            x.it.bytes_received = comm ? comm->bytes_received - it_recv : 0;
+            if (c->on_iteration) c->on_iteration(&x.it, c->iteration_ctx);
         }
         if (e != GQ_OK) break;
+        if (rank != 0) continue; /* rank 0 evaluates and reports; the others go on to the next epoch */
         epoch_stats s = {0};
         s.epoch = epoch;
         s.iterations = iters;
         s.train_loss = loss_sum / iters;
-        s.bytes_up_per_iter = up / iters / W;
-        s.bytes_down_per_iter = down / iters;
-        s.quant_nmse = nmse_n ? nmse_sum / nmse_n : 0;
+        s.bytes_up_per_iter = comm ? (comm->bytes_sent - sent0) / iters : x.up / iters / W;
+        s.bytes_down_per_iter = comm ? (comm->bytes_received - recv0) / iters : x.down / iters;
+        s.quant_nmse = x.nmse_n ? x.nmse_sum / x.nmse_n : 0;
         s.compute_s = tc;
         s.quant_s = tq;
-        s.gflops = flops_per_image * iters * W * B / tc / 1e9;
-        evaluate(&net, test, c->test_limit, x, &s.test_loss, &s.test_accuracy);
+        s.gflops = flops_per_image * iters * local * B / tc / 1e9;
+        evaluate(&net, test, c->test_limit, xin, &s.test_loss, &s.test_accuracy);
         s.wall_s = gq_now() - t0;
         s.params = net.params;
         s.num_params = P;
         if (report) report(&s, ctx);
     }
 out:
-    free(T), free(g), free(res), free(avg), free(dec), free(x), free(m1), free(m2), free(buf), free(work);
-    free(order), free(labels);
+    free(T), free(x.g), free(x.res), free(x.avg), free(x.dec), free(x.part), free(x.lev), free(x.buf), free(x.reply);
+    free(x.work), free(x.sbuf), free(x.rbuf), free(x.ssz), free(x.rsz), free(x.sends), free(x.recvs);
+    free(xin), free(m1), free(m2), free(scales), free(losses), free(order), free(labels);
     net_free(&net);
     return e;
 }

@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "comm.h"
 #include "exchange.h"
 #include "idx.h"
 #include "model.h"
@@ -23,6 +24,31 @@
 
 typedef enum { OPT_SGD, OPT_MOMENTUM, OPT_ADAM } optim_kind;
 typedef enum { LR_CONST, LR_STEP, LR_POLY } lr_schedule;
+
+/* How the workers' gradients meet, with the simulator's names:
+ *  - ps: one server (worker 0) averages whole tensors and replies to all;
+ *  - ps-sharded: every tensor split in W even segments, worker j serves
+ *    segment j (each segment quantized on its own, its own TernGrad scaler);
+ *  - ring: reduce-scatter then all-gather over W chunks; fp32 chunks are
+ *    summed hop by hop in ring order, a quantizer's chunk is decoded, added
+ *    to and re-encoded at every hop, and the result encoded once for the
+ *    all-gather (no error feedback, no scaler sharing);
+ *  - allgather: every worker's encoded tensor goes to every other; each
+ *    averages them all (no reply, so no re-quantization).
+ * In one process the same arithmetic runs in the same order, so a run over
+ * MPI gives the same parameters to the last bit. */
+typedef enum { TRAIN_SYNC_PS, TRAIN_SYNC_PS_SHARDED, TRAIN_SYNC_RING, TRAIN_SYNC_ALLGATHER } train_sync;
+const char *train_sync_name(train_sync s);
+/* @return 0, or -1 if not ps, ps-sharded, ring or allgather. */
+int train_sync_parse(const char *s, train_sync *out);
+
+/* One iteration as one rank measured it (seconds, bytes). */
+typedef struct {
+    long step;
+    double wall_s, compute_s, encode_s, wait_s, decode_s;
+    double bytes_sent, bytes_received;
+} iter_stats;
+typedef void (*iter_fn)(const iter_stats *s, void *ctx);
 
 typedef struct {
     const model_t *model;
@@ -40,6 +66,10 @@ typedef struct {
     const char *dump_dir;        /* per-layer gradients as .f32 files */
     const int *dump_at;          /* iterations (1-based) to dump */
     int ndump;
+    train_sync sync;
+    train_comm *comm; /* NULL: every worker in this process; else this rank is worker comm->rank of comm->size */
+    iter_fn on_iteration;
+    void *iteration_ctx;
 } train_config;
 
 typedef struct {
@@ -55,7 +85,8 @@ typedef struct {
 
 typedef void (*epoch_fn)(const epoch_stats *s, void *ctx);
 
-/* Trains; calls `report` after each epoch. On error writes one line; a run
+/* Trains; calls `report` after each epoch (under MPI on rank 0 only, the
+ * others train on and skip the evaluation). On error writes one line; a run
  * that diverges (a non-finite loss, gradient or parameter) stops with
  * GQ_ERR_NONFINITE and says at which iteration and layer. */
 gq_err train_run(const train_config *c, const idx_dataset *train, const idx_dataset *test, epoch_fn report, void *ctx,

@@ -1,0 +1,89 @@
+/* The trainer's ranks over MPI; see comm.h. Nonblocking sends and receives
+ * waited for together, so that a rank's sends to every peer are on the wire
+ * at once, as a parameter server's or an all-to-all's are. Built only where
+ * CMake finds MPI; comm_none.c stands in otherwise. */
+#include "comm.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct {
+    MPI_Request *req;
+    int cap;
+} mpi_impl;
+
+static gq_err mpi_exchange(train_comm *c, comm_msg *sends, int ns, comm_msg *recvs, int nr)
+{
+    mpi_impl *m = c->impl;
+    if (ns + nr > m->cap) {
+        MPI_Request *grown = realloc(m->req, (size_t)(ns + nr) * sizeof *grown);
+        if (!grown) return GQ_ERR_NOMEM;
+        m->req = grown, m->cap = ns + nr;
+    }
+    /* one tag: messages between two ranks arrive in the order posted, and a batch is waited for before the next */
+    for (int i = 0; i < nr; i++)
+        MPI_Irecv(recvs[i].buf, (int)recvs[i].len, MPI_BYTE, recvs[i].peer, 7, MPI_COMM_WORLD, &m->req[i]);
+    for (int i = 0; i < ns; i++) {
+        MPI_Isend(sends[i].buf, (int)sends[i].len, MPI_BYTE, sends[i].peer, 7, MPI_COMM_WORLD, &m->req[nr + i]);
+        c->bytes_sent += (double)sends[i].len;
+    }
+    MPI_Status *st = malloc((size_t)(ns + nr) * sizeof *st);
+    if (!st) return GQ_ERR_NOMEM;
+    int rc = MPI_Waitall(ns + nr, m->req, st);
+    for (int i = 0; rc == MPI_SUCCESS && i < nr; i++) {
+        int got = 0;
+        MPI_Get_count(&st[i], MPI_BYTE, &got);
+        recvs[i].len = (size_t)got;
+        c->bytes_received += got;
+    }
+    free(st);
+    return rc == MPI_SUCCESS ? GQ_OK : GQ_ERR_IO;
+}
+
+static gq_err mpi_max_floats(train_comm *c, float *v, int n)
+{
+    (void)c;
+    return MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_FLOAT, MPI_MAX, MPI_COMM_WORLD) == MPI_SUCCESS ? GQ_OK : GQ_ERR_IO;
+}
+
+static gq_err mpi_allgather_doubles(train_comm *c, const double *mine, int n, double *all)
+{
+    (void)c;
+    return MPI_Allgather(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, MPI_COMM_WORLD) == MPI_SUCCESS ? GQ_OK : GQ_ERR_IO;
+}
+
+int comm_mpi_available(void) { return 1; }
+
+int comm_mpi_launched(void)
+{
+    /* OpenMPI's launcher sets these; SimGrid's smpirun and MPICH's set PMI_RANK */
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_RANK") || getenv("PMIX_RANK");
+}
+
+gq_err comm_mpi_open(train_comm *c, char *msg, size_t cap)
+{
+    int inited = 0;
+    MPI_Initialized(&inited);
+    if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS) return snprintf(msg, cap, "MPI_Init failed"), GQ_ERR_IO;
+    mpi_impl *m = calloc(1, sizeof *m);
+    if (!m) return GQ_ERR_NOMEM;
+    *c = (train_comm){0};
+    MPI_Comm_rank(MPI_COMM_WORLD, &c->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &c->size);
+    c->impl = m;
+    c->exchange = mpi_exchange;
+    c->max_floats = mpi_max_floats;
+    c->allgather_doubles = mpi_allgather_doubles;
+    return GQ_OK;
+}
+
+void comm_mpi_close(train_comm *c)
+{
+    mpi_impl *m = c->impl;
+    if (m) free(m->req), free(m);
+    c->impl = NULL;
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (!fin) MPI_Finalize();
+}
