@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <xxhash.h>
 
 #include "blas_core.h"
 #include "cli_util.h"
@@ -86,10 +87,12 @@ static void on_epoch(const epoch_stats *s, void *p)
                  r->workers, (unsigned long long)r->seed, s->epoch, s->train_loss, s->test_accuracy, s->wall_s);
     if (r->t)
         table_row(
-            r->t, "%s\t%d\t%d\t%d\t%.6f\t%.6f\t%.4f\t%.0f\t%.0f\t%.6g\t%.3f\t%.3f\t%.3f\t%.2f\t%.2f\t%.4f\t%llu\t%s",
+            r->t,
+            "%s\t%d\t%d\t%d\t%.6f\t%.6f\t%.4f\t%.0f\t%.0f\t%.6g\t%.3f\t%.3f\t%.3f\t%.2f\t%.2f\t%.4f\t%llu\t%s\t%016llx",
             r->quant, r->workers, s->epoch, s->iterations, s->train_loss, s->test_loss, s->test_accuracy,
             s->bytes_up_per_iter, s->bytes_down_per_iter, s->quant_nmse, s->wall_s, s->compute_s, s->quant_s, s->gflops,
-            r->sgemm, s->quant_s / (s->compute_s + s->quant_s), (unsigned long long)r->seed, blas_core_in_use());
+            r->sgemm, s->quant_s / (s->compute_s + s->quant_s), (unsigned long long)r->seed, blas_core_in_use(),
+            (unsigned long long)XXH3_64bits(s->params, s->num_params * sizeof *s->params));
     if (s->epoch >= 1 && s->epoch <= MAX_EPOCHS) r->acc[s->epoch - 1] = s->test_accuracy, r->epochs = s->epoch;
     r->iterations = s->iterations;
 }
@@ -230,7 +233,8 @@ int cmd_train(int argc, char **argv)
                                     "sgemm_gflops",
                                     "quant_share",
                                     "seed",
-                                    "blas_core"};
+                                    "blas_core",
+                                    "params_xxh3"};
     static const char *const S[] = {"quant", "workers", "epoch", "seeds", "test_accuracy_mean", "test_accuracy_sd"};
     gq_table t, summary;
     table_init(&t, H, sizeof H / sizeof H[0]);

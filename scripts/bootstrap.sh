@@ -15,6 +15,8 @@ packages=(
   libxxhash-dev # XXH3, the wire format's payload checksum
   dataset-fashion-mnist
   perl # the CLI tests make float32 files with pack()
+  openmpi-bin libopenmpi-dev # train --mpi, mpirun, bench/mpi_pingpong
+  iproute2 # scripts/netlab.sh: network namespaces, veth, tc
 )
 
 missing=()

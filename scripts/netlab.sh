@@ -15,7 +15,7 @@
 # namespace 198.18.0.254 (mpirun's daemons call home there). The namespaces
 # have no default route and nothing forwards or translates their traffic:
 # it never leaves the namespaces this script made. Needs root (CAP_NET_ADMIN).
-set -euo pipefail
+set -Eeuo pipefail # -E: the ERR trap that cleans up also fires inside functions
 
 PREFIX=gq-n          # namespaces gq-n0 ...
 BRIDGE=gqlab0
@@ -83,6 +83,13 @@ cmd_up() {
   [[ $delay =~ ^(0|[0-9]+(\.[0-9]+)?(us|ms|s))$ ]] || die "delay '$delay': e.g. 100us or 2ms"
   need_root
   [ -e "$STATE" ] && die "a lab is already up ($(cat "$STATE")); 'netlab.sh down' first"
+  if [ "$delay" != 0 ]; then # netem is a kernel option (CONFIG_NET_SCH_NETEM): ask a throwaway namespace
+    ip netns add gq-probe
+    local have_netem=1
+    ip netns exec gq-probe tc qdisc add dev lo root netem delay 1ms 2>/dev/null || have_netem=0
+    ip netns del gq-probe
+    [ $have_netem = 1 ] || die "this kernel has no netem (CONFIG_NET_SCH_NETEM) for the delay: give DELAY 0 or none"
+  fi
   trap 'echo "netlab: setting up failed; removing what was made" >&2; cmd_down' ERR
   ip link add "$BRIDGE" type bridge
   ip addr add "$ROOT_ADDR/24" dev "$BRIDGE"

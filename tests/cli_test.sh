@@ -204,6 +204,20 @@ printf 'model,gpu,batch,platform,sync,gpus,images_per_s\nalexnet,P100,512,dgx1,r
 "$GQ" validate --measured meas.csv --format csv > val.csv 2> val.err
 check "validate rows" sh -c "test \$(tail -n +2 val.csv | wc -l) -eq 2 && grep -q '^alexnet,dgx1,P100,512,ring,fp32,1,2987,2987,+0.0,measured' val.csv"
 check "validate summary" grep -q 'median absolute error' val.err
+# workers on host CPUs (train --mpi's rows): one worker's measured rate is the prediction on one node
+lab='"cluster:gpus-per-node=1,gpu=cpu,intra=pcie3,inter=0.05gbe,nodes=2"'
+printf 'model,platform,gpu,batch,gpus,sync,quant,overlap,fusion,codec_on,images_per_s,compute_images_per_s\n' > cpu.csv
+printf 'lenet5,%s,cpu,64,1,ps-sharded,terngrad,0,0,cpu,4000,5000\n' "$lab" >> cpu.csv
+"$GQ" validate --measured cpu.csv --engine analytic --format csv > val.csv 2> err.txt
+check "validate: gpu cpu at its measured compute rate (5000, +25%)" grep -q ',1,4000,5000,+25.0,user$' val.csv
+printf 'model,platform,gpu,batch,gpus,images_per_s\nlenet5,%s,cpu,64,2,4000\n' "$lab" > cpu2.csv
+"$GQ" validate --measured cpu2.csv 2> err.txt; rc=$?
+check "validate: gpu cpu without a measured rate, one line" sh -c "test $rc -ne 0 && test \$(wc -l < err.txt) -eq 1 && grep -q 'compute_images_per_s' err.txt"
+for bad in 'overlap,2' 'codec_on,tpu' 'fusion,-1' 'compute_images_per_s,0'; do
+    printf 'model,platform,gpu,batch,gpus,images_per_s,%s\nlenet5,%s,cpu,64,2,4000,%s\n' "${bad%%,*}" "$lab" "${bad#*,}" > cpu3.csv
+    "$GQ" validate --measured cpu3.csv 2> err.txt; rc=$?
+    check "validate: bad ${bad%%,*} named with its line" sh -c "test $rc -ne 0 && grep -q 'cpu3.csv:2: ${bad%%,*}' err.txt"
+done
 printf 'model,gpu,gpus\nalexnet,P100,1\n' > badmeas.csv
 "$GQ" validate --measured badmeas.csv 2> err.txt
 check "validate: missing columns named" grep -q 'badmeas.csv:1: needs columns' err.txt
@@ -283,14 +297,14 @@ if [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] || [ -n "
       --format csv --output tr.csv --plot tr.png --dump-grads grads --dump-at 1 > tr.out
   check "train succeeds" test $? -eq 0
   check "train columns" sh -c "head -1 tr.out | grep -q '^quant,workers,epoch,iterations,train_loss,test_loss,test_accuracy,bytes_up_per_iter,bytes_down_per_iter,quant_nmse,wall_s,'"
-  check "train names the BLAS kernel last" sh -c "head -1 tr.out | grep -q ',seed,blas_core\$'"
-  core=$(awk -F, 'NR == 2 { print $NF }' tr.out)
+  check "train names the BLAS kernel after the seed, then the parameters' hash" sh -c "head -1 tr.out | grep -q ',seed,blas_core,params_xxh3\$'"
+  core=$(awk -F, 'NR == 2 { print $(NF - 1) }' tr.out)
   # independent of gqsim: on a CPU with AVX2 and FMA, no pre-AVX2 kernel
   if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo && [ -z "${OPENBLAS_CORETYPE:-}" ]; then
     check "an AVX2 CPU runs an AVX2 or AVX-512 kernel ($core)" sh -c "case '$core' in Haswell|Zen|SkylakeX|Cooperlake|SapphireRapids) ;; *) exit 1 ;; esac"
   fi
   OPENBLAS_CORETYPE=Core2 "$GQ" train --epochs 1 --workers 1 --train-limit 256 --test-limit 64 --format csv > core2.out
-  check "a core the user sets stays (Core2)" test "$(awk -F, 'NR == 2 { print $NF }' core2.out)" = Core2
+  check "a core the user sets stays (Core2)" test "$(awk -F, 'NR == 2 { print $(NF - 1) }' core2.out)" = Core2
   check "train rows: 2 quantizers x 2 epochs" test "$(tail -n +2 tr.out | wc -l)" -eq 4
   check "train --output equals stdout" cmp -s tr.out tr.csv
   check "train fp32 bytes: 4 per parameter" grep -q '^fp32,2,1,32,.*,246824,246824,0,' tr.out

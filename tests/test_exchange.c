@@ -48,6 +48,35 @@ static void test_rules(const model_t *lenet)
     CHECK(xch_downlink(&small, &tg) == DOWNLINK_FP32, "fp32's reply is fp32");
 }
 
+/* TernGrad's summed levels on the wire: base 2W+1, as many digits as fit in 64 bits. */
+static void test_levels(void)
+{
+    /* 3^40 < 2^64 < 3^41; 9^20 < 2^64 < 9^21; 129^9 < 2^64 < 129^10 */
+    CHECK(xch_levels_per_word(1) == 40 && xch_levels_per_word(4) == 20 && xch_levels_per_word(64) == 9,
+          "digits per word: %d %d %d", xch_levels_per_word(1), xch_levels_per_word(4), xch_levels_per_word(64));
+    CHECK(xch_levels_size(41, 1) == 4 + 16 && xch_levels_size(40, 1) == 4 + 8 && xch_levels_size(1, 8) == 12,
+          "sizes: the scaler and whole words");
+    enum { N = 1001 };
+    static int32_t lv[N], back[N];
+    static uint8_t buf[8 * N + 4];
+    const int workers[] = {1, 2, 3, 4, 8, 64, 1024};
+    for (size_t wi = 0; wi < sizeof workers / sizeof workers[0]; wi++) {
+        const int W = workers[wi];
+        for (int i = 0; i < N; i++) lv[i] = (int32_t)((i * 7919 + W) % (2 * W + 1)) - W; /* every level, both ends */
+        lv[0] = -W, lv[N - 1] = W;
+        xch_levels_pack(buf, lv, N, 0.25f, W);
+        float scale = 0;
+        int ok = xch_levels_unpack(buf, N, W, back, &scale) == 0 && scale == 0.25f && memcmp(lv, back, sizeof lv) == 0;
+        CHECK(ok, "%d workers: %d levels round-trip", W, N);
+        /* a word past its last digit is a corrupt buffer */
+        const uint64_t word = UINT64_MAX;
+        memcpy(buf + xch_levels_size(N, W) - 8, &word, 8);
+        CHECK(xch_levels_unpack(buf, N, W, back, &scale) != 0, "%d workers: an out-of-range word is refused", W);
+    }
+    /* the average every rank computes from them: s x L / W, in double, rounded once */
+    CHECK(xch_level_mean(3, 0.1f, 4) == (float)(0.1f * 3.0 / 4) && xch_level_mean(-4, 2.0f, 4) == -2.0f, "level means");
+}
+
 int main(void)
 {
     gq_zoo z;
@@ -110,6 +139,7 @@ int main(void)
                 }
     /* all 12 have exact sizes (top-k's k is fixed), x 4 downlinks x 2 variants x 2 worker counts */
     CHECK(compared == 12 * 4 * 2 * 2, "%d configurations compared", compared);
+    test_levels();
     zoo_free(&z);
     return check_summary();
 }

@@ -190,8 +190,33 @@ static void test_physics(void)
     CHECK(fabs(fan / (4 * BYTES / 1.25e9) - 1) < 0.01, "racked: four GPUs to three racks share their NIC: %.4f s", fan);
 }
 
+/* Ethernet at any rate: N Gb/s is N x 1e9 / 8 bytes/s, 1 GbE's latency below 10 Gb/s, 10 GbE's from there. */
+static void test_any_ethernet(void)
+{
+    const link_kind *a = link_kind_find("0.05gbe", 0), *b = link_kind_find("20gbe", 0);
+    CHECK(a && a->bandwidth == 6.25e6 && a->latency == 10e-6 && !a->rdma, "0.05gbe: 50 Mb/s, 10 us");
+    CHECK(b && b->bandwidth == 2.5e9 && b->latency == 5e-6, "20gbe: 2.5 GB/s, 5 us");
+    CHECK(link_kind_find("0.050gbe", 0) == a && strcmp(a->name, "0.05gbe") == 0, "one kind per rate, canonical name");
+    CHECK(link_kind_find("10gbe", 0) == link_kind_find("10gbe", 0) && link_kind_find("10gbe", 0)->latency == 5e-6,
+          "the built-in names first");
+    const char *bad[] = {"0gbe", "-1gbe", "gbe", "x1gbe", "1gb", "1e9gbe", "nangbe", "1.5.2gbe"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK(link_kind_find(bad[i], 0) == NULL, "'%s' is not a link", bad[i]);
+    CHECK(link_kind_find("0.1gbe", 1) == NULL, "not inside a node");
+    cluster_spec c;
+    char msg[256];
+    CHECK(cluster_parse("cluster:gpus-per-node=1,gpu=cpu,intra=pcie3,inter=0.1gbe,nodes=4", &c, msg, sizeof msg) ==
+                  GQ_OK &&
+              c.inter->bandwidth == 12.5e6,
+          "a lab's spec: 100 Mb/s");
+    CHECK(cluster_parse("cluster:gpus-per-node=1,gpu=cpu,intra=pcie3,inter=0gbe", &c, msg, sizeof msg) != GQ_OK &&
+              strstr(msg, "Ngbe") != NULL,
+          "a bad rate names the form: %s", msg);
+}
+
 int main(void)
 {
+    test_any_ethernet();
     test_specs();
     test_xml_roundtrip();
     test_physics();

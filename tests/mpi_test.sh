@@ -1,0 +1,80 @@
+#!/bin/sh
+# `gqsim train --mpi` on localhost under mpirun -np 2 and -np 4: every
+# synchronisation scheme reaches exactly the in-process run's losses and
+# accuracy and parameters (the same arithmetic in the same order, to the last bit),
+# the measured bytes are the schemes' closed forms, the --measured-out row is
+# what validate reads, and bad uses fail in one line. Skipped (77) only where
+# mpirun is not installed.
+# Usage: tests/mpi_test.sh path/to/gqsim
+set -u
+GQ=$(readlink -f "$1")
+. "$(dirname "$0")/harness.sh"
+if ! command -v mpirun > /dev/null; then
+    echo "mpi_test: SKIPPED: no mpirun (Debian package openmpi-bin)"
+    exit 77
+fi
+# OpenMPI's own allocations are not ours to leak-check; everything else runs as in the other tests
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
+# time-shared ranks must yield while they wait, or a busy-polling rank starves the one computing
+run_mpi() { # run_mpi NP ARGS...
+    np=$1; shift
+    mpirun --allow-run-as-root --oversubscribe -np "$np" --mca btl tcp,self --mca mpi_yield_when_idle 1 \
+        --mca rtc ^hwloc "$GQ" train --mpi "$@"
+}
+TRAIN="--epochs 2 --train-limit 1024 --test-limit 256 --format csv"
+# what a run's parameters decide: epoch, train_loss, test_loss, test_accuracy, and the parameters' XXH3
+fingerprint() { perl -ne 'next if $. == 1; chomp; s/"[^"]*"/Q/g; @f = split /,/; print "$f[2] $f[4] $f[5] $f[6] $f[18]\n"' "$1"; }
+
+"$GQ" train --mpi --epochs 1 --train-limit 256 --test-limit 64 --format csv > single.csv 2> err.txt; rc=$?
+if grep -q 'built without MPI' err.txt; then
+    bad "mpirun is installed but gqsim was built without MPI: $(cat err.txt)"
+    finish; exit 1
+fi
+check "--mpi without mpirun: a world of one worker" sh -c "test $rc -eq 0 && grep -q '^fp32,1,1,' single.csv"
+
+same() { # same NP SYNC QUANT: the MPI run's fingerprint equals the in-process run's
+    # shellcheck disable=SC2086
+    "$GQ" train --workers "$1" --sync "$2" --quant "$3" $TRAIN > local.csv 2> /dev/null
+    # shellcheck disable=SC2086
+    run_mpi "$1" --sync "$2" --quant "$3" $TRAIN > mpi.csv 2> mpi_err.txt
+    fingerprint local.csv > a.txt
+    fingerprint mpi.csv > b.txt
+    if test -s a.txt && test "$(wc -l < a.txt)" -eq 2 && cmp -s a.txt b.txt; then ok; else
+        bad "-np $1 --sync $2 --quant $3: in-process $(tr '\n' ' ' < a.txt) vs mpi $(tr '\n' ' ' < b.txt) $(head -c 300 mpi_err.txt)"
+    fi
+}
+for sync in ps ps-sharded ring allgather; do
+    for quant in fp32 terngrad qsgd signsgd; do same 2 "$sync" "$quant"; done
+    for quant in terngrad qsgd; do same 4 "$sync" "$quant"; done
+done
+same 4 ps-sharded orq
+same 3 ring topk
+same 4 ring fp32 # two workers' sums commute; from three on, the ring's order shows
+same 3 ps-sharded fp32
+
+# ---- measured bytes: 2 (W - 1) / W x 4P per worker and iteration for fp32 (LeNet-5: P = 61,706) ----------
+for sync in ps ps-sharded ring; do
+    # shellcheck disable=SC2086
+    run_mpi 4 --sync "$sync" --epochs 1 --train-limit 1024 --test-limit 64 --format csv --measured-out "m-$sync.csv" \
+        --timings-out "t-$sync.csv" --platform "cluster:gpus-per-node=1,gpu=cpu,intra=pcie3,inter=0.1gbe,nodes=4" \
+        > /dev/null 2> err.txt
+    check "$sync: measured row written" test -s "m-$sync.csv"
+    check "$sync: 370236 bytes sent and received per iteration (6P)" sh -c "perl -ne 'next if \$. == 1; s/\"[^\"]*\"/Q/g;
+        @f = split /,/; exit(!(\$f[17] == 370236 && \$f[18] == 370236))' m-$sync.csv"
+    check "$sync: a timings row per rank and iteration (4 x 4)" test "$(tail -n +2 "t-$sync.csv" | wc -l)" -eq 16
+done
+check "the measured row's columns" test "$(head -1 m-ring.csv)" = \
+    "model,platform,gpu,batch,gpus,sync,quant,overlap,fusion,codec_on,images_per_s,compute_images_per_s,iteration_s,compute_s,encode_s,wait_s,decode_s,bytes_sent,bytes_received,iterations,seed,test_accuracy,source"
+"$GQ" validate --measured m-ring.csv --engine analytic --format csv > v.csv 2> err.txt
+check "validate reads the measured row as it is" sh -c "test \$(wc -l < v.csv) -eq 2 && grep -q ',ring,fp32,4,.*,user\$' v.csv"
+
+# ---- bad uses -------------------------------------------------------------------------------------------
+"$GQ" train --measured-out m.csv --epochs 1 2> err.txt; rc=$?
+check "--measured-out without --mpi: usage error, one line" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1"
+run_mpi 2 --measured-out m.csv --epochs 1 > /dev/null 2> err.txt; rc=$?
+check "--measured-out without --platform fails" sh -c "test $rc -ne 0 && grep -q 'needs --platform' err.txt && ! test -e m.csv"
+run_mpi 2 --lr 100 --optimizer sgd --epochs 1 --train-limit 512 > /dev/null 2> err.txt; rc=$?
+check "a diverging run stops every rank with the reason" sh -c "test $rc -ne 0 && grep -q 'diverged' err.txt"
+run_mpi 2 --sync ring --quant signsgd --ef on --epochs 1 --train-limit 512 > /dev/null 2> err.txt; rc=$?
+check "ring with error feedback is refused" sh -c "test $rc -ne 0 && grep -q 'error to feed back' err.txt"
+finish

@@ -1,0 +1,82 @@
+#!/bin/sh
+# scripts/netlab.sh for real: a two-node lab whose links are what it says
+# (ping-pong: the rate within 15%, the delay twice per one-way trip), whose
+# namespaces have no way out, where `train --mpi` reaches the in-process
+# run's parameters and writes a row validate reads; then `down` leaves
+# nothing behind, and bad arguments fail in one line. Needs root, network
+# namespaces and mpirun: skipped (77), saying why, elsewhere.
+# Usage: tests/netlab_test.sh path/to/gqsim SOURCE_DIR
+set -u
+GQ=$(readlink -f "$1")
+LAB="bash $(readlink -f "$2")/scripts/netlab.sh"
+PINGPONG=$(dirname "$GQ")/mpi_pingpong
+. "$(dirname "$0")/harness.sh"
+skip() { echo "netlab_test: SKIPPED: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root (network namespaces)"
+command -v mpirun > /dev/null || skip "no mpirun (openmpi-bin)"
+command -v tc > /dev/null || skip "no tc (iproute2)"
+ip netns add gq-probe 2> /dev/null || skip "this machine does not allow network namespaces"
+ip netns del gq-probe
+[ -e /run/gqsim-netlab ] && skip "a lab is already up (netlab.sh down, then run again)"
+forward=$(cat /proc/sys/net/ipv4/ip_forward)
+
+# ---- bad arguments: one line, nothing made ------------------------------------------------------------
+for args in "up 0 10mbit" "up 2 10furlongs" "up 2 10mbit 5parsecs" "sideways"; do
+    # shellcheck disable=SC2086
+    $LAB $args > /dev/null 2> err.txt; rc=$?
+    check "netlab.sh $args: exit 1, one line" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1"
+done
+check "nothing made by bad arguments" sh -c "! ip netns list | grep -q '^gq-n'"
+if command -v setpriv > /dev/null; then
+    setpriv --reuid=65534 --regid=65534 --clear-groups $LAB up 2 10mbit > /dev/null 2> err.txt; rc=$?
+    check "not root: one line saying so" sh -c "test $rc -eq 1 && grep -q 'needs root' err.txt && test \$(wc -l < err.txt) -eq 1"
+fi
+
+# ---- up: two nodes at 100 Mbit/s, 1 ms per link (no delay where the kernel lacks netem) ------------------------
+delay=0.001
+if ! $LAB up 2 100mbit 1ms > /dev/null 2> err.txt; then
+    check "no netem: one line saying so, nothing made" sh -c "grep -q 'no netem' err.txt && ! ip netns list | grep -q '^gq-'"
+    echo "netlab_test: this kernel has no netem: the lab runs without delay"
+    delay=0
+    $LAB up 2 100mbit > /dev/null 2> err.txt
+fi
+check "up 2 100mbit" test $? -eq 0
+check "two namespaces" test "$(ip netns list | grep -c '^gq-n[01] ')" -eq 2
+for n in 0 1; do
+    check "gq-n$n: no default route" sh -c "! ip netns exec gq-n$n ip route | grep -q default"
+    check "gq-n$n: 198.18.0.$((n + 1)) only" sh -c "ip netns exec gq-n$n ip -4 -o addr | grep -v ' lo ' | grep -q ' 198.18.0.$((n + 1))/24 '"
+done
+check "forwarding left as it was" test "$(cat /proc/sys/net/ipv4/ip_forward)" = "$forward"
+$LAB up 2 10mbit > /dev/null 2> err.txt; rc=$?
+check "a second up is refused" sh -c "test $rc -eq 1 && grep -q 'already up' err.txt"
+$LAB mpirun 3 -- true > /dev/null 2> err.txt; rc=$?
+check "more ranks than nodes is refused" sh -c "test $rc -eq 1 && grep -q '1..2' err.txt"
+
+if [ -x "$PINGPONG" ]; then
+    $LAB mpirun 2 -- "$PINGPONG" 1048576 5 > pp.csv 2> err.txt
+    # a message crosses its sender's link and its receiver's: two delays; TCP/IP headers take ~3.5% of the rate
+    check "ping-pong: 1 byte one way in two delays and under 1 ms more" \
+        awk -F, -v d=$delay '$1 == 1 { ok = $2 >= 2 * d && $2 < 2 * d + 0.001 } END { exit !ok }' pp.csv
+    check "ping-pong: 1 MiB at 85..100% of 12.5 MB/s" \
+        awk -F, -v d=$delay '$1 == 1048576 { r = 1048576 / ($2 - 2 * d); ok = r > 0.85 * 12.5e6 && r <= 12.5e6 } END { exit !ok }' pp.csv
+fi
+
+# ---- train --mpi over the lab ------------------------------------------------------------------------------
+T="--quant terngrad --sync ps-sharded --epochs 1 --train-limit 1024 --test-limit 128 --format csv"
+# shellcheck disable=SC2086
+"$GQ" train --workers 2 $T > local.csv 2> /dev/null
+# shellcheck disable=SC2086
+$LAB mpirun 2 -- "$GQ" train --mpi $T --measured-out m.csv \
+    --platform "cluster:gpus-per-node=1,gpu=cpu,intra=pcie3,inter=0.1gbe,nodes=2" > lab.csv 2> err.txt
+check "train --mpi in the lab" test $? -eq 0
+fp() { perl -ne 'next if $. == 1; chomp; s/"[^"]*"/Q/g; @f = split /,/; print "@f[4,5,6,18]\n"' "$1"; }
+check "the lab's run reaches the in-process parameters" sh -c "test -n '$(fp lab.csv)' && test '$(fp local.csv)' = '$(fp lab.csv)'"
+"$GQ" validate --measured m.csv --engine analytic --format csv > v.csv 2> err.txt
+check "validate reads the lab's row; prediction within 50%" awk -F, 'NR == 2 { e = $(NF - 1); ok = e > -50 && e < 50 } END { exit !ok }' v.csv
+
+# ---- down: nothing left ------------------------------------------------------------------------------------
+$LAB down
+check "down: no namespace left" sh -c "! ip netns list | grep -q '^gq-n'"
+check "down: no bridge or veth left" sh -c "! ip -o link show | grep -Eq ' (gqlab0|gqv[0-9]+)[:@]'"
+check "down: state removed" test ! -e /run/gqsim-netlab
+finish
