@@ -8,6 +8,8 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "gq_csv.h"
+#include "gq_file.h"
 #include "options.h"
 #include "scenario.h"
 #include "sim_args.h"
@@ -426,11 +428,82 @@ static int platforms_xml(int argc, char **argv)
     return 0;
 }
 
+/* Reads a ping-pong CSV (bytes, one_way_s). @return rows, or -1 after printing. */
+static int read_pingpong(const char *path, double *bytes, double *secs, int cap)
+{
+    char *text, msg[512];
+    size_t len;
+    if (gq_read_file(path, (size_t)1 << 20, 1, &text, &len, msg, sizeof msg) != GQ_OK) return cli_error("%s", msg), -1;
+    gq_csv *r = malloc(sizeof *r);
+    if (!r) return free(text), cli_error("out of memory"), -1;
+    gq_csv_init(r, text, len);
+    const char *why = "empty file";
+    int n = 0, rc = 0, cb = -1, ct = -1;
+    if (gq_csv_next(r, &why) == 1) cb = gq_csv_column(r, "bytes", NULL), ct = gq_csv_column(r, "one_way_s", NULL);
+    if (cb < 0 || ct < 0) cli_error("%s:1: needs columns bytes and one_way_s", path), rc = -1;
+    for (int line = r->line, got; rc == 0 && (got = gq_csv_next(r, &why)) != 0; line = r->line) {
+        char *e1, *e2;
+        if (got < 0) {
+            cli_error("%s:%d: %s", path, line, why), rc = -1;
+            break;
+        }
+        if (gq_csv_blank(r)) continue;
+        const double b = strtod(r->field[cb], &e1), t = strtod(r->field[ct], &e2);
+        if (*e1 || *e2 || e1 == r->field[cb] || e2 == r->field[ct] || !(b >= 1 && b <= 1e12) || !(t > 0 && t < 1e4)) {
+            cli_error("%s:%d: bytes must be in 1..1e12 and one_way_s a time in (0, 1e4)", path, line), rc = -1;
+            break;
+        }
+        if (n == cap) {
+            cli_error("%s:%d: more than %d sizes", path, line, cap), rc = -1;
+            break;
+        }
+        bytes[n] = b, secs[n++] = t;
+    }
+    free(r), free(text);
+    return rc ? -1 : n;
+}
+
+static int platforms_calibrate(int argc, char **argv)
+{
+    cli_args a;
+    memset(&a, 0, sizeof a);
+    cluster_spec c;
+    if (cli_parse_args(C_PLATFORMS_CALIBRATE, "platforms calibrate", argc, argv, &a, 1) ||
+        platform_arg(&a, "platforms calibrate", &c))
+        return EXIT_USAGE;
+    double bytes[64], secs[64], alpha, beta;
+    const int k = read_pingpong(a.pingpong, bytes, secs, 64);
+    if (k < 0) return 1;
+    sim_network n;
+    char msg[256], spec[160];
+    const char *base = a.network_model ? a.network_model : c.inter->rdma ? "CM02" : "LV08";
+    if (sim_network_calibrate(&c, base, bytes, secs, (size_t)k, &n, &alpha, &beta, msg, sizeof msg) != 0)
+        return cli_error("%s: %s", a.pingpong, msg), 1;
+    snprintf(spec, sizeof spec, "%s:latency-factor=%.4g,bandwidth-factor=%.4g", n.name, n.latency_factor,
+             n.bandwidth_factor);
+    static const char *const H[] = {"network_model", "latency_us", "bandwidth_MBps", "model_latency_us",
+                                    "model_bandwidth_MBps"};
+    gq_table t;
+    table_init(&t, H, 5);
+    table_row(&t, "%s\t%.4g\t%.6g\t%.4g\t%.6g", spec, alpha * 1e6, beta / 1e6, alpha / n.latency_factor * 1e6,
+              beta / n.bandwidth_factor / 1e6);
+    table_print(&t, (cli_format)a.format);
+    table_free(&t);
+    return 0;
+}
+
 const cli_command PLATFORM_CMDS[] = {
     {"list", platforms_list, C_PLATFORMS_LIST, NULL, "built-in clusters", NULL},
     {"show", platforms_show, C_PLATFORMS_SHOW, "NAME|cluster:...", "a cluster's links", NULL},
     {"xml", platforms_xml, C_PLATFORMS_XML, "NAME|cluster:...",
      "the SimGrid platform XML, with the gqsim.* properties that let --platform read it back", NULL},
+    {"calibrate", platforms_calibrate, C_PLATFORMS_CALIBRATE, "NAME|cluster:...",
+     "network factors from a ping-pong between two of its nodes (for --network-model)",
+     "SimGrid's calibration in two segments: the latency is the smallest message's one-way time, the\n"
+     "bandwidth 1/slope of a least-squares line through the sizes of 64 KiB and more; each factor is\n"
+     "measured / the platform's own (two nodes' route: latencies added, narrowest link). Prints the\n"
+     "--network-model spec to simulate (or validate) that network with. Measure with bench/mpi_pingpong\n"
+     "(in the lab: scripts/netlab.sh mpirun 2 -- build/mpi_pingpong > pp.csv).\n"},
     {NULL, NULL, 0, NULL, NULL, NULL},
 };
 

@@ -151,11 +151,12 @@ static int gather_timings(train_comm *comm, iter_log *log, const cli_args *a, co
         table_row(measured,
                   "%s\t%s\tcpu\t%llu\t%d\t%s\t%s\t0\t0\tcpu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.0f\t%.0f\t%."
                   "0f\t%llu\t%."
-                  "4f\tgqsim train --mpi",
+                  "4f\t%s\tgqsim train --mpi",
                   model, a->platform, (unsigned long long)a->batch, W, train_sync_name((train_sync)a->train_sync),
                   quant, (double)W * (double)a->batch / iteration_s, (double)a->batch / (sum[2] / per_rank),
                   iteration_s, sum[2] / per_rank, sum[3] / per_rank, sum[4] / per_rank, sum[5] / per_rank,
-                  sum[6] / per_rank, sum[7] / per_rank, n, (unsigned long long)seed, accuracy);
+                  sum[6] / per_rank, sum[7] / per_rank, n, (unsigned long long)seed, accuracy,
+                  a->network_model ? a->network_model : "");
     }
     free(all);
     log->n = 0;
@@ -202,10 +203,10 @@ int cmd_train(int argc, char **argv)
     static const char *const TH[] = {"quant",    "seed",   "rank",     "iteration",  "wall_s",        "compute_s",
                                      "encode_s", "wait_s", "decode_s", "bytes_sent", "bytes_received"};
     static const char *const MH[] = {
-        "model",          "platform",   "gpu",      "batch",         "gpus",         "sync",
-        "quant",          "overlap",    "fusion",   "codec_on",      "images_per_s", "compute_images_per_s",
-        "iteration_s",    "compute_s",  "encode_s", "wait_s",        "decode_s",     "bytes_sent",
-        "bytes_received", "iterations", "seed",     "test_accuracy", "source"};
+        "model",          "platform",   "gpu",      "batch",         "gpus",          "sync",
+        "quant",          "overlap",    "fusion",   "codec_on",      "images_per_s",  "compute_images_per_s",
+        "iteration_s",    "compute_s",  "encode_s", "wait_s",        "decode_s",      "bytes_sent",
+        "bytes_received", "iterations", "seed",     "test_accuracy", "network_model", "source"};
     gq_table timings, measured;
     table_init(&timings, TH, sizeof TH / sizeof TH[0]);
     table_init(&measured, MH, sizeof MH / sizeof MH[0]);
@@ -268,10 +269,13 @@ int cmd_train(int argc, char **argv)
             for (size_t si = 0; si < ns && rc == 0; si++) {
                 c.seed = seeds[si];
                 runs[si] = (run_ctx){&t, canon, c.workers, seeds[si], sgemm, 0, 0, {0}};
-                if (train_run(&c, &tr, &te, on_epoch, &runs[si], msg, sizeof msg) != GQ_OK) {
-                    if (rank == 0)
+                gq_err e = train_run(&c, &tr, &te, on_epoch, &runs[si], msg, sizeof msg);
+                if (e != GQ_OK) {
+                    /* a diverged worker is one rank's news; anything else every rank found alike */
+                    if (rank == 0 || e == GQ_ERR_NONFINITE)
                         cli_error("train %s with %d workers, seed %llu: %s", canon, c.workers,
                                   (unsigned long long)seeds[si], msg);
+                    if (a.mpi && comm.size > 1 && e == GQ_ERR_NONFINITE) comm.abort(&comm, 1);
                     rc = 1;
                 } else if (a.mpi && gather_timings(&comm, &ilog, &a, m->name, canon, seeds[si],
                                                    runs[si].epochs ? runs[si].acc[runs[si].epochs - 1] : 0, &timings,

@@ -27,7 +27,7 @@ static const top_command COMMANDS[] = {
      QUANT_CMDS, NULL},
     {"models", cmd_models, help_models, "the model zoo: list, show, compute", MODELS_CMDS, NULL},
     {"gpus", cmd_gpus, help_gpus, "GPU compute profiles: list, fit", GPUS_CMDS, NULL},
-    {"platforms", cmd_platforms, help_platforms, "GPU clusters: list, show, xml", PLATFORM_CMDS, NULL},
+    {"platforms", cmd_platforms, help_platforms, "GPU clusters: list, show, xml, calibrate", PLATFORM_CMDS, NULL},
     {"simulate", NULL, NULL, NULL, NULL, &SIM_CMDS[0]},
     {"speedup", NULL, NULL, NULL, NULL, &SIM_CMDS[1]},
     {"report", NULL, NULL, NULL, NULL, &SIM_CMDS[2]},

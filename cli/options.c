@@ -18,8 +18,8 @@
 #define SIMS (B(C_SIMULATE) | B(C_SPEEDUP) | B(C_REPORT) | B(C_VALIDATE) | B(C_TTA))
 #define FORMATS                                                                                                        \
     (B(C_QUANT_LIST) | B(C_QUANT_BENCH) | B(C_QUANT_SWEEP) | B(C_QUANT_COSTS) | B(C_MODELS_LIST) | B(C_MODELS_SHOW) |  \
-     B(C_MODELS_COMPUTE) | B(C_GPUS_LIST) | B(C_GPUS_FIT) | B(C_PLATFORMS_LIST) | B(C_PLATFORMS_SHOW) | SIMS |         \
-     B(C_TRAIN))
+     B(C_MODELS_COMPUTE) | B(C_GPUS_LIST) | B(C_GPUS_FIT) | B(C_PLATFORMS_LIST) | B(C_PLATFORMS_SHOW) |                \
+     B(C_PLATFORMS_CALIBRATE) | SIMS | B(C_TRAIN))
 #define CODECS (B(C_QUANT_ENCODE) | B(C_QUANT_ROUNDTRIP))
 
 typedef enum { T_STR, T_STRS, T_U64, T_U64S, T_DBL, T_FLAG, T_ENUM } opt_type;
@@ -109,7 +109,9 @@ static int p_codec_on(const char *v, cli_args *a)
 }
 static int p_network(const char *v, cli_args *a)
 {
-    if (strcmp(v, "LV08") != 0 && strcmp(v, "CM02") != 0) return -1;
+    sim_network n;
+    char why[160];
+    if (sim_network_parse(v, &n, why, sizeof why) != 0) return -1;
     a->network_model = v;
     return 0;
 }
@@ -274,10 +276,11 @@ static const cli_option OPTIONS[] = {
      .help = "SimGrid's flow model, or the alpha-beta cross-check (default simgrid)"},
     {.name = "--network-model",
      .type = T_ENUM,
-     .cmds = SIMS,
+     .cmds = SIMS | B(C_TRAIN) | B(C_PLATFORMS_CALIBRATE),
      .parse = p_network,
-     .allowed = "LV08|CM02",
-     .help = "SimGrid network model (default LV08 on TCP, CM02 on RDMA)"},
+     .allowed = "LV08|CM02[:latency-factor=X,bandwidth-factor=Y]",
+     .help = "SimGrid network model (default LV08 on TCP, CM02 on RDMA), with calibrated factors if given (train: "
+             "recorded in the --measured-out row, for validate)"},
     {.name = "--fp32-below",
      .meta = "N",
      .type = T_DBL,
@@ -490,6 +493,14 @@ static const cli_option OPTIONS[] = {
      .hi = 65536,
      .cmds = B(C_PLATFORMS_XML),
      .help = "nodes in the XML (default the spec's, else 1)"},
+
+    {.name = "--pingpong",
+     .meta = "FILE.csv",
+     .type = T_STR,
+     .field = F(pingpong),
+     .cmds = B(C_PLATFORMS_CALIBRATE),
+     .required = B(C_PLATFORMS_CALIBRATE),
+     .help = "one-way times by message size between two nodes (columns bytes, one_way_s: bench/mpi_pingpong's output)"},
 
     /* training */
     {.name = "--mpi",

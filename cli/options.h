@@ -30,6 +30,7 @@ typedef enum {
     C_PLATFORMS_LIST,
     C_PLATFORMS_SHOW,
     C_PLATFORMS_XML,
+    C_PLATFORMS_CALIBRATE,
     C_SIMULATE,
     C_SPEEDUP,
     C_REPORT,
@@ -47,7 +48,7 @@ typedef enum {
 typedef struct {
     const char *positional; /* a command's one operand (models show MODEL, platforms show NAME), or NULL */
     const char *model, *platform, *gpu, *gpu_file, *network_model, *plot, *out, *output, *measured, *input, *data,
-        *dump_grads, *codec_costs, *accuracy_curve, *measured_out, *timings_out;
+        *dump_grads, *codec_costs, *accuracy_curve, *measured_out, *timings_out, *pingpong;
     const char *quant[MAX_QUANTS];
     size_t nquant;
     const char *dist[8];

@@ -2,7 +2,10 @@
 # The measured matrix of docs/validation.md: `gqsim train --mpi` in a netlab lab
 # for every node count, rate, quantizer and synchronisation scheme, one
 # measured row each (rows as `gqsim validate --measured` reads them), then the
-# predictions of the analytic and SimGrid engines against them.
+# predictions of the analytic and SimGrid engines against them. Each lab is
+# calibrated first, as SimGrid's network calibration is: a ping-pong between
+# two of its nodes (bench/mpi_pingpong), fitted by `gqsim platforms
+# calibrate` into the network model its rows are predicted with.
 #
 #   bash scripts/lab_matrix.sh OUT.csv [GQSIM]
 #
@@ -12,6 +15,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: lab_matrix.sh OUT.csv [GQSIM]}
 gq=$(readlink -f "${2:-$here/../build/gqsim}")
+pingpong=$(dirname "$gq")/mpi_pingpong
 nodes=${MATRIX_NODES:-2 4 8}
 rates=${MATRIX_RATES:-10mbit 100mbit 1000mbit}
 quants=${MATRIX_QUANTS:-fp32 terngrad qsgd orq}
@@ -28,6 +32,10 @@ for n in $nodes; do
   for rate in $rates; do
     bash "$here/netlab.sh" up "$n" "$rate" >/dev/null
     spec="cluster:gpus-per-node=1,gpu=cpu,intra=pcie3,inter=$(gbe "$rate")gbe,nodes=$n"
+    (cd "$tmp" && bash "$here/netlab.sh" mpirun 2 -- "$pingpong" 1048576 7 > pp.csv)
+    network=$("$gq" platforms calibrate "$spec" --pingpong "$tmp/pp.csv" --format csv |
+      perl -ne 'print $1 if $. == 2 && /^"([^"]*)"/')
+    echo "lab_matrix: $n nodes, $rate: $network" >&2
     for sync in $syncs; do
       # the quantized ring re-encodes every hop; an all-gather is what quantized all-reduce runs as
       for quant in $quants; do
@@ -36,6 +44,7 @@ for n in $nodes; do
         echo "lab_matrix: $n nodes, $rate, $sync, $quant" >&2
         (cd "$tmp" && bash "$here/netlab.sh" mpirun "$n" -- "$gq" train --mpi --quant "$quant" --sync "$sync" \
           --epochs 1 --train-limit "$limit" --test-limit 256 --measured-out row.csv --platform "$spec" \
+          --network-model "$network" \
           --format csv >/dev/null)
         if [ -s "$out" ]; then tail -n +2 "$tmp/row.csv" >>"$out"; else cp "$tmp/row.csv" "$out"; fi
       done

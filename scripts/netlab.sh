@@ -49,6 +49,9 @@ rate_bytes() {
 
 # Shapes one device's egress: tbf at RATE, then netem's DELAY. The bucket holds
 # 1 ms at the rate, at least two full frames (smaller buckets cap TCP below the rate).
+# The queue holds a second at the rate, at least 4 MB, as a deep-buffered switch port
+# does: with 100 ms (tc's usual) an all-to-all of 8 nodes at 10 Mbit/s lost packets
+# and spent its time in TCP's 200 ms retransmission timeouts (3x slower).
 shape() {
   local dev=$1 rate=$2 delay=$3 netns=${4:-} bytes burst
   bytes=$(rate_bytes "$rate")
@@ -56,7 +59,9 @@ shape() {
   [ "$burst" -ge 3028 ] || burst=3028
   local tcx=(tc)
   [ -n "$netns" ] && tcx=(ip netns exec "$netns" tc)
-  "${tcx[@]}" qdisc add dev "$dev" root handle 1: tbf rate "$rate" burst "$burst" latency 100ms
+  local limit=$bytes
+  [ "$limit" -ge 4194304 ] || limit=4194304
+  "${tcx[@]}" qdisc add dev "$dev" root handle 1: tbf rate "$rate" burst "$burst" limit "$limit"
   if [ "$delay" != 0 ]; then
     "${tcx[@]}" qdisc add dev "$dev" parent 1:1 handle 10: netem delay "$delay" limit 100000
   fi
@@ -72,7 +77,7 @@ cmd_down() {
     ip link del "$l" 2>/dev/null || true
   done
   ip link del "$BRIDGE" 2>/dev/null || true
-  rm -f "$STATE"
+  rm -rf "$STATE" "${TMPDIR:-/tmp}/gqsim-netlab"
 }
 
 cmd_up() {
@@ -114,11 +119,17 @@ cmd_up() {
 
 # OpenMPI's rsh agent: runs its daemon's command line in namespace HOST, through a
 # shell as ssh would (the line is OpenMPI's own orted command, never a user's string).
+# The lab's nodes share one file system and one host name, so each daemon gets a
+# session directory of its own (else they race to make the same one), and PMIx
+# keeps its data in the process (hash) rather than in shared-memory files they
+# would share too.
 cmd_agent() {
   local host=$1
   shift
   [[ $host =~ ^${PREFIX}[0-9]+$ ]] || die "agent: '$host' is not a lab node"
-  exec ip netns exec "$host" /bin/sh -c "$*"
+  local dir=${TMPDIR:-/tmp}/gqsim-netlab/$host
+  mkdir -p "$dir"
+  exec ip netns exec "$host" env OMPI_MCA_orte_tmpdir_base="$dir" PMIX_MCA_gds=hash /bin/sh -c "$*"
 }
 
 cmd_mpirun() {
@@ -137,7 +148,7 @@ cmd_mpirun() {
   local self
   self=$(readlink -f "$0")
   # shellcheck disable=SC2086 # NETLAB_MPIRUN_ARGS is a list of options, split on spaces
-  mpirun --allow-run-as-root -np "$n" --hostfile "$HOSTFILE" --map-by node \
+  PMIX_MCA_gds=hash mpirun --allow-run-as-root -np "$n" --hostfile "$HOSTFILE" --map-by node \
     --mca plm_rsh_agent "bash $self agent" --mca rtc ^hwloc --mca mpi_yield_when_idle 1 \
     --mca btl tcp,self --mca btl_tcp_if_include "$NET.0/24" --mca oob_tcp_if_include "$NET.0/24" \
     ${NETLAB_MPIRUN_ARGS:-} "$@"

@@ -66,7 +66,8 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
               cmach = gq_csv_column(h, "machine", NULL), cint = gq_csv_column(h, "interconnect", NULL),
               cs = gq_csv_column(h, "sync", NULL), cq = gq_csv_column(h, "quant", NULL),
               ccr = gq_csv_column(h, "compute_images_per_s", NULL), cco = gq_csv_column(h, "codec_on", NULL),
-              cov = gq_csv_column(h, "overlap", NULL), cfu = gq_csv_column(h, "fusion", NULL);
+              cov = gq_csv_column(h, "overlap", NULL), cfu = gq_csv_column(h, "fusion", NULL),
+              cnm = gq_csv_column(h, "network_model", NULL);
     if (cm < 0 || cg < 0 || cb < 0 || cn < 0 || ci < 0 || (cp < 0 && cmach < 0)) {
         e = fail(s, msg, cap, file, 1,
                  "needs columns model, gpu, batch (or batch_per_gpu), gpus, images_per_s and platform (or "
@@ -150,6 +151,10 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
             ((strcmp(f, "gpu") && strcmp(f, "cpu") && strcmp(f, "none")) ||
              copy(row->codec_on, sizeof row->codec_on, f))) {
             e = fail(s, msg, cap, file, line, "codec_on '%.40s' is not gpu, cpu or none", f);
+            goto out;
+        }
+        if (cnm >= 0 && copy(row->network_model, sizeof row->network_model, r->field[cnm])) {
+            e = fail(s, msg, cap, file, line, "network_model '%.40s...' is too long", r->field[cnm]);
             goto out;
         }
         if (cov >= 0 && *(f = r->field[cov])) {

@@ -5,7 +5,8 @@
  *   (or machine, with interconnect), optional sync and quant; optional
  *   options of the run: compute_images_per_s (one worker's measured compute
  *   rate, used instead of a GPU profile), codec_on (gpu|cpu|none), overlap
- *   (0|1), fusion (bytes; 0: a bucket per tensor); others ignored (a
+ *   (0|1), fusion (bytes; 0: a bucket per tensor), network_model (LV08 or
+ *   CM02 with calibrated factors, checked where it is used); others ignored (a
  *   measured breakdown may ride along). Empty optional fields mean the default.
  * Every number is range-checked here and every error names FILE:LINE. libc
  * only, so that it is fuzzed on its own. */
@@ -27,6 +28,7 @@ typedef struct {
     double images_per_s;
     double compute_images_per_s; /* 0: not given */
     char codec_on[16];           /* "": not given */
+    char network_model[96];      /* "": not given */
     int overlap;                 /* -1: not given */
     double fusion;               /* < 0: not given */
 } measured_row;

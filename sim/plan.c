@@ -3,6 +3,7 @@
  * fusion_bytes raw fp32 bytes; each tensor's wire size comes from the real
  * encoder's size function (qz_exact_size) or, for data-dependent codes, from
  * encoding a synthetic Gaussian gradient of that exact length. */
+#include <gsl/gsl_fit.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,65 @@ static double encoded_size(const qz_params *q, size_t n)
     return size;
 }
 
+int sim_network_parse(const char *spec, sim_network *n, char *msg, size_t cap)
+{
+    const char *colon = strchr(spec, ':');
+    const size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
+    if (len == 4 && strncmp(spec, "LV08", 4) == 0)
+        *n = (sim_network){"LV08", 13.01, 0.97}; /* SimGrid's fit to TCP (Velho and Legrand, 2009) */
+    else if (len == 4 && strncmp(spec, "CM02", 4) == 0)
+        *n = (sim_network){"CM02", 1, 1};
+    else
+        return snprintf(msg, cap, "network model '%s' is not LV08 or CM02[:latency-factor=X,bandwidth-factor=Y]", spec),
+               -1;
+    for (const char *k = colon ? colon + 1 : NULL; k;) {
+        const char *eq = strchr(k, '='), *end = strchr(k, ',');
+        if (!end) end = k + strlen(k);
+        if (!eq || eq > end) return snprintf(msg, cap, "network model '%s': expected key=value", spec), -1;
+        char *stop;
+        const double v = strtod(eq + 1, &stop);
+        double *dst = (eq - k == 14 && strncmp(k, "latency-factor", 14) == 0)     ? &n->latency_factor
+                      : (eq - k == 16 && strncmp(k, "bandwidth-factor", 16) == 0) ? &n->bandwidth_factor
+                                                                                  : NULL;
+        if (!dst)
+            return snprintf(msg, cap, "network model '%s': keys are latency-factor and bandwidth-factor", spec), -1;
+        if (stop != end || !(v > 0 && v <= 1000))
+            return snprintf(msg, cap, "network model '%s': a factor must be a number in (0, 1000]", spec), -1;
+        *dst = v;
+        k = *end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
+int sim_network_calibrate(const cluster_spec *c, const char *base, const double *bytes, const double *seconds, size_t k,
+                          sim_network *n, double *alpha, double *beta, char *msg, size_t cap)
+{
+    if (sim_network_parse(base, n, msg, cap) != 0) return -1;
+    size_t small = 0, nlarge = 0;
+    double xs[64], ys[64];
+    for (size_t i = 0; i < k; i++) {
+        if (!(bytes[i] >= 1 && seconds[i] > 0))
+            return snprintf(msg, cap, "row %zu: sizes and times must be > 0", i + 1), -1;
+        if (bytes[i] < bytes[small]) small = i;
+        if (bytes[i] >= 65536 && nlarge < 64) xs[nlarge] = bytes[i], ys[nlarge++] = seconds[i];
+    }
+    if (k == 0 || nlarge < 2) return snprintf(msg, cap, "needs two sizes of 64 KiB or more, and a small one"), -1;
+    double c0, c1, cov00, cov01, cov11, sumsq;
+    gsl_fit_linear(xs, 1, ys, 1, nlarge, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+    if (!(c1 > 0)) return snprintf(msg, cap, "the times do not grow with the size: no bandwidth to fit"), -1;
+    *alpha = seconds[small], *beta = 1 / c1;
+    /* the model's route between two nodes' first GPUs, factors 1: as the plan charges it */
+    const double model_alpha = 2 * c->intra->latency + 2 * c->inter->latency;
+    const double nic = cluster_nic_bandwidth(c), model_beta = nic < c->intra->bandwidth ? nic : c->intra->bandwidth;
+    n->latency_factor = *alpha / model_alpha;
+    n->bandwidth_factor = *beta / model_beta;
+    if (!(n->latency_factor > 0 && n->latency_factor <= 1000 && n->bandwidth_factor > 0 && n->bandwidth_factor <= 1000))
+        return snprintf(msg, cap, "factors out of range (latency x%g, bandwidth x%g): is it the right platform?",
+                        n->latency_factor, n->bandwidth_factor),
+               -1;
+    return 0;
+}
+
 gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
 {
     memset(p, 0, sizeof *p);
@@ -62,15 +122,12 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     p->nodes = cluster_nodes_for(cl, c->gpus);
     p->per_node = c->gpus < cl->gpus_per_node ? c->gpus : cl->gpus_per_node;
     p->tcp = !cl->inter->rdma;
-    const char *nm = c->network_model ? c->network_model : p->tcp ? "LV08" : "CM02";
-    if (strcmp(nm, "LV08") == 0)
-        p->lat_factor = 13.01, p->bw_factor = 0.97;
-    else if (strcmp(nm, "CM02") == 0)
-        p->lat_factor = 1, p->bw_factor = 1;
-    else
-        return snprintf(msg, cap, "network model '%s' is not LV08 or CM02", nm), GQ_ERR_PARAM;
-    snprintf(p->network_model, sizeof p->network_model, "%s(lat x%g, bw x%g%s)", nm, p->lat_factor, p->bw_factor,
-             strcmp(nm, "LV08") == 0 ? ", crosstraffic" : "");
+    sim_network net;
+    if (sim_network_parse(c->network_model ? c->network_model : p->tcp ? "LV08" : "CM02", &net, msg, cap) != 0)
+        return GQ_ERR_PARAM;
+    p->lat_factor = net.latency_factor, p->bw_factor = net.bandwidth_factor;
+    snprintf(p->network_model, sizeof p->network_model, "%s(lat x%g, bw x%g%s)", net.name, p->lat_factor, p->bw_factor,
+             strcmp(net.name, "LV08") == 0 ? ", crosstraffic" : "");
     p->a_intra = 2 * cl->intra->latency * p->lat_factor;
     p->b_intra = cl->intra->bandwidth * p->bw_factor;
     p->a_inter = (2 * cl->intra->latency + 2 * cl->inter->latency) * p->lat_factor;

@@ -323,6 +323,14 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
         if (row->codec_on[0]) codec_device_parse(row->codec_on, &q.codec_on);
         if (row->overlap >= 0) q.overlap = row->overlap;
         if (row->fusion >= 0) q.fusion_bytes = row->fusion;
+        if (row->network_model[0]) {
+            sim_network net;
+            if (sim_network_parse(row->network_model, &net, why, sizeof why) != 0) {
+                e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: %s", file, row->line, why);
+                break;
+            }
+            q.network_model = row->network_model;
+        }
         q.model = row->model;
         q.platform = platform;
         q.gpu = row->gpu;

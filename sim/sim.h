@@ -20,6 +20,27 @@
 typedef enum { SYNC_PS, SYNC_PS_SHARDED, SYNC_RING, SYNC_HIERARCHICAL, SYNC_ALLGATHER } sync_kind;
 typedef enum { ENGINE_SIMGRID, ENGINE_ANALYTIC } engine_kind;
 
+/* A network model: SimGrid's LV08 (TCP: latency x 13.01, bandwidth x 0.97,
+ * cross-traffic) or CM02 (factors 1), optionally with its factors replaced
+ * by calibrated ones: `LV08:latency-factor=1.2,bandwidth-factor=0.956`.
+ * @return 0, or -1 with the reason in msg. */
+typedef struct {
+    char name[8];
+    double latency_factor, bandwidth_factor;
+} sim_network;
+int sim_network_parse(const char *spec, sim_network *n, char *msg, size_t cap);
+
+/* SimGrid's network calibration in two segments, from a ping-pong between
+ * two nodes of cluster c (GPU 0 of each; `bytes` and one-way `seconds`, k
+ * sizes): the latency is the smallest message's time, the bandwidth
+ * 1 / slope of a least-squares line through the sizes of 64 KiB and more;
+ * each factor is measured / the model's own (the route's latencies added,
+ * its narrowest link) on top of `base` (LV08 or CM02). Fills n with the
+ * calibrated model; alpha and beta get the measured latency (s) and
+ * bandwidth (bytes/s). @return 0, or -1 with the reason in msg. */
+int sim_network_calibrate(const cluster_spec *c, const char *base, const double *bytes, const double *seconds, size_t k,
+                          sim_network *n, double *alpha, double *beta, char *msg, size_t cap);
+
 const char *sync_name(sync_kind s);
 int sync_parse(const char *s, sync_kind *out);
 
@@ -41,7 +62,7 @@ typedef struct {
     double host_copy_bw; /* > 0: the codec runs on the host: the tensor crosses PCIe at this many bytes/s
                             before encoding and after decoding the reply */
     engine_kind engine;
-    const char *network_model; /* NULL: LV08 for TCP links, CM02 for RDMA */
+    const char *network_model; /* NULL: LV08 for TCP links, CM02 for RDMA; see sim_network_parse */
     int iterations;            /* simulated iterations (SimGrid engine); >= 1 */
     int exact_flows;           /* SimGrid: every ring step and every all-to-all pair as its own
                                   message, to check the aggregated flows (slow at scale) */

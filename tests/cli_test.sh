@@ -218,6 +218,31 @@ for bad in 'overlap,2' 'codec_on,tpu' 'fusion,-1' 'compute_images_per_s,0'; do
     "$GQ" validate --measured cpu3.csv 2> err.txt; rc=$?
     check "validate: bad ${bad%%,*} named with its line" sh -c "test $rc -ne 0 && grep -q 'cpu3.csv:2: ${bad%%,*}' err.txt"
 done
+# calibrated network factors: a ping-pong made from a closed form (latency 44 us, 3.125 MB/s) on a 50 Mb/s
+# platform whose route is 2 x 1 us + 2 x 10 us: factors 2 and 0.5
+perl -e 'print "bytes,one_way_s\n"; for $b (1, 1024, 65536, 262144, 1048576) { printf "%d,%.12g\n", $b, 44e-6 + ($b >= 65536 ? $b / 3.125e6 : 0) }' > pp.csv
+"$GQ" platforms calibrate "cluster:gpus-per-node=1,gpu=cpu,intra=pcie3,inter=0.05gbe,nodes=2" --pingpong pp.csv --format csv > cal.csv
+check "calibrate: latency x2, bandwidth x0.5" grep -q '^"LV08:latency-factor=2,bandwidth-factor=0.5",44,3.125,22,6.25$' cal.csv
+printf 'bytes,one_way_s\n1,0.001\n65536,0.001\n' > pp1.csv
+"$GQ" platforms calibrate dgx1 --pingpong pp1.csv 2> err.txt; rc=$?
+check "calibrate: one large size is not a fit, one line" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'pp1.csv' err.txt"
+# both engines charge the factors: the exchange's time doubles with half the bandwidth (latencies are 0.2% of it)
+for nm in CM02 CM02:bandwidth-factor=0.5; do
+    for e in analytic simgrid; do
+        "$GQ" simulate --model lenet5 --platform "cluster:gpus-per-node=1,gpu=cpu,intra=pcie3,inter=0.01gbe" --gpus 2 \
+            --gpu-images-per-s 8000 --codec-on cpu --overlap off --fusion 0 --engine $e --network-model $nm --format csv |
+            perl -ne 'if ($. == 2) { s/"[^"]*"/Q/g; @f = split /,/; print "$f[7]\n" }' > "comm-$e-${nm#CM02}.txt"
+    done
+done
+check "factors: half the bandwidth, twice the time (analytic, SimGrid within 0.5%)" perl -e '
+    sub v { open my $f, "<", $_[0] or die; my $x = <$f>; $x + 0 }
+    $a1 = v("comm-analytic-.txt"); $a2 = v("comm-analytic-:bandwidth-factor=0.5.txt");
+    $s1 = v("comm-simgrid-.txt"); $s2 = v("comm-simgrid-:bandwidth-factor=0.5.txt");
+    exit !($a2 / $a1 > 1.99 && $a2 / $a1 < 2.0 && abs($s1 / $a1 - 1) < 0.005 && abs($s2 / $a2 - 1) < 0.005)'
+for bad in LV08:latency-factor=0 LV08:speed=2 XX08 'CM02:bandwidth-factor=1,'; do
+    "$GQ" simulate --model lenet5 --platform dgx1 --gpus 8 --network-model "$bad" 2> err.txt; rc=$?
+    check "--network-model '$bad': usage error" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1"
+done
 printf 'model,gpu,gpus\nalexnet,P100,1\n' > badmeas.csv
 "$GQ" validate --measured badmeas.csv 2> err.txt
 check "validate: missing columns named" grep -q 'badmeas.csv:1: needs columns' err.txt

@@ -27,6 +27,8 @@ typedef struct train_comm {
     gq_err (*max_floats)(struct train_comm *c, float *v, int n);
     /* all[rank * n + i] = rank's mine[i], on every rank. */
     gq_err (*allgather_doubles)(struct train_comm *c, const double *mine, int n, double *all);
+    /* Ends every rank: one worker failed (it diverged) while the others wait for it in an exchange. */
+    void (*abort)(struct train_comm *c, int code);
     double bytes_sent, bytes_received; /* counted by exchange */
 } train_comm;
 

@@ -53,6 +53,12 @@ static gq_err mpi_allgather_doubles(train_comm *c, const double *mine, int n, do
     return MPI_Allgather(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, MPI_COMM_WORLD) == MPI_SUCCESS ? GQ_OK : GQ_ERR_IO;
 }
 
+static void mpi_abort(train_comm *c, int code)
+{
+    (void)c;
+    MPI_Abort(MPI_COMM_WORLD, code);
+}
+
 int comm_mpi_available(void) { return 1; }
 
 int comm_mpi_launched(void)
@@ -75,6 +81,7 @@ gq_err comm_mpi_open(train_comm *c, char *msg, size_t cap)
     c->exchange = mpi_exchange;
     c->max_floats = mpi_max_floats;
     c->allgather_doubles = mpi_allgather_doubles;
+    c->abort = mpi_abort;
     return GQ_OK;
 }
 

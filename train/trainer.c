@@ -581,12 +581,12 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
     x.sends = calloc(2 * (size_t)W, sizeof *x.sends), x.recvs = calloc(2 * (size_t)W, sizeof *x.recvs);
     float *xin = calloc((size_t)B * px, sizeof *xin), *m1 = calloc(P, sizeof *m1), *m2 = calloc(P, sizeof *m2);
     float *scales = calloc((size_t)W, sizeof *scales);
-    double *losses = calloc(2 * (size_t)W, sizeof *losses);
+    double *losses = calloc((size_t)W * iters, sizeof *losses), *mine = calloc((size_t)iters, sizeof *mine);
     int *order = malloc((size_t)train->n * sizeof *order);
     uint8_t *labels = malloc((size_t)B);
     if (!T || !x.g || (x.ef && !x.res) || !x.avg || !x.dec || !x.part || !x.lev || !x.buf || !x.reply || !x.work ||
         (slots && (!x.sbuf || !x.rbuf)) || !x.ssz || !x.rsz || !x.sends || !x.recvs || !xin || !m1 || !m2 || !scales ||
-        !losses || !order || !labels) {
+        !losses || !mine || !order || !labels) {
         e = GQ_ERR_NOMEM;
         snprintf(msg, cap, "out of memory for %d workers' gradients of %zu parameters", local, P);
         goto out;
@@ -625,29 +625,15 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
                 float loss = net_loss(&net, xin, labels, B, 1, NULL);
                 bad = copy_checked(x.g + (size_t)l * P, net.grads, P);
                 if (!isfinite(loss) && bad < 0) bad = 0;
-                losses[2 * w] = loss, losses[2 * w + 1] = (double)bad;
+                losses[(size_t)it * W + w] = loss, mine[it] = loss;
                 if (bad >= 0) break;
             }
             double tq0 = gq_now();
             tc += tq0 - tc0;
             x.it.compute_s = tq0 - tc0;
-            if (comm) { /* every worker's loss, and whether one diverged: all stop together */
-                double mine[2] = {losses[2 * rank], losses[2 * rank + 1]};
-                if ((e = comm->allgather_doubles(comm, mine, 2, losses)) != GQ_OK) {
-                    snprintf(msg, cap, "MPI all-gather failed: %s", gq_strerror(e));
-                    break;
-                }
-            }
-            for (int w = 0; w < W && bad < 0; w++)
-                if (losses[2 * w + 1] >= 0) {
-                    snprintf(msg, cap, "training diverged at iteration %ld (epoch %d) on worker %d", step + 1, epoch,
-                             w);
-                    e = GQ_ERR_NONFINITE;
-                    break;
-                }
+            /* a diverged worker stops here; under MPI the caller ends the others (they wait in the exchange) */
             if (bad >= 0) e = diverged(c, &net, msg, cap, step, epoch, (size_t)bad, "gradient");
             if (e != GQ_OK) break;
-            for (int w = 0; w < W; w++) loss_sum += (float)losses[2 * w] / W;
             if (c->dump_dir && rank == 0)
                 for (int k = 0; k < c->ndump; k++)
                     if (c->dump_at[k] == step + 1) dump(c, &net, x.g, (int)step + 1);
@@ -686,6 +672,18 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
             if (c->on_iteration) c->on_iteration(&x.it, c->iteration_ctx);
         }
         if (e != GQ_OK) break;
+        if (comm) { /* the workers' losses, gathered once an epoch (not a message round each iteration) */
+            const double *all = losses; /* rank-major: all[w * iters + it] */
+            if ((e = comm->allgather_doubles(comm, mine, iters, losses)) != GQ_OK) {
+                snprintf(msg, cap, "MPI all-gather failed: %s", gq_strerror(e));
+                break;
+            }
+            for (int it = 0; it < iters; it++) /* in one process's order: iteration by iteration, worker by worker */
+                for (int w = 0; w < W; w++) loss_sum += (float)all[(size_t)w * iters + it] / W;
+        } else {
+            for (int it = 0; it < iters; it++)
+                for (int w = 0; w < W; w++) loss_sum += (float)losses[(size_t)it * W + w] / W;
+        }
         if (rank != 0) continue; /* rank 0 evaluates and reports; the others go on to the next epoch */
         epoch_stats s = {0};
         s.epoch = epoch;
@@ -706,7 +704,7 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
 out:
     free(T), free(x.g), free(x.res), free(x.avg), free(x.dec), free(x.part), free(x.lev), free(x.buf), free(x.reply);
     free(x.work), free(x.sbuf), free(x.rbuf), free(x.ssz), free(x.rsz), free(x.sends), free(x.recvs);
-    free(xin), free(m1), free(m2), free(scales), free(losses), free(order), free(labels);
+    free(xin), free(m1), free(m2), free(scales), free(losses), free(mine), free(order), free(labels);
     net_free(&net);
     return e;
 }
