@@ -120,7 +120,9 @@ static void on_iteration(const iter_stats *s, void *p)
 
 /* Every rank's iterations to rank 0: the --timings-out rows, and the --measured-out row (means over the
  * iterations after the first, the warm-up; the throughput from rank 0's iteration times, the one rank that
- * never waits for an evaluation). @return 0, or -1 with a line printed. */
+ * never waits for an evaluation; the compute rate validate uses from each iteration's slowest worker, as a
+ * synchronous iteration waits for it -- with more ranks than cores, time-sharing makes one lag every
+ * iteration). @return 0, or -1 with a line printed. */
 static int gather_timings(train_comm *comm, iter_log *log, const cli_args *a, const char *model, const char *quant,
                           uint64_t seed, double accuracy, gq_table *timings, gq_table *measured)
 {
@@ -134,7 +136,12 @@ static int gather_timings(train_comm *comm, iter_log *log, const cli_args *a, co
     if (!all || comm->allgather_doubles(comm, log->v, (int)log->n, all) != GQ_OK)
         return free(all), cli_error("train --mpi: out of memory gathering the timings"), -1;
     const size_t iters = log->n / 8, first = iters > 1 ? 1 : 0;
-    double sum[8] = {0}, wall0 = 0;
+    double sum[8] = {0}, wall0 = 0, slowest = 0;
+    for (size_t i = first; i < iters; i++) { /* a synchronous iteration waits for its slowest worker's compute */
+        double most = 0;
+        for (int r = 0; r < W; r++) most = fmax(most, all[(size_t)r * log->n + 8 * i + 2]);
+        slowest += most;
+    }
     for (int r = 0; r < W; r++)
         for (size_t i = 0; i < iters; i++) {
             const double *v = all + (size_t)r * log->n + 8 * i;
@@ -149,12 +156,11 @@ static int gather_timings(train_comm *comm, iter_log *log, const cli_args *a, co
     if (comm->rank == 0 && measured) {
         const double iteration_s = wall0 / n;
         table_row(measured,
-                  "%s\t%s\tcpu\t%llu\t%d\t%s\t%s\t0\t0\tcpu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.0f\t%.0f\t%."
-                  "0f\t%llu\t%."
-                  "4f\t%s\tgqsim train --mpi",
+                  "%s\t%s\tcpu\t%llu\t%d\t%s\t%s\t0\t0\tcpu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.0f\t%."
+                  "0f\t%.0f\t%llu\t%.4f\t%s\tgqsim train --mpi",
                   model, a->platform, (unsigned long long)a->batch, W, train_sync_name((train_sync)a->train_sync),
-                  quant, (double)W * (double)a->batch / iteration_s, (double)a->batch / (sum[2] / per_rank),
-                  iteration_s, sum[2] / per_rank, sum[3] / per_rank, sum[4] / per_rank, sum[5] / per_rank,
+                  quant, (double)W * (double)a->batch / iteration_s, (double)a->batch / (slowest / n), iteration_s,
+                  sum[2] / per_rank, slowest / n, sum[3] / per_rank, sum[4] / per_rank, sum[5] / per_rank,
                   sum[6] / per_rank, sum[7] / per_rank, n, (unsigned long long)seed, accuracy,
                   a->network_model ? a->network_model : "");
     }
@@ -202,11 +208,15 @@ int cmd_train(int argc, char **argv)
     iter_log ilog = {0};
     static const char *const TH[] = {"quant",    "seed",   "rank",     "iteration",  "wall_s",        "compute_s",
                                      "encode_s", "wait_s", "decode_s", "bytes_sent", "bytes_received"};
-    static const char *const MH[] = {
-        "model",          "platform",   "gpu",      "batch",         "gpus",          "sync",
-        "quant",          "overlap",    "fusion",   "codec_on",      "images_per_s",  "compute_images_per_s",
-        "iteration_s",    "compute_s",  "encode_s", "wait_s",        "decode_s",      "bytes_sent",
-        "bytes_received", "iterations", "seed",     "test_accuracy", "network_model", "source"};
+    static const char *const MH[] = {"model",       "platform",       "gpu",
+                                     "batch",       "gpus",           "sync",
+                                     "quant",       "overlap",        "fusion",
+                                     "codec_on",    "images_per_s",   "compute_images_per_s",
+                                     "iteration_s", "compute_s",      "slowest_compute_s",
+                                     "encode_s",    "wait_s",         "decode_s",
+                                     "bytes_sent",  "bytes_received", "iterations",
+                                     "seed",        "test_accuracy",  "network_model",
+                                     "source"};
     gq_table timings, measured;
     table_init(&timings, TH, sizeof TH / sizeof TH[0]);
     table_init(&measured, MH, sizeof MH / sizeof MH[0]);

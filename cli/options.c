@@ -272,8 +272,9 @@ static const cli_option OPTIONS[] = {
      .type = T_ENUM,
      .cmds = SIMS,
      .parse = p_engine,
-     .allowed = "simgrid|analytic",
-     .help = "SimGrid's flow model, or the alpha-beta cross-check (default simgrid)"},
+     .allowed = "simgrid|analytic|smpi",
+     .help = "SimGrid's flow model, the alpha-beta cross-check, or the trainer's exchange under SMPI (default "
+             "simgrid)"},
     {.name = "--network-model",
      .type = T_ENUM,
      .cmds = SIMS | B(C_TRAIN) | B(C_PLATFORMS_CALIBRATE),

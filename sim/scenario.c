@@ -104,6 +104,7 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
         if (e != GQ_OK) return gq_fail(e, msg, cap, "--quant '%s': %s", quant, why);
     }
     c.model = s->model;
+    c.model_source = q->model;
     c.cluster = &s->cluster;
     c.gpus = gpus;
     c.sync = q->sync;

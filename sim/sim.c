@@ -7,6 +7,7 @@
 static const sim_engine ENGINES[] = {
     [ENGINE_SIMGRID] = {"simgrid", "SimGrid's flow-level network model: contention, TCP or RDMA factors", sim_simgrid},
     [ENGINE_ANALYTIC] = {"analytic", "alpha-beta per transfer, no contention: the cross-check", sim_analytic},
+    [ENGINE_SMPI] = {"smpi", "the trainer's own exchange, every message, under SimGrid's SMPI (smpirun)", sim_smpi},
 };
 #define NENGINES (sizeof ENGINES / sizeof ENGINES[0])
 

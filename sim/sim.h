@@ -18,7 +18,7 @@
 #include "qz.h"
 
 typedef enum { SYNC_PS, SYNC_PS_SHARDED, SYNC_RING, SYNC_HIERARCHICAL, SYNC_ALLGATHER } sync_kind;
-typedef enum { ENGINE_SIMGRID, ENGINE_ANALYTIC } engine_kind;
+typedef enum { ENGINE_SIMGRID, ENGINE_ANALYTIC, ENGINE_SMPI } engine_kind;
 
 /* A network model: SimGrid's LV08 (TCP: latency x 13.01, bandwidth x 0.97,
  * cross-traffic) or CM02 (factors 1), optionally with its factors replaced
@@ -46,6 +46,7 @@ int sync_parse(const char *s, sync_kind *out);
 
 typedef struct {
     const model_t *model;
+    const char *model_source; /* the model as named (built-in name or .model path): the smpi engine reloads it */
     const cluster_spec *cluster;
     int gpus;        /* workers, one per GPU */
     qz_params quant; /* fp32 = no compression */

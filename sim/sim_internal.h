@@ -39,6 +39,7 @@ double sim_timeline(const sim_plan *p, const double *comm_s, double *exposed);
 
 gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
 gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
+gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
 
 /* Per-GPU traffic of one iteration, for the result. */
 void sim_traffic(const sim_config *c, const sim_plan *p, double *up, double *down);

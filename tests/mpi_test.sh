@@ -60,11 +60,11 @@ for sync in ps ps-sharded ring; do
         > /dev/null 2> err.txt
     check "$sync: measured row written" test -s "m-$sync.csv"
     check "$sync: 370236 bytes sent and received per iteration (6P)" sh -c "perl -ne 'next if \$. == 1; s/\"[^\"]*\"/Q/g;
-        @f = split /,/; exit(!(\$f[17] == 370236 && \$f[18] == 370236))' m-$sync.csv"
+        @f = split /,/; exit(!(\$f[18] == 370236 && \$f[19] == 370236))' m-$sync.csv"
     check "$sync: a timings row per rank and iteration (4 x 4)" test "$(tail -n +2 "t-$sync.csv" | wc -l)" -eq 16
 done
 check "the measured row's columns" test "$(head -1 m-ring.csv)" = \
-    "model,platform,gpu,batch,gpus,sync,quant,overlap,fusion,codec_on,images_per_s,compute_images_per_s,iteration_s,compute_s,encode_s,wait_s,decode_s,bytes_sent,bytes_received,iterations,seed,test_accuracy,network_model,source"
+    "model,platform,gpu,batch,gpus,sync,quant,overlap,fusion,codec_on,images_per_s,compute_images_per_s,iteration_s,compute_s,slowest_compute_s,encode_s,wait_s,decode_s,bytes_sent,bytes_received,iterations,seed,test_accuracy,network_model,source"
 "$GQ" validate --measured m-ring.csv --engine analytic --format csv > v.csv 2> err.txt
 check "validate reads the measured row as it is" sh -c "test \$(wc -l < v.csv) -eq 2 && grep -q ',ring,fp32,4,.*,user\$' v.csv"
 

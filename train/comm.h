@@ -27,6 +27,9 @@ typedef struct train_comm {
     gq_err (*max_floats)(struct train_comm *c, float *v, int n);
     /* all[rank * n + i] = rank's mine[i], on every rank. */
     gq_err (*allgather_doubles)(struct train_comm *c, const double *mine, int n, double *all);
+    /* Under SMPI: charges this many seconds of computation (NULL elsewhere), and the simulated clock. */
+    void (*execute)(struct train_comm *c, double seconds);
+    double (*now)(struct train_comm *c);
     /* Ends every rank: one worker failed (it diverged) while the others wait for it in an exchange. */
     void (*abort)(struct train_comm *c, int code);
     double bytes_sent, bytes_received; /* counted by exchange */

@@ -53,6 +53,22 @@ static gq_err mpi_allgather_doubles(train_comm *c, const double *mine, int n, do
     return MPI_Allgather(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, MPI_COMM_WORLD) == MPI_SUCCESS ? GQ_OK : GQ_ERR_IO;
 }
 
+#ifdef GQ_SMPI /* built by smpicc for --engine smpi: computation is charged, not run */
+#include <simgrid/host.h>
+#include <smpi/smpi.h>
+static void smpi_charge(train_comm *c, double seconds)
+{
+    (void)c;
+    if (seconds > 0) smpi_execute_flops(seconds * sg_host_get_speed(sg_host_self()));
+}
+#endif
+
+static double mpi_now(train_comm *c)
+{
+    (void)c;
+    return MPI_Wtime();
+}
+
 static void mpi_abort(train_comm *c, int code)
 {
     (void)c;
@@ -82,6 +98,10 @@ gq_err comm_mpi_open(train_comm *c, char *msg, size_t cap)
     c->max_floats = mpi_max_floats;
     c->allgather_doubles = mpi_allgather_doubles;
     c->abort = mpi_abort;
+    c->now = mpi_now;
+#ifdef GQ_SMPI
+    c->execute = smpi_charge;
+#endif
     return GQ_OK;
 }
 

@@ -124,7 +124,8 @@ typedef enum { REPLY_FP32, REPLY_REQUANT, REPLY_LEVELS, REPLY_NONE } reply_kind;
 
 typedef struct {
     const train_config *c;
-    const net_t *net;
+    const size_t *w_off, *b_off; /* where each layer's weights and biases start in a gradient */
+    const exchange_costs *costs; /* under SMPI: each encode and decode charged as simulated time */
     const xch_tensor *T;
     int nt, W, rank; /* tensors; workers; this rank (0 in one process) */
     long step;
@@ -155,7 +156,7 @@ static size_t seg_lo(size_t n, int S, int j) { return n * (size_t)j / (size_t)S;
 static size_t seg_len(size_t n, int S, int j) { return seg_lo(n, S, j + 1) - seg_lo(n, S, j); }
 static size_t tensor_off(const xstate *x, const xch_tensor *tt)
 {
-    return tt->bias ? x->net->b_off[tt->layer] : x->net->w_off[tt->layer];
+    return tt->bias ? x->b_off[tt->layer] : x->w_off[tt->layer];
 }
 /* Seeds: a worker's upload of segment j, a server's reply, a ring hop (by the encoder's place in the chunk's order). */
 static uint64_t seg_seed(uint64_t base, int j, int S) { return S == 1 ? base : rng_derive(base, (uint64_t)j, 0x5e9); }
@@ -189,6 +190,7 @@ static gq_err enc(xstate *x, uint8_t *dst, const float *src, size_t n, const qz_
     double t0 = gq_now();
     size_t r = qz_encode(dst, x->cap, src, n, q, seed, x->work, x->wcap);
     x->it.encode_s += gq_now() - t0;
+    if (x->costs) x->c->comm->execute(x->c->comm, 1e-9 * (x->costs->encode_fixed_ns + x->costs->encode_ns * n));
     if (gq_is_error(r))
         return snprintf(x->msg, x->mcap, "%s layer '%s': %s", what, x->c->model->layers[layer].name,
                         gq_strerror(gq_error_code(r))),
@@ -202,6 +204,7 @@ static gq_err dec_into(xstate *x, float *dst, size_t n, const uint8_t *src, size
     double t0 = gq_now();
     size_t r = qz_decode(dst, n, src, sz);
     x->it.decode_s += gq_now() - t0;
+    if (x->costs) x->c->comm->execute(x->c->comm, 1e-9 * (x->costs->decode_fixed_ns + x->costs->decode_ns * n));
     if (r != n)
         return snprintf(x->msg, x->mcap, "%s layer '%s': %s", what, x->c->model->layers[layer].name,
                         gq_strerror(gq_is_error(r) ? gq_error_code(r) : GQ_ERR_CORRUPT)),
@@ -556,7 +559,7 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
         return e;
     }
     const size_t P = net.num_params, px = (size_t)train->rows * train->cols;
-    xstate x = {.c = c, .net = &net, .W = W, .rank = rank, .P = P, .msg = msg, .mcap = cap};
+    xstate x = {.c = c, .w_off = net.w_off, .b_off = net.b_off, .W = W, .rank = rank, .P = P, .msg = msg, .mcap = cap};
     x.ef = ring_sync ? 0 : c->error_feedback >= 0 ? c->error_feedback : biased(c->quant.id);
 
     /* tensors as the exchange policy lists them: every layer's weights, then biases */
@@ -706,5 +709,71 @@ out:
     free(x.work), free(x.sbuf), free(x.rbuf), free(x.ssz), free(x.rsz), free(x.sends), free(x.recvs);
     free(xin), free(m1), free(m2), free(scales), free(losses), free(mine), free(order), free(labels);
     net_free(&net);
+    return e;
+}
+
+/* ---- the exchange alone, under SMPI -------------------------------------------------------------- */
+
+gq_err train_exchange_run(const train_config *c, int iterations, const exchange_costs *costs, double *iteration_s,
+                          char *msg, size_t cap)
+{
+    train_comm *comm = c->comm;
+    if (!comm || !comm->execute || !comm->now || iterations < 1)
+        return snprintf(msg, cap, "the exchange alone runs under SMPI, for one iteration or more"), GQ_ERR_PARAM;
+    const int W = comm->size;
+    const model_t *m = c->model;
+    xstate x = {.c = c, .W = W, .rank = comm->rank, .costs = costs, .msg = msg, .mcap = cap};
+    size_t *off = calloc(2 * m->nlayers + 1, sizeof *off);
+    xch_tensor *T = calloc(2 * (size_t)m->nlayers + 1, sizeof *T);
+    if (!off || !T) return free(off), free(T), GQ_ERR_NOMEM;
+    x.w_off = off, x.b_off = off + m->nlayers;
+    for (size_t i = 0; i < m->nlayers; i++) { /* the trainer's layout: each layer's weights, then its biases */
+        off[i] = x.P, x.P += (size_t)m->layers[i].weight_params;
+        off[m->nlayers + i] = x.P, x.P += (size_t)m->layers[i].bias_params;
+    }
+    x.T = T;
+    x.nt = (int)xch_tensors(m, &c->quant, &c->exchange, T);
+    x.ef = 0; /* the values do not matter here, only their sizes and costs */
+    size_t maxn = 1;
+    for (int t = 0; t < x.nt; t++) maxn = T[t].n > maxn ? T[t].n : maxn;
+    size_t bound = qz_bound(&c->quant, maxn);
+    x.cap = gq_is_error(bound) ? 0 : bound;
+    x.cap = 4 * maxn > x.cap ? 4 * maxn : x.cap;
+    x.cap = xch_levels_size(maxn, W) > x.cap ? xch_levels_size(maxn, W) : x.cap;
+    x.wcap = qz_workspace_size(&c->quant, maxn);
+    x.g = malloc(x.P * sizeof *x.g), x.avg = calloc(x.P, sizeof *x.avg);
+    x.dec = calloc(maxn, sizeof *x.dec), x.part = calloc(maxn, sizeof *x.part), x.lev = calloc(maxn, sizeof *x.lev);
+    x.buf = malloc(x.cap), x.reply = malloc(x.cap), x.work = malloc(x.wcap ? x.wcap : 1);
+    x.sbuf = malloc((size_t)W * x.cap), x.rbuf = malloc((size_t)W * x.cap);
+    x.ssz = calloc((size_t)W, sizeof *x.ssz), x.rsz = calloc((size_t)W, sizeof *x.rsz);
+    x.sends = calloc(2 * (size_t)W, sizeof *x.sends), x.recvs = calloc(2 * (size_t)W, sizeof *x.recvs);
+    float *scales = calloc((size_t)W, sizeof *scales);
+    gq_err e = GQ_OK;
+    if (!x.g || !x.avg || !x.dec || !x.part || !x.lev || !x.buf || !x.reply || !x.work || !x.sbuf || !x.rbuf ||
+        !x.ssz || !x.rsz || !x.sends || !x.recvs || !scales) {
+        e = GQ_ERR_NOMEM;
+        snprintf(msg, cap, "out of memory for a gradient of %zu parameters", x.P);
+    }
+    /* a gradient of the usual size (Gaussian, sigma 1e-3), this worker's own, the same every iteration */
+    rng_t r;
+    rng_init(&r, rng_derive(c->seed, 0x9a55, (uint64_t)x.rank));
+    for (size_t k = 0; e == GQ_OK && k < x.P; k += 2) {
+        const double u = rng_double(&r) + 1e-300, v = rng_double(&r), rad = 1e-3 * sqrt(-2 * log(u));
+        x.g[k] = (float)(rad * cos(6.283185307179586 * v));
+        if (k + 1 < x.P) x.g[k + 1] = (float)(rad * sin(6.283185307179586 * v));
+    }
+    const int ring_sync = c->sync == TRAIN_SYNC_RING && W > 1;
+    double t_first = 0, t_end = 0;
+    for (int it = 0; it < iterations && e == GQ_OK; it++) {
+        x.step = it;
+        if (it == 1) t_first = comm->now(comm);
+        comm->execute(comm, costs->compute_s); /* forward and backward, not executed: charged */
+        for (int t = 0; t < x.nt && e == GQ_OK; t++)
+            e = ring_sync ? exchange_ring_mpi(&x, t) : exchange_ps_mpi(&x, t, scales);
+    }
+    t_end = comm->now(comm);
+    *iteration_s = iterations > 1 ? (t_end - t_first) / (iterations - 1) : t_end;
+    free(off), free(T), free(x.g), free(x.avg), free(x.dec), free(x.part), free(x.lev), free(x.buf), free(x.reply);
+    free(x.work), free(x.sbuf), free(x.rbuf), free(x.ssz), free(x.rsz), free(x.sends), free(x.recvs), free(scales);
     return e;
 }

@@ -92,6 +92,22 @@ typedef void (*epoch_fn)(const epoch_stats *s, void *ctx);
 gq_err train_run(const train_config *c, const idx_dataset *train, const idx_dataset *test, epoch_fn report, void *ctx,
                  char *msg, size_t cap);
 
+/* What the exchange alone charges under SimGrid's SMPI (--engine smpi): the
+ * forward and backward pass of one iteration, and each codec call. */
+typedef struct {
+    double compute_s;
+    double encode_ns, encode_fixed_ns, decode_ns, decode_fixed_ns; /* per element, per call */
+} exchange_costs;
+
+/* The exchange alone, over c->comm (whose execute and now are SMPI's):
+ * `iterations` iterations, each charging costs->compute_s of computation,
+ * then exchanging every tensor exactly as train_run does over MPI (the same
+ * functions) with synthetic gradients (Gaussian, sigma 1e-3) of the model's
+ * sizes, each encode and decode charged its cost; no data, no update.
+ * iteration_s: the mean simulated iteration after the first. */
+gq_err train_exchange_run(const train_config *c, int iterations, const exchange_costs *costs, double *iteration_s,
+                          char *msg, size_t cap);
+
 /* CBLAS sgemm GFLOP/s on this machine, one thread: the reference the
  * trainer's achieved rate is read against (best of three 512^3 products). */
 double train_sgemm_gflops(void);

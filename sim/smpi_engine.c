@@ -1,0 +1,186 @@
+/* The SMPI engine (--engine smpi): the trainer's own exchange code, built by
+ * smpicc into gqsim-smpi (sim/smpi_main.c), run by SimGrid's smpirun on the
+ * platform XML gqsim generates, one rank per GPU; forward, backward and each
+ * codec call charged as simulated time from the plan's costs. Where the
+ * SimGrid engine moves one aggregated flow per bucket, this one sends every
+ * message the trainer sends (segments, ring steps, replies), through SMPI's
+ * MPI implementation over SimGrid's network model with the same factors.
+ * smpirun is started with fork/exec and an argument vector; the platform
+ * and the host file live in a private directory removed after the run
+ * (smpirun, a shell script, reads them by name). */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sim_internal.h"
+
+static int write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    int ok = fputs(text, f) >= 0;
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+static int unnamed_file(void)
+{
+    char path[] = "/tmp/gqsim-smpi-log-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd >= 0) unlink(path);
+    return fd;
+}
+
+/* gqsim-smpi beside this gqsim (GQSIM_SMPI overrides, for tests and installs). */
+static int program_path(char *out, size_t cap)
+{
+    const char *env = getenv("GQSIM_SMPI");
+    if (env && *env) return snprintf(out, cap, "%s", env), access(out, X_OK);
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) return -1;
+    self[n] = '\0';
+    snprintf(out, cap, "%s/gqsim-smpi", dirname(self));
+    return access(out, X_OK);
+}
+
+static const char *trainer_sync(sync_kind s)
+{
+    return s == SYNC_PS           ? "ps"
+           : s == SYNC_PS_SHARDED ? "ps-sharded"
+           : s == SYNC_RING       ? "ring"
+           : s == SYNC_ALLGATHER  ? "allgather"
+                                  : NULL;
+}
+
+gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap)
+{
+    if (!trainer_sync(c->sync))
+        return snprintf(msg, cap, "the smpi engine runs the trainer's schemes: ps, ps-sharded, ring or allgather"),
+               GQ_ERR_PARAM;
+    if (c->overlap || c->fusion_bytes > 0)
+        return snprintf(msg, cap,
+                        "the smpi engine runs the trainer's exchange: tensor by tensor after backward "
+                        "(--overlap off --fusion 0)"),
+               GQ_ERR_PARAM;
+    if (c->cluster->xml_path[0])
+        return snprintf(msg, cap, "the smpi engine runs on generated platforms (a built-in or cluster: spec)"),
+               GQ_ERR_PARAM;
+    if (!c->model_source) return snprintf(msg, cap, "the smpi engine needs the model's name or file"), GQ_ERR_PARAM;
+    char prog[4200];
+    if (program_path(prog, sizeof prog) != 0)
+        return snprintf(msg, cap, "%s is missing: this gqsim was built without smpicc (libsimgrid-dev)", prog),
+               GQ_ERR_PARAM;
+    sim_network net;
+    if (sim_network_parse(c->network_model ? c->network_model : p->tcp ? "LV08" : "CM02", &net, msg, cap))
+        return GQ_ERR_PARAM;
+
+    /* the platform, and one host per rank in GPU order */
+    char *xml = cluster_xml(c->cluster, cluster_nodes_built(c->cluster, c->gpus), CLUSTER_XML_FLAT);
+    size_t hcap = (size_t)c->gpus * 24 + 1, hlen = 0;
+    char *hosts = malloc(hcap);
+    if (!xml || !hosts) return free(xml), free(hosts), GQ_ERR_NOMEM;
+    for (int g = 0; g < c->gpus; g++)
+        hlen += (size_t)snprintf(hosts + hlen, hcap - hlen, "n%dg%d\n", g / c->cluster->gpus_per_node,
+                                 g % c->cluster->gpus_per_node);
+    char dir[] = "/tmp/gqsim-smpi-XXXXXX", plat[64], hostfile[64];
+    const int made = mkdtemp(dir) != NULL;
+    snprintf(plat, sizeof plat, "%s/platform.xml", dir);
+    snprintf(hostfile, sizeof hostfile, "%s/hosts", dir);
+    const int written = made && write_file(plat, xml) == 0 && write_file(hostfile, hosts) == 0;
+    free(xml), free(hosts);
+    const int errfd = unnamed_file();
+    int out[2] = {-1, -1};
+    if (!written || errfd < 0 || pipe(out) != 0) {
+        int err = errno;
+        if (errfd >= 0) close(errfd);
+        unlink(plat), unlink(hostfile), rmdir(dir);
+        return snprintf(msg, cap, "cannot write the SMPI run's files: %s", strerror(err)), GQ_ERR_IO;
+    }
+
+    char np[16], model[96], lat[64], bw[64], gamma[64], a[14][320];
+    snprintf(np, sizeof np, "%d", c->gpus);
+    snprintf(model, sizeof model, "--cfg=network/model:%s", net.name);
+    snprintf(lat, sizeof lat, "--cfg=network/latency-factor:%.17g", net.latency_factor);
+    snprintf(bw, sizeof bw, "--cfg=network/bandwidth-factor:%.17g", net.bandwidth_factor);
+    const double need = 4 * cluster_nic_bandwidth(c->cluster) * 2 * p->a_inter;
+    snprintf(gamma, sizeof gamma, "--cfg=network/TCP-gamma:%.0f", need > 4194304 ? need : 4194304);
+    char quant[256];
+    qz_format_spec(&c->quant, quant, sizeof quant);
+    int k = 0;
+    snprintf(a[k++], sizeof a[0], "model=%s", c->model_source);
+    snprintf(a[k++], sizeof a[0], "quant=%s", quant);
+    snprintf(a[k++], sizeof a[0], "sync=%s", trainer_sync(c->sync));
+    snprintf(a[k++], sizeof a[0], "iterations=%d", c->iterations > 3 ? c->iterations : 3);
+    snprintf(a[k++], sizeof a[0], "compute_s=%.17g", p->compute_s);
+    snprintf(a[k++], sizeof a[0], "encode_ns=%.17g", c->encode_ns);
+    snprintf(a[k++], sizeof a[0], "encode_fixed_ns=%.17g", c->encode_fixed_ns);
+    snprintf(a[k++], sizeof a[0], "decode_ns=%.17g", c->decode_ns);
+    snprintf(a[k++], sizeof a[0], "decode_fixed_ns=%.17g", c->decode_fixed_ns);
+    snprintf(a[k++], sizeof a[0], "fp32_below=%.17g", c->exchange.fp32_below);
+    snprintf(a[k++], sizeof a[0], "fp32_last=%d", c->exchange.fp32_last);
+    snprintf(a[k++], sizeof a[0], "downlink=%s", downlink_name(c->exchange.downlink));
+    snprintf(a[k++], sizeof a[0], "scaler_sharing=%d", !c->exchange.no_scaler_sharing);
+    char *argv[40] = {"smpirun", "-np", np, "-platform", plat, "-hostfile", hostfile,
+                      /* nothing is run for its time: every computation is charged by the program */
+                      "--cfg=smpi/simulate-computation:no", model, lat, bw, gamma,
+                      strcmp(net.name, "CM02") == 0 ? "--cfg=network/crosstraffic:0" : "--cfg=network/crosstraffic:1",
+                      "--log=root.thres:error", "--log=smpi.thres:error", prog};
+    int n = 16;
+    for (int i = 0; i < k; i++) argv[n++] = a[i];
+    argv[n] = NULL;
+
+    fflush(NULL);
+    const pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(127);
+        close(out[0]);
+        dup2(out[1], STDOUT_FILENO);
+        dup2(errfd, STDERR_FILENO);
+        execvp("smpirun", argv);
+        _exit(127);
+    }
+    close(out[1]);
+    char text[4096];
+    size_t len = 0;
+    for (ssize_t got; pid > 0 && len < sizeof text - 1;) {
+        got = read(out[0], text + len, sizeof text - 1 - len);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        len += (size_t)got;
+    }
+    text[len] = '\0';
+    close(out[0]);
+    int status = 0;
+    if (pid > 0)
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+    unlink(plat), unlink(hostfile), rmdir(dir);
+    char log[1024];
+    ssize_t m = pread(errfd, log, sizeof log - 1, 0);
+    log[m > 0 ? m : 0] = '\0';
+    close(errfd);
+    const char *line = strstr(text, "gqsim-smpi iteration_s=");
+    double it = line ? strtod(line + strlen("gqsim-smpi iteration_s="), NULL) : NAN;
+    if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || !(it >= p->compute_s * (1 - 1e-9))) {
+        char *nl = strchr(log, '\n');
+        if (nl) *nl = '\0';
+        if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127 && !log[0])
+            return snprintf(msg, cap, "cannot start smpirun (libsimgrid-dev)"), GQ_ERR_IO;
+        return snprintf(msg, cap, "the SMPI run failed: %s", log[0] ? log : "no result"), GQ_ERR_IO;
+    }
+    r->iteration_s = it;
+    r->comm_exposed_s = it > p->compute_s ? it - p->compute_s : 0;
+    r->encode_s = r->decode_s = 0;
+    for (int b = 0; b < p->n; b++) r->encode_s += p->b[b].enc_s, r->decode_s += p->b[b].dec_down_s;
+    return GQ_OK;
+}

@@ -1,0 +1,67 @@
+/* gqsim-smpi: the trainer's exchange under SimGrid's SMPI, for --engine smpi.
+ * Built by smpicc (SMPI's MPI) from the same train/ sources as `gqsim train
+ * --mpi`, and started by sim/smpi_engine.c as
+ *   smpirun -platform P.xml -hostfile H -np N gqsim-smpi KEY=VALUE...
+ * Every rank exchanges synthetic gradients of the model's sizes with the
+ * trainer's own functions (train_exchange_run); forward, backward and every
+ * codec call are charged as simulated time, never run for their time. Rank 0
+ * prints one line: "gqsim-smpi iteration_s=X". Keys: model, quant, sync,
+ * iterations, seed, compute_s, encode_ns, encode_fixed_ns, decode_ns,
+ * decode_fixed_ns, fp32_below, fp32_last, downlink, scaler_sharing. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+#include "trainer.h"
+#include "zoo.h"
+
+static const char *value(int argc, char **argv, const char *key, const char *dflt)
+{
+    const size_t n = strlen(key);
+    for (int i = 1; i < argc; i++)
+        if (strncmp(argv[i], key, n) == 0 && argv[i][n] == '=') return argv[i] + n + 1;
+    return dflt;
+}
+
+int main(int argc, char **argv)
+{
+    char msg[512];
+    train_comm comm;
+    if (comm_mpi_open(&comm, msg, sizeof msg) != GQ_OK) return fprintf(stderr, "gqsim-smpi: %s\n", msg), 1;
+    gq_zoo z;
+    train_config c;
+    memset(&c, 0, sizeof c);
+    exchange_costs costs = {0};
+    gq_err e = zoo_load(&z, NULL, msg, sizeof msg);
+    if (e == GQ_OK && !(c.model = zoo_model(&z, value(argc, argv, "model", "lenet5"), msg, sizeof msg)))
+        e = GQ_ERR_SPEC;
+    if (e == GQ_OK) e = qz_parse_spec(value(argc, argv, "quant", "fp32"), &c.quant, msg, sizeof msg);
+    if (e == GQ_OK && train_sync_parse(value(argc, argv, "sync", "ps"), &c.sync) != 0)
+        e = GQ_ERR_SPEC,
+        snprintf(msg, sizeof msg, "sync '%s' is not ps, ps-sharded, ring or allgather", value(argc, argv, "sync", ""));
+    if (e == GQ_OK && downlink_parse(value(argc, argv, "downlink", "auto"), &c.exchange.downlink) != 0)
+        e = GQ_ERR_SPEC, snprintf(msg, sizeof msg, "unknown downlink");
+    double iteration_s = 0;
+    if (e == GQ_OK) {
+        c.comm = &comm;
+        c.seed = strtoull(value(argc, argv, "seed", "1"), NULL, 10);
+        c.exchange.fp32_below = strtod(value(argc, argv, "fp32_below", "0"), NULL);
+        c.exchange.fp32_last = atoi(value(argc, argv, "fp32_last", "0"));
+        c.exchange.no_scaler_sharing = !atoi(value(argc, argv, "scaler_sharing", "1"));
+        costs.compute_s = strtod(value(argc, argv, "compute_s", "0"), NULL);
+        costs.encode_ns = strtod(value(argc, argv, "encode_ns", "0"), NULL);
+        costs.encode_fixed_ns = strtod(value(argc, argv, "encode_fixed_ns", "0"), NULL);
+        costs.decode_ns = strtod(value(argc, argv, "decode_ns", "0"), NULL);
+        costs.decode_fixed_ns = strtod(value(argc, argv, "decode_fixed_ns", "0"), NULL);
+        e = train_exchange_run(&c, atoi(value(argc, argv, "iterations", "3")), &costs, &iteration_s, msg, sizeof msg);
+    }
+    if (e != GQ_OK)
+        fprintf(stderr, "gqsim-smpi: %s\n", msg);
+    else if (comm.rank == 0)
+        printf("gqsim-smpi iteration_s=%.17g\n", iteration_s);
+    zoo_free(&z);
+    comm_mpi_close(&comm);
+    return e == GQ_OK ? 0 : 1;
+}
