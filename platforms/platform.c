@@ -64,6 +64,8 @@ static const link_kind *ethernet_at(const char *name)
     if (*end || errno || !(gbits > 0 && gbits <= 1e4)) return NULL;
     char canon[24];
     snprintf(canon, sizeof canon, "%.6ggbe", gbits);
+    for (size_t i = 0; i < sizeof INTER / sizeof INTER[0]; i++) /* 01gbe, 10.0gbe: the built-in kinds */
+        if (strcmp(INTER[i].name, canon) == 0) return &INTER[i];
     for (size_t i = 0; i < nethernet; i++)
         if (strcmp(ethernet_names[i], canon) == 0) return &ethernet[i];
     if (nethernet == MAX_ETHERNET_RATES) return NULL;

@@ -199,6 +199,9 @@ static void test_any_ethernet(void)
     CHECK(link_kind_find("0.050gbe", 0) == a && strcmp(a->name, "0.05gbe") == 0, "one kind per rate, canonical name");
     CHECK(link_kind_find("10gbe", 0) == link_kind_find("10gbe", 0) && link_kind_find("10gbe", 0)->latency == 5e-6,
           "the built-in names first");
+    CHECK(link_kind_find("01gbe", 0) == link_kind_find("1gbe", 0) &&
+              link_kind_find("10.0gbe", 0) == link_kind_find("10gbe", 0),
+          "a built-in rate written another way is the built-in kind (found by the cluster fuzzer)");
     const char *bad[] = {"0gbe", "-1gbe", "gbe", "x1gbe", "1gb", "1e9gbe", "nangbe", "1.5.2gbe"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         CHECK(link_kind_find(bad[i], 0) == NULL, "'%s' is not a link", bad[i]);
