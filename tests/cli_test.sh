@@ -125,7 +125,8 @@ check "plot needs .png or .svg" grep -q 'sw.pdf' err.txt
 # ---- models and gpus --------------------------------------------------------------------
 "$GQ" models list --format csv > ml.csv
 check "models list header" test "$(head -1 ml.csv)" = "model,params,weight_params,bias_params,fwd_gflops,layers,input,batch"
-check "models list: 12 models" test "$(tail -n +2 ml.csv | wc -l)" -eq 12
+check "models list: 13 models" test "$(tail -n +2 ml.csv | wc -l)" -eq 13
+check "models list: resnet152 total (torchvision)" grep -q "^resnet152,60192808," ml.csv
 check "models list: alexnet total" grep -q '^alexnet,60965224,60954656,10568,' ml.csv
 "$GQ" models show alexnet --format csv > ms.csv
 check "models show header" test "$(head -1 ms.csv)" = "layer,type,params,weight_params,bias_params,fwd_flops,output_shape"

@@ -23,9 +23,11 @@ static void test_totals(gq_zoo *z)
         const char *name;
         unsigned long long params;
     } EXACT[] = {
-        {"alexnet", 60965224ull},        {"vgg-a", 132863336ull},     {"vgg16", 138357544ull},
-        {"vgg19", 143667240ull},         {"resnet50", 25557032ull},   {"resnet101", 44549160ull},
-        {"alexnet-owt", 61100840ull},    {"inception3", 23834568ull}, {"lenet5", 61706ull},
+        {"alexnet", 60965224ull},        {"vgg-a", 132863336ull},
+        {"vgg16", 138357544ull},         {"vgg19", 143667240ull},
+        {"resnet50", 25557032ull},       {"resnet101", 44549160ull},
+        {"resnet152", 60192808ull},      {"alexnet-owt", 61100840ull},
+        {"inception3", 23834568ull},     {"lenet5", 61706ull},
         {"cifar10-convnet", 1068298ull}, {"convnet-fm", 37514ull}, /* 416 + 12,832 + 18,496 + 5,770 */
     };
     for (size_t i = 0; i < sizeof EXACT / sizeof EXACT[0]; i++) {
@@ -37,7 +39,7 @@ static void test_totals(gq_zoo *z)
     const model_t *g = get(z, "googlenet");
     CHECK(fabs((double)model_params(g) / 6.8e6 - 1) < 0.05, "googlenet: %llu parameters, not about 6.8 M",
           (unsigned long long)model_params(g));
-    CHECK(z->nbuiltin == 12, "12 built-in models (got %zu)", z->nbuiltin);
+    CHECK(z->nbuiltin == 13, "13 built-in models (got %zu)", z->nbuiltin);
 }
 
 static void test_flops(gq_zoo *z)
@@ -47,8 +49,9 @@ static void test_flops(gq_zoo *z)
         const char *name;
         double gmac, tol;
     } PUB[] = {
-        {"alexnet", 0.724, 0.05}, {"vgg16", 15.3, 0.05},     {"resnet50", 3.8, 0.05},  {"vgg19", 19.6, 0.05},
-        {"resnet101", 7.6, 0.05}, {"inception3", 5.7, 0.05}, {"googlenet", 1.5, 0.06}, {"vgg-a", 7.6, 0.05},
+        {"alexnet", 0.724, 0.05},  {"vgg16", 15.3, 0.05},    {"resnet50", 3.8, 0.05},
+        {"vgg19", 19.6, 0.05},     {"resnet101", 7.6, 0.05}, {"resnet152", 11.3, 0.05},
+        {"inception3", 5.7, 0.05}, {"googlenet", 1.5, 0.06}, {"vgg-a", 7.6, 0.05},
     };
     for (size_t i = 0; i < sizeof PUB / sizeof PUB[0]; i++) {
         const model_t *m = get(z, PUB[i].name);
