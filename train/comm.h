@@ -41,8 +41,6 @@ typedef struct train_comm {
 gq_err comm_mpi_open(train_comm *c, char *msg, size_t cap);
 /* 1 if this build has MPI. */
 int comm_mpi_available(void);
-/* 1 if this process was started by mpirun (before any MPI call). */
-int comm_mpi_launched(void);
 void comm_mpi_close(train_comm *c);
 
 #endif

@@ -77,12 +77,6 @@ static void mpi_abort(train_comm *c, int code)
 
 int comm_mpi_available(void) { return 1; }
 
-int comm_mpi_launched(void)
-{
-    /* OpenMPI's launcher sets these; SimGrid's smpirun and MPICH's set PMI_RANK */
-    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_RANK") || getenv("PMIX_RANK");
-}
-
 gq_err comm_mpi_open(train_comm *c, char *msg, size_t cap)
 {
     int inited = 0;

@@ -3,11 +3,8 @@
 #include "comm.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
 int comm_mpi_available(void) { return 0; }
-
-int comm_mpi_launched(void) { return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMI_RANK") || getenv("PMIX_RANK"); }
 
 gq_err comm_mpi_open(train_comm *c, char *msg, size_t cap)
 {

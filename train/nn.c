@@ -267,6 +267,16 @@ static void pool_backward(float *dinp, const int *arg, const float *dout, int B,
 static shape3 in_shape(const net_t *n, int i) { return i == 0 ? n->model->input : n->model->layers[i - 1].shape; }
 static size_t elems(shape3 s) { return (size_t)s.c * s.h * s.w; }
 
+size_t net_layout(const model_t *m, size_t *w_off, size_t *b_off)
+{
+    size_t off = 0;
+    for (size_t i = 0; i < m->nlayers; i++) {
+        w_off[i] = off, off += (size_t)m->layers[i].weight_params;
+        b_off[i] = off, off += (size_t)m->layers[i].bias_params;
+    }
+    return off;
+}
+
 gq_err net_init(net_t *n, const model_t *m, int max_batch, uint64_t seed, char *msg, size_t cap)
 {
     memset(n, 0, sizeof *n);
@@ -297,13 +307,10 @@ gq_err net_init(net_t *n, const model_t *m, int max_batch, uint64_t seed, char *
     n->argmax = calloc((size_t)L, sizeof *n->argmax);
     n->mask = calloc((size_t)L, sizeof *n->mask);
     if (!n->w_off || !n->b_off || !n->out_size || !n->act || !n->dact || !n->argmax || !n->mask) return GQ_ERR_NOMEM;
-    size_t off = 0, col = 0;
+    const size_t off = net_layout(m, n->w_off, n->b_off);
+    size_t col = 0;
     for (int i = 0; i < n->nlayers; i++) {
         const model_layer *l = &m->layers[i];
-        n->w_off[i] = off;
-        off += (size_t)l->weight_params;
-        n->b_off[i] = off;
-        off += (size_t)l->bias_params;
         n->out_size[i] = elems(l->shape);
         n->act[i] = calloc((size_t)max_batch * n->out_size[i], sizeof(float));
         n->dact[i] = calloc((size_t)max_batch * n->out_size[i], sizeof(float));

@@ -29,6 +29,9 @@ typedef struct {
     size_t in_size, classes;
 } net_t;
 
+/* Where each layer's weights, then its biases, start in the one flat block of parameters (and of gradients);
+ * w_off and b_off hold m->nlayers each. @return the number of parameters. */
+size_t net_layout(const model_t *m, size_t *w_off, size_t *b_off);
 /* @return GQ_OK, or GQ_ERR_PARAM with a reason (unsupported layer, not a chain). */
 gq_err net_init(net_t *n, const model_t *m, int max_batch, uint64_t seed, char *msg, size_t cap);
 void net_free(net_t *n);

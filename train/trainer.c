@@ -126,7 +126,7 @@ typedef struct {
     const train_config *c;
     const size_t *w_off, *b_off; /* where each layer's weights and biases start in a gradient */
     const exchange_costs *costs; /* under SMPI: each encode and decode charged as simulated time */
-    const xch_tensor *T;
+    xch_tensor *T;
     int nt, W, rank; /* tensors; workers; this rank (0 in one process) */
     long step;
     size_t P, cap;                      /* parameters; room of one message */
@@ -360,14 +360,19 @@ static gq_err wait_all(xstate *x, int ns, int nr)
 }
 
 /* A received fp32 segment, checked for its length. */
-static gq_err take_floats(xstate *x, float *dst, size_t m, const uint8_t *src, size_t len, int layer)
+static gq_err check_floats(xstate *x, size_t m, size_t len, int layer)
 {
-    if (len != m * sizeof *dst)
+    if (len != m * sizeof(float))
         return snprintf(x->msg, x->mcap, "layer '%s': %zu bytes received where %zu floats were due",
                         x->c->model->layers[layer].name, len, m),
                GQ_ERR_CORRUPT;
-    memcpy(dst, src, len);
     return GQ_OK;
+}
+static gq_err take_floats(xstate *x, float *dst, size_t m, const uint8_t *src, size_t len, int layer)
+{
+    gq_err e = check_floats(x, m, len, layer);
+    if (e == GQ_OK) memcpy(dst, src, len);
+    return e;
 }
 
 static gq_err exchange_ps_mpi(xstate *x, int t, float *scales)
@@ -516,16 +521,50 @@ static gq_err exchange_ring_mpi(xstate *x, int t)
         if (quantized) {
             x->rsz[cr] = x->recvs[0].len;
             e = dec_into(x, x->avg + off + lo, m, x->rbuf + cr * cap, x->rsz[cr], "decoding", tt->layer);
-        } else if (x->recvs[0].len != m * sizeof(float)) {
-            snprintf(x->msg, x->mcap, "layer '%s': %zu bytes received where %zu floats were due",
-                     x->c->model->layers[tt->layer].name, x->recvs[0].len, m);
-            e = GQ_ERR_CORRUPT;
+        } else {
+            e = check_floats(x, m, x->recvs[0].len, tt->layer);
         }
     }
     return e;
 }
 
 /* ---- training ------------------------------------------------------------------------------------ */
+
+/* The tensor list and every exchange buffer, sized for the largest tensor: `local` workers' gradients held here (and
+ * their residuals when x->ef), `slots` message buffers (one per peer or segment; 0 in one process). Needs x->c, W, P,
+ * ef; 0 when out of memory (xstate_free then frees what was made). */
+static int xstate_alloc(xstate *x, int local, int slots)
+{
+    const train_config *c = x->c;
+    x->T = calloc(2 * (size_t)c->model->nlayers + 1, sizeof *x->T);
+    if (!x->T) return 0;
+    x->nt = (int)xch_tensors(c->model, &c->quant, &c->exchange, x->T);
+    size_t maxn = 1;
+    for (int t = 0; t < x->nt; t++) maxn = x->T[t].n > maxn ? x->T[t].n : maxn;
+    const size_t bound = qz_bound(&c->quant, maxn), levels = xch_levels_size(maxn, x->W);
+    x->cap = gq_is_error(bound) ? 0 : bound;
+    x->cap = 4 * maxn > x->cap ? 4 * maxn : x->cap;
+    x->cap = levels > x->cap ? levels : x->cap;
+    x->wcap = qz_workspace_size(&c->quant, maxn);
+    const size_t W = (size_t)x->W;
+    x->g = calloc((size_t)local * x->P, sizeof *x->g);
+    x->res = x->ef ? calloc((size_t)local * x->P, sizeof *x->res) : NULL;
+    x->avg = calloc(x->P, sizeof *x->avg), x->dec = calloc(maxn, sizeof *x->dec);
+    x->part = calloc(maxn, sizeof *x->part), x->lev = calloc(maxn, sizeof *x->lev);
+    x->buf = malloc(x->cap), x->reply = malloc(x->cap), x->work = malloc(x->wcap ? x->wcap : 1);
+    x->sbuf = slots ? malloc((size_t)slots * x->cap) : NULL, x->rbuf = slots ? malloc((size_t)slots * x->cap) : NULL;
+    x->ssz = calloc(W, sizeof *x->ssz), x->rsz = calloc(W, sizeof *x->rsz);
+    x->sends = calloc(2 * W, sizeof *x->sends), x->recvs = calloc(2 * W, sizeof *x->recvs);
+    return x->g && (!x->ef || x->res) && x->avg && x->dec && x->part && x->lev && x->buf && x->reply && x->work &&
+           (!slots || (x->sbuf && x->rbuf)) && x->ssz && x->rsz && x->sends && x->recvs;
+}
+
+static void xstate_free(xstate *x)
+{
+    free(x->T), free(x->g), free(x->res), free(x->avg), free(x->dec), free(x->part), free(x->lev), free(x->buf);
+    free(x->reply), free(x->work), free(x->sbuf), free(x->rbuf), free(x->ssz), free(x->rsz), free(x->sends);
+    free(x->recvs);
+}
 
 gq_err train_run(const train_config *c, const idx_dataset *train, const idx_dataset *test, epoch_fn report, void *ctx,
                  char *msg, size_t cap)
@@ -562,34 +601,14 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
     xstate x = {.c = c, .w_off = net.w_off, .b_off = net.b_off, .W = W, .rank = rank, .P = P, .msg = msg, .mcap = cap};
     x.ef = ring_sync ? 0 : c->error_feedback >= 0 ? c->error_feedback : biased(c->quant.id);
 
-    /* tensors as the exchange policy lists them: every layer's weights, then biases */
-    xch_tensor *T = calloc(2 * (size_t)c->model->nlayers + 1, sizeof *T);
-    x.T = T;
-    x.nt = T ? (int)xch_tensors(c->model, &c->quant, &c->exchange, T) : 0;
-    size_t maxn = 1;
-    for (int t = 0; t < x.nt; t++) maxn = T[t].n > maxn ? T[t].n : maxn;
-    size_t bound = qz_bound(&c->quant, maxn);
-    x.cap = gq_is_error(bound) ? 0 : bound;
-    x.cap = 4 * maxn > x.cap ? 4 * maxn : x.cap;
-    x.cap = xch_levels_size(maxn, W) > x.cap ? xch_levels_size(maxn, W) : x.cap;
-    x.wcap = qz_workspace_size(&c->quant, maxn);
     const int slots = comm ? W : 0; /* message buffers, one per peer or segment */
-    x.g = calloc((size_t)local * P, sizeof *x.g);
-    x.res = x.ef ? calloc((size_t)local * P, sizeof *x.res) : NULL;
-    x.avg = calloc(P, sizeof *x.avg), x.dec = calloc(maxn, sizeof *x.dec), x.part = calloc(maxn, sizeof *x.part);
-    x.lev = calloc(maxn, sizeof *x.lev);
-    x.buf = malloc(x.cap), x.reply = malloc(x.cap), x.work = malloc(x.wcap ? x.wcap : 1);
-    x.sbuf = slots ? malloc((size_t)slots * x.cap) : NULL, x.rbuf = slots ? malloc((size_t)slots * x.cap) : NULL;
-    x.ssz = calloc((size_t)W, sizeof *x.ssz), x.rsz = calloc((size_t)W, sizeof *x.rsz);
-    x.sends = calloc(2 * (size_t)W, sizeof *x.sends), x.recvs = calloc(2 * (size_t)W, sizeof *x.recvs);
+    const int made = xstate_alloc(&x, local, slots);
     float *xin = calloc((size_t)B * px, sizeof *xin), *m1 = calloc(P, sizeof *m1), *m2 = calloc(P, sizeof *m2);
     float *scales = calloc((size_t)W, sizeof *scales);
     double *losses = calloc((size_t)W * iters, sizeof *losses), *mine = calloc((size_t)iters, sizeof *mine);
     int *order = malloc((size_t)train->n * sizeof *order);
     uint8_t *labels = malloc((size_t)B);
-    if (!T || !x.g || (x.ef && !x.res) || !x.avg || !x.dec || !x.part || !x.lev || !x.buf || !x.reply || !x.work ||
-        (slots && (!x.sbuf || !x.rbuf)) || !x.ssz || !x.rsz || !x.sends || !x.recvs || !xin || !m1 || !m2 || !scales ||
-        !losses || !mine || !order || !labels) {
+    if (!made || !xin || !m1 || !m2 || !scales || !losses || !mine || !order || !labels) {
         e = GQ_ERR_NOMEM;
         snprintf(msg, cap, "out of memory for %d workers' gradients of %zu parameters", local, P);
         goto out;
@@ -705,8 +724,7 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
         if (report) report(&s, ctx);
     }
 out:
-    free(T), free(x.g), free(x.res), free(x.avg), free(x.dec), free(x.part), free(x.lev), free(x.buf), free(x.reply);
-    free(x.work), free(x.sbuf), free(x.rbuf), free(x.ssz), free(x.rsz), free(x.sends), free(x.recvs);
+    xstate_free(&x);
     free(xin), free(m1), free(m2), free(scales), free(losses), free(mine), free(order), free(labels);
     net_free(&net);
     return e;
@@ -724,33 +742,14 @@ gq_err train_exchange_run(const train_config *c, int iterations, const exchange_
     const model_t *m = c->model;
     xstate x = {.c = c, .W = W, .rank = comm->rank, .costs = costs, .msg = msg, .mcap = cap};
     size_t *off = calloc(2 * m->nlayers + 1, sizeof *off);
-    xch_tensor *T = calloc(2 * (size_t)m->nlayers + 1, sizeof *T);
-    if (!off || !T) return free(off), free(T), GQ_ERR_NOMEM;
+    if (!off) return GQ_ERR_NOMEM;
     x.w_off = off, x.b_off = off + m->nlayers;
-    for (size_t i = 0; i < m->nlayers; i++) { /* the trainer's layout: each layer's weights, then its biases */
-        off[i] = x.P, x.P += (size_t)m->layers[i].weight_params;
-        off[m->nlayers + i] = x.P, x.P += (size_t)m->layers[i].bias_params;
-    }
-    x.T = T;
-    x.nt = (int)xch_tensors(m, &c->quant, &c->exchange, T);
-    x.ef = 0; /* the values do not matter here, only their sizes and costs */
-    size_t maxn = 1;
-    for (int t = 0; t < x.nt; t++) maxn = T[t].n > maxn ? T[t].n : maxn;
-    size_t bound = qz_bound(&c->quant, maxn);
-    x.cap = gq_is_error(bound) ? 0 : bound;
-    x.cap = 4 * maxn > x.cap ? 4 * maxn : x.cap;
-    x.cap = xch_levels_size(maxn, W) > x.cap ? xch_levels_size(maxn, W) : x.cap;
-    x.wcap = qz_workspace_size(&c->quant, maxn);
-    x.g = malloc(x.P * sizeof *x.g), x.avg = calloc(x.P, sizeof *x.avg);
-    x.dec = calloc(maxn, sizeof *x.dec), x.part = calloc(maxn, sizeof *x.part), x.lev = calloc(maxn, sizeof *x.lev);
-    x.buf = malloc(x.cap), x.reply = malloc(x.cap), x.work = malloc(x.wcap ? x.wcap : 1);
-    x.sbuf = malloc((size_t)W * x.cap), x.rbuf = malloc((size_t)W * x.cap);
-    x.ssz = calloc((size_t)W, sizeof *x.ssz), x.rsz = calloc((size_t)W, sizeof *x.rsz);
-    x.sends = calloc(2 * (size_t)W, sizeof *x.sends), x.recvs = calloc(2 * (size_t)W, sizeof *x.recvs);
+    x.P = net_layout(m, off, off + m->nlayers); /* the trainer's layout */
+    x.ef = 0;                                   /* the values do not matter here, only their sizes and costs */
+    const int made = xstate_alloc(&x, 1, W);
     float *scales = calloc((size_t)W, sizeof *scales);
     gq_err e = GQ_OK;
-    if (!x.g || !x.avg || !x.dec || !x.part || !x.lev || !x.buf || !x.reply || !x.work || !x.sbuf || !x.rbuf ||
-        !x.ssz || !x.rsz || !x.sends || !x.recvs || !scales) {
+    if (!made || !scales) {
         e = GQ_ERR_NOMEM;
         snprintf(msg, cap, "out of memory for a gradient of %zu parameters", x.P);
     }
@@ -762,18 +761,17 @@ gq_err train_exchange_run(const train_config *c, int iterations, const exchange_
         x.g[k] = (float)(rad * cos(6.283185307179586 * v));
         if (k + 1 < x.P) x.g[k + 1] = (float)(rad * sin(6.283185307179586 * v));
     }
-    const int ring_sync = c->sync == TRAIN_SYNC_RING && W > 1;
     double t_first = 0, t_end = 0;
     for (int it = 0; it < iterations && e == GQ_OK; it++) {
         x.step = it;
         if (it == 1) t_first = comm->now(comm);
         comm->execute(comm, costs->compute_s); /* forward and backward, not executed: charged */
         for (int t = 0; t < x.nt && e == GQ_OK; t++)
-            e = ring_sync ? exchange_ring_mpi(&x, t) : exchange_ps_mpi(&x, t, scales);
+            e = ring(&x) ? exchange_ring_mpi(&x, t) : exchange_ps_mpi(&x, t, scales);
     }
     t_end = comm->now(comm);
     *iteration_s = iterations > 1 ? (t_end - t_first) / (iterations - 1) : t_end;
-    free(off), free(T), free(x.g), free(x.avg), free(x.dec), free(x.part), free(x.lev), free(x.buf), free(x.reply);
-    free(x.work), free(x.sbuf), free(x.rbuf), free(x.ssz), free(x.rsz), free(x.sends), free(x.recvs), free(scales);
+    xstate_free(&x);
+    free(off), free(scales);
     return e;
 }
