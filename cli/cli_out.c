@@ -6,8 +6,8 @@
  * cli_discard_outputs on failure). The staged names live in a fixed table
  * that the SIGINT/SIGTERM handler can walk with async-signal-safe calls
  * (unlink, rmdir) before the signal takes its default course. External
- * programs are started with fork/exec and an argument vector, die with gqsim
- * (PR_SET_PDEATHSIG), and hand back the first line of their stderr. */
+ * programs are started by gq_run (fork/exec, an argument vector, dying with
+ * gqsim) and hand back the last line of their stderr. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -15,12 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "gq_run.h"
 
 #define MAX_STAGED 256
 #define STAGE_PATH 4096
@@ -211,56 +211,15 @@ int cli_check_output_dir(const char *opt, const char *path)
 int cli_run_program(const char *const *argv, const char *cwd, char *why, size_t cap)
 {
     why[0] = '\0';
-    int errpipe[2];
-    if (pipe(errpipe) != 0) return snprintf(why, cap, "pipe: %s", strerror(errno)), -1;
-    fflush(NULL);
-    const pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(errpipe[0]), close(errpipe[1]);
-        return snprintf(why, cap, "fork: %s", strerror(errno)), -1;
-    }
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL); /* a killed gqsim takes its helper with it */
-        if (getppid() != parent) _exit(126);
-        close(errpipe[0]);
-        dup2(errpipe[1], STDERR_FILENO);
-        int devnull = open("/dev/null", O_RDWR);
-        if (devnull >= 0) dup2(devnull, STDIN_FILENO), dup2(devnull, STDOUT_FILENO);
-        if (cwd && chdir(cwd) != 0) {
-            dprintf(STDERR_FILENO, "cannot enter %s: %s\n", cwd, strerror(errno));
-            _exit(126);
-        }
-        execvp(argv[0], (char *const *)argv);
-        _exit(127);
-    }
-    close(errpipe[1]);
     char err[2048];
-    size_t n = 0;
-    for (;;) {
-        ssize_t got = read(errpipe[0], err + n, sizeof err - 1 - n);
-        if (got > 0 && n + (size_t)got < sizeof err - 1) {
-            n += (size_t)got;
-            continue;
-        }
-        if (got < 0 && errno == EINTR) continue;
-        if (got > 0) { /* full: drain the rest so the program is not blocked */
-            char sink[512];
-            while (read(errpipe[0], sink, sizeof sink) > 0) {
-            }
-        }
-        break;
-    }
-    err[n] = '\0';
-    close(errpipe[0]);
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return snprintf(why, cap, "waitpid: %s", strerror(errno)), -1;
+    const int status = gq_run(argv, cwd, NULL, 0, err, sizeof err);
+    if (status < 0) return snprintf(why, cap, "%s", err), -1;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
         snprintf(why, cap, "'%s' is not installed or not on PATH", argv[0]);
         return 127;
     }
+    size_t n = strlen(err);
     /* the last non-empty line of its complaint: where gnuplot and SimGrid say why */
     while (n > 0 && (err[n - 1] == '\n' || err[n - 1] == ' ' || err[n - 1] == '\r')) err[--n] = '\0';
     const char *line = strrchr(err, '\n');

@@ -5,21 +5,19 @@
  * SimGrid engine moves one aggregated flow per bucket, this one sends every
  * message the trainer sends (segments, ring steps, replies), through SMPI's
  * MPI implementation over SimGrid's network model with the same factors.
- * smpirun is started with fork/exec and an argument vector; the platform
+ * smpirun is started by gq_run (fork/exec, an argument vector); the platform
  * and the host file live in a private directory removed after the run
  * (smpirun, a shell script, reads them by name). */
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gq_run.h"
 #include "sim_internal.h"
 
 static int write_file(const char *path, const char *text)
@@ -28,14 +26,6 @@ static int write_file(const char *path, const char *text)
     if (!f) return -1;
     int ok = fputs(text, f) >= 0;
     return fclose(f) == 0 && ok ? 0 : -1;
-}
-
-static int unnamed_file(void)
-{
-    char path[] = "/tmp/gqsim-smpi-log-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd >= 0) unlink(path);
-    return fd;
 }
 
 /* gqsim-smpi beside this gqsim (GQSIM_SMPI overrides, for tests and installs). */
@@ -96,11 +86,8 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
     snprintf(hostfile, sizeof hostfile, "%s/hosts", dir);
     const int written = made && write_file(plat, xml) == 0 && write_file(hostfile, hosts) == 0;
     free(xml), free(hosts);
-    const int errfd = unnamed_file();
-    int out[2] = {-1, -1};
-    if (!written || errfd < 0 || pipe(out) != 0) {
+    if (!written) {
         int err = errno;
-        if (errfd >= 0) close(errfd);
         unlink(plat), unlink(hostfile), rmdir(dir);
         return snprintf(msg, cap, "cannot write the SMPI run's files: %s", strerror(err)), GQ_ERR_IO;
     }
@@ -137,44 +124,15 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
     for (int i = 0; i < k; i++) argv[n++] = a[i];
     argv[n] = NULL;
 
-    fflush(NULL);
-    const pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent) _exit(127);
-        close(out[0]);
-        dup2(out[1], STDOUT_FILENO);
-        dup2(errfd, STDERR_FILENO);
-        execvp("smpirun", argv);
-        _exit(127);
-    }
-    close(out[1]);
-    char text[4096];
-    size_t len = 0;
-    for (ssize_t got; pid > 0 && len < sizeof text - 1;) {
-        got = read(out[0], text + len, sizeof text - 1 - len);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) break;
-        len += (size_t)got;
-    }
-    text[len] = '\0';
-    close(out[0]);
-    int status = 0;
-    if (pid > 0)
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-        }
+    char text[4096], log[1024];
+    const int status = gq_run((const char *const *)argv, NULL, text, sizeof text, log, sizeof log);
     unlink(plat), unlink(hostfile), rmdir(dir);
-    char log[1024];
-    ssize_t m = pread(errfd, log, sizeof log - 1, 0);
-    log[m > 0 ? m : 0] = '\0';
-    close(errfd);
     const char *line = strstr(text, "gqsim-smpi iteration_s=");
     double it = line ? strtod(line + strlen("gqsim-smpi iteration_s="), NULL) : NAN;
-    if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || !(it >= p->compute_s * (1 - 1e-9))) {
+    if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || !(it >= p->compute_s * (1 - 1e-9))) {
         char *nl = strchr(log, '\n');
         if (nl) *nl = '\0';
-        if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127 && !log[0])
+        if (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127 && !log[0])
             return snprintf(msg, cap, "cannot start smpirun (libsimgrid-dev)"), GQ_ERR_IO;
         return snprintf(msg, cap, "the SMPI run failed: %s", log[0] ? log : "no result"), GQ_ERR_IO;
     }
