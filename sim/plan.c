@@ -112,6 +112,18 @@ int sim_network_calibrate(const cluster_spec *c, const char *base, const double 
     return 0;
 }
 
+void sim_simgrid_net_cfg(const sim_config *c, const sim_plan *p, char cfg[SIM_SG_NET_CFGS][64])
+{
+    const sim_network *n = &p->net;
+    snprintf(cfg[0], 64, "--cfg=network/model:%s", n->name);
+    snprintf(cfg[1], 64, "--cfg=network/crosstraffic:%d", strcmp(n->name, "CM02") != 0);
+    snprintf(cfg[2], 64, "--cfg=network/latency-factor:%.17g", n->latency_factor);
+    snprintf(cfg[3], 64, "--cfg=network/bandwidth-factor:%.17g", n->bandwidth_factor);
+    /* the TCP window must not throttle fast links: gamma >= 4 x bandwidth x RTT */
+    const double need = 4 * cluster_nic_bandwidth(c->cluster) * 2 * p->a_inter;
+    snprintf(cfg[4], 64, "--cfg=network/TCP-gamma:%.0f", need > 4194304 ? need : 4194304);
+}
+
 gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
 {
     memset(p, 0, sizeof *p);
@@ -122,20 +134,19 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     p->nodes = cluster_nodes_for(cl, c->gpus);
     p->per_node = c->gpus < cl->gpus_per_node ? c->gpus : cl->gpus_per_node;
     p->tcp = !cl->inter->rdma;
-    sim_network net;
-    if (sim_network_parse(c->network_model ? c->network_model : p->tcp ? "LV08" : "CM02", &net, msg, cap) != 0)
+    if (sim_network_parse(c->network_model ? c->network_model : p->tcp ? "LV08" : "CM02", &p->net, msg, cap) != 0)
         return GQ_ERR_PARAM;
-    p->lat_factor = net.latency_factor, p->bw_factor = net.bandwidth_factor;
-    snprintf(p->network_model, sizeof p->network_model, "%s(lat x%g, bw x%g%s)", net.name, p->lat_factor, p->bw_factor,
-             strcmp(net.name, "LV08") == 0 ? ", crosstraffic" : "");
-    p->a_intra = 2 * cl->intra->latency * p->lat_factor;
-    p->b_intra = cl->intra->bandwidth * p->bw_factor;
-    p->a_inter = (2 * cl->intra->latency + 2 * cl->inter->latency) * p->lat_factor;
+    const double lat_factor = p->net.latency_factor, bw_factor = p->net.bandwidth_factor;
+    snprintf(p->network_model, sizeof p->network_model, "%s(lat x%g, bw x%g%s)", p->net.name, lat_factor, bw_factor,
+             strcmp(p->net.name, "LV08") == 0 ? ", crosstraffic" : "");
+    p->a_intra = 2 * cl->intra->latency * lat_factor;
+    p->b_intra = cl->intra->bandwidth * bw_factor;
+    p->a_inter = (2 * cl->intra->latency + 2 * cl->inter->latency) * lat_factor;
     double nic = cluster_nic_bandwidth(cl);
-    p->b_inter = (nic < cl->intra->bandwidth ? nic : cl->intra->bandwidth) * p->bw_factor;
+    p->b_inter = (nic < cl->intra->bandwidth ? nic : cl->intra->bandwidth) * bw_factor;
     if (cl->topo == TOPO_FAT_TREE && p->nodes > cl->leaf_nodes) {
-        p->a_inter += 2 * cl->inter->latency * p->lat_factor; /* two uplinks */
-        double up = nic * cl->leaf_nodes / cl->oversub * p->bw_factor;
+        p->a_inter += 2 * cl->inter->latency * lat_factor; /* two uplinks */
+        double up = nic * cl->leaf_nodes / cl->oversub * bw_factor;
         if (up < p->b_inter) p->b_inter = up;
     }
 

@@ -279,23 +279,11 @@ static int child(const sim_config *c, const sim_plan *p, const char *xml_path, i
     if (!w.end || !ctx) return 1;
     w.R = build_actors(&w, ctx, grouped);
     const int host_cols = grouped ? 2 : w.G; /* GPUs per node in the platform */
-    char model[64], gamma[64], lat[64], bw[64], why[160];
-    sim_network net;
-    if (sim_network_parse(c->network_model ? c->network_model : p->tcp ? "LV08" : "CM02", &net, why, sizeof why))
-        return 1; /* the plan parsed it already */
-    const char *nm = net.name;
-    snprintf(model, sizeof model, "--cfg=network/model:%s", nm);
-    /* the model's factors, said explicitly: the same as SimGrid's defaults unless calibrated ones were given */
-    snprintf(lat, sizeof lat, "--cfg=network/latency-factor:%.17g", net.latency_factor);
-    snprintf(bw, sizeof bw, "--cfg=network/bandwidth-factor:%.17g", net.bandwidth_factor);
-    /* the TCP window must not throttle fast links: gamma >= 4 x bandwidth x RTT */
-    double rtt = 2 * p->a_inter, need = 4 * cluster_nic_bandwidth(c->cluster) * rtt;
-    snprintf(gamma, sizeof gamma, "--cfg=network/TCP-gamma:%.0f", need > 4194304 ? need : 4194304);
-    char *argv[] = {"gqsim", model, gamma, "--cfg=contexts/stack-size:256",
+    char net[SIM_SG_NET_CFGS][64];
+    sim_simgrid_net_cfg(c, p, net);
+    char *argv[] = {"gqsim", net[0], net[4], "--cfg=contexts/stack-size:256",
                     /* a platform may be wrong: SimGrid says why at ERROR (parse) or CRITICAL (exceptions) */
-                    "--log=root.thres:error",
-                    strcmp(nm, "CM02") == 0 ? "--cfg=network/crosstraffic:0" : "--cfg=network/crosstraffic:1", lat, bw,
-                    NULL};
+                    "--log=root.thres:error", net[1], net[2], net[3], NULL};
     int argc = 8;
     simgrid_init(&argc, argv);
     simgrid_load_platform(xml_path);

@@ -25,7 +25,7 @@ struct sim_plan {
     double a_intra, b_intra; /* one GPU-to-GPU hop inside a node: latency, bandwidth */
     double a_inter, b_inter; /* GPU to GPU across nodes */
     int nodes, per_node;     /* nodes used, GPUs per node used (the last may hold fewer) */
-    double lat_factor, bw_factor;
+    sim_network net;         /* the network model, its factors applied above */
     char network_model[80];
     int tcp;
 };
@@ -36,6 +36,11 @@ void sim_plan_free(sim_plan *p);
 /* The iteration given per-bucket communication durations (sequential per
  * GPU, each starting when its bucket is ready and the previous one is done). */
 double sim_timeline(const sim_plan *p, const double *comm_s, double *exposed);
+
+/* SimGrid's options for the plan's network model (model, factors said explicitly, cross-traffic where the model has
+ * it, a TCP window that never throttles a link): the same for the simgrid and smpi engines. */
+#define SIM_SG_NET_CFGS 5
+void sim_simgrid_net_cfg(const sim_config *c, const sim_plan *p, char cfg[SIM_SG_NET_CFGS][64]);
 
 gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
 gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);

@@ -41,18 +41,9 @@ static int program_path(char *out, size_t cap)
     return access(out, X_OK);
 }
 
-static const char *trainer_sync(sync_kind s)
-{
-    return s == SYNC_PS           ? "ps"
-           : s == SYNC_PS_SHARDED ? "ps-sharded"
-           : s == SYNC_RING       ? "ring"
-           : s == SYNC_ALLGATHER  ? "allgather"
-                                  : NULL;
-}
-
 gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap)
 {
-    if (!trainer_sync(c->sync))
+    if (c->sync == SYNC_HIERARCHICAL) /* the trainer has no hierarchical all-reduce */
         return snprintf(msg, cap, "the smpi engine runs the trainer's schemes: ps, ps-sharded, ring or allgather"),
                GQ_ERR_PARAM;
     if (c->overlap || c->fusion_bytes > 0)
@@ -68,10 +59,6 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
     if (program_path(prog, sizeof prog) != 0)
         return snprintf(msg, cap, "%s is missing: this gqsim was built without smpicc (libsimgrid-dev)", prog),
                GQ_ERR_PARAM;
-    sim_network net;
-    if (sim_network_parse(c->network_model ? c->network_model : p->tcp ? "LV08" : "CM02", &net, msg, cap))
-        return GQ_ERR_PARAM;
-
     /* the platform, and one host per rank in GPU order */
     char *xml = cluster_xml(c->cluster, cluster_nodes_built(c->cluster, c->gpus), CLUSTER_XML_FLAT);
     size_t hcap = (size_t)c->gpus * 24 + 1, hlen = 0;
@@ -92,19 +79,15 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
         return snprintf(msg, cap, "cannot write the SMPI run's files: %s", strerror(err)), GQ_ERR_IO;
     }
 
-    char np[16], model[96], lat[64], bw[64], gamma[64], a[14][320];
+    char np[16], net[SIM_SG_NET_CFGS][64], a[14][320];
     snprintf(np, sizeof np, "%d", c->gpus);
-    snprintf(model, sizeof model, "--cfg=network/model:%s", net.name);
-    snprintf(lat, sizeof lat, "--cfg=network/latency-factor:%.17g", net.latency_factor);
-    snprintf(bw, sizeof bw, "--cfg=network/bandwidth-factor:%.17g", net.bandwidth_factor);
-    const double need = 4 * cluster_nic_bandwidth(c->cluster) * 2 * p->a_inter;
-    snprintf(gamma, sizeof gamma, "--cfg=network/TCP-gamma:%.0f", need > 4194304 ? need : 4194304);
+    sim_simgrid_net_cfg(c, p, net);
     char quant[256];
     qz_format_spec(&c->quant, quant, sizeof quant);
     int k = 0;
     snprintf(a[k++], sizeof a[0], "model=%s", c->model_source);
     snprintf(a[k++], sizeof a[0], "quant=%s", quant);
-    snprintf(a[k++], sizeof a[0], "sync=%s", trainer_sync(c->sync));
+    snprintf(a[k++], sizeof a[0], "sync=%s", sync_name(c->sync));
     snprintf(a[k++], sizeof a[0], "iterations=%d", c->iterations > 3 ? c->iterations : 3);
     snprintf(a[k++], sizeof a[0], "compute_s=%.17g", p->compute_s);
     snprintf(a[k++], sizeof a[0], "encode_ns=%.17g", c->encode_ns);
@@ -117,8 +100,7 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
     snprintf(a[k++], sizeof a[0], "scaler_sharing=%d", !c->exchange.no_scaler_sharing);
     char *argv[40] = {"smpirun", "-np", np, "-platform", plat, "-hostfile", hostfile,
                       /* nothing is run for its time: every computation is charged by the program */
-                      "--cfg=smpi/simulate-computation:no", model, lat, bw, gamma,
-                      strcmp(net.name, "CM02") == 0 ? "--cfg=network/crosstraffic:0" : "--cfg=network/crosstraffic:1",
+                      "--cfg=smpi/simulate-computation:no", net[0], net[2], net[3], net[4], net[1],
                       "--log=root.thres:error", "--log=smpi.thres:error", prog};
     int n = 16;
     for (int i = 0; i < k; i++) argv[n++] = a[i];
