@@ -32,6 +32,10 @@ static const char *const SPECS[] = {
     "bingrad-pb",
     "signsgd:bucket=4",
     "topk:ratio=0.3",
+    "terngrad:pack=int8,bucket=6",
+    "signsgd:pack=byte",
+    "topk:ratio=0.2,index=64",
+    "topk:ratio=0.5,index=32",
 };
 
 static void fail(const char *what, const char *spec, size_t n, size_t r)

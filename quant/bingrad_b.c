@@ -259,7 +259,12 @@ static void bb_table(float *table, const float *stored, const qz_params *p)
     table[1] = stored[1];
 }
 
-static const qz_dense BB = {bb_nstored, bb_nlevels, NULL, 1, bb_fit, bb_quantize, bb_table, NULL};
+static const qz_dense BB = {.nstored = bb_nstored,
+                            .nlevels = bb_nlevels,
+                            .sorts = 1,
+                            .fit = bb_fit,
+                            .quantize = bb_quantize,
+                            .table = bb_table};
 
 static void bb_defaults(qz_params *p) { p->bucket = 512; }
 

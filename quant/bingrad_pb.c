@@ -148,7 +148,12 @@ static void pb_table(float *table, const float *stored, const qz_params *p)
     table[1] = stored[1];
 }
 
-static const qz_dense PB = {pb_nstored, pb_nlevels, NULL, 1, pb_fit, pb_quantize, pb_table, NULL};
+static const qz_dense PB = {.nstored = pb_nstored,
+                            .nlevels = pb_nlevels,
+                            .sorts = 1,
+                            .fit = pb_fit,
+                            .quantize = pb_quantize,
+                            .table = pb_table};
 
 static void pb_defaults(qz_params *p) { p->bucket = 512; }
 

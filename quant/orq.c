@@ -402,7 +402,13 @@ static int orq_check(const float *lv, const qz_params *p)
     return 0;
 }
 
-static const qz_dense ORQ = {orq_nstored, orq_nlevels, NULL, 1, orq_fit, orq_quantize, orq_table, orq_check};
+static const qz_dense ORQ = {.nstored = orq_nstored,
+                             .nlevels = orq_nlevels,
+                             .sorts = 1,
+                             .fit = orq_fit,
+                             .quantize = orq_quantize,
+                             .table = orq_table,
+                             .check = orq_check};
 
 static void orq_defaults(qz_params *p)
 {

@@ -56,7 +56,8 @@ static void qs_table(float *table, const float *stored, const qz_params *p)
     for (unsigned k = 0; k < p->levels; k++) table[k] = (float)((double)((int)k - (int)s) / s * stored[0]);
 }
 
-static const qz_dense QS = {qs_nstored, qs_nlevels, NULL, 0, qs_fit, qs_quantize, qs_table, NULL};
+static const qz_dense QS = {
+    .nstored = qs_nstored, .nlevels = qs_nlevels, .fit = qs_fit, .quantize = qs_quantize, .table = qs_table};
 
 /* ---- Elias-gamma form ----------------------------------------------------------- */
 /* Gamma code of v >= 1 in an LSB-first stream: N = floor(log2 v) zero bits, a

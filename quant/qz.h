@@ -31,9 +31,12 @@ typedef enum {
 } qz_id;
 
 typedef enum { QZ_SCALE_MAX = 0, QZ_SCALE_SIGMA = 1 } qz_scale; /* terngrad scaler form */
-typedef enum { QZ_PACK_2BIT = 0, QZ_PACK_TRITS = 1 } qz_pack;   /* terngrad packing */
-typedef enum { QZ_NORM_L2 = 0, QZ_NORM_MAX = 1 } qz_norm;       /* qsgd norm */
-typedef enum { QZ_CODE_DENSE = 0, QZ_CODE_ELIAS = 1 } qz_code;  /* qsgd wire code */
+/* How a dense codec's codes travel: bit-packed (terngrad 2bit, signsgd bit), five trits per byte (terngrad), or one
+ * signed byte per element, -1/0/+1 (terngrad int8, signsgd byte: the wire of frameworks that do not pack bits). */
+typedef enum { QZ_PACK_2BIT = 0, QZ_PACK_TRITS = 1, QZ_PACK_BYTE = 2 } qz_pack;
+typedef enum { QZ_INDEX_AUTO = 0, QZ_INDEX_32 = 1, QZ_INDEX_64 = 2 } qz_index; /* topk index width */
+typedef enum { QZ_NORM_L2 = 0, QZ_NORM_MAX = 1 } qz_norm;                      /* qsgd norm */
+typedef enum { QZ_CODE_DENSE = 0, QZ_CODE_ELIAS = 1 } qz_code;                 /* qsgd wire code */
 
 #define QZ_QSGD_MAX_LEVELS 255u
 #define QZ_ORQ_MAX_LEVELS 16u
@@ -44,10 +47,11 @@ typedef struct {
     unsigned levels;    /* qsgd: total levels, odd >= 3; orq: 2..16 */
     float clip;         /* terngrad: c in c*sigma; 0 disables clipping */
     qz_scale scale;     /* terngrad: max of clipped |g|, or c*sigma */
-    qz_pack pack;       /* terngrad: 2 bits per element, or 5 trits per byte */
+    qz_pack pack;       /* terngrad: 2 bits, 5 trits per byte, or int8; signsgd: 1 bit or a byte */
     qz_norm norm;       /* qsgd */
     qz_code code;       /* qsgd */
     float ratio;        /* topk: fraction of elements kept, (0, 1] */
+    qz_index index;     /* topk: u32 indices where n <= 2^32 else u64 (auto), or always u32 / u64 */
     float shared_scale; /* terngrad scaler sharing: > 0 replaces every bucket's
                            scaler (not part of the spec string; travels in the
                            buffer as each bucket's scale) */

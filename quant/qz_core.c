@@ -5,6 +5,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <xxhash.h>
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
 
 #include "qz_internal.h"
 #include "rng.h"
@@ -23,6 +26,9 @@ enum { /* header flag bits, see docs/wire-format.md#header */
        FLAG_PACK_TRITS = 1u << 1,
        FLAG_NORM_MAX = 1u << 2,
        FLAG_CODE_ELIAS = 1u << 3,
+       FLAG_PACK_BYTE = 1u << 4, /* terngrad pack=int8, signsgd pack=byte */
+       FLAG_INDEX_32 = 1u << 5,  /* topk */
+       FLAG_INDEX_64 = 1u << 6,
 };
 
 static const qz_codec *const CODECS[] = {
@@ -222,6 +228,9 @@ static unsigned header_flags(const qz_params *p)
     if (p->id == QZ_TERNGRAD && p->pack == QZ_PACK_TRITS) f |= FLAG_PACK_TRITS;
     if (p->id == QZ_QSGD && p->norm == QZ_NORM_MAX) f |= FLAG_NORM_MAX;
     if (p->id == QZ_QSGD && p->code == QZ_CODE_ELIAS) f |= FLAG_CODE_ELIAS;
+    if ((p->id == QZ_TERNGRAD || p->id == QZ_SIGNSGD) && p->pack == QZ_PACK_BYTE) f |= FLAG_PACK_BYTE;
+    if (p->id == QZ_TOPK && p->index == QZ_INDEX_32) f |= FLAG_INDEX_32;
+    if (p->id == QZ_TOPK && p->index == QZ_INDEX_64) f |= FLAG_INDEX_64;
     return f;
 }
 
@@ -257,12 +266,18 @@ gq_err qz_peek(const void *src, size_t src_size, qz_header *out)
     qz_params p;
     qz_defaults(id, &p);
     unsigned flags = h[7];
-    if (flags &
-        ~header_flags(&(qz_params){
-            .id = id, .scale = QZ_SCALE_SIGMA, .pack = QZ_PACK_TRITS, .norm = QZ_NORM_MAX, .code = QZ_CODE_ELIAS}))
+    const unsigned known =
+        header_flags(&(qz_params){
+            .id = id, .scale = QZ_SCALE_SIGMA, .pack = QZ_PACK_TRITS, .norm = QZ_NORM_MAX, .code = QZ_CODE_ELIAS}) |
+        header_flags(&(qz_params){.id = id, .pack = QZ_PACK_BYTE, .index = QZ_INDEX_32}) |
+        header_flags(&(qz_params){.id = id, .index = QZ_INDEX_64});
+    /* unknown bits, two packings or two index widths at once */
+    if ((flags & ~known) || ((flags & FLAG_PACK_TRITS) && (flags & FLAG_PACK_BYTE)) ||
+        ((flags & FLAG_INDEX_32) && (flags & FLAG_INDEX_64)))
         return GQ_ERR_CORRUPT;
     p.scale = (flags & FLAG_SCALE_SIGMA) ? QZ_SCALE_SIGMA : QZ_SCALE_MAX;
-    p.pack = (flags & FLAG_PACK_TRITS) ? QZ_PACK_TRITS : QZ_PACK_2BIT;
+    p.pack = (flags & FLAG_PACK_TRITS) ? QZ_PACK_TRITS : (flags & FLAG_PACK_BYTE) ? QZ_PACK_BYTE : QZ_PACK_2BIT;
+    p.index = (flags & FLAG_INDEX_32) ? QZ_INDEX_32 : (flags & FLAG_INDEX_64) ? QZ_INDEX_64 : QZ_INDEX_AUTO;
     p.norm = (flags & FLAG_NORM_MAX) ? QZ_NORM_MAX : QZ_NORM_L2;
     p.code = (flags & FLAG_CODE_ELIAS) ? QZ_CODE_ELIAS : QZ_CODE_DENSE;
     if (id == QZ_QSGD || id == QZ_ORQ)
@@ -393,9 +408,17 @@ size_t qz_decode(float *dst, size_t dst_cap, const void *src, size_t src_size)
 
 /* ---- the dense driver ------------------------------------------------------------ */
 
+static qz_pack dense_packing(const qz_dense *d, const qz_params *p)
+{
+    const qz_pack k = d->packing ? d->packing(p) : QZ_PACK_2BIT;
+    return k == QZ_PACK_BYTE && !d->byte_of ? QZ_PACK_2BIT : k;
+}
+
 static size_t dense_code_bytes(const qz_dense *d, const qz_params *p, size_t n)
 {
-    if (d->trits && d->trits(p)) return n / 5 + (n % 5 != 0);
+    const qz_pack k = dense_packing(d, p);
+    if (k == QZ_PACK_TRITS) return n / 5 + (n % 5 != 0);
+    if (k == QZ_PACK_BYTE) return n;
     unsigned w = qz_bits_for(d->nlevels(p));
     /* ceil(n*w/8) without overflowing n*w */
     return (n / 8) * w + ((n % 8) * w + 7) / 8;
@@ -432,16 +455,30 @@ void qz_dense_codes(const qz_dense *d, uint8_t *codes, const float *x, size_t j0
     }
 }
 
+/* pack=byte: out[i] = byte_of[codes[i]], codes < 16 (sixteen at a time with one byte shuffle). */
+static void map_bytes(uint8_t *out, const uint8_t *codes, size_t len, const uint8_t byte_of[16])
+{
+    size_t i = 0;
+#if defined(__AVX2__)
+    const __m128i table = _mm_loadu_si128((const __m128i *)byte_of);
+    for (; i + 16 <= len; i += 16)
+        _mm_storeu_si128((__m128i *)(out + i), _mm_shuffle_epi8(table, _mm_loadu_si128((const __m128i *)(codes + i))));
+#endif
+    for (; i < len; i++) out[i] = byte_of[codes[i] & 15];
+}
+
 size_t qz_dense_encode(const qz_dense *d, uint8_t *dst, const float *src, size_t n, const qz_params *p, uint64_t seed,
                        void *work)
 {
     const size_t blen = qz_bucket_len(p, n), nb = qz_bucket_count(p, n);
     const unsigned ns = d->nstored(p);
-    const int trits = d->trits && d->trits(p);
-    const unsigned w = trits ? 0 : qz_bits_for(d->nlevels(p));
+    const qz_pack pack = dense_packing(d, p);
+    const unsigned w = pack != QZ_PACK_2BIT ? 0 : qz_bits_for(d->nlevels(p));
     uint8_t *codes = (uint8_t *)work, *packed = dst + nb * ns * 4;
     void *fit_work = codes + QZ_CHUNK;
     float stored[QZ_ORQ_MAX_LEVELS];
+    uint8_t byte_of[16] = {0}; /* a local copy: stores through packed may alias d's table */
+    for (unsigned k = 0; pack == QZ_PACK_BYTE && k < d->nlevels(p) && k < 16; k++) byte_of[k] = (uint8_t)d->byte_of[k];
 
     for (size_t b = 0; b < nb; b++) {
         size_t len = (b + 1 == nb) ? n - b * blen : blen;
@@ -457,8 +494,10 @@ size_t qz_dense_encode(const qz_dense *d, uint8_t *dst, const float *src, size_t
             for (unsigned k = 0; k < ns; k++) stored[k] = load_f32(dst + (b * ns + k) * 4);
             qz_dense_codes(d, codes + (j - c0), src + j, j, jend - j, stored, p, seed);
         }
-        if (trits)
+        if (pack == QZ_PACK_TRITS)
             qz_pack_trits(packed + c0 / 5, codes, c1 - c0);
+        else if (pack == QZ_PACK_BYTE)
+            map_bytes(packed + c0, codes, c1 - c0, byte_of);
         else
             qz_pack_bits(packed + c0 / 8 * w, codes, c1 - c0, w);
     }
@@ -491,8 +530,6 @@ static unsigned decode_scalar(float *out, const uint8_t *packed, size_t j, size_
 }
 
 #if defined(__AVX2__)
-#include <immintrin.h>
-
 /* Eight codes (w bytes) at a time: broadcast, shift each lane by its code's
  * offset, mask, and look the values up with in-register permutes (one for up
  * to 8 levels, two and a blend for up to 16). j is a multiple of 8. */
@@ -552,18 +589,57 @@ static unsigned decode_segment(float *out, const uint8_t *packed, size_t j, size
     return decode_scalar(out, packed, j, end, w, table, K);
 }
 
+/* pack=byte: elements [j, end) from bytes -1/0/+1 to vals[byte + 1]; bit i of `allowed` set where byte i - 1 is a
+ * code. @return non-zero on a byte that is not. */
+static uint32_t decode_bytes_scalar(float *out, const int8_t *c, size_t j, size_t end, const float vals[3],
+                                    uint32_t allowed)
+{
+    uint32_t bad = 0;
+    for (; j < end; j++) {
+        const uint32_t i = (uint32_t)(c[j] + 1); /* 0..2 when valid */
+        const int ok = i <= 2 && ((allowed >> i) & 1);
+        bad |= !ok;
+        out[j] = vals[ok ? i : 0];
+    }
+    return bad;
+}
+
+static uint32_t decode_bytes(float *out, const int8_t *c, size_t j, size_t end, const float vals[3], uint32_t allowed)
+{
+#if defined(__AVX2__)
+    /* eight bytes at a time: sign-extend, look the value and the byte's validity up with in-register permutes */
+    const __m256 tv = _mm256_setr_ps(vals[0], vals[1], vals[2], 0, 0, 0, 0, 0);
+    const __m256i ta = _mm256_setr_epi32(-(int)(allowed & 1), -(int)((allowed >> 1) & 1), -(int)((allowed >> 2) & 1), 0,
+                                         0, 0, 0, 0),
+                  one = _mm256_set1_epi32(1), two = _mm256_set1_epi32(2), zero = _mm256_setzero_si256();
+    __m256i badv = _mm256_setzero_si256();
+    for (; j + 8 <= end; j += 8) {
+        int64_t eight;
+        memcpy(&eight, c + j, 8);
+        const __m256i idx = _mm256_add_epi32(_mm256_cvtepi8_epi32(_mm_cvtsi64_si128(eight)), one);
+        const __m256i out_of_range = _mm256_or_si256(_mm256_cmpgt_epi32(idx, two), _mm256_cmpgt_epi32(zero, idx));
+        badv = _mm256_or_si256(
+            badv, _mm256_or_si256(out_of_range, _mm256_cmpeq_epi32(_mm256_permutevar8x32_epi32(ta, idx), zero)));
+        _mm256_storeu_ps(out + j, _mm256_permutevar8x32_ps(tv, idx));
+    }
+    return (uint32_t)!_mm256_testz_si256(badv, badv) | decode_bytes_scalar(out, c, j, end, vals, allowed);
+#else
+    return decode_bytes_scalar(out, c, j, end, vals, allowed);
+#endif
+}
+
 size_t qz_dense_decode(const qz_dense *d, float *dst, size_t n, const uint8_t *src, size_t size, const qz_params *p)
 {
     const size_t blen = qz_bucket_len(p, n), nb = qz_bucket_count(p, n);
     const unsigned ns = d->nstored(p), K = d->nlevels(p);
-    const int trits = d->trits && d->trits(p);
+    const qz_pack pack = dense_packing(d, p);
     const uint8_t *packed = src + nb * ns * 4;
     float stored[QZ_ORQ_MAX_LEVELS], table[256];
     (void)size; /* the caller checked size == qz_dense_payload() */
 
     for (size_t i = 0; i < nb * ns; i++)
         if (!isfinite(load_f32(src + 4 * i))) return gq_error_result(GQ_ERR_CORRUPT);
-    if (!trits) {
+    if (pack == QZ_PACK_2BIT) {
         const unsigned w = qz_bits_for(K);
         unsigned bad = 0;
         for (size_t b = 0; b < nb; b++) {
@@ -571,6 +647,25 @@ size_t qz_dense_decode(const qz_dense *d, float *dst, size_t n, const uint8_t *s
             if (d->check && d->check(stored, p) != 0) return gq_error_result(GQ_ERR_CORRUPT);
             d->table(table, stored, p);
             bad |= decode_segment(dst, packed, b * blen, b + 1 == nb ? n : (b + 1) * blen, w, table, K);
+        }
+        return bad ? gq_error_result(GQ_ERR_CORRUPT) : n;
+    }
+    if (pack == QZ_PACK_BYTE) {
+        /* bytes are -1, 0 or +1 (qz_internal.h): selects rather than a lookup, so the loop vectorises; `allowed`
+         * has bit c + 1 set for each byte c some code travels as */
+        int code_of[3] = {-1, -1, -1};
+        for (unsigned k = 0; k < K; k++)
+            if (d->byte_of[k] >= -1 && d->byte_of[k] <= 1) code_of[d->byte_of[k] + 1] = (int)k;
+        const uint32_t allowed = (code_of[0] >= 0) | (code_of[1] >= 0) << 1 | (code_of[2] >= 0) << 2;
+        uint32_t bad = 0;
+        for (size_t b = 0; b < nb; b++) {
+            for (unsigned k = 0; k < ns; k++) stored[k] = load_f32(src + (b * ns + k) * 4);
+            if (d->check && d->check(stored, p) != 0) return gq_error_result(GQ_ERR_CORRUPT);
+            d->table(table, stored, p);
+            const float neg = code_of[0] >= 0 ? table[code_of[0]] : 0, zero = code_of[1] >= 0 ? table[code_of[1]] : 0,
+                        pos = code_of[2] >= 0 ? table[code_of[2]] : 0;
+            const float vals[3] = {neg, zero, pos};
+            bad |= decode_bytes(dst, (const int8_t *)packed, b * blen, b + 1 == nb ? n : (b + 1) * blen, vals, allowed);
         }
         return bad ? gq_error_result(GQ_ERR_CORRUPT) : n;
     }

@@ -57,6 +57,7 @@ enum { /* keys a codec accepts in its spec */
        QZ_KEY_NORM = 1u << 5,
        QZ_KEY_CODE = 1u << 6,
        QZ_KEY_RATIO = 1u << 7,
+       QZ_KEY_INDEX = 1u << 8,
 };
 
 typedef struct qz_dense qz_dense;
@@ -128,8 +129,10 @@ static inline unsigned qz_bits_for(unsigned k)
 struct qz_dense {
     unsigned (*nstored)(const qz_params *p);
     unsigned (*nlevels)(const qz_params *p);
-    int (*trits)(const qz_params *p); /* 5 codes per byte instead of bit packing; may be NULL */
-    int sorts;                        /* fit() needs qz_sorted_workspace(bucket) of work */
+    /* The codes' packing (QZ_PACK_TRITS: 5 per byte; QZ_PACK_BYTE: byte_of[code] each); NULL: bit-packed. */
+    qz_pack (*packing)(const qz_params *p);
+    const int8_t *byte_of; /* pack=byte: the signed byte (-1, 0 or +1) each code travels as; K <= 16 */
+    int sorts;             /* fit() needs qz_sorted_workspace(bucket) of work */
     /* Bucket statistics -> stored floats. x is finite, len >= 1. */
     gq_err (*fit)(float *stored, const float *x, size_t len, const qz_params *p, void *work);
     /* Codes for x[0..len); element j has global index idx0 + j (low 32 bits;

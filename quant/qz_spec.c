@@ -38,8 +38,14 @@ gq_err qz_validate(const qz_params *p, char *msg, size_t cap)
         return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: ratio=%g must be in (0, 1]", name, p->ratio);
     if (!(p->shared_scale >= 0.0f && isfinite(p->shared_scale)))
         return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: shared scale %g must be finite and >= 0", name, p->shared_scale);
-    if ((unsigned)p->scale > 1 || (unsigned)p->pack > 1 || (unsigned)p->norm > 1 || (unsigned)p->code > 1)
+    if ((unsigned)p->scale > 1 || (unsigned)p->pack > 2 || (unsigned)p->norm > 1 || (unsigned)p->code > 1 ||
+        (unsigned)p->index > 2)
         return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: bad enumerated option", name);
+    /* a packing or index width only where the codec has it */
+    if (p->pack != QZ_PACK_2BIT && p->id != QZ_TERNGRAD && !(p->id == QZ_SIGNSGD && p->pack == QZ_PACK_BYTE))
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: no such packing", name);
+    if (p->index != QZ_INDEX_AUTO && p->id != QZ_TOPK)
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: no index width to set", name);
     return GQ_OK;
 }
 
@@ -51,9 +57,14 @@ typedef struct {
 } key_name;
 
 static const key_name KEYS[] = {
-    {"bucket", QZ_KEY_BUCKET}, {"levels", QZ_KEY_LEVELS}, {"clip", QZ_KEY_CLIP}, {"scale", QZ_KEY_SCALE},
-    {"pack", QZ_KEY_PACK},     {"norm", QZ_KEY_NORM},     {"code", QZ_KEY_CODE}, {"ratio", QZ_KEY_RATIO},
+    {"bucket", QZ_KEY_BUCKET}, {"levels", QZ_KEY_LEVELS}, {"clip", QZ_KEY_CLIP},
+    {"scale", QZ_KEY_SCALE},   {"pack", QZ_KEY_PACK},     {"norm", QZ_KEY_NORM},
+    {"code", QZ_KEY_CODE},     {"ratio", QZ_KEY_RATIO},   {"index", QZ_KEY_INDEX},
 };
+
+/* The packings' names, by qz_pack: TernGrad's, and signSGD's (which has no trits). */
+static const char *const TG_PACKS[] = {"2bit", "trits", "int8", NULL}, *const SG_PACKS[] = {"bit", "-", "byte", NULL},
+                         *const INDEXES[] = {"auto", "32", "64", NULL};
 
 static int parse_u64(const char *s, uint64_t *v)
 {
@@ -86,8 +97,8 @@ static int parse_enum(const char *s, const char *const *names)
 
 static gq_err set_key(qz_params *p, const char *name, const char *key, const char *val, char *msg, size_t cap)
 {
-    static const char *const SCALES[] = {"max", "sigma", NULL}, *const PACKS[] = {"2bit", "trits", NULL},
-                             *const NORMS[] = {"l2", "max", NULL}, *const CODES[] = {"dense", "elias", NULL};
+    static const char *const SCALES[] = {"max", "sigma", NULL}, *const NORMS[] = {"l2", "max", NULL},
+                             *const CODES[] = {"dense", "elias", NULL};
     int e;
     uint64_t u;
     if (strcmp(key, "bucket") == 0) {
@@ -105,9 +116,15 @@ static gq_err set_key(qz_params *p, const char *name, const char *key, const cha
             return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: scale='%s' is not max or sigma", name, val);
         p->scale = (qz_scale)e;
     } else if (strcmp(key, "pack") == 0) {
-        if ((e = parse_enum(val, PACKS)) < 0)
-            return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: pack='%s' is not 2bit or trits", name, val);
+        const int tg = p->id == QZ_TERNGRAD;
+        if ((e = parse_enum(val, tg ? TG_PACKS : SG_PACKS)) < 0 || strcmp(val, "-") == 0)
+            return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: pack='%s' is not %s", name, val,
+                           tg ? "2bit, trits or int8" : "bit or byte");
         p->pack = (qz_pack)e;
+    } else if (strcmp(key, "index") == 0) {
+        if ((e = parse_enum(val, INDEXES)) < 0)
+            return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: index='%s' is not auto, 32 or 64", name, val);
+        p->index = (qz_index)e;
     } else if (strcmp(key, "norm") == 0) {
         if ((e = parse_enum(val, NORMS)) < 0)
             return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: norm='%s' is not l2 or max", name, val);
@@ -170,14 +187,14 @@ gq_err qz_parse_spec(const char *spec, qz_params *p, char *msg, size_t cap)
 
 size_t qz_format_spec(const qz_params *p, char *buf, size_t cap)
 {
-    static const char *const SCALES[] = {"max", "sigma"}, *const PACKS[] = {"2bit", "trits"},
-                             *const NORMS[] = {"l2", "max"}, *const CODES[] = {"dense", "elias"};
+    static const char *const SCALES[] = {"max", "sigma"}, *const NORMS[] = {"l2", "max"},
+                             *const CODES[] = {"dense", "elias"};
     const char *name = qz_name(p->id);
     int r;
     switch (p->id) {
     case QZ_TERNGRAD:
         r = snprintf(buf, cap, "%s:bucket=%llu,clip=%g,scale=%s,pack=%s", name, (unsigned long long)p->bucket, p->clip,
-                     SCALES[p->scale & 1], PACKS[p->pack & 1]);
+                     SCALES[p->scale & 1], TG_PACKS[(unsigned)p->pack < 3 ? p->pack : 0]);
         break;
     case QZ_QSGD:
         r = snprintf(buf, cap, "%s:levels=%u,bucket=%llu,norm=%s,code=%s", name, p->levels,
@@ -187,9 +204,15 @@ size_t qz_format_spec(const qz_params *p, char *buf, size_t cap)
         r = snprintf(buf, cap, "%s:levels=%u,bucket=%llu", name, p->levels, (unsigned long long)p->bucket);
         break;
     case QZ_BINGRAD_B:
-    case QZ_BINGRAD_PB:
-    case QZ_SIGNSGD: r = snprintf(buf, cap, "%s:bucket=%llu", name, (unsigned long long)p->bucket); break;
-    case QZ_TOPK: r = snprintf(buf, cap, "%s:ratio=%g", name, p->ratio); break;
+    case QZ_BINGRAD_PB: r = snprintf(buf, cap, "%s:bucket=%llu", name, (unsigned long long)p->bucket); break;
+    case QZ_SIGNSGD: /* the packing only where it is not the default, so that existing specs read as before */
+        r = snprintf(buf, cap, "%s:bucket=%llu%s", name, (unsigned long long)p->bucket,
+                     p->pack == QZ_PACK_BYTE ? ",pack=byte" : "");
+        break;
+    case QZ_TOPK:
+        r = snprintf(buf, cap, "%s:ratio=%g%s%s", name, p->ratio, p->index != QZ_INDEX_AUTO ? ",index=" : "",
+                     p->index != QZ_INDEX_AUTO ? INDEXES[(unsigned)p->index < 3 ? p->index : 0] : "");
+        break;
     default: r = snprintf(buf, cap, "%s", name); break;
     }
     return r < 0 ? 0 : (size_t)r;

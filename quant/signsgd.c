@@ -2,13 +2,16 @@
  * Karimireddy et al. 2019, "EF-signSGD"): each element becomes +-m, m the mean
  * |g| of its bucket, so the bucket keeps its L1 norm. Biased: pair it with
  * error feedback in the trainer. Zero maps to +m. Wire: one float per bucket,
- * one bit per element (1 = negative). */
+ * one bit per element (1 = negative), or with pack=byte one signed byte per
+ * element (+1, -1), as libraries that do not pack bits send it. */
 #include <math.h>
 
 #include "qz_internal.h"
 
 static unsigned sg_nstored(const qz_params *p) { return (void)p, 1; }
 static unsigned sg_nlevels(const qz_params *p) { return (void)p, 2; }
+static qz_pack sg_packing(const qz_params *p) { return p->pack; }
+static const int8_t SG_BYTES[2] = {1, -1}; /* pack=byte: +m -> +1, -m -> -1 */
 
 static gq_err sg_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
 {
@@ -33,7 +36,13 @@ static void sg_table(float *table, const float *stored, const qz_params *p)
     table[1] = -stored[0];
 }
 
-static const qz_dense SG = {sg_nstored, sg_nlevels, NULL, 0, sg_fit, sg_quantize, sg_table, NULL};
+static const qz_dense SG = {.nstored = sg_nstored,
+                            .nlevels = sg_nlevels,
+                            .packing = sg_packing,
+                            .byte_of = SG_BYTES,
+                            .fit = sg_fit,
+                            .quantize = sg_quantize,
+                            .table = sg_table};
 
 static void sg_defaults(qz_params *p) { p->bucket = 0; }
 
@@ -41,8 +50,8 @@ const qz_codec qz_signsgd = {
     .id = QZ_SIGNSGD,
     .name = "signsgd",
     .summary = "signSGD: sign times the bucket's mean |g| (biased; use error feedback)",
-    .keys_help = "bucket=0",
-    .keys = QZ_KEY_BUCKET,
+    .keys_help = "bucket=0 pack=bit|byte",
+    .keys = QZ_KEY_BUCKET | QZ_KEY_PACK,
     .defaults = sg_defaults,
     .level_count = sg_nlevels,
     .dense = &SG,

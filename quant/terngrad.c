@@ -4,7 +4,8 @@
  *   scale=sigma s = clip*sigma, the authors' code; |g| > s rounds to s.
  * An external shared scaler (scaler sharing across workers) replaces s.
  * Wire: one float per bucket, then 2 bits per element (00 = 0, 01 = +s,
- * 10 = -s) or 5 trits per byte (docs/wire-format.md#terngrad). */
+ * 10 = -s), 5 trits per byte, or one int8 per element (-1, 0, +1: as
+ * compression libraries that do not pack bits send it) (docs/wire-format.md). */
 #include <math.h>
 
 #include "qz_internal.h"
@@ -12,7 +13,8 @@
 
 static unsigned tg_nstored(const qz_params *p) { return (void)p, 1; }
 static unsigned tg_nlevels(const qz_params *p) { return (void)p, 3; }
-static int tg_trits(const qz_params *p) { return p->pack == QZ_PACK_TRITS; }
+static qz_pack tg_packing(const qz_params *p) { return p->pack; }
+static const int8_t TG_BYTES[3] = {0, 1, -1}; /* pack=int8: code 0 -> 0, +s -> +1, -s -> -1 */
 
 static gq_err tg_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
 {
@@ -60,7 +62,13 @@ static void tg_table(float *table, const float *stored, const qz_params *p)
     table[2] = -stored[0];
 }
 
-static const qz_dense TG = {tg_nstored, tg_nlevels, tg_trits, 0, tg_fit, tg_quantize, tg_table, NULL};
+static const qz_dense TG = {.nstored = tg_nstored,
+                            .nlevels = tg_nlevels,
+                            .packing = tg_packing,
+                            .byte_of = TG_BYTES,
+                            .fit = tg_fit,
+                            .quantize = tg_quantize,
+                            .table = tg_table};
 
 gq_err qz_terngrad_scale(const qz_params *p, const float *x, size_t n, float *scale)
 {
@@ -83,7 +91,7 @@ const qz_codec qz_terngrad = {
     .id = QZ_TERNGRAD,
     .name = "terngrad",
     .summary = "TernGrad: unbiased ternary {-s,0,+s}, layer-wise scaler, clipping",
-    .keys_help = "bucket=0 clip=2.5 scale=max|sigma pack=2bit|trits",
+    .keys_help = "bucket=0 clip=2.5 scale=max|sigma pack=2bit|trits|int8",
     .keys = QZ_KEY_BUCKET | QZ_KEY_CLIP | QZ_KEY_SCALE | QZ_KEY_PACK,
     .defaults = tg_defaults,
     .level_count = tg_nlevels,

@@ -1,7 +1,8 @@
 /* Top-k sparsification: keep the k = ceil(ratio*n) elements of largest |g|
  * (ties broken by lower index), send their indices and values. Biased: pair
  * it with error feedback in the trainer. Wire (docs/wire-format.md#topk): u64
- * k, then k ascending indices (u32 when n <= 2^32, else u64), then k floats. */
+ * k, then k ascending indices (index=auto: u32 when n <= 2^32, else u64;
+ * index=32 or 64: that width), then k floats. */
 #include <math.h>
 #ifdef __AVX512F__
 #include <immintrin.h>
@@ -17,12 +18,19 @@ size_t qz_topk_k(const qz_params *p, size_t n)
     return k >= (double)n ? n : (size_t)k;
 }
 
-static unsigned index_bytes(size_t n) { return (uint64_t)n <= 0x100000000ull ? 4u : 8u; }
+/* index=auto: u32 where every index fits, else u64; index=32|64: always that width (PyTorch-based libraries send
+ * int64). 0: index=32 cannot address n elements. */
+static unsigned index_bytes(const qz_params *p, size_t n)
+{
+    const int fits = (uint64_t)n <= 0x100000000ull;
+    return p->index == QZ_INDEX_64 ? 8u : p->index == QZ_INDEX_32 ? (fits ? 4u : 0u) : fits ? 4u : 8u;
+}
 
 static size_t tk_payload(const qz_params *p, size_t n)
 {
     size_t k = qz_topk_k(p, n), r;
-    if (qz_mul_ovf(k, index_bytes(n) + 4, &r) || qz_add_ovf(r, 8, &r)) return gq_error_result(GQ_ERR_TOO_LARGE);
+    if (index_bytes(p, n) == 0 || qz_mul_ovf(k, index_bytes(p, n) + 4, &r) || qz_add_ovf(r, 8, &r))
+        return gq_error_result(GQ_ERR_TOO_LARGE);
     return r;
 }
 
@@ -91,12 +99,12 @@ static void tk_emit(uint8_t *dst, size_t k, unsigned iw, const float *src, const
 }
 
 /* The exact selection on the whole array: the reference, and the fallback. */
-static size_t tk_encode_full(uint8_t *dst, const float *src, size_t n, size_t k, float *mag)
+static size_t tk_encode_full(uint8_t *dst, const float *src, size_t n, size_t k, unsigned iw, float *mag)
 {
     for (size_t i = 0; i < n; i++) mag[i] = fabsf(src[i]);
     const float thr = select_desc(mag, n, k - 1);
-    tk_emit(dst, k, index_bytes(n), src, NULL, n, thr);
-    return 8 + k * (index_bytes(n) + 4);
+    tk_emit(dst, k, iw, src, NULL, n, thr);
+    return 8 + k * (iw + 4);
 }
 
 enum { TK_SAMPLE = 16384, TK_BLOCK = 16 };
@@ -115,7 +123,7 @@ static size_t tk_encode(uint8_t *dst, size_t cap, const float *src, size_t n, co
     float *mag = (float *)work;
     if (n < 8 * TK_SAMPLE || k > n / 16) {
         if (!qz_all_finite(src, n)) return gq_error_result(GQ_ERR_NONFINITE);
-        return tk_encode_full(dst, src, n, k, mag);
+        return tk_encode_full(dst, src, n, k, index_bytes(p, n), mag);
     }
     const size_t stride = n / TK_SAMPLE;
     for (size_t s = 0; s < TK_SAMPLE; s++) mag[s] = fabsf(src[s * stride]);
@@ -173,20 +181,20 @@ static size_t tk_encode(uint8_t *dst, size_t cap, const float *src, size_t n, co
         if (b >= lo_bits && nc < room) cand[nc++] = i;
     }
     if (nonfinite) return gq_error_result(GQ_ERR_NONFINITE);
-    if (nc < k || nc >= room) return tk_encode_full(dst, src, n, k, mag);
+    if (nc < k || nc >= room) return tk_encode_full(dst, src, n, k, index_bytes(p, n), mag);
     float *cmag = (float *)(cand + nc); /* the candidates' magnitudes, for the selection */
     for (size_t c = 0; c < nc; c++) cmag[c] = fabsf(src[cand[c]]);
     const float thr = select_desc(cmag, nc, k - 1);
-    tk_emit(dst, k, index_bytes(n), src, cand, nc, thr);
-    return 8 + k * (index_bytes(n) + 4);
+    tk_emit(dst, k, index_bytes(p, n), src, cand, nc, thr);
+    return 8 + k * (index_bytes(p, n) + 4);
 }
 
 static size_t tk_decode(float *dst, size_t n, const uint8_t *src, size_t size, const qz_params *p)
 {
-    (void)p;
     if (size < 8) return gq_error_result(GQ_ERR_TRUNCATED);
     uint64_t k = load_u64(src);
-    const unsigned iw = index_bytes(n);
+    const unsigned iw = index_bytes(p, n);
+    if (iw == 0) return gq_error_result(GQ_ERR_CORRUPT);
     if (k == 0 || k > n) return gq_error_result(GQ_ERR_CORRUPT);
     if ((size - 8) / (iw + 4) < k) return gq_error_result(GQ_ERR_TRUNCATED);
     if (size != 8 + k * (iw + 4)) return gq_error_result(GQ_ERR_CORRUPT);
@@ -209,8 +217,8 @@ const qz_codec qz_topk = {
     .id = QZ_TOPK,
     .name = "topk",
     .summary = "top-k sparsification: the k largest |g| as (index, value) pairs",
-    .keys_help = "ratio=0.01",
-    .keys = QZ_KEY_RATIO,
+    .keys_help = "ratio=0.01 index=auto|32|64",
+    .keys = QZ_KEY_RATIO | QZ_KEY_INDEX,
     .defaults = tk_defaults,
     .payload_bound = tk_payload,
     .workspace = tk_workspace,

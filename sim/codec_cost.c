@@ -36,13 +36,19 @@ void codec_cost_gaussian(float *x, size_t n, uint64_t seed)
     }
 }
 
+/* The row of q on device: any_params 0, q exactly; 1, the same quantizer and wire (packing, index width) with other
+ * parameters; 2, the same quantizer. */
 static const struct codec_cost_row *profile_find(const codec_profile *p, const qz_params *q, const char *device,
                                                  int any_params)
 {
-    for (size_t i = 0; p && i < p->n; i++)
+    for (size_t i = 0; p && i < p->n; i++) {
+        const qz_params *r = &p->rows[i].q;
         if (gpu_name_eq(p->rows[i].device, device) &&
-            (any_params ? p->rows[i].q.id == q->id : memcmp(&p->rows[i].q, q, sizeof *q) == 0))
+            (any_params == 2   ? r->id == q->id
+             : any_params == 1 ? r->id == q->id && r->pack == q->pack && r->index == q->index
+                               : memcmp(r, q, sizeof *q) == 0))
             return &p->rows[i];
+    }
     return NULL;
 }
 
@@ -62,18 +68,21 @@ typedef struct {
 
 static codec_traffic traffic_of(const qz_params *q)
 {
+    const double byte = q->pack == QZ_PACK_BYTE ? 1 : 0; /* pack=int8|byte: a byte per element, not bits */
+    const double index = q->index == QZ_INDEX_64 ? 8 : 4;
     switch (q->id) {
     case QZ_FP16: return (codec_traffic){{1, 6}, {1, 6}}; /* a cast each way */
     case QZ_TERNGRAD:                                     /* max (and sigma) reduction, then rounding and packing */
-        return (codec_traffic){{2, 8.25}, {1, 4.25}};
+        return byte ? (codec_traffic){{2, 9}, {1, 5}} : (codec_traffic){{2, 8.25}, {1, 4.25}};
     case QZ_QSGD: /* bucket norms, then rounding; Elias adds a prefix sum for the variable lengths */
         return q->code == QZ_CODE_ELIAS ? (codec_traffic){{3, 13}, {2, 9}} : (codec_traffic){{2, 8.5}, {1, 4.5}};
-    case QZ_SIGNSGD: return (codec_traffic){{2, 8.125}, {1, 4.125}}; /* bucket L1 norms, then sign bits */
-    case QZ_BINGRAD_B: return (codec_traffic){{2, 16}, {1, 4.125}};  /* a bucket sort in shared memory */
+    case QZ_SIGNSGD: /* bucket L1 norms, then sign bits */
+        return byte ? (codec_traffic){{2, 9}, {1, 5}} : (codec_traffic){{2, 8.125}, {1, 4.125}};
+    case QZ_BINGRAD_B: return (codec_traffic){{2, 16}, {1, 4.125}}; /* a bucket sort in shared memory */
     case QZ_BINGRAD_PB: return (codec_traffic){{3, 20}, {1, 4.125}};
     case QZ_ORQ: return (codec_traffic){{3, 24}, {1, 4.5}}; /* sort, level search, rounding */
     case QZ_TOPK: /* radix selection, then compaction; zero-fill and scatter */
-        return (codec_traffic){{5, 16 + 8 * q->ratio}, {2, 4 + 8 * q->ratio}};
+        return (codec_traffic){{5, 16 + (index + 4) * q->ratio}, {2, 4 + (index + 4) * q->ratio}};
     default: return (codec_traffic){{0, 0}, {0, 0}};
     }
 }
@@ -252,6 +261,7 @@ static int published_cost(const qz_params *q, const gpu_spec *g, double L, codec
     size_t n;
     const published_point *pts = published(&n);
     double enc_us = -1, dec_us = -1, elements = 0;
+    if (q->pack == QZ_PACK_BYTE) return -1; /* the published kernels pack bits */
     for (size_t i = 0; i < n; i++)
         if (pts[i].codec->ours == q->id && gpu_name_eq(pts[i].device, g->name)) {
             elements = pts[i].elements;
@@ -305,6 +315,7 @@ gq_err codec_cost_for(const qz_params *q, codec_device on, const gpu_db *db, con
         row = profile_find(b, q, "cpu", 0);
         const char *how = "built-in";
         if (!row) row = profile_find(b, q, "cpu", 1), how = "built-in, measured with other parameters";
+        if (!row) row = profile_find(b, q, "cpu", 2), how = "built-in, measured with other parameters and wire";
         if (!row)
             return gq_fail(GQ_ERR_PARAM, msg, cap,
                            "no CPU cost for %s (give one with --codec-costs, from 'gqsim quant "

@@ -358,6 +358,13 @@ if [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] || [ -n "
   if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo && [ -z "${OPENBLAS_CORETYPE:-}" ]; then
     check "an AVX2 CPU runs an AVX2 or AVX-512 kernel ($core)" sh -c "case '$core' in Haswell|Zen|SkylakeX|Cooperlake|SapphireRapids) ;; *) exit 1 ;; esac"
   fi
+  # a framework's byte-per-element wire: the same values (accuracy, parameters' hash); per worker and iteration
+  # each of LeNet-5's 10 tensors (61706 parameters) as a header, its scale and one byte an element, plus the
+  # 4-byte scaler shared first
+  "$GQ" train --epochs 1 --workers 2 --train-limit 1024 --test-limit 256 --quant terngrad --quant terngrad:pack=int8 \
+      --format csv > int8.out
+  check "terngrad int8 trains to the 2-bit run's accuracy and parameters" sh -c "test \$(awk -F, 'NR > 1 { print \$(NF - 12), \$NF }' int8.out | sort -u | wc -l) -eq 1"
+  check "terngrad int8 sends 10 x (36 + 4) + 61706 bytes a worker an iteration" test "$(awk -F, 'NR == 3 { print $(NF - 11) }' int8.out)" = $((10 * (36 + 4) + 61706))
   OPENBLAS_CORETYPE=Core2 "$GQ" train --epochs 1 --workers 1 --train-limit 256 --test-limit 64 --format csv > core2.out
   check "a core the user sets stays (Core2)" test "$(awk -F, 'NR == 2 { print $(NF - 1) }' core2.out)" = Core2
   check "train rows: 2 quantizers x 2 epochs" test "$(tail -n +2 tr.out | wc -l)" -eq 4

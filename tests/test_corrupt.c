@@ -9,6 +9,7 @@ static const char *const ALL[] = {
     "fp16",
     "terngrad",
     "terngrad:pack=trits",
+    "terngrad:pack=int8,bucket=64",
     "qsgd",
     "qsgd:code=elias",
     "qsgd:levels=9,norm=max",
@@ -17,7 +18,9 @@ static const char *const ALL[] = {
     "bingrad-b",
     "bingrad-pb",
     "signsgd",
+    "signsgd:pack=byte",
     "topk:ratio=0.1",
+    "topk:ratio=0.1,index=64",
 };
 #define NALL (sizeof ALL / sizeof ALL[0])
 

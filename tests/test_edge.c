@@ -15,6 +15,7 @@ static const char *const ALL[] = {
     "terngrad",
     "terngrad:pack=trits",
     "terngrad:scale=sigma",
+    "terngrad:pack=int8",
     "qsgd",
     "qsgd:code=elias",
     "qsgd:norm=max,levels=9",
@@ -23,7 +24,9 @@ static const char *const ALL[] = {
     "bingrad-b",
     "bingrad-pb",
     "signsgd",
+    "signsgd:pack=byte",
     "topk",
+    "topk:index=64",
 };
 #define NALL (sizeof ALL / sizeof ALL[0])
 

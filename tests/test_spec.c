@@ -24,6 +24,12 @@ int main(void)
     CHECK(p.id == QZ_ORQ && p.levels == 5 && p.bucket == 512, "orq keys");
     p = test_spec("bingrad-pb:bucket=128");
     CHECK(p.id == QZ_BINGRAD_PB && p.bucket == 128, "bingrad-pb keys");
+    p = test_spec("terngrad:pack=int8");
+    CHECK(p.pack == QZ_PACK_BYTE, "terngrad int8");
+    p = test_spec("signsgd:pack=byte,bucket=8");
+    CHECK(p.id == QZ_SIGNSGD && p.pack == QZ_PACK_BYTE && p.bucket == 8, "signsgd byte");
+    p = test_spec("topk:index=64");
+    CHECK(p.index == QZ_INDEX_64, "topk index=64");
     p = test_spec("topk:ratio=0.001");
     CHECK(p.id == QZ_TOPK && fabsf(p.ratio - 0.001f) < 1e-9f, "topk ratio");
 
@@ -52,6 +58,11 @@ int main(void)
     expect_error("terngrad:clip=-1", "clip=-1");
     expect_error("terngrad:scale=sigma,clip=0", "scale=sigma");
     expect_error("terngrad:pack=3bit", "pack='3bit'");
+    expect_error("signsgd:pack=trits", "pack='trits' is not bit or byte");
+    expect_error("signsgd:pack=-", "pack='-'");
+    expect_error("qsgd:pack=int8", "unknown key 'pack'");
+    expect_error("topk:index=16", "index='16' is not auto, 32 or 64");
+    expect_error("orq:index=64", "unknown key 'index'");
     expect_error("topk:ratio=0", "ratio=0");
     expect_error("topk:ratio=1.5", "ratio=1.5");
     expect_error("qsgd:norm=l1", "norm='l1'");
