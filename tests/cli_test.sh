@@ -205,6 +205,16 @@ printf 'model,gpu,batch,platform,sync,gpus,images_per_s\nalexnet,P100,512,dgx1,r
 "$GQ" validate --measured meas.csv --format csv > val.csv 2> val.err
 check "validate rows" sh -c "test \$(tail -n +2 val.csv | wc -l) -eq 2 && grep -q '^alexnet,dgx1,P100,512,ring,fp32,1,2987,2987,+0.0,measured' val.csv"
 check "validate summary" grep -q 'median absolute error' val.err
+# the lab's byte-per-element wires (docs/validation.md): all 16 rows read; each byte wire predicted slower than its
+# packed twin of the same lab, nodes and sync
+"$GQ" validate --measured "$2/data/measured/lab_wire_variants.csv" --engine analytic --format csv > wv.csv 2> err.txt
+check "validate reads the 16 wire-variant runs" test "$(tail -n +2 wv.csv | wc -l)" -eq 16
+check "a byte wire is predicted slower than its packed twin (8 pairs)" perl -e '
+    open F, "<", "wv.csv"; <F>; my (%p, $n);
+    while (<F>) { my @q = /"[^"]*"|[^,]+/g; my ($sync, $quant, $gpus, $pred) = @q[4, 5, 6, 8];
+        my $byte = $quant =~ /pack=(int8|byte)/ ? 1 : 0; (my $base = $quant) =~ s/,?pack=\w+//g;
+        $p{"$gpus $sync $base"}[$byte] = $pred; }
+    for (values %p) { $n++ if $_->[1] < $_->[0] } exit($n == 8 ? 0 : 1)'
 # workers on host CPUs (train --mpi's rows): one worker's measured rate is the prediction on one node
 lab='"cluster:gpus-per-node=1,gpu=cpu,intra=pcie3,inter=0.05gbe,nodes=2"'
 printf 'model,platform,gpu,batch,gpus,sync,quant,overlap,fusion,codec_on,images_per_s,compute_images_per_s\n' > cpu.csv
