@@ -143,10 +143,13 @@ static int cmd_simulate(int argc, char **argv)
 
 /* ---- speedup ---------------------------------------------------------------------------------------- */
 
-static void default_gpus(cli_args *a)
+/* Without --gpus: 1, 2, 4, ... 512, or on a user's XML (a fixed size) up to the GPUs it has, that count last. */
+static void default_gpus(cli_args *a, const cluster_spec *fixed)
 {
     if (a->ngpus) return;
-    for (uint64_t g = 1; g <= 512; g *= 2) a->gpus[a->ngpus++] = g;
+    const uint64_t most = fixed ? (uint64_t)fixed->nodes * (uint64_t)fixed->gpus_per_node : 512;
+    for (uint64_t g = 1; g <= most && g <= 512; g *= 2) a->gpus[a->ngpus++] = g;
+    if (fixed && most <= 512 && a->gpus[a->ngpus - 1] != most) a->gpus[a->ngpus++] = most;
 }
 
 static int cmd_speedup(int argc, char **argv)
@@ -154,14 +157,14 @@ static int cmd_speedup(int argc, char **argv)
     cli_args a = {0};
     cli_sim_defaults(&a);
     if (cli_parse_args(C_SPEEDUP, "speedup", argc, argv, &a, 0)) return EXIT_USAGE;
-    default_gpus(&a);
     sim_request q = cli_request_of(&a);
     const char *const *quants = a.nquant ? a.quant : FP32_ONLY;
     const size_t nq = a.nquant ? a.nquant : 1;
-    int gpus[MAX_GPU_COUNTS];
-    for (size_t g = 0; g < a.ngpus; g++) gpus[g] = (int)a.gpus[g];
     sim_scenario s;
     if (open_scenario(&q, &s) != 0) return 1;
+    default_gpus(&a, s.cluster.xml_path[0] ? &s.cluster : NULL);
+    int gpus[MAX_GPU_COUNTS];
+    for (size_t g = 0; g < a.ngpus; g++) gpus[g] = (int)a.gpus[g];
     warn_cost(&q, &s, gpus[a.ngpus - 1]);
     gq_table t = {0};
     char msg[1024];
@@ -252,7 +255,7 @@ static int cmd_report(int argc, char **argv)
     cli_args a = {0};
     cli_sim_defaults(&a);
     if (cli_parse_args(C_REPORT, "report", argc, argv, &a, 0)) return EXIT_USAGE;
-    default_gpus(&a);
+    default_gpus(&a, NULL);
     const char *dir = a.out ? a.out : "gqsim-report";
     if (!a.out && cli_check_output_dir("--out", dir) != 0) return EXIT_USAGE;
     const char *const *quants = a.nquant ? a.quant : REPORT_QUANTS;

@@ -347,6 +347,12 @@ for sync in ps-sharded hierarchical ring allgather; do
     done
   done
 done
+# speedup on a fixed-size XML: the default counts stop at its 16 GPUs; a 12-GPU XML ends with 12
+"$GQ" speedup --model alexnet --platform mine.xml --format csv | cut -d, -f3 | tr '\n' ' ' > counts.txt
+check "speedup on a 16-GPU XML: counts 1 to 16 ($(cat counts.txt))" test "$(cat counts.txt)" = "gpus 1 2 4 8 16 "
+"$GQ" platforms xml 'cluster:gpus-per-node=4,gpu=P100,intra=pcie3,inter=10gbe,nodes=3' > n3.xml
+"$GQ" speedup --model alexnet --platform n3.xml --format csv | cut -d, -f3 | tr '\n' ' ' > counts.txt
+check "speedup on a 12-GPU XML: counts 1 to 12 ($(cat counts.txt))" test "$(cat counts.txt)" = "gpus 1 2 4 8 12 "
 "$GQ" simulate --model alexnet --platform mine.xml --gpus 32 2> err.txt; rc=$?
 check "user XML too small: named" sh -c "test $rc -eq 1 && grep -q 'mine.xml has 4 nodes of 4 GPUs: not enough for 32' err.txt"
 sed 's|<zone id="fabric"|<bogus/>&|' mine.xml > broken.xml
