@@ -347,6 +347,12 @@ for sync in ps-sharded hierarchical ring allgather; do
     done
   done
 done
+# an XML with more GPUs than --gpus: its first GPUs, a real iteration (not 0, not inf images/s)
+for g in 2 3 5; do
+    "$GQ" simulate --model alexnet --platform mine.xml --gpus $g --format csv | tail -1 | cut -d, -f6,7,13 > it.txt
+    check "16-GPU XML with --gpus $g: iteration > compute > 0, finite images/s ($(cat it.txt))" perl -e '
+        my ($it, $c, $ips) = split /,/, <STDIN>; exit !($it > $c && $c > 0 && $ips > 0 && $ips < 1e9)' < it.txt
+done
 # speedup on a fixed-size XML: the default counts stop at its 16 GPUs; a 12-GPU XML ends with 12
 "$GQ" speedup --model alexnet --platform mine.xml --format csv | cut -d, -f3 | tr '\n' ' ' > counts.txt
 check "speedup on a 16-GPU XML: counts 1 to 16 ($(cat counts.txt))" test "$(cat counts.txt)" = "gpus 1 2 4 8 16 "
