@@ -13,6 +13,7 @@ packages=(
   libopenblas-dev # CBLAS for the trainer
   zlib1g-dev # gzip'd IDX files
   libxxhash-dev # XXH3, the wire format's payload checksum
+  libcsv-dev # RFC 4180 CSV: measured runs, codec cost profiles, ping-pongs
   dataset-fashion-mnist
   perl # the CLI tests make float32 files with pack()
   openmpi-bin libopenmpi-dev # train --mpi, mpirun, bench/mpi_pingpong

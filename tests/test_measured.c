@@ -66,6 +66,16 @@ static void test_bad(void)
     expect(text, "m.csv:2: a quoted field is not closed");
     snprintf(text, sizeof text, "%sale\"xnet,dgx1,P100,128,8,100\n", h);
     expect(text, "m.csv:2: a quote inside an unquoted field");
+    snprintf(text, sizeof text, "%s\"alexnet\"x,dgx1,P100,128,8,100\n", h);
+    expect(text, "m.csv:2: text after a closing quote");
+    snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,8,100\r\n\"a\r\nb\"\"c\",,,,,\"\n", h);
+    expect(text, "m.csv:3: a quoted field is not closed");
+    char wide[2048];
+    snprintf(wide, sizeof wide, "%s\"%01100d\",dgx1,P100,128,8,100\n", h, 0);
+    expect(wide, "m.csv:2: a field longer than 1023 bytes");
+    snprintf(wide, sizeof wide, "%s%0130d\n", h, 0);
+    for (char *c = wide + strlen(h); *c != '\n'; c += 2) *c = '0', c[1] = c[2] == '\n' ? c[1] : ',';
+    expect(wide, "m.csv:2: more than 64 fields");
     snprintf(text, sizeof text, "%s\n\n", h);
     expect(text, "m.csv:3: no measured rows");
     snprintf(text, sizeof text, "%s,dgx1,P100,128,8,100\n", h);
