@@ -137,6 +137,7 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     if (sim_network_parse(c->network_model ? c->network_model : p->tcp ? "LV08" : "CM02", &p->net, msg, cap) != 0)
         return GQ_ERR_PARAM;
     const double lat_factor = p->net.latency_factor, bw_factor = p->net.bandwidth_factor;
+    p->reverse_load = strcmp(p->net.name, "CM02") != 0 ? 1.05 : 1; /* as sim_simgrid_net_cfg turns it on */
     snprintf(p->network_model, sizeof p->network_model, "%s(lat x%g, bw x%g%s)", p->net.name, lat_factor, bw_factor,
              strcmp(p->net.name, "LV08") == 0 ? ", crosstraffic" : "");
     p->a_intra = 2 * cl->intra->latency * lat_factor;

@@ -26,6 +26,9 @@ struct sim_plan {
     double a_inter, b_inter; /* GPU to GPU across nodes */
     int nodes, per_node;     /* nodes used, GPUs per node used (the last may hold fewer) */
     sim_network net;         /* the network model, its factors applied above */
+    /* SimGrid's cross-traffic (LV08): a flow also loads its reverse path at 0.05 of its rate (its ACKs), so where
+     * every link carries a flow each way -- rings, all-to-all -- each gets 1/1.05 of it; 1 without cross-traffic */
+    double reverse_load;
     char network_model[80];
     int tcp;
 };
