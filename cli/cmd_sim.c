@@ -31,6 +31,7 @@ sim_request cli_request_of(const cli_args *a)
     sim_request_defaults(&q);
     q.model = a->model, q.platform = a->platform, q.gpu = a->gpu, q.gpu_file = a->gpu_file;
     q.network_model = a->network_model, q.batch = (int)a->batch, q.sync = (sync_kind)a->sync;
+    q.ps_shards = (int)a->ps_shards, q.ps_placement = (ps_placement)a->ps_placement;
     q.exchange.fp32_below = a->fp32_below, q.exchange.fp32_last = a->fp32_last;
     q.exchange.downlink = (downlink_kind)a->downlink;
     q.overlap = a->overlap, q.fusion_bytes = a->fusion, q.fusion_cycle_s = a->fusion_cycle;

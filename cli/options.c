@@ -64,6 +64,11 @@ static int p_sync(const char *v, cli_args *a)
     sync_kind k;
     return sync_parse(v, &k) ? -1 : (a->sync = (int)k, 0);
 }
+static int p_ps_placement(const char *v, cli_args *a)
+{
+    ps_placement k;
+    return ps_placement_parse(v, &k) ? -1 : (a->ps_placement = (int)k, 0);
+}
 static int p_train_sync(const char *v, cli_args *a)
 {
     train_sync k;
@@ -234,6 +239,20 @@ static const cli_option OPTIONS[] = {
      .parse = p_sync,
      .allowed = "ps|ps-sharded|ring|hierarchical|allgather",
      .help = "synchronisation scheme (default ps-sharded)"},
+    {.name = "--ps-shards",
+     .meta = "K",
+     .type = T_U64,
+     .field = F(ps_shards),
+     .lo = 1,
+     .hi = 1024,
+     .cmds = SIMS,
+     .help = "ps-sharded: K parameter servers, on the first K nodes (default one per node)"},
+    {.name = "--ps-placement",
+     .type = T_ENUM,
+     .cmds = SIMS,
+     .parse = p_ps_placement,
+     .allowed = "even|round-robin|greedy",
+     .help = "ps-sharded: every bucket split evenly (default), or whole tensors as TensorFlow places variables"},
     {.name = "--sync",
      .type = T_ENUM,
      .cmds = B(C_TRAIN),

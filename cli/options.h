@@ -55,11 +55,11 @@ typedef struct {
     size_t ndist;
     uint64_t gpus[MAX_GPU_COUNTS], bucket[32], levels[8], workers[16], dump_at[64], seeds[16];
     size_t ngpus, nbucket, nlevels, nworkers, ndump_at, nseeds;
-    uint64_t batch, iterations, n, trials, seed, epochs, nodes, train_limit, test_limit, dataset_size;
+    uint64_t batch, iterations, n, trials, seed, epochs, nodes, train_limit, test_limit, dataset_size, ps_shards;
     double target;
     double fusion, fusion_cycle, fp32_below, quant_cost_scale, quant_rate, gpu_ips, shared_scale, lr, momentum,
         weight_decay;
-    int sync, downlink, overlap, engine, format, optimizer, ef, codec_on;
+    int sync, downlink, overlap, engine, format, optimizer, ef, codec_on, ps_placement;
     int lr_schedule, step_every; /* --lr-schedule: const, step:E:G, poly:P */
     double step_gamma, poly_power;
     int fp32_last, exact_flows, no_scaler_sharing, fit;

@@ -6,6 +6,7 @@
  * sharing it does count, as SimGrid's LV08 does: where every link carries a
  * flow in each direction at once (rings, the leaders' all-to-all), each flow
  * shares its link with the ACKs of the one coming the other way. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "sim_internal.h"
@@ -15,6 +16,26 @@ static void hop(const sim_plan *p, int across_nodes, double *a, double *b)
 {
     *a = across_nodes ? p->a_inter : p->a_intra;
     *b = across_nodes ? p->b_inter : p->b_intra;
+}
+
+/* ps-sharded across nodes with the plan's servers and shares: each phase
+ * (the leaders' uploads, the servers' replies) takes as long as its busiest
+ * NIC direction needs for all it carries, plus a latency; in between, the
+ * busiest server decodes its contributions and encodes its reply. */
+static double placed_servers(const sim_plan *p, const sim_bucket *b, int k)
+{
+    const int N = p->nodes, K = p->servers;
+    const double *share = p->share + (size_t)k * K, x = p->reverse_load - 1;
+    double work = 0, load = 0; /* load: the busiest NIC direction, in units of the bucket */
+    for (int n = 0; n < N; n++) {
+        /* a node sends every share it does not serve; a server receives its share from the N - 1 others; a link
+         * carries its flows and, under cross-traffic, the ACKs of those coming the other way */
+        const double mine = n < K ? share[n] : 0, out = 1 - mine, in = (N - 1) * mine;
+        load = fmax(load, fmax(out + x * in, in + x * out));
+        if (n < K) work = fmax(work, N * mine * b->dec_s + mine * b->enc_down_s);
+    }
+    /* the replies mirror the uploads: the same loads with the directions swapped */
+    return p->a_inter + load * b->up_bytes / p->b_inter + work + p->a_inter + load * b->down_bytes / p->b_inter;
 }
 
 static double bucket_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
@@ -33,7 +54,9 @@ static double bucket_comm(const sim_config *c, const sim_plan *p, const sim_buck
         double G = p->per_node, N = p->nodes, t = 0;
         if (G > 1) t += b->enc_s + p->a_intra + b->up_bytes / p->b_intra + (G - 1) * b->dec_s;
         const double bw_inter = p->b_inter / p->reverse_load; /* every node sends and receives at once */
-        if (N > 1 && c->sync == SYNC_PS_SHARDED) {
+        if (N > 1 && c->sync == SYNC_PS_SHARDED && p->servers) {
+            t += placed_servers(p, b, (int)(b - p->b));
+        } else if (N > 1 && c->sync == SYNC_PS_SHARDED) {
             double share = (N - 1) / N;
             t += p->a_inter + share * b->up_bytes / bw_inter + b->dec_s + b->enc_down_s / N + p->a_inter +
                  share * b->down_bytes / bw_inter;

@@ -67,7 +67,8 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
               cs = gq_csv_column(h, "sync", NULL), cq = gq_csv_column(h, "quant", NULL),
               ccr = gq_csv_column(h, "compute_images_per_s", NULL), cco = gq_csv_column(h, "codec_on", NULL),
               cov = gq_csv_column(h, "overlap", NULL), cfu = gq_csv_column(h, "fusion", NULL),
-              cnm = gq_csv_column(h, "network_model", NULL);
+              cnm = gq_csv_column(h, "network_model", NULL), cpk = gq_csv_column(h, "ps_shards", NULL),
+              cpp = gq_csv_column(h, "ps_placement", NULL);
     if (cm < 0 || cg < 0 || cb < 0 || cn < 0 || ci < 0 || (cp < 0 && cmach < 0)) {
         e = fail(s, msg, cap, file, 1,
                  "needs columns model, gpu, batch (or batch_per_gpu), gpus, images_per_s and platform (or "
@@ -163,6 +164,15 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
                 goto out;
             }
             row->overlap = f[0] == '1';
+        }
+        if (cpk >= 0 && *(f = r->field[cpk]) && parse_count(f, 1, 1024, &row->ps_shards)) {
+            e = fail(s, msg, cap, file, line, "ps_shards '%.40s' must be an integer in 1..1024", f);
+            goto out;
+        }
+        if (cpp >= 0 && copy(row->ps_placement, sizeof row->ps_placement, r->field[cpp])) {
+            e = fail(s, msg, cap, file, line, "ps_placement '%.40s...' is not even, round-robin or greedy",
+                     r->field[cpp]);
+            goto out;
         }
         if (cfu >= 0 && *(f = r->field[cfu])) {
             errno = 0;

@@ -6,7 +6,9 @@
  *   options of the run: compute_images_per_s (one worker's measured compute
  *   rate, used instead of a GPU profile), codec_on (gpu|cpu|none), overlap
  *   (0|1), fusion (bytes; 0: a bucket per tensor), network_model (LV08 or
- *   CM02 with calibrated factors, checked where it is used); others ignored (a
+ *   CM02 with calibrated factors, checked where it is used), ps_shards
+ *   (1..1024: parameter servers of ps-sharded), ps_placement (even,
+ *   round-robin or greedy, checked where it is used); others ignored (a
  *   measured breakdown may ride along). Empty optional fields mean the default.
  * Every number is range-checked here and every error names FILE:LINE. libc
  * only, so that it is fuzzed on its own. */
@@ -31,6 +33,8 @@ typedef struct {
     char network_model[96];      /* "": not given */
     int overlap;                 /* -1: not given */
     double fusion;               /* < 0: not given */
+    uint64_t ps_shards;          /* 0: not given */
+    char ps_placement[16];       /* "": not given */
 } measured_row;
 
 typedef struct {

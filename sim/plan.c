@@ -23,6 +23,45 @@ int sync_parse(const char *s, sync_kind *out)
         if (strcmp(s, sync_name((sync_kind)i)) == 0) return *out = (sync_kind)i, 0;
     return -1;
 }
+const char *ps_placement_name(ps_placement k)
+{
+    static const char *const N[] = {"even", "round-robin", "greedy"};
+    return (unsigned)k < 3 ? N[k] : "?";
+}
+int ps_placement_parse(const char *s, ps_placement *out)
+{
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, ps_placement_name((ps_placement)i)) == 0) return *out = (ps_placement)i, 0;
+    return -1;
+}
+void sync_describe(sync_kind s, int ps_shards, ps_placement placement, char *out, size_t cap)
+{
+    if (s != SYNC_PS_SHARDED || (ps_shards <= 0 && placement == PS_EVEN)) {
+        snprintf(out, cap, "%s", sync_name(s));
+        return;
+    }
+    char shards[32] = "";
+    if (ps_shards > 0) snprintf(shards, sizeof shards, "shards=%d%s", ps_shards, placement != PS_EVEN ? "," : "");
+    snprintf(out, cap, "%s:%s%s%s", sync_name(s), shards, placement != PS_EVEN ? "placement=" : "",
+             placement != PS_EVEN ? ps_placement_name(placement) : "");
+}
+
+/* Each tensor's server (T in the model's order), as the placement puts them. */
+static void place_tensors(const sim_config *c, const xch_tensor *T, size_t nt, int servers, int *server_of)
+{
+    double load[1024] = {0};
+    for (size_t k = 0; k < nt; k++) {
+        if (c->ps_placement == PS_ROUND_ROBIN) {
+            server_of[k] = (int)(k % (size_t)servers);
+        } else { /* greedy: the least-loaded server so far, the first of equals */
+            int best = 0;
+            for (int s = 1; s < servers; s++)
+                if (load[s] < load[best]) best = s;
+            server_of[k] = best;
+            load[best] += 4.0 * (double)T[k].n; /* TensorFlow's byte_size_load_fn: the variable's bytes */
+        }
+    }
+}
 /* Exact encoded size of n elements; data-dependent codes are measured on a
  * synthetic Gaussian gradient (cached: models repeat tensor sizes). */
 static double encoded_size(const qz_params *q, size_t n)
@@ -151,14 +190,23 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         if (up < p->b_inter) p->b_inter = up;
     }
 
+    /* ps-sharded servers: K of them where asked, or a placement of whole tensors */
+    if (c->ps_shards < 0 || c->ps_shards > 1024) return snprintf(msg, cap, "--ps-shards must be 1..1024"), GQ_ERR_PARAM;
+    /* K servers on the first K nodes (fewer where fewer nodes are in use) */
+    const int K = c->ps_shards > 0 && c->ps_shards < p->nodes ? c->ps_shards : p->nodes;
+    if (c->sync == SYNC_PS_SHARDED && p->nodes > 1 && (c->ps_placement != PS_EVEN || K != p->nodes)) p->servers = K;
+
     /* tensors in ready order: layers from last to first, biases before weights */
     double fwd[4096], bwd[4096];
     if (m->nlayers > 4096) return snprintf(msg, cap, "model has too many layers"), GQ_ERR_PARAM;
     model_layer_times(m, c->fwd_s, c->bwd_s, fwd, bwd);
     xch_tensor *T = malloc((2 * m->nlayers + 1) * sizeof *T);
+    int *server_of = p->servers ? malloc((2 * m->nlayers + 1) * sizeof *server_of) : NULL;
     p->b = calloc(2 * m->nlayers + 1, sizeof *p->b);
-    if (!p->b || !T) return free(T), GQ_ERR_NOMEM;
+    p->share = p->servers ? calloc((2 * m->nlayers + 1) * (size_t)p->servers, sizeof *p->share) : NULL;
+    if (!p->b || !T || (p->servers && (!server_of || !p->share))) return free(T), free(server_of), GQ_ERR_NOMEM;
     const size_t nt = xch_tensors(m, &c->quant, &c->exchange, T);
+    if (p->servers && c->ps_placement != PS_EVEN) place_tensors(c, T, nt, p->servers, server_of);
     const int requant_down = xch_downlink(&c->exchange, &c->quant) != DOWNLINK_FP32;
     double t = c->fwd_s, cur_cycle = -1, serial_s = 0, serial_seen = 0;
     sim_bucket *cur = NULL;
@@ -175,7 +223,12 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         t += serial_s - serial_seen; /* the encodes so far held backward up */
         serial_seen = serial_s;
         double cycle = c->fusion_cycle_s > 0 ? floor(t / c->fusion_cycle_s) : 0;
-        if (!cur || c->fusion_bytes <= 0 || cur->raw_bytes >= c->fusion_bytes || cycle != cur_cycle) {
+        /* whole tensors on their servers: TensorFlow pushes each variable to its server on its own, so the servers
+         * work side by side over the whole gradient -- one exchange, not buckets in turn (each of which would wait
+         * for its own busiest server) */
+        const int one_exchange = p->servers && c->ps_placement != PS_EVEN;
+        if (!cur ||
+            (!one_exchange && (c->fusion_bytes <= 0 || cur->raw_bytes >= c->fusion_bytes || cycle != cur_cycle))) {
             cur = &p->b[p->n++];
             cur_cycle = cycle;
         }
@@ -184,6 +237,13 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         cur->raw_bytes += 4.0 * n;
         cur->up_bytes += up;
         cur->down_bytes += dn;
+        if (p->servers) { /* bytes per server for now; shares once the buckets are whole */
+            double *share = p->share + (cur - p->b) * p->servers;
+            if (c->ps_placement == PS_EVEN)
+                for (int s = 0; s < p->servers; s++) share[s] += up / p->servers;
+            else
+                share[server_of[k]] += up;
+        }
         /* one codec call per tensor: a fixed cost and a cost per element; on the host, the
          * tensor's copy over PCIe before encoding, and the reply's back after decoding */
         const double enc = q ? 1e-9 * (c->encode_fixed_ns + c->encode_ns * n) : 0;
@@ -198,7 +258,11 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         /* with cycles a bucket leaves at the end of its cycle (its tensors are ready by then) */
         cur->ready_s = !c->overlap ? p->compute_s : c->fusion_cycle_s > 0 ? (cycle + 1) * c->fusion_cycle_s : t;
     }
-    free(T);
+    free(T), free(server_of);
+    for (int k = 0; p->servers && k < p->n; k++)
+        for (int s = 0; s < p->servers; s++)
+            p->share[k * p->servers + s] =
+                p->b[k].up_bytes > 0 ? p->share[k * p->servers + s] / p->b[k].up_bytes : 1.0 / p->servers;
     if (c->codec_serial) { /* a GPU runs its codec kernels between backward's: compute ends later */
         p->compute_s += serial_s;
         for (int k = 0; k < p->n; k++)
@@ -210,8 +274,8 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
 
 void sim_plan_free(sim_plan *p)
 {
-    free(p->b);
-    p->b = NULL;
+    free(p->b), free(p->share);
+    p->b = NULL, p->share = NULL;
 }
 
 double sim_timeline(const sim_plan *p, const double *comm_s, double *exposed)

@@ -108,6 +108,8 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
     c.cluster = &s->cluster;
     c.gpus = gpus;
     c.sync = q->sync;
+    c.ps_shards = q->ps_shards;
+    c.ps_placement = q->ps_placement;
     c.exchange = q->exchange;
     c.overlap = q->overlap;
     c.fusion_bytes = q->fusion_bytes;
@@ -164,10 +166,12 @@ void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o)
 {
     const sim_request *q = &s->req;
     const sim_result *r = &o->r;
+    char sync[96];
+    sync_describe(q->sync, q->ps_shards, q->ps_placement, sync, sizeof sync);
     table_row(
         t, "%s\t%s\t%d\t%s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.0f\t%.0f\t%.6g\t%.6g\t%s\t%d\t%s\t%s\t%.0f\t%s\t%s\t%s",
-        s->model->name, q->platform, o->gpus, o->quant, sync_name(q->sync), r->iteration_s, r->compute_s,
-        r->comm_exposed_s, r->encode_s, r->decode_s, r->bytes_up, r->bytes_down, o->images_per_s, o->speedup,
+        s->model->name, q->platform, o->gpus, o->quant, sync, r->iteration_s, r->compute_s, r->comm_exposed_s,
+        r->encode_s, r->decode_s, r->bytes_up, r->bytes_down, o->images_per_s, o->speedup,
         sim_engine_get(q->engine)->name, s->batch, s->gpu->name, q->overlap ? "on" : "off", q->fusion_bytes,
         compute_source_name(s->compute.source), r->network_model, o->codec_source);
 }
@@ -323,6 +327,12 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
         if (row->compute_images_per_s > 0) q.gpu_images_per_s = row->compute_images_per_s;
         if (row->codec_on[0]) codec_device_parse(row->codec_on, &q.codec_on);
         if (row->overlap >= 0) q.overlap = row->overlap;
+        if (row->ps_shards > 0) q.ps_shards = (int)row->ps_shards;
+        if (row->ps_placement[0] && ps_placement_parse(row->ps_placement, &q.ps_placement) != 0) {
+            e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: ps_placement '%s' is not even, round-robin or greedy", file,
+                        row->line, row->ps_placement);
+            break;
+        }
         if (row->fusion >= 0) q.fusion_bytes = row->fusion;
         if (row->network_model[0]) {
             sim_network net;
@@ -348,9 +358,11 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
         }
         double err = 100 * (o.images_per_s - row->images_per_s) / row->images_per_s;
         ape[i] = fabs(err);
+        char sync[96];
+        sync_describe(q.sync, q.ps_shards, q.ps_placement, sync, sizeof sync);
         table_row(rows, "%s\t%s\t%s\t%llu\t%s\t%s\t%llu\t%.4g\t%.4g\t%+.1f\t%s", s.model->name, platform, s.gpu->name,
-                  (unsigned long long)row->batch, sync_name(q.sync), quant, (unsigned long long)row->gpus,
-                  row->images_per_s, o.images_per_s, err, compute_source_name(s.compute.source));
+                  (unsigned long long)row->batch, sync, quant, (unsigned long long)row->gpus, row->images_per_s,
+                  o.images_per_s, err, compute_source_name(s.compute.source));
         scenario_close(&s);
     }
     if (e == GQ_OK) {

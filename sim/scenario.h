@@ -23,6 +23,8 @@ typedef struct {
     const char *network_model;
     int batch; /* per GPU; 0: the model's customary batch (else 32) */
     sync_kind sync;
+    int ps_shards;             /* ps-sharded: servers (0: one per node) */
+    ps_placement ps_placement; /* ps-sharded: even, or whole tensors as TensorFlow places them */
     xch_policy exchange;
     int overlap;
     double fusion_bytes, fusion_cycle_s;

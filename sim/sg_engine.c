@@ -206,6 +206,34 @@ static void leaders_shards(sg_world *w, int node, const sim_bucket *b)
     send_recv(w, mbox("sd%d", (node + 1) % w->N), share * b->down_bytes, mbox("sd%d", node));
 }
 
+/* ps-sharded with the plan's servers (nodes 0..K-1) and shares: every leader sends each server its share of the
+ * node's contribution, one flow per pair; each server decodes the N contributions to its share, encodes its reply
+ * and sends it to every leader. A leader that serves keeps its own share. */
+static void leaders_placed(sg_world *w, int node, const sim_bucket *b)
+{
+    const int N = w->N, K = w->plan->servers;
+    const double *share = w->plan->share + (size_t)(b - w->plan->b) * K, mine = node < K ? share[node] : 0;
+    sg_comm_t *c = malloc((size_t)(N + K) * sizeof *c);
+    void *data;
+    if (!c) abort(); /* the child dies and the parent reports a failed run */
+    size_t n = 0;
+    for (int s = 0; s < K; s++)
+        if (s != node && share[s] > 0)
+            c[n++] = sg_mailbox_put_async(mbox("xu%d.%d", s, node), &w->token, bytes_of(share[s] * b->up_bytes));
+    for (int o = 0; mine > 0 && o < N; o++)
+        if (o != node) c[n++] = sg_mailbox_get_async(mbox("xu%d.%d", node, o), &data);
+    sg_comm_wait_all(c, n);
+    sleep_s(N * mine * b->dec_s + mine * b->enc_down_s);
+    n = 0;
+    for (int o = 0; mine > 0 && o < N; o++)
+        if (o != node)
+            c[n++] = sg_mailbox_put_async(mbox("xd%d.%d", o, node), &w->token, bytes_of(mine * b->down_bytes));
+    for (int s = 0; s < K; s++)
+        if (s != node && share[s] > 0) c[n++] = sg_mailbox_get_async(mbox("xd%d.%d", node, s), &data);
+    sg_comm_wait_all(c, n);
+    free(c);
+}
+
 static void worker(int argc, char **argv)
 {
     (void)argc, (void)argv;
@@ -223,7 +251,9 @@ static void worker(int argc, char **argv)
              * alike and disjoint (see sim_simgrid) */
             switch (w->c->sync) {
             case SYNC_PS: ps_worker(w, a, b); break;
-            case SYNC_PS_SHARDED: node_reduce_bcast(w, me, b, leaders_shards); break;
+            case SYNC_PS_SHARDED:
+                node_reduce_bcast(w, me, b, w->plan->servers ? leaders_placed : leaders_shards);
+                break;
             case SYNC_HIERARCHICAL: node_reduce_bcast(w, me, b, leaders_ring); break;
             case SYNC_RING: {
                 double steps = 2.0 * (w->P - 1);

@@ -44,6 +44,18 @@ int sim_network_calibrate(const cluster_spec *c, const char *base, const double 
 const char *sync_name(sync_kind s);
 int sync_parse(const char *s, sync_kind *out);
 
+/* How ps-sharded places the gradient on its servers: `even` splits every
+ * bucket evenly over them (one server per node: gqsim's default); as
+ * TensorFlow places variables, whole tensors in the model's order (each
+ * layer's weights, then its biases): `round-robin` (replica_device_setter's
+ * default) or `greedy` (GreedyLoadBalancingStrategy: to the server with the
+ * fewest bytes so far). */
+typedef enum { PS_EVEN = 0, PS_ROUND_ROBIN = 1, PS_GREEDY = 2 } ps_placement;
+const char *ps_placement_name(ps_placement k);
+int ps_placement_parse(const char *s, ps_placement *out);
+/* "ps-sharded", or with servers or placement other than the default "ps-sharded:shards=K,placement=P". */
+void sync_describe(sync_kind s, int ps_shards, ps_placement placement, char *out, size_t cap);
+
 typedef struct {
     const model_t *model;
     const char *model_source; /* the model as named (built-in name or .model path): the smpi engine reloads it */
@@ -51,13 +63,15 @@ typedef struct {
     int gpus;        /* workers, one per GPU */
     qz_params quant; /* fp32 = no compression */
     sync_kind sync;
-    xch_policy exchange;                     /* which tensors are quantized, the server's reply */
-    int overlap;                             /* 1: a bucket leaves as soon as its gradients are ready */
-    double fusion_bytes;                     /* bucket size of raw fp32 gradients; 0 = one bucket per tensor */
-    double fusion_cycle_s;                   /* > 0: Horovod-style cycles: tensors ready within one cycle
-                                                are fused (up to fusion_bytes) and leave at its end */
-    double fwd_s, bwd_s;                     /* compute per iteration per GPU */
-    double encode_ns, decode_ns;             /* codec cost per element (0 for fp32) */
+    int ps_shards;               /* ps-sharded: parameter servers, on the first nodes' leaders; 0: one per node */
+    ps_placement ps_placement;   /* ps-sharded: how the gradient is split over them */
+    xch_policy exchange;         /* which tensors are quantized, the server's reply */
+    int overlap;                 /* 1: a bucket leaves as soon as its gradients are ready */
+    double fusion_bytes;         /* bucket size of raw fp32 gradients; 0 = one bucket per tensor */
+    double fusion_cycle_s;       /* > 0: Horovod-style cycles: tensors ready within one cycle
+                                    are fused (up to fusion_bytes) and leave at its end */
+    double fwd_s, bwd_s;         /* compute per iteration per GPU */
+    double encode_ns, decode_ns; /* codec cost per element (0 for fp32) */
     double encode_fixed_ns, decode_fixed_ns; /* and per call (one call per tensor) */
     int codec_serial;    /* 1: the codec runs on the GPU, its kernels delay backward (a GPU is one stream) */
     double host_copy_bw; /* > 0: the codec runs on the host: the tensor crosses PCIe at this many bytes/s

@@ -31,6 +31,11 @@ struct sim_plan {
     double reverse_load;
     char network_model[80];
     int tcp;
+    /* ps-sharded with servers or placement other than one even shard per node: `servers` servers on nodes
+     * 0..servers-1, and per bucket k the share of it each serves, share[k * servers + s] (summing to 1);
+     * servers 0 otherwise */
+    int servers;
+    double *share;
 };
 
 gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap);

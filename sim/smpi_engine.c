@@ -43,6 +43,11 @@ static int program_path(char *out, size_t cap)
 
 gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap)
 {
+    if (p->servers)
+        return snprintf(msg, cap,
+                        "the smpi engine runs the trainer's ps-sharded: one even shard per node "
+                        "(no --ps-shards or --ps-placement)"),
+               GQ_ERR_PARAM;
     if (c->sync == SYNC_HIERARCHICAL) /* the trainer has no hierarchical all-reduce */
         return snprintf(msg, cap, "the smpi engine runs the trainer's schemes: ps, ps-sharded, ring or allgather"),
                GQ_ERR_PARAM;

@@ -215,6 +215,22 @@ check "a byte wire is predicted slower than its packed twin (8 pairs)" perl -e '
         my $byte = $quant =~ /pack=(int8|byte)/ ? 1 : 0; (my $base = $quant) =~ s/,?pack=\w+//g;
         $p{"$gpus $sync $base"}[$byte] = $pred; }
     for (values %p) { $n++ if $_->[1] < $_->[0] } exit($n == 8 ? 0 : 1)'
+# TensorFlow-style parameter servers: options, the sync column, validate's columns and their errors
+"$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 32 --ps-shards 2 --ps-placement round-robin \
+    --engine analytic --format csv | tail -1 > ps.txt
+check "simulate names the servers and placement in sync" grep -q ',"ps-sharded:shards=2,placement=round-robin",' ps.txt
+"$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --ps-shards 0 2> err.txt; rc=$?
+check "--ps-shards 0 refused" sh -c "test $rc -eq 2 && grep -q \"'0' must be an integer in 1..1024\" err.txt"
+"$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --ps-placement greedy --engine smpi --overlap off \
+    --fusion 0 2> err.txt; rc=$?
+check "smpi refuses a placement the trainer does not run" sh -c "test $rc -eq 1 && grep -q 'one even shard per node' err.txt"
+printf 'model,platform,gpu,batch,gpus,sync,images_per_s,ps_shards,ps_placement\n' > ps.csv
+printf 'alexnet,terngrad-ethernet,GTX 1080,128,32,ps-sharded,100,2,round-robin\nalexnet,terngrad-ethernet,GTX 1080,128,32,ps-sharded,100,,\n' >> ps.csv
+"$GQ" validate --measured ps.csv --engine analytic --format csv > val.csv 2> err.txt
+check "validate: ps_shards and ps_placement columns, empty is the default" sh -c "grep -q '\"ps-sharded:shards=2,placement=round-robin\",fp32,32,' val.csv && grep -q ',ps-sharded,fp32,32,' val.csv"
+printf 'model,platform,gpu,batch,gpus,sync,images_per_s,ps_placement\nalexnet,terngrad-ethernet,GTX 1080,128,32,ps-sharded,100,rr\n' > ps.csv
+"$GQ" validate --measured ps.csv 2> err.txt; rc=$?
+check "validate: a bad ps_placement named with its line" sh -c "test $rc -ne 0 && grep -q \"ps.csv:2: ps_placement 'rr'\" err.txt"
 # workers on host CPUs (train --mpi's rows): one worker's measured rate is the prediction on one node
 lab='"cluster:gpus-per-node=1,gpu=cpu,intra=pcie3,inter=0.05gbe,nodes=2"'
 printf 'model,platform,gpu,batch,gpus,sync,quant,overlap,fusion,codec_on,images_per_s,compute_images_per_s\n' > cpu.csv

@@ -9,7 +9,10 @@
  *  - one simulated iteration predicts the steady state within 1% of three;
  *  - the aggregated flows (a ring as one flow per hop, the sharded exchange
  *    as one flow per node) predict within 1% of every step and every pair
- *    simulated as its own message. */
+ *    simulated as its own message;
+ *  - parameter servers placed as TensorFlow places variables: the busiest
+ *    server's NIC carries its tensors from every other node, and the time is
+ *    that (placements recomputed here from their definitions). */
 #include "check.h"
 #include "sim.h"
 #include "zoo.h"
@@ -202,6 +205,59 @@ static void test_aggregation(void)
             }
 }
 
+/* The bytes each of K servers holds when AlexNet's tensors (each layer's weights, then biases) are placed round-robin
+ * or greedily (the least-loaded server so far); the busiest server's. */
+static double busiest_server(const model_t *m, int K, int greedy)
+{
+    double load[8] = {0};
+    int k = 0;
+    for (size_t i = 0; i < m->nlayers; i++)
+        for (int bias = 0; bias < 2; bias++) {
+            const double n = (double)(bias ? m->layers[i].bias_params : m->layers[i].weight_params);
+            if (n == 0) continue;
+            int s = k++ % K;
+            if (greedy)
+                for (int o = s = 0; o < K; o++) s = load[o] < load[s] ? o : s;
+            load[s] += 4 * n;
+        }
+    double most = 0;
+    for (int s = 0; s < K; s++) most = load[s] > most ? load[s] : most;
+    return most;
+}
+
+static void test_ps_placement(void)
+{
+    /* four single-GPU nodes on 1 GbE (LV08: bandwidth x 0.97), fp32, nothing overlapped */
+    cluster_spec eth = cluster("cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=1gbe");
+    const int N = 4;
+    const double bw = 125e6 * 0.97;
+    sim_config c = base("alexnet", &eth, N, "fp32", SYNC_PS_SHARDED);
+    c.overlap = 0;
+    const double even = run(c, ENGINE_SIMGRID), compute = c.fwd_s + c.bwd_s;
+    c.ps_shards = N;
+    CHECK(run(c, ENGINE_SIMGRID) == even, "ps-sharded with --ps-shards = nodes is the default");
+    double params = 0;
+    for (size_t i = 0; i < c.model->nlayers; i++)
+        params += (double)(c.model->layers[i].weight_params + c.model->layers[i].bias_params);
+    /* one server: every other node's gradient into its NIC, and the replies out of it */
+    c.ps_shards = 1;
+    double s = run(c, ENGINE_SIMGRID), want = compute + 2 * (N - 1) * 4 * params / bw;
+    CHECK(fabs(s / want - 1) < 0.02, "one server: %.3f s, closed form %.3f s", s, want);
+    /* round-robin over 2: every weight tensor on server 0 (each layer's bias goes to server 1) */
+    c.ps_shards = 2, c.ps_placement = PS_ROUND_ROBIN;
+    s = run(c, ENGINE_SIMGRID), want = compute + 2 * (N - 1) * busiest_server(c.model, 2, 0) / bw;
+    CHECK(fabs(s / want - 1) < 0.02, "round-robin over 2: %.3f s, busiest server's NIC %.3f s", s, want);
+    double a = run(c, ENGINE_ANALYTIC);
+    CHECK(fabs(s / a - 1) < 0.01, "round-robin over 2: SimGrid %.4f s, analytic %.4f s", s, a);
+    /* greedy over 4: fc6's 37.7 M weights make one server the bottleneck, whatever else it holds */
+    c.ps_shards = 4, c.ps_placement = PS_GREEDY;
+    s = run(c, ENGINE_SIMGRID), want = compute + 2 * (N - 1) * busiest_server(c.model, 4, 1) / bw;
+    CHECK(fabs(s / want - 1) < 0.02, "greedy over 4: %.3f s, busiest server's NIC %.3f s", s, want);
+    CHECK(s > 2 * even, "greedy over 4 (%.3f s): over twice even shards (%.3f s)", s, even);
+    a = run(c, ENGINE_ANALYTIC);
+    CHECK(fabs(s / a - 1) < 0.01, "greedy over 4: SimGrid %.4f s, analytic %.4f s", s, a);
+}
+
 int main(void)
 {
     if (zoo_load(&Z, NULL, NULL, 0) != GQ_OK) return 2;
@@ -211,6 +267,7 @@ int main(void)
     test_scaling();
     test_overlap_and_iterations();
     test_aggregation();
+    test_ps_placement();
     zoo_free(&Z);
     return check_summary();
 }
