@@ -36,6 +36,10 @@ static const link_kind INTER[] = {
     {"ib-fdr", 6.82e9, 0.7e-6, 1, "InfiniBand FDR 4x: 56 Gb/s signalling, 64b/66b"},
     {"ib-edr", 12.5e9, 0.6e-6, 1, "InfiniBand EDR 4x: 100 Gb/s"},
     {"ib-hdr", 25e9, 0.6e-6, 1, "InfiniBand HDR 4x: 200 Gb/s"},
+    /* measured, not a data sheet: data/measured/aries_pingpong.csv */
+    {"aries", 9.73e9, 0.555e-6, 1,
+     "Cray Aries (XC50, Piz Daint): MPI ping-pong 1.11 us one way, 9.73 GB/s between 2 and 4 MiB (OSU 5.3.2, "
+     "Cray MPT 7.7.2; eth-cscs/sarus doc/cookbook/osu_mb); the latency split over the route's two NIC links"},
 };
 
 size_t link_kind_count(int intra) { return intra ? sizeof INTRA / sizeof INTRA[0] : sizeof INTER / sizeof INTER[0]; }

@@ -20,7 +20,8 @@ typedef struct {
 } link_kind;
 
 /* The link kinds, by name: intra pcie3 nvlink1 nvlink2 nvswitch; inter 1gbe
- * 10gbe 25gbe 40gbe 100gbe ib-fdr ib-edr ib-hdr. NULL if unknown. */
+ * 10gbe 25gbe 40gbe 100gbe roce25 ib-fdr ib-edr ib-hdr aries (and any Ngbe).
+ * NULL if unknown. */
 const link_kind *link_kind_find(const char *name, int intra);
 size_t link_kind_count(int intra);
 const link_kind *link_kind_at(int intra, size_t i);

@@ -245,6 +245,11 @@ for bad in 'overlap,2' 'codec_on,tpu' 'fusion,-1' 'compute_images_per_s,0'; do
     "$GQ" validate --measured cpu3.csv 2> err.txt; rc=$?
     check "validate: bad ${bad%%,*} named with its line" sh -c "test $rc -ne 0 && grep -q 'cpu3.csv:2: ${bad%%,*}' err.txt"
 done
+# Aries: its link kind is the published ping-pong, so calibrating against it gives a bandwidth factor of 1
+"$GQ" platforms calibrate 'cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=aries' \
+    --pingpong "$2/data/measured/aries_pingpong.csv" --format csv > ar.csv
+check "aries against its own ping-pong: bandwidth factor 1 ($(tail -1 ar.csv))" perl -ne '
+    next if $. == 1; exit(!(/bandwidth-factor=([\d.]+)/ && $1 > 0.99 && $1 < 1.02))' ar.csv
 # calibrated network factors: a ping-pong made from a closed form (latency 44 us, 3.125 MB/s) on a 50 Mb/s
 # platform whose route is 2 x 1 us + 2 x 10 us: factors 2 and 0.5
 perl -e 'print "bytes,one_way_s\n"; for $b (1, 1024, 65536, 262144, 1048576) { printf "%d,%.12g\n", $b, 44e-6 + ($b >= 65536 ? $b / 3.125e6 : 0) }' > pp.csv

@@ -93,6 +93,10 @@ static void test_specs(void)
     CHECK(cluster_parse("terngrad-infiniband", &c, msg, sizeof msg) == GQ_OK && c.inter->rdma &&
               c.inter->bandwidth == 12.5e9 && strcmp(c.intra->name, "nvlink1") == 0,
           "terngrad-infiniband: NVLink, 100 Gb/s InfiniBand");
+    /* Aries: RDMA at the measured ping-pong's 9.73 GB/s, 1.11 us one way over two NIC links */
+    CHECK(cluster_parse("cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=aries", &c, msg, sizeof msg) == GQ_OK &&
+              c.inter->rdma && c.inter->bandwidth == 9.73e9 && fabs(2 * c.inter->latency - 1.11e-6) < 1e-12,
+          "inter=aries: RDMA, 9.73 GB/s, 1.11 us over two links (%s)", msg);
     for (size_t i = 0; i < cluster_builtin_count(); i++) { /* canonical specs parse back */
         cluster_spec a = *cluster_builtin(i), b;
         cluster_format(&a, buf, sizeof buf);
