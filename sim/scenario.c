@@ -36,6 +36,9 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
     memset(s, 0, sizeof *s);
     s->req = *q;
     if (!q->model || !q->platform) return gq_fail(GQ_ERR_PARAM, msg, cap, "needs a model and a platform");
+    if ((q->ps_shards > 0 || q->ps_placement != PS_EVEN) && q->sync != SYNC_PS_SHARDED)
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "--ps-shards and --ps-placement shape --sync ps-sharded, not %s",
+                       sync_name(q->sync));
     gq_err e = zoo_load(&s->zoo, q->gpu_file, msg, cap);
     if (e != GQ_OK) return e;
     char why[512];

@@ -221,6 +221,8 @@ check "a byte wire is predicted slower than its packed twin (8 pairs)" perl -e '
 check "simulate names the servers and placement in sync" grep -q ',"ps-sharded:shards=2,placement=round-robin",' ps.txt
 "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --ps-shards 0 2> err.txt; rc=$?
 check "--ps-shards 0 refused" sh -c "test $rc -eq 2 && grep -q \"'0' must be an integer in 1..1024\" err.txt"
+"$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --ps-shards 2 --sync ring 2> err.txt; rc=$?
+check "--ps-shards with a ring: refused in one line" sh -c "test $rc -eq 1 && grep -q 'shape --sync ps-sharded, not ring' err.txt"
 "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --ps-placement greedy --engine smpi --overlap off \
     --fusion 0 2> err.txt; rc=$?
 check "smpi refuses a placement the trainer does not run" sh -c "test $rc -eq 1 && grep -q 'one even shard per node' err.txt"
