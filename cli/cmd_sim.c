@@ -535,9 +535,12 @@ static const char VALIDATE_DETAILS[] =
     "Each row of FILE.csv is a measured training throughput with its configuration: columns model, gpu, batch\n"
     "(or batch_per_gpu), gpus, images_per_s, and platform (or machine and interconnect), with optional sync\n"
     "(ps, ps-sharded, ring, hierarchical, allgather; parameter_server(...) is ps, replicated(...) is ring) and\n"
-    "quant (default fp32). Fields holding commas (a quantizer spec, a cluster: platform) are quoted as CSV\n"
-    "quotes them. gpus is 1..65536, batch 1..1000000. Prints prediction, measurement and error per row, then\n"
-    "the median and mean absolute percentage error.\n"
+    "quant (default fp32). Optional columns for every option that shapes a run, an empty field meaning the\n"
+    "default: overlap (0|1), fusion (bytes), fusion_cycle (s), codec_on (gpu|cpu|none), downlink, fp32_below,\n"
+    "fp32_last (0|1), ps_shards, ps_placement, network_model, and compute_images_per_s (a measured compute\n"
+    "rate, used instead of a GPU profile). Fields holding commas (a quantizer spec, a cluster: platform) are\n"
+    "quoted (RFC 4180, read by libcsv). gpus is 1..65536, batch 1..1000000. Prints prediction, measurement\n"
+    "and error per row, then the median and mean absolute percentage error.\n"
     "Example: gqsim validate --measured data/single_node_scaling.csv (published single-node runs).\n";
 
 const cli_command SIM_CMDS[] = {

@@ -68,7 +68,9 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
               ccr = gq_csv_column(h, "compute_images_per_s", NULL), cco = gq_csv_column(h, "codec_on", NULL),
               cov = gq_csv_column(h, "overlap", NULL), cfu = gq_csv_column(h, "fusion", NULL),
               cnm = gq_csv_column(h, "network_model", NULL), cpk = gq_csv_column(h, "ps_shards", NULL),
-              cpp = gq_csv_column(h, "ps_placement", NULL);
+              cpp = gq_csv_column(h, "ps_placement", NULL), cdl = gq_csv_column(h, "downlink", NULL),
+              cfb = gq_csv_column(h, "fp32_below", NULL), cfl = gq_csv_column(h, "fp32_last", NULL),
+              cfc = gq_csv_column(h, "fusion_cycle", NULL);
     if (cm < 0 || cg < 0 || cb < 0 || cn < 0 || ci < 0 || (cp < 0 && cmach < 0)) {
         e = fail(s, msg, cap, file, 1,
                  "needs columns model, gpu, batch (or batch_per_gpu), gpus, images_per_s and platform (or "
@@ -139,7 +141,7 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
             e = fail(s, msg, cap, file, line, "images_per_s '%.40s' must be a number in (0, 1e9]", f);
             goto out;
         }
-        row->overlap = -1, row->fusion = -1;
+        row->overlap = -1, row->fusion = -1, row->fp32_below = -1, row->fp32_last = -1, row->fusion_cycle = -1;
         if (ccr >= 0 && *(f = r->field[ccr])) {
             errno = 0;
             row->compute_images_per_s = strtod(f, &end);
@@ -173,6 +175,34 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
             e = fail(s, msg, cap, file, line, "ps_placement '%.40s...' is not even, round-robin or greedy",
                      r->field[cpp]);
             goto out;
+        }
+        if (cdl >= 0 && copy(row->downlink, sizeof row->downlink, r->field[cdl])) {
+            e = fail(s, msg, cap, file, line, "downlink '%.40s...' is not auto, fp32, requant or terngrad",
+                     r->field[cdl]);
+            goto out;
+        }
+        if (cfl >= 0 && *(f = r->field[cfl])) {
+            if (strcmp(f, "0") && strcmp(f, "1")) {
+                e = fail(s, msg, cap, file, line, "fp32_last '%.40s' is not 0 or 1", f);
+                goto out;
+            }
+            row->fp32_last = f[0] == '1';
+        }
+        if (cfb >= 0 && *(f = r->field[cfb])) {
+            errno = 0;
+            row->fp32_below = strtod(f, &end);
+            if (end == f || *end || errno || !(row->fp32_below >= 0 && row->fp32_below <= 1e15)) {
+                e = fail(s, msg, cap, file, line, "fp32_below '%.40s' must be elements in [0, 1e15]", f);
+                goto out;
+            }
+        }
+        if (cfc >= 0 && *(f = r->field[cfc])) {
+            errno = 0;
+            row->fusion_cycle = strtod(f, &end);
+            if (end == f || *end || errno || !(row->fusion_cycle >= 0 && row->fusion_cycle <= 10)) {
+                e = fail(s, msg, cap, file, line, "fusion_cycle '%.40s' must be seconds in [0, 10]", f);
+                goto out;
+            }
         }
         if (cfu >= 0 && *(f = r->field[cfu])) {
             errno = 0;

@@ -331,6 +331,14 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
         if (row->codec_on[0]) codec_device_parse(row->codec_on, &q.codec_on);
         if (row->overlap >= 0) q.overlap = row->overlap;
         if (row->ps_shards > 0) q.ps_shards = (int)row->ps_shards;
+        if (row->fp32_below >= 0) q.exchange.fp32_below = row->fp32_below;
+        if (row->fp32_last >= 0) q.exchange.fp32_last = row->fp32_last;
+        if (row->fusion_cycle >= 0) q.fusion_cycle_s = row->fusion_cycle;
+        if (row->downlink[0] && downlink_parse(row->downlink, &q.exchange.downlink) != 0) {
+            e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: downlink '%s' is not auto, fp32, requant or terngrad", file,
+                        row->line, row->downlink);
+            break;
+        }
         if (row->ps_placement[0] && ps_placement_parse(row->ps_placement, &q.ps_placement) != 0) {
             e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: ps_placement '%s' is not even, round-robin or greedy", file,
                         row->line, row->ps_placement);

@@ -233,6 +233,20 @@ check "validate: ps_shards and ps_placement columns, empty is the default" sh -c
 printf 'model,platform,gpu,batch,gpus,sync,images_per_s,ps_placement\nalexnet,terngrad-ethernet,GTX 1080,128,32,ps-sharded,100,rr\n' > ps.csv
 "$GQ" validate --measured ps.csv 2> err.txt; rc=$?
 check "validate: a bad ps_placement named with its line" sh -c "test $rc -ne 0 && grep -q \"ps.csv:2: ps_placement 'rr'\" err.txt"
+# every option that shapes a run has its column: a row with one set predicts what simulate with that option does
+printf 'model,platform,gpu,batch,gpus,sync,quant,images_per_s,downlink,fp32_last,fp32_below,fusion_cycle\n' > opt.csv
+for v in 'fp32,,,' ',1,,' ',,1e6,' ',,,0.05'; do
+    printf 'alexnet,terngrad-ethernet,GTX 1080,128,16,ps-sharded,terngrad,1000,%s\n' "$v" >> opt.csv
+done
+"$GQ" validate --measured opt.csv --format csv 2> err.txt | tail -n +2 | perl -pe 's/"[^"]*"/Q/g' | cut -d, -f9 > v.txt
+: > s.txt
+for o in '--downlink fp32' --fp32-last '--fp32-below 1e6' '--fusion-cycle 0.05'; do
+    # shellcheck disable=SC2086
+    "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 16 --quant terngrad $o --format csv |
+        tail -1 | perl -pe 's/"[^"]*"/Q/g' | cut -d, -f13 | xargs printf '%.4g\n' >> s.txt
+done
+check "validate's downlink, fp32_last, fp32_below, fusion_cycle columns = simulate's options ($(tr '\n' ' ' < v.txt))" cmp -s v.txt s.txt
+check "and they are four different predictions" test "$(sort -u v.txt | wc -l)" -eq 4
 # workers on host CPUs (train --mpi's rows): one worker's measured rate is the prediction on one node
 lab='"cluster:gpus-per-node=1,gpu=cpu,intra=pcie3,inter=0.05gbe,nodes=2"'
 printf 'model,platform,gpu,batch,gpus,sync,quant,overlap,fusion,codec_on,images_per_s,compute_images_per_s\n' > cpu.csv

@@ -66,6 +66,15 @@ static void test_bad(void)
     expect(text, "m.csv:2: a quoted field is not closed");
     snprintf(text, sizeof text, "%sale\"xnet,dgx1,P100,128,8,100\n", h);
     expect(text, "m.csv:2: a quote inside an unquoted field");
+    const char *ho = "model,platform,gpu,batch,gpus,images_per_s,fp32_last,fp32_below,fusion_cycle,ps_shards\n";
+    snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,8,100,2,,,\n", ho);
+    expect(text, "m.csv:2: fp32_last '2' is not 0 or 1");
+    snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,8,100,,-1,,\n", ho);
+    expect(text, "m.csv:2: fp32_below '-1' must be elements in [0, 1e15]");
+    snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,8,100,,,11,\n", ho);
+    expect(text, "m.csv:2: fusion_cycle '11' must be seconds in [0, 10]");
+    snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,8,100,,,,1025\n", ho);
+    expect(text, "m.csv:2: ps_shards '1025' must be an integer in 1..1024");
     snprintf(text, sizeof text, "%s\"alexnet\"x,dgx1,P100,128,8,100\n", h);
     expect(text, "m.csv:2: text after a closing quote");
     snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,8,100\r\n\"a\r\nb\"\"c\",,,,,\"\n", h);
