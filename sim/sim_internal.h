@@ -50,6 +50,16 @@ double sim_timeline(const sim_plan *p, const double *comm_s, double *exposed);
 #define SIM_SG_NET_CFGS 5
 void sim_simgrid_net_cfg(const sim_config *c, const sim_plan *p, char cfg[SIM_SG_NET_CFGS][64]);
 
+/* A node with `here` GPUs in use: its leader's followers in the SimGrid engine, one actor per other GPU, or
+ * with `grouped` one standing for all of them. */
+static inline int node_followers(int here, int grouped) { return here > 1 ? (grouped ? 1 : here - 1) : 0; }
+
+/* The SimGrid engine's child (sg_child.c, the module gqsim-simgrid.so): runs the plan on the platform at
+ * xml_path with SimGrid, `cfg` its network options, and writes the iteration time (a double) to fd.
+ * @return the child's exit status. Reached only through dlopen from sg_engine.c's forked child. */
+int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_path, int grouped,
+                     char cfg[SIM_SG_NET_CFGS][64], int fd);
+
 gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
 gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
 gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);

@@ -390,6 +390,12 @@ for g in 2 3 5; do
     check "16-GPU XML with --gpus $g: iteration > compute > 0, finite images/s ($(cat it.txt))" perl -e '
         my ($it, $c, $ips) = split /,/, <STDIN>; exit !($it > $c && $c > 0 && $ips > 0 && $ips < 1e9)' < it.txt
 done
+# the SimGrid engine is a module only its child loads: gqsim itself does not link SimGrid, and a missing
+# module is one line naming it
+check "gqsim does not load SimGrid until the engine runs" sh -c "! ldd '$GQ' | grep -q libsimgrid"
+GQSIM_SIMGRID_ENGINE=/nonexistent/engine.so "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 \
+    2> err.txt; rc=$?
+check "a missing engine module: one line naming it" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'cannot load the SimGrid engine: /nonexistent/engine.so' err.txt"
 # speedup on a fixed-size XML: the default counts stop at its 16 GPUs; a 12-GPU XML ends with 12
 "$GQ" speedup --model alexnet --platform mine.xml --format csv | cut -d, -f3 | tr '\n' ' ' > counts.txt
 check "speedup on a 16-GPU XML: counts 1 to 16 ($(cat counts.txt))" test "$(cat counts.txt)" = "gpus 1 2 4 8 16 "

@@ -1,0 +1,346 @@
+/* The SimGrid engine's child side, a module of its own (gqsim-simgrid.so):
+ * one actor per GPU -- or, on a generated uniform platform, per node one for
+ * the first GPU and one for the others, which behave alike -- and one per
+ * parameter server where there is one walks the plan's buckets: it waits
+ * until a bucket is ready, spends the encode time, moves the real encoded
+ * byte counts through the platform's links with SimGrid's flow model, spends
+ * the decode time. Compute is the plan's timeline (every GPU is identical),
+ * so actors only sleep through it. Flows are aggregated where the aggregate
+ * is exact on a uniform fabric: a ring is one flow per hop carrying all its
+ * steps, with the other steps' latencies added; the sharded exchange between
+ * node leaders is one flow per node carrying what that node sends to all
+ * other shards, which loads every NIC exactly as the full all-to-all does on
+ * a non-blocking switch. Only the forked child of sg_engine.c loads this
+ * module, and with it SimGrid and ns-3: a gqsim that does not run the
+ * SimGrid engine never pays for loading them. It calls nothing of gqsim's
+ * own, only SimGrid; what it needs comes in its arguments. */
+#include <math.h>
+#include <simgrid/actor.h>
+#include <simgrid/comm.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/mailbox.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim_internal.h"
+
+/* ---- the world of one run, which every actor reaches through its data ------------------ */
+
+typedef struct {
+    const sim_config *c;
+    const sim_plan *plan;
+    int P, G, N, iters; /* GPUs, GPUs per node, nodes, iterations */
+    int R;              /* worker actors: P, or fewer where one stands for several GPUs */
+    double *end;        /* per actor: end of its last iteration */
+    int token;          /* the payload pointed to: only the byte count is simulated */
+} sg_world;
+
+/* A worker actor: one GPU, or (on a generated, uniform platform) `gpus`
+ * symmetric GPUs of one node that behave alike, moving their summed bytes. */
+typedef struct {
+    sg_world *w;
+    int index;     /* 0 .. R-1, the ring position; R: the parameter server */
+    int node;      /* the node it runs on */
+    int slot;      /* its host on that node: n<node>g<slot>; slot 0 is the node's leader */
+    int gpus;      /* GPUs it stands for */
+    int node_gpus; /* GPUs in use on its node */
+    int followers; /* leader: the node's other actors, indices index+1 .. index+followers */
+} sg_actor_ctx;
+
+static sg_mailbox_t mbox(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static sg_mailbox_t mbox(const char *fmt, ...)
+{
+    char name[64];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    return sg_mailbox_by_name(name);
+}
+
+static void sleep_s(double s)
+{
+    if (s > 0) sg_actor_sleep_for(s);
+}
+static void sleep_until(double t) { sleep_s(t - simgrid_get_clock()); }
+static long bytes_of(double b) { return b < 1 ? 1 : (long)(b + 0.5); }
+
+static void send_recv(sg_world *w, sg_mailbox_t to, double nbytes, sg_mailbox_t from)
+{
+    sg_comm_t c[2];
+    c[0] = sg_mailbox_put_async(to, &w->token, bytes_of(nbytes));
+    void *data;
+    c[1] = sg_mailbox_get_async(from, &data);
+    sg_comm_wait_all(c, 2);
+}
+
+/* A ring of `members` (indices via rank_of) moving `total` bytes around:
+ * one flow per hop, the other (steps - 1) latencies added. */
+static void ring_exchange(sg_world *w, const char *tag, int pos, int members, double total, double hop_latency,
+                          double steps)
+{
+    send_recv(w, mbox("%s%d", tag, (pos + 1) % members), total, mbox("%s%d", tag, pos));
+    sleep_s((steps - 1) * hop_latency);
+}
+
+/* The same ring, step by step: each step sends one chunk to the successor
+ * and waits for the predecessor's. */
+static void ring_steps(sg_world *w, const char *tag, int pos, int members, double chunk, double steps,
+                       double work_per_step)
+{
+    for (int k = 0; k < (int)steps; k++) {
+        send_recv(w, mbox("%s%d", tag, (pos + 1) % members), chunk, mbox("%s%d", tag, pos));
+        sleep_s(work_per_step);
+    }
+}
+
+/* ---- schemes, one bucket ------------------------------------------------------------------ */
+
+static void ps_worker(sg_world *w, int r, const sim_bucket *b) /* one GPU per actor */
+{
+    sleep_s(b->enc_s);
+    sg_mailbox_put(mbox("pu%d", r), &w->token, bytes_of(b->up_bytes));
+    sg_mailbox_get(mbox("pd%d", r));
+    sleep_s(b->dec_down_s);
+}
+
+static void ps_server(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    sg_world *w = ((sg_actor_ctx *)sg_actor_self_get_data())->w;
+    sg_comm_t *c = malloc((size_t)w->P * sizeof *c);
+    void *data;
+    for (int it = 0; it < w->iters; it++)
+        for (int k = 0; k < w->plan->n; k++) {
+            const sim_bucket *b = &w->plan->b[k];
+            for (int r = 0; r < w->R; r++) c[r] = sg_mailbox_get_async(mbox("pu%d", r), &data);
+            sg_comm_wait_all(c, (size_t)w->R);
+            sleep_s(w->P * b->dec_s + b->enc_down_s);
+            for (int r = 0; r < w->R; r++)
+                c[r] = sg_mailbox_put_async(mbox("pd%d", r), &w->token, bytes_of(b->down_bytes));
+            sg_comm_wait_all(c, (size_t)w->R);
+        }
+    free(c);
+}
+
+/* Node-local reduce to the leader (the node's first GPU) and broadcast back,
+ * around `inter` (what the leaders do among themselves). A follower actor
+ * standing for k GPUs moves k times the bytes: its k flows would share the
+ * leader's link, so one flow of their sum takes as long. */
+static void node_reduce_bcast(sg_world *w, const sg_actor_ctx *me, const sim_bucket *b,
+                              void (*inter)(sg_world *w, int node, const sim_bucket *b))
+{
+    const int a = me->index, here = me->node_gpus;
+    if (me->slot != 0) {
+        sleep_s(b->enc_s);
+        sg_mailbox_put(mbox("lu%d", a), &w->token, bytes_of(me->gpus * b->up_bytes));
+        sg_mailbox_get(mbox("ld%d", a));
+        sleep_s(b->dec_down_s);
+        return;
+    }
+    const sg_actor_ctx *f = me + 1; /* the followers' contexts follow the leader's */
+    sg_comm_t *c = malloc((size_t)(me->followers + 1) * sizeof *c);
+    void *data;
+    if (!c) abort(); /* the child dies and the parent reports a failed run */
+    if (here > 1) {
+        sleep_s(b->enc_s);
+        for (int l = 0; l < me->followers; l++) c[l] = sg_mailbox_get_async(mbox("lu%d", a + 1 + l), &data);
+        sg_comm_wait_all(c, (size_t)me->followers);
+        sleep_s((here - 1) * b->dec_s);
+    }
+    if (w->N > 1) inter(w, me->node, b);
+    if (here > 1) {
+        sleep_s(b->enc_down_s);
+        for (int l = 0; l < me->followers; l++)
+            c[l] = sg_mailbox_put_async(mbox("ld%d", a + 1 + l), &w->token, bytes_of(f[l].gpus * b->down_bytes));
+        sg_comm_wait_all(c, (size_t)me->followers);
+    }
+    free(c);
+}
+
+static void leaders_ring(sg_world *w, int node, const sim_bucket *b)
+{
+    double steps = 2.0 * (w->N - 1);
+    if (w->c->exact_flows) {
+        ring_steps(w, "hr", node, w->N, b->up_bytes / w->N, steps, (b->enc_s + b->dec_s) / w->N);
+        return;
+    }
+    ring_exchange(w, "hr", node, w->N, steps / w->N * b->up_bytes, w->plan->a_inter, steps);
+    sleep_s(steps * (b->enc_s + b->dec_s) / w->N);
+}
+
+/* Every leader sends `bytes` to every other leader and receives as much. */
+static void all_to_all(sg_world *w, const char *tag, int node, double nbytes)
+{
+    sg_comm_t *c = malloc(2 * (size_t)w->N * sizeof *c);
+    void *data;
+    int k = 0;
+    for (int o = 0; o < w->N; o++)
+        if (o != node) c[k++] = sg_mailbox_put_async(mbox("%s%d", tag, o), &w->token, bytes_of(nbytes));
+    for (int o = 0; o < w->N; o++)
+        if (o != node) c[k++] = sg_mailbox_get_async(mbox("%s%d", tag, node), &data);
+    sg_comm_wait_all(c, (size_t)k);
+    free(c);
+}
+
+static void leaders_shards(sg_world *w, int node, const sim_bucket *b)
+{
+    /* every leader is one shard: it sends the other shards (N-1)/N of its node's
+     * contribution, they reduce, and send back (N-1)/N of the reply */
+    double share = (double)(w->N - 1) / w->N;
+    if (w->c->exact_flows) {
+        all_to_all(w, "su", node, b->up_bytes / w->N);
+        sleep_s(b->dec_s + b->enc_down_s / w->N);
+        all_to_all(w, "sd", node, b->down_bytes / w->N);
+        return;
+    }
+    send_recv(w, mbox("su%d", (node + 1) % w->N), share * b->up_bytes, mbox("su%d", node));
+    sleep_s(b->dec_s + b->enc_down_s / w->N);
+    send_recv(w, mbox("sd%d", (node + 1) % w->N), share * b->down_bytes, mbox("sd%d", node));
+}
+
+/* ps-sharded with the plan's servers (nodes 0..K-1) and shares: every leader sends each server its share of the
+ * node's contribution, one flow per pair; each server decodes the N contributions to its share, encodes its reply
+ * and sends it to every leader. A leader that serves keeps its own share. */
+static void leaders_placed(sg_world *w, int node, const sim_bucket *b)
+{
+    const int N = w->N, K = w->plan->servers;
+    const double *share = w->plan->share + (size_t)(b - w->plan->b) * K, mine = node < K ? share[node] : 0;
+    sg_comm_t *c = malloc((size_t)(N + K) * sizeof *c);
+    void *data;
+    if (!c) abort(); /* the child dies and the parent reports a failed run */
+    size_t n = 0;
+    for (int s = 0; s < K; s++)
+        if (s != node && share[s] > 0)
+            c[n++] = sg_mailbox_put_async(mbox("xu%d.%d", s, node), &w->token, bytes_of(share[s] * b->up_bytes));
+    for (int o = 0; mine > 0 && o < N; o++)
+        if (o != node) c[n++] = sg_mailbox_get_async(mbox("xu%d.%d", node, o), &data);
+    sg_comm_wait_all(c, n);
+    sleep_s(N * mine * b->dec_s + mine * b->enc_down_s);
+    n = 0;
+    for (int o = 0; mine > 0 && o < N; o++)
+        if (o != node)
+            c[n++] = sg_mailbox_put_async(mbox("xd%d.%d", o, node), &w->token, bytes_of(mine * b->down_bytes));
+    for (int s = 0; s < K; s++)
+        if (s != node && share[s] > 0) c[n++] = sg_mailbox_get_async(mbox("xd%d.%d", node, s), &data);
+    sg_comm_wait_all(c, n);
+    free(c);
+}
+
+static void worker(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const sg_actor_ctx *me = sg_actor_self_get_data();
+    sg_world *w = me->w;
+    const int a = me->index, R = w->R;
+    const double multi = w->N > 1, a_hop = multi ? w->plan->a_inter : w->plan->a_intra;
+    for (int it = 0; it < w->iters; it++) {
+        double t0 = simgrid_get_clock();
+        for (int k = 0; w->P > 1 && k < w->plan->n; k++) {
+            const sim_bucket *b = &w->plan->b[k];
+            sleep_until(t0 + b->ready_s);
+            /* rings: hop sizes and step counts are the P GPUs' ring; the actors
+             * are its hops, one per GPU or one per run of GPUs whose hops are
+             * alike and disjoint (see sim_simgrid) */
+            switch (w->c->sync) {
+            case SYNC_PS: ps_worker(w, a, b); break;
+            case SYNC_PS_SHARDED:
+                node_reduce_bcast(w, me, b, w->plan->servers ? leaders_placed : leaders_shards);
+                break;
+            case SYNC_HIERARCHICAL: node_reduce_bcast(w, me, b, leaders_ring); break;
+            case SYNC_RING: {
+                double steps = 2.0 * (w->P - 1);
+                if (w->c->exact_flows) {
+                    ring_steps(w, "rg", a, R, b->up_bytes / w->P, steps, (b->enc_s + b->dec_s) / w->P);
+                    break;
+                }
+                ring_exchange(w, "rg", a, R, steps / w->P * b->up_bytes, a_hop, steps);
+                sleep_s(steps * (b->enc_s + b->dec_s) / w->P);
+                break;
+            }
+            case SYNC_ALLGATHER:
+                sleep_s(b->enc_s);
+                if (w->c->exact_flows) {
+                    ring_steps(w, "ag", a, R, b->up_bytes, w->P - 1, b->dec_s);
+                    break;
+                }
+                ring_exchange(w, "ag", a, R, (w->P - 1) * b->up_bytes, a_hop, w->P - 1);
+                sleep_s((w->P - 1) * b->dec_s);
+                break;
+            }
+        }
+        sleep_until(t0 + w->plan->compute_s);
+    }
+    w->end[a] = simgrid_get_clock();
+}
+
+/* ---- the child ------------------------------------------------------------------------- */
+
+/* The worker actors: per node the leader (its first GPU), then its followers. */
+static int build_actors(sg_world *w, sg_actor_ctx *ctx, int grouped)
+{
+    int a = 0;
+    for (int node = 0; node < w->N; node++) {
+        int here = node + 1 < w->N ? w->G : w->P - node * w->G, followers = node_followers(here, grouped);
+        ctx[a] = (sg_actor_ctx){w, a, node, 0, 1, here, followers};
+        for (int l = 1; l <= followers; l++)
+            ctx[a + l] = (sg_actor_ctx){w, a + l, node, l, grouped ? here - 1 : 1, here, 0};
+        a += 1 + followers;
+    }
+    return a;
+}
+
+int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_path, int grouped,
+                     char cfg[SIM_SG_NET_CFGS][64], int fd)
+{
+    sg_world w = {c, p, c->gpus, p->per_node, p->nodes, c->iterations > 0 ? c->iterations : 1, 0, NULL, 0};
+    sg_actor_ctx *ctx = calloc((size_t)w.P + 1, sizeof *ctx);
+    w.end = calloc((size_t)w.P, sizeof *w.end);
+    if (!w.end || !ctx) return 1;
+    w.R = build_actors(&w, ctx, grouped);
+    const int host_cols = grouped ? 2 : w.G; /* GPUs per node in the platform */
+    char *argv[] = {"gqsim", cfg[0], cfg[4], "--cfg=contexts/stack-size:256",
+                    /* a platform may be wrong: SimGrid says why at ERROR (parse) or CRITICAL (exceptions) */
+                    "--log=root.thres:error", cfg[1], cfg[2], cfg[3], NULL};
+    int argc = 8;
+    simgrid_init(&argc, argv);
+    simgrid_load_platform(xml_path);
+    /* hosts by (node, GPU) from one listing: sg_host_by_name searches the
+     * zones linearly, which made starting P actors cost O(P^2) */
+    sg_host_t *grid = calloc((size_t)w.N * host_cols, sizeof *grid), *all = sg_host_list();
+    if (!grid || !all) return 1;
+    for (size_t h = 0, nh = sg_host_count(); h < nh; h++) {
+        const char *name = sg_host_get_name(all[h]);
+        int node, gpu, end = 0;
+        if (sscanf(name, "n%dg%d%n", &node, &gpu, &end) == 2 && end > 0 && name[end] == '\0' && gpu >= 0 &&
+            gpu < host_cols && node >= 0 && node < w.N)
+            grid[node * host_cols + gpu] = all[h];
+    }
+    free(all);
+    for (int a = 0; a <= w.R; a++) { /* the workers, then the server where there is one */
+        if (a == w.R && !(c->sync == SYNC_PS && w.P > 1)) break;
+        int node = a == w.R ? 0 : ctx[a].node, gpu = a == w.R ? 0 : ctx[a].slot;
+        sg_host_t host = grid[node * host_cols + gpu];
+        if (!host) {
+            fprintf(stderr, "[gqsim/CRITICAL] Host not found: n%dg%d\n", node, gpu);
+            return 1;
+        }
+        if (a == w.R) ctx[a] = (sg_actor_ctx){&w, a, 0, 0, 0, 0, 0};
+        sg_actor_t act = sg_actor_init(a == w.R ? "ps" : "worker", host);
+        sg_actor_set_data(act, &ctx[a]);
+        sg_actor_start(act, a == w.R ? ps_server : worker, 0, NULL);
+    }
+    simgrid_run();
+    free(grid);
+    double end = 0;
+    for (int a = 0; a < w.R; a++) end = w.end[a] > end ? w.end[a] : end;
+    double per_iter = end / w.iters;
+    free(w.end);
+    free(ctx);
+    ssize_t n = write(fd, &per_iter, sizeof per_iter);
+    return n == (ssize_t)sizeof per_iter ? 0 : 1;
+}
