@@ -22,6 +22,17 @@ static int parse_count(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
     return 0;
 }
 
+/* A number in [lo, hi], or (lo, hi] with lo_open. @return 0, or -1 if s is not one. */
+static int parse_real(const char *s, double lo, int lo_open, double hi, double *v)
+{
+    char *end;
+    errno = 0;
+    const double x = strtod(s, &end);
+    if (end == s || *end || errno || !(lo_open ? x > lo : x >= lo) || !(x <= hi)) return -1;
+    *v = x;
+    return 0;
+}
+
 static gq_err fail(measured_set *s, char *msg, size_t cap, const char *file, int line, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 static gq_err fail(measured_set *s, char *msg, size_t cap, const char *file, int line, const char *fmt, ...)
@@ -133,22 +144,14 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
             e = fail(s, msg, cap, file, line, "gpus '%.40s' must be an integer in 1..%d", f, MEASURED_MAX_GPUS);
             goto out;
         }
-        char *end;
-        f = r->field[ci];
-        errno = 0;
-        row->images_per_s = strtod(f, &end);
-        if (end == f || *end || errno || !(row->images_per_s > 0 && row->images_per_s <= 1e9)) {
+        if (parse_real(f = r->field[ci], 0, 1, 1e9, &row->images_per_s)) {
             e = fail(s, msg, cap, file, line, "images_per_s '%.40s' must be a number in (0, 1e9]", f);
             goto out;
         }
         row->overlap = -1, row->fusion = -1, row->fp32_below = -1, row->fp32_last = -1, row->fusion_cycle = -1;
-        if (ccr >= 0 && *(f = r->field[ccr])) {
-            errno = 0;
-            row->compute_images_per_s = strtod(f, &end);
-            if (end == f || *end || errno || !(row->compute_images_per_s > 0 && row->compute_images_per_s <= 1e9)) {
-                e = fail(s, msg, cap, file, line, "compute_images_per_s '%.40s' must be a number in (0, 1e9]", f);
-                goto out;
-            }
+        if (ccr >= 0 && *(f = r->field[ccr]) && parse_real(f, 0, 1, 1e9, &row->compute_images_per_s)) {
+            e = fail(s, msg, cap, file, line, "compute_images_per_s '%.40s' must be a number in (0, 1e9]", f);
+            goto out;
         }
         if (cco >= 0 && *(f = r->field[cco]) &&
             ((strcmp(f, "gpu") && strcmp(f, "cpu") && strcmp(f, "none")) ||
@@ -188,29 +191,17 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
             }
             row->fp32_last = f[0] == '1';
         }
-        if (cfb >= 0 && *(f = r->field[cfb])) {
-            errno = 0;
-            row->fp32_below = strtod(f, &end);
-            if (end == f || *end || errno || !(row->fp32_below >= 0 && row->fp32_below <= 1e15)) {
-                e = fail(s, msg, cap, file, line, "fp32_below '%.40s' must be elements in [0, 1e15]", f);
-                goto out;
-            }
+        if (cfb >= 0 && *(f = r->field[cfb]) && parse_real(f, 0, 0, 1e15, &row->fp32_below)) {
+            e = fail(s, msg, cap, file, line, "fp32_below '%.40s' must be elements in [0, 1e15]", f);
+            goto out;
         }
-        if (cfc >= 0 && *(f = r->field[cfc])) {
-            errno = 0;
-            row->fusion_cycle = strtod(f, &end);
-            if (end == f || *end || errno || !(row->fusion_cycle >= 0 && row->fusion_cycle <= 10)) {
-                e = fail(s, msg, cap, file, line, "fusion_cycle '%.40s' must be seconds in [0, 10]", f);
-                goto out;
-            }
+        if (cfc >= 0 && *(f = r->field[cfc]) && parse_real(f, 0, 0, 10, &row->fusion_cycle)) {
+            e = fail(s, msg, cap, file, line, "fusion_cycle '%.40s' must be seconds in [0, 10]", f);
+            goto out;
         }
-        if (cfu >= 0 && *(f = r->field[cfu])) {
-            errno = 0;
-            row->fusion = strtod(f, &end);
-            if (end == f || *end || errno || !(row->fusion >= 0 && row->fusion <= 1e12)) {
-                e = fail(s, msg, cap, file, line, "fusion '%.40s' must be bytes in [0, 1e12]", f);
-                goto out;
-            }
+        if (cfu >= 0 && *(f = r->field[cfu]) && parse_real(f, 0, 0, 1e12, &row->fusion)) {
+            e = fail(s, msg, cap, file, line, "fusion '%.40s' must be bytes in [0, 1e12]", f);
+            goto out;
         }
         s->n++;
     }
