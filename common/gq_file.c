@@ -2,10 +2,12 @@
 #include "gq_file.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 gq_err gq_read_file(const char *path, size_t limit, int text_only, char **text, size_t *len, char *msg, size_t cap)
 {
@@ -40,4 +42,26 @@ gq_err gq_read_file(const char *path, size_t limit, int text_only, char **text, 
     *text = s;
     if (len) *len = n;
     return GQ_OK;
+}
+
+int gq_unnamed_file(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/gqsim-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int fd = mkstemp(path);
+    if (fd >= 0) unlink(path);
+    return fd;
+}
+
+int gq_beside_self(const char *env, const char *name, char *out, size_t cap)
+{
+    const char *given = getenv(env);
+    if (given && *given) return snprintf(out, cap, "%s", given), 0;
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) return -1;
+    self[n] = '\0';
+    snprintf(out, cap, "%s/%s", dirname(self), name);
+    return 0;
 }

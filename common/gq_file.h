@@ -13,4 +13,14 @@
  * text) or GQ_ERR_NOMEM. */
 gq_err gq_read_file(const char *path, size_t limit, int text_only, char **text, size_t *len, char *msg, size_t cap);
 
+/* A temporary file with no name (created in $TMPDIR or /tmp and unlinked at
+ * once), so that nothing is left behind whatever happens to gqsim.
+ * @return its descriptor, or -1. */
+int gq_unnamed_file(void);
+
+/* A file gqsim ships beside its own executable (gqsim-smpi,
+ * gqsim-simgrid.so): the environment variable `env` names it instead where
+ * set (tests, installs). @return 0, or -1 if this program's path is unknown. */
+int gq_beside_self(const char *env, const char *name, char *out, size_t cap);
+
 #endif

@@ -13,21 +13,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int unnamed_file(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/gqsim-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    int fd = mkstemp(path);
-    if (fd >= 0) unlink(path);
-    return fd;
-}
+#include "gq_file.h"
 
 int gq_run(const char *const *argv, const char *cwd, char *out, size_t out_cap, char *err, size_t err_cap)
 {
     err[0] = '\0';
     if (out && out_cap) out[0] = '\0';
-    const int errfd = unnamed_file();
+    const int errfd = gq_unnamed_file();
     int pipefd[2] = {-1, -1};
     if (errfd < 0 || (out && pipe(pipefd) != 0)) {
         snprintf(err, err_cap, "cannot capture the output of %s: %s", argv[0], strerror(errno));

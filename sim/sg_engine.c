@@ -9,7 +9,6 @@
  * command that never runs it never pays for it. */
 #include <dlfcn.h>
 #include <errno.h>
-#include <libgen.h>
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -20,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gq_file.h"
 #include "sim_internal.h"
 
 typedef int (*child_fn)(const sim_config *c, const sim_plan *p, const char *xml_path, int grouped,
@@ -32,15 +32,9 @@ static child_fn engine_module(char *why, size_t cap)
 {
     static child_fn run;
     if (run) return run;
-    char path[4096], self[4096];
-    const char *env = getenv("GQSIM_SIMGRID_ENGINE");
-    if (env && *env) {
-        snprintf(path, sizeof path, "%s", env);
-    } else {
-        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        self[n > 0 ? n : 0] = '\0';
-        snprintf(path, sizeof path, "%s/gqsim-simgrid.so", dirname(self));
-    }
+    char path[4096];
+    if (gq_beside_self("GQSIM_SIMGRID_ENGINE", "gqsim-simgrid.so", path, sizeof path) != 0)
+        return snprintf(why, cap, "cannot load the SimGrid engine: this program's path is unknown"), NULL;
     void *module = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
     run = module ? (child_fn)(uintptr_t)dlsym(module, "gq_simgrid_child") : NULL;
     if (!run) snprintf(why, cap, "cannot load the SimGrid engine: %s", dlerror());
@@ -66,16 +60,6 @@ static void simgrid_reason(int fd, char *why, size_t cap)
         if (!e && (e = strstr(line, "/CRITICAL] ")) != NULL) e += strlen("/CRITICAL] ");
         if (e) snprintf(why, cap, "%s", e);
     }
-}
-
-/* A file that has no name: the generated platform and SimGrid's log are
- * unlinked at once, so nothing stays in /tmp whatever happens to gqsim. */
-static int anonymous_file(void)
-{
-    char path[] = "/tmp/gqsim-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd >= 0) unlink(path);
-    return fd;
 }
 
 gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap)
@@ -110,7 +94,7 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     if (user_xml) {
         snprintf(platform, sizeof platform, "%s", c->cluster->xml_path);
     } else {
-        xmlfd = anonymous_file();
+        xmlfd = gq_unnamed_file();
         cluster_spec reduced = *c->cluster;
         if (grouped) reduced.gpus_per_node = 2;
         char *xml =
@@ -132,7 +116,7 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     }
     char cfg[SIM_SG_NET_CFGS][64];
     sim_simgrid_net_cfg(c, p, cfg);
-    int errfd = anonymous_file(), pipefd[2];
+    int errfd = gq_unnamed_file(), pipefd[2];
     if (pipe(pipefd) != 0) {
         if (xmlfd >= 0) close(xmlfd);
         if (errfd >= 0) close(errfd);

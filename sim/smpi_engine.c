@@ -9,7 +9,6 @@
  * and the host file live in a private directory removed after the run
  * (smpirun, a shell script, reads them by name). */
 #include <errno.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "gq_file.h"
 #include "gq_run.h"
 #include "sim_internal.h"
 
@@ -28,17 +28,10 @@ static int write_file(const char *path, const char *text)
     return fclose(f) == 0 && ok ? 0 : -1;
 }
 
-/* gqsim-smpi beside this gqsim (GQSIM_SMPI overrides, for tests and installs). */
+/* gqsim-smpi beside this gqsim (GQSIM_SMPI overrides, for tests and installs), if executable. */
 static int program_path(char *out, size_t cap)
 {
-    const char *env = getenv("GQSIM_SMPI");
-    if (env && *env) return snprintf(out, cap, "%s", env), access(out, X_OK);
-    char self[4096];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0) return -1;
-    self[n] = '\0';
-    snprintf(out, cap, "%s/gqsim-smpi", dirname(self));
-    return access(out, X_OK);
+    return gq_beside_self("GQSIM_SMPI", "gqsim-smpi", out, cap) != 0 ? -1 : access(out, X_OK);
 }
 
 gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap)
