@@ -3,7 +3,8 @@
  *   world (Floyd; for the engine, DijkstraCache over racks on a star)
  *     node<i>: <cluster> of G hosts n<i>g<j>, each with a private full-duplex
  *              link of the intra kind to the node's router (a PCIe switch or
- *              NVLink crossbar);
+ *              NVLink crossbar); or, for a PCIe tree or an NVLink mesh, a
+ *              zone with Full routing: its links and every route spelled out;
  *     fabric:  the switch (star), or leaf switches under a core (fat-tree,
  *              each leaf's uplink carrying its nodes' NIC bandwidth / oversub);
  *     nic<i>:  one full-duplex link per node, node router -> its switch. */
@@ -40,7 +41,21 @@ static const link_kind INTER[] = {
     {"aries", 9.73e9, 0.555e-6, 1,
      "Cray Aries (XC50, Piz Daint): MPI ping-pong 1.11 us one way, 9.73 GB/s between 2 and 4 MiB (OSU 5.3.2, "
      "Cray MPT 7.7.2; eth-cscs/sarus doc/cookbook/osu_mb); the latency split over the route's two NIC links"},
+    /* what Ngbe makes of 20gbe, here for p2.16xlarge */
+    {"20gbe", 2.5e9, 5e-6, 0, "20 Gb/s Ethernet, TCP (latency 5 us, as 10gbe)"},
 };
+
+static const link_kind SOCKET[] = {
+    {"qpi", 38.4e9, 0, 0, "Intel Xeon E5-2600 v3/v4: two QPI links at 9.6 GT/s, 2 bytes a transfer, per direction"},
+    {"upi", 41.6e9, 0, 0, "Intel Xeon Scalable: two UPI links at 10.4 GT/s, 2 bytes a transfer, per direction"},
+};
+
+const link_kind *socket_link_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof SOCKET / sizeof SOCKET[0]; i++)
+        if (strcmp(SOCKET[i].name, name) == 0) return &SOCKET[i];
+    return NULL;
+}
 
 size_t link_kind_count(int intra) { return intra ? sizeof INTRA / sizeof INTRA[0] : sizeof INTER / sizeof INTER[0]; }
 const link_kind *link_kind_at(int intra, size_t i)
@@ -91,10 +106,13 @@ const link_kind *link_kind_find(const char *name, int intra)
     return intra ? NULL : ethernet_at(name);
 }
 
-#define BUILTIN(nm, gp, g, in, out, k, src)                                                                            \
+#define BUILTIN(nm, gp, g, in, out, k, src) BUILTIN_NODE(nm, gp, g, in, out, k, 1, 0, 1, 0, src)
+/* with the inside of a node: GPUs per board, per PCIe switch, sockets (QPI between), a cube-mesh */
+#define BUILTIN_NODE(nm, gp, g, in, out, k, brd, sw, sock, msh, src)                                                   \
     {                                                                                                                  \
         .name = nm, .gpu = gp, .gpus_per_node = g, .intra = &INTRA[in], .inter = &INTER[out], .nics = k,               \
-        .topo = TOPO_STAR, .oversub = 1, .leaf_nodes = 16, .nodes = 0, .source = src                                   \
+        .topo = TOPO_STAR, .oversub = 1, .leaf_nodes = 16, .nodes = 0, .source = src, .board = brd, .pcie_switch = sw, \
+        .sockets = sock, .socket_link = (sock) > 1 ? &SOCKET[0] : NULL, .mesh = msh                                    \
     }
 
 static const cluster_spec BUILTINS[] = {
@@ -102,11 +120,23 @@ static const cluster_spec BUILTINS[] = {
             "TernGrad (Wen et al. 2017), Figure 5(a): 4 GTX 1080 per node behind one PCIe switch, 1 Gb/s Ethernet"),
     BUILTIN("terngrad-infiniband", "P100", 4, 1, 7, 1,
             "TernGrad (Wen et al. 2017), Figure 5(b): 4 P100 per node on NVLink, 100 Gb/s InfiniBand"),
-    BUILTIN("dgx1", "P100", 8, 1, 7, 4, "NVIDIA DGX-1 (P100) datasheet: 8 P100 on NVLink, 4 InfiniBand EDR ports"),
-    BUILTIN("dgx1-v100", "V100", 8, 2, 7, 4,
-            "NVIDIA DGX-1 (V100) datasheet: 8 V100 on NVLink 2, 4 InfiniBand EDR ports"),
-    BUILTIN("p2.8xlarge", "K80", 8, 0, 1, 1, "AWS EC2 P2 instances: p2.8xlarge, 8 K80 GPUs on PCIe, 10 Gb/s network"),
-    BUILTIN("p3.16xlarge", "V100", 8, 2, 2, 1, "AWS EC2 P3 instances: p3.16xlarge, 8 V100 on NVLink, 25 Gb/s network"),
+    BUILTIN_NODE("dgx1", "P100", 8, 1, 7, 4, 1, 2, 2, 1,
+                 "NVIDIA DGX-1 System Architecture white paper: 8 P100 in an NVLink hybrid cube-mesh (4 links of 20 "
+                 "GB/s a GPU), GPU pairs on four PCIe switches, two per Xeon socket, QPI between; 4 InfiniBand EDR"),
+    BUILTIN_NODE("dgx1-v100", "V100", 8, 2, 7, 4, 1, 2, 2, 1,
+                 "NVIDIA DGX-1 (V100) white paper: 8 V100 in the hybrid cube-mesh with 6 NVLinks of 25 GB/s a GPU "
+                 "(pairs 0-3 0-4 1-2 1-5 2-3 4-7 5-6 6-7 doubled, as NCCL's topology dump of a DGX-1V shows: "
+                 "NVIDIA/nccl#671), PCIe as the DGX-1's; 4 InfiniBand EDR"),
+    BUILTIN_NODE("p2.8xlarge", "K80", 8, 0, 1, 1, 2, 0, 1, 0,
+                 "AWS EC2 P2 instances: p2.8xlarge, 8 K80 GPUs (4 boards; Tesla K80 datasheet: two GK210 behind one "
+                 "PCIe 3.0 x16 a board), 32 vCPUs (one socket), 10 Gb/s network"),
+    BUILTIN_NODE("p2.16xlarge", "K80", 16, 0, 10, 1, 2, 0, 2, 0,
+                 "AWS EC2 P2 instances: p2.16xlarge, 16 K80 GPUs on 8 boards (two GK210 behind one PCIe x16 a "
+                 "board), 64 vCPUs on two Xeon E5-2686 v4 sockets (QPI), 20 Gb/s in a placement group"),
+    BUILTIN_NODE("p3.16xlarge", "V100", 8, 2, 2, 1, 1, 2, 2, 1,
+                 "AWS EC2 P3 instances: p3.16xlarge, 8 V100 in the DGX-1V's NVLink hybrid cube-mesh (Apache MXNet "
+                 "wiki, 'Link topology of p3.16xlarge': double links 50 GB/s, single 25 GB/s), two Xeon E5-2686 v4 "
+                 "sockets, 25 Gb/s network"),
     BUILTIN("roce25", "V100", 4, 0, 5, 1, "a common on-premise cluster: 4 V100 (PCIe) per node, 25 GbE with RoCE"),
 };
 
@@ -170,14 +200,53 @@ static int cluster_set(cluster_spec *c, const char *k, const char *v, const char
         if (parse_pos_int(v, &c->leaf_nodes, 4096)) return snprintf(why, cap, "must be 1..4096"), -1;
     } else if (strcmp(k, "nodes") == 0) {
         if (parse_pos_int(v, &c->nodes, 65536)) return snprintf(why, cap, "must be 1..65536"), -1;
+    } else if (strcmp(k, "board") == 0) {
+        if (parse_pos_int(v, &c->board, 1024)) return snprintf(why, cap, "must be 1..1024 (GPUs per board)"), -1;
+    } else if (strcmp(k, "pcie-switch") == 0) {
+        if (parse_pos_int(v, &c->pcie_switch, 1024))
+            return snprintf(why, cap, "must be 1..1024 (GPUs per PCIe switch)"), -1;
+    } else if (strcmp(k, "sockets") == 0) {
+        if (parse_pos_int(v, &c->sockets, 8)) return snprintf(why, cap, "must be 1..8"), -1;
+    } else if (strcmp(k, "socket-link") == 0) {
+        if (!(c->socket_link = socket_link_find(v))) return snprintf(why, cap, "is not qpi or upi"), -1;
+    } else if (strcmp(k, "mesh") == 0) {
+        if (strcmp(v, "cube") == 0)
+            c->mesh = 1;
+        else if (strcmp(v, "none") == 0)
+            c->mesh = 0;
+        else
+            return snprintf(why, cap, "is not cube or none"), -1;
     }
     return 0;
 }
 
-static const char *const SPEC_KEYS[] = {"gpus-per-node", "gpu",     "intra", "inter", "nics",
-                                        "topology",      "oversub", "leaf",  "nodes", NULL};
+static const char *const SPEC_KEYS[] = {"gpus-per-node", "gpu",     "intra",       "inter", "nics",
+                                        "topology",      "oversub", "leaf",        "nodes", "board",
+                                        "pcie-switch",   "sockets", "socket-link", "mesh",  NULL};
 /* what a user's XML says in properties; its size comes from its hosts */
-static const char *const XML_KEYS[] = {"gpu", "intra", "inter", "nics", "topology", "oversub", "leaf", NULL};
+static const char *const XML_KEYS[] = {"gpu",   "intra",       "inter",   "nics",        "topology", "oversub", "leaf",
+                                       "board", "pcie-switch", "sockets", "socket-link", "mesh",     NULL};
+
+/* The inside of a node, once every key is read: the levels must nest. @return 0, or -1 with the reason. */
+static int check_node(cluster_spec *c, char *why, size_t cap)
+{
+    const int G = c->gpus_per_node, B = c->board, S = c->pcie_switch, K = c->sockets;
+    if (G % B) return snprintf(why, cap, "board=%d does not divide gpus-per-node=%d", B, G), -1;
+    if (S && (S % B || S == B || G % S))
+        return snprintf(why, cap,
+                        "pcie-switch=%d must be a multiple of board=%d larger than it, and divide gpus-per-node=%d", S,
+                        B, G),
+               -1;
+    if (G % K || (G / K) % (S ? S : B))
+        return snprintf(why, cap, "sockets=%d must split gpus-per-node=%d into whole %s", K, G,
+                        S ? "PCIe switches" : "boards"),
+               -1;
+    if (K == 1 && c->socket_link) return snprintf(why, cap, "socket-link= needs sockets=2 or more"), -1;
+    if (K > 1 && !c->socket_link) c->socket_link = &SOCKET[0];
+    if (c->mesh && (G != 8 || (strcmp(c->intra->name, "nvlink1") != 0 && strcmp(c->intra->name, "nvlink2") != 0)))
+        return snprintf(why, cap, "mesh=cube is the DGX-1's: gpus-per-node=8 and intra=nvlink1 or nvlink2"), -1;
+    return 0;
+}
 
 /* ---- a user's XML -------------------------------------------------------------------- */
 
@@ -234,6 +303,7 @@ gq_err cluster_parse_xml(const char *text, const char *path, cluster_spec *c, ch
     c->nics = 1;
     c->oversub = 1;
     c->leaf_nodes = 16;
+    c->board = c->sockets = 1;
     c->source = "a user's SimGrid XML";
     gq_err e = GQ_OK;
     if (!strstr(text, "<platform"))
@@ -247,9 +317,11 @@ gq_err cluster_parse_xml(const char *text, const char *path, cluster_spec *c, ch
         size_t k = 0;
         while (XML_KEYS[k] && strcmp(key, XML_KEYS[k]) != 0) k++;
         if (!XML_KEYS[k])
-            e = gq_fail(GQ_ERR_SPEC, msg, cap,
-                        "%s: unknown property %s (gqsim.gpu, .intra, .inter, .nics, .topology, .oversub, .leaf)", path,
-                        id);
+            e = gq_fail(
+                GQ_ERR_SPEC, msg, cap,
+                "%s: unknown property %s (gqsim.gpu, .intra, .inter, .nics, .topology, .oversub, .leaf, .board, "
+                ".pcie-switch, .sockets, .socket-link, .mesh)",
+                path, id);
         else if (seen[k]++)
             e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: property %s is given twice", path, id);
         else if (attr(p, "value", v, sizeof v) || !v[0])
@@ -289,6 +361,8 @@ gq_err cluster_parse_xml(const char *text, const char *path, cluster_spec *c, ch
         e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: gqsim.oversub needs gqsim.topology=fat-tree", path);
     c->nodes = nodes;
     c->gpus_per_node = per_node;
+    char why[200];
+    if (e == GQ_OK && check_node(c, why, sizeof why) != 0) e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: %s", path, why);
     return e;
 }
 
@@ -316,6 +390,7 @@ gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap)
     c->nics = 1;
     c->oversub = 1;
     c->leaf_nodes = 16;
+    c->board = c->sockets = 1;
     c->source = "a cluster spec";
     c->xml_path[0] = '\0';
     char buf[512];
@@ -337,7 +412,7 @@ gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap)
         if (r == -2)
             return gq_fail(GQ_ERR_SPEC, msg, cap,
                            "cluster: unknown key '%s' (keys: gpus-per-node, gpu, intra, inter, nics, topology, "
-                           "oversub, leaf, nodes)",
+                           "oversub, leaf, nodes, board, pcie-switch, sockets, socket-link, mesh)",
                            k);
         if (r != 0) return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: %s=%s %s", k, v, why);
     }
@@ -345,6 +420,8 @@ gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap)
         return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: needs gpus-per-node=, gpu=, intra= and inter=");
     if (c->topo == TOPO_STAR && c->oversub != 1)
         return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: oversub= needs topology=fat-tree");
+    char why[200];
+    if (check_node(c, why, sizeof why) != 0) return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: %s", why);
     return GQ_OK;
 }
 
@@ -358,14 +435,145 @@ int cluster_nodes_built(const cluster_spec *c, int gpus)
 
 double cluster_nic_bandwidth(const cluster_spec *c) { return c->inter->bandwidth * c->nics; }
 
+/* The node's keys where they are not the plain layout's, as `,key=value` (for specs and XML comments). */
+static void node_keys(const cluster_spec *c, char *buf, size_t cap)
+{
+    int n = 0;
+    buf[0] = '\0';
+    if (c->board > 1) n += snprintf(buf + n, cap - n, ",board=%d", c->board);
+    if (c->pcie_switch) n += snprintf(buf + n, cap - n, ",pcie-switch=%d", c->pcie_switch);
+    if (c->sockets > 1) n += snprintf(buf + n, cap - n, ",sockets=%d,socket-link=%s", c->sockets, c->socket_link->name);
+    if (c->mesh) snprintf(buf + n, cap - n, ",mesh=cube");
+}
+
 int cluster_format(const cluster_spec *c, char *buf, size_t cap)
 {
-    char nodes[32] = "";
+    char nodes[32] = "", node[96];
     if (c->nodes) snprintf(nodes, sizeof nodes, ",nodes=%d", c->nodes);
+    node_keys(c, node, sizeof node);
     return snprintf(buf, cap,
-                    "cluster:gpus-per-node=%d,gpu=%s,intra=%s,inter=%s,nics=%d,topology=%s,oversub=%g,leaf=%d%s",
+                    "cluster:gpus-per-node=%d,gpu=%s,intra=%s,inter=%s,nics=%d,topology=%s,oversub=%g,leaf=%d%s%s",
                     c->gpus_per_node, c->gpu, c->intra->name, c->inter->name, c->nics,
-                    c->topo == TOPO_STAR ? "star" : "fat-tree", c->oversub, c->leaf_nodes, nodes);
+                    c->topo == TOPO_STAR ? "star" : "fat-tree", c->oversub, c->leaf_nodes, nodes, node);
+}
+
+/* ---- inside a node ------------------------------------------------------------------------ */
+
+int cluster_uniform_node(const cluster_spec *c)
+{
+    return c->board <= 1 && !c->pcie_switch && c->sockets <= 1 && !c->mesh;
+}
+
+/* The DGX-1's hybrid cube-mesh: two fully joined quads, GPU i joined to i + 4; NVLinks a pair on the P100
+ * (nvlink1, 4 a GPU) and on the V100 (nvlink2, 6 a GPU, some pairs doubled; NVIDIA/nccl#671's dump). */
+static const struct {
+    int a, b, p100, v100;
+} MESH[] = {{0, 1, 1, 1}, {0, 2, 1, 1}, {0, 3, 1, 2}, {0, 4, 1, 2}, {1, 2, 1, 2}, {1, 3, 1, 1},
+            {1, 5, 1, 2}, {2, 3, 1, 2}, {2, 6, 1, 1}, {3, 7, 1, 1}, {4, 5, 1, 1}, {4, 6, 1, 1},
+            {4, 7, 1, 2}, {5, 6, 1, 2}, {5, 7, 1, 1}, {6, 7, 1, 2}};
+enum { MESH_PAIRS = sizeof MESH / sizeof MESH[0] };
+
+/* Link numbering: GPUs' own, boards', switches', sockets', mesh's. */
+static int nboards(const cluster_spec *c) { return c->board > 1 ? c->gpus_per_node / c->board : 0; }
+static int nswitches(const cluster_spec *c) { return c->pcie_switch ? c->gpus_per_node / c->pcie_switch : 0; }
+static int nsockets(const cluster_spec *c) { return c->sockets > 1 ? c->sockets : 1; }
+static int board_link(const cluster_spec *c, int g) { return c->gpus_per_node + g / c->board; }
+static int switch_link(const cluster_spec *c, int g) { return c->gpus_per_node + nboards(c) + g / c->pcie_switch; }
+static int socket_of(const cluster_spec *c, int g) { return g / (c->gpus_per_node / nsockets(c)); }
+static int socket_link(const cluster_spec *c, int s) { return c->gpus_per_node + nboards(c) + nswitches(c) + s - 1; }
+static int mesh_link(const cluster_spec *c, int pair)
+{
+    return c->gpus_per_node + nboards(c) + nswitches(c) + nsockets(c) - 1 + pair;
+}
+
+int node_link_count(const cluster_spec *c) { return mesh_link(c, c->mesh ? MESH_PAIRS : 0); }
+
+node_link node_link_at(const cluster_spec *c, int i)
+{
+    node_link l = {0, 0, ""};
+    const int G = c->gpus_per_node, nb = nboards(c), ns = nswitches(c), nk = nsockets(c) - 1;
+    /* a mesh's GPUs reach the rest of the node over their PCIe x16; the tree's links are x16 of the intra kind */
+    const link_kind *tree = c->mesh ? &INTRA[0] : c->intra;
+    if (i < G) {
+        l = (node_link){tree->bandwidth, tree->latency, ""};
+        snprintf(l.name, sizeof l.name, "g%d", i);
+    } else if ((i -= G) < nb) {
+        l = (node_link){tree->bandwidth, 0, ""};
+        snprintf(l.name, sizeof l.name, "board%d", i);
+    } else if ((i -= nb) < ns) {
+        l = (node_link){tree->bandwidth, 0, ""};
+        snprintf(l.name, sizeof l.name, "switch%d", i);
+    } else if ((i -= ns) < nk) {
+        l = (node_link){c->socket_link->bandwidth, c->socket_link->latency, ""};
+        snprintf(l.name, sizeof l.name, "socket%d", i + 1);
+    } else if ((i -= nk) < (c->mesh ? MESH_PAIRS : 0)) {
+        const int v100 = strcmp(c->intra->name, "nvlink2") == 0, per_gpu = v100 ? 6 : 4;
+        const int links = v100 ? MESH[i].v100 : MESH[i].p100;
+        l = (node_link){links * c->intra->bandwidth / per_gpu, c->intra->latency, ""};
+        snprintf(l.name, sizeof l.name, "nv%d-%d", MESH[i].a, MESH[i].b);
+    }
+    return l;
+}
+
+static void hop(node_route *r, int link, int up)
+{
+    if (r->n < NODE_MAX_HOPS) r->hop[r->n].link = link, r->hop[r->n].up = up, r->n++;
+}
+
+/* GPU g's links up to its socket's root, or (down) from there to g, stopping below the level `shared` it has in
+ * common with the other end (0: none, 1: its board, 2: its PCIe switch). */
+static void tree_leg(const cluster_spec *c, node_route *r, int g, int up, int shared)
+{
+    int links[3], n = 0;
+    links[n++] = g;
+    if (c->board > 1 && shared < 2) links[n++] = board_link(c, g);
+    if (c->pcie_switch && shared < 1) links[n++] = switch_link(c, g);
+    for (int k = 0; k < n; k++) hop(r, links[up ? k : n - 1 - k], up);
+}
+
+static int mesh_pair(int a, int b)
+{
+    for (int i = 0; i < MESH_PAIRS; i++)
+        if ((MESH[i].a == a && MESH[i].b == b) || (MESH[i].a == b && MESH[i].b == a)) return i;
+    return -1;
+}
+
+void node_route_between(const cluster_spec *c, int from, int to, node_route *r)
+{
+    r->n = 0;
+    if (from == to) return;
+    /* NVLink peers talk over their NVLink; CUDA does not forward over NVLink, so other pairs go by PCIe */
+    const int pair = c->mesh && from >= 0 && to >= 0 ? mesh_pair(from, to) : -1;
+    if (pair >= 0) {
+        hop(r, mesh_link(c, pair), from < to);
+        return;
+    }
+    /* on a tree: up to the lowest level the two ends share, across sockets through socket 0 */
+    int shared = 0, sf = from >= 0 ? socket_of(c, from) : 0, st = to >= 0 ? socket_of(c, to) : 0;
+    if (from >= 0 && to >= 0) {
+        if (c->board > 1 && from / c->board == to / c->board)
+            shared = 2; /* the same board: nothing above it */
+        else if (c->pcie_switch && from / c->pcie_switch == to / c->pcie_switch)
+            shared = 1; /* the same switch: the boards' uplinks, not the switch's */
+        if (shared == 2) {
+            hop(r, from, 1), hop(r, to, 0);
+            return;
+        }
+    }
+    if (from >= 0) tree_leg(c, r, from, 1, shared);
+    if (sf != st && sf > 0) hop(r, socket_link(c, sf), 1);
+    if (sf != st && st > 0) hop(r, socket_link(c, st), 0);
+    if (to >= 0) tree_leg(c, r, to, 0, shared);
+}
+
+void node_route_cost(const cluster_spec *c, const node_route *r, double *latency, double *bandwidth)
+{
+    *latency = 0, *bandwidth = INFINITY;
+    for (int k = 0; k < r->n; k++) {
+        node_link l = node_link_at(c, r->hop[k].link);
+        *latency += l.latency;
+        if (l.bandwidth < *bandwidth) *bandwidth = l.bandwidth;
+    }
 }
 
 /* ---- XML ------------------------------------------------------------------------------------ */
@@ -405,20 +613,63 @@ static void put(sbuf *b, const char *fmt, ...)
 
 enum { RACK_NODES = 32 };
 
+/* One node's zone: a <cluster> where every GPU has its link to one switch; otherwise a zone of its GPUs, its
+ * links and every route between GPUs and to the gateway spelled out (Full routing): the routes gqsim's analytic
+ * engine takes too (node_route_between). */
+static void put_node(sbuf *b, const cluster_spec *c, int i, const char *ind)
+{
+    if (cluster_uniform_node(c)) {
+        put(b,
+            "%s<cluster id=\"node%d\" prefix=\"n%dg\" suffix=\"\" radical=\"0-%d\" speed=\"1f\" bw=\"%.17gBps\" "
+            "lat=\"%.17gs\" router_id=\"node%d_router\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+            ind, i, i, c->gpus_per_node - 1, c->intra->bandwidth, c->intra->latency, i);
+        return;
+    }
+    const int G = c->gpus_per_node, L = node_link_count(c);
+    put(b, "%s<zone id=\"node%d\" routing=\"Full\">\n", ind, i);
+    for (int g = 0; g < G; g++) put(b, "%s  <host id=\"n%dg%d\" speed=\"1f\"/>\n", ind, i, g);
+    put(b, "%s  <router id=\"node%d_router\"/>\n", ind, i);
+    for (int k = 0; k < L; k++) {
+        node_link l = node_link_at(c, k);
+        put(b,
+            "%s  <link id=\"node%d_%s\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+            ind, i, l.name, l.bandwidth, l.latency);
+    }
+    for (int from = NODE_GATEWAY; from < G; from++)
+        for (int to = NODE_GATEWAY; to < G; to++) {
+            if (from == to) continue;
+            node_route r;
+            node_route_between(c, from, to, &r);
+            char src[32], dst[32];
+            snprintf(src, sizeof src, from < 0 ? "node%d_router" : "n%dg%d", i, from);
+            snprintf(dst, sizeof dst, to < 0 ? "node%d_router" : "n%dg%d", i, to);
+            put(b, "%s  <route src=\"%s\" dst=\"%s\" symmetrical=\"NO\">", ind, src, dst);
+            for (int k = 0; k < r.n; k++)
+                put(b, "<link_ctn id=\"node%d_%s\" direction=\"%s\"/>", i, node_link_at(c, r.hop[k].link).name,
+                    r.hop[k].up ? "UP" : "DOWN");
+            put(b, "</route>\n");
+        }
+    put(b, "%s</zone>\n", ind);
+}
+
 char *cluster_xml(const cluster_spec *c, int nodes, cluster_xml_layout layout)
 {
     sbuf b = {malloc(4096), 0, 4096, 0};
     if (!b.s) return NULL;
     b.s[0] = '\0';
     const double nic = cluster_nic_bandwidth(c);
+    char node[96];
+    node_keys(c, node, sizeof node);
     put(&b, "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n");
     put(&b,
-        "<!-- gqsim: %d node(s) of %d GPUs; intra %s (%.4g GB/s, %.3g us); inter %d x %s (%.4g GB/s, %.3g us); %s.\n"
+        "<!-- gqsim: %d node(s) of %d GPUs; intra %s (%.4g GB/s, %.3g us); inter %d x %s (%.4g GB/s, %.3g us); "
+        "%s%s%s.\n"
         "     The gqsim.* properties let 'gqsim simulate --platform THIS.xml' read it back; hosts are n<NODE>g<GPU>. "
         "-->\n",
         nodes, c->gpus_per_node, c->intra->name, c->intra->bandwidth / 1e9, c->intra->latency * 1e6, c->nics,
         c->inter->name, c->inter->bandwidth / 1e9, c->inter->latency * 1e6,
-        c->topo == TOPO_STAR ? "non-blocking switch" : "fat-tree");
+        c->topo == TOPO_STAR ? "non-blocking switch" : "fat-tree", node[0] ? "; inside a node " : "",
+        node[0] ? node + 1 : "");
     const int leaves = c->topo == TOPO_FAT_TREE ? (nodes + c->leaf_nodes - 1) / c->leaf_nodes : 0;
     /* Floyd's tables are O(nodes^2) in memory and O(nodes^3) to build; a star's
      * routes are found on demand (DijkstraCache). SimGrid 3.32's Dijkstra
@@ -443,6 +694,12 @@ char *cluster_xml(const cluster_spec *c, int nodes, cluster_xml_layout layout)
     if (c->topo == TOPO_FAT_TREE)
         put(&b, "  <prop id=\"gqsim.oversub\" value=\"%.17g\"/>\n  <prop id=\"gqsim.leaf\" value=\"%d\"/>\n",
             c->oversub, c->leaf_nodes);
+    if (c->board > 1) put(&b, "  <prop id=\"gqsim.board\" value=\"%d\"/>\n", c->board);
+    if (c->pcie_switch) put(&b, "  <prop id=\"gqsim.pcie-switch\" value=\"%d\"/>\n", c->pcie_switch);
+    if (c->sockets > 1)
+        put(&b, "  <prop id=\"gqsim.sockets\" value=\"%d\"/>\n  <prop id=\"gqsim.socket-link\" value=\"%s\"/>\n",
+            c->sockets, c->socket_link->name);
+    if (c->mesh) put(&b, "  <prop id=\"gqsim.mesh\" value=\"cube\"/>\n");
     /* A star of many nodes goes in racks of RACK_NODES: each rack zone holds
      * its nodes, their NICs and a gateway router, and reaches the switch over
      * a backplane that neither delays nor limits (a fat pipe at 1 PB/s), so
@@ -455,11 +712,7 @@ char *cluster_xml(const cluster_spec *c, int nodes, cluster_xml_layout layout)
             last = racks && (r + 1) * RACK_NODES < nodes ? (r + 1) * RACK_NODES : nodes;
         const char *ind = racks ? "    " : "  ";
         if (racks) put(&b, "  <zone id=\"rack%d\" routing=\"DijkstraCache\">\n", r);
-        for (int i = first; i < last; i++)
-            put(&b,
-                "%s<cluster id=\"node%d\" prefix=\"n%dg\" suffix=\"\" radical=\"0-%d\" speed=\"1f\" bw=\"%.17gBps\" "
-                "lat=\"%.17gs\" router_id=\"node%d_router\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-                ind, i, i, c->gpus_per_node - 1, c->intra->bandwidth, c->intra->latency, i);
+        for (int i = first; i < last; i++) put_node(&b, c, i, ind);
         if (racks) {
             put(&b, "    <zone id=\"rack%d_gw\" routing=\"Full\">\n      <router id=\"rack%d_router\"/>\n    </zone>\n",
                 r, r);

@@ -1,5 +1,7 @@
 /* GPU clusters: N nodes of G GPUs, GPUs joined inside a node by a PCIe switch
- * or NVLink, nodes joined through one NIC each (shared by the node's GPUs) by
+ * or NVLink -- or by the real tree of a PCIe machine (dual-GPU boards, PCIe
+ * switches with shared uplinks, two sockets) or the DGX-1's NVLink cube-mesh
+ * -- nodes joined through one NIC each (shared by the node's GPUs) by
  * Ethernet or InfiniBand on a non-blocking switch or an oversubscribed
  * fat-tree. Described by a spec in the style of quantizer specs, or by a
  * built-in name; turned into SimGrid 3.32 platform XML
@@ -23,6 +25,8 @@ typedef struct {
  * 10gbe 25gbe 40gbe 100gbe roce25 ib-fdr ib-edr ib-hdr aries (and any Ngbe).
  * NULL if unknown. */
 const link_kind *link_kind_find(const char *name, int intra);
+/* Between the CPU sockets of a node: qpi, upi. NULL if unknown. */
+const link_kind *socket_link_find(const char *name);
 size_t link_kind_count(int intra);
 const link_kind *link_kind_at(int intra, size_t i);
 
@@ -40,6 +44,14 @@ typedef struct {
     int nodes;          /* 0: follows from the number of GPUs */
     const char *source; /* built-ins: where the description comes from */
     char xml_path[512]; /* a user's SimGrid XML (then nodes = the nodes it has) */
+    /* inside a node (docs/simulation.md#inside-a-node); board 1, pcie_switch 0, sockets 1, mesh 0 is the plain
+     * layout: every GPU its own link of the intra kind to the node's one switch */
+    int board;                    /* GPUs per board sharing the board's one x16 (a K80: 2) */
+    int pcie_switch;              /* GPUs per PCIe switch sharing its one x16 uplink; 0: no such level */
+    int sockets;                  /* CPU sockets; GPUs split evenly in order; the NICs on socket 0 */
+    const link_kind *socket_link; /* between the sockets (sockets > 1) */
+    int mesh;                     /* 1: the 8 GPUs joined by the DGX-1's NVLink hybrid cube-mesh, each GPU on
+                                     PCIe (the tree above) towards the NICs */
 } cluster_spec;
 
 /* `cluster:gpus-per-node=G,gpu=NAME,intra=...,inter=...[,nics=K][,topology=star|fat-tree]
@@ -62,6 +74,36 @@ int cluster_nodes_for(const cluster_spec *c, int gpus);
 int cluster_nodes_built(const cluster_spec *c, int gpus);
 /* Effective NIC bandwidth of a node. */
 double cluster_nic_bandwidth(const cluster_spec *c);
+
+/* ---- inside a node ---------------------------------------------------------------------- */
+
+/* 1 if every GPU of a node reaches the others and the NICs alike (one link each to one switch): the layout under
+ * which the SimGrid engine may let one actor stand for several GPUs. */
+int cluster_uniform_node(const cluster_spec *c);
+
+/* The links of one node, numbered 0 .. node_link_count()-1: GPU g's own link is link g; then the boards'
+ * uplinks, the PCIe switches' uplinks, the links from sockets 1.. to socket 0, the NVLinks of a mesh. */
+typedef struct {
+    double bandwidth, latency; /* bytes/s each direction, s */
+    char name[24];             /* unique in the node: g3, board1, switch0, socket1, nv0-4 */
+} node_link;
+int node_link_count(const cluster_spec *c);
+node_link node_link_at(const cluster_spec *c, int i);
+
+/* A route inside one node: the links crossed in order, each up (away from a GPU towards the node's root -- or, on a
+ * mesh link between GPUs a < b, from a to b) or down. NODE_GATEWAY stands for the node's root, where its NICs
+ * (and its first CPU) are. Between GPUs of a tree the route climbs to their lowest common switch; on a cube-mesh
+ * NVLink peers take their NVLink and other pairs the PCIe tree (CUDA does not forward over NVLink). */
+enum { NODE_GATEWAY = -1, NODE_MAX_HOPS = 8 };
+typedef struct {
+    int n;
+    struct {
+        int link, up;
+    } hop[NODE_MAX_HOPS];
+} node_route;
+void node_route_between(const cluster_spec *c, int from, int to, node_route *r);
+/* The route's latency (its links' added) and bandwidth (its slowest link's). */
+void node_route_cost(const cluster_spec *c, const node_route *r, double *latency, double *bandwidth);
 
 /* Writes the canonical spec (every key) to buf; returns snprintf's count. */
 int cluster_format(const cluster_spec *c, char *buf, size_t cap);

@@ -11,13 +11,6 @@
 
 #include "sim_internal.h"
 
-/* One GPU to another across the farthest distance the scheme involves. */
-static void hop(const sim_plan *p, int across_nodes, double *a, double *b)
-{
-    *a = across_nodes ? p->a_inter : p->a_intra;
-    *b = across_nodes ? p->b_inter : p->b_intra;
-}
-
 /* ps-sharded across nodes with the plan's servers and shares: each phase
  * (the leaders' uploads, the servers' replies) takes as long as its busiest
  * NIC direction needs for all it carries, plus a latency; in between, the
@@ -41,11 +34,10 @@ static double placed_servers(const sim_plan *p, const sim_bucket *b, int k)
 static double bucket_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
 {
     const double P = c->gpus;
-    const int multi = p->nodes > 1;
     double a, bw;
     switch (c->sync) {
     case SYNC_PS: { /* server on the first GPU of node 0 */
-        hop(p, multi, &a, &bw);
+        a = p->a_far, bw = p->b_far;
         double server = P * b->dec_s + b->enc_down_s;
         return b->enc_s + a + b->up_bytes / bw + server + a + b->down_bytes / bw + b->dec_down_s;
     }
@@ -68,14 +60,12 @@ static double bucket_comm(const sim_config *c, const sim_plan *p, const sim_buck
         return t;
     }
     case SYNC_RING: { /* reduce-scatter then all-gather: 2(P-1) steps of 1/P */
-        hop(p, multi, &a, &bw);
-        bw /= p->reverse_load;
+        a = p->a_ring, bw = p->b_ring / p->reverse_load;
         double steps = 2 * (P - 1);
         return steps * (a + b->up_bytes / P / bw) + steps * (b->enc_s + b->dec_s) / P;
     }
     case SYNC_ALLGATHER: { /* ring all-gather of every encoded contribution */
-        hop(p, multi, &a, &bw);
-        bw /= p->reverse_load;
+        a = p->a_ring, bw = p->b_ring / p->reverse_load;
         return b->enc_s + (P - 1) * (a + b->up_bytes / bw) + (P - 1) * b->dec_s;
     }
     }

@@ -122,6 +122,60 @@ int sim_network_parse(const char *spec, sim_network *n, char *msg, size_t cap)
     return 0;
 }
 
+/* ---- the cluster's links as the schemes cross them (routes inside a node: platforms/node_route_between) ---- */
+
+static void route_cost(const cluster_spec *cl, int from, int to, double *lat, double *bw)
+{
+    node_route r;
+    node_route_between(cl, from, to, &r);
+    node_route_cost(cl, &r, lat, bw);
+}
+
+/* A node's first GPU to another node's, through both nodes' routes to their NICs: latency and bandwidth with
+ * factors 1 (the fat-tree's uplinks are the caller's). */
+static void leader_to_leader(const cluster_spec *cl, double *lat, double *bw)
+{
+    double la, ba, lb, bb, nic = cluster_nic_bandwidth(cl);
+    route_cost(cl, 0, NODE_GATEWAY, &la, &ba);
+    route_cost(cl, NODE_GATEWAY, 0, &lb, &bb);
+    *lat = la + lb + 2 * cl->inter->latency;
+    *bw = fmin(fmin(ba, bb), nic);
+}
+
+/* A ring over the G GPUs of each node in rank order (across nodes: the last GPU's flow leaves through the NICs
+ * and enters the next node at its first GPU): the latency of its longest hop inside a node, with `multi` that of
+ * the two legs inside the nodes of the hop between them, and the bandwidth each flow gets on its slowest link
+ * with the ring's flows that share a link direction counted (under max-min sharing every ring step then lasts
+ * bytes / that bandwidth; NICs not counted). @return -1 out of memory. */
+static int ring_cost(const cluster_spec *cl, int G, int multi, double *lat, double *cross, double *bw)
+{
+    const int L = node_link_count(cl), nflows = multi ? G + 1 : G;
+    int *load = calloc(2 * (size_t)L, sizeof *load);
+    node_route *r = malloc((size_t)nflows * sizeof *r);
+    if (!load || !r) return free(load), free(r), -1;
+    for (int f = 0; f < nflows; f++) { /* flows g -> g+1; the last GPU's to the gateway, the gateway's to GPU 0 */
+        const int from = f < G - 1 ? f : f == G - 1 ? G - 1 : NODE_GATEWAY;
+        const int to = f < G - 1 ? f + 1 : f == G - 1 ? (multi ? NODE_GATEWAY : 0) : 0;
+        node_route_between(cl, from, to, &r[f]);
+        for (int k = 0; k < r[f].n; k++) load[2 * r[f].hop[k].link + r[f].hop[k].up]++;
+    }
+    *lat = *cross = 0, *bw = INFINITY;
+    for (int f = 0; f < nflows; f++) {
+        double l = 0;
+        for (int k = 0; k < r[f].n; k++) {
+            const node_link nl = node_link_at(cl, r[f].hop[k].link);
+            l += nl.latency;
+            *bw = fmin(*bw, nl.bandwidth / load[2 * r[f].hop[k].link + r[f].hop[k].up]);
+        }
+        if (multi && f >= G - 1)
+            *cross += l;
+        else
+            *lat = fmax(*lat, l);
+    }
+    free(load), free(r);
+    return 0;
+}
+
 int sim_network_calibrate(const cluster_spec *c, const char *base, const double *bytes, const double *seconds, size_t k,
                           sim_network *n, double *alpha, double *beta, char *msg, size_t cap)
 {
@@ -140,8 +194,8 @@ int sim_network_calibrate(const cluster_spec *c, const char *base, const double 
     if (!(c1 > 0)) return snprintf(msg, cap, "the times do not grow with the size: no bandwidth to fit"), -1;
     *alpha = seconds[small], *beta = 1 / c1;
     /* the model's route between two nodes' first GPUs, factors 1: as the plan charges it */
-    const double model_alpha = 2 * c->intra->latency + 2 * c->inter->latency;
-    const double nic = cluster_nic_bandwidth(c), model_beta = nic < c->intra->bandwidth ? nic : c->intra->bandwidth;
+    double model_alpha, model_beta;
+    leader_to_leader(c, &model_alpha, &model_beta);
     n->latency_factor = *alpha / model_alpha;
     n->bandwidth_factor = *beta / model_beta;
     if (!(n->latency_factor > 0 && n->latency_factor <= 1000 && n->bandwidth_factor > 0 && n->bandwidth_factor <= 1000))
@@ -179,16 +233,38 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     p->reverse_load = strcmp(p->net.name, "CM02") != 0 ? 1.05 : 1; /* as sim_simgrid_net_cfg turns it on */
     snprintf(p->network_model, sizeof p->network_model, "%s(lat x%g, bw x%g%s)", p->net.name, lat_factor, bw_factor,
              strcmp(p->net.name, "LV08") == 0 ? ", crosstraffic" : "");
-    p->a_intra = 2 * cl->intra->latency * lat_factor;
-    p->b_intra = cl->intra->bandwidth * bw_factor;
-    p->a_inter = (2 * cl->intra->latency + 2 * cl->inter->latency) * lat_factor;
-    double nic = cluster_nic_bandwidth(cl);
-    p->b_inter = (nic < cl->intra->bandwidth ? nic : cl->intra->bandwidth) * bw_factor;
-    if (cl->topo == TOPO_FAT_TREE && p->nodes > cl->leaf_nodes) {
-        p->a_inter += 2 * cl->inter->latency * lat_factor; /* two uplinks */
-        double up = nic * cl->leaf_nodes / cl->oversub * bw_factor;
-        if (up < p->b_inter) p->b_inter = up;
+    /* node-local reduce: the slowest follower's route to its leader (no contention counted) */
+    const int G = p->per_node, multi = p->nodes > 1;
+    route_cost(cl, G > 1 ? 1 : 0, 0, &p->a_intra, &p->b_intra);
+    for (int g = 2; g < G; g++) {
+        double l, b;
+        route_cost(cl, g, 0, &l, &b);
+        p->a_intra = fmax(p->a_intra, l), p->b_intra = fmin(p->b_intra, b);
     }
+    if (G == 1) p->a_intra = 2 * cl->intra->latency, p->b_intra = cl->intra->bandwidth; /* not crossed */
+    leader_to_leader(cl, &p->a_inter, &p->b_inter);
+    /* a single server on GPU 0 of node 0: the farthest GPU's route to it */
+    p->a_far = p->a_intra, p->b_far = p->b_intra;
+    for (int g = 0; multi && g < G; g++) {
+        double la, ba, lb, bb;
+        route_cost(cl, g, NODE_GATEWAY, &la, &ba);
+        route_cost(cl, NODE_GATEWAY, 0, &lb, &bb);
+        p->a_far = g ? fmax(p->a_far, la + lb + 2 * cl->inter->latency) : la + lb + 2 * cl->inter->latency;
+        p->b_far = g ? fmin(p->b_far, fmin(fmin(ba, bb), cluster_nic_bandwidth(cl)))
+                     : fmin(fmin(ba, bb), cluster_nic_bandwidth(cl));
+    }
+    double cross; /* the ring's hop between nodes, inside them */
+    if (ring_cost(cl, G, multi, &p->a_ring, &cross, &p->b_ring) != 0) return GQ_ERR_NOMEM;
+    cross += 2 * cl->inter->latency;
+    if (multi) p->b_ring = fmin(p->b_ring, cluster_nic_bandwidth(cl));
+    if (cl->topo == TOPO_FAT_TREE && p->nodes > cl->leaf_nodes) {
+        const double up = cluster_nic_bandwidth(cl) * cl->leaf_nodes / cl->oversub; /* two uplinks */
+        p->a_inter += 2 * cl->inter->latency, p->a_far += 2 * cl->inter->latency, cross += 2 * cl->inter->latency;
+        p->b_inter = fmin(p->b_inter, up), p->b_far = fmin(p->b_far, up), p->b_ring = fmin(p->b_ring, up);
+    }
+    if (multi) p->a_ring = fmax(p->a_ring, cross);
+    p->a_intra *= lat_factor, p->a_inter *= lat_factor, p->a_far *= lat_factor, p->a_ring *= lat_factor;
+    p->b_intra *= bw_factor, p->b_inter *= bw_factor, p->b_far *= bw_factor, p->b_ring *= bw_factor;
 
     /* ps-sharded servers: K of them where asked, or a placement of whole tensors */
     if (c->ps_shards < 0 || c->ps_shards > 1024) return snprintf(msg, cap, "--ps-shards must be 1..1024"), GQ_ERR_PARAM;

@@ -237,7 +237,7 @@ static void worker(int argc, char **argv)
     const sg_actor_ctx *me = sg_actor_self_get_data();
     sg_world *w = me->w;
     const int a = me->index, R = w->R;
-    const double multi = w->N > 1, a_hop = multi ? w->plan->a_inter : w->plan->a_intra;
+    const double a_hop = w->plan->a_ring;
     for (int it = 0; it < w->iters; it++) {
         double t0 = simgrid_get_clock();
         for (int k = 0; w->P > 1 && k < w->plan->n; k++) {

@@ -21,9 +21,12 @@ struct sim_plan {
     sim_bucket *b;
     int n;
     double compute_s;
-    /* effective links after the network model's factors */
-    double a_intra, b_intra; /* one GPU-to-GPU hop inside a node: latency, bandwidth */
-    double a_inter, b_inter; /* GPU to GPU across nodes */
+    /* effective links after the network model's factors: latency, bandwidth (platforms' node routes; under the plain
+     * node layout a_far = a_ring = a_inter with more than one node, a_intra with one) */
+    double a_intra, b_intra; /* a node's slowest GPU to its first GPU (the node-local reduce) */
+    double a_inter, b_inter; /* a node's first GPU to another's, across the NICs */
+    double a_far, b_far;     /* the farthest GPU to the first GPU of node 0 (the single parameter server) */
+    double a_ring, b_ring;   /* a hop of the ring over all GPUs in rank order: its longest hop, its shared bandwidth */
     int nodes, per_node;     /* nodes used, GPUs per node used (the last may hold fewer) */
     sim_network net;         /* the network model, its factors applied above */
     /* SimGrid's cross-traffic (LV08): a flow also loads its reverse path at 0.05 of its rate (its ACKs), so where

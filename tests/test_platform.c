@@ -5,7 +5,11 @@
  *  - one transfer takes latency + bytes / bottleneck bandwidth, to 0.1%;
  *  - GPUs of one node share its NIC: four transfers out of one node take four
  *    times one, four out of four nodes take one;
- *  - a 2:1 oversubscribed fat-tree halves cross-leaf bandwidth. */
+ *  - a 2:1 oversubscribed fat-tree halves cross-leaf bandwidth;
+ *  - inside a node: the DGX-1's NVLinks one by one (20 GB/s a P100 link, 50 a
+ *    doubled V100 pair), PCIe where the cube-mesh has no direct link, K80
+ *    boards and sockets sharing their one uplink. */
+#include <math.h>
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
@@ -194,6 +198,130 @@ static void test_physics(void)
     CHECK(fabs(fan / (4 * BYTES / 1.25e9) - 1) < 0.01, "racked: four GPUs to three racks share their NIC: %.4f s", fan);
 }
 
+/* The route from `from` to `to` inside a node of `spec`, as "name:U name:D ...". */
+static const char *route_text(const char *spec, int from, int to)
+{
+    static char out[256];
+    cluster_spec c;
+    char msg[256];
+    out[0] = '\0';
+    if (cluster_parse(spec, &c, msg, sizeof msg) != GQ_OK) return snprintf(out, sizeof out, "%s", msg), out;
+    node_route r;
+    node_route_between(&c, from, to, &r);
+    for (int k = 0; k < r.n; k++)
+        snprintf(out + strlen(out), sizeof out - strlen(out), "%s%s:%c", k ? " " : "",
+                 node_link_at(&c, r.hop[k].link).name, r.hop[k].up ? 'U' : 'D');
+    return out;
+}
+
+static void test_inside_node(void)
+{
+    static const struct {
+        const char *spec;
+        int from, to;
+        const char *route;
+    } R[] = {
+        /* the cube-mesh: quads 0-3 and 4-7 joined in full, i to i + 4; other pairs over PCIe */
+        {"dgx1", 0, 3, "nv0-3:U"},
+        {"dgx1", 4, 0, "nv0-4:D"},
+        {"dgx1", 0, 5, "g0:U switch0:U socket1:D switch2:D g5:D"},
+        {"dgx1", 3, 4, "g3:U switch1:U socket1:D switch2:D g4:D"},
+        {"dgx1", 7, 0, "g7:U switch3:U socket1:U switch0:D g0:D"},
+        {"dgx1", 6, 7, "nv6-7:U"},
+        /* to the NICs: PCIe, pairs on a switch, the second socket through QPI */
+        {"dgx1", 1, NODE_GATEWAY, "g1:U switch0:U"},
+        {"dgx1", 6, NODE_GATEWAY, "g6:U switch3:U socket1:U"},
+        {"dgx1", NODE_GATEWAY, 5, "socket1:D switch2:D g5:D"},
+        /* K80 boards: two GPUs behind one x16 */
+        {"p2.16xlarge", 0, 1, "g0:U g1:D"},
+        {"p2.16xlarge", 1, 2, "g1:U board0:U board1:D g2:D"},
+        {"p2.16xlarge", 3, 12, "g3:U board1:U socket1:D board6:D g12:D"},
+        {"p2.16xlarge", 9, NODE_GATEWAY, "g9:U board4:U socket1:U"},
+        /* boards under switches: the same switch skips its uplink */
+        {"cluster:gpus-per-node=8,gpu=K80,intra=pcie3,inter=10gbe,board=2,pcie-switch=4", 0, 3,
+         "g0:U board0:U board1:D g3:D"},
+        {"cluster:gpus-per-node=8,gpu=K80,intra=pcie3,inter=10gbe,board=2,pcie-switch=4", 0, 4,
+         "g0:U board0:U switch0:U switch1:D board2:D g4:D"},
+        /* the plain node: each GPU's own link */
+        {"terngrad-ethernet", 2, 0, "g2:U g0:D"},
+        {"terngrad-ethernet", 2, NODE_GATEWAY, "g2:U"},
+    };
+    for (size_t i = 0; i < sizeof R / sizeof R[0]; i++) {
+        const char *got = route_text(R[i].spec, R[i].from, R[i].to);
+        CHECK(strcmp(got, R[i].route) == 0, "%s: %d -> %d is '%s' (got '%s')", R[i].spec, R[i].from, R[i].to,
+              R[i].route, got);
+    }
+
+    /* SimGrid on the generated zones, against closed forms */
+    static const char *const A[] = {"n0g0"}, *const B[] = {"n0g1"}, *const C5[] = {"n0g5"};
+    double t = transfers("dgx1", 1, A, B, 1);
+    CHECK(fabs(t / (1e-6 + BYTES / 20e9) - 1) < 1e-3, "dgx1: one NVLink, 20 GB/s: %.6f s", t);
+    t = transfers("dgx1", 1, A, C5, 1);
+    CHECK(fabs(t / (2e-6 + BYTES / 15.75e9) - 1) < 1e-3, "dgx1: 0 -> 5, no NVLink, over PCIe: %.6f s", t);
+    static const char *const S3[] = {"n0g5", "n0g6", "n0g7", "n0g1"}, *const D3s[] = {"n0g0", "n0g0", "n0g0", "n0g0"};
+    t = transfers("dgx1", 1, S3, D3s, 4);
+    CHECK(fabs(t / (3 * BYTES / 15.75e9) - 1) < 0.01, "dgx1: 5, 6, 7 -> 0 share GPU 0's PCIe x16, 1 -> 0 not: %.6f s",
+          t);
+    static const char *const D3[] = {"n0g3"};
+    t = transfers("dgx1-v100", 1, A, D3, 1);
+    CHECK(fabs(t / (1e-6 + BYTES / 50e9) - 1) < 1e-3, "dgx1-v100: 0 -> 3 on a doubled NVLink, 50 GB/s: %.6f s", t);
+    t = transfers("dgx1-v100", 1, A, B, 1);
+    CHECK(fabs(t / (1e-6 + BYTES / 25e9) - 1) < 1e-3, "dgx1-v100: 0 -> 1 on a single one, 25 GB/s: %.6f s", t);
+    static const char *const K0[] = {"n0g0"}, *const K1[] = {"n0g1"}, *const K2[] = {"n0g2"};
+    t = transfers("p2.8xlarge", 1, K0, K1, 1);
+    CHECK(fabs(t / (2e-6 + BYTES / 15.75e9) - 1) < 1e-3, "K80: on the board, 15.75 GB/s: %.6f s", t);
+    t = transfers("p2.8xlarge", 1, K0, K2, 1);
+    CHECK(fabs(t / (2e-6 + BYTES / 15.75e9) - 1) < 1e-3, "K80: board to board alone, 15.75 GB/s: %.6f s", t);
+    static const char *const SB[] = {"n0g0", "n0g1"}, *const DB[] = {"n0g2", "n0g3"};
+    t = transfers("p2.8xlarge", 1, SB, DB, 2);
+    CHECK(fabs(t / (2 * BYTES / 15.75e9) - 1) < 0.01, "K80: a board's two GPUs share its x16: %.6f s", t);
+    static const char *const SQ[] = {"n0g0", "n0g2", "n0g4", "n0g6"}, *const DQ[] = {"n0g8", "n0g10", "n0g12", "n0g14"};
+    t = transfers("p2.16xlarge", 1, SQ, DQ, 4);
+    CHECK(fabs(t / (BYTES / (38.4e9 / 4)) - 1) < 0.01, "p2.16xlarge: four boards' flows share QPI's 38.4 GB/s: %.6f s",
+          t);
+    /* across nodes: the dgx1 leader reaches the NICs over its PCIe x16, below the 4 x 12.5 GB/s of the NICs */
+    static const char *const X[] = {"n1g0"};
+    t = transfers("dgx1", 2, X, A, 1);
+    CHECK(fabs(t / (2e-6 + 2 * 0.6e-6 + BYTES / 15.75e9) - 1) < 1e-3, "dgx1: node to node at PCIe's 15.75 GB/s: %.6f s",
+          t);
+    t = transfers_in("dgx1", 40, CLUSTER_XML_RACKED, X, A, 1);
+    CHECK(fabs(t / (2e-6 + 2 * 0.6e-6 + BYTES / 15.75e9) - 1) < 1e-3, "dgx1, racked: the same: %.6f s", t);
+
+    static const char *const BAD[][2] = {
+        {"cluster:gpus-per-node=8,gpu=K80,intra=pcie3,inter=10gbe,board=3", "board=3 does not divide"},
+        {"cluster:gpus-per-node=8,gpu=K80,intra=pcie3,inter=10gbe,board=2,pcie-switch=2", "larger than it"},
+        {"cluster:gpus-per-node=8,gpu=K80,intra=pcie3,inter=10gbe,board=2,pcie-switch=8,sockets=2", "whole PCIe"},
+        {"cluster:gpus-per-node=8,gpu=K80,intra=pcie3,inter=10gbe,socket-link=qpi", "needs sockets=2"},
+        {"cluster:gpus-per-node=8,gpu=K80,intra=pcie3,inter=10gbe,sockets=2,socket-link=hyper", "qpi or upi"},
+        {"cluster:gpus-per-node=4,gpu=P100,intra=nvlink1,inter=ib-edr,mesh=cube", "gpus-per-node=8"},
+        {"cluster:gpus-per-node=8,gpu=P100,intra=pcie3,inter=ib-edr,mesh=cube", "intra=nvlink1 or nvlink2"},
+        {"cluster:gpus-per-node=8,gpu=P100,intra=nvlink1,inter=ib-edr,mesh=torus", "cube or none"},
+    };
+    cluster_spec c, back;
+    char msg[256];
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        msg[0] = '\0';
+        CHECK(cluster_parse(BAD[i][0], &c, msg, sizeof msg) == GQ_ERR_SPEC && strstr(msg, BAD[i][1]),
+              "'%s' -> '%s' (got '%s')", BAD[i][0], BAD[i][1], msg);
+    }
+    /* the node's keys survive the canonical spec and the XML */
+    for (size_t i = 0; i < cluster_builtin_count(); i++) {
+        const cluster_spec *a = cluster_builtin(i);
+        char buf[512];
+        cluster_format(a, buf, sizeof buf);
+        char *xml = cluster_xml(a, 2, CLUSTER_XML_FLAT);
+        CHECK(cluster_parse(buf, &c, msg, sizeof msg) == GQ_OK && xml &&
+                  cluster_parse_xml(xml, "x.xml", &back, msg, sizeof msg) == GQ_OK,
+              "%s: spec and XML parse back (%s)", a->name, msg);
+        for (const cluster_spec *b = &c; b; b = b == &c ? &back : NULL)
+            CHECK(b->board == (a->board > 1 ? a->board : 1) && b->pcie_switch == a->pcie_switch &&
+                      b->sockets == (a->sockets > 1 ? a->sockets : 1) && b->socket_link == a->socket_link &&
+                      b->mesh == a->mesh && node_link_count(b) == node_link_count(a),
+                  "%s: the node's keys read back from the %s", a->name, b == &c ? "spec" : "XML");
+        free(xml);
+    }
+}
+
 /* Ethernet at any rate: N Gb/s is N x 1e9 / 8 bytes/s, 1 GbE's latency below 10 Gb/s, 10 GbE's from there. */
 static void test_any_ethernet(void)
 {
@@ -227,5 +355,6 @@ int main(void)
     test_specs();
     test_xml_roundtrip();
     test_physics();
+    test_inside_node();
     return check_summary();
 }

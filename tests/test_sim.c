@@ -12,7 +12,11 @@
  *    simulated as its own message;
  *  - parameter servers placed as TensorFlow places variables: the busiest
  *    server's NIC carries its tensors from every other node, and the time is
- *    that (placements recomputed here from their definitions). */
+ *    that (placements recomputed here from their definitions);
+ *  - inside a DGX-1: a ring over NVLink peers runs at one NVLink's rate (20
+ *    GB/s, 25 on the V100's), one in rank order over 8 GPUs at PCIe's where
+ *    it meets GPUs that are not peers, between nodes at the leader's PCIe x16;
+ *    the reduce to the first GPU waits on the GPUs that reach it by PCIe. */
 #include "check.h"
 #include "sim.h"
 #include "zoo.h"
@@ -258,6 +262,44 @@ static void test_ps_placement(void)
     CHECK(fabs(s / a - 1) < 0.01, "greedy over 4: SimGrid %.4f s, analytic %.4f s", s, a);
 }
 
+static void test_inside_nodes(void)
+{
+    /* one bucket, no overlap: the iteration is compute + the exchange's closed form */
+    cluster_spec dgx = cluster("dgx1"), v100 = cluster("dgx1-v100");
+    sim_config c = base("alexnet", &dgx, 4, "fp32", SYNC_RING);
+    c.overlap = 0, c.fusion_bytes = 1e12;
+    const double S = 4.0 * (double)model_params(c.model);
+    /* GPUs 0-3 are NVLink peers: 6 steps of S/4 at one NVLink's 20 GB/s, 1 us */
+    double expect = 0.15 + 6 * (1e-6 + S / 4 / 20e9), s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+    CHECK(fabs(s / expect - 1) < 0.005 && fabs(a / expect - 1) < 1e-6,
+          "dgx1 ring of 4: SimGrid %.6f s, analytic %.6f s, closed form %.6f s (20 GB/s)", s, a, expect);
+    c.cluster = &v100;
+    expect = 0.15 + 6 * (1e-6 + S / 4 / 25e9), s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+    CHECK(fabs(s / expect - 1) < 0.005 && fabs(a / expect - 1) < 1e-6,
+          "dgx1-v100 ring of 4: SimGrid %.6f s, analytic %.6f s, closed form %.6f s (25 GB/s: 0-1 is single)", s, a,
+          expect);
+    /* eight in rank order: 3 -> 4 and 7 -> 0 are not NVLink peers and go by PCIe x16 (15.75 GB/s, 2 us) */
+    c = base("alexnet", &dgx, 8, "fp32", SYNC_RING);
+    c.overlap = 0, c.fusion_bytes = 1e12;
+    expect = 0.15 + 14 * (2e-6 + S / 8 / 15.75e9), s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+    CHECK(fabs(s / expect - 1) < 0.005 && fabs(a / expect - 1) < 1e-6,
+          "dgx1 ring of 8: SimGrid %.6f s, analytic %.6f s, closed form %.6f s (PCIe hops)", s, a, expect);
+    /* two nodes: the hop between them leaves GPU 7 and enters GPU 0 over PCIe, 1 us + 1 us + 2 x 0.6 */
+    c = base("alexnet", &dgx, 16, "fp32", SYNC_RING);
+    c.overlap = 0, c.fusion_bytes = 1e12;
+    expect = 0.15 + 30 * (3.2e-6 + S / 16 / 15.75e9), s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+    CHECK(fabs(s / expect - 1) < 0.005 && fabs(a / expect - 1) < 1e-6,
+          "dgx1 ring of 16 on 2 nodes: SimGrid %.6f s, analytic %.6f s, closed form %.6f s", s, a, expect);
+    /* the node-local reduce: 5, 6 and 7 reach GPU 0 by PCIe and share its x16 (3 S / 15.75 GB/s, longer than the
+     * NVLink peers' S / 20 GB/s), the same again for the broadcast; the analytic engine counts no contention */
+    c = base("alexnet", &dgx, 8, "fp32", SYNC_HIERARCHICAL);
+    c.overlap = 0, c.fusion_bytes = 1e12;
+    expect = 0.15 + 2 * (2e-6 + 3 * S / 15.75e9), s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+    CHECK(fabs(s / expect - 1) < 0.01, "dgx1 reduce and broadcast: SimGrid %.6f s, closed form %.6f s", s, expect);
+    expect = 0.15 + 2 * (2e-6 + S / 15.75e9);
+    CHECK(fabs(a / expect - 1) < 1e-6, "dgx1 reduce and broadcast, no contention: analytic %.6f s, %.6f s", a, expect);
+}
+
 int main(void)
 {
     if (zoo_load(&Z, NULL, NULL, 0) != GQ_OK) return 2;
@@ -268,6 +310,7 @@ int main(void)
     test_overlap_and_iterations();
     test_aggregation();
     test_ps_placement();
+    test_inside_nodes();
     zoo_free(&Z);
     return check_summary();
 }
