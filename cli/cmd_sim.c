@@ -31,7 +31,7 @@ sim_request cli_request_of(const cli_args *a)
     sim_request_defaults(&q);
     q.model = a->model, q.platform = a->platform, q.gpu = a->gpu, q.gpu_file = a->gpu_file;
     q.network_model = a->network_model, q.batch = (int)a->batch, q.sync = (sync_kind)a->sync;
-    q.ps_shards = (int)a->ps_shards, q.ps_placement = (ps_placement)a->ps_placement;
+    q.ps_shards = (int)a->ps_shards, q.ps_placement = (ps_placement)a->ps_placement, q.ps_on_cpu = a->ps_on_cpu;
     q.exchange.fp32_below = a->fp32_below, q.exchange.fp32_last = a->fp32_last;
     q.exchange.downlink = (downlink_kind)a->downlink;
     q.overlap = a->overlap, q.fusion_bytes = a->fusion, q.fusion_cycle_s = a->fusion_cycle;
@@ -548,10 +548,12 @@ static const char REPORT_DETAILS[] =
 static const char VALIDATE_DETAILS[] =
     "Each row of FILE.csv is a measured training throughput with its configuration: columns model, gpu, batch\n"
     "(or batch_per_gpu), gpus, images_per_s, and platform (or machine and interconnect), with optional sync\n"
-    "(ps, ps-sharded, ring, hierarchical, allgather; parameter_server(...) is ps, replicated(...) is ring) and\n"
+    "(ps, ps-sharded, ring, hierarchical, allgather; parameter_server(cpu) is ps with --ps-on cpu, other\n"
+    "parameter_server(...) ps, replicated(...) ring) and\n"
     "quant (default fp32). Optional columns for every option that shapes a run, an empty field meaning the\n"
     "default: overlap (0|1), fusion (bytes), fusion_cycle (s), codec_on (gpu|cpu|none), downlink, fp32_below,\n"
-    "fp32_last (0|1), ps_shards, ps_placement, network_model, and compute_images_per_s (a measured compute\n"
+    "fp32_last (0|1), ps_shards, ps_placement, ps_on (gpu|cpu), network_model, and compute_images_per_s (a measured "
+    "compute\n"
     "rate, used instead of a GPU profile). Fields holding commas (a quantizer spec, a cluster: platform) are\n"
     "quoted (RFC 4180, read by libcsv). gpus is 1..65536, batch 1..1000000. Prints prediction, measurement\n"
     "and error per row, then the median and mean absolute percentage error.\n"

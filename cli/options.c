@@ -69,6 +69,12 @@ static int p_ps_placement(const char *v, cli_args *a)
     ps_placement k;
     return ps_placement_parse(v, &k) ? -1 : (a->ps_placement = (int)k, 0);
 }
+static int p_ps_on(const char *v, cli_args *a)
+{
+    if (strcmp(v, "gpu") != 0 && strcmp(v, "cpu") != 0) return -1;
+    a->ps_on_cpu = strcmp(v, "cpu") == 0;
+    return 0;
+}
 static int p_train_sync(const char *v, cli_args *a)
 {
     train_sync k;
@@ -253,6 +259,12 @@ static const cli_option OPTIONS[] = {
      .parse = p_ps_placement,
      .allowed = "even|round-robin|greedy",
      .help = "ps-sharded: every bucket split evenly (default), or whole tensors as TensorFlow places variables"},
+    {.name = "--ps-on",
+     .type = T_ENUM,
+     .cmds = SIMS,
+     .parse = p_ps_on,
+     .allowed = "gpu|cpu",
+     .help = "ps, ps-sharded: servers aggregate on a node's first GPU (default) or its host CPU (over PCIe)"},
     {.name = "--sync",
      .type = T_ENUM,
      .cmds = B(C_TRAIN),

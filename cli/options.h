@@ -59,7 +59,7 @@ typedef struct {
     double target;
     double fusion, fusion_cycle, fp32_below, quant_cost_scale, quant_rate, gpu_ips, shared_scale, lr, momentum,
         weight_decay;
-    int sync, downlink, overlap, engine, format, optimizer, ef, codec_on, ps_placement;
+    int sync, downlink, overlap, engine, format, optimizer, ef, codec_on, ps_placement, ps_on_cpu;
     int lr_schedule, step_every; /* --lr-schedule: const, step:E:G, poly:P */
     double step_gamma, poly_power;
     int fp32_last, exact_flows, no_scaler_sharing, fit;

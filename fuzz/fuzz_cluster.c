@@ -28,13 +28,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cluster_format(&back, again, sizeof again);
     if (strcmp(canon, again) != 0) abort();
     int nodes = c.nodes > 0 && c.nodes < 8 ? c.nodes : 3;
-    char *xml = cluster_xml(&c, nodes, nodes % 2 ? CLUSTER_XML_RACKED : CLUSTER_XML_FLAT);
+    char *xml = cluster_xml(
+        &c, nodes, (nodes % 2 ? CLUSTER_XML_RACKED : CLUSTER_XML_FLAT) | (size % 3 ? 0 : CLUSTER_XML_HOST_CPUS));
     if (!xml) return 0;
     if (cluster_parse_xml(xml, "fuzz.xml", &fromxml, msg, sizeof msg) != GQ_OK) abort();
     if (strcmp(fromxml.gpu, c.gpu) != 0 || fromxml.intra != c.intra || fromxml.inter != c.inter ||
         fromxml.nics != c.nics || fromxml.topo != c.topo || fromxml.nodes != nodes ||
-        fromxml.gpus_per_node != c.gpus_per_node)
+        fromxml.gpus_per_node != c.gpus_per_node || fromxml.board != c.board || fromxml.pcie_switch != c.pcie_switch ||
+        fromxml.sockets != c.sockets || fromxml.socket_link != c.socket_link || fromxml.mesh != c.mesh)
         abort();
+    /* every route inside a node stays inside it and within its hop budget */
+    for (int from = NODE_GATEWAY; from < c.gpus_per_node && from < 64; from++)
+        for (int to = NODE_GATEWAY; to < c.gpus_per_node && to < 64; to++) {
+            node_route r;
+            node_route_between(&c, from, to, &r);
+            if (r.n > NODE_MAX_HOPS || (from == to) != (r.n == 0)) abort();
+            for (int k = 0; k < r.n; k++)
+                if (r.hop[k].link < 0 || r.hop[k].link >= node_link_count(&c)) abort();
+        }
     free(xml);
     return 0;
 }

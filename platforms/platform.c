@@ -243,6 +243,8 @@ static int check_node(cluster_spec *c, char *why, size_t cap)
                -1;
     if (K == 1 && c->socket_link) return snprintf(why, cap, "socket-link= needs sockets=2 or more"), -1;
     if (K > 1 && !c->socket_link) c->socket_link = &SOCKET[0];
+    if ((B > 1 || S || K > 1 || c->mesh) && G > 64)
+        return snprintf(why, cap, "a node with board=, pcie-switch=, sockets= or mesh= has at most 64 GPUs"), -1;
     if (c->mesh && (G != 8 || (strcmp(c->intra->name, "nvlink1") != 0 && strcmp(c->intra->name, "nvlink2") != 0)))
         return snprintf(why, cap, "mesh=cube is the DGX-1's: gpus-per-node=8 and intra=nvlink1 or nvlink2"), -1;
     return 0;
@@ -613,21 +615,22 @@ static void put(sbuf *b, const char *fmt, ...)
 
 enum { RACK_NODES = 32 };
 
-/* One node's zone: a <cluster> where every GPU has its link to one switch; otherwise a zone of its GPUs, its
- * links and every route between GPUs and to the gateway spelled out (Full routing): the routes gqsim's analytic
- * engine takes too (node_route_between). */
-static void put_node(sbuf *b, const cluster_spec *c, int i, const char *ind)
+/* One node's zone: a <cluster> where every GPU has its link to one switch; otherwise (or with its host CPU) a zone
+ * of its GPUs, its links and every route between GPUs and to the gateway spelled out (Full routing): the routes
+ * gqsim's analytic engine takes too (node_route_between). */
+static void put_node(sbuf *b, const cluster_spec *c, int i, const char *ind, int host_cpu)
 {
-    if (cluster_uniform_node(c)) {
+    if (cluster_uniform_node(c) && !host_cpu) {
         put(b,
             "%s<cluster id=\"node%d\" prefix=\"n%dg\" suffix=\"\" radical=\"0-%d\" speed=\"1f\" bw=\"%.17gBps\" "
             "lat=\"%.17gs\" router_id=\"node%d_router\" sharing_policy=\"SPLITDUPLEX\"/>\n",
             ind, i, i, c->gpus_per_node - 1, c->intra->bandwidth, c->intra->latency, i);
         return;
     }
-    const int G = c->gpus_per_node, L = node_link_count(c);
+    const int G = c->gpus_per_node, L = node_link_count(c), CPU = G; /* the host CPU, after the GPUs */
     put(b, "%s<zone id=\"node%d\" routing=\"Full\">\n", ind, i);
     for (int g = 0; g < G; g++) put(b, "%s  <host id=\"n%dg%d\" speed=\"1f\"/>\n", ind, i, g);
+    if (host_cpu) put(b, "%s  <host id=\"n%dcpu\" speed=\"1f\"/>\n", ind, i);
     put(b, "%s  <router id=\"node%d_router\"/>\n", ind, i);
     for (int k = 0; k < L; k++) {
         node_link l = node_link_at(c, k);
@@ -635,24 +638,30 @@ static void put_node(sbuf *b, const cluster_spec *c, int i, const char *ind)
             "%s  <link id=\"node%d_%s\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n",
             ind, i, l.name, l.bandwidth, l.latency);
     }
-    for (int from = NODE_GATEWAY; from < G; from++)
-        for (int to = NODE_GATEWAY; to < G; to++) {
+    if (host_cpu)
+        put(b, "%s  <link id=\"node%d_membus\" bandwidth=\"1e15Bps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n",
+            ind, i);
+    for (int from = NODE_GATEWAY; from < G + host_cpu; from++)
+        for (int to = NODE_GATEWAY; to < G + host_cpu; to++) {
             if (from == to) continue;
+            /* the host CPU sits at the gateway, one memory bus away */
             node_route r;
-            node_route_between(c, from, to, &r);
+            node_route_between(c, from == CPU ? NODE_GATEWAY : from, to == CPU ? NODE_GATEWAY : to, &r);
             char src[32], dst[32];
-            snprintf(src, sizeof src, from < 0 ? "node%d_router" : "n%dg%d", i, from);
-            snprintf(dst, sizeof dst, to < 0 ? "node%d_router" : "n%dg%d", i, to);
+            snprintf(src, sizeof src, from < 0 ? "node%d_router" : from == CPU ? "n%dcpu" : "n%dg%d", i, from);
+            snprintf(dst, sizeof dst, to < 0 ? "node%d_router" : to == CPU ? "n%dcpu" : "n%dg%d", i, to);
             put(b, "%s  <route src=\"%s\" dst=\"%s\" symmetrical=\"NO\">", ind, src, dst);
+            if (from == CPU) put(b, "<link_ctn id=\"node%d_membus\"/>", i);
             for (int k = 0; k < r.n; k++)
                 put(b, "<link_ctn id=\"node%d_%s\" direction=\"%s\"/>", i, node_link_at(c, r.hop[k].link).name,
                     r.hop[k].up ? "UP" : "DOWN");
+            if (to == CPU) put(b, "<link_ctn id=\"node%d_membus\"/>", i);
             put(b, "</route>\n");
         }
     put(b, "%s</zone>\n", ind);
 }
 
-char *cluster_xml(const cluster_spec *c, int nodes, cluster_xml_layout layout)
+char *cluster_xml(const cluster_spec *c, int nodes, int layout)
 {
     sbuf b = {malloc(4096), 0, 4096, 0};
     if (!b.s) return NULL;
@@ -675,7 +684,7 @@ char *cluster_xml(const cluster_spec *c, int nodes, cluster_xml_layout layout)
      * routes are found on demand (DijkstraCache). SimGrid 3.32's Dijkstra
      * crashes on the fat-tree's routed fabric zone, which keeps Floyd. */
     put(&b, "<platform version=\"4.1\">\n<zone id=\"world\" routing=\"%s\">\n",
-        leaves || layout == CLUSTER_XML_FLAT ? "Floyd" : "DijkstraCache");
+        leaves || !(layout & CLUSTER_XML_RACKED) ? "Floyd" : "DijkstraCache");
     put(&b, "  <prop id=\"gqsim.gpu\" value=\"");
     for (const char *g = c->gpu; *g; g++) { /* a user's GPU name, as an attribute value */
         switch (*g) {
@@ -706,13 +715,13 @@ char *cluster_xml(const cluster_spec *c, int nodes, cluster_xml_layout layout)
      * every route crosses the same NICs as in a flat star, while SimGrid's
      * route search (Dijkstra over a zone's members) stays small. */
     const int racks =
-        layout == CLUSTER_XML_RACKED && !leaves && nodes > RACK_NODES ? (nodes + RACK_NODES - 1) / RACK_NODES : 0;
+        (layout & CLUSTER_XML_RACKED) && !leaves && nodes > RACK_NODES ? (nodes + RACK_NODES - 1) / RACK_NODES : 0;
     for (int r = 0; r < (racks ? racks : 1); r++) {
         int first = racks ? r * RACK_NODES : 0,
             last = racks && (r + 1) * RACK_NODES < nodes ? (r + 1) * RACK_NODES : nodes;
         const char *ind = racks ? "    " : "  ";
         if (racks) put(&b, "  <zone id=\"rack%d\" routing=\"DijkstraCache\">\n", r);
-        for (int i = first; i < last; i++) put_node(&b, c, i, ind);
+        for (int i = first; i < last; i++) put_node(&b, c, i, ind, (layout & CLUSTER_XML_HOST_CPUS) != 0);
         if (racks) {
             put(&b, "    <zone id=\"rack%d_gw\" routing=\"Full\">\n      <router id=\"rack%d_router\"/>\n    </zone>\n",
                 r, r);

@@ -113,8 +113,11 @@ int cluster_format(const cluster_spec *c, char *buf, size_t cap);
  * SimGrid engine (racks of nodes, routes found on demand: fast at thousands
  * of nodes, but SimGrid 3.32 crashes instead of naming a missing route). */
 typedef enum { CLUSTER_XML_FLAT = 0, CLUSTER_XML_RACKED = 1 } cluster_xml_layout;
+/* Or'ed into the layout: every node also has its host CPU, n<NODE>cpu, at its root beside the NICs (joined to it by
+ * a memory bus that neither delays nor limits), for parameter servers on the host (--ps-on cpu). */
+enum { CLUSTER_XML_HOST_CPUS = 2 };
 /* SimGrid platform XML for `nodes` nodes. @return a malloc'd string, or NULL
  * (out of memory). */
-char *cluster_xml(const cluster_spec *c, int nodes, cluster_xml_layout layout);
+char *cluster_xml(const cluster_spec *c, int nodes, int layout);
 
 #endif

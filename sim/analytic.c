@@ -5,7 +5,8 @@
  * prediction, this is the cross-check (docs/simulation.md#engines). One
  * sharing it does count, as SimGrid's LV08 does: where every link carries a
  * flow in each direction at once (rings, the leaders' all-to-all), each flow
- * shares its link with the ACKs of the one coming the other way. */
+ * shares its link with the ACKs of the one coming the other way. Servers on
+ * the host CPU (--ps-on cpu) take the plan's host routes and costs. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -25,7 +26,7 @@ static double placed_servers(const sim_plan *p, const sim_bucket *b, int k)
          * carries its flows and, under cross-traffic, the ACKs of those coming the other way */
         const double mine = n < K ? share[n] : 0, out = 1 - mine, in = (N - 1) * mine;
         load = fmax(load, fmax(out + x * in, in + x * out));
-        if (n < K) work = fmax(work, N * mine * b->dec_s + mine * b->enc_down_s);
+        if (n < K) work = fmax(work, N * mine * b->srv_dec_s + mine * b->srv_enc_s);
     }
     /* the replies mirror the uploads: the same loads with the directions swapped */
     return p->a_inter + load * b->up_bytes / p->b_inter + work + p->a_inter + load * b->down_bytes / p->b_inter;
@@ -38,25 +39,33 @@ static double bucket_comm(const sim_config *c, const sim_plan *p, const sim_buck
     switch (c->sync) {
     case SYNC_PS: { /* server on the first GPU of node 0 */
         a = p->a_far, bw = p->b_far;
-        double server = P * b->dec_s + b->enc_down_s;
+        double server = P * b->srv_dec_s + b->srv_enc_s;
         return b->enc_s + a + b->up_bytes / bw + server + a + b->down_bytes / bw + b->dec_down_s;
     }
     case SYNC_PS_SHARDED:     /* node-local reduce, leaders exchange shards, broadcast */
     case SYNC_HIERARCHICAL: { /* node-local reduce, ring across leaders, broadcast */
         double G = p->per_node, N = p->nodes, t = 0;
-        if (G > 1) t += b->enc_s + p->a_intra + b->up_bytes / p->b_intra + (G - 1) * b->dec_s;
+        /* on the host CPU (ps-sharded) every GPU's contribution goes up to it, the leader's too */
+        const int host = c->ps_on_cpu && c->sync == SYNC_PS_SHARDED;
+        if (host)
+            t += b->enc_s + p->a_intra + b->up_bytes / p->b_intra + G * b->srv_dec_s;
+        else if (G > 1)
+            t += b->enc_s + p->a_intra + b->up_bytes / p->b_intra + (G - 1) * b->dec_s;
         const double bw_inter = p->b_inter / p->reverse_load; /* every node sends and receives at once */
         if (N > 1 && c->sync == SYNC_PS_SHARDED && p->servers) {
             t += placed_servers(p, b, (int)(b - p->b));
         } else if (N > 1 && c->sync == SYNC_PS_SHARDED) {
             double share = (N - 1) / N;
-            t += p->a_inter + share * b->up_bytes / bw_inter + b->dec_s + b->enc_down_s / N + p->a_inter +
+            t += p->a_inter + share * b->up_bytes / bw_inter + b->srv_dec_s + b->srv_enc_s / N + p->a_inter +
                  share * b->down_bytes / bw_inter;
         } else if (N > 1) {
             double steps = 2 * (N - 1);
             t += steps * (p->a_inter + b->up_bytes / N / bw_inter) + steps * (b->enc_s + b->dec_s) / N;
         }
-        if (G > 1) t += b->enc_down_s + p->a_intra + b->down_bytes / p->b_intra + b->dec_down_s;
+        if (host)
+            t += b->srv_enc_s + p->a_intra + b->down_bytes / p->b_intra + b->dec_down_s;
+        else if (G > 1)
+            t += b->enc_down_s + p->a_intra + b->down_bytes / p->b_intra + b->dec_down_s;
         return t;
     }
     case SYNC_RING: { /* reduce-scatter then all-gather: 2(P-1) steps of 1/P */

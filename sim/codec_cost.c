@@ -340,6 +340,28 @@ gq_err codec_cost_for(const qz_params *q, codec_device on, const gpu_db *db, con
     return GQ_OK;
 }
 
+gq_err codec_server_cost_cpu(const qz_params *q, const codec_profile *user, codec_cost *c, double *sum_ns, char *msg,
+                             size_t cap)
+{
+    qz_params fp32;
+    char why[200];
+    if (qz_parse_spec("fp32", &fp32, why, sizeof why) != GQ_OK) return gq_fail(GQ_ERR_PARAM, msg, cap, "%s", why);
+    const struct codec_cost_row *sum = profile_find(user, &fp32, "cpu", 0);
+    const char *sum_from = user ? user->file : "";
+    if (!sum) sum = profile_find(builtin_cpu(), &fp32, "cpu", 0), sum_from = "data/codec_costs_cpu.csv";
+    if (!sum)
+        return gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "no host summation cost (an fp32,cpu row: build/bench_host_sum measures it) for --ps-on cpu");
+    codec_cost codec;
+    gq_err e = codec_cost_for(q, CODEC_ON_CPU, NULL, NULL, user, &codec, msg, cap);
+    if (e != GQ_OK) return e;
+    *c = codec;
+    *sum_ns = sum->cost.dec_ns;
+    snprintf(c->source, sizeof c->source, "server on cpu: sum %.3g ns/element (%.50s)%s%.40s", sum->cost.dec_ns,
+             sum_from, q->id == QZ_FP32 ? "" : ", codec ", q->id == QZ_FP32 ? "" : codec.source);
+    return GQ_OK;
+}
+
 /* ---- calibration ---------------------------------------------------------------------------------------- */
 
 void codec_cost_fit_line(const double *n, const double *enc_ns, const double *dec_ns, size_t k, codec_cost *c)

@@ -48,6 +48,12 @@ void codec_profile_free(codec_profile *p);
 gq_err codec_cost_for(const qz_params *q, codec_device on, const gpu_db *db, const gpu_spec *g,
                       const codec_profile *user, codec_cost *c, char *msg, size_t cap);
 
+/* A parameter server on the host CPU (--ps-on cpu): taking in one contribution of q costs q's CPU decode (c) plus
+ * adding it into the aggregate, sum_ns an element (the profile's `fp32,cpu` row, whose "decode" is that addition;
+ * the user's profile first, then the built-in one); its reply costs q's CPU encode (c). */
+gq_err codec_server_cost_cpu(const qz_params *q, const codec_profile *user, codec_cost *c, double *sum_ns, char *msg,
+                             size_t cap);
+
 /* Nanoseconds of one call on n elements. */
 static inline double codec_encode_ns(const codec_cost *c, double n) { return c->enc_fixed_ns + c->enc_ns * n; }
 static inline double codec_decode_ns(const codec_cost *c, double n) { return c->dec_fixed_ns + c->dec_ns * n; }

@@ -81,7 +81,7 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
               cnm = gq_csv_column(h, "network_model", NULL), cpk = gq_csv_column(h, "ps_shards", NULL),
               cpp = gq_csv_column(h, "ps_placement", NULL), cdl = gq_csv_column(h, "downlink", NULL),
               cfb = gq_csv_column(h, "fp32_below", NULL), cfl = gq_csv_column(h, "fp32_last", NULL),
-              cfc = gq_csv_column(h, "fusion_cycle", NULL);
+              cfc = gq_csv_column(h, "fusion_cycle", NULL), cpo = gq_csv_column(h, "ps_on", NULL);
     if (cm < 0 || cg < 0 || cb < 0 || cn < 0 || ci < 0 || (cp < 0 && cmach < 0)) {
         e = fail(s, msg, cap, file, 1,
                  "needs columns model, gpu, batch (or batch_per_gpu), gpus, images_per_s and platform (or "
@@ -177,6 +177,10 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
         if (cpp >= 0 && copy(row->ps_placement, sizeof row->ps_placement, r->field[cpp])) {
             e = fail(s, msg, cap, file, line, "ps_placement '%.40s...' is not even, round-robin or greedy",
                      r->field[cpp]);
+            goto out;
+        }
+        if (cpo >= 0 && copy(row->ps_on, sizeof row->ps_on, r->field[cpo])) {
+            e = fail(s, msg, cap, file, line, "ps_on '%.40s...' is not gpu or cpu", r->field[cpo]);
             goto out;
         }
         if (cdl >= 0 && copy(row->downlink, sizeof row->downlink, r->field[cdl])) {

@@ -8,7 +8,8 @@
  *   (0|1), fusion (bytes; 0: a bucket per tensor), network_model (LV08 or
  *   CM02 with calibrated factors, checked where it is used), ps_shards
  *   (1..1024: parameter servers of ps-sharded), ps_placement (even,
- *   round-robin or greedy), downlink (auto, fp32, requant or terngrad: the
+ *   round-robin or greedy), ps_on (gpu|cpu: where ps and ps-sharded
+ *   aggregate), downlink (auto, fp32, requant or terngrad: the
  *   server's reply), fp32_below (elements: smaller tensors travel in fp32),
  *   fp32_last (0|1: the classifier in fp32), fusion_cycle (seconds, 0..10);
  *   the names checked where they are used; others ignored (a
@@ -38,6 +39,7 @@ typedef struct {
     double fusion;               /* < 0: not given */
     uint64_t ps_shards;          /* 0: not given */
     char ps_placement[16];       /* "": not given */
+    char ps_on[8];               /* "": not given */
     char downlink[16];           /* "": not given */
     double fp32_below;           /* < 0: not given */
     int fp32_last;               /* -1: not given */

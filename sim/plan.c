@@ -34,16 +34,16 @@ int ps_placement_parse(const char *s, ps_placement *out)
         if (strcmp(s, ps_placement_name((ps_placement)i)) == 0) return *out = (ps_placement)i, 0;
     return -1;
 }
-void sync_describe(sync_kind s, int ps_shards, ps_placement placement, char *out, size_t cap)
+void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int ps_on_cpu, char *out, size_t cap)
 {
-    if (s != SYNC_PS_SHARDED || (ps_shards <= 0 && placement == PS_EVEN)) {
-        snprintf(out, cap, "%s", sync_name(s));
-        return;
-    }
-    char shards[32] = "";
-    if (ps_shards > 0) snprintf(shards, sizeof shards, "shards=%d%s", ps_shards, placement != PS_EVEN ? "," : "");
-    snprintf(out, cap, "%s:%s%s%s", sync_name(s), shards, placement != PS_EVEN ? "placement=" : "",
-             placement != PS_EVEN ? ps_placement_name(placement) : "");
+    const int sharded = s == SYNC_PS_SHARDED, on_cpu = ps_on_cpu && (sharded || s == SYNC_PS);
+    char keys[96] = "";
+    size_t n = 0;
+    if (sharded && ps_shards > 0) n += (size_t)snprintf(keys + n, sizeof keys - n, ",shards=%d", ps_shards);
+    if (sharded && placement != PS_EVEN)
+        n += (size_t)snprintf(keys + n, sizeof keys - n, ",placement=%s", ps_placement_name(placement));
+    if (on_cpu) snprintf(keys + n, sizeof keys - n, ",on=cpu");
+    snprintf(out, cap, "%s%s%s", sync_name(s), keys[0] ? ":" : "", keys[0] ? keys + 1 : "");
 }
 
 /* Each tensor's server (T in the model's order), as the placement puts them. */
@@ -253,6 +253,22 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         p->b_far = g ? fmin(p->b_far, fmin(fmin(ba, bb), cluster_nic_bandwidth(cl)))
                      : fmin(fmin(ba, bb), cluster_nic_bandwidth(cl));
     }
+    if (c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED)) {
+        /* the servers are the nodes' host CPUs, at the root where the NICs are: every GPU's route up to it */
+        double a_host = 0, b_host = INFINITY;
+        for (int g = 0; g < G; g++) {
+            double l, b;
+            route_cost(cl, g, NODE_GATEWAY, &l, &b);
+            a_host = fmax(a_host, l), b_host = fmin(b_host, b);
+        }
+        if (c->sync == SYNC_PS_SHARDED) { /* GPUs to their host; hosts to hosts over the NICs alone */
+            p->a_intra = a_host, p->b_intra = b_host;
+            p->a_inter = 2 * cl->inter->latency, p->b_inter = cluster_nic_bandwidth(cl);
+        } else { /* every GPU to node 0's host */
+            p->a_far = a_host + (multi ? 2 * cl->inter->latency : 0);
+            p->b_far = multi ? fmin(b_host, cluster_nic_bandwidth(cl)) : b_host;
+        }
+    }
     double cross; /* the ring's hop between nodes, inside them */
     if (ring_cost(cl, G, multi, &p->a_ring, &cross, &p->b_ring) != 0) return GQ_ERR_NOMEM;
     cross += 2 * cl->inter->latency;
@@ -284,6 +300,7 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     const size_t nt = xch_tensors(m, &c->quant, &c->exchange, T);
     if (p->servers && c->ps_placement != PS_EVEN) place_tensors(c, T, nt, p->servers, server_of);
     const int requant_down = xch_downlink(&c->exchange, &c->quant) != DOWNLINK_FP32;
+    const int on_cpu = c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED);
     double t = c->fwd_s, cur_cycle = -1, serial_s = 0, serial_seen = 0;
     sim_bucket *cur = NULL;
     int layer_done = (int)m->nlayers; /* backward has passed layers >= this */
@@ -329,6 +346,14 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         cur->dec_s += dec;
         cur->enc_down_s += requant_down ? enc : 0;
         cur->dec_down_s += requant_down ? dec + copy : q ? copy : 0;
+        if (on_cpu) { /* the host decodes (if encoded) and adds every contribution, even fp32, and encodes its reply */
+            cur->srv_dec_s +=
+                1e-9 * (c->server_sum_ns * n + (q ? c->server_decode_fixed_ns + c->server_decode_ns * n : 0));
+            cur->srv_enc_s += requant_down && q ? 1e-9 * (c->server_encode_fixed_ns + c->server_encode_ns * n) : 0;
+        } else {
+            cur->srv_dec_s += dec;
+            cur->srv_enc_s += requant_down ? enc : 0;
+        }
         if (c->codec_serial && c->gpus > 1)
             serial_s += enc + (requant_down ? dec : 0); /* GPU time taken from backward */
         /* with cycles a bucket leaves at the end of its cycle (its tensors are ready by then) */

@@ -39,6 +39,9 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
     if ((q->ps_shards > 0 || q->ps_placement != PS_EVEN) && q->sync != SYNC_PS_SHARDED)
         return gq_fail(GQ_ERR_PARAM, msg, cap, "--ps-shards and --ps-placement shape --sync ps-sharded, not %s",
                        sync_name(q->sync));
+    if (q->ps_on_cpu && q->sync != SYNC_PS && q->sync != SYNC_PS_SHARDED)
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "--ps-on cpu places the servers of --sync ps or ps-sharded, not %s",
+                       sync_name(q->sync));
     gq_err e = zoo_load(&s->zoo, q->gpu_file, msg, cap);
     if (e != GQ_OK) return e;
     char why[512];
@@ -113,6 +116,20 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
     c.sync = q->sync;
     c.ps_shards = q->ps_shards;
     c.ps_placement = q->ps_placement;
+    c.ps_on_cpu = q->ps_on_cpu;
+    char server_source[168] = "";
+    if (q->ps_on_cpu) { /* the host's codec and its summation */
+        codec_cost srv;
+        gq_err e = codec_server_cost_cpu(&c.quant, s->req.codec_costs ? &s->profile : NULL, &srv, &c.server_sum_ns, why,
+                                         sizeof why);
+        if (e != GQ_OK) return gq_fail(e, msg, cap, "--ps-on cpu, --quant '%s': %s", quant, why);
+        if (q->quant_rate > 0 && c.quant.id != QZ_FP32) srv.enc_ns = srv.dec_ns = 1e9 / q->quant_rate;
+        c.server_encode_ns = srv.enc_ns * q->quant_cost_scale;
+        c.server_decode_ns = srv.dec_ns * q->quant_cost_scale;
+        c.server_encode_fixed_ns = srv.enc_fixed_ns * q->quant_cost_scale;
+        c.server_decode_fixed_ns = srv.dec_fixed_ns * q->quant_cost_scale;
+        snprintf(server_source, sizeof server_source, "; %s", srv.source);
+    }
     c.exchange = q->exchange;
     c.overlap = q->overlap;
     c.fusion_bytes = q->fusion_bytes;
@@ -134,7 +151,7 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
     if (e != GQ_OK)
         return gq_fail(e, msg, cap, "simulate %s on %s with %d GPUs: %s", s->model->name, q->platform, gpus, why);
     qz_format_spec(&c.quant, o->quant, sizeof o->quant);
-    snprintf(o->codec_source, sizeof o->codec_source, "%s", cost.source);
+    snprintf(o->codec_source, sizeof o->codec_source, "%s%s", cost.source, server_source);
     o->gpus = gpus;
     o->images_per_s = (double)gpus * s->batch / o->r.iteration_s;
     o->speedup = o->images_per_s / s->compute.images_per_s; /* one GPU, fp32, no communication */
@@ -170,7 +187,7 @@ void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o)
     const sim_request *q = &s->req;
     const sim_result *r = &o->r;
     char sync[96];
-    sync_describe(q->sync, q->ps_shards, q->ps_placement, sync, sizeof sync);
+    sync_describe(q->sync, q->ps_shards, q->ps_placement, q->ps_on_cpu, sync, sizeof sync);
     table_row(
         t, "%s\t%s\t%d\t%s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.0f\t%.0f\t%.6g\t%.6g\t%s\t%d\t%s\t%s\t%.0f\t%s\t%s\t%s",
         s->model->name, q->platform, o->gpus, o->quant, sync, r->iteration_s, r->compute_s, r->comm_exposed_s,
@@ -279,11 +296,13 @@ static void row_platform(char *out, size_t cap, const measured_row *row)
                  strstr(row->interconnect, "NVLink") ? "nvlink1" : "pcie3");
 }
 
-/* The sync column: gqsim's names, or TensorFlow benchmark names. */
-static int row_sync(const char *s, sync_kind *k)
+/* The sync column: gqsim's names, or TensorFlow benchmark names (parameter_server(cpu): the variables on the
+ * host CPU, TensorFlow's --local_parameter_device=cpu). */
+static int row_sync(const char *s, sync_kind *k, int *on_cpu)
 {
     if (!*s) return *k = SYNC_PS_SHARDED, 0;
     if (sync_parse(s, k) == 0) return 0;
+    if (strcmp(s, "parameter_server(cpu)") == 0) return *on_cpu = 1, *k = SYNC_PS, 0;
     if (strncmp(s, "parameter_server", 16) == 0) return *k = SYNC_PS, 0;
     if (strncmp(s, "replicated", 10) == 0) return *k = SYNC_RING, 0;
     return -1;
@@ -312,7 +331,7 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
     for (size_t i = 0; i < ms->n && e == GQ_OK; i++) {
         const measured_row *row = &ms->rows[i];
         sim_request q = *base;
-        if (row_sync(row->sync, &q.sync)) {
+        if (row_sync(row->sync, &q.sync, &q.ps_on_cpu)) {
             e = gq_fail(GQ_ERR_SPEC, msg, cap,
                         "%s:%d: sync '%s' is not ps, ps-sharded, ring, hierarchical, allgather, parameter_server(...) "
                         "or replicated(...)",
@@ -344,6 +363,12 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
                         row->line, row->ps_placement);
             break;
         }
+        if (row->ps_on[0] && (strcmp(row->ps_on, "gpu") == 0 || strcmp(row->ps_on, "cpu") == 0))
+            q.ps_on_cpu = strcmp(row->ps_on, "cpu") == 0;
+        else if (row->ps_on[0]) {
+            e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: ps_on '%s' is not gpu or cpu", file, row->line, row->ps_on);
+            break;
+        }
         if (row->fusion >= 0) q.fusion_bytes = row->fusion;
         if (row->network_model[0]) {
             sim_network net;
@@ -370,7 +395,7 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
         double err = 100 * (o.images_per_s - row->images_per_s) / row->images_per_s;
         ape[i] = fabs(err);
         char sync[96];
-        sync_describe(q.sync, q.ps_shards, q.ps_placement, sync, sizeof sync);
+        sync_describe(q.sync, q.ps_shards, q.ps_placement, q.ps_on_cpu, sync, sizeof sync);
         table_row(rows, "%s\t%s\t%s\t%llu\t%s\t%s\t%llu\t%.4g\t%.4g\t%+.1f\t%s", s.model->name, platform, s.gpu->name,
                   (unsigned long long)row->batch, sync, quant, (unsigned long long)row->gpus, row->images_per_s,
                   o.images_per_s, err, compute_source_name(s.compute.source));

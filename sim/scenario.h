@@ -25,6 +25,7 @@ typedef struct {
     sync_kind sync;
     int ps_shards;             /* ps-sharded: servers (0: one per node) */
     ps_placement ps_placement; /* ps-sharded: even, or whole tensors as TensorFlow places them */
+    int ps_on_cpu;             /* ps, ps-sharded: aggregate on the nodes' host CPUs */
     xch_policy exchange;
     int overlap;
     double fusion_bytes, fusion_cycle_s;
@@ -64,7 +65,7 @@ typedef struct {
     int gpus;
     double images_per_s;
     double speedup; /* over one GPU in fp32 without communication */
-    char codec_source[160];
+    char codec_source[352];
 } sim_outcome;
 
 /* Runs quantizer `quant` (a spec) on `gpus` GPUs. */

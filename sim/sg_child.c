@@ -119,7 +119,7 @@ static void ps_server(int argc, char **argv)
             const sim_bucket *b = &w->plan->b[k];
             for (int r = 0; r < w->R; r++) c[r] = sg_mailbox_get_async(mbox("pu%d", r), &data);
             sg_comm_wait_all(c, (size_t)w->R);
-            sleep_s(w->P * b->dec_s + b->enc_down_s);
+            sleep_s(w->P * b->srv_dec_s + b->srv_enc_s);
             for (int r = 0; r < w->R; r++)
                 c[r] = sg_mailbox_put_async(mbox("pd%d", r), &w->token, bytes_of(b->down_bytes));
             sg_comm_wait_all(c, (size_t)w->R);
@@ -194,12 +194,12 @@ static void leaders_shards(sg_world *w, int node, const sim_bucket *b)
     double share = (double)(w->N - 1) / w->N;
     if (w->c->exact_flows) {
         all_to_all(w, "su", node, b->up_bytes / w->N);
-        sleep_s(b->dec_s + b->enc_down_s / w->N);
+        sleep_s(b->srv_dec_s + b->srv_enc_s / w->N);
         all_to_all(w, "sd", node, b->down_bytes / w->N);
         return;
     }
     send_recv(w, mbox("su%d", (node + 1) % w->N), share * b->up_bytes, mbox("su%d", node));
-    sleep_s(b->dec_s + b->enc_down_s / w->N);
+    sleep_s(b->srv_dec_s + b->srv_enc_s / w->N);
     send_recv(w, mbox("sd%d", (node + 1) % w->N), share * b->down_bytes, mbox("sd%d", node));
 }
 
@@ -220,7 +220,7 @@ static void leaders_placed(sg_world *w, int node, const sim_bucket *b)
     for (int o = 0; mine > 0 && o < N; o++)
         if (o != node) c[n++] = sg_mailbox_get_async(mbox("xu%d.%d", node, o), &data);
     sg_comm_wait_all(c, n);
-    sleep_s(N * mine * b->dec_s + mine * b->enc_down_s);
+    sleep_s(N * mine * b->srv_dec_s + mine * b->srv_enc_s);
     n = 0;
     for (int o = 0; mine > 0 && o < N; o++)
         if (o != node)
@@ -228,6 +228,42 @@ static void leaders_placed(sg_world *w, int node, const sim_bucket *b)
     for (int s = 0; s < K; s++)
         if (s != node && share[s] > 0) c[n++] = sg_mailbox_get_async(mbox("xd%d.%d", node, s), &data);
     sg_comm_wait_all(c, n);
+    free(c);
+}
+
+/* ps-sharded on the host CPUs (--ps-on cpu): every GPU of a node, its first too, sends its contribution up to
+ * the node's host and waits for the reply. */
+static void to_host(sg_world *w, const sg_actor_ctx *me, const sim_bucket *b)
+{
+    sleep_s(b->enc_s);
+    sg_mailbox_put(mbox("hu%d", me->index), &w->token, bytes_of(b->up_bytes));
+    sg_mailbox_get(mbox("hd%d", me->index));
+    sleep_s(b->dec_down_s);
+}
+
+/* A node's host CPU as its server: takes in the node's GPUs' contributions (their indices first .. first +
+ * node_gpus - 1), sums them, exchanges shards with the other hosts as the leaders would, replies. */
+static void host_server(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const sg_actor_ctx *me = sg_actor_self_get_data();
+    sg_world *w = me->w;
+    const int first = me->followers, G = me->node_gpus;
+    sg_comm_t *c = malloc((size_t)G * sizeof *c);
+    void *data;
+    if (!c) abort(); /* the child dies and the parent reports a failed run */
+    for (int it = 0; it < w->iters; it++)
+        for (int k = 0; k < w->plan->n; k++) {
+            const sim_bucket *b = &w->plan->b[k];
+            for (int g = 0; g < G; g++) c[g] = sg_mailbox_get_async(mbox("hu%d", first + g), &data);
+            sg_comm_wait_all(c, (size_t)G);
+            sleep_s(G * b->srv_dec_s);
+            if (w->N > 1) (w->plan->servers ? leaders_placed : leaders_shards)(w, me->node, b);
+            sleep_s(b->srv_enc_s);
+            for (int g = 0; g < G; g++)
+                c[g] = sg_mailbox_put_async(mbox("hd%d", first + g), &w->token, bytes_of(b->down_bytes));
+            sg_comm_wait_all(c, (size_t)G);
+        }
     free(c);
 }
 
@@ -249,7 +285,10 @@ static void worker(int argc, char **argv)
             switch (w->c->sync) {
             case SYNC_PS: ps_worker(w, a, b); break;
             case SYNC_PS_SHARDED:
-                node_reduce_bcast(w, me, b, w->plan->servers ? leaders_placed : leaders_shards);
+                if (w->c->ps_on_cpu)
+                    to_host(w, me, b);
+                else
+                    node_reduce_bcast(w, me, b, w->plan->servers ? leaders_placed : leaders_shards);
                 break;
             case SYNC_HIERARCHICAL: node_reduce_bcast(w, me, b, leaders_ring); break;
             case SYNC_RING: {
@@ -298,7 +337,9 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
                      char cfg[SIM_SG_NET_CFGS][64], int fd)
 {
     sg_world w = {c, p, c->gpus, p->per_node, p->nodes, c->iterations > 0 ? c->iterations : 1, 0, NULL, 0};
-    sg_actor_ctx *ctx = calloc((size_t)w.P + 1, sizeof *ctx);
+    /* the workers; then a single server, or with servers on the host CPUs one per node */
+    const int hosts = c->ps_on_cpu && c->sync == SYNC_PS_SHARDED && w.P > 1 ? w.N : 0;
+    sg_actor_ctx *ctx = calloc((size_t)w.P + 1 + (size_t)hosts, sizeof *ctx);
     w.end = calloc((size_t)w.P, sizeof *w.end);
     if (!w.end || !ctx) return 1;
     w.R = build_actors(&w, ctx, grouped);
@@ -310,29 +351,44 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
     simgrid_init(&argc, argv);
     simgrid_load_platform(xml_path);
     /* hosts by (node, GPU) from one listing: sg_host_by_name searches the
-     * zones linearly, which made starting P actors cost O(P^2) */
-    sg_host_t *grid = calloc((size_t)w.N * host_cols, sizeof *grid), *all = sg_host_list();
+     * zones linearly, which made starting P actors cost O(P^2); the host
+     * CPUs n<node>cpu where servers run on them */
+    sg_host_t *grid = calloc((size_t)w.N * (host_cols + 1), sizeof *grid), *all = sg_host_list();
     if (!grid || !all) return 1;
+    sg_host_t *cpu = grid + (size_t)w.N * host_cols;
     for (size_t h = 0, nh = sg_host_count(); h < nh; h++) {
         const char *name = sg_host_get_name(all[h]);
         int node, gpu, end = 0;
         if (sscanf(name, "n%dg%d%n", &node, &gpu, &end) == 2 && end > 0 && name[end] == '\0' && gpu >= 0 &&
             gpu < host_cols && node >= 0 && node < w.N)
             grid[node * host_cols + gpu] = all[h];
+        else if (end = 0,
+                 sscanf(name, "n%dcpu%n", &node, &end) == 1 && end > 0 && name[end] == '\0' && node >= 0 && node < w.N)
+            cpu[node] = all[h];
     }
     free(all);
-    for (int a = 0; a <= w.R; a++) { /* the workers, then the server where there is one */
-        if (a == w.R && !(c->sync == SYNC_PS && w.P > 1)) break;
-        int node = a == w.R ? 0 : ctx[a].node, gpu = a == w.R ? 0 : ctx[a].slot;
-        sg_host_t host = grid[node * host_cols + gpu];
-        if (!host) {
-            fprintf(stderr, "[gqsim/CRITICAL] Host not found: n%dg%d\n", node, gpu);
+    const int ps_cpu = c->sync == SYNC_PS && c->ps_on_cpu;
+    for (int a = 0; a <= w.R + hosts; a++) { /* the workers, then the server(s) where there are */
+        if (a == w.R && !(c->sync == SYNC_PS && w.P > 1)) continue;
+        const int server = a == w.R, host = a > w.R, node = host ? a - w.R - 1 : server ? 0 : ctx[a].node;
+        int gpu = server || host ? 0 : ctx[a].slot;
+        sg_host_t where = host || (server && ps_cpu) ? cpu[node] : grid[node * host_cols + gpu];
+        if (!where) {
+            if (host || (server && ps_cpu))
+                fprintf(stderr, "[gqsim/CRITICAL] Host not found: n%dcpu (a host CPU for --ps-on cpu)\n", node);
+            else
+                fprintf(stderr, "[gqsim/CRITICAL] Host not found: n%dg%d\n", node, gpu);
             return 1;
         }
-        if (a == w.R) ctx[a] = (sg_actor_ctx){&w, a, 0, 0, 0, 0, 0};
-        sg_actor_t act = sg_actor_init(a == w.R ? "ps" : "worker", host);
+        if (server) ctx[a] = (sg_actor_ctx){&w, a, 0, 0, 0, 0, 0};
+        if (host) { /* its node's GPU actors: the leader's index and the GPUs in use */
+            int first = 0;
+            while (ctx[first].node != node) first++;
+            ctx[a] = (sg_actor_ctx){&w, a, node, 0, 0, ctx[first].node_gpus, first};
+        }
+        sg_actor_t act = sg_actor_init(server ? "ps" : host ? "host" : "worker", where);
         sg_actor_set_data(act, &ctx[a]);
-        sg_actor_start(act, a == w.R ? ps_server : worker, 0, NULL);
+        sg_actor_start(act, server ? ps_server : host ? host_server : worker, 0, NULL);
     }
     simgrid_run();
     free(grid);

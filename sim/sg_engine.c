@@ -79,8 +79,10 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
      * under LV08 came out up to 1.2% apart grouped and not (CM02: identical;
      * stars: identical in all 480 cases compared), so fat-trees keep one
      * actor per GPU until that is understood. */
-    const int grouped = sim_simgrid_grouped(c->cluster, c->sync, c->gpus);
-    const int actors = sim_simgrid_actors(c->cluster, c->sync, c->gpus);
+    /* servers on the host CPUs: every GPU talks to its host, none stands for another */
+    const int on_cpu = c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED);
+    const int grouped = sim_simgrid_grouped(c->cluster, c->sync, c->gpus) && !on_cpu;
+    const int actors = on_cpu ? c->gpus + p->nodes : sim_simgrid_actors(c->cluster, c->sync, c->gpus);
     if (actors > SIM_SIMGRID_MAX_ACTORS)
         return snprintf(msg, cap,
                         "%d GPUs need %d SimGrid actors (%s), beyond the SimGrid engine's %d (it would need about %.0f "
@@ -97,8 +99,9 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
         xmlfd = gq_unnamed_file();
         cluster_spec reduced = *c->cluster;
         if (grouped) reduced.gpus_per_node = 2;
-        char *xml =
-            xmlfd >= 0 ? cluster_xml(&reduced, cluster_nodes_built(c->cluster, c->gpus), CLUSTER_XML_RACKED) : NULL;
+        char *xml = xmlfd >= 0 ? cluster_xml(&reduced, cluster_nodes_built(c->cluster, c->gpus),
+                                             CLUSTER_XML_RACKED | (on_cpu ? CLUSTER_XML_HOST_CPUS : 0))
+                               : NULL;
         size_t len = xml ? strlen(xml) : 0;
         int ok = xml && write(xmlfd, xml, len) == (ssize_t)len;
         free(xml);

@@ -53,8 +53,9 @@ int sync_parse(const char *s, sync_kind *out);
 typedef enum { PS_EVEN = 0, PS_ROUND_ROBIN = 1, PS_GREEDY = 2 } ps_placement;
 const char *ps_placement_name(ps_placement k);
 int ps_placement_parse(const char *s, ps_placement *out);
-/* "ps-sharded", or with servers or placement other than the default "ps-sharded:shards=K,placement=P". */
-void sync_describe(sync_kind s, int ps_shards, ps_placement placement, char *out, size_t cap);
+/* "ps-sharded", or with servers, placement or server device other than the defaults
+ * "ps-sharded:shards=K,placement=P,on=cpu" (the keys that differ); "ps" or "ps:on=cpu". */
+void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int ps_on_cpu, char *out, size_t cap);
 
 typedef struct {
     const model_t *model;
@@ -63,16 +64,21 @@ typedef struct {
     int gpus;        /* workers, one per GPU */
     qz_params quant; /* fp32 = no compression */
     sync_kind sync;
-    int ps_shards;               /* ps-sharded: parameter servers, on the first nodes' leaders; 0: one per node */
-    ps_placement ps_placement;   /* ps-sharded: how the gradient is split over them */
-    xch_policy exchange;         /* which tensors are quantized, the server's reply */
-    int overlap;                 /* 1: a bucket leaves as soon as its gradients are ready */
-    double fusion_bytes;         /* bucket size of raw fp32 gradients; 0 = one bucket per tensor */
-    double fusion_cycle_s;       /* > 0: Horovod-style cycles: tensors ready within one cycle
-                                    are fused (up to fusion_bytes) and leave at its end */
-    double fwd_s, bwd_s;         /* compute per iteration per GPU */
-    double encode_ns, decode_ns; /* codec cost per element (0 for fp32) */
-    double encode_fixed_ns, decode_fixed_ns; /* and per call (one call per tensor) */
+    int ps_shards;             /* ps-sharded: parameter servers, on the first nodes' leaders; 0: one per node */
+    ps_placement ps_placement; /* ps-sharded: how the gradient is split over them */
+    int ps_on_cpu;             /* ps, ps-sharded: the servers aggregate on their node's host CPU (every GPU's
+                                  contribution crosses PCIe to it), not on its first GPU */
+    double server_sum_ns;      /* with ps_on_cpu: the host adding an element into the aggregate, */
+    double server_decode_ns, server_decode_fixed_ns; /* decoding a contribution first (quantized tensors), */
+    double server_encode_ns, server_encode_fixed_ns; /* encoding its reply (codec_server_cost_cpu) */
+    xch_policy exchange;                             /* which tensors are quantized, the server's reply */
+    int overlap;                                     /* 1: a bucket leaves as soon as its gradients are ready */
+    double fusion_bytes;                             /* bucket size of raw fp32 gradients; 0 = one bucket per tensor */
+    double fusion_cycle_s;                           /* > 0: Horovod-style cycles: tensors ready within one cycle
+                                                        are fused (up to fusion_bytes) and leave at its end */
+    double fwd_s, bwd_s;                             /* compute per iteration per GPU */
+    double encode_ns, decode_ns;                     /* codec cost per element (0 for fp32) */
+    double encode_fixed_ns, decode_fixed_ns;         /* and per call (one call per tensor) */
     int codec_serial;    /* 1: the codec runs on the GPU, its kernels delay backward (a GPU is one stream) */
     double host_copy_bw; /* > 0: the codec runs on the host: the tensor crosses PCIe at this many bytes/s
                             before encoding and after decoding the reply */

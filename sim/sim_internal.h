@@ -14,6 +14,8 @@ typedef struct {
     double dec_s;      /* decoding one contribution-sized buffer */
     double enc_down_s; /* a server (re-)encoding its reply */
     double dec_down_s; /* a worker decoding the reply */
+    double srv_dec_s;  /* a server taking in one contribution-sized buffer (decode, and on a host CPU the sum) */
+    double srv_enc_s;  /* a server encoding its reply (enc_down_s, or on a host CPU its encode there) */
     double ready_s;    /* when its last gradient is ready, from the start of the iteration */
 } sim_bucket;
 

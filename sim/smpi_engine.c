@@ -41,6 +41,9 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
                         "the smpi engine runs the trainer's ps-sharded: one even shard per node "
                         "(no --ps-shards or --ps-placement)"),
                GQ_ERR_PARAM;
+    if (c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED))
+        return snprintf(msg, cap, "the smpi engine runs the trainer, whose servers are its ranks: no --ps-on cpu"),
+               GQ_ERR_PARAM;
     if (c->sync == SYNC_HIERARCHICAL) /* the trainer has no hierarchical all-reduce */
         return snprintf(msg, cap, "the smpi engine runs the trainer's schemes: ps, ps-sharded, ring or allgather"),
                GQ_ERR_PARAM;

@@ -233,6 +233,23 @@ check "validate: ps_shards and ps_placement columns, empty is the default" sh -c
 printf 'model,platform,gpu,batch,gpus,sync,images_per_s,ps_placement\nalexnet,terngrad-ethernet,GTX 1080,128,32,ps-sharded,100,rr\n' > ps.csv
 "$GQ" validate --measured ps.csv 2> err.txt; rc=$?
 check "validate: a bad ps_placement named with its line" sh -c "test $rc -ne 0 && grep -q \"ps.csv:2: ps_placement 'rr'\" err.txt"
+# servers on the host CPU: the option, its sync name and codec source, its column, TensorFlow's parameter_server(cpu)
+"$GQ" simulate --model alexnet --platform p2.8xlarge --gpus 8 --sync ps --ps-on cpu --format csv | tail -1 > psc.txt
+check "--ps-on cpu: sync ps:on=cpu, the host's summation named in codec_source" sh -c \
+    "grep -q ',ps:on=cpu,' psc.txt && grep -q 'server on cpu: sum 0.335 ns/element (data/codec_costs_cpu.csv)' psc.txt"
+"$GQ" simulate --model alexnet --platform p2.8xlarge --gpus 8 --sync ring --ps-on cpu 2> err.txt; rc=$?
+check "--ps-on cpu with a ring: refused in one line" sh -c "test $rc -eq 1 && grep -q 'servers of --sync ps or ps-sharded, not ring' err.txt"
+printf 'model,platform,gpu,batch,gpus,sync,images_per_s,ps_on,overlap\n' > pso.csv
+printf 'alexnet,p2.8xlarge,K80,512,8,ps,4640,cpu,0\nalexnet,p2.8xlarge,K80,512,8,parameter_server(cpu),4640,,0\n' >> pso.csv
+printf 'alexnet,p2.8xlarge,K80,512,8,ps,4640,,0\n' >> pso.csv
+"$GQ" validate --measured pso.csv --format csv > val.csv 2> err.txt
+"$GQ" simulate --model alexnet --platform p2.8xlarge --gpus 8 --batch 512 --sync ps --ps-on cpu --overlap off --format csv \
+    | tail -1 | awk -F, '{ printf "%.4g", $13 }' > want.txt
+check "validate: ps_on=cpu and parameter_server(cpu) predict what simulate --ps-on cpu does; empty is the GPU" sh -c \
+    "test \$(grep -c \",ps:on=cpu,fp32,8,4640,\$(cat want.txt),\" val.csv) -eq 2 && grep -q ',ps,fp32,8,4640,' val.csv"
+printf 'model,platform,gpu,batch,gpus,sync,images_per_s,ps_on\nalexnet,p2.8xlarge,K80,512,8,ps,4640,tpu\n' > pso.csv
+"$GQ" validate --measured pso.csv 2> err.txt; rc=$?
+check "validate: a bad ps_on named with its line" sh -c "test $rc -ne 0 && grep -q \"pso.csv:2: ps_on 'tpu' is not gpu or cpu\" err.txt"
 # every option that shapes a run has its column: a row with one set predicts what simulate with that option does
 printf 'model,platform,gpu,batch,gpus,sync,quant,images_per_s,downlink,fp32_last,fp32_below,fusion_cycle\n' > opt.csv
 for v in 'fp32,,,' ',1,,' ',,1e6,' ',,,0.05'; do

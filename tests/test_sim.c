@@ -16,7 +16,9 @@
  *  - inside a DGX-1: a ring over NVLink peers runs at one NVLink's rate (20
  *    GB/s, 25 on the V100's), one in rank order over 8 GPUs at PCIe's where
  *    it meets GPUs that are not peers, between nodes at the leader's PCIe x16;
- *    the reduce to the first GPU waits on the GPUs that reach it by PCIe. */
+ *    the reduce to the first GPU waits on the GPUs that reach it by PCIe;
+ *  - servers on the host CPU: the GPUs' flows share a K80 board's x16 and
+ *    the host's sums add up; ps-sharded between hosts skips the leaders. */
 #include "check.h"
 #include "sim.h"
 #include "zoo.h"
@@ -300,6 +302,40 @@ static void test_inside_nodes(void)
     CHECK(fabs(a / expect - 1) < 1e-6, "dgx1 reduce and broadcast, no contention: analytic %.6f s, %.6f s", a, expect);
 }
 
+/* Parameter servers on the host CPU (--ps-on cpu): every GPU's contribution crosses PCIe to its host, which adds it
+ * into the aggregate at a given cost per element. */
+static void test_ps_on_cpu(void)
+{
+    const double sum_ns = 0.3; /* the host adding one element */
+    cluster_spec k80 = cluster("p2.8xlarge");
+    sim_config c = base("alexnet", &k80, 8, "fp32", SYNC_PS);
+    c.overlap = 0, c.fusion_bytes = 1e12, c.network_model = "CM02", c.ps_on_cpu = 1, c.server_sum_ns = sum_ns;
+    const double n = (double)model_params(c.model), S = 4 * n;
+    /* 8 GPUs to the host: a K80 board's two share its x16 (2 S / 15.75 GB/s), 1 us; the host adds 8 contributions */
+    double expect = 0.15 + 2 * (1e-6 + 2 * S / 15.75e9) + 8 * n * sum_ns * 1e-9;
+    double s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+    CHECK(fabs(s / expect - 1) < 0.005, "PS on the host of a p2.8xlarge: SimGrid %.6f s, closed form %.6f s", s,
+          expect);
+    expect = 0.15 + 2 * (1e-6 + S / 15.75e9) + 8 * n * sum_ns * 1e-9; /* no contention counted */
+    CHECK(fabs(a / expect - 1) < 1e-6, "PS on the host, analytic: %.6f s, closed form %.6f s", a, expect);
+    /* on the first GPU instead: its own x16 takes the 7 others' flows, and summing costs nothing */
+    c.ps_on_cpu = 0;
+    s = run(c, ENGINE_SIMGRID);
+    expect = 0.15 + 2 * (2e-6 + 7 * S / 15.75e9);
+    CHECK(fabs(s / expect - 1) < 0.005, "PS on GPU 0 of a p2.8xlarge: SimGrid %.6f s, closed form %.6f s", s, expect);
+
+    /* ps-sharded on the hosts of 2 nodes of 2 GPUs: up to the host over each GPU's x16, the host adds 2, the
+     * hosts swap halves over the NICs (12.5 GB/s, 2 x 0.6 us) and add the other half, and the same way back */
+    cluster_spec ib = cluster("cluster:gpus-per-node=2,gpu=P100,intra=pcie3,inter=ib-edr");
+    c = base("alexnet", &ib, 4, "fp32", SYNC_PS_SHARDED);
+    c.overlap = 0, c.fusion_bytes = 1e12, c.ps_on_cpu = 1, c.server_sum_ns = sum_ns;
+    expect =
+        0.15 + 2 * (1e-6 + S / 15.75e9) + 2 * n * sum_ns * 1e-9 + n * sum_ns * 1e-9 + 2 * (1.2e-6 + S / 2 / 12.5e9);
+    s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+    CHECK(fabs(s / expect - 1) < 0.005 && fabs(a / expect - 1) < 1e-6,
+          "ps-sharded on 2 hosts: SimGrid %.6f s, analytic %.6f s, closed form %.6f s", s, a, expect);
+}
+
 int main(void)
 {
     if (zoo_load(&Z, NULL, NULL, 0) != GQ_OK) return 2;
@@ -311,6 +347,7 @@ int main(void)
     test_aggregation();
     test_ps_placement();
     test_inside_nodes();
+    test_ps_on_cpu();
     zoo_free(&Z);
     return check_summary();
 }
