@@ -578,6 +578,76 @@ void node_route_cost(const cluster_spec *c, const node_route *r, double *latency
     }
 }
 
+/* The time, from t = 0, until the last of `nf` flows of one byte each on routes r ends, as max-min sharing of the
+ * node's link directions runs them: rates by progressive filling, recomputed as flows end. */
+static double max_min_makespan(const cluster_spec *c, const node_route *r, int nf)
+{
+    const int L = node_link_count(c);
+    double *left = malloc((size_t)nf * sizeof *left), *rate = malloc((size_t)nf * sizeof *rate),
+           *cap = malloc(2 * (size_t)L * sizeof *cap);
+    int *count = malloc(2 * (size_t)L * sizeof *count);
+    double t = -1;
+    if (!left || !rate || !cap || !count) goto out;
+    for (int f = 0; f < nf; f++) left[f] = 1;
+    t = 0;
+    for (int active = nf; active > 0;) {
+        /* progressive filling: the link with the smallest fair share fixes its unfixed flows' rates */
+        for (int f = 0; f < nf; f++) rate[f] = left[f] > 0 ? -1 : 0;
+        for (int k = 0; k < 2 * L; k++) cap[k] = node_link_at(c, k / 2).bandwidth;
+        for (;;) {
+            for (int k = 0; k < 2 * L; k++) count[k] = 0;
+            for (int f = 0; f < nf; f++)
+                for (int h = 0; rate[f] < 0 && h < r[f].n; h++) count[2 * r[f].hop[h].link + r[f].hop[h].up]++;
+            int best = -1;
+            for (int k = 0; k < 2 * L; k++)
+                if (count[k] && (best < 0 || cap[k] / count[k] < cap[best] / count[best])) best = k;
+            if (best < 0) break;
+            const double share = cap[best] / count[best];
+            for (int f = 0; f < nf; f++) {
+                int on = 0;
+                for (int h = 0; rate[f] < 0 && h < r[f].n; h++) on |= 2 * r[f].hop[h].link + r[f].hop[h].up == best;
+                if (!on) continue;
+                rate[f] = share;
+                for (int h = 0; h < r[f].n; h++) cap[2 * r[f].hop[h].link + r[f].hop[h].up] -= share;
+            }
+        }
+        double dt = INFINITY;
+        for (int f = 0; f < nf; f++)
+            if (left[f] > 0 && rate[f] > 0) dt = fmin(dt, left[f] / rate[f]);
+        if (!isfinite(dt)) break;
+        t += dt;
+        for (int f = 0; f < nf; f++) {
+            if (!(left[f] > 0)) continue;
+            left[f] -= rate[f] * dt;
+            if (left[f] <= 1e-12) left[f] = 0, active--;
+        }
+    }
+out:
+    free(left), free(rate), free(cap), free(count);
+    return t;
+}
+
+int node_fan_in(const cluster_spec *c, double *bandwidth, double *latency)
+{
+    const int F = c->gpus_per_node - 1;
+    if (F < 1) return -1;
+    node_route *in = malloc((size_t)F * sizeof *in), *out = malloc((size_t)F * sizeof *out);
+    if (!in || !out) return free(in), free(out), -1;
+    *latency = 0;
+    for (int g = 1; g <= F; g++) {
+        double l, b;
+        node_route_between(c, g, 0, &in[g - 1]);
+        node_route_between(c, 0, g, &out[g - 1]);
+        node_route_cost(c, &in[g - 1], &l, &b);
+        *latency = fmax(*latency, l);
+    }
+    const double t_in = max_min_makespan(c, in, F), t_out = max_min_makespan(c, out, F);
+    free(in), free(out);
+    if (!(t_in > 0) || fabs(t_out - t_in) > 1e-9 * t_in) return -1;
+    *bandwidth = F / t_in;
+    return 0;
+}
+
 /* ---- XML ------------------------------------------------------------------------------------ */
 
 typedef struct {
@@ -620,6 +690,32 @@ enum { RACK_NODES = 32 };
  * gqsim's analytic engine takes too (node_route_between). */
 static void put_node(sbuf *b, const cluster_spec *c, int i, const char *ind, int host_cpu)
 {
+    if (c->grouped.group_bw > 0) { /* the engine's stand-in: the first GPU, and one host for the others */
+        const node_grouped *q = &c->grouped;
+        put(b, "%s<zone id=\"node%d\" routing=\"Full\">\n", ind, i);
+        put(b, "%s  <host id=\"n%dg0\" speed=\"1f\"/>\n%s  <host id=\"n%dg1\" speed=\"1f\"/>\n", ind, i, ind, i);
+        put(b, "%s  <router id=\"node%d_router\"/>\n", ind, i);
+        put(b,
+            "%s  <link id=\"node%d_lead\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+            ind, i, q->lead_bw, q->lead_lat);
+        put(b,
+            "%s  <link id=\"node%d_group\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" "
+            "sharing_policy=\"SPLITDUPLEX\"/>\n",
+            ind, i, q->group_bw, q->group_lat);
+        static const char *const R[][3] = {{"n%dg1", "n%dg0", "group\" direction=\"UP"},
+                                           {"n%dg0", "n%dg1", "group\" direction=\"DOWN"},
+                                           {"n%dg0", "node%d_router", "lead\" direction=\"UP"},
+                                           {"node%d_router", "n%dg0", "lead\" direction=\"DOWN"}};
+        for (int k = 0; k < 4; k++) {
+            char src[32], dst[32];
+            snprintf(src, sizeof src, R[k][0], i);
+            snprintf(dst, sizeof dst, R[k][1], i);
+            put(b, "%s  <route src=\"%s\" dst=\"%s\" symmetrical=\"NO\"><link_ctn id=\"node%d_%s\"/></route>\n", ind,
+                src, dst, i, R[k][2]);
+        }
+        put(b, "%s</zone>\n", ind);
+        return;
+    }
     if (cluster_uniform_node(c) && !host_cpu) {
         put(b,
             "%s<cluster id=\"node%d\" prefix=\"n%dg\" suffix=\"\" radical=\"0-%d\" speed=\"1f\" bw=\"%.17gBps\" "

@@ -52,6 +52,9 @@ typedef struct {
     const link_kind *socket_link; /* between the sockets (sockets > 1) */
     int mesh;                     /* 1: the 8 GPUs joined by the DGX-1's NVLink hybrid cube-mesh, each GPU on
                                      PCIe (the tree above) towards the NICs */
+    struct node_grouped_s {
+        double lead_bw, lead_lat, group_bw, group_lat;
+    } grouped; /* see node_grouped below */
 } cluster_spec;
 
 /* `cluster:gpus-per-node=G,gpu=NAME,intra=...,inter=...[,nics=K][,topology=star|fat-tree]
@@ -104,6 +107,17 @@ typedef struct {
 void node_route_between(const cluster_spec *c, int from, int to, node_route *r);
 /* The route's latency (its links' added) and bandwidth (its slowest link's). */
 void node_route_cost(const cluster_spec *c, const node_route *r, double *latency, double *bandwidth);
+
+/* A node's GPUs 1..G-1 all sending equal buffers to GPU 0 at once, as max-min sharing (SimGrid's) runs them on the
+ * node's links: the bandwidth one link needs to move the G-1 buffers' sum in the time the last of them arrives,
+ * and the longest of their routes' latencies; the same for GPU 0 sending to all of them. @return 0, or -1 if the
+ * two directions differ (no one link stands for both) or out of memory. */
+int node_fan_in(const cluster_spec *c, double *bandwidth, double *latency);
+
+/* For the SimGrid engine: a node drawn as its first GPU and one host standing for the others (gpus_per_node 2), the
+ * first GPU's link to the node's root and the others' link to the first GPU as given (bytes/s, s). Set by the
+ * engine on a copy of a spec whose node has an inside; 0 otherwise. */
+typedef struct node_grouped_s node_grouped;
 
 /* Writes the canonical spec (every key) to buf; returns snprintf's count. */
 int cluster_format(const cluster_spec *c, char *buf, size_t cap);

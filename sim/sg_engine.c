@@ -71,7 +71,10 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
                GQ_ERR_PARAM;
     /* On a generated platform every node is alike, so a node's GPUs other
      * than the first act alike too: one actor (and in the platform one host)
-     * stands for them, moving their summed bytes. Exact for the leader
+     * stands for them, moving their summed bytes. (A node with an inside --
+     * a PCIe tree, a cube-mesh -- is drawn as its first GPU's route to the
+     * NICs and one link that moves the others' sum to it in the time their
+     * fan-in takes under max-min sharing, for the leaders' schemes only.) Exact for the leader
      * exchanges (their flows share the leader's link) and for rings (their
      * hops use disjoint links and carry the same bytes); not for a single
      * parameter server, whose GPUs' flows meet on node 0's links. A user's
@@ -98,6 +101,12 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     } else {
         xmlfd = gq_unnamed_file();
         cluster_spec reduced = *c->cluster;
+        if (grouped && !cluster_uniform_node(c->cluster)) { /* the leader's route to the NICs; the fan-in's link */
+            node_route r;
+            node_route_between(c->cluster, 0, NODE_GATEWAY, &r);
+            node_route_cost(c->cluster, &r, &reduced.grouped.lead_lat, &reduced.grouped.lead_bw);
+            node_fan_in(c->cluster, &reduced.grouped.group_bw, &reduced.grouped.group_lat);
+        }
         if (grouped) reduced.gpus_per_node = 2;
         char *xml = xmlfd >= 0 ? cluster_xml(&reduced, cluster_nodes_built(c->cluster, c->gpus),
                                              CLUSTER_XML_RACKED | (on_cpu ? CLUSTER_XML_HOST_CPUS : 0))
@@ -175,9 +184,13 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
 int sim_simgrid_grouped(const cluster_spec *cl, sync_kind sync, int gpus)
 {
     int per_node = gpus < cl->gpus_per_node ? gpus : cl->gpus_per_node;
-    /* a node's followers behave alike only where each has its own link to one switch */
-    return cl->xml_path[0] == '\0' && sync != SYNC_PS && per_node > 2 && cl->topo == TOPO_STAR &&
-           cluster_uniform_node(cl);
+    if (!(cl->xml_path[0] == '\0' && sync != SYNC_PS && per_node > 2 && cl->topo == TOPO_STAR)) return 0;
+    if (cluster_uniform_node(cl)) return 1;
+    /* a node with an inside: its followers only meet the leader (the leaders' schemes), every node is full, and one
+     * link moves their sum in the time the fan-in takes (node_fan_in) */
+    double bw, lat;
+    return (sync == SYNC_PS_SHARDED || sync == SYNC_HIERARCHICAL) && gpus % cl->gpus_per_node == 0 &&
+           node_fan_in(cl, &bw, &lat) == 0;
 }
 
 int sim_simgrid_actors(const cluster_spec *cl, sync_kind sync, int gpus)
@@ -196,8 +209,8 @@ int sim_simgrid_actors(const cluster_spec *cl, sync_kind sync, int gpus)
  * GPUs 48 s and 700 MB, time as N^2.2; a single parameter server five times
  * that (243 s). Grouped, by nodes: 4096 nodes 5.3 s and 159 MB, 8192 nodes
  * 18.2 s and 311 MB; time as nodes^1.7. Nodes with an inside (dgx1: a zone of
- * 72 routes, one actor per GPU), ResNet-50: 4096 GPUs 10.3 s and 102 MB,
- * 16384 GPUs 95 s and 376 MB. */
+ * 72 routes) where not grouped (rings; partly used nodes), one actor per GPU,
+ * ResNet-50: 4096 GPUs 10.3 s and 102 MB, 16384 GPUs 95 s and 376 MB. */
 double sim_simgrid_cost_s(const cluster_spec *cl, sync_kind sync, int gpus, int iterations)
 {
     int it = iterations > 1 ? iterations : 1;

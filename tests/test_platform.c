@@ -287,6 +287,26 @@ static void test_inside_node(void)
     t = transfers_in("dgx1", 40, CLUSTER_XML_RACKED, X, A, 1);
     CHECK(fabs(t / (2e-6 + 2 * 0.6e-6 + BYTES / 15.75e9) - 1) < 1e-3, "dgx1, racked: the same: %.6f s", t);
 
+    /* the fan-in to GPU 0 under max-min, as one link: on a DGX-1, 1-4 arrive over their NVLinks (1/20 GB/s) while
+     * 5, 6, 7 share GPU 0's x16 (3/15.75 GB/s, the last to end): 7 buffers in 3/15.75 GB/s; on K80 boards every
+     * flow ends at GPU 0's x16, 1/15.75 GB/s each */
+    static const struct {
+        const char *spec;
+        double bw, lat;
+    } FAN[] = {{"dgx1", 7 * 15.75e9 / 3, 2e-6},
+               {"p2.8xlarge", 15.75e9, 2e-6},
+               {"p2.16xlarge", 15.75e9, 2e-6},
+               {"terngrad-ethernet", 15.75e9, 2e-6}};
+    for (size_t i = 0; i < sizeof FAN / sizeof FAN[0]; i++) {
+        cluster_spec f;
+        char m[256];
+        double bw = 0, lat = 0;
+        CHECK(cluster_parse(FAN[i].spec, &f, m, sizeof m) == GQ_OK && node_fan_in(&f, &bw, &lat) == 0 &&
+                  fabs(bw / FAN[i].bw - 1) < 1e-9 && fabs(lat - FAN[i].lat) < 1e-15,
+              "%s: fan-in as one link %.6g B/s, %.3g s (closed form %.6g, %.3g)", FAN[i].spec, bw, lat, FAN[i].bw,
+              FAN[i].lat);
+    }
+
     static const char *const BAD[][2] = {
         {"cluster:gpus-per-node=8,gpu=K80,intra=pcie3,inter=10gbe,board=3", "board=3 does not divide"},
         {"cluster:gpus-per-node=8,gpu=K80,intra=pcie3,inter=10gbe,board=2,pcie-switch=2", "larger than it"},
