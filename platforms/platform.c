@@ -685,23 +685,51 @@ static void put(sbuf *b, const char *fmt, ...)
 
 enum { RACK_NODES = 32 };
 
+/* The links of node i's zone, its grouped stand-in's, or (with host_cpu) with the memory bus to its host CPU. */
+static void put_node_links(sbuf *b, const cluster_spec *c, int i, const char *ind, int host_cpu)
+{
+    static const char LINK[] = "%s<link id=\"node%d_%s\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" "
+                               "sharing_policy=\"SPLITDUPLEX\"/>\n";
+    if (c->grouped.group_bw > 0) {
+        put(b, LINK, ind, i, "lead", c->grouped.lead_bw, c->grouped.lead_lat);
+        put(b, LINK, ind, i, "group", c->grouped.group_bw, c->grouped.group_lat);
+        return;
+    }
+    for (int k = 0; k < node_link_count(c); k++) {
+        node_link l = node_link_at(c, k);
+        put(b, LINK, ind, i, l.name, l.bandwidth, l.latency);
+    }
+    if (host_cpu)
+        put(b, "%s<link id=\"node%d_membus\" bandwidth=\"1e15Bps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n", ind,
+            i);
+}
+
+/* 1 if node zones list their own links (not a <cluster>, which makes its own). */
+static int node_has_links(const cluster_spec *c, int host_cpu)
+{
+    return c->grouped.group_bw > 0 || !cluster_uniform_node(c) || host_cpu;
+}
+
 /* One node's zone: a <cluster> where every GPU has its link to one switch; otherwise (or with its host CPU) a zone
  * of its GPUs, its links and every route between GPUs and to the gateway spelled out (Full routing): the routes
- * gqsim's analytic engine takes too (node_route_between). */
-static void put_node(sbuf *b, const cluster_spec *c, int i, const char *ind, int host_cpu)
+ * gqsim's analytic engine takes too (node_route_between). With links_outside its links were declared in the top
+ * zone already. */
+static void put_node(sbuf *b, const cluster_spec *c, int i, const char *ind, int host_cpu, int links_outside)
 {
+    char inner[16];
+    snprintf(inner, sizeof inner, "%s  ", ind);
+    if (!node_has_links(c, host_cpu)) {
+        put(b,
+            "%s<cluster id=\"node%d\" prefix=\"n%dg\" suffix=\"\" radical=\"0-%d\" speed=\"1f\" bw=\"%.17gBps\" "
+            "lat=\"%.17gs\" router_id=\"node%d_router\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+            ind, i, i, c->gpus_per_node - 1, c->intra->bandwidth, c->intra->latency, i);
+        return;
+    }
+    put(b, "%s<zone id=\"node%d\" routing=\"Full\">\n", ind, i);
     if (c->grouped.group_bw > 0) { /* the engine's stand-in: the first GPU, and one host for the others */
-        const node_grouped *q = &c->grouped;
-        put(b, "%s<zone id=\"node%d\" routing=\"Full\">\n", ind, i);
-        put(b, "%s  <host id=\"n%dg0\" speed=\"1f\"/>\n%s  <host id=\"n%dg1\" speed=\"1f\"/>\n", ind, i, ind, i);
-        put(b, "%s  <router id=\"node%d_router\"/>\n", ind, i);
-        put(b,
-            "%s  <link id=\"node%d_lead\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-            ind, i, q->lead_bw, q->lead_lat);
-        put(b,
-            "%s  <link id=\"node%d_group\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" "
-            "sharing_policy=\"SPLITDUPLEX\"/>\n",
-            ind, i, q->group_bw, q->group_lat);
+        put(b, "%s<host id=\"n%dg0\" speed=\"1f\"/>\n%s<host id=\"n%dg1\" speed=\"1f\"/>\n", inner, i, inner, i);
+        put(b, "%s<router id=\"node%d_router\"/>\n", inner, i);
+        if (!links_outside) put_node_links(b, c, i, inner, 0);
         static const char *const R[][3] = {{"n%dg1", "n%dg0", "group\" direction=\"UP"},
                                            {"n%dg0", "n%dg1", "group\" direction=\"DOWN"},
                                            {"n%dg0", "node%d_router", "lead\" direction=\"UP"},
@@ -710,33 +738,17 @@ static void put_node(sbuf *b, const cluster_spec *c, int i, const char *ind, int
             char src[32], dst[32];
             snprintf(src, sizeof src, R[k][0], i);
             snprintf(dst, sizeof dst, R[k][1], i);
-            put(b, "%s  <route src=\"%s\" dst=\"%s\" symmetrical=\"NO\"><link_ctn id=\"node%d_%s\"/></route>\n", ind,
+            put(b, "%s<route src=\"%s\" dst=\"%s\" symmetrical=\"NO\"><link_ctn id=\"node%d_%s\"/></route>\n", inner,
                 src, dst, i, R[k][2]);
         }
         put(b, "%s</zone>\n", ind);
         return;
     }
-    if (cluster_uniform_node(c) && !host_cpu) {
-        put(b,
-            "%s<cluster id=\"node%d\" prefix=\"n%dg\" suffix=\"\" radical=\"0-%d\" speed=\"1f\" bw=\"%.17gBps\" "
-            "lat=\"%.17gs\" router_id=\"node%d_router\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-            ind, i, i, c->gpus_per_node - 1, c->intra->bandwidth, c->intra->latency, i);
-        return;
-    }
-    const int G = c->gpus_per_node, L = node_link_count(c), CPU = G; /* the host CPU, after the GPUs */
-    put(b, "%s<zone id=\"node%d\" routing=\"Full\">\n", ind, i);
-    for (int g = 0; g < G; g++) put(b, "%s  <host id=\"n%dg%d\" speed=\"1f\"/>\n", ind, i, g);
-    if (host_cpu) put(b, "%s  <host id=\"n%dcpu\" speed=\"1f\"/>\n", ind, i);
-    put(b, "%s  <router id=\"node%d_router\"/>\n", ind, i);
-    for (int k = 0; k < L; k++) {
-        node_link l = node_link_at(c, k);
-        put(b,
-            "%s  <link id=\"node%d_%s\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-            ind, i, l.name, l.bandwidth, l.latency);
-    }
-    if (host_cpu)
-        put(b, "%s  <link id=\"node%d_membus\" bandwidth=\"1e15Bps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n",
-            ind, i);
+    const int G = c->gpus_per_node, CPU = G; /* the host CPU, after the GPUs */
+    for (int g = 0; g < G; g++) put(b, "%s<host id=\"n%dg%d\" speed=\"1f\"/>\n", inner, i, g);
+    if (host_cpu) put(b, "%s<host id=\"n%dcpu\" speed=\"1f\"/>\n", inner, i);
+    put(b, "%s<router id=\"node%d_router\"/>\n", inner, i);
+    if (!links_outside) put_node_links(b, c, i, inner, host_cpu);
     for (int from = NODE_GATEWAY; from < G + host_cpu; from++)
         for (int to = NODE_GATEWAY; to < G + host_cpu; to++) {
             if (from == to) continue;
@@ -746,7 +758,7 @@ static void put_node(sbuf *b, const cluster_spec *c, int i, const char *ind, int
             char src[32], dst[32];
             snprintf(src, sizeof src, from < 0 ? "node%d_router" : from == CPU ? "n%dcpu" : "n%dg%d", i, from);
             snprintf(dst, sizeof dst, to < 0 ? "node%d_router" : to == CPU ? "n%dcpu" : "n%dg%d", i, to);
-            put(b, "%s  <route src=\"%s\" dst=\"%s\" symmetrical=\"NO\">", ind, src, dst);
+            put(b, "%s<route src=\"%s\" dst=\"%s\" symmetrical=\"NO\">", inner, src, dst);
             if (from == CPU) put(b, "<link_ctn id=\"node%d_membus\"/>", i);
             for (int k = 0; k < r.n; k++)
                 put(b, "<link_ctn id=\"node%d_%s\" direction=\"%s\"/>", i, node_link_at(c, r.hop[k].link).name,
@@ -812,12 +824,22 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
      * route search (Dijkstra over a zone's members) stays small. */
     const int racks =
         (layout & CLUSTER_XML_RACKED) && !leaves && nodes > RACK_NODES ? (nodes + RACK_NODES - 1) / RACK_NODES : 0;
+    /* Racked, the NICs (and the links inside nodes) are declared in the top zone's first child: SimGrid 3.32 finds
+     * a route's links by name from the top zone down, depth first through every zone, so a NIC declared in rack r
+     * was found only after searching racks 0..r-1 (quadratic in nodes); in the first child, at once. */
+    const int host_cpu = (layout & CLUSTER_XML_HOST_CPUS) != 0, outside = racks && node_has_links(c, host_cpu);
+    if (racks) put(&b, "  <zone id=\"links\" routing=\"None\">\n"); /* the DTD wants zones before links */
+    for (int i = 0; racks && i < nodes; i++)
+        put(&b, "    <link id=\"nic%d\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+            i, nic, c->inter->latency);
+    for (int i = 0; outside && i < nodes; i++) put_node_links(&b, c, i, "    ", host_cpu);
+    if (racks) put(&b, "  </zone>\n");
     for (int r = 0; r < (racks ? racks : 1); r++) {
         int first = racks ? r * RACK_NODES : 0,
             last = racks && (r + 1) * RACK_NODES < nodes ? (r + 1) * RACK_NODES : nodes;
         const char *ind = racks ? "    " : "  ";
         if (racks) put(&b, "  <zone id=\"rack%d\" routing=\"DijkstraCache\">\n", r);
-        for (int i = first; i < last; i++) put_node(&b, c, i, ind, (layout & CLUSTER_XML_HOST_CPUS) != 0);
+        for (int i = first; i < last; i++) put_node(&b, c, i, ind, host_cpu, outside);
         if (racks) {
             put(&b, "    <zone id=\"rack%d_gw\" routing=\"Full\">\n      <router id=\"rack%d_router\"/>\n    </zone>\n",
                 r, r);
@@ -842,7 +864,7 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
             }
             put(&b, "  </zone>\n");
         }
-        for (int i = first; i < last; i++)
+        for (int i = first; !racks && i < last; i++)
             put(&b, "%s<link id=\"nic%d\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n",
                 ind, i, nic, c->inter->latency);
         for (int i = first; i < last; i++) {
