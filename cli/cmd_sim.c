@@ -405,16 +405,7 @@ static int platforms_show(int argc, char **argv)
                   c.intra->latency * 1e6, c.intra->source);
     for (int i = 0; !cluster_uniform_node(&c) && i < node_link_count(&c); i++) { /* a tree or mesh: each link */
         const node_link l = node_link_at(&c, i);
-        const char *kind = l.name[0] == 'n'                                        ? c.intra->name
-                           : l.name[0] == 's' && strncmp(l.name, "socket", 6) == 0 ? c.socket_link->name
-                           : c.mesh                                                ? "pcie3"
-                                                                                   : c.intra->name;
-        const char *what = l.name[0] == 'n'                    ? "NVLink (cube-mesh)"
-                           : l.name[0] == 'g'                  ? "the GPU's own x16"
-                           : l.name[0] == 'b'                  ? "a board's uplink"
-                           : strncmp(l.name, "switch", 6) == 0 ? "a PCIe switch's uplink"
-                                                               : c.socket_link->source;
-        table_row(&t, "node:%s\t%s\t%.4g\t%.3g\t-\t%s", l.name, kind, l.bandwidth / 1e9, l.latency * 1e6, what);
+        table_row(&t, "node:%s\t%s\t%.4g\t%.3g\t-\t%s", l.name, l.kind, l.bandwidth / 1e9, l.latency * 1e6, l.role);
     }
     table_row(&t, "node-nic\t%d x %s\t%.4g\t%.3g\t%s\t%s", c.nics, c.inter->name, cluster_nic_bandwidth(&c) / 1e9,
               c.inter->latency * 1e6, c.inter->rdma ? "RDMA (CM02)" : "TCP (LV08)", c.inter->source);

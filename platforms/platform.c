@@ -227,8 +227,9 @@ static const char *const SPEC_KEYS[] = {"gpus-per-node", "gpu",     "intra",    
 static const char *const XML_KEYS[] = {"gpu",   "intra",       "inter",   "nics",        "topology", "oversub", "leaf",
                                        "board", "pcie-switch", "sockets", "socket-link", "mesh",     NULL};
 
-/* The inside of a node, once every key is read: the levels must nest. @return 0, or -1 with the reason. */
-static int check_node(cluster_spec *c, char *why, size_t cap)
+/* The inside of a node, once every key is read: the levels must nest; a second socket defaults to qpi. @return 0,
+ * or -1 with the reason. */
+static int finish_node(cluster_spec *c, char *why, size_t cap)
 {
     const int G = c->gpus_per_node, B = c->board, S = c->pcie_switch, K = c->sockets;
     if (G % B) return snprintf(why, cap, "board=%d does not divide gpus-per-node=%d", B, G), -1;
@@ -364,7 +365,7 @@ gq_err cluster_parse_xml(const char *text, const char *path, cluster_spec *c, ch
     c->nodes = nodes;
     c->gpus_per_node = per_node;
     char why[200];
-    if (e == GQ_OK && check_node(c, why, sizeof why) != 0) e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: %s", path, why);
+    if (e == GQ_OK && finish_node(c, why, sizeof why) != 0) e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: %s", path, why);
     return e;
 }
 
@@ -423,7 +424,7 @@ gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap)
     if (c->topo == TOPO_STAR && c->oversub != 1)
         return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: oversub= needs topology=fat-tree");
     char why[200];
-    if (check_node(c, why, sizeof why) != 0) return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: %s", why);
+    if (finish_node(c, why, sizeof why) != 0) return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: %s", why);
     return GQ_OK;
 }
 
@@ -492,26 +493,28 @@ int node_link_count(const cluster_spec *c) { return mesh_link(c, c->mesh ? MESH_
 
 node_link node_link_at(const cluster_spec *c, int i)
 {
-    node_link l = {0, 0, ""};
+    node_link l = {0, 0, "", "", ""};
     const int G = c->gpus_per_node, nb = nboards(c), ns = nswitches(c), nk = nsockets(c) - 1;
     /* a mesh's GPUs reach the rest of the node over their PCIe x16; the tree's links are x16 of the intra kind */
     const link_kind *tree = c->mesh ? &INTRA[0] : c->intra;
     if (i < G) {
-        l = (node_link){tree->bandwidth, tree->latency, ""};
+        l = (node_link){tree->bandwidth, tree->latency, "", tree->name, "the GPU's own x16"};
         snprintf(l.name, sizeof l.name, "g%d", i);
     } else if ((i -= G) < nb) {
-        l = (node_link){tree->bandwidth, 0, ""};
+        l = (node_link){tree->bandwidth, 0, "", tree->name, "a board's uplink"};
         snprintf(l.name, sizeof l.name, "board%d", i);
     } else if ((i -= nb) < ns) {
-        l = (node_link){tree->bandwidth, 0, ""};
+        l = (node_link){tree->bandwidth, 0, "", tree->name, "a PCIe switch's uplink"};
         snprintf(l.name, sizeof l.name, "switch%d", i);
     } else if ((i -= ns) < nk) {
-        l = (node_link){c->socket_link->bandwidth, c->socket_link->latency, ""};
+        l = (node_link){c->socket_link->bandwidth, c->socket_link->latency, "", c->socket_link->name,
+                        c->socket_link->source};
         snprintf(l.name, sizeof l.name, "socket%d", i + 1);
     } else if ((i -= nk) < (c->mesh ? MESH_PAIRS : 0)) {
         const int v100 = strcmp(c->intra->name, "nvlink2") == 0, per_gpu = v100 ? 6 : 4;
         const int links = v100 ? MESH[i].v100 : MESH[i].p100;
-        l = (node_link){links * c->intra->bandwidth / per_gpu, c->intra->latency, ""};
+        l = (node_link){links * c->intra->bandwidth / per_gpu, c->intra->latency, "", c->intra->name,
+                        "NVLink (cube-mesh)"};
         snprintf(l.name, sizeof l.name, "nv%d-%d", MESH[i].a, MESH[i].b);
     }
     return l;
@@ -829,9 +832,9 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
      * was found only after searching racks 0..r-1 (quadratic in nodes); in the first child, at once. */
     const int host_cpu = (layout & CLUSTER_XML_HOST_CPUS) != 0, outside = racks && node_has_links(c, host_cpu);
     if (racks) put(&b, "  <zone id=\"links\" routing=\"None\">\n"); /* the DTD wants zones before links */
-    for (int i = 0; racks && i < nodes; i++)
-        put(&b, "    <link id=\"nic%d\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-            i, nic, c->inter->latency);
+    static const char NIC[] =
+        "%s<link id=\"nic%d\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n";
+    for (int i = 0; racks && i < nodes; i++) put(&b, NIC, "    ", i, nic, c->inter->latency);
     for (int i = 0; outside && i < nodes; i++) put_node_links(&b, c, i, "    ", host_cpu);
     if (racks) put(&b, "  </zone>\n");
     for (int r = 0; r < (racks ? racks : 1); r++) {
@@ -864,9 +867,7 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
             }
             put(&b, "  </zone>\n");
         }
-        for (int i = first; !racks && i < last; i++)
-            put(&b, "%s<link id=\"nic%d\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-                ind, i, nic, c->inter->latency);
+        for (int i = first; !racks && i < last; i++) put(&b, NIC, ind, i, nic, c->inter->latency);
         for (int i = first; i < last; i++) {
             char gw[32], dst[32];
             if (racks)

@@ -32,6 +32,13 @@ const link_kind *link_kind_at(int intra, size_t i);
 
 typedef enum { TOPO_STAR = 0, TOPO_FAT_TREE = 1 } topology;
 
+/* For the SimGrid engine: a node drawn as its first GPU and one host standing for the others (gpus_per_node 2), the
+ * first GPU's link to the node's root and the others' link to the first GPU as given (bytes/s, s). Set by the
+ * engine on a copy of a spec whose node has an inside; all 0 otherwise. */
+typedef struct {
+    double lead_bw, lead_lat, group_bw, group_lat;
+} node_grouped;
+
 typedef struct {
     char name[64]; /* built-in name, or "cluster" */
     char gpu[48];  /* GPU model, as in data/gpus.csv */
@@ -52,9 +59,7 @@ typedef struct {
     const link_kind *socket_link; /* between the sockets (sockets > 1) */
     int mesh;                     /* 1: the 8 GPUs joined by the DGX-1's NVLink hybrid cube-mesh, each GPU on
                                      PCIe (the tree above) towards the NICs */
-    struct node_grouped_s {
-        double lead_bw, lead_lat, group_bw, group_lat;
-    } grouped; /* see node_grouped below */
+    node_grouped grouped;
 } cluster_spec;
 
 /* `cluster:gpus-per-node=G,gpu=NAME,intra=...,inter=...[,nics=K][,topology=star|fat-tree]
@@ -89,6 +94,8 @@ int cluster_uniform_node(const cluster_spec *c);
 typedef struct {
     double bandwidth, latency; /* bytes/s each direction, s */
     char name[24];             /* unique in the node: g3, board1, switch0, socket1, nv0-4 */
+    const char *kind;          /* its link kind's name: pcie3, nvlink1, qpi, ... */
+    const char *role;          /* what it joins, in words */
 } node_link;
 int node_link_count(const cluster_spec *c);
 node_link node_link_at(const cluster_spec *c, int i);
@@ -113,11 +120,6 @@ void node_route_cost(const cluster_spec *c, const node_route *r, double *latency
  * and the longest of their routes' latencies; the same for GPU 0 sending to all of them. @return 0, or -1 if the
  * two directions differ (no one link stands for both) or out of memory. */
 int node_fan_in(const cluster_spec *c, double *bandwidth, double *latency);
-
-/* For the SimGrid engine: a node drawn as its first GPU and one host standing for the others (gpus_per_node 2), the
- * first GPU's link to the node's root and the others' link to the first GPU as given (bytes/s, s). Set by the
- * engine on a copy of a spec whose node has an inside; 0 otherwise. */
-typedef struct node_grouped_s node_grouped;
 
 /* Writes the canonical spec (every key) to buf; returns snprintf's count. */
 int cluster_format(const cluster_spec *c, char *buf, size_t cap);

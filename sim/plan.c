@@ -131,6 +131,18 @@ static void route_cost(const cluster_spec *cl, int from, int to, double *lat, do
     node_route_cost(cl, &r, lat, bw);
 }
 
+/* The slowest of the routes from GPUs lo..hi-1 to `to` (a GPU or NODE_GATEWAY): the longest latency, the least
+ * bandwidth (no contention counted); 0 and infinity for none. */
+static void slowest_to(const cluster_spec *cl, int lo, int hi, int to, double *lat, double *bw)
+{
+    *lat = 0, *bw = INFINITY;
+    for (int g = lo; g < hi; g++) {
+        double l, b;
+        route_cost(cl, g, to, &l, &b);
+        *lat = fmax(*lat, l), *bw = fmin(*bw, b);
+    }
+}
+
 /* A node's first GPU to another node's, through both nodes' routes to their NICs: latency and bandwidth with
  * factors 1 (the fat-tree's uplinks are the caller's). */
 static void leader_to_leader(const cluster_spec *cl, double *lat, double *bw)
@@ -235,39 +247,23 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
              strcmp(p->net.name, "LV08") == 0 ? ", crosstraffic" : "");
     /* node-local reduce: the slowest follower's route to its leader (no contention counted) */
     const int G = p->per_node, multi = p->nodes > 1;
-    route_cost(cl, G > 1 ? 1 : 0, 0, &p->a_intra, &p->b_intra);
-    for (int g = 2; g < G; g++) {
-        double l, b;
-        route_cost(cl, g, 0, &l, &b);
-        p->a_intra = fmax(p->a_intra, l), p->b_intra = fmin(p->b_intra, b);
-    }
+    slowest_to(cl, 1, G, 0, &p->a_intra, &p->b_intra);
     if (G == 1) p->a_intra = 2 * cl->intra->latency, p->b_intra = cl->intra->bandwidth; /* not crossed */
     leader_to_leader(cl, &p->a_inter, &p->b_inter);
-    /* a single server on GPU 0 of node 0: the farthest GPU's route to it */
+    /* every GPU's route up to its node's root, where the NICs and the host CPU are */
+    double a_up, b_up, a_down, b_down;
+    slowest_to(cl, 0, G, NODE_GATEWAY, &a_up, &b_up);
+    route_cost(cl, NODE_GATEWAY, 0, &a_down, &b_down);
+    const double nic = cluster_nic_bandwidth(cl);
+    const int on_host = c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED);
+    /* a single server: on GPU 0 of node 0, the farthest GPU's route to it; on node 0's host, up to its root */
     p->a_far = p->a_intra, p->b_far = p->b_intra;
-    for (int g = 0; multi && g < G; g++) {
-        double la, ba, lb, bb;
-        route_cost(cl, g, NODE_GATEWAY, &la, &ba);
-        route_cost(cl, NODE_GATEWAY, 0, &lb, &bb);
-        p->a_far = g ? fmax(p->a_far, la + lb + 2 * cl->inter->latency) : la + lb + 2 * cl->inter->latency;
-        p->b_far = g ? fmin(p->b_far, fmin(fmin(ba, bb), cluster_nic_bandwidth(cl)))
-                     : fmin(fmin(ba, bb), cluster_nic_bandwidth(cl));
-    }
-    if (c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED)) {
-        /* the servers are the nodes' host CPUs, at the root where the NICs are: every GPU's route up to it */
-        double a_host = 0, b_host = INFINITY;
-        for (int g = 0; g < G; g++) {
-            double l, b;
-            route_cost(cl, g, NODE_GATEWAY, &l, &b);
-            a_host = fmax(a_host, l), b_host = fmin(b_host, b);
-        }
-        if (c->sync == SYNC_PS_SHARDED) { /* GPUs to their host; hosts to hosts over the NICs alone */
-            p->a_intra = a_host, p->b_intra = b_host;
-            p->a_inter = 2 * cl->inter->latency, p->b_inter = cluster_nic_bandwidth(cl);
-        } else { /* every GPU to node 0's host */
-            p->a_far = a_host + (multi ? 2 * cl->inter->latency : 0);
-            p->b_far = multi ? fmin(b_host, cluster_nic_bandwidth(cl)) : b_host;
-        }
+    if (multi) p->a_far = a_up + (on_host ? 0 : a_down) + 2 * cl->inter->latency;
+    if (multi) p->b_far = fmin(on_host ? b_up : fmin(b_up, b_down), nic);
+    if (on_host && !multi) p->a_far = a_up, p->b_far = b_up;
+    if (on_host && c->sync == SYNC_PS_SHARDED) { /* GPUs to their host; hosts to hosts over the NICs alone */
+        p->a_intra = a_up, p->b_intra = b_up;
+        p->a_inter = 2 * cl->inter->latency, p->b_inter = nic;
     }
     double cross; /* the ring's hop between nodes, inside them */
     if (ring_cost(cl, G, multi, &p->a_ring, &cross, &p->b_ring) != 0) return GQ_ERR_NOMEM;

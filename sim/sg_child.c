@@ -368,6 +368,7 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
     }
     free(all);
     const int ps_cpu = c->sync == SYNC_PS && c->ps_on_cpu;
+    int leader = 0;                          /* a host's node's first GPU actor: the hosts come in node order */
     for (int a = 0; a <= w.R + hosts; a++) { /* the workers, then the server(s) where there are */
         if (a == w.R && !(c->sync == SYNC_PS && w.P > 1)) continue;
         const int server = a == w.R, host = a > w.R, node = host ? a - w.R - 1 : server ? 0 : ctx[a].node;
@@ -382,9 +383,8 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
         }
         if (server) ctx[a] = (sg_actor_ctx){&w, a, 0, 0, 0, 0, 0};
         if (host) { /* its node's GPU actors: the leader's index and the GPUs in use */
-            int first = 0;
-            while (ctx[first].node != node) first++;
-            ctx[a] = (sg_actor_ctx){&w, a, node, 0, 0, ctx[first].node_gpus, first};
+            while (ctx[leader].node != node) leader++;
+            ctx[a] = (sg_actor_ctx){&w, a, node, 0, 0, ctx[leader].node_gpus, leader};
         }
         sg_actor_t act = sg_actor_init(server ? "ps" : host ? "host" : "worker", where);
         sg_actor_set_data(act, &ctx[a]);

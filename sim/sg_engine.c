@@ -62,6 +62,38 @@ static void simgrid_reason(int fd, char *why, size_t cap)
     }
 }
 
+/* Whether the engine lets one actor stand for a node's GPUs other than the first (see sim_simgrid); for a node with
+ * an inside, q (if not NULL) gets the stand-in node's links. */
+static int grouping(const cluster_spec *cl, sync_kind sync, int gpus, node_grouped *q)
+{
+    int per_node = gpus < cl->gpus_per_node ? gpus : cl->gpus_per_node;
+    if (!(cl->xml_path[0] == '\0' && sync != SYNC_PS && per_node > 2 && cl->topo == TOPO_STAR)) return 0;
+    if (cluster_uniform_node(cl)) return 1;
+    /* a node with an inside: its followers only meet the leader (the leaders' schemes), every node is full, and one
+     * link moves their sum in the time the fan-in takes (node_fan_in) */
+    node_grouped g;
+    if (!((sync == SYNC_PS_SHARDED || sync == SYNC_HIERARCHICAL) && gpus % cl->gpus_per_node == 0 &&
+          node_fan_in(cl, &g.group_bw, &g.group_lat) == 0))
+        return 0;
+    node_route r; /* the leader's route to the NICs */
+    node_route_between(cl, 0, NODE_GATEWAY, &r);
+    node_route_cost(cl, &r, &g.lead_lat, &g.lead_bw);
+    if (q) *q = g;
+    return 1;
+}
+
+/* Worker actors for `gpus` GPUs, one per GPU or grouped. */
+static int actors_for(const cluster_spec *cl, int gpus, int grouped)
+{
+    const int nodes = cluster_nodes_for(cl, gpus);
+    int actors = 0;
+    for (int node = 0; node < nodes; node++) {
+        int here = node + 1 < nodes ? cl->gpus_per_node : gpus - node * cl->gpus_per_node;
+        actors += 1 + node_followers(here, grouped);
+    }
+    return actors;
+}
+
 gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap)
 {
     const int user_xml = c->cluster->xml_path[0] != '\0';
@@ -71,21 +103,22 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
                GQ_ERR_PARAM;
     /* On a generated platform every node is alike, so a node's GPUs other
      * than the first act alike too: one actor (and in the platform one host)
-     * stands for them, moving their summed bytes. (A node with an inside --
-     * a PCIe tree, a cube-mesh -- is drawn as its first GPU's route to the
-     * NICs and one link that moves the others' sum to it in the time their
-     * fan-in takes under max-min sharing, for the leaders' schemes only.) Exact for the leader
+     * stands for them, moving their summed bytes. Exact for the leader
      * exchanges (their flows share the leader's link) and for rings (their
      * hops use disjoint links and carry the same bytes); not for a single
-     * parameter server, whose GPUs' flows meet on node 0's links. A user's
-     * XML may differ per GPU: one actor per GPU there. On a fat-tree, rings
-     * under LV08 came out up to 1.2% apart grouped and not (CM02: identical;
-     * stars: identical in all 480 cases compared), so fat-trees keep one
-     * actor per GPU until that is understood. */
-    /* servers on the host CPUs: every GPU talks to its host, none stands for another */
+     * parameter server, whose GPUs' flows meet on node 0's links. A node with
+     * an inside (a PCIe tree, a cube-mesh) is drawn, for the leaders' schemes
+     * only, as its first GPU's route to the NICs and one link that moves the
+     * others' sum to it in the time their fan-in takes under max-min sharing.
+     * A user's XML may differ per GPU: one actor per GPU there. On a
+     * fat-tree, rings under LV08 came out up to 1.2% apart grouped and not
+     * (CM02: identical; stars: identical in all 480 cases compared), so
+     * fat-trees keep one actor per GPU until that is understood. With servers
+     * on the host CPUs every GPU talks to its host: none stands for another. */
     const int on_cpu = c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED);
-    const int grouped = sim_simgrid_grouped(c->cluster, c->sync, c->gpus) && !on_cpu;
-    const int actors = on_cpu ? c->gpus + p->nodes : sim_simgrid_actors(c->cluster, c->sync, c->gpus);
+    node_grouped stand_in = {0, 0, 0, 0};
+    const int grouped = !on_cpu && grouping(c->cluster, c->sync, c->gpus, &stand_in);
+    const int actors = on_cpu ? c->gpus + p->nodes : actors_for(c->cluster, c->gpus, grouped);
     if (actors > SIM_SIMGRID_MAX_ACTORS)
         return snprintf(msg, cap,
                         "%d GPUs need %d SimGrid actors (%s), beyond the SimGrid engine's %d (it would need about %.0f "
@@ -101,12 +134,7 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     } else {
         xmlfd = gq_unnamed_file();
         cluster_spec reduced = *c->cluster;
-        if (grouped && !cluster_uniform_node(c->cluster)) { /* the leader's route to the NICs; the fan-in's link */
-            node_route r;
-            node_route_between(c->cluster, 0, NODE_GATEWAY, &r);
-            node_route_cost(c->cluster, &r, &reduced.grouped.lead_lat, &reduced.grouped.lead_bw);
-            node_fan_in(c->cluster, &reduced.grouped.group_bw, &reduced.grouped.group_lat);
-        }
+        reduced.grouped = stand_in;
         if (grouped) reduced.gpus_per_node = 2;
         char *xml = xmlfd >= 0 ? cluster_xml(&reduced, cluster_nodes_built(c->cluster, c->gpus),
                                              CLUSTER_XML_RACKED | (on_cpu ? CLUSTER_XML_HOST_CPUS : 0))
@@ -181,27 +209,11 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     return GQ_OK;
 }
 
-int sim_simgrid_grouped(const cluster_spec *cl, sync_kind sync, int gpus)
-{
-    int per_node = gpus < cl->gpus_per_node ? gpus : cl->gpus_per_node;
-    if (!(cl->xml_path[0] == '\0' && sync != SYNC_PS && per_node > 2 && cl->topo == TOPO_STAR)) return 0;
-    if (cluster_uniform_node(cl)) return 1;
-    /* a node with an inside: its followers only meet the leader (the leaders' schemes), every node is full, and one
-     * link moves their sum in the time the fan-in takes (node_fan_in) */
-    double bw, lat;
-    return (sync == SYNC_PS_SHARDED || sync == SYNC_HIERARCHICAL) && gpus % cl->gpus_per_node == 0 &&
-           node_fan_in(cl, &bw, &lat) == 0;
-}
+int sim_simgrid_grouped(const cluster_spec *cl, sync_kind sync, int gpus) { return grouping(cl, sync, gpus, NULL); }
 
 int sim_simgrid_actors(const cluster_spec *cl, sync_kind sync, int gpus)
 {
-    const int grouped = sim_simgrid_grouped(cl, sync, gpus), nodes = cluster_nodes_for(cl, gpus);
-    int actors = 0;
-    for (int node = 0; node < nodes; node++) {
-        int here = node + 1 < nodes ? cl->gpus_per_node : gpus - node * cl->gpus_per_node;
-        actors += 1 + node_followers(here, grouped);
-    }
-    return actors;
+    return actors_for(cl, gpus, sim_simgrid_grouped(cl, sync, gpus));
 }
 
 /* Measured on a 2-core machine (docs/performance.md#simulation-cost), one

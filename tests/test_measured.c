@@ -50,31 +50,30 @@ static void test_bad(void)
     char text[512];
     expect("", "m.csv:1: empty file");
     expect("model,gpu\nalexnet,P100\n", "m.csv:1: needs columns");
-    snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,4294967297,100\n", h);
-    expect(text, "m.csv:2: gpus '4294967297' must be an integer in 1..65536");
-    snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,65537,100\n", h);
-    expect(text, "m.csv:2: gpus '65537'");
-    snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,8,100\nalexnet,dgx1,P100,0,8,100\n", h);
-    expect(text, "m.csv:3: batch '0' must be an integer in 1..1000000");
-    snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,8,nan\n", h);
-    expect(text, "m.csv:2: images_per_s 'nan' must be a number in (0, 1e9]");
-    snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,8,-5\n", h);
-    expect(text, "m.csv:2: images_per_s '-5'");
-    snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,8\n", h);
-    expect(text, "m.csv:2: 5 fields, the header has 6");
-    snprintf(text, sizeof text, "%s\"alexnet,dgx1,P100,128,8,100\n", h);
-    expect(text, "m.csv:2: a quoted field is not closed");
-    snprintf(text, sizeof text, "%sale\"xnet,dgx1,P100,128,8,100\n", h);
-    expect(text, "m.csv:2: a quote inside an unquoted field");
+    /* rows after the header h (0) or the header with option columns ho (1), and the error they give */
     const char *ho = "model,platform,gpu,batch,gpus,images_per_s,fp32_last,fp32_below,fusion_cycle,ps_shards\n";
-    snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,8,100,2,,,\n", ho);
-    expect(text, "m.csv:2: fp32_last '2' is not 0 or 1");
-    snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,8,100,,-1,,\n", ho);
-    expect(text, "m.csv:2: fp32_below '-1' must be elements in [0, 1e15]");
-    snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,8,100,,,11,\n", ho);
-    expect(text, "m.csv:2: fusion_cycle '11' must be seconds in [0, 10]");
-    snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,8,100,,,,1025\n", ho);
-    expect(text, "m.csv:2: ps_shards '1025' must be an integer in 1..1024");
+    static const struct {
+        int with_options;
+        const char *rows, *error;
+    } BAD[] = {
+        {0, "alexnet,dgx1,P100,128,4294967297,100\n", "m.csv:2: gpus '4294967297' must be an integer in 1..65536"},
+        {0, "alexnet,dgx1,P100,128,65537,100\n", "m.csv:2: gpus '65537'"},
+        {0, "alexnet,dgx1,P100,128,8,100\nalexnet,dgx1,P100,0,8,100\n",
+         "m.csv:3: batch '0' must be an integer in 1..1000000"},
+        {0, "alexnet,dgx1,P100,128,8,nan\n", "m.csv:2: images_per_s 'nan' must be a number in (0, 1e9]"},
+        {0, "alexnet,dgx1,P100,128,8,-5\n", "m.csv:2: images_per_s '-5'"},
+        {0, "alexnet,dgx1,P100,128,8\n", "m.csv:2: 5 fields, the header has 6"},
+        {0, "\"alexnet,dgx1,P100,128,8,100\n", "m.csv:2: a quoted field is not closed"},
+        {0, "ale\"xnet,dgx1,P100,128,8,100\n", "m.csv:2: a quote inside an unquoted field"},
+        {1, "alexnet,dgx1,P100,128,8,100,2,,,\n", "m.csv:2: fp32_last '2' is not 0 or 1"},
+        {1, "alexnet,dgx1,P100,128,8,100,,-1,,\n", "m.csv:2: fp32_below '-1' must be elements in [0, 1e15]"},
+        {1, "alexnet,dgx1,P100,128,8,100,,,11,\n", "m.csv:2: fusion_cycle '11' must be seconds in [0, 10]"},
+        {1, "alexnet,dgx1,P100,128,8,100,,,,1025\n", "m.csv:2: ps_shards '1025' must be an integer in 1..1024"},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        snprintf(text, sizeof text, "%s%s", BAD[i].with_options ? ho : h, BAD[i].rows);
+        expect(text, BAD[i].error);
+    }
     snprintf(text, sizeof text, "%s\"alexnet\"x,dgx1,P100,128,8,100\n", h);
     expect(text, "m.csv:2: text after a closing quote");
     snprintf(text, sizeof text, "%salexnet,dgx1,P100,128,8,100\r\n\"a\r\nb\"\"c\",,,,,\"\n", h);
