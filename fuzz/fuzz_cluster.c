@@ -35,7 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (strcmp(fromxml.gpu, c.gpu) != 0 || fromxml.intra != c.intra || fromxml.inter != c.inter ||
         fromxml.nics != c.nics || fromxml.topo != c.topo || fromxml.nodes != nodes ||
         fromxml.gpus_per_node != c.gpus_per_node || fromxml.board != c.board || fromxml.pcie_switch != c.pcie_switch ||
-        fromxml.sockets != c.sockets || fromxml.socket_link != c.socket_link || fromxml.mesh != c.mesh)
+        fromxml.sockets != c.sockets || fromxml.socket_link != c.socket_link || fromxml.mesh != c.mesh ||
+        fromxml.rpc != c.rpc)
         abort();
     /* every route inside a node stays inside it and within its hop budget */
     for (int from = NODE_GATEWAY; from < c.gpus_per_node && from < 64; from++)

@@ -216,16 +216,23 @@ static int cluster_set(cluster_spec *c, const char *k, const char *v, const char
             c->mesh = 0;
         else
             return snprintf(why, cap, "is not cube or none"), -1;
+    } else if (strcmp(k, "rpc") == 0) {
+        if (strcmp(v, "grpc") == 0)
+            c->rpc = RPC_GRPC;
+        else if (strcmp(v, "none") == 0)
+            c->rpc = RPC_NONE;
+        else
+            return snprintf(why, cap, "is not grpc or none"), -1;
     }
     return 0;
 }
 
-static const char *const SPEC_KEYS[] = {"gpus-per-node", "gpu",     "intra",       "inter", "nics",
-                                        "topology",      "oversub", "leaf",        "nodes", "board",
-                                        "pcie-switch",   "sockets", "socket-link", "mesh",  NULL};
+static const char *const SPEC_KEYS[] = {"gpus-per-node", "gpu",  "intra", "inter", "nics",        "topology",
+                                        "oversub",       "leaf", "nodes", "board", "pcie-switch", "sockets",
+                                        "socket-link",   "mesh", "rpc",   NULL};
 /* what a user's XML says in properties; its size comes from its hosts */
 static const char *const XML_KEYS[] = {"gpu",   "intra",       "inter",   "nics",        "topology", "oversub", "leaf",
-                                       "board", "pcie-switch", "sockets", "socket-link", "mesh",     NULL};
+                                       "board", "pcie-switch", "sockets", "socket-link", "mesh",     "rpc",     NULL};
 
 /* The inside of a node, once every key is read: the levels must nest; a second socket defaults to qpi. @return 0,
  * or -1 with the reason. */
@@ -323,7 +330,7 @@ gq_err cluster_parse_xml(const char *text, const char *path, cluster_spec *c, ch
             e = gq_fail(
                 GQ_ERR_SPEC, msg, cap,
                 "%s: unknown property %s (gqsim.gpu, .intra, .inter, .nics, .topology, .oversub, .leaf, .board, "
-                ".pcie-switch, .sockets, .socket-link, .mesh)",
+                ".pcie-switch, .sockets, .socket-link, .mesh, .rpc)",
                 path, id);
         else if (seen[k]++)
             e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: property %s is given twice", path, id);
@@ -415,7 +422,7 @@ gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap)
         if (r == -2)
             return gq_fail(GQ_ERR_SPEC, msg, cap,
                            "cluster: unknown key '%s' (keys: gpus-per-node, gpu, intra, inter, nics, topology, "
-                           "oversub, leaf, nodes, board, pcie-switch, sockets, socket-link, mesh)",
+                           "oversub, leaf, nodes, board, pcie-switch, sockets, socket-link, mesh, rpc)",
                            k);
         if (r != 0) return gq_fail(GQ_ERR_SPEC, msg, cap, "cluster: %s=%s %s", k, v, why);
     }
@@ -454,11 +461,13 @@ int cluster_format(const cluster_spec *c, char *buf, size_t cap)
     char nodes[32] = "", node[96];
     if (c->nodes) snprintf(nodes, sizeof nodes, ",nodes=%d", c->nodes);
     node_keys(c, node, sizeof node);
-    return snprintf(buf, cap,
-                    "cluster:gpus-per-node=%d,gpu=%s,intra=%s,inter=%s,nics=%d,topology=%s,oversub=%g,leaf=%d%s%s",
-                    c->gpus_per_node, c->gpu, c->intra->name, c->inter->name, c->nics,
-                    c->topo == TOPO_STAR ? "star" : "fat-tree", c->oversub, c->leaf_nodes, nodes, node);
+    return snprintf(
+        buf, cap, "cluster:gpus-per-node=%d,gpu=%s,intra=%s,inter=%s,nics=%d,topology=%s,oversub=%g,leaf=%d%s%s%s",
+        c->gpus_per_node, c->gpu, c->intra->name, c->inter->name, c->nics, c->topo == TOPO_STAR ? "star" : "fat-tree",
+        c->oversub, c->leaf_nodes, nodes, node, c->rpc ? ",rpc=grpc" : "");
 }
+
+const char *cluster_rpc_name(int rpc) { return rpc == RPC_GRPC ? "grpc" : "none"; }
 
 /* ---- inside a node ------------------------------------------------------------------------ */
 
@@ -820,6 +829,7 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
         put(&b, "  <prop id=\"gqsim.sockets\" value=\"%d\"/>\n  <prop id=\"gqsim.socket-link\" value=\"%s\"/>\n",
             c->sockets, c->socket_link->name);
     if (c->mesh) put(&b, "  <prop id=\"gqsim.mesh\" value=\"cube\"/>\n");
+    if (c->rpc) put(&b, "  <prop id=\"gqsim.rpc\" value=\"%s\"/>\n", cluster_rpc_name(c->rpc));
     /* A star of many nodes goes in racks of RACK_NODES: each rack zone holds
      * its nodes, their NICs and a gateway router, and reaches the switch over
      * a backplane that neither delays nor limits (a fat pipe at 1 PB/s), so

@@ -60,10 +60,16 @@ typedef struct {
     int mesh;                     /* 1: the 8 GPUs joined by the DGX-1's NVLink hybrid cube-mesh, each GPU on
                                      PCIe (the tree above) towards the NICs */
     node_grouped grouped;
+    /* how the parameter servers' messages travel: 0 as gqsim's flows alone, 1 as gRPC calls, each paying gRPC's
+     * cost per message at both ends (docs/simulation.md#grpc) */
+    int rpc;
 } cluster_spec;
 
+enum { RPC_NONE = 0, RPC_GRPC = 1 };
+const char *cluster_rpc_name(int rpc);
+
 /* `cluster:gpus-per-node=G,gpu=NAME,intra=...,inter=...[,nics=K][,topology=star|fat-tree]
- * [,oversub=K][,leaf=L][,nodes=N]`, a built-in name, or a user's SimGrid XML
+ * [,oversub=K][,leaf=L][,nodes=N][,rpc=grpc|none]` (and the node's keys), a built-in name, or a user's SimGrid XML
  * file (a path ending in .xml) following docs/simulation.md#your-own-xml: hosts
  * named n<NODE>g<GPU> and gqsim.gpu / gqsim.intra / gqsim.inter properties on
  * its top zone. Errors name the bad part (and the file). */

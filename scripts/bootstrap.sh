@@ -18,6 +18,7 @@ packages=(
   perl # the CLI tests make float32 files with pack()
   openmpi-bin libopenmpi-dev # train --mpi, mpirun, bench/mpi_pingpong
   iproute2 # scripts/netlab.sh: network namespaces, veth, tc
+  libgrpc-dev # gRPC's C core: bench/bench_grpc measures data/rpc_costs.csv
 )
 
 missing=()

@@ -6,7 +6,9 @@
  * sharing it does count, as SimGrid's LV08 does: where every link carries a
  * flow in each direction at once (rings, the leaders' all-to-all), each flow
  * shares its link with the ACKs of the one coming the other way. Servers on
- * the host CPU (--ps-on cpu) take the plan's host routes and costs. */
+ * the host CPU (--ps-on cpu) take the plan's host routes and costs. Where the
+ * platform says its servers talk gRPC (rpc=), each message costs its sender
+ * and its receiver their CPU time, one message after another at each end. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -16,48 +18,55 @@
  * (the leaders' uploads, the servers' replies) takes as long as its busiest
  * NIC direction needs for all it carries, plus a latency; in between, the
  * busiest server decodes its contributions and encodes its reply. */
-static double placed_servers(const sim_plan *p, const sim_bucket *b, int k)
+static double placed_servers(const sim_config *c, const sim_plan *p, const sim_bucket *b, int k)
 {
     const int N = p->nodes, K = p->servers;
-    const double *share = p->share + (size_t)k * K, x = p->reverse_load - 1;
+    const double *share = p->share + (size_t)k * K, *msgs = p->msgs + (size_t)k * K, x = p->reverse_load - 1;
     double work = 0, load = 0; /* load: the busiest NIC direction, in units of the bucket */
+    double sends = 0;          /* the most messages a node sends (and gets back) */
     for (int n = 0; n < N; n++) {
         /* a node sends every share it does not serve; a server receives its share from the N - 1 others; a link
          * carries its flows and, under cross-traffic, the ACKs of those coming the other way */
         const double mine = n < K ? share[n] : 0, out = 1 - mine, in = (N - 1) * mine;
         load = fmax(load, fmax(out + x * in, in + x * out));
-        if (n < K) work = fmax(work, N * mine * b->srv_dec_s + mine * b->srv_enc_s);
+        double sent = 0;
+        for (int s = 0; s < K; s++) sent += s != n && share[s] > 0 ? msgs[s] : 0;
+        sends = fmax(sends, sent);
+        if (n < K) /* a server takes in, and answers, (N - 1) of its messages from each other node */
+            work = fmax(work, N * mine * b->srv_dec_s + mine * b->srv_enc_s +
+                                  (N - 1) * msgs[n] * (c->rpc_recv_s + c->rpc_send_s));
     }
     /* the replies mirror the uploads: the same loads with the directions swapped */
-    return p->a_inter + load * b->up_bytes / p->b_inter + work + p->a_inter + load * b->down_bytes / p->b_inter;
+    return sends * c->rpc_send_s + p->a_inter + load * b->up_bytes / p->b_inter + work + p->a_inter +
+           load * b->down_bytes / p->b_inter + sends * c->rpc_recv_s;
 }
 
 static double bucket_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
 {
-    const double P = c->gpus;
+    const double P = c->gpus, rpc = c->rpc_send_s + c->rpc_recv_s; /* a message's two ends */
     double a, bw;
     switch (c->sync) {
     case SYNC_PS: { /* server on the first GPU of node 0 */
         a = p->a_far, bw = p->b_far;
-        double server = P * b->srv_dec_s + b->srv_enc_s;
-        return b->enc_s + a + b->up_bytes / bw + server + a + b->down_bytes / bw + b->dec_down_s;
+        double server = P * b->srv_dec_s + b->srv_enc_s + P * rpc; /* and its messages in and out */
+        return b->enc_s + rpc + a + b->up_bytes / bw + server + a + b->down_bytes / bw + b->dec_down_s;
     }
     case SYNC_PS_SHARDED:     /* node-local reduce, leaders exchange shards, broadcast */
     case SYNC_HIERARCHICAL: { /* node-local reduce, ring across leaders, broadcast */
         double G = p->per_node, N = p->nodes, t = 0;
         /* on the host CPU (ps-sharded) every GPU's contribution goes up to it, the leader's too */
         const int host = c->ps_on_cpu && c->sync == SYNC_PS_SHARDED;
-        if (host)
-            t += b->enc_s + p->a_intra + b->up_bytes / p->b_intra + G * b->srv_dec_s;
+        if (host) /* the GPUs' messages to their host and its replies, as at the single server */
+            t += b->enc_s + p->a_intra + b->up_bytes / p->b_intra + G * b->srv_dec_s + (G + 1) * rpc;
         else if (G > 1)
             t += b->enc_s + p->a_intra + b->up_bytes / p->b_intra + (G - 1) * b->dec_s;
         const double bw_inter = p->b_inter / p->reverse_load; /* every node sends and receives at once */
         if (N > 1 && c->sync == SYNC_PS_SHARDED && p->servers) {
-            t += placed_servers(p, b, (int)(b - p->b));
+            t += placed_servers(c, p, b, (int)(b - p->b));
         } else if (N > 1 && c->sync == SYNC_PS_SHARDED) {
             double share = (N - 1) / N;
             t += p->a_inter + share * b->up_bytes / bw_inter + b->srv_dec_s + b->srv_enc_s / N + p->a_inter +
-                 share * b->down_bytes / bw_inter;
+                 share * b->down_bytes / bw_inter + 2 * (N - 1) * rpc; /* N - 1 messages each way, both ends */
         } else if (N > 1) {
             double steps = 2 * (N - 1);
             t += steps * (p->a_inter + b->up_bytes / N / bw_inter) + steps * (b->enc_s + b->dec_s) / N;

@@ -376,3 +376,55 @@ void codec_cost_fit_line(const double *n, const double *enc_ns, const double *de
     gsl_fit_wlinear(n, 1, w, 1, dec_ns, 1, k, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
     c->dec_fixed_ns = c0 > 0 ? c0 : 0, c->dec_ns = c1 > 0 ? c1 : 0;
 }
+
+/* ---- RPC runtimes: the cost of one message ---------------------------------------------------------- */
+
+gq_err rpc_cost_parse(const char *text, const char *file, const char *rpc, double *send_s, double *recv_s, char *source,
+                      size_t source_cap, char *msg, size_t cap)
+{
+    gq_csv *r = malloc(sizeof *r);
+    if (!r) return GQ_ERR_NOMEM;
+    gq_csv_init(r, text, strlen(text));
+    const char *why = "no header";
+    int col[4] = {-1, -1, -1, -1};
+    static const char *const COLS[4] = {"rpc", "sender_fixed_us", "receiver_fixed_us", "source"};
+    gq_err e = gq_csv_next(r, &why) == 1 ? GQ_OK : gq_fail(GQ_ERR_SPEC, msg, cap, "%s: %s", file, why);
+    for (int k = 0; e == GQ_OK && k < 4; k++)
+        if ((col[k] = gq_csv_column(r, COLS[k], NULL)) < 0)
+            e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: no column %s", file, COLS[k]);
+    int found = 0;
+    while (e == GQ_OK && !found) {
+        const int line = r->line, got = gq_csv_next(r, &why);
+        if (got == 0) break;
+        if (got < 0) {
+            e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: %s", file, line, why);
+            break;
+        }
+        if (gq_csv_blank(r) || r->nfields <= col[0] || strcmp(r->field[col[0]], rpc) != 0) continue;
+        char *end1 = NULL, *end2 = NULL;
+        const double s = r->nfields > col[1] ? strtod(r->field[col[1]], &end1) : NAN;
+        const double v = r->nfields > col[2] ? strtod(r->field[col[2]], &end2) : NAN;
+        if (!end1 || *end1 || !end2 || *end2 || !(s >= 0 && s < 1e6) || !(v >= 0 && v < 1e6)) {
+            e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: %s's costs must be microseconds, 0 to 1e6", file, line, rpc);
+            break;
+        }
+        *send_s = 1e-6 * s, *recv_s = 1e-6 * v;
+        if (r->nfields <= col[3] || !r->field[col[3]][0]) {
+            e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: %s's row names no source", file, line, rpc);
+            break;
+        }
+        snprintf(source, source_cap, "%s %g+%g us per message (%s)", rpc, s, v, file);
+        found = 1;
+    }
+    free(r);
+    if (e == GQ_OK && !found) e = gq_fail(GQ_ERR_PARAM, msg, cap, "%s: no row for rpc %s", file, rpc);
+    return e;
+}
+
+gq_err rpc_cost_for(const char *rpc, double *send_s, double *recv_s, char *source, size_t source_cap, char *msg,
+                    size_t cap)
+{
+    const char *text = gq_builtin_data("rpc_costs");
+    if (!text) return gq_fail(GQ_ERR_PARAM, msg, cap, "data/rpc_costs.csv is not built in");
+    return rpc_cost_parse(text, "data/rpc_costs.csv", rpc, send_s, recv_s, source, source_cap, msg, cap);
+}

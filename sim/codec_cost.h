@@ -54,6 +54,15 @@ gq_err codec_cost_for(const qz_params *q, codec_device on, const gpu_db *db, con
 gq_err codec_server_cost_cpu(const qz_params *q, const codec_profile *user, codec_cost *c, double *sum_ns, char *msg,
                              size_t cap);
 
+/* The cost of one message of an RPC runtime (a cluster's rpc=, by its name: "grpc") at its sender and at its
+ * receiver, in seconds of CPU time, and where it comes from: the built-in data/rpc_costs.csv. */
+gq_err rpc_cost_for(const char *rpc, double *send_s, double *recv_s, char *source, size_t source_cap, char *msg,
+                    size_t cap);
+/* The same from a CSV text (columns rpc, sender_fixed_us, receiver_fixed_us, source; others ignored); `file`
+ * names it in errors. */
+gq_err rpc_cost_parse(const char *text, const char *file, const char *rpc, double *send_s, double *recv_s, char *source,
+                      size_t source_cap, char *msg, size_t cap);
+
 /* Nanoseconds of one call on n elements. */
 static inline double codec_encode_ns(const codec_cost *c, double n) { return c->enc_fixed_ns + c->enc_ns * n; }
 static inline double codec_decode_ns(const codec_cost *c, double n) { return c->dec_fixed_ns + c->dec_ns * n; }

@@ -292,7 +292,9 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     int *server_of = p->servers ? malloc((2 * m->nlayers + 1) * sizeof *server_of) : NULL;
     p->b = calloc(2 * m->nlayers + 1, sizeof *p->b);
     p->share = p->servers ? calloc((2 * m->nlayers + 1) * (size_t)p->servers, sizeof *p->share) : NULL;
-    if (!p->b || !T || (p->servers && (!server_of || !p->share))) return free(T), free(server_of), GQ_ERR_NOMEM;
+    p->msgs = p->servers ? calloc((2 * m->nlayers + 1) * (size_t)p->servers, sizeof *p->msgs) : NULL;
+    if (!p->b || !T || (p->servers && (!server_of || !p->share || !p->msgs)))
+        return free(T), free(server_of), GQ_ERR_NOMEM;
     const size_t nt = xch_tensors(m, &c->quant, &c->exchange, T);
     if (p->servers && c->ps_placement != PS_EVEN) place_tensors(c, T, nt, p->servers, server_of);
     const int requant_down = xch_downlink(&c->exchange, &c->quant) != DOWNLINK_FP32;
@@ -327,11 +329,11 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         cur->up_bytes += up;
         cur->down_bytes += dn;
         if (p->servers) { /* bytes per server for now; shares once the buckets are whole */
-            double *share = p->share + (cur - p->b) * p->servers;
+            double *share = p->share + (cur - p->b) * p->servers, *msgs = p->msgs + (cur - p->b) * p->servers;
             if (c->ps_placement == PS_EVEN)
-                for (int s = 0; s < p->servers; s++) share[s] += up / p->servers;
+                for (int s = 0; s < p->servers; s++) share[s] += up / p->servers, msgs[s] = 1;
             else
-                share[server_of[k]] += up;
+                share[server_of[k]] += up, msgs[server_of[k]] += 1;
         }
         /* one codec call per tensor: a fixed cost and a cost per element; on the host, the
          * tensor's copy over PCIe before encoding, and the reply's back after decoding */
@@ -371,8 +373,8 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
 
 void sim_plan_free(sim_plan *p)
 {
-    free(p->b), free(p->share);
-    p->b = NULL, p->share = NULL;
+    free(p->b), free(p->share), free(p->msgs);
+    p->b = NULL, p->share = NULL, p->msgs = NULL;
 }
 
 double sim_timeline(const sim_plan *p, const double *comm_s, double *exposed)

@@ -65,7 +65,7 @@ typedef struct {
     int gpus;
     double images_per_s;
     double speedup; /* over one GPU in fp32 without communication */
-    char codec_source[352];
+    char codec_source[448];
 } sim_outcome;
 
 /* Runs quantizer `quant` (a spec) on `gpus` GPUs. */

@@ -100,12 +100,14 @@ static void ring_steps(sg_world *w, const char *tag, int pos, int members, doubl
 
 /* ---- schemes, one bucket ------------------------------------------------------------------ */
 
+/* Where the platform's servers talk gRPC (rpc=), a message costs its sender c->rpc_send_s and its receiver
+ * c->rpc_recv_s of CPU time, one message after another at each end: the sleeps named send and recv below. */
 static void ps_worker(sg_world *w, int r, const sim_bucket *b) /* one GPU per actor */
 {
-    sleep_s(b->enc_s);
+    sleep_s(b->enc_s + w->c->rpc_send_s);
     sg_mailbox_put(mbox("pu%d", r), &w->token, bytes_of(b->up_bytes));
     sg_mailbox_get(mbox("pd%d", r));
-    sleep_s(b->dec_down_s);
+    sleep_s(w->c->rpc_recv_s + b->dec_down_s);
 }
 
 static void ps_server(int argc, char **argv)
@@ -119,7 +121,7 @@ static void ps_server(int argc, char **argv)
             const sim_bucket *b = &w->plan->b[k];
             for (int r = 0; r < w->R; r++) c[r] = sg_mailbox_get_async(mbox("pu%d", r), &data);
             sg_comm_wait_all(c, (size_t)w->R);
-            sleep_s(w->P * b->srv_dec_s + b->srv_enc_s);
+            sleep_s(w->P * (b->srv_dec_s + w->c->rpc_recv_s) + b->srv_enc_s + w->P * w->c->rpc_send_s);
             for (int r = 0; r < w->R; r++)
                 c[r] = sg_mailbox_put_async(mbox("pd%d", r), &w->token, bytes_of(b->down_bytes));
             sg_comm_wait_all(c, (size_t)w->R);
@@ -191,16 +193,19 @@ static void leaders_shards(sg_world *w, int node, const sim_bucket *b)
 {
     /* every leader is one shard: it sends the other shards (N-1)/N of its node's
      * contribution, they reduce, and send back (N-1)/N of the reply */
-    double share = (double)(w->N - 1) / w->N;
-    if (w->c->exact_flows) {
+    const double share = (double)(w->N - 1) / w->N, others = w->N - 1;
+    const double send = w->c->rpc_send_s, recv = w->c->rpc_recv_s; /* each message, at each end */
+    sleep_s(others * send);
+    if (w->c->exact_flows)
         all_to_all(w, "su", node, b->up_bytes / w->N);
-        sleep_s(b->srv_dec_s + b->srv_enc_s / w->N);
+    else
+        send_recv(w, mbox("su%d", (node + 1) % w->N), share * b->up_bytes, mbox("su%d", node));
+    sleep_s(others * recv + b->srv_dec_s + b->srv_enc_s / w->N + others * send);
+    if (w->c->exact_flows)
         all_to_all(w, "sd", node, b->down_bytes / w->N);
-        return;
-    }
-    send_recv(w, mbox("su%d", (node + 1) % w->N), share * b->up_bytes, mbox("su%d", node));
-    sleep_s(b->srv_dec_s + b->srv_enc_s / w->N);
-    send_recv(w, mbox("sd%d", (node + 1) % w->N), share * b->down_bytes, mbox("sd%d", node));
+    else
+        send_recv(w, mbox("sd%d", (node + 1) % w->N), share * b->down_bytes, mbox("sd%d", node));
+    sleep_s(others * recv);
 }
 
 /* ps-sharded with the plan's servers (nodes 0..K-1) and shares: every leader sends each server its share of the
@@ -209,10 +214,15 @@ static void leaders_shards(sg_world *w, int node, const sim_bucket *b)
 static void leaders_placed(sg_world *w, int node, const sim_bucket *b)
 {
     const int N = w->N, K = w->plan->servers;
-    const double *share = w->plan->share + (size_t)(b - w->plan->b) * K, mine = node < K ? share[node] : 0;
+    const size_t k = (size_t)(b - w->plan->b);
+    const double *share = w->plan->share + k * K, *msgs = w->plan->msgs + k * K, mine = node < K ? share[node] : 0;
+    const double send = w->c->rpc_send_s, recv = w->c->rpc_recv_s; /* each message, at each end */
+    double sent = 0, served = node < K ? (N - 1) * msgs[node] : 0; /* messages this node sends, serves */
+    for (int s = 0; s < K; s++) sent += s != node && share[s] > 0 ? msgs[s] : 0;
     sg_comm_t *c = malloc((size_t)(N + K) * sizeof *c);
     void *data;
     if (!c) abort(); /* the child dies and the parent reports a failed run */
+    sleep_s(sent * send);
     size_t n = 0;
     for (int s = 0; s < K; s++)
         if (s != node && share[s] > 0)
@@ -220,7 +230,7 @@ static void leaders_placed(sg_world *w, int node, const sim_bucket *b)
     for (int o = 0; mine > 0 && o < N; o++)
         if (o != node) c[n++] = sg_mailbox_get_async(mbox("xu%d.%d", node, o), &data);
     sg_comm_wait_all(c, n);
-    sleep_s(N * mine * b->srv_dec_s + mine * b->srv_enc_s);
+    sleep_s(served * recv + N * mine * b->srv_dec_s + mine * b->srv_enc_s + served * send);
     n = 0;
     for (int o = 0; mine > 0 && o < N; o++)
         if (o != node)
@@ -228,6 +238,7 @@ static void leaders_placed(sg_world *w, int node, const sim_bucket *b)
     for (int s = 0; s < K; s++)
         if (s != node && share[s] > 0) c[n++] = sg_mailbox_get_async(mbox("xd%d.%d", node, s), &data);
     sg_comm_wait_all(c, n);
+    sleep_s(sent * recv);
     free(c);
 }
 
@@ -235,10 +246,10 @@ static void leaders_placed(sg_world *w, int node, const sim_bucket *b)
  * the node's host and waits for the reply. */
 static void to_host(sg_world *w, const sg_actor_ctx *me, const sim_bucket *b)
 {
-    sleep_s(b->enc_s);
+    sleep_s(b->enc_s + w->c->rpc_send_s);
     sg_mailbox_put(mbox("hu%d", me->index), &w->token, bytes_of(b->up_bytes));
     sg_mailbox_get(mbox("hd%d", me->index));
-    sleep_s(b->dec_down_s);
+    sleep_s(w->c->rpc_recv_s + b->dec_down_s);
 }
 
 /* A node's host CPU as its server: takes in the node's GPUs' contributions (their indices first .. first +
@@ -257,9 +268,9 @@ static void host_server(int argc, char **argv)
             const sim_bucket *b = &w->plan->b[k];
             for (int g = 0; g < G; g++) c[g] = sg_mailbox_get_async(mbox("hu%d", first + g), &data);
             sg_comm_wait_all(c, (size_t)G);
-            sleep_s(G * b->srv_dec_s);
+            sleep_s(G * (b->srv_dec_s + w->c->rpc_recv_s));
             if (w->N > 1) (w->plan->servers ? leaders_placed : leaders_shards)(w, me->node, b);
-            sleep_s(b->srv_enc_s);
+            sleep_s(b->srv_enc_s + G * w->c->rpc_send_s);
             for (int g = 0; g < G; g++)
                 c[g] = sg_mailbox_put_async(mbox("hd%d", first + g), &w->token, bytes_of(b->down_bytes));
             sg_comm_wait_all(c, (size_t)G);

@@ -71,14 +71,17 @@ typedef struct {
     double server_sum_ns;      /* with ps_on_cpu: the host adding an element into the aggregate, */
     double server_decode_ns, server_decode_fixed_ns; /* decoding a contribution first (quantized tensors), */
     double server_encode_ns, server_encode_fixed_ns; /* encoding its reply (codec_server_cost_cpu) */
-    xch_policy exchange;                             /* which tensors are quantized, the server's reply */
-    int overlap;                                     /* 1: a bucket leaves as soon as its gradients are ready */
-    double fusion_bytes;                             /* bucket size of raw fp32 gradients; 0 = one bucket per tensor */
-    double fusion_cycle_s;                           /* > 0: Horovod-style cycles: tensors ready within one cycle
-                                                        are fused (up to fusion_bytes) and leave at its end */
-    double fwd_s, bwd_s;                             /* compute per iteration per GPU */
-    double encode_ns, decode_ns;                     /* codec cost per element (0 for fp32) */
-    double encode_fixed_ns, decode_fixed_ns;         /* and per call (one call per tensor) */
+    double rpc_send_s, rpc_recv_s; /* ps, ps-sharded: each message between a worker and a server costs its sender
+                                      and its receiver this much CPU time, one message after another (the
+                                      platform's rpc=, from data/rpc_costs.csv); 0: nothing */
+    xch_policy exchange;           /* which tensors are quantized, the server's reply */
+    int overlap;                   /* 1: a bucket leaves as soon as its gradients are ready */
+    double fusion_bytes;           /* bucket size of raw fp32 gradients; 0 = one bucket per tensor */
+    double fusion_cycle_s;         /* > 0: Horovod-style cycles: tensors ready within one cycle
+                                      are fused (up to fusion_bytes) and leave at its end */
+    double fwd_s, bwd_s;           /* compute per iteration per GPU */
+    double encode_ns, decode_ns;   /* codec cost per element (0 for fp32) */
+    double encode_fixed_ns, decode_fixed_ns; /* and per call (one call per tensor) */
     int codec_serial;    /* 1: the codec runs on the GPU, its kernels delay backward (a GPU is one stream) */
     double host_copy_bw; /* > 0: the codec runs on the host: the tensor crosses PCIe at this many bytes/s
                             before encoding and after decoding the reply */

@@ -41,6 +41,9 @@ struct sim_plan {
      * servers 0 otherwise */
     int servers;
     double *share;
+    /* with servers: per bucket k the messages a node sends server s, msgs[k * servers + s]: one where the bucket is
+     * split evenly, one per tensor placed whole (TensorFlow sends each variable on its own) */
+    double *msgs;
 };
 
 gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap);

@@ -44,6 +44,9 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
     if (c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED))
         return snprintf(msg, cap, "the smpi engine runs the trainer, whose servers are its ranks: no --ps-on cpu"),
                GQ_ERR_PARAM;
+    if ((c->rpc_send_s > 0 || c->rpc_recv_s > 0) && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED))
+        return snprintf(msg, cap, "the smpi engine runs the trainer's MPI messages: no rpc= in the platform"),
+               GQ_ERR_PARAM;
     if (c->sync == SYNC_HIERARCHICAL) /* the trainer has no hierarchical all-reduce */
         return snprintf(msg, cap, "the smpi engine runs the trainer's schemes: ps, ps-sharded, ring or allgather"),
                GQ_ERR_PARAM;

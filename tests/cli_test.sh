@@ -250,6 +250,21 @@ check "validate: ps_on=cpu and parameter_server(cpu) predict what simulate --ps-
 printf 'model,platform,gpu,batch,gpus,sync,images_per_s,ps_on\nalexnet,p2.8xlarge,K80,512,8,ps,4640,tpu\n' > pso.csv
 "$GQ" validate --measured pso.csv 2> err.txt; rc=$?
 check "validate: a bad ps_on named with its line" sh -c "test $rc -ne 0 && grep -q \"pso.csv:2: ps_on 'tpu' is not gpu or cpu\" err.txt"
+# gRPC's cost per message where the platform says rpc=grpc: named in codec_source, charged on ps's messages only
+RPC='cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,nodes=8,rpc=grpc'
+"$GQ" simulate --model resnet50 --platform "$RPC" --gpus 8 --sync ps-sharded --format csv | tail -1 > rpc.txt
+"$GQ" simulate --model resnet50 --platform "${RPC%,rpc=grpc}" --gpus 8 --sync ps-sharded --format csv | tail -1 > norpc.txt
+check "rpc=grpc: named in codec_source (data/rpc_costs.csv), the iteration longer" sh -c \
+    "grep -q 'us per message (data/rpc_costs.csv)' rpc.txt && ! grep -q rpc_costs norpc.txt && \
+     perl -MText::ParseWords -e '@a = parse_line(\",\", 0, scalar <>); @b = parse_line(\",\", 0, scalar <>); exit !(\$a[5] > \$b[5])' rpc.txt norpc.txt"
+"$GQ" simulate --model resnet50 --platform "$RPC" --gpus 8 --sync ring --format csv | tail -1 > rpcring.txt
+"$GQ" simulate --model resnet50 --platform "${RPC%,rpc=grpc}" --gpus 8 --sync ring --format csv | tail -1 > ring.txt
+check "rpc=grpc: a ring's messages are not RPCs (same iteration, nothing named)" sh -c \
+    "! grep -q rpc_costs rpcring.txt && test \"\$(cut -d, -f6- rpcring.txt | sed 's/,rpc=grpc//')\" = \"\$(cut -d, -f6- ring.txt)\""
+"$GQ" simulate --model lenet5 --platform "$RPC" --gpus 2 --sync ps --engine smpi --overlap off --fusion 0 2> err.txt; rc=$?
+check "smpi refuses rpc= in one line" sh -c "test $rc -eq 1 && grep -q 'no rpc= in the platform' err.txt"
+"$GQ" simulate --model resnet50 --platform "${RPC%grpc}corba" --gpus 8 2> err.txt; rc=$?
+check "rpc=corba: refused, the allowed values named" sh -c "test $rc -ne 0 && grep -q 'rpc=corba is not grpc or none' err.txt"
 # every option that shapes a run has its column: a row with one set predicts what simulate with that option does
 printf 'model,platform,gpu,batch,gpus,sync,quant,images_per_s,downlink,fp32_last,fp32_below,fusion_cycle\n' > opt.csv
 for v in 'fp32,,,' ',1,,' ',,1e6,' ',,,0.05'; do

@@ -124,6 +124,35 @@ static void test_profile(void)
     }
 }
 
+/* The cost of an RPC runtime's message: read from a file's row, in microseconds; the built-in gRPC row measured. */
+static void test_rpc_costs(void)
+{
+    double send = 0, recv = 0;
+    char src[128], msg[256];
+    const char *text = "rpc,receiver_fixed_us,sender_fixed_us,source\nthrift,1,2,x\ngrpc,40.5,30.25,\"a, b\"\n";
+    CHECK(rpc_cost_parse(text, "r.csv", "grpc", &send, &recv, src, sizeof src, msg, sizeof msg) == GQ_OK &&
+              fabs(send / 30.25e-6 - 1) < 1e-12 && fabs(recv / 40.5e-6 - 1) < 1e-12 &&
+              strcmp(src, "grpc 30.25+40.5 us per message (r.csv)") == 0,
+          "the named row's columns by their names: send %g s, recv %g s, '%s' (%s)", send, recv, src, msg);
+    CHECK(rpc_cost_for("grpc", &send, &recv, src, sizeof src, msg, sizeof msg) == GQ_OK && send > 1e-6 && send < 1e-3 &&
+              recv > 1e-6 && recv < 1e-3 && strstr(src, "data/rpc_costs.csv"),
+          "the built-in gRPC row: send %g s, recv %g s (%s)", send, recv, msg);
+    static const char *const BAD[][2] = {
+        {"rpc,sender_fixed_us,source\ngrpc,1,x\n", "r.csv: no column receiver_fixed_us"},
+        {"rpc,sender_fixed_us,receiver_fixed_us,source\ngrpc,1,fast,x\n", "r.csv:2: grpc's costs must be"},
+        {"rpc,sender_fixed_us,receiver_fixed_us,source\ngrpc,-1,2,x\n", "r.csv:2: grpc's costs must be"},
+        {"rpc,sender_fixed_us,receiver_fixed_us,source\ngrpc,1,2,\n", "r.csv:2: grpc's row names no source"},
+        {"rpc,sender_fixed_us,receiver_fixed_us,source\nthrift,1,2,x\n", "r.csv: no row for rpc grpc"},
+        {"rpc,sender_fixed_us,receiver_fixed_us,source\n\"grpc,1,2,x\n", "r.csv:2: "},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        msg[0] = '\0';
+        CHECK(rpc_cost_parse(BAD[i][0], "r.csv", "grpc", &send, &recv, src, sizeof src, msg, sizeof msg) != GQ_OK &&
+                  strncmp(msg, BAD[i][1], strlen(BAD[i][1])) == 0,
+              "expected '%s', got '%s'", BAD[i][1], msg);
+    }
+}
+
 int main(void)
 {
     if (zoo_load(&Z, NULL, NULL, 0) != GQ_OK) return 2;
@@ -131,6 +160,7 @@ int main(void)
     test_sources();
     test_iterations();
     test_profile();
+    test_rpc_costs();
     zoo_free(&Z);
     return check_summary();
 }

@@ -316,6 +316,8 @@ static void test_inside_node(void)
         {"cluster:gpus-per-node=4,gpu=P100,intra=nvlink1,inter=ib-edr,mesh=cube", "gpus-per-node=8"},
         {"cluster:gpus-per-node=8,gpu=P100,intra=pcie3,inter=ib-edr,mesh=cube", "intra=nvlink1 or nvlink2"},
         {"cluster:gpus-per-node=8,gpu=P100,intra=nvlink1,inter=ib-edr,mesh=torus", "cube or none"},
+        {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,rpc=thrift", "rpc=thrift is not grpc or none"},
+        {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,rpc=grpc,rpc=none", "'rpc' is given twice"},
     };
     cluster_spec c, back;
     char msg[256];
@@ -323,6 +325,24 @@ static void test_inside_node(void)
         msg[0] = '\0';
         CHECK(cluster_parse(BAD[i][0], &c, msg, sizeof msg) == GQ_ERR_SPEC && strstr(msg, BAD[i][1]),
               "'%s' -> '%s' (got '%s')", BAD[i][0], BAD[i][1], msg);
+    }
+    /* rpc= survives the canonical spec and the XML; none is the default and is not written */
+    {
+        char buf[512];
+        CHECK(cluster_parse("cluster:gpus-per-node=2,gpu=P100,intra=pcie3,inter=10gbe,rpc=grpc", &c, msg, sizeof msg) ==
+                      GQ_OK &&
+                  c.rpc == RPC_GRPC,
+              "rpc=grpc parses (%s)", msg);
+        cluster_format(&c, buf, sizeof buf);
+        char *xml = cluster_xml(&c, 2, CLUSTER_XML_FLAT);
+        CHECK(strstr(buf, ",rpc=grpc") && xml && strstr(xml, "<prop id=\"gqsim.rpc\" value=\"grpc\"/>") &&
+                  cluster_parse_xml(xml, "x.xml", &back, msg, sizeof msg) == GQ_OK && back.rpc == RPC_GRPC,
+              "rpc=grpc in the spec (%s) and through the XML (%s)", buf, msg);
+        free(xml);
+        CHECK(cluster_parse("cluster:gpus-per-node=2,gpu=P100,intra=pcie3,inter=10gbe,rpc=none", &c, msg, sizeof msg) ==
+                      GQ_OK &&
+                  c.rpc == RPC_NONE && cluster_format(&c, buf, sizeof buf) > 0 && !strstr(buf, "rpc"),
+              "rpc=none is the default, left out of the canonical spec (%s)", buf);
     }
     /* the node's keys survive the canonical spec and the XML */
     for (size_t i = 0; i < cluster_builtin_count(); i++) {

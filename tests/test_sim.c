@@ -336,6 +336,55 @@ static void test_ps_on_cpu(void)
           "ps-sharded on 2 hosts: SimGrid %.6f s, analytic %.6f s, closed form %.6f s", s, a, expect);
 }
 
+/* gRPC's cost per message (rpc=): each message costs its sender `send` and its receiver `recv` of CPU time, one after
+ * another at each end; the iteration grows by what the busiest end's messages cost, in both engines. */
+static void test_rpc(void)
+{
+    const double send = 60e-6, recv = 80e-6, both = send + recv;
+    cluster_spec eth = cluster("cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe");
+    const int N = 4;
+    static const struct {
+        sync_kind sync;
+        int shards;
+        ps_placement placement;
+        double messages; /* the busiest path's message ends, in units of send + recv */
+        const char *what;
+    } CASE[] = {
+        /* a worker's message up and back, the server's 4 in and 4 out */
+        {SYNC_PS, 0, PS_EVEN, 1 + N, "ps: a worker's 2 ends and the server's 4 + 4"},
+        /* every node sends each of 3 others its shard, serves their 3, answers 3 and takes 3 replies */
+        {SYNC_PS_SHARDED, 0, PS_EVEN, 2 * (N - 1), "ps-sharded: 3 messages each way at each node"},
+        /* one server (node 0): the others' one message each, its 3 in and 3 out */
+        {SYNC_PS_SHARDED, 1, PS_EVEN, 1 + (N - 1), "one server: a node's 2 ends and the server's 3 + 3"},
+    };
+    static const engine_kind ENGINES[] = {ENGINE_ANALYTIC, ENGINE_SIMGRID};
+    for (size_t i = 0; i < sizeof CASE / sizeof CASE[0]; i++)
+        for (size_t k = 0; k < 2; k++) {
+            const engine_kind e = ENGINES[k];
+            sim_config c = base("alexnet", &eth, N, "fp32", CASE[i].sync);
+            c.overlap = 0, c.fusion_bytes = 1e12, c.network_model = "CM02"; /* one bucket */
+            c.ps_shards = CASE[i].shards, c.ps_placement = CASE[i].placement;
+            const double plain = run(c, e);
+            c.rpc_send_s = send, c.rpc_recv_s = recv;
+            const double d = run(c, e) - plain, want = CASE[i].messages * both;
+            CHECK(fabs(d - want) < 1e-9, "%s, %s engine: +%.6f s, closed form +%.6f s", CASE[i].what,
+                  e == ENGINE_SIMGRID ? "SimGrid" : "analytic", d, want);
+        }
+    /* round-robin over 2: every weight (8 tensors) on server 0, every bias (8) on server 1, one message per tensor
+     * (TensorFlow sends each variable on its own): nodes 2 and 3 send 16 and take 16 replies; server 0 takes 3 x 8
+     * in and sends as many out. The analytic engine adds the busiest of each: 16 send + 24 (recv + send) + 16 recv.
+     * In SimGrid the other senders start sooner, so server 0's link fills no later and the growth is at most that. */
+    sim_config c = base("alexnet", &eth, N, "fp32", SYNC_PS_SHARDED);
+    c.overlap = 0, c.network_model = "CM02", c.ps_shards = 2, c.ps_placement = PS_ROUND_ROBIN;
+    const double a0 = run(c, ENGINE_ANALYTIC), s0 = run(c, ENGINE_SIMGRID);
+    c.rpc_send_s = send, c.rpc_recv_s = recv;
+    const double da = run(c, ENGINE_ANALYTIC) - a0, ds = run(c, ENGINE_SIMGRID) - s0;
+    const double want = 16 * send + 24 * both + 16 * recv;
+    CHECK(fabs(da - want) < 1e-9, "round-robin over 2, analytic: +%.6f s, closed form +%.6f s", da, want);
+    CHECK(ds <= want + 1e-9 && ds >= 24 * both + 16 * recv, "round-robin over 2, SimGrid: +%.6f s (%.6f .. %.6f)", ds,
+          24 * both + 16 * recv, want);
+}
+
 int main(void)
 {
     if (zoo_load(&Z, NULL, NULL, 0) != GQ_OK) return 2;
@@ -348,6 +397,7 @@ int main(void)
     test_ps_placement();
     test_inside_nodes();
     test_ps_on_cpu();
+    test_rpc();
     zoo_free(&Z);
     return check_summary();
 }
