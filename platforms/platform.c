@@ -846,12 +846,40 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
         "%s<link id=\"nic%d\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n";
     for (int i = 0; racks && i < nodes; i++) put(&b, NIC, "    ", i, nic, c->inter->latency);
     for (int i = 0; outside && i < nodes; i++) put_node_links(&b, c, i, "    ", host_cpu);
+    /* Plain nodes in racks are no zones of their own: a rack is one zone of its GPUs, its nodes' switches and its
+     * gateway, joined by the links a <cluster> per node would have made, so SimGrid 3.32 keeps a zone per rack,
+     * not per node (its duplicate-name checks and its seal walk every zone, or every host once per zone). */
+    const int flat_racks = racks && !node_has_links(c, host_cpu);
+    static const char GPU_LINK[] =
+        "%s<link id=\"node%d_g%d\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n";
+    for (int i = 0; flat_racks && i < nodes; i++)
+        for (int g = 0; g < c->gpus_per_node; g++)
+            put(&b, GPU_LINK, "    ", i, g, c->intra->bandwidth, c->intra->latency);
     if (racks) put(&b, "  </zone>\n");
     for (int r = 0; r < (racks ? racks : 1); r++) {
         int first = racks ? r * RACK_NODES : 0,
             last = racks && (r + 1) * RACK_NODES < nodes ? (r + 1) * RACK_NODES : nodes;
         const char *ind = racks ? "    " : "  ";
         if (racks) put(&b, "  <zone id=\"rack%d\" routing=\"DijkstraCache\">\n", r);
+        if (flat_racks) { /* the DTD wants hosts and routers, then routes */
+            for (int i = first; i < last; i++)
+                for (int g = 0; g < c->gpus_per_node; g++) put(&b, "    <host id=\"n%dg%d\" speed=\"1f\"/>\n", i, g);
+            for (int i = first; i < last; i++) put(&b, "    <router id=\"node%d_router\"/>\n", i);
+            put(&b, "    <router id=\"rack%d_router\"/>\n", r);
+            for (int i = first; i < last; i++) {
+                for (int g = 0; g < c->gpus_per_node; g++)
+                    put(&b,
+                        "    <route src=\"n%dg%d\" dst=\"node%d_router\"><link_ctn id=\"node%d_g%d\" "
+                        "direction=\"UP\"/></route>\n",
+                        i, g, i, i, g);
+                put(&b,
+                    "    <route src=\"node%d_router\" dst=\"rack%d_router\"><link_ctn id=\"nic%d\" "
+                    "direction=\"UP\"/></route>\n",
+                    i, r, i);
+            }
+            put(&b, "  </zone>\n");
+            continue;
+        }
         for (int i = first; i < last; i++) put_node(&b, c, i, ind, host_cpu, outside);
         if (racks) {
             put(&b, "    <zone id=\"rack%d_gw\" routing=\"Full\">\n      <router id=\"rack%d_router\"/>\n    </zone>\n",
