@@ -1,6 +1,7 @@
 /* Cluster specs and their SimGrid platform XML; see platform.h.
  * Layout (one zone per node, docs/simulation.md#platforms):
- *   world (Floyd; for the engine, DijkstraCache over racks on a star)
+ *   world (Floyd; for the engine, DijkstraCache over racks on a star, where a
+ *          rack of plain nodes is one zone: its GPUs, node routers, links)
  *     node<i>: <cluster> of G hosts n<i>g<j>, each with a private full-duplex
  *              link of the intra kind to the node's router (a PCIe switch or
  *              NVLink crossbar); or, for a PCIe tree or an NVLink mesh, a
