@@ -163,6 +163,14 @@ static void kinds(char *buf, size_t cap, int intra)
     }
 }
 
+/* A value that names one of two choices: *out = 0 for `first`, 1 for `second`. @return 0, or -1 for neither. */
+static int pick(const char *v, const char *first, const char *second, int *out)
+{
+    if (strcmp(v, first) != 0 && strcmp(v, second) != 0) return -1;
+    *out = strcmp(v, second) == 0;
+    return 0;
+}
+
 /* Sets one key of a cluster, as a spec (`key=value`) and a user's XML
  * (`gqsim.key` properties) both give them. @return 0, -1 with the reason in
  * why (a bad value), or -2 for a key not in `keys` (a NULL-terminated list). */
@@ -187,12 +195,9 @@ static int cluster_set(cluster_spec *c, const char *k, const char *v, const char
     } else if (strcmp(k, "nics") == 0) {
         if (parse_pos_int(v, &c->nics, 64)) return snprintf(why, cap, "must be 1..64"), -1;
     } else if (strcmp(k, "topology") == 0) {
-        if (strcmp(v, "star") == 0)
-            c->topo = TOPO_STAR;
-        else if (strcmp(v, "fat-tree") == 0)
-            c->topo = TOPO_FAT_TREE;
-        else
-            return snprintf(why, cap, "is not star or fat-tree"), -1;
+        int t;
+        if (pick(v, "star", "fat-tree", &t)) return snprintf(why, cap, "is not star or fat-tree"), -1;
+        c->topo = t ? TOPO_FAT_TREE : TOPO_STAR;
     } else if (strcmp(k, "oversub") == 0) {
         char *end;
         c->oversub = strtod(v, &end);
@@ -211,19 +216,9 @@ static int cluster_set(cluster_spec *c, const char *k, const char *v, const char
     } else if (strcmp(k, "socket-link") == 0) {
         if (!(c->socket_link = socket_link_find(v))) return snprintf(why, cap, "is not qpi or upi"), -1;
     } else if (strcmp(k, "mesh") == 0) {
-        if (strcmp(v, "cube") == 0)
-            c->mesh = 1;
-        else if (strcmp(v, "none") == 0)
-            c->mesh = 0;
-        else
-            return snprintf(why, cap, "is not cube or none"), -1;
+        if (pick(v, "none", "cube", &c->mesh)) return snprintf(why, cap, "is not cube or none"), -1;
     } else if (strcmp(k, "rpc") == 0) {
-        if (strcmp(v, "grpc") == 0)
-            c->rpc = RPC_GRPC;
-        else if (strcmp(v, "none") == 0)
-            c->rpc = RPC_NONE;
-        else
-            return snprintf(why, cap, "is not grpc or none"), -1;
+        if (pick(v, "none", "grpc", &c->rpc)) return snprintf(why, cap, "is not grpc or none"), -1;
     }
     return 0;
 }
