@@ -25,15 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-static double clock_s(clockid_t id)
-{
-    struct timespec t;
-    clock_gettime(id, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+#include "gq_clock.h"
 
 /* Waits for the event tagged `tag`; 0 if it came and succeeded. */
 static int await(grpc_completion_queue *cq, void *tag)
@@ -100,7 +94,7 @@ static int serve(int port_fd)
             grpc_byte_buffer_reader_destroy(&r);
         }
         want = want > MAX_BYTES ? MAX_BYTES : want;
-        double cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+        double cpu = gq_process_cpu_now();
         grpc_slice s[2] = {grpc_slice_from_copied_buffer((const char *)&cpu, sizeof cpu),
                            grpc_slice_from_static_buffer(tensor, (size_t)want)};
         grpc_byte_buffer *reply = grpc_raw_byte_buffer_create(s, 2);
@@ -214,9 +208,9 @@ int main(int argc, char **argv)
         k = k < 10 ? 10 : k;
         double s0 = 0, s1 = 0;
         for (int w = 0; w < 10 && !bad; w++) bad = call(&cl, "/gq.Bench/Recv", n, &s0); /* warm up */
-        const double w0 = clock_s(CLOCK_MONOTONIC), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+        const double w0 = gq_now(), c0 = gq_process_cpu_now();
         for (int j = 0; j < k && !bad; j++) bad = call(&cl, "/gq.Bench/Recv", n, &s1);
-        const double w1 = clock_s(CLOCK_MONOTONIC), c1 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+        const double w1 = gq_now(), c1 = gq_process_cpu_now();
         x[i] = SIZES[i], wall[i] = (w1 - w0) / k, cli[i] = (c1 - c0) / k, srv[i] = (s1 - s0) / k;
         if (!bad) printf("%.0f,%d,%.2f,%.2f,%.2f\n", x[i], k, 1e6 * wall[i], 1e6 * cli[i], 1e6 * srv[i]);
         fflush(stdout);

@@ -836,21 +836,17 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
     /* Racked, the NICs (and the links inside nodes) are declared in the top zone's first child: SimGrid 3.32 finds
      * a route's links by name from the top zone down, depth first through every zone, so a NIC declared in rack r
      * was found only after searching racks 0..r-1 (quadratic in nodes); in the first child, at once. */
-    const int host_cpu = (layout & CLUSTER_XML_HOST_CPUS) != 0, outside = racks && node_has_links(c, host_cpu);
+    const int host_cpu = (layout & CLUSTER_XML_HOST_CPUS) != 0;
     if (racks) put(&b, "  <zone id=\"links\" routing=\"None\">\n"); /* the DTD wants zones before links */
     static const char NIC[] =
         "%s<link id=\"nic%d\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n";
     for (int i = 0; racks && i < nodes; i++) put(&b, NIC, "    ", i, nic, c->inter->latency);
-    for (int i = 0; outside && i < nodes; i++) put_node_links(&b, c, i, "    ", host_cpu);
     /* Plain nodes in racks are no zones of their own: a rack is one zone of its GPUs, its nodes' switches and its
-     * gateway, joined by the links a <cluster> per node would have made, so SimGrid 3.32 keeps a zone per rack,
-     * not per node (its duplicate-name checks and its seal walk every zone, or every host once per zone). */
+     * gateway, joined by the links a <cluster> per node would have made (node<i>_g<j>, as a node's links are
+     * named), so SimGrid 3.32 keeps a zone per rack, not per node (its duplicate-name checks and its seal walk
+     * every zone, or every host once per zone). */
     const int flat_racks = racks && !node_has_links(c, host_cpu);
-    static const char GPU_LINK[] =
-        "%s<link id=\"node%d_g%d\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n";
-    for (int i = 0; flat_racks && i < nodes; i++)
-        for (int g = 0; g < c->gpus_per_node; g++)
-            put(&b, GPU_LINK, "    ", i, g, c->intra->bandwidth, c->intra->latency);
+    for (int i = 0; racks && i < nodes; i++) put_node_links(&b, c, i, "    ", host_cpu);
     if (racks) put(&b, "  </zone>\n");
     for (int r = 0; r < (racks ? racks : 1); r++) {
         int first = racks ? r * RACK_NODES : 0,
@@ -876,7 +872,7 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
             put(&b, "  </zone>\n");
             continue;
         }
-        for (int i = first; i < last; i++) put_node(&b, c, i, ind, host_cpu, outside);
+        for (int i = first; i < last; i++) put_node(&b, c, i, ind, host_cpu, racks > 0);
         if (racks) {
             put(&b, "    <zone id=\"rack%d_gw\" routing=\"Full\">\n      <router id=\"rack%d_router\"/>\n    </zone>\n",
                 r, r);

@@ -29,9 +29,7 @@ static double placed_servers(const sim_config *c, const sim_plan *p, const sim_b
          * carries its flows and, under cross-traffic, the ACKs of those coming the other way */
         const double mine = n < K ? share[n] : 0, out = 1 - mine, in = (N - 1) * mine;
         load = fmax(load, fmax(out + x * in, in + x * out));
-        double sent = 0;
-        for (int s = 0; s < K; s++) sent += s != n && share[s] > 0 ? msgs[s] : 0;
-        sends = fmax(sends, sent);
+        sends = fmax(sends, placed_sent(p, (size_t)k, n));
         if (n < K) /* a server takes in, and answers, (N - 1) of its messages from each other node */
             work = fmax(work, N * mine * b->srv_dec_s + mine * b->srv_enc_s +
                                   (N - 1) * msgs[n] * (c->rpc_recv_s + c->rpc_send_s));

@@ -49,6 +49,15 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
         scenario_close(s);
         return gq_fail(e, msg, cap, "--platform '%s': %s", q->platform, why);
     }
+    if (s->cluster.rpc && (q->sync == SYNC_PS || q->sync == SYNC_PS_SHARDED)) { /* the servers' messages */
+        char src[88];
+        const char *rpc = cluster_rpc_name(s->cluster.rpc);
+        if ((e = rpc_cost_for(rpc, &s->rpc_send_s, &s->rpc_recv_s, src, sizeof src, why, sizeof why)) != GQ_OK) {
+            scenario_close(s);
+            return gq_fail(e, msg, cap, "%s: rpc=%s: %s", q->platform, rpc, why);
+        }
+        snprintf(s->rpc_source, sizeof s->rpc_source, "; %s", src);
+    }
     const char *gpu = q->gpu ? q->gpu : s->cluster.gpu;
     if (strcmp(gpu, "cpu") == 0 && !(q->gpu_images_per_s > 0 && q->codec_on != CODEC_ON_GPU)) {
         scenario_close(s);
@@ -130,15 +139,7 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
         c.server_decode_fixed_ns = srv.dec_fixed_ns * q->quant_cost_scale;
         snprintf(server_source, sizeof server_source, "; %s", srv.source);
     }
-    char rpc_source[96] = "";
-    if (s->cluster.rpc && (q->sync == SYNC_PS || q->sync == SYNC_PS_SHARDED)) { /* the servers' messages */
-        char src[88];
-        gq_err e = rpc_cost_for(cluster_rpc_name(s->cluster.rpc), &c.rpc_send_s, &c.rpc_recv_s, src, sizeof src, why,
-                                sizeof why);
-        if (e != GQ_OK)
-            return gq_fail(e, msg, cap, "%s: rpc=%s: %s", q->platform, cluster_rpc_name(s->cluster.rpc), why);
-        snprintf(rpc_source, sizeof rpc_source, "; %s", src);
-    }
+    c.rpc_send_s = s->rpc_send_s, c.rpc_recv_s = s->rpc_recv_s;
     c.exchange = q->exchange;
     c.overlap = q->overlap;
     c.fusion_bytes = q->fusion_bytes;
@@ -160,7 +161,7 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
     if (e != GQ_OK)
         return gq_fail(e, msg, cap, "simulate %s on %s with %d GPUs: %s", s->model->name, q->platform, gpus, why);
     qz_format_spec(&c.quant, o->quant, sizeof o->quant);
-    snprintf(o->codec_source, sizeof o->codec_source, "%s%s%s", cost.source, server_source, rpc_source);
+    snprintf(o->codec_source, sizeof o->codec_source, "%s%s%s", cost.source, server_source, s->rpc_source);
     o->gpus = gpus;
     o->images_per_s = (double)gpus * s->batch / o->r.iteration_s;
     o->speedup = o->images_per_s / s->compute.images_per_s; /* one GPU, fp32, no communication */

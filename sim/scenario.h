@@ -52,6 +52,10 @@ typedef struct {
     int batch;
     compute_estimate compute;
     codec_profile profile; /* the --codec-costs file, if any */
+    /* the servers' messages where the platform says rpc= (ps, ps-sharded): their cost at each end, and its source as
+     * codec_source's suffix ("; grpc ... (data/rpc_costs.csv)"); 0 and "" otherwise */
+    double rpc_send_s, rpc_recv_s;
+    char rpc_source[96];
 } sim_scenario;
 
 /* Resolves a request; on failure s is closed (scenario_close is safe). */

@@ -217,8 +217,7 @@ static void leaders_placed(sg_world *w, int node, const sim_bucket *b)
     const size_t k = (size_t)(b - w->plan->b);
     const double *share = w->plan->share + k * K, *msgs = w->plan->msgs + k * K, mine = node < K ? share[node] : 0;
     const double send = w->c->rpc_send_s, recv = w->c->rpc_recv_s; /* each message, at each end */
-    double sent = 0, served = node < K ? (N - 1) * msgs[node] : 0; /* messages this node sends, serves */
-    for (int s = 0; s < K; s++) sent += s != node && share[s] > 0 ? msgs[s] : 0;
+    const double sent = placed_sent(w->plan, k, node), served = node < K ? (N - 1) * msgs[node] : 0;
     sg_comm_t *c = malloc((size_t)(N + K) * sizeof *c);
     void *data;
     if (!c) abort(); /* the child dies and the parent reports a failed run */

@@ -46,6 +46,16 @@ struct sim_plan {
     double *msgs;
 };
 
+/* With servers: the messages node `node` sends in bucket k (to every server but itself that holds some of it), and
+ * as many replies it takes back. */
+static inline double placed_sent(const sim_plan *p, size_t k, int node)
+{
+    const double *share = p->share + k * (size_t)p->servers, *msgs = p->msgs + k * (size_t)p->servers;
+    double sent = 0;
+    for (int s = 0; s < p->servers; s++) sent += s != node && share[s] > 0 ? msgs[s] : 0;
+    return sent;
+}
+
 gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap);
 void sim_plan_free(sim_plan *p);
 
