@@ -2,7 +2,10 @@
  *  - every layer's gradient matches central finite differences (conv with
  *    stride and padding, fc, max and avg pooling, relu, dropout with its mask,
  *    softmax cross-entropy);
- *  - the im2col + sgemm convolution equals the naive loops;
+ *  - the im2col + sgemm convolution equals the naive loops, and the direct
+ *    stride-1 kernels equal both, forward and backward, over shapes that
+ *    leave partial blocks of channels, taps and positions, and so do the
+ *    paths the layer picks (LeNet's conv3 as a fully connected layer);
  *  - on a tiny, separable data set the trainer drives the loss below a known
  *    bound, with 1 and with 4 workers, fp32 and TernGrad;
  *  - the same seed gives bit-identical parameters, another seed others;
@@ -78,6 +81,8 @@ static void test_gradients(void)
     gradcheck("input 3x4x4\nfc a out=5\nrelu r\ndropout d\nfc b out=3\nsoftmax s\n", "fc relu dropout fc");
     gradcheck("input 2x5x5\nconv c out=3 k=3 bias=0\npool g op=avg global=1\nfc f out=3\nsoftmax s\n",
               "conv without bias, global pooling");
+    gradcheck("input 2x6x6\nconv a out=3 k=3 p=1\nconv b out=7 k=2x3 p=0x1\nfc f out=3\nsoftmax s\n",
+              "two stride-1 convs (the direct kernels' input gradient)");
 }
 
 static void test_conv_naive(void)
@@ -86,6 +91,8 @@ static void test_conv_naive(void)
     const int HO = (H + 2 * PH - KH) / SH + 1, WO = (W + 2 * PW - KW) / SW + 1;
     float inp[B * C * H * W], w[OC * C * KH * KW], b[OC], o1[B * OC * HO * WO], o2[B * OC * HO * WO];
     float col[(C * KH * KW + OC) * B * HO * WO];
+    CHECK(conv2d_work_floats(B, C, H, W, OC, KH, KW, SH, SW, PH, PW, HO, WO) == sizeof col / 4,
+          "strided: the im2col scratch");
     rng_t r;
     rng_init(&r, 5);
     for (size_t i = 0; i < sizeof inp / 4; i++) inp[i] = (float)rng_double(&r) - 0.5f;
@@ -96,6 +103,67 @@ static void test_conv_naive(void)
     double worst = 0;
     for (size_t i = 0; i < sizeof o1 / 4; i++) worst = fmax(worst, fabs(o1[i] - o2[i]));
     CHECK(worst < 1e-5, "im2col convolution vs naive: max difference %.3g", worst);
+}
+
+static double max_diff(const float *a, const float *b, size_t n)
+{
+    double worst = 0;
+    for (size_t i = 0; i < n; i++) worst = fmax(worst, fabs((double)a[i] - b[i]));
+    return worst;
+}
+
+/* One stride-1 shape through both paths: outputs against the naive loops,
+ * gradients (input, weights, biases, accumulated onto nonzero values) against
+ * im2col's. */
+static void conv_direct_case(int B, int C, int H, int W, int OC, int KH, int KW, int PH, int PW)
+{
+    const int HO = H + 2 * PH - KH + 1, WO = W + 2 * PW - KW + 1;
+    const size_t ni = (size_t)B * C * H * W, nw = (size_t)OC * C * KH * KW, no = (size_t)B * OC * HO * WO;
+    size_t nwork = conv2d_work_floats(B, C, H, W, OC, KH, KW, 1, 1, PH, PW, HO, WO),
+           ndirect = conv2d_direct_work_floats(C, H, W, OC, KH, KW, PH, PW, HO, WO);
+    nwork = nwork > ndirect ? nwork : ndirect; /* conv2d_work_floats sizes only the path it takes */
+    float *inp = malloc(ni * 4), *w = malloc(nw * 4), *b = malloc((size_t)OC * 4), *o1 = malloc(no * 4),
+          *o2 = malloc(no * 4), *dout = malloc(no * 4), *work = malloc(nwork * 4);
+    float *dx1 = malloc(ni * 4), *dx2 = malloc(ni * 4), *dw1 = malloc(nw * 4), *dw2 = malloc(nw * 4),
+          *db1 = malloc((size_t)OC * 4), *db2 = malloc((size_t)OC * 4);
+    rng_t r;
+    rng_init(&r, (uint64_t)(B * 7 + C * 5 + OC * 3 + KH));
+    for (size_t i = 0; i < ni; i++) inp[i] = (float)rng_double(&r) - 0.5f, dx1[i] = dx2[i] = 0.25f;
+    for (size_t i = 0; i < nw; i++) w[i] = (float)rng_double(&r) - 0.5f, dw1[i] = dw2[i] = -1;
+    for (size_t i = 0; i < no; i++) dout[i] = (float)rng_double(&r) - 0.5f;
+    for (int i = 0; i < OC; i++) b[i] = (float)i - 2, db1[i] = db2[i] = 3;
+    conv2d_forward_direct(o1, inp, w, b, B, C, H, W, OC, KH, KW, PH, PW, HO, WO, work);
+    conv2d_forward_naive(o2, inp, w, b, B, C, H, W, OC, KH, KW, 1, 1, PH, PW, HO, WO);
+    double fwd = max_diff(o1, o2, no);
+    conv2d_backward_direct(dx1, dw1, db1, dout, inp, w, B, C, H, W, OC, KH, KW, PH, PW, HO, WO, work);
+    conv2d_backward_im2col(dx2, dw2, db2, dout, inp, w, B, C, H, W, OC, KH, KW, 1, 1, PH, PW, HO, WO, work);
+    double dx = max_diff(dx1, dx2, ni), dwd = max_diff(dw1, dw2, nw), dbd = max_diff(db1, db2, (size_t)OC);
+    /* and whichever path conv2d_forward/backward take for this shape (direct, im2col, or fc) */
+    conv2d_forward(o1, inp, w, b, B, C, H, W, OC, KH, KW, 1, 1, PH, PW, HO, WO, work);
+    fwd = fmax(fwd, max_diff(o1, o2, no));
+    for (size_t i = 0; i < ni; i++) dx1[i] = 0.25f;
+    for (size_t i = 0; i < nw; i++) dw1[i] = -1;
+    for (int i = 0; i < OC; i++) db1[i] = 3;
+    conv2d_backward(dx1, dw1, db1, dout, inp, w, B, C, H, W, OC, KH, KW, 1, 1, PH, PW, HO, WO, work);
+    dx = fmax(dx, max_diff(dx1, dx2, ni)), dwd = fmax(dwd, max_diff(dw1, dw2, nw));
+    dbd = fmax(dbd, max_diff(db1, db2, (size_t)OC));
+    /* sums of up to B*HO*WO products of magnitude <= 0.25: float rounding in another order */
+    double tol = 1e-5 * (1 + (double)B * HO * WO / 64);
+    CHECK(fwd < 1e-5 && dx < 1e-5 && dwd < tol && dbd < tol,
+          "direct conv B%d C%d %dx%d OC%d k%dx%d p%dx%d: forward %.3g, dinp %.3g, dw %.3g, db %.3g off", B, C, H, W, OC,
+          KH, KW, PH, PW, fwd, dx, dwd, dbd);
+    free(inp), free(w), free(b), free(o1), free(o2), free(dout), free(work);
+    free(dx1), free(dx2), free(dw1), free(dw2), free(db1), free(db2);
+}
+
+static void test_conv_direct(void)
+{
+    conv_direct_case(4, 1, 28, 28, 6, 5, 5, 2, 2);  /* LeNet-5 conv1 */
+    conv_direct_case(3, 6, 14, 14, 16, 5, 5, 0, 0); /* conv2: channels in blocks 6+5+5 */
+    conv_direct_case(2, 3, 9, 8, 7, 3, 2, 1, 1);    /* odd sizes: edges of every block */
+    conv_direct_case(1, 2, 5, 3, 1, 1, 3, 0, 1);    /* one channel, a 1x3 kernel, a row shorter than a vector */
+    conv_direct_case(2, 5, 7, 7, 13, 7, 7, 3, 3);   /* a kernel as wide as the image */
+    conv_direct_case(3, 16, 5, 5, 120, 5, 5, 0, 0); /* conv3: a 1x1 output, taken as a fully connected layer */
 }
 
 /* Two classes of 6x6 images: bright left half or bright right half, with noise. */
@@ -236,6 +304,7 @@ int main(void)
     test_blas_core();
     test_gradients();
     test_conv_naive();
+    test_conv_direct();
     test_training();
     test_idx();
     return check_summary();

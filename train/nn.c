@@ -75,16 +75,33 @@ static void col2im(float *img, const float *col, size_t ld, int C, int H, int W,
             }
 }
 
-size_t conv2d_work_floats(int B, int C, int KH, int KW, int OC, int HO, int WO)
+/* Stride 1 with the output the padded input allows, and few positions
+ * computed only to be thrown away (the direct kernels compute whole rows of
+ * the padded input, in blocks of conv2d_direct_span()): conv_direct.c.
+ * Anything else, such as LeNet's conv3 (a 1x1 output from 5x5: 16 positions
+ * for 1), through im2col and a GEMM. */
+static int direct(int H, int W, int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO)
 {
-    return ((size_t)C * KH * KW + (size_t)OC) * (size_t)B * HO * WO;
+    if (!(SH == 1 && SW == 1 && HO == H + 2 * PH - KH + 1 && WO == W + 2 * PW - KW + 1)) return 0;
+    const size_t span = conv2d_direct_span(), useful = (size_t)HO * WO;
+    const size_t computed = ((size_t)HO * (size_t)(W + 2 * PW) + span - 1) / span * span;
+    return 2 * computed <= 3 * useful;
+}
+
+size_t conv2d_work_floats(int B, int C, int H, int W, int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO,
+                          int WO)
+{
+    size_t im2col = ((size_t)C * KH * KW + (size_t)OC) * (size_t)B * HO * WO;
+    if (!direct(H, W, KH, KW, SH, SW, PH, PW, HO, WO)) return im2col;
+    size_t d = conv2d_direct_work_floats(C, H, W, OC, KH, KW, PH, PW, HO, WO);
+    return d > im2col ? d : im2col; /* the tests run both paths on one scratch */
 }
 
 /* The whole batch in one product: col is (K, B*P) with the images side by
  * side, t = w x col is (OC, B*P), then scattered to (B, OC, P). One large
  * GEMM instead of B small ones. */
-void conv2d_forward(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W, int OC,
-                    int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO, float *work)
+void conv2d_forward_im2col(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W,
+                           int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO, float *work)
 {
     const int K = C * KH * KW, P = HO * WO;
     const size_t BP = (size_t)B * P;
@@ -121,9 +138,9 @@ void conv2d_forward_naive(float *out, const float *inp, const float *w, const fl
                 }
 }
 
-void conv2d_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w, int B,
-                     int C, int H, int W, int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO,
-                     float *work)
+void conv2d_backward_im2col(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w,
+                            int B, int C, int H, int W, int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO,
+                            int WO, float *work)
 {
     const int K = C * KH * KW, P = HO * WO;
     const size_t BP = (size_t)B * P;
@@ -149,6 +166,36 @@ void conv2d_backward(float *dinp, float *dw, float *db, const float *dout, const
         for (int n = 0; n < B; n++)
             col2im(dinp + (size_t)n * C * H * W, col + (size_t)n * P, BP, C, H, W, KH, KW, SH, SW, PH, PW, HO, WO);
     }
+}
+
+/* A kernel that covers the whole unpadded image (LeNet's conv3) is a fully
+ * connected layer: the image is its im2col column, (B, OC, 1, 1) is (B, OC). */
+static int whole_image(int H, int W, int KH, int KW, int PH, int PW, int HO, int WO)
+{
+    return KH == H && KW == W && PH == 0 && PW == 0 && HO == 1 && WO == 1;
+}
+
+void conv2d_forward(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W, int OC,
+                    int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO, float *work)
+{
+    if (whole_image(H, W, KH, KW, PH, PW, HO, WO))
+        fc_forward(out, inp, w, b, B, C * H * W, OC);
+    else if (direct(H, W, KH, KW, SH, SW, PH, PW, HO, WO))
+        conv2d_forward_direct(out, inp, w, b, B, C, H, W, OC, KH, KW, PH, PW, HO, WO, work);
+    else
+        conv2d_forward_im2col(out, inp, w, b, B, C, H, W, OC, KH, KW, SH, SW, PH, PW, HO, WO, work);
+}
+
+void conv2d_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w, int B,
+                     int C, int H, int W, int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO,
+                     float *work)
+{
+    if (whole_image(H, W, KH, KW, PH, PW, HO, WO))
+        fc_backward(dinp, dw, db, dout, inp, w, B, C * H * W, OC);
+    else if (direct(H, W, KH, KW, SH, SW, PH, PW, HO, WO))
+        conv2d_backward_direct(dinp, dw, db, dout, inp, w, B, C, H, W, OC, KH, KW, PH, PW, HO, WO, work);
+    else
+        conv2d_backward_im2col(dinp, dw, db, dout, inp, w, B, C, H, W, OC, KH, KW, SH, SW, PH, PW, HO, WO, work);
 }
 
 /* ---- fully connected ---------------------------------------------------------------- */
@@ -321,7 +368,9 @@ gq_err net_init(net_t *n, const model_t *m, int max_batch, uint64_t seed, char *
         if (l->type == LAYER_DROPOUT && !(n->mask[i] = calloc((size_t)max_batch * n->out_size[i], 1)))
             return GQ_ERR_NOMEM;
         if (l->type == LAYER_CONV) {
-            size_t need = conv2d_work_floats(max_batch, in_shape(n, i).c, l->kh, l->kw, l->out, l->shape.h, l->shape.w);
+            shape3 s = in_shape(n, i);
+            size_t need = conv2d_work_floats(max_batch, s.c, s.h, s.w, l->out, l->kh, l->kw, l->sh, l->sw, l->ph, l->pw,
+                                             l->shape.h, l->shape.w);
             col = need > col ? need : col;
         }
     }

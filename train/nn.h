@@ -1,7 +1,8 @@
 /* A small CNN trainer's network, built from a models/ layer table: plain
  * kernels over flat float arrays (llm.c style), parameters and gradients each
- * in one contiguous block with per-layer offsets, im2col + CBLAS sgemm for
- * convolutions, a naive convolution beside it for tests. Supported layers:
+ * in one contiguous block with per-layer offsets, stride-1 convolutions
+ * computed directly (conv_direct.c), others by im2col + CBLAS sgemm, and a
+ * naive convolution beside them for tests. Supported layers:
  * conv (groups 1), fc, relu, pool (max, avg, global), dropout (p = 0.5), and a
  * final softmax trained with cross-entropy; the layers form a chain. */
 #ifndef GQ_NN_H
@@ -46,9 +47,11 @@ float net_loss(net_t *n, const float *input, const uint8_t *labels, int B, int b
 void net_zero_grad(net_t *n);
 
 /* ---- kernels (exposed for tests) ---------------------------------------- */
-/* Scratch floats the convolution kernels need for a batch of B: an im2col
- * matrix (C*KH*KW, B*HO*WO) and an (OC, B*HO*WO) product. */
-size_t conv2d_work_floats(int B, int C, int KH, int KW, int OC, int HO, int WO);
+/* Scratch floats the convolution kernels need for a batch of B (either
+ * path): an im2col matrix (C*KH*KW, B*HO*WO) and an (OC, B*HO*WO) product,
+ * or the direct path's padded images and gradients. */
+size_t conv2d_work_floats(int B, int C, int H, int W, int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO,
+                          int WO);
 /* inp is (B,C,H,W), w is (OC,C,KH,KW), out is (B,OC,HO,WO); work holds
  * conv2d_work_floats(...) floats */
 void conv2d_forward(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W, int OC,
@@ -59,6 +62,21 @@ void conv2d_forward_naive(float *out, const float *inp, const float *w, const fl
 void conv2d_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w, int B,
                      int C, int H, int W, int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO,
                      float *work);
+/* The two paths behind conv2d_forward/backward, exposed for tests: im2col
+ * takes any stride; direct takes stride 1 with HO = H + 2PH - KH + 1 (and
+ * the same across), in conv2d_direct_work_floats floats of work. */
+void conv2d_forward_im2col(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W,
+                           int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO, float *work);
+void conv2d_backward_im2col(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w,
+                            int B, int C, int H, int W, int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO,
+                            int WO, float *work);
+size_t conv2d_direct_span(void); /* output positions per block of the direct kernels */
+size_t conv2d_direct_work_floats(int C, int H, int W, int OC, int KH, int KW, int PH, int PW, int HO, int WO);
+void conv2d_forward_direct(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W,
+                           int OC, int KH, int KW, int PH, int PW, int HO, int WO, float *work);
+void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w,
+                            int B, int C, int H, int W, int OC, int KH, int KW, int PH, int PW, int HO, int WO,
+                            float *work);
 /* inp is (B,NI), w is (NO,NI), out is (B,NO) */
 void fc_forward(float *out, const float *inp, const float *w, const float *b, int B, int NI, int NO);
 void fc_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w, int B, int NI,

@@ -1,0 +1,348 @@
+/* Stride-1 convolutions computed directly, without im2col or a GEMM's
+ * packing: LeNet-sized layers (6 or 16 output channels, 25 or 150 taps) are
+ * too thin for a BLAS kernel, which spent as long copying them as
+ * multiplying (docs/performance.md#trainer).
+ *
+ * The trick that keeps every loop a contiguous vector loop: an image is
+ * padded once into planes of width WP, and outputs are computed at every
+ * position p = oh*WP + ow of a "virtual" row as wide as the padded input, so
+ * tap (c, kh, kw) reads input p + c*plane + kh*WP + kw for all p at once. The
+ * columns ow >= WO are computed and thrown away (4 of 32 for LeNet's first
+ * layer). The weight gradient is the same sum read the other way (a dot
+ * product over p of the output gradient, zero on those columns, with the
+ * shifted input), and the input gradient is a forward convolution of the
+ * zero-padded output gradient with the kernels flipped and transposed.
+ *
+ * Blocks of output channels times vectors of positions live in registers
+ * (GCC/Clang vector extensions, 8 floats: AVX2, or AVX-512's lower halves);
+ * each block size is its own instantiation so that the accumulators are
+ * registers, not memory. Sums run in a fixed order: the same input gives the
+ * same bits on every machine that runs this code. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "nn.h"
+
+typedef float f8 __attribute__((vector_size(32)));
+#define LANES 8
+#ifndef NV
+#define NV 3 /* vectors of positions per block */
+#endif
+#define SPAN (LANES * NV) /* positions per block */
+#ifndef MAX_OB
+#define MAX_OB 5 /* output channels per block */
+#endif
+#ifndef DW_OB
+#define DW_OB 4 /* weight gradient: output channels per block */
+#endif
+#ifndef DW_TB
+#define DW_TB 3 /* weight gradient: taps per block */
+#endif
+
+static inline f8 load8(const float *p)
+{
+    f8 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static inline void store8(float *p, f8 v) { memcpy(p, &v, sizeof v); }
+
+/* A loaded vector held in a register: without it GCC 12 folds the load into
+ * every product that uses it, and the weight gradient's block (7 vectors, 12
+ * products) did 24 loads a step instead of 7, load-bound at a third of the
+ * forward pass's rate. The empty asm only claims the register. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define IN_REGISTER(v) __asm__("" : "+x"(v))
+#else
+#define IN_REGISTER(v) (void)(v)
+#endif
+
+/* The sum of n floats (n a multiple of LANES) in LANES running sums. */
+static float sum_lanes(const float *x, size_t n)
+{
+    f8 acc = {0};
+    for (size_t p = 0; p < n; p += LANES) acc += load8(x + p);
+    float s = 0;
+    for (int l = 0; l < LANES; l++) s += acc[l];
+    return s;
+}
+
+/* out (OB, np) at row stride ostride: for each of OB channels, the sum over
+ * taps t of w[j*wstride + t] * x[p + off[t]], p in [0, np), np a multiple of
+ * SPAN. OB is a constant after inlining. */
+static inline __attribute__((always_inline)) void rows_block(float *out, size_t ostride, const float *x,
+                                                             const size_t *off, const float *w, size_t wstride,
+                                                             int taps, size_t np, const int OB)
+{
+    for (size_t p = 0; p < np; p += SPAN) {
+        f8 acc[6][NV]; /* OB <= MAX_OB <= 6 */
+        for (int j = 0; j < OB; j++)
+            for (int v = 0; v < NV; v++) acc[j][v] = (f8){0};
+        for (int t = 0; t < taps; t++) {
+            const float *xt = x + off[t] + p;
+            f8 xv[NV];
+            for (int v = 0; v < NV; v++) xv[v] = load8(xt + v * LANES);
+            for (int j = 0; j < OB; j++) {
+                const float wj = w[(size_t)j * wstride + (size_t)t];
+                for (int v = 0; v < NV; v++) acc[j][v] += wj * xv[v];
+            }
+        }
+        for (int j = 0; j < OB; j++)
+            for (int v = 0; v < NV; v++) store8(out + (size_t)j * ostride + p + v * LANES, acc[j][v]);
+    }
+}
+
+/* The number of blocks of at most `most` that cover n, and the size of the
+ * first ones: even blocks (16 channels as 4+4+4+4, not 5+5+5+1), each size an
+ * instantiation of its own. */
+static int even_block(int n, int most)
+{
+    int blocks = (n + most - 1) / most;
+    return (n + blocks - 1) / blocks;
+}
+
+/* out (OC, np) = for every output channel, taps of w (OC, taps) over x. */
+static void conv_rows(float *out, size_t ostride, const float *x, const size_t *off, const float *w, int OC, int taps,
+                      size_t np)
+{
+    for (int o = 0; o < OC;) {
+        const int ob = even_block(OC - o, MAX_OB);
+        float *dst = out + (size_t)o * ostride;
+        const float *wo = w + (size_t)o * taps;
+        switch (ob) {
+        case 1: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, 1); break;
+        case 2: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, 2); break;
+        case 3: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, 3); break;
+        case 4: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, 4); break;
+        case 5: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, 5); break;
+        default: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, 6); break;
+        }
+        o += ob;
+    }
+}
+
+/* The offsets of the taps of a (C, KH, KW) kernel in planes of `plane`
+ * floats and rows of `width`. */
+static void tap_offsets(size_t *off, int C, int KH, int KW, size_t plane, size_t width)
+{
+    for (int c = 0, t = 0; c < C; c++)
+        for (int kh = 0; kh < KH; kh++)
+            for (int kw = 0; kw < KW; kw++) off[t++] = (size_t)c * plane + (size_t)kh * width + (size_t)kw;
+}
+
+/* Floats of work that hold the forward taps' offsets (C*KH*KW) and the
+ * input gradient's (OC*KH*KW). */
+static size_t offsets_floats(int C, int OC, int KH, int KW)
+{
+    return ((size_t)(C + OC) * KH * KW * sizeof(size_t) + sizeof(float) - 1) / sizeof(float);
+}
+
+static size_t round_span(size_t n) { return (n + SPAN - 1) / SPAN * SPAN; }
+
+/* The padded geometry of one layer: input planes HP x WP (plus room for the
+ * last block's overrun), np virtual output positions. */
+typedef struct {
+    size_t HP, WP, plane, np, xfloats, yfloats;
+} geom;
+
+static geom geometry(int C, int H, int W, int OC, int KH, int KW, int PH, int PW, int HO)
+{
+    geom g;
+    g.HP = (size_t)H + 2 * (size_t)PH, g.WP = (size_t)W + 2 * (size_t)PW;
+    g.plane = g.HP * g.WP;
+    g.np = round_span((size_t)HO * g.WP);
+    /* the last tap of the last block reads up to np - 1 + (C-1)*plane + (KH-1)*WP + KW-1 */
+    size_t reach = g.np + (size_t)(C - 1) * g.plane + (size_t)(KH - 1) * g.WP + (size_t)KW;
+    size_t all = (size_t)C * g.plane;
+    g.xfloats = reach > all ? reach : all;
+    g.yfloats = (size_t)OC * g.np;
+    return g;
+}
+
+/* One image (C, H, W) into zero-padded planes (C, HP, WP) at xp (xfloats). */
+static void pad_image(float *xp, const float *img, int C, int H, int W, int PH, int PW, const geom *g)
+{
+    memset(xp, 0, g->xfloats * sizeof *xp);
+    for (int c = 0; c < C; c++)
+        for (int h = 0; h < H; h++)
+            memcpy(xp + (size_t)c * g->plane + ((size_t)h + (size_t)PH) * g->WP + (size_t)PW,
+                   img + ((size_t)c * H + (size_t)h) * (size_t)W, (size_t)W * sizeof *xp);
+}
+
+/* The input-gradient problem: the output gradient padded by KH-1, KW-1 on
+ * every side (OC planes), convolved with w flipped and transposed (C, OC, KH,
+ * KW) over virtual rows of width WQ. */
+typedef struct {
+    size_t HQ, WQ, plane, np, xfloats, yfloats;
+} geom_back;
+
+static geom_back geometry_back(int C, int OC, int KH, int KW, int HO, int WO, const geom *g)
+{
+    geom_back b;
+    b.HQ = (size_t)HO + 2 * (size_t)(KH - 1), b.WQ = (size_t)WO + 2 * (size_t)(KW - 1);
+    b.plane = b.HQ * b.WQ;
+    b.np = round_span(g->HP * b.WQ);
+    size_t reach = b.np + (size_t)(OC - 1) * b.plane + (size_t)(KH - 1) * b.WQ + (size_t)KW;
+    size_t all = (size_t)OC * b.plane;
+    b.xfloats = reach > all ? reach : all;
+    b.yfloats = (size_t)C * b.np;
+    return b;
+}
+
+size_t conv2d_direct_span(void) { return SPAN; }
+
+size_t conv2d_direct_work_floats(int C, int H, int W, int OC, int KH, int KW, int PH, int PW, int HO, int WO)
+{
+    geom g = geometry(C, H, W, OC, KH, KW, PH, PW, HO);
+    geom_back b = geometry_back(C, OC, KH, KW, HO, WO, &g);
+    size_t taps = (size_t)C * KH * KW;
+    size_t offs = offsets_floats(C, OC, KH, KW); /* both offset tables */
+    size_t wt = taps * (size_t)OC;               /* flipped weights */
+    size_t fwd = g.xfloats + g.yfloats;
+    size_t back = g.xfloats + g.yfloats + b.xfloats + b.yfloats;
+    return offs + wt + (fwd > back ? fwd : back);
+}
+
+void conv2d_forward_direct(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W,
+                           int OC, int KH, int KW, int PH, int PW, int HO, int WO, float *work)
+{
+    const geom g = geometry(C, H, W, OC, KH, KW, PH, PW, HO);
+    const int taps = C * KH * KW;
+    size_t *off = (size_t *)work;
+    float *xp = work + offsets_floats(C, OC, KH, KW) + (size_t)taps * OC;
+    float *y = xp + g.xfloats;
+    tap_offsets(off, C, KH, KW, g.plane, g.WP);
+    for (int n = 0; n < B; n++) {
+        pad_image(xp, inp + (size_t)n * C * H * W, C, H, W, PH, PW, &g);
+        conv_rows(y, g.np, xp, off, w, OC, taps, g.np);
+        for (int oc = 0; oc < OC; oc++) {
+            float *o = out + ((size_t)n * OC + (size_t)oc) * (size_t)HO * WO;
+            const float *src = y + (size_t)oc * g.np, bias = b ? b[oc] : 0;
+            for (int oh = 0; oh < HO; oh++)
+                for (int ow = 0; ow < WO; ow++) o[oh * WO + ow] = src[(size_t)oh * g.WP + (size_t)ow] + bias;
+        }
+    }
+}
+
+/* dw (OB, taps) += over the positions p of one image: dy[j][p] * x[p +
+ * off[t]]; dy rows are zero where p is not an output. */
+static inline __attribute__((always_inline)) void dw_block(float *dw, int wstride, const float *dy, const float *x,
+                                                           const size_t *off, size_t np, int OB, int TB)
+{
+    f8 acc[4][4]; /* OB <= DW_OB <= 4, TB <= DW_TB <= 4 */
+    for (int j = 0; j < OB; j++)
+        for (int t = 0; t < TB; t++) acc[j][t] = (f8){0};
+    for (size_t p = 0; p < np; p += LANES) {
+        f8 xv[4], dv[4];
+        for (int t = 0; t < TB; t++) {
+            xv[t] = load8(x + off[t] + p);
+            IN_REGISTER(xv[t]);
+        }
+        for (int j = 0; j < OB; j++) {
+            dv[j] = load8(dy + (size_t)j * np + p);
+            IN_REGISTER(dv[j]);
+        }
+        for (int j = 0; j < OB; j++)
+            for (int t = 0; t < TB; t++) acc[j][t] += dv[j] * xv[t];
+    }
+    for (int j = 0; j < OB; j++)
+        for (int t = 0; t < TB; t++) {
+            float s = 0;
+            for (int l = 0; l < LANES; l++) s += acc[j][t][l];
+            dw[(size_t)j * wstride + t] += s;
+        }
+}
+
+#define DW_CASE(o, t)                                                                                                  \
+    case (o)*16 + (t): dw_block(dw, taps, dy, x, off, np, o, t); break;
+
+static void dw_dispatch(int ob, int tb, float *dw, int taps, const float *dy, const float *x, const size_t *off,
+                        size_t np)
+{
+    switch (ob * 16 + tb) {
+        DW_CASE(1, 1);
+        DW_CASE(1, 2);
+        DW_CASE(1, 3);
+        DW_CASE(1, 4);
+        DW_CASE(2, 1);
+        DW_CASE(2, 2);
+        DW_CASE(2, 3);
+        DW_CASE(2, 4);
+        DW_CASE(3, 1);
+        DW_CASE(3, 2);
+        DW_CASE(3, 3);
+        DW_CASE(3, 4);
+        DW_CASE(4, 1);
+        DW_CASE(4, 2);
+        DW_CASE(4, 3);
+        DW_CASE(4, 4);
+    default: /* not reached: ob <= DW_OB <= 4, tb <= DW_TB <= 4 */
+        for (int j = 0; j < ob; j++)
+            for (int k = 0; k < tb; k++)
+                dw_block(dw + (size_t)j * taps + k, taps, dy + (size_t)j * np, x, off + k, np, 1, 1);
+    }
+}
+
+/* One image's weight gradient: dw (OC, taps) += dy (OC, np) against x shifted by every tap. */
+static void weight_grad(float *dw, const float *dy, const float *x, const size_t *off, int OC, int taps, size_t np)
+{
+    for (int o = 0; o < OC;) {
+        const int ob = even_block(OC - o, DW_OB);
+        for (int t = 0; t < taps;) {
+            const int tb = even_block(taps - t, DW_TB);
+            dw_dispatch(ob, tb, dw + (size_t)o * taps + t, taps, dy + (size_t)o * np, x, off + t, np);
+            t += tb;
+        }
+        o += ob;
+    }
+}
+
+void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w,
+                            int B, int C, int H, int W, int OC, int KH, int KW, int PH, int PW, int HO, int WO,
+                            float *work)
+{
+    const geom g = geometry(C, H, W, OC, KH, KW, PH, PW, HO);
+    const geom_back gb = geometry_back(C, OC, KH, KW, HO, WO, &g);
+    const int taps = C * KH * KW;
+    size_t *off = (size_t *)work, *offb = off + taps;
+    float *wt = work + offsets_floats(C, OC, KH, KW);
+    float *xs = wt + (size_t)taps * OC; /* this image, padded */
+    float *ys = xs + g.xfloats;         /* its output gradient on virtual rows */
+    float *q = ys + g.yfloats;          /* its output gradient padded for the input gradient */
+    float *dxq = q + gb.xfloats;        /* its input gradient on virtual rows */
+    tap_offsets(off, C, KH, KW, g.plane, g.WP);
+    if (dinp) /* wt (C, OC, KH, KW): w transposed in its channels, flipped in space */
+        for (int oc = 0; oc < OC; oc++)
+            for (int c = 0; c < C; c++)
+                for (int kh = 0; kh < KH; kh++)
+                    for (int kw = 0; kw < KW; kw++)
+                        wt[(((size_t)c * OC + oc) * KH + (KH - 1 - kh)) * KW + (KW - 1 - kw)] =
+                            w[(((size_t)oc * C + c) * KH + kh) * KW + kw];
+    tap_offsets(offb, OC, KH, KW, gb.plane, gb.WQ);
+    for (int n = 0; n < B; n++) { /* image by image: its data stays in cache through every block */
+        pad_image(xs, inp + (size_t)n * C * H * W, C, H, W, PH, PW, &g);
+        memset(ys, 0, g.yfloats * sizeof *ys);
+        for (int oc = 0; oc < OC; oc++) {
+            float *yo = ys + (size_t)oc * g.np;
+            for (int oh = 0; oh < HO; oh++)
+                memcpy(yo + (size_t)oh * g.WP, dout + (((size_t)n * OC + (size_t)oc) * HO + (size_t)oh) * WO,
+                       (size_t)WO * sizeof *yo);
+            if (db) db[oc] += sum_lanes(yo, g.np); /* a float chain of HO*WO adds would cost more than the copy */
+        }
+        weight_grad(dw, ys, xs, off, OC, taps, g.np);
+        if (!dinp) continue;
+        memset(q, 0, gb.xfloats * sizeof *q);
+        for (int oc = 0; oc < OC; oc++)
+            for (int oh = 0; oh < HO; oh++)
+                memcpy(q + (size_t)oc * gb.plane + ((size_t)oh + (size_t)(KH - 1)) * gb.WQ + (size_t)(KW - 1),
+                       dout + (((size_t)n * OC + (size_t)oc) * HO + (size_t)oh) * WO, (size_t)WO * sizeof *q);
+        conv_rows(dxq, gb.np, q, offb, wt, C, OC * KH * KW, gb.np);
+        for (int c = 0; c < C; c++) {
+            float *dx = dinp + ((size_t)n * C + (size_t)c) * (size_t)H * W;
+            const float *src = dxq + (size_t)c * gb.np;
+            for (int h = 0; h < H; h++)
+                for (int x = 0; x < W; x++)
+                    dx[h * W + x] += src[((size_t)h + (size_t)PH) * gb.WQ + (size_t)x + (size_t)PW];
+        }
+    }
+}
