@@ -50,7 +50,7 @@ static inline void store8(float *p, f8 v) { memcpy(p, &v, sizeof v); }
 /* A loaded vector held in a register: without it GCC 12 folds the load into
  * every product that uses it, and the weight gradient's block (7 vectors, 12
  * products) did 24 loads a step instead of 7, load-bound at a third of the
- * forward pass's rate. The empty asm only claims the register. */
+ * forward kernel's rate. The empty asm only claims the register. */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define IN_REGISTER(v) __asm__("" : "+x"(v))
 #else
@@ -81,7 +81,10 @@ static inline __attribute__((always_inline)) void rows_block(float *out, size_t 
         for (int t = 0; t < taps; t++) {
             const float *xt = x + off[t] + p;
             f8 xv[NV];
-            for (int v = 0; v < NV; v++) xv[v] = load8(xt + v * LANES);
+            for (int v = 0; v < NV; v++) {
+                xv[v] = load8(xt + v * LANES);
+                IN_REGISTER(xv[v]);
+            }
             for (int j = 0; j < OB; j++) {
                 const float wj = w[(size_t)j * wstride + (size_t)t];
                 for (int v = 0; v < NV; v++) acc[j][v] += wj * xv[v];
