@@ -14,7 +14,7 @@
  * zero-padded output gradient with the kernels flipped and transposed.
  *
  * Blocks of output channels times vectors of positions live in registers
- * (GCC/Clang vector extensions, 8 floats: AVX2, or AVX-512's lower halves);
+ * (GCC/Clang vector extensions: 8 floats with AVX, 4 with SSE);
  * each block size is its own instantiation so that the accumulators are
  * registers, not memory. Sums run in a fixed order: the same input gives the
  * same bits on every machine that runs this code. */
@@ -23,8 +23,17 @@
 
 #include "nn.h"
 
-typedef float f8 __attribute__((vector_size(32)));
+/* Sums run in LANES = 8 running sums on every machine; a register holds VL
+ * of them (8 with AVX, 4 with SSE only: a vector of 8 floats without AVX was
+ * lowered to scalar code, 14x slower), HALVES registers one group of 8. */
 #define LANES 8
+#ifdef __AVX__
+#define VL 8
+#else
+#define VL 4
+#endif
+#define HALVES (LANES / VL)
+typedef float vf __attribute__((vector_size(VL * 4)));
 #ifndef NV
 #define NV 3 /* vectors of positions per block */
 #endif
@@ -39,13 +48,10 @@ typedef float f8 __attribute__((vector_size(32)));
 #define DW_TB 3 /* weight gradient: taps per block */
 #endif
 
-static inline f8 load8(const float *p)
-{
-    f8 v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-static inline void store8(float *p, f8 v) { memcpy(p, &v, sizeof v); }
+/* Unaligned loads and stores of one register; macros, not functions: GCC
+ * warns that passing a 32-byte vector by value changes the ABI without AVX. */
+#define LOADV(v, p) memcpy(&(v), (p), sizeof(vf))
+#define STOREV(p, v) memcpy((p), &(v), sizeof(vf))
 
 /* A loaded vector held in a register: without it GCC 12 folds the load into
  * every product that uses it, and the weight gradient's block (7 vectors, 12
@@ -60,10 +66,15 @@ static inline void store8(float *p, f8 v) { memcpy(p, &v, sizeof v); }
 /* The sum of n floats (n a multiple of LANES) in LANES running sums. */
 static float sum_lanes(const float *x, size_t n)
 {
-    f8 acc = {0};
-    for (size_t p = 0; p < n; p += LANES) acc += load8(x + p);
+    vf acc[HALVES] = {{0}};
+    for (size_t p = 0; p < n; p += LANES)
+        for (int h = 0; h < HALVES; h++) {
+            vf v;
+            LOADV(v, x + p + h * VL);
+            acc[h] += v;
+        }
     float s = 0;
-    for (int l = 0; l < LANES; l++) s += acc[l];
+    for (int l = 0; l < LANES; l++) s += acc[l / VL][l % VL];
     return s;
 }
 
@@ -75,23 +86,23 @@ static inline __attribute__((always_inline)) void rows_block(float *out, size_t 
                                                              int taps, size_t np, const int OB)
 {
     for (size_t p = 0; p < np; p += SPAN) {
-        f8 acc[6][NV]; /* OB <= MAX_OB <= 6 */
+        vf acc[6][NV * HALVES]; /* OB <= MAX_OB <= 6 */
         for (int j = 0; j < OB; j++)
-            for (int v = 0; v < NV; v++) acc[j][v] = (f8){0};
+            for (int v = 0; v < NV * HALVES; v++) acc[j][v] = (vf){0};
         for (int t = 0; t < taps; t++) {
             const float *xt = x + off[t] + p;
-            f8 xv[NV];
-            for (int v = 0; v < NV; v++) {
-                xv[v] = load8(xt + v * LANES);
+            vf xv[NV * HALVES];
+            for (int v = 0; v < NV * HALVES; v++) {
+                LOADV(xv[v], xt + v * VL);
                 IN_REGISTER(xv[v]);
             }
             for (int j = 0; j < OB; j++) {
                 const float wj = w[(size_t)j * wstride + (size_t)t];
-                for (int v = 0; v < NV; v++) acc[j][v] += wj * xv[v];
+                for (int v = 0; v < NV * HALVES; v++) acc[j][v] += wj * xv[v];
             }
         }
         for (int j = 0; j < OB; j++)
-            for (int v = 0; v < NV; v++) store8(out + (size_t)j * ostride + p + v * LANES, acc[j][v]);
+            for (int v = 0; v < NV * HALVES; v++) STOREV(out + (size_t)j * ostride + p + v * VL, acc[j][v]);
     }
 }
 
@@ -232,26 +243,28 @@ void conv2d_forward_direct(float *out, const float *inp, const float *w, const f
 static inline __attribute__((always_inline)) void dw_block(float *dw, int wstride, const float *dy, const float *x,
                                                            const size_t *off, size_t np, int OB, int TB)
 {
-    f8 acc[4][4]; /* OB <= DW_OB <= 4, TB <= DW_TB <= 4 */
+    vf acc[4][4][HALVES]; /* OB <= DW_OB <= 4, TB <= DW_TB <= 4 */
     for (int j = 0; j < OB; j++)
-        for (int t = 0; t < TB; t++) acc[j][t] = (f8){0};
-    for (size_t p = 0; p < np; p += LANES) {
-        f8 xv[4], dv[4];
-        for (int t = 0; t < TB; t++) {
-            xv[t] = load8(x + off[t] + p);
-            IN_REGISTER(xv[t]);
+        for (int t = 0; t < TB; t++)
+            for (int h = 0; h < HALVES; h++) acc[j][t][h] = (vf){0};
+    for (size_t p = 0; p < np; p += LANES)
+        for (int h = 0; h < HALVES; h++) {
+            vf xv[4], dv[4];
+            for (int t = 0; t < TB; t++) {
+                LOADV(xv[t], x + off[t] + p + h * VL);
+                IN_REGISTER(xv[t]);
+            }
+            for (int j = 0; j < OB; j++) {
+                LOADV(dv[j], dy + (size_t)j * np + p + h * VL);
+                IN_REGISTER(dv[j]);
+            }
+            for (int j = 0; j < OB; j++)
+                for (int t = 0; t < TB; t++) acc[j][t][h] += dv[j] * xv[t];
         }
-        for (int j = 0; j < OB; j++) {
-            dv[j] = load8(dy + (size_t)j * np + p);
-            IN_REGISTER(dv[j]);
-        }
-        for (int j = 0; j < OB; j++)
-            for (int t = 0; t < TB; t++) acc[j][t] += dv[j] * xv[t];
-    }
     for (int j = 0; j < OB; j++)
         for (int t = 0; t < TB; t++) {
             float s = 0;
-            for (int l = 0; l < LANES; l++) s += acc[j][t][l];
+            for (int l = 0; l < LANES; l++) s += acc[j][t][l / VL][l % VL];
             dw[(size_t)j * wstride + t] += s;
         }
 }
