@@ -3,7 +3,8 @@
 # suite; then the same suite built with AddressSanitizer + UBSan; then each
 # fuzz target (decoders, model, cluster spec, SimGrid XML, measured CSV,
 # codec profiles)
-# under libFuzzer for FUZZ_SECONDS (default 60).
+# under libFuzzer for FUZZ_SECONDS (default 45). Between them, the portable
+# build (no -march=native: SSE2 code paths) and its unit tests.
 # Usage: bash scripts/test.sh        (CI runs exactly this: .ci/run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,11 @@ echo "== build and test (Release)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build build -j "$jobs" > /dev/null
 run_ctest build
+
+echo "== portable build (-DGQ_NATIVE=OFF) and its unit tests"
+cmake -S . -B build-portable -DCMAKE_BUILD_TYPE=Release -DGQ_NATIVE=OFF > /dev/null
+cmake --build build-portable -j "$jobs" > /dev/null
+(cd build-portable && ctest -j "$jobs" -L unit --output-on-failure) | tee -a "$summary"
 
 echo "== build and test (ASan + UBSan)"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGQ_SANITIZE=ON > /dev/null
@@ -40,12 +46,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work" "$log" "$summary"' EXIT
 fuzzed=0
 for f in $fuzzers; do
-  echo "== libFuzzer: $f, ${FUZZ_SECONDS:-60} s"
+  echo "== libFuzzer: $f, ${FUZZ_SECONDS:-45} s"
   src=fuzz/corpus-$f
   [ "$f" = decode ] && src=fuzz/corpus
   rm -rf "$work/corpus" && mkdir "$work/corpus" && cp "$src"/* "$work/corpus"/
   rc=0
-  "build-fuzz/fuzz_${f}_libfuzzer" -max_total_time="${FUZZ_SECONDS:-60}" -rss_limit_mb=2048 -print_final_stats=1 \
+  "build-fuzz/fuzz_${f}_libfuzzer" -max_total_time="${FUZZ_SECONDS:-45}" -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$work/" "$work/corpus" > "$log" 2>&1 || rc=$?
   grep -E '^stat::number_of_executed_units|^Done|ERROR|SUMMARY' "$log" || true
   if [ "$rc" -ne 0 ]; then
