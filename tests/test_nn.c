@@ -166,6 +166,74 @@ static void test_conv_direct(void)
     conv_direct_case(3, 16, 5, 5, 120, 5, 5, 0, 0); /* conv3: a 1x1 output, taken as a fully connected layer */
 }
 
+/* The direct kernels' documented summation order, written plainly: a
+ * forward output is one float chain over the taps in (c, kh, kw) order, then
+ * the bias; a weight or bias gradient sums an image's positions p = oh*WP +
+ * ow (WP the padded width) into 8 running sums by p mod 8, adds those in
+ * order, and adds that to the gradient. The kernels must give these bits
+ * exactly, whatever register blocks the build chose (AVX-512, AVX2 and SSE
+ * builds each run this). */
+static void conv_direct_bits_case(int B, int C, int H, int W, int OC, int K, int P)
+{
+    const int HO = H + 2 * P - K + 1, WO = W + 2 * P - K + 1, WP = W + 2 * P, taps = C * K * K;
+    const size_t ni = (size_t)B * C * H * W, nw = (size_t)OC * taps, no = (size_t)B * OC * HO * WO;
+    float *inp = malloc(ni * 4), *w = malloc(nw * 4), *b = malloc((size_t)OC * 4), *o1 = malloc(no * 4),
+          *o2 = malloc(no * 4), *dout = malloc(no * 4), *dw1 = malloc(nw * 4), *dw2 = malloc(nw * 4),
+          *db1 = malloc((size_t)OC * 4), *db2 = malloc((size_t)OC * 4), *dx = calloc(ni, 4);
+    float *work = malloc(conv2d_direct_work_floats(C, H, W, OC, K, K, P, P, HO, WO) * 4);
+    rng_t r;
+    rng_init(&r, (uint64_t)(C * 31 + OC));
+    for (size_t i = 0; i < ni; i++) inp[i] = (float)rng_double(&r) - 0.5f;
+    for (size_t i = 0; i < nw; i++) w[i] = (float)rng_double(&r) - 0.5f, dw1[i] = dw2[i] = 0.125f;
+    for (size_t i = 0; i < no; i++) dout[i] = (float)rng_double(&r) - 0.5f;
+    for (int i = 0; i < OC; i++) b[i] = 0.1f * (float)i, db1[i] = db2[i] = -0.5f;
+#define IN(n, c, h, x_)                                                                                                \
+    (((h) < 0 || (h) >= H || (x_) < 0 || (x_) >= W) ? 0.0f : inp[(((size_t)(n)*C + (c)) * H + (h)) * W + (x_)])
+    for (int n = 0; n < B; n++)
+        for (int oc = 0; oc < OC; oc++) {
+            for (int oh = 0; oh < HO; oh++)
+                for (int ow = 0; ow < WO; ow++) {
+                    float s = 0;
+                    for (int t = 0; t < taps; t++) {
+                        const int c = t / (K * K), kh = t / K % K, kw = t % K;
+                        s += w[(size_t)oc * taps + t] * IN(n, c, oh - P + kh, ow - P + kw);
+                    }
+                    o2[(((size_t)n * OC + oc) * HO + oh) * WO + ow] = s + b[oc];
+                }
+            const float *dy = dout + ((size_t)n * OC + oc) * HO * WO;
+            for (int t = -1; t < taps; t++) { /* t = -1: the bias */
+                float lane[8] = {0}, s = 0;
+                for (int oh = 0; oh < HO; oh++)
+                    for (int ow = 0; ow < WO; ow++) {
+                        const int c = t < 0 ? 0 : t / (K * K), kh = t < 0 ? 0 : t / K % K, kw = t < 0 ? 0 : t % K;
+                        const float xin = t < 0 ? 1.0f : IN(n, c, oh - P + kh, ow - P + kw);
+                        lane[(oh * WP + ow) % 8] += dy[oh * WO + ow] * xin;
+                    }
+                for (int l = 0; l < 8; l++) s += lane[l];
+                if (t < 0)
+                    db2[oc] += s;
+                else
+                    dw2[(size_t)oc * taps + t] += s;
+            }
+        }
+#undef IN
+    conv2d_forward_direct(o1, inp, w, b, B, C, H, W, OC, K, K, P, P, HO, WO, work);
+    conv2d_backward_direct(dx, dw1, db1, dout, inp, w, B, C, H, W, OC, K, K, P, P, HO, WO, work);
+    CHECK(memcmp(o1, o2, no * 4) == 0 && memcmp(dw1, dw2, nw * 4) == 0 && memcmp(db1, db2, (size_t)OC * 4) == 0,
+          "direct conv C%d OC%d k%d p%d: not the documented summation order (forward %s, dw %s, db %s)", C, OC, K, P,
+          memcmp(o1, o2, no * 4) ? "differs" : "same", memcmp(dw1, dw2, nw * 4) ? "differs" : "same",
+          memcmp(db1, db2, (size_t)OC * 4) ? "differs" : "same");
+    free(inp), free(w), free(b), free(o1), free(o2), free(dout), free(dw1), free(dw2), free(db1), free(db2);
+    free(dx), free(work);
+}
+
+static void test_conv_direct_bits(void)
+{
+    conv_direct_bits_case(2, 1, 28, 28, 6, 5, 2);  /* LeNet-5 conv1 */
+    conv_direct_bits_case(2, 6, 14, 14, 16, 5, 0); /* conv2 */
+    conv_direct_bits_case(1, 3, 9, 11, 7, 3, 1);   /* blocks left partial */
+}
+
 /* Two classes of 6x6 images: bright left half or bright right half, with noise. */
 static idx_dataset toy(int n, uint64_t seed)
 {
@@ -305,6 +373,7 @@ int main(void)
     test_gradients();
     test_conv_naive();
     test_conv_direct();
+    test_conv_direct_bits();
     test_training();
     test_idx();
     return check_summary();

@@ -34,24 +34,49 @@
 #endif
 #define HALVES (LANES / VL)
 typedef float vf __attribute__((vector_size(VL * 4)));
+/* Register blocks (each -D overridable, for measuring): the forward block
+ * holds MAX_OB x NV*HALVES accumulators, the loaded input vectors and one
+ * broadcast weight; the weight gradient's DW_OB x DW_TB accumulators, DW_TB
+ * input and DW_OB gradient vectors. With AVX-512's 32 vector registers 5 x 3
+ * and 4 x 3 fit (measured best on Zen 4); AVX2's 16 take 6 x 2 and 3 x 3
+ * (measured on Zen 3: conv2 forward 31 -> 49 GFLOP/s). SSE's 16 halves spill
+ * either way, and no choice measured better there than AVX-512's. The blocks
+ * choose which sums run side by side, never the order of a sum, so every
+ * choice gives the same bits. */
+#if defined(__AVX__) && !defined(__AVX512F__)
+#define NV_BEST 2
+#define MAX_OB_BEST 6
+#define DW_OB_BEST 3
+#define DW_TB_BEST 3
+#else
+#define NV_BEST 3
+#define MAX_OB_BEST 5
+#define DW_OB_BEST 4
+#define DW_TB_BEST 3
+#endif
 #ifndef NV
-#define NV 3 /* vectors of positions per block */
+#define NV NV_BEST /* vectors of 8 positions per block */
 #endif
 #define SPAN (LANES * NV) /* positions per block */
 #ifndef MAX_OB
-#define MAX_OB 5 /* output channels per block */
+#define MAX_OB MAX_OB_BEST /* output channels per block, at most 6 */
 #endif
 #ifndef DW_OB
-#define DW_OB 4 /* weight gradient: output channels per block */
+#define DW_OB DW_OB_BEST /* weight gradient: output channels per block, at most 4 */
 #endif
 #ifndef DW_TB
-#define DW_TB 3 /* weight gradient: taps per block */
+#define DW_TB DW_TB_BEST /* weight gradient: taps per block, at most 4 */
 #endif
 
-/* Unaligned loads and stores of one register; macros, not functions: GCC
- * warns that passing a 32-byte vector by value changes the ABI without AVX. */
-#define LOADV(v, p) memcpy(&(v), (p), sizeof(vf))
-#define STOREV(p, v) memcpy((p), &(v), sizeof(vf))
+/* Unaligned loads and stores of one register, through a vector type of
+ * float alignment; macros, not functions: GCC warns that passing a 32-byte
+ * vector by value changes the ABI without AVX. Not memcpy: tuned for AMD Zen
+ * 1-3, GCC 12 copies 32 bytes as two 16-byte halves through the stack and
+ * reloads them whole, a failed store-to-load forwarding on every load, which
+ * made the AVX2 build 20x slower than the AVX-512 one (2 GFLOP/s). */
+typedef float vf_unaligned __attribute__((vector_size(VL * 4), aligned(4), may_alias));
+#define LOADV(v, p) ((v) = *(const vf_unaligned *)(const void *)(p))
+#define STOREV(p, v) (*(vf_unaligned *)(void *)(p) = (v))
 
 /* A loaded vector held in a register: without it GCC 12 folds the load into
  * every product that uses it, and the weight gradient's block (7 vectors, 12
