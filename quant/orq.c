@@ -13,9 +13,10 @@
  *  2. With more than one interior level, coordinate passes stall in local
  *     optima (measured: up to 30% above the optimum on heavy-tailed buckets),
  *     so a second start is taken: the exact optimum over 64 candidate points
- *     (dynamic programming, divide and conquer thanks to the quadrangle
- *     inequality), polished by exact joint moves of all levels within a band
- *     of candidate points. The cheaper of the two results wins.
+ *     (dynamic programming, eight candidates at a time in vector registers,
+ *     pruned by the quadrangle inequality), polished by exact joint moves of
+ *     all levels within a band of candidate points. The cheaper of the two
+ *     results wins.
  * Wire: s floats per bucket, ceil(log2 s) bits per element. */
 #include <math.h>
 #include <stdlib.h>
@@ -115,11 +116,22 @@ static void refine(size_t *idx, unsigned k, const qz_sorted *s)
 }
 
 /* ---- dynamic programming over candidate levels ----------------------------------- */
-/* The interval cost w(i, j) satisfies the quadrangle inequality
- * (w(a,c) + w(b,d) <= w(a,d) + w(b,c) for a <= b <= c <= d, as the SSE of
- * 1-D k-means does), so the best predecessor of a level is monotone in the
- * level's position and each DP layer takes O(m log m) evaluations by divide
- * and conquer instead of O(m^2). */
+/* A chain of levels from the first point to the last costs, over its
+ * intervals [a, c), sum (c-x)(x-a) = -S2 + (a+c) S1 - a c N. The S2 terms add
+ * up to the bucket's sum of squares whatever the levels, so the search
+ * minimises T(i,j) = (x_i + x_j)(P_j - P_i) - x_i x_j (N_j - N_i) (P, N the
+ * prefix sums and counts at each candidate point). For a fixed end j,
+ *   F(i) + T(i,j) = x_j P_j + [F(i) - x_i P_i] + x_i (P_j - x_j N_j) + (x_i N_i - P_i) x_j,
+ * two products and three sums per predecessor i, in floats, for eight ends j
+ * at once. T has the quadrangle inequality (T(a,c) + T(b,d) <= T(a,d) +
+ * T(b,c) for a <= b <= c <= d, as the SSE of 1-D k-means does), so a later
+ * end's best predecessor is never earlier than an earlier end's, and the
+ * predecessors before the previous eight ends' best are skipped (the levels
+ * came out byte-identical with and without). Values are taken relative to the middle
+ * of the bucket's range (the cost does not change under a shift), so that an
+ * offset bucket does not lose the digits that tell candidates apart; the
+ * chosen levels are compared in double precision (levels_cost) before they
+ * are kept. */
 
 #define ORQ_CANDIDATES 64 /* coarse candidates; buckets up to this size are solved exactly */
 #ifndef ORQ_ROUNDS
@@ -128,111 +140,140 @@ static void refine(size_t *idx, unsigned k, const qz_sorted *s)
 #ifndef ORQ_BAND
 #define ORQ_BAND 12 /* half-width of the band of joint moves around each level */
 #endif
+#define DP_LANES 8
+#define DP_CAP ((ORQ_CANDIDATES + 2 * ORQ_BAND + 1 + DP_LANES - 1) / DP_LANES * DP_LANES)
 
 typedef struct {
-    size_t idx[ORQ_CANDIDATES + 2 * ORQ_BAND + 1]; /* sorted indices into the bucket */
+    size_t idx[DP_CAP]; /* sorted indices into the bucket */
     size_t n;
 } cand_set;
 
-static void dc_layer(const qz_sorted *s, const cand_set *ci, const double *fi, const cand_set *cj, double *fj,
-                     unsigned char *arg, long jlo, long jhi, size_t olo, size_t ohi)
+typedef float dp_vec __attribute__((vector_size(DP_LANES * 4)));
+typedef int32_t dp_ivec __attribute__((vector_size(DP_LANES * 4)));
+
+static void dp_point(const qz_sorted *s, size_t i, double mid, float *x, float *p, float *n)
 {
-    while (jlo <= jhi) {
-        long mid = jlo + (jhi - jlo) / 2;
-        size_t j = cj->idx[mid], barg = olo;
-        double best = INFINITY;
-        for (size_t a = olo; a <= ohi && ci->idx[a] <= j; a++) {
-            if (fi[a] == INFINITY) continue;
-            double c = fi[a] + index_cost(s, ci->idx[a], j);
-            if (c < best) best = c, barg = a;
-        }
-        fj[mid] = best;
-        arg[mid] = (unsigned char)barg;
-        dc_layer(s, ci, fi, cj, fj, arg, mid + 1, jhi, barg, ohi); /* right half: predecessors >= barg */
-        jhi = mid - 1, ohi = barg;                                 /* left half, iteratively */
-    }
+    *n = (float)s->n[i];
+    *x = (float)(s->x[i] - mid);
+    *p = (float)(s->s1[i] - mid * s->n[i]);
 }
 
 /* The best k levels with level l taken from layer[l] (layer[0] = {0} and
- * layer[k-1] = {d-1}); writes their indices. */
-static void dp_select(size_t *idx, unsigned k, const qz_sorted *s, const cand_set *layer)
+ * layer[k-1] = {d-1}); writes their indices. Eight ends j of a layer at a
+ * time, one lane each, against every predecessor i in turn. */
+static void dp_select(size_t *idx, unsigned k, const qz_sorted *s, const cand_set *const *layer)
 {
-    double f[2][ORQ_CANDIDATES + 2 * ORQ_BAND + 1];
-    unsigned char from[QZ_ORQ_MAX_LEVELS][ORQ_CANDIDATES + 2 * ORQ_BAND + 1];
+    const double mid = 0.5 * ((double)s->x[0] + s->x[s->len - 1]);
+    float f[2][DP_CAP], pa[DP_CAP], pu[DP_CAP], pv[DP_CAP];
+    int32_t from[QZ_ORQ_MAX_LEVELS][DP_CAP];
     f[0][0] = 0;
-    for (unsigned l = 1; l < k; l++)
-        dc_layer(s, &layer[l - 1], f[(l - 1) & 1], &layer[l], f[l & 1], from[l], 0, (long)layer[l].n - 1, 0,
-                 layer[l - 1].n - 1);
+    for (unsigned l = 1; l < k; l++) {
+        const cand_set *ci = layer[l - 1], *cj = layer[l];
+        const float *fi = f[(l - 1) & 1];
+        float *fj = f[l & 1];
+        const size_t ni = ci->n;
+        for (size_t a = 0; a < ni; a++) { /* predecessor i: F(i) - x_i P_i, x_i, x_i N_i - P_i */
+            float x, p, n;
+            dp_point(s, ci->idx[a], mid, &x, &p, &n);
+            pa[a] = fi[a] == INFINITY ? INFINITY : fi[a] - x * p;
+            pu[a] = x;
+            pv[a] = x * n - p;
+        }
+        size_t limit = 0; /* predecessors at or before the chunk's last end: a prefix of layer l-1 */
+        size_t first = 0; /* T has the quadrangle inequality, so a later end's best predecessor is no earlier */
+        for (size_t b0 = 0; b0 < cj->n; b0 += DP_LANES) {
+            const size_t nb = cj->n - b0 < DP_LANES ? cj->n - b0 : DP_LANES;
+            dp_vec alpha = {0}, xj = {0}, inf, best, base = {0};
+            dp_ivec jat = {0}, at = {0};
+            for (int t = 0; t < DP_LANES; t++) {
+                float x = 0, p = 0, n = 0;
+                const size_t j = cj->idx[b0 + ((size_t)t < nb ? (size_t)t : nb - 1)];
+                dp_point(s, j, mid, &x, &p, &n);
+                alpha[t] = p - x * n, xj[t] = x, base[t] = x * p;
+                jat[t] = (int32_t)j, inf[t] = INFINITY;
+            }
+            best = inf;
+            /* predecessors at or before every lane's j need no mask; the rest, before some lanes' only */
+            size_t all = limit;
+            while (all < ni && ci->idx[all] <= cj->idx[b0]) all++;
+            while (limit < ni && ci->idx[limit] <= cj->idx[b0 + nb - 1]) limit++;
+            for (size_t a = first; a < all; a++) {
+                const dp_vec c = pa[a] + pu[a] * alpha + pv[a] * xj;
+                const dp_ivec better = c < best; /* strict: the first of equal predecessors stays */
+                best = (dp_vec)(((dp_ivec)c & better) | ((dp_ivec)best & ~better));
+                at = ((int32_t)a & better) | (at & ~better);
+            }
+            for (size_t a = all > first ? all : first; a < limit; a++) {
+                const dp_ivec valid = (int32_t)ci->idx[a] <= jat; /* i at or before this lane's j */
+                const dp_vec c =
+                    (dp_vec)(((dp_ivec)(pa[a] + pu[a] * alpha + pv[a] * xj) & valid) | ((dp_ivec)inf & ~valid));
+                const dp_ivec better = c < best;
+                best = (dp_vec)(((dp_ivec)c & better) | ((dp_ivec)best & ~better));
+                at = ((int32_t)a & better) | (at & ~better);
+            }
+            /* whole vectors (the arrays have room): an unreachable end stays +inf, as base is finite */
+            const dp_vec fv = base + best;
+            memcpy(fj + b0, &fv, sizeof fv);
+            memcpy(&from[l][b0], &at, sizeof at);
+            if (best[nb - 1] != INFINITY) first = (size_t)at[nb - 1];
+        }
+    }
     size_t b = 0;
     for (unsigned l = k - 1; l > 0; l--) {
-        idx[l] = layer[l].idx[b];
-        b = from[l][b];
+        idx[l] = layer[l]->idx[b];
+        b = (size_t)from[l][b];
     }
     idx[0] = 0;
 }
 
 static void add_candidate(cand_set *c, size_t i) { c->idx[c->n++] = i; }
 
-/* Sorts the candidates and keeps one index per distinct value. */
-static void sort_unique(cand_set *c, const qz_sorted *s)
+/* Keeps one index per distinct value of an ascending list of candidates. */
+static void unique_values(cand_set *c, const qz_sorted *s)
 {
-    for (size_t a = 1; a < c->n; a++) /* insertion sort: few entries, mostly sorted */
-        for (size_t b = a; b > 0 && c->idx[b - 1] > c->idx[b]; b--) {
-            size_t t = c->idx[b];
-            c->idx[b] = c->idx[b - 1];
-            c->idx[b - 1] = t;
-        }
     size_t m = 0;
     for (size_t t = 0; t < c->n; t++)
         if (m == 0 || s->x[c->idx[t]] != s->x[c->idx[m - 1]]) c->idx[m++] = c->idx[t];
     c->n = m;
 }
 
-static void end_layers(cand_set *layer, unsigned k, size_t d)
+static void end_layers(cand_set *ends, const cand_set **layer, unsigned k, size_t d)
 {
-    layer[0].n = layer[k - 1].n = 1;
-    layer[0].idx[0] = 0;
-    layer[k - 1].idx[0] = d - 1;
-}
-
-/* The first candidate point with at least r elements before it (or the last). */
-static size_t rank_point(const qz_sorted *s, double r)
-{
-    size_t lo = 0, hi = s->len - 1;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->n[mid] < r)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    ends[0].n = ends[1].n = 1;
+    ends[0].idx[0] = 0;
+    ends[1].idx[0] = d - 1;
+    layer[0] = &ends[0];
+    layer[k - 1] = &ends[1];
 }
 
 /* Global start: the optimum over ORQ_CANDIDATES order statistics, half spaced
  * evenly in rank (where the mass is), half evenly in value (where heavy tails
- * put their cost); exact when the bucket has no more elements than that. */
+ * put their cost); exact when the bucket has no more elements than that. Both
+ * halves ascend, so one scan of the points finds them and a merge orders them. */
 static void coarse_dp(size_t *idx, unsigned k, const qz_sorted *s)
 {
-    cand_set layer[QZ_ORQ_MAX_LEVELS];
+    cand_set c, ends[2];
+    const cand_set *layer[QZ_ORQ_MAX_LEVELS];
     size_t d = s->len;
-    cand_set *c = &layer[1];
-    c->n = 0;
+    c.n = 0;
     if (d <= ORQ_CANDIDATES) {
-        for (size_t i = 0; i < d; i++) add_candidate(c, i);
+        for (size_t i = 0; i < d; i++) add_candidate(&c, i);
     } else {
         const size_t half = ORQ_CANDIDATES / 2;
-        const double lo = s->x[0], span = (double)s->x[d - 1] - lo;
-        const double total = s->n[d - 1];
+        const double lo = s->x[0], span = (double)s->x[d - 1] - lo, total = s->n[d - 1];
+        size_t by_rank[ORQ_CANDIDATES / 2], by_value[ORQ_CANDIDATES / 2], p = 0, q = 0;
         for (size_t t = 0; t < half; t++) {
-            add_candidate(c, rank_point(s, (double)t * total / (double)(half - 1)));
-            size_t v = qz_lower_bound(s, lo + span * (double)t / (double)(half - 1));
-            add_candidate(c, v < d ? v : d - 1);
+            const double r = (double)t * total / (double)(half - 1), v = lo + span * (double)t / (double)(half - 1);
+            while (p < d - 1 && s->n[p] < r) p++; /* the first point with at least r elements before it */
+            while (q < d && s->x[q] < v) q++;     /* the first point at or above v */
+            by_rank[t] = p, by_value[t] = q < d ? q : d - 1;
         }
+        for (size_t a = 0, b = 0; a < half || b < half;)
+            add_candidate(&c, b == half || (a < half && by_rank[a] <= by_value[b]) ? by_rank[a++] : by_value[b++]);
     }
-    sort_unique(c, s);
-    for (unsigned l = 2; l + 1 < k; l++) layer[l] = *c;
-    end_layers(layer, k, d);
+    unique_values(&c, s);
+    for (unsigned l = 1; l + 1 < k; l++) layer[l] = &c;
+    end_layers(ends, layer, k, d);
     dp_select(idx, k, s, layer);
 }
 
@@ -242,15 +283,17 @@ static void coarse_dp(size_t *idx, unsigned k, const qz_sorted *s)
  * this piecewise-linear cost. @return 1 if it lowered the cost. */
 static int band_dp(size_t *idx, unsigned k, const qz_sorted *s)
 {
-    cand_set layer[QZ_ORQ_MAX_LEVELS];
+    cand_set band[QZ_ORQ_MAX_LEVELS], ends[2];
+    const cand_set *layer[QZ_ORQ_MAX_LEVELS];
     size_t d = s->len, w = ORQ_BAND;
     for (unsigned l = 1; l + 1 < k; l++) {
         size_t at = idx[l], lo = at > w ? at - w : 0, hi = at + w < d - 1 ? at + w : d - 1;
-        layer[l].n = 0;
-        for (size_t i = lo; i <= hi; i++) add_candidate(&layer[l], i);
-        sort_unique(&layer[l], s);
+        band[l].n = 0;
+        for (size_t i = lo; i <= hi; i++) add_candidate(&band[l], i);
+        unique_values(&band[l], s);
+        layer[l] = &band[l];
     }
-    end_layers(layer, k, d);
+    end_layers(ends, layer, k, d);
     size_t nidx[QZ_ORQ_MAX_LEVELS];
     dp_select(nidx, k, s, layer);
     if (!(levels_cost(nidx, k, s) < levels_cost(idx, k, s) * (1 - 1e-12))) return 0;

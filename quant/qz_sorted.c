@@ -112,7 +112,8 @@ void qz_sorted_build(qz_sorted *s, const float *x, size_t len, void *work)
  * prefix sums in place with the running sums in registers. */
 static size_t hist_workspace(size_t bins)
 {
-    return 3 * (bins + 1) * sizeof(double) + align8((bins + 1) * sizeof(float));
+    /* the prefix arrays, the edges, and the per-bin accumulators (four doubles, 32-byte aligned) */
+    return 3 * (bins + 1) * sizeof(double) + align8((bins + 1) * sizeof(float)) + 4 * (bins + 1) * sizeof(double) + 32;
 }
 
 int qz_hist_build(qz_sorted *s, const float *x, size_t len, size_t bins, void *work)
@@ -132,20 +133,21 @@ int qz_hist_build(qz_sorted *s, const float *x, size_t len, size_t bins, void *w
     /* a NaN's key lies beyond the infinities', so any non-finite element is an extreme */
     if (!isfinite(lo) || !isfinite(hi)) return -1;
     const double span = (double)hi - (double)lo, scale = span > 0 ? (double)bins / span : 0;
-    memset(cnt, 0, (bins + 1) * sizeof *cnt);
-    memset(s1, 0, (bins + 1) * sizeof *s1);
-    memset(s2, 0, (bins + 1) * sizeof *s2);
+    /* one 32-byte add a element: count, sum and sum of squares of a bin side by side, not three
+     * read-modify-writes of three arrays (bench_sort on Zen 3: 4.5-4.7 -> 4.0-4.4 ns an element) */
+    typedef double bin_sums __attribute__((vector_size(32)));
+    bin_sums *acc = (bin_sums *)(((uintptr_t)(edge + bins + 1) + 31) & ~(uintptr_t)31);
+    memset(acc, 0, (bins + 1) * sizeof *acc);
     for (size_t i = 0; i < len; i++) {
         double v = x[i];
         int64_t t = (int64_t)((v - lo) * scale);             /* signed: a one-instruction conversion */
         size_t b = t < (int64_t)bins ? (size_t)t : bins - 1; /* the maximum, and rounding at the top edge */
-        cnt[b + 1] += 1;
-        s1[b + 1] += v;
-        s2[b + 1] += v * v;
+        acc[b + 1] += (bin_sums){1, v, v * v, 0};
     }
     double n = 0, a1 = 0, a2 = 0;
+    cnt[0] = s1[0] = s2[0] = 0;
     for (size_t b = 1; b <= bins; b++) {
-        n += cnt[b], a1 += s1[b], a2 += s2[b];
+        n += acc[b][0], a1 += acc[b][1], a2 += acc[b][2];
         cnt[b] = n, s1[b] = a1, s2[b] = a2;
     }
     const double step = span / (double)bins;
