@@ -133,11 +133,14 @@ static void pb_quantize(uint8_t *codes, const float *x, size_t len, const float 
 {
     (void)p;
     const float a = stored[0], b = stored[1], inv = qz_safe_inv(b - a);
-    uint32_t j = idx0; /* 32-bit hash index beside i (64-bit lanes would need a repack) */
+    const uint32_t above_clips = b > a; /* with a == b every element is the one level */
+    uint32_t j = idx0;                  /* 32-bit hash index beside i (64-bit lanes would need a repack) */
     for (size_t i = 0; i < len; i++, j++) {
         float prob = (x[i] - a) * inv; /* <= 0 never rounds up, >= 1 always does */
         float u = rng_uniform24(rng_hash32(key, j));
-        codes[i] = (uint8_t)((u < prob) | (x[i] >= b && b > a));
+        /* integer results combined without && (a branch per element that kept the loop scalar) */
+        uint32_t up = u < prob, above = x[i] >= b;
+        codes[i] = (uint8_t)(up | (above & above_clips));
     }
 }
 

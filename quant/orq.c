@@ -404,30 +404,46 @@ static gq_err orq_fit(float *stored, const float *x, size_t len, const qz_params
     return orq_levels_bucket(stored, p->levels, x, len, work);
 }
 
-/* In chunks, level by level, so that every loop vectorises: the interval
- * index of each element by comparisons, then the rounding with the interval's
- * bounds gathered from small tables. */
+/* In chunks, level by level, so that every loop vectorises: each element's
+ * interval, its lower level and the interval's 1/width by comparisons and
+ * integer selects (a table lookup by interval would be a gather, which GCC
+ * does not emit for AMD Zen 1-3 and so left the loop scalar), then the
+ * rounding. */
 #define ORQ_CHUNK 256
 static void orq_quantize(uint8_t *codes, const float *x, size_t len, const float *lv, const qz_params *p, uint32_t key,
                          uint32_t idx0)
 {
     const unsigned k = p->levels;
     float inv[QZ_ORQ_MAX_LEVELS];
+    uint32_t lv_bits[QZ_ORQ_MAX_LEVELS], inv_bits[QZ_ORQ_MAX_LEVELS];
     for (unsigned m = 0; m + 1 < k; m++) inv[m] = qz_safe_inv(lv[m + 1] - lv[m]);
     inv[k - 1] = 0; /* never used: x <= max puts every element below the last level */
+    memcpy(lv_bits, lv, k * sizeof *lv);
+    memcpy(inv_bits, inv, k * sizeof *inv);
     int32_t interval[ORQ_CHUNK];
+    uint32_t low[ORQ_CHUNK], scale[ORQ_CHUNK]; /* float bits of lv[interval] and inv[interval] */
     for (size_t c0 = 0; c0 < len; c0 += ORQ_CHUNK) {
         const size_t cn = len - c0 < ORQ_CHUNK ? len - c0 : ORQ_CHUNK;
         const float *xc = x + c0;
-        for (size_t i = 0; i < cn; i++) interval[i] = 0;
-        for (unsigned t = 1; t + 1 < k; t++)
-            for (size_t i = 0; i < cn; i++) interval[i] += xc[i] >= lv[t];
+        for (size_t i = 0; i < cn; i++) interval[i] = 0, low[i] = lv_bits[0], scale[i] = inv_bits[0];
+        for (unsigned t = 1; t + 1 < k; t++) {
+            const float level = lv[t];
+            const uint32_t lt = lv_bits[t], st = inv_bits[t];
+            for (size_t i = 0; i < cn; i++) {
+                const uint32_t above = xc[i] >= level, mask = 0u - above;
+                interval[i] += (int32_t)above;
+                low[i] = (low[i] & ~mask) | (lt & mask);
+                scale[i] = (scale[i] & ~mask) | (st & mask);
+            }
+        }
         uint32_t j = idx0 + (uint32_t)c0; /* 32-bit hash index beside i */
         for (size_t i = 0; i < cn; i++, j++) {
-            int32_t m = interval[i];
-            float prob = (xc[i] - lv[m]) * inv[m];
+            float lo, sc;
+            memcpy(&lo, &low[i], 4);
+            memcpy(&sc, &scale[i], 4);
+            float prob = (xc[i] - lo) * sc;
             float u = rng_uniform24(rng_hash32(key, j));
-            codes[c0 + i] = (uint8_t)(m + (u < prob));
+            codes[c0 + i] = (uint8_t)(interval[i] + (u < prob));
         }
     }
 }
