@@ -80,35 +80,57 @@ static size_t best_split(const qz_sorted *s, size_t i, size_t j, double *cost_ou
     return best;
 }
 
-/* Inserts the one level that lowers the cost most into idx[0..have). */
-static void insert_best(size_t *idx, unsigned have, const qz_sorted *s)
+/* Greedy insertion: from {min, max}, the level that lowers the cost most,
+ * until k levels. Each interval's best split is kept, as an insertion
+ * changes only the interval it splits (ORQ-9: 15 splits searched, not 35). */
+static void greedy(size_t *idx, unsigned k, const qz_sorted *s)
 {
-    double best_gain = -1;
-    unsigned at = 0;
-    size_t level = idx[0];
-    for (unsigned m = 0; m + 1 < have; m++) {
-        double after;
-        size_t t = best_split(s, idx[m], idx[m + 1], &after);
-        double gain = index_cost(s, idx[m], idx[m + 1]) - after;
-        if (gain > best_gain) best_gain = gain, at = m, level = t;
+    double gain[QZ_ORQ_MAX_LEVELS]; /* of the best split of interval m, [idx[m], idx[m+1]] */
+    size_t split[QZ_ORQ_MAX_LEVELS];
+    idx[0] = 0;
+    idx[1] = s->len - 1;
+    for (unsigned have = 2; have < k; have++) {
+        if (have == 2) {
+            double after;
+            split[0] = best_split(s, idx[0], idx[1], &after);
+            gain[0] = index_cost(s, idx[0], idx[1]) - after;
+        }
+        double best_gain = -1;
+        unsigned at = 0;
+        size_t level = idx[0];
+        for (unsigned m = 0; m + 1 < have; m++)
+            if (gain[m] > best_gain) best_gain = gain[m], at = m, level = split[m];
+        /* no interval can improve (few distinct values): the level duplicates idx[at] */
+        memmove(idx + at + 2, idx + at + 1, (have - at - 1) * sizeof *idx);
+        memmove(gain + at + 2, gain + at + 1, (have - at - 2) * sizeof *gain);
+        memmove(split + at + 2, split + at + 1, (have - at - 2) * sizeof *split);
+        idx[at + 1] = level;
+        for (unsigned m = at; m <= at + 1; m++) { /* the two halves of the interval just split */
+            double after;
+            split[m] = best_split(s, idx[m], idx[m + 1], &after);
+            gain[m] = index_cost(s, idx[m], idx[m + 1]) - after;
+        }
     }
-    /* no interval can improve (few distinct values): the level duplicates idx[at] */
-    memmove(idx + at + 2, idx + at + 1, (have - at - 1) * sizeof *idx);
-    idx[at + 1] = level;
 }
 
 /* Coordinate passes: each interior level to its best place between its
- * neighbours, until none moves. */
+ * neighbours, until none moves. A level whose neighbours have not moved
+ * since it was last placed would stay: it is not searched again. */
 static void refine(size_t *idx, unsigned k, const qz_sorted *s)
 {
+    unsigned char stale[QZ_ORQ_MAX_LEVELS];
+    memset(stale, 1, sizeof stale);
     for (int pass = 0; pass < 16; pass++) {
         int moved = 0;
         for (unsigned m = 1; m + 1 < k; m++) {
+            if (!stale[m]) continue;
+            stale[m] = 0;
             double cost;
             size_t t = best_split(s, idx[m - 1], idx[m + 1], &cost);
             if (t != idx[m] && cost < index_cost(s, idx[m - 1], idx[m]) + index_cost(s, idx[m], idx[m + 1])) {
                 idx[m] = t;
                 moved = 1;
+                stale[m - 1] = stale[m + 1] = 1;
             }
         }
         if (!moved) break;
@@ -304,9 +326,7 @@ static int band_dp(size_t *idx, unsigned k, const qz_sorted *s)
 void orq_levels_greedy(float *levels, unsigned k, const qz_sorted *s)
 {
     size_t idx[QZ_ORQ_MAX_LEVELS], alt[QZ_ORQ_MAX_LEVELS];
-    idx[0] = 0;
-    idx[1] = s->len - 1;
-    for (unsigned have = 2; have < k; have++) insert_best(idx, have, s);
+    greedy(idx, k, s);
     refine(idx, k, s);
     if (k > 3) { /* with one interior level the greedy step is already the optimum */
 #ifdef ORQ_NO_COARSE
