@@ -2,6 +2,14 @@
  * name the bad part (docs/papers.md §2). */
 #include "check.h"
 
+/* Field by field: a struct's padding is not part of its value (memcmp saw it differ under -O1). */
+static int same_params(const qz_params *a, const qz_params *b)
+{
+    return a->id == b->id && a->bucket == b->bucket && a->levels == b->levels && a->clip == b->clip &&
+           a->scale == b->scale && a->pack == b->pack && a->norm == b->norm && a->code == b->code &&
+           a->ratio == b->ratio && a->index == b->index && a->shared_scale == b->shared_scale;
+}
+
 static void expect_error(const char *spec, const char *needle)
 {
     qz_params p;
@@ -41,7 +49,7 @@ int main(void)
         char buf[256];
         qz_format_spec(&a, buf, sizeof buf);
         b = test_spec(buf);
-        bad += memcmp(&a, &b, sizeof a) != 0;
+        bad += !same_params(&a, &b);
     }
     CHECK(bad == 0, "%d canonical specs do not round-trip", bad);
 
