@@ -83,18 +83,21 @@ static size_t best_split(const qz_sorted *s, size_t i, size_t j, double *cost_ou
 /* Greedy insertion: from {min, max}, the level that lowers the cost most,
  * until k levels. Each interval's best split is kept, as an insertion
  * changes only the interval it splits (ORQ-9: 15 splits searched, not 35). */
+static void score_interval(const qz_sorted *s, const size_t *idx, unsigned m, double *gain, size_t *split)
+{
+    double after;
+    split[m] = best_split(s, idx[m], idx[m + 1], &after);
+    gain[m] = index_cost(s, idx[m], idx[m + 1]) - after;
+}
+
 static void greedy(size_t *idx, unsigned k, const qz_sorted *s)
 {
     double gain[QZ_ORQ_MAX_LEVELS]; /* of the best split of interval m, [idx[m], idx[m+1]] */
     size_t split[QZ_ORQ_MAX_LEVELS];
     idx[0] = 0;
     idx[1] = s->len - 1;
+    if (k > 2) score_interval(s, idx, 0, gain, split);
     for (unsigned have = 2; have < k; have++) {
-        if (have == 2) {
-            double after;
-            split[0] = best_split(s, idx[0], idx[1], &after);
-            gain[0] = index_cost(s, idx[0], idx[1]) - after;
-        }
         double best_gain = -1;
         unsigned at = 0;
         size_t level = idx[0];
@@ -105,11 +108,8 @@ static void greedy(size_t *idx, unsigned k, const qz_sorted *s)
         memmove(gain + at + 2, gain + at + 1, (have - at - 2) * sizeof *gain);
         memmove(split + at + 2, split + at + 1, (have - at - 2) * sizeof *split);
         idx[at + 1] = level;
-        for (unsigned m = at; m <= at + 1; m++) { /* the two halves of the interval just split */
-            double after;
-            split[m] = best_split(s, idx[m], idx[m + 1], &after);
-            gain[m] = index_cost(s, idx[m], idx[m + 1]) - after;
-        }
+        score_interval(s, idx, at, gain, split); /* the two halves of the interval just split */
+        score_interval(s, idx, at + 1, gain, split);
     }
 }
 
@@ -180,6 +180,14 @@ static void dp_point(const qz_sorted *s, size_t i, double mid, float *x, float *
     *p = (float)(s->s1[i] - mid * s->n[i]);
 }
 
+/* Lane by lane, c and its predecessor a where c is lower: strictly, so the first of equal predecessors stays. */
+static inline void keep_better(dp_vec c, int32_t a, dp_vec *best, dp_ivec *at)
+{
+    const dp_ivec better = c < *best;
+    *best = (dp_vec)(((dp_ivec)c & better) | ((dp_ivec)*best & ~better));
+    *at = (a & better) | (*at & ~better);
+}
+
 /* The best k levels with level l taken from layer[l] (layer[0] = {0} and
  * layer[k-1] = {d-1}); writes their indices. Eight ends j of a layer at a
  * time, one lane each, against every predecessor i in turn. */
@@ -219,19 +227,12 @@ static void dp_select(size_t *idx, unsigned k, const qz_sorted *s, const cand_se
             size_t all = limit;
             while (all < ni && ci->idx[all] <= cj->idx[b0]) all++;
             while (limit < ni && ci->idx[limit] <= cj->idx[b0 + nb - 1]) limit++;
-            for (size_t a = first; a < all; a++) {
-                const dp_vec c = pa[a] + pu[a] * alpha + pv[a] * xj;
-                const dp_ivec better = c < best; /* strict: the first of equal predecessors stays */
-                best = (dp_vec)(((dp_ivec)c & better) | ((dp_ivec)best & ~better));
-                at = ((int32_t)a & better) | (at & ~better);
-            }
+            for (size_t a = first; a < all; a++)
+                keep_better(pa[a] + pu[a] * alpha + pv[a] * xj, (int32_t)a, &best, &at);
             for (size_t a = all > first ? all : first; a < limit; a++) {
                 const dp_ivec valid = (int32_t)ci->idx[a] <= jat; /* i at or before this lane's j */
-                const dp_vec c =
-                    (dp_vec)(((dp_ivec)(pa[a] + pu[a] * alpha + pv[a] * xj) & valid) | ((dp_ivec)inf & ~valid));
-                const dp_ivec better = c < best;
-                best = (dp_vec)(((dp_ivec)c & better) | ((dp_ivec)best & ~better));
-                at = ((int32_t)a & better) | (at & ~better);
+                const dp_vec c = pa[a] + pu[a] * alpha + pv[a] * xj;
+                keep_better((dp_vec)(((dp_ivec)c & valid) | ((dp_ivec)inf & ~valid)), (int32_t)a, &best, &at);
             }
             /* whole vectors (the arrays have room): an unreachable end stays +inf, as base is finite */
             const dp_vec fv = base + best;
