@@ -20,7 +20,7 @@ static unsigned qs_nlevels(const qz_params *p) { return p->levels; }
 static gq_err qs_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
 {
     (void)work;
-    qz_moments m = qz_moments_of(x, len);
+    qz_moments m = qz_moments_of(x, len, p->norm == QZ_NORM_MAX ? 0u : QZ_MOMENT_SUMSQ);
     if (!m.finite) return GQ_ERR_NONFINITE;
     stored[0] = p->norm == QZ_NORM_MAX ? m.maxabs : qz_finite_scale(sqrt(m.sumsq));
     return GQ_OK;
@@ -45,8 +45,8 @@ static void qs_quantize(uint8_t *codes, const float *x, size_t len, const float 
         float u = rng_uniform24(rng_hash32(key, j));
         int mag = lo + (u < r - (float)lo);
         mag = mag < si ? mag : si;
-        int neg = x[i] < 0;
-        codes[i] = (uint8_t)(si + mag - 2 * (neg * mag)); /* level index 0..2s */
+        const int neg = -(int)(x[i] < 0);               /* 0 or -1 */
+        codes[i] = (uint8_t)(si + ((mag ^ neg) - neg)); /* level index s -+ mag, 0..2s: no multiply */
     }
 }
 

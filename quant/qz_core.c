@@ -4,6 +4,11 @@
  * Wire format: docs/wire-format.md. */
 #include <math.h>
 #include <stdlib.h>
+/* xxHash compiled into this file (its documented header-only mode) rather than
+ * called in libxxhash.so: the shared library is built for baseline x86-64
+ * (SSE2), inline it takes this build's widest vectors -- the same hash, at
+ * 2-3x the speed on AVX2 and AVX-512 (docs/performance.md). */
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 #if defined(__AVX2__)
 #include <immintrin.h>
@@ -100,52 +105,95 @@ static qz_moments moments_double(const float *x, size_t n)
 }
 
 /* GCC/clang vector extensions: eight lanes, AVX with -march=native, two SSE
- * registers without; the compiler does not find this from a scalar loop. */
+ * registers without; the compiler does not find this from a scalar loop.
+ * MOMENT_SETS independent sets of running sums, so that no sum waits on the
+ * add before it (one set: a 3-4 cycle chain per 8 elements, and the moments
+ * were 60% of an in-cache TernGrad encode). The sets are added in a fixed
+ * order, the same in every build. Loads go through a vector type of float
+ * alignment, not memcpy (see train/conv_direct.c: GCC's Zen 1-3 tuning splits
+ * a 32-byte memcpy through the stack). */
 typedef float v8f __attribute__((vector_size(32)));
-typedef uint32_t v8u __attribute__((vector_size(32)));
+typedef int32_t v8i __attribute__((vector_size(32)));
+typedef float v8f_unaligned __attribute__((vector_size(32), aligned(4), may_alias));
+#define MOMENT_SETS 4
 
-qz_moments qz_moments_of(const float *x, size_t n)
+/* One instantiation per set of wanted sums (the lz4 trick: constant flags,
+ * the unwanted sums compiled out): QSGD's L2 norm needs only the squares,
+ * signSGD only |x|, and every unneeded sum was ALU work in the one pass. */
+static inline qz_moments moments_generic(const float *x, size_t n, const int want_sum, const int want_sumsq,
+                                         const int want_sumabs)
 {
     qz_moments r = {0, 0, 0, 0, 1};
-    uint32_t maxbits = 0;
+    int32_t maxbits = 0; /* |x|'s bits: below 2^31, so the signed order is the float order */
     for (size_t b0 = 0; b0 < n; b0 += MOMENT_BLOCK) {
         size_t len = n - b0 < MOMENT_BLOCK ? n - b0 : MOMENT_BLOCK, i = 0;
         const float *xb = x + b0;
-        v8f s = {0}, q = {0}, a = {0};
-        v8u m = {0};
+        v8f s[MOMENT_SETS] = {{0}}, q[MOMENT_SETS] = {{0}}, a[MOMENT_SETS] = {{0}};
+        v8i m[MOMENT_SETS] = {{0}};
+        for (; i + 8 * MOMENT_SETS <= len; i += 8 * MOMENT_SETS)
+            for (int k = 0; k < MOMENT_SETS; k++) {
+                const v8f v = *(const v8f_unaligned *)(const void *)(xb + i + 8 * k);
+                const v8i u = (v8i)v & 0x7FFFFFFF, gt = u > m[k];
+                m[k] = (u & gt) | (m[k] & ~gt);
+                if (want_sum) s[k] += v;
+                if (want_sumsq) q[k] += v * v;
+                if (want_sumabs) a[k] += (v8f)u;
+            }
         for (; i + 8 <= len; i += 8) {
-            v8f v, av;
-            v8u u;
-            memcpy(&v, xb + i, sizeof v);
-            memcpy(&u, &v, sizeof u);
-            u &= 0x7FFFFFFFu;
-            memcpy(&av, &u, sizeof av);
-            v8u gt = (v8u)(u > m);
-            m = (u & gt) | (m & ~gt);
-            s += v;
-            q += v * v;
-            a += av;
+            const v8f v = *(const v8f_unaligned *)(const void *)(xb + i);
+            const v8i u = (v8i)v & 0x7FFFFFFF, gt = u > m[0];
+            m[0] = (u & gt) | (m[0] & ~gt);
+            if (want_sum) s[0] += v;
+            if (want_sumsq) q[0] += v * v;
+            if (want_sumabs) a[0] += (v8f)u;
+        }
+        for (int k = 1; k < MOMENT_SETS; k++) {
+            s[0] += s[k], q[0] += q[k], a[0] += a[k];
+            const v8i gt = m[k] > m[0];
+            m[0] = (m[k] & gt) | (m[0] & ~gt);
         }
         for (int l = 0; l < 8; l++) {
-            r.sum += s[l], r.sumsq += q[l], r.sumabs += a[l];
-            maxbits = m[l] > maxbits ? m[l] : maxbits;
+            r.sum += s[0][l], r.sumsq += q[0][l], r.sumabs += a[0][l];
+            maxbits = m[0][l] > maxbits ? m[0][l] : maxbits;
         }
         for (; i < len; i++) {
             float v = xb[i];
-            uint32_t u;
+            int32_t u;
             memcpy(&u, &v, 4);
-            u &= 0x7FFFFFFFu;
-            r.sum += v, r.sumsq += (double)v * v, r.sumabs += fabsf(v);
+            u &= 0x7FFFFFFF;
+            if (want_sum) r.sum += v;
+            if (want_sumsq) r.sumsq += (double)v * v;
+            if (want_sumabs) r.sumabs += fabsf(v);
             maxbits = u > maxbits ? u : maxbits;
         }
     }
-    if (maxbits >= 0x7F800000u) {
+    if (maxbits >= 0x7F800000) {
         r.finite = 0;
         return r;
     }
     if (!isfinite(r.sumsq) || !isfinite(r.sumabs)) return moments_double(x, n);
     memcpy(&r.maxabs, &maxbits, 4);
     return r;
+}
+
+qz_moments qz_moments_of(const float *x, size_t n, unsigned want)
+{
+    switch (want) {
+    case 0: return moments_generic(x, n, 0, 0, 0);
+    case QZ_MOMENT_SUMSQ: return moments_generic(x, n, 0, 1, 0);
+    case QZ_MOMENT_SUMABS: return moments_generic(x, n, 0, 0, 1);
+    case QZ_MOMENT_SUM | QZ_MOMENT_SUMSQ: return moments_generic(x, n, 1, 1, 0);
+    default: return moments_generic(x, n, 1, 1, 1);
+    }
+}
+
+/* Asks for the next block's input while this one is converted and hashed:
+ * the hash between two copies stalls the hardware prefetcher's stream
+ * (fp32 at 2^24: 0.44-0.50 -> 0.40-0.42 ns an element, memcpy 0.28-0.32). */
+static void prefetch_next(const void *next, size_t bytes)
+{
+    const char *p = (const char *)next;
+    for (size_t k = 0; k < bytes; k += 64) __builtin_prefetch(p + k);
 }
 
 /* XXH3 (xxHash) of the payload, seeded by an XXH3 of the header's first 28
@@ -317,19 +365,19 @@ enum { ELEMENTWISE_BLOCK = 4096 };
 static size_t encode_elementwise(const qz_codec *c, uint8_t *out, const float *src, size_t n, const qz_params *p)
 {
     write_header(out, p, n, 0);
-    XXH3_state_t *st = XXH3_createState(); /* opaque in the shared library's ABI */
-    if (!st) return gq_error_result(GQ_ERR_NOMEM);
+    XXH3_state_t state, *st = &state;
+    XXH3_INITSTATE(st);
     XXH3_64bits_reset_withSeed(st, checksum_seed(out));
     uint8_t *payload = out + QZ_HEADER_BYTES;
     const size_t w = c->bytes_per_element;
     int bad = 0;
     for (size_t i = 0; i < n && !bad; i += ELEMENTWISE_BLOCK) {
         size_t len = n - i < ELEMENTWISE_BLOCK ? n - i : ELEMENTWISE_BLOCK;
+        prefetch_next(src + i + len, sizeof(float) * (n - i - len < len ? n - i - len : len));
         bad = c->encode_block(payload + w * i, src + i, len);
         XXH3_64bits_update(st, payload + w * i, w * len);
     }
     XXH64_hash_t h = XXH3_64bits_digest(st);
-    XXH3_freeState(st);
     if (bad) return gq_error_result(GQ_ERR_NONFINITE);
     store_u32(out + 28, fold32(h));
     return QZ_HEADER_BYTES + w * n;
@@ -339,19 +387,19 @@ static size_t encode_elementwise(const qz_codec *c, uint8_t *out, const float *s
  * caller gets an error and dst's contents are unspecified, as on any error. */
 static size_t decode_elementwise(const qz_codec *c, float *dst, size_t n, const uint8_t *src, uint32_t checksum)
 {
-    XXH3_state_t *st = XXH3_createState();
-    if (!st) return gq_error_result(GQ_ERR_NOMEM);
+    XXH3_state_t state, *st = &state;
+    XXH3_INITSTATE(st);
     XXH3_64bits_reset_withSeed(st, checksum_seed(src));
     const uint8_t *payload = src + QZ_HEADER_BYTES;
     const size_t w = c->bytes_per_element;
     int bad = 0;
     for (size_t i = 0; i < n; i += ELEMENTWISE_BLOCK) {
         size_t len = n - i < ELEMENTWISE_BLOCK ? n - i : ELEMENTWISE_BLOCK;
-        XXH3_64bits_update(st, payload + w * i, w * len);
+        prefetch_next(payload + w * (i + len), w * (n - i - len < len ? n - i - len : len));
         bad |= c->decode_block(dst + i, payload + w * i, len);
+        XXH3_64bits_update(st, payload + w * i, w * len); /* in cache now */
     }
     XXH64_hash_t h = XXH3_64bits_digest(st);
-    XXH3_freeState(st);
     if (fold32(h) != checksum && VERIFY_CHECKSUM) return gq_error_result(GQ_ERR_CORRUPT);
     return bad ? gq_error_result(GQ_ERR_CORRUPT) : n;
 }
@@ -480,14 +528,19 @@ size_t qz_dense_encode(const qz_dense *d, uint8_t *dst, const float *src, size_t
     uint8_t byte_of[16] = {0}; /* a local copy: stores through packed may alias d's table */
     for (unsigned k = 0; pack == QZ_PACK_BYTE && k < d->nlevels(p) && k < 16; k++) byte_of[k] = (uint8_t)d->byte_of[k];
 
-    for (size_t b = 0; b < nb; b++) {
-        size_t len = (b + 1 == nb) ? n - b * blen : blen;
-        gq_err e = d->fit(stored, src + b * blen, len, p, fit_work);
-        if (e != GQ_OK) return gq_error_result(e);
-        for (unsigned k = 0; k < ns; k++) store_f32(dst + (b * ns + k) * 4, stored[k]);
-    }
+    size_t fitted = 0; /* buckets whose stored floats are written */
     for (size_t c0 = 0; c0 < n; c0 += QZ_CHUNK) {
         size_t c1 = n - c0 < QZ_CHUNK ? n : c0 + QZ_CHUNK;
+        prefetch_next(src + c1, sizeof(float) * (n - c1 < QZ_CHUNK ? n - c1 : QZ_CHUNK));
+        /* Each bucket is fitted just before its first chunk is coded, so that
+         * a bucketed gradient streams from memory once, not once to fit and
+         * again to code (one bucket = the whole gradient still reads it twice) */
+        for (; fitted < nb && fitted * blen < c1; fitted++) {
+            const size_t b = fitted, len = (b + 1 == nb) ? n - b * blen : blen;
+            gq_err e = d->fit(stored, src + b * blen, len, p, fit_work);
+            if (e != GQ_OK) return gq_error_result(e);
+            for (unsigned k = 0; k < ns; k++) store_f32(dst + (b * ns + k) * 4, stored[k]);
+        }
         for (size_t j = c0, jend, b; j < c1; j = jend) {
             b = j / blen;
             jend = segment_end(j, c1, blen);

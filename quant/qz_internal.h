@@ -18,6 +18,13 @@
 
 /* ---- little-endian loads and stores (the wire is little-endian) ---------- */
 
+/* 1 where the host's byte order is the wire's: some loops then move words whole. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define QZ_LITTLE_ENDIAN 1
+#else
+#define QZ_LITTLE_ENDIAN 0
+#endif
+
 static inline void store_u32(uint8_t *p, uint32_t v)
 {
     for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
@@ -208,13 +215,16 @@ void qz_dense_codes(const qz_dense *d, uint8_t *codes, const float *x, size_t j0
 
 /* ---- misc ---------------------------------------------------------------- */
 /* Sum, sum of squares, sum of |x| and max |x| of x[0..n), and whether every
- * element is finite (when not, the other fields are meaningless). */
+ * element is finite (when not, the other fields are meaningless). The sums
+ * not asked for in `want` (QZ_MOMENT_* bits) may be left 0; max |x| and
+ * finiteness are always computed. */
+enum { QZ_MOMENT_SUM = 1u << 0, QZ_MOMENT_SUMSQ = 1u << 1, QZ_MOMENT_SUMABS = 1u << 2 };
 typedef struct {
     double sum, sumsq, sumabs;
     float maxabs;
     int finite;
 } qz_moments;
-qz_moments qz_moments_of(const float *x, size_t n);
+qz_moments qz_moments_of(const float *x, size_t n, unsigned want);
 
 /* 1 if all finite. Integer test on the exponent bits (vectorizes). */
 int qz_all_finite(const float *x, size_t n);

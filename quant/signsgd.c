@@ -16,7 +16,7 @@ static const int8_t SG_BYTES[2] = {1, -1}; /* pack=byte: +m -> +1, -m -> -1 */
 static gq_err sg_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
 {
     (void)p, (void)work;
-    qz_moments m = qz_moments_of(x, len);
+    qz_moments m = qz_moments_of(x, len, QZ_MOMENT_SUMABS);
     if (!m.finite) return GQ_ERR_NONFINITE;
     stored[0] = qz_finite_scale(m.sumabs / (double)len);
     return GQ_OK;

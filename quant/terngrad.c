@@ -19,7 +19,9 @@ static const int8_t TG_BYTES[3] = {0, 1, -1}; /* pack=int8: code 0 -> 0, +s -> +
 static gq_err tg_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
 {
     (void)work;
-    qz_moments m = qz_moments_of(x, len);
+    /* sigma only where it is used: clipping, or scale=sigma (a shared scaler uses neither) */
+    const int need_sigma = p->shared_scale <= 0 && (p->scale == QZ_SCALE_SIGMA || p->clip > 0);
+    qz_moments m = qz_moments_of(x, len, need_sigma ? QZ_MOMENT_SUM | QZ_MOMENT_SUMSQ : 0u);
     if (!m.finite) return GQ_ERR_NONFINITE;
     double mean = m.sum / (double)len, var = m.sumsq / (double)len - mean * mean;
     double sigma = sqrt(var > 0 ? var : 0);
