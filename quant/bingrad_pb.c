@@ -12,18 +12,31 @@
 #include "bingrad.h"
 #include "rng.h"
 
-double bingrad_pb_error(float a, float b, const qz_sorted *s)
+/* F at (a, b), given i = #{x < a} and j = #{x <= b}: O(1) with the prefix
+ * sums. The fit knows both bounds of every point it evaluates, so it never
+ * searches for them twice (each search is nine dependent lookups; the fit
+ * spent most of its time in them). */
+static double error_at(const qz_sorted *s, float a, float b, size_t i, size_t j)
 {
-    size_t i = qz_lower_bound(s, a), j = qz_upper_bound(s, b), len = s->len;
+    const size_t len = s->len;
     double below = qz_sum2(s, 0, i) - 2.0 * a * qz_sum1(s, 0, i) + (double)a * a * (double)i;
     double above = qz_sum2(s, j, len) - 2.0 * b * qz_sum1(s, j, len) + (double)b * b * (double)(len - j);
-    return below + above + qz_interval_cost(s, a, b);
+    double mid = 0; /* qz_interval_cost(s, a, b), whose bounds are i and j */
+    if (j > i) {
+        mid = -qz_sum2(s, i, j) + ((double)a + b) * qz_sum1(s, i, j) - (double)a * b * (double)(j - i);
+        mid = mid > 0 ? mid : 0.0;
+    }
+    return below + above + mid;
 }
 
-/* a minimising F for fixed b: root of g(a) = 2 sum_{x<a}(a-x) - sum_{a<=x<=b}(b-x). */
-static float update_a(const qz_sorted *s, float b)
+double bingrad_pb_error(float a, float b, const qz_sorted *s)
 {
-    size_t jb = qz_upper_bound(s, b);
+    return error_at(s, a, b, qz_lower_bound(s, a), qz_upper_bound(s, b));
+}
+
+/* a minimising F for fixed b (jb = #{x <= b}): root of g(a) = 2 sum_{x<a}(a-x) - sum_{a<=x<=b}(b-x). */
+static float update_a(const qz_sorted *s, float b, size_t jb)
+{
     /* k = number of elements below a; find the smallest k in [1, jb] with
      * g(x_k) >= 0, evaluating g at a = x_k with k elements below */
     size_t lo = 1, hi = jb;
@@ -44,10 +57,10 @@ static float update_a(const qz_sorted *s, float b)
     return (float)a;
 }
 
-/* b minimising F for fixed a: root of h(b) = 2 sum_{x>b}(x-b) - sum_{a<=x<=b}(x-a). */
-static float update_b(const qz_sorted *s, float a)
+/* b minimising F for fixed a (ia = #{x < a}): root of h(b) = 2 sum_{x>b}(x-b) - sum_{a<=x<=b}(x-a). */
+static float update_b(const qz_sorted *s, float a, size_t ia)
 {
-    size_t ia = qz_lower_bound(s, a), len = s->len;
+    size_t len = s->len;
     /* m = number of elements above b; with b = x_k those are [k+1, len).
      * Find the largest k in [ia, len-1) with h(x_k) >= 0. */
     size_t lo = ia, hi = len - 1; /* answer in [lo, hi]; hi = len-1 means b = max */
@@ -72,15 +85,29 @@ static float update_b(const qz_sorted *s, float a)
     return (float)b;
 }
 
+/* A point of the fit: the levels, their bounds (i = #{x < a}, j = #{x <= b}) and F there. */
+typedef struct {
+    float a, b;
+    size_t i, j;
+    double f;
+} pb_point;
+
+static pb_point pb_point_at(const qz_sorted *s, float a, float b)
+{
+    pb_point p = {a, b, qz_lower_bound(s, a), qz_upper_bound(s, b), 0};
+    p.f = error_at(s, a, b, p.i, p.j);
+    return p;
+}
+
 /* With the index sets fixed (i elements below a, j at or below b), both
  * stationary conditions are linear in (a, b):
  *   2i a - (j-i) b = 2 S[0,i) - S[i,j)
  *   (j-i) a - 2(n-j) b = S[i,j) - 2 S[j,n)
  * Solving them and re-deriving (i, j) is Newton's method on this piecewise-
  * linear system; it finishes what coordinate descent approaches slowly. */
-static int segment_step(const qz_sorted *s, float *a, float *b)
+static int segment_step(const qz_sorted *s, pb_point *p)
 {
-    size_t n = s->len, i = qz_lower_bound(s, *a), j = qz_upper_bound(s, *b);
+    size_t n = s->len, i = p->i, j = p->j;
     double m = (double)(j - i), r1 = 2 * qz_sum1(s, 0, i) - qz_sum1(s, i, j),
            r2 = qz_sum1(s, i, j) - 2 * qz_sum1(s, j, n);
     double det = 2.0 * (double)i * -2.0 * (double)(n - j) + m * m;
@@ -90,26 +117,28 @@ static int segment_step(const qz_sorted *s, float *a, float *b)
     na = fmax(na, s->x[0]);
     nb = fmin(nb, s->x[n - 1]);
     if (!(na <= nb)) return 0;
-    if (!(bingrad_pb_error((float)na, (float)nb, s) < bingrad_pb_error(*a, *b, s))) return 0;
-    *a = (float)na, *b = (float)nb;
+    pb_point q = pb_point_at(s, (float)na, (float)nb);
+    if (!(q.f < p->f)) return 0;
+    *p = q;
     return 1;
 }
 
 void bingrad_pb_fit(float *a_out, float *b_out, const qz_sorted *s)
 {
-    float a = s->x[0], b = s->x[s->len - 1];
-    double f = bingrad_pb_error(a, b, s);
-    for (int it = 0; it < 50 && a < b; it++) {
-        float na = update_a(s, b);
-        float nb = update_b(s, na);
-        double nf = bingrad_pb_error(na, nb, s);
-        if (!(nf < f)) break; /* coordinate descent never increases F */
-        a = na, b = nb, f = nf;
+    pb_point p = pb_point_at(s, s->x[0], s->x[s->len - 1]);
+    for (int it = 0; it < 50 && p.a < p.b; it++) {
+        const float na = update_a(s, p.b, p.j);
+        const size_t ia = qz_lower_bound(s, na);
+        const float nb = update_b(s, na, ia);
+        const size_t jb = qz_upper_bound(s, nb);
+        const pb_point q = {na, nb, ia, jb, error_at(s, na, nb, ia, jb)};
+        if (!(q.f < p.f)) break; /* coordinate descent never increases F */
+        p = q;
         if (it >= 2) /* near the optimum: let Newton finish */
-            for (int k = 0; k < 8 && segment_step(s, &a, &b); k++) f = bingrad_pb_error(a, b, s);
+            for (int k = 0; k < 8 && segment_step(s, &p); k++) continue;
     }
-    *a_out = a;
-    *b_out = b;
+    *a_out = p.a;
+    *b_out = p.b;
 }
 
 /* ---- codec ------------------------------------------------------------------------ */

@@ -164,8 +164,66 @@ static void test_orq_beats_qsgd(void)
     }
 }
 
+/* The sorted summary against its definition, for every length the network
+ * sort takes (up to 1024, padded to a power of two) and the radix sort's
+ * beyond: the points ascend as IEEE order with -0 before +0 (the sign is kept),
+ * n[k] = k, and the prefix sums equal double sums of the sorted values in
+ * the documented order: segments of 64, each summed from its start, offset by
+ * the sum of the segments before it. */
+static int key_order(const void *a, const void *b)
+{
+    uint32_t u, v;
+    memcpy(&u, a, 4);
+    memcpy(&v, b, 4);
+    u = u >> 31 ? ~u : u | 0x80000000u; /* the order of IEEE floats, as integers */
+    v = v >> 31 ? ~v : v | 0x80000000u;
+    return (u > v) - (u < v);
+}
+
+static void test_sorted_build(void)
+{
+    static const size_t LENS[] = {1,   2,   3,   7,   8,   9,   15,   16,   17,   31,   100,
+                                  255, 256, 257, 511, 512, 513, 1000, 1023, 1024, 1025, 2000};
+    const size_t nl = sizeof LENS / sizeof LENS[0];
+    int bad = 0, cases = 0;
+    void *work = malloc(qz_sorted_workspace(2000));
+    float *ref = malloc(2000 * sizeof *ref);
+    for (int kind = 0; kind < 5; kind++)
+        for (size_t li = 0; li < nl; li++) {
+            const size_t n = LENS[li];
+            float *x = test_gradient(DIST_LAPLACE, n, 7000u + 31u * (unsigned)li + (unsigned)kind);
+            for (size_t i = 0; i < n; i++) {
+                if (kind == 1) x[i] = (float)((int)(x[i] * 3000.0f)) * 0.25f; /* many duplicates */
+                if (kind == 2)
+                    x[i] = i % 3 == 0 ? 0.0f : i % 3 == 1 ? -0.0f : x[i] * 1e-40f; /* signed zeros, subnormals */
+                if (kind == 3) x[i] = 1.5f;                                        /* all equal */
+                if (kind == 4) x[i] = -(float)i;                                   /* descending */
+            }
+            memcpy(ref, x, n * sizeof *x);
+            qsort(ref, n, sizeof *ref, key_order);
+            qz_sorted s;
+            qz_sorted_build(&s, x, n, work);
+            double a1 = 0, a2 = 0, o1 = 0, o2 = 0;
+            int ok = s.len == n && s.n[0] == 0 && s.s1[0] == 0 && s.s2[0] == 0;
+            for (size_t i = 0; ok && i < n; i++) {
+                if (i % 64 == 0) o1 += a1, o2 += a2, a1 = a2 = 0; /* a new segment */
+                a1 += ref[i], a2 += (double)ref[i] * ref[i];
+                ok = memcmp(&s.x[i], &ref[i], 4) == 0 && s.n[i + 1] == (double)(i + 1) &&
+                     s.s1[i + 1] == (i < 64 ? a1 : o1 + a1) && s.s2[i + 1] == (i < 64 ? a2 : o2 + a2);
+            }
+            if (!ok && bad < 3) fprintf(stderr, "sorted summary wrong: kind %d, %zu elements\n", kind, n);
+            bad += !ok;
+            cases++;
+            free(x);
+        }
+    free(ref);
+    free(work);
+    CHECK(bad == 0, "%d of %d sorted summaries differ from sorting by definition", bad, cases);
+}
+
 int main(void)
 {
+    test_sorted_build();
     test_greedy_vs_exact();
     test_codec_levels_vs_exact();
     test_optimality_condition();
