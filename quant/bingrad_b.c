@@ -8,20 +8,49 @@
 
 #include "bingrad.h"
 
-static double cell_sse(const qz_sorted *s, size_t i, size_t j)
-{
-    double n = (double)(j - i), s1 = qz_sum1(s, i, j);
-    return n > 0 ? qz_sum2(s, i, j) - s1 * s1 / n : 0.0;
-}
+/* The squared error of the split below point k is sum(x^2) - F(k), F(k) =
+ * S_k^2 / k + (T - S_k)^2 / (n - k) (S_k the sum of the k smallest): the
+ * best split maximises F. Scored eight splits at a time in vectors of doubles
+ * (GCC left the scalar loop's divisions scalar: 40% of an encode), a split
+ * between equal values scoring -inf (integer selects, which vectorise); the
+ * first of equal maxima wins. */
+typedef double scan_v __attribute__((vector_size(64)));
+typedef int64_t scan_i __attribute__((vector_size(64)));
+typedef float scan_f __attribute__((vector_size(32)));
+typedef int32_t scan_fi __attribute__((vector_size(32)));
+typedef double scan_v_unaligned __attribute__((vector_size(64), aligned(8), may_alias));
+typedef float scan_f_unaligned __attribute__((vector_size(32), aligned(4), may_alias));
+#define SCAN_LANES 8
 
 void bingrad_b_fit(float *a, float *b, const qz_sorted *s)
 {
-    size_t len = s->len, best_k = 0;
-    double best = INFINITY;
-    for (size_t k = 1; k < len; k++) {
-        if (s->x[k] == s->x[k - 1]) continue; /* a split must separate values */
-        double e = cell_sse(s, 0, k) + cell_sse(s, k, len);
-        if (e < best) best = e, best_k = k;
+    const size_t len = s->len;
+    const double T = qz_sum1(s, 0, len), N = (double)len;
+    size_t best_k = 0;
+    double best = -INFINITY;
+    size_t k0 = 1;
+    if (len > SCAN_LANES) {
+        /* each lane keeps its own first maximum; the lanes are merged at the end */
+        scan_v lane_best, n;
+        scan_i lane_k = {0};
+        for (int t = 0; t < SCAN_LANES; t++) lane_best[t] = -INFINITY, n[t] = (double)(1 + t);
+        for (; k0 + SCAN_LANES <= len; k0 += SCAN_LANES, n += SCAN_LANES) {
+            const scan_f here = *(const scan_f_unaligned *)(const void *)(s->x + k0),
+                         before = *(const scan_f_unaligned *)(const void *)(s->x + k0 - 1);
+            const scan_i same = __builtin_convertvector((scan_fi)(here == before), scan_i); /* not a split */
+            const scan_v sk = *(const scan_v_unaligned *)(const void *)(s->s1 + k0), rest = T - sk;
+            const scan_v f = sk * sk / n + rest * rest / (N - n);
+            const scan_i better = (f > lane_best) & ~same;
+            lane_best = (scan_v)(((scan_i)f & better) | ((scan_i)lane_best & ~better));
+            lane_k = (((scan_i){0, 1, 2, 3, 4, 5, 6, 7} + (int64_t)k0) & better) | (lane_k & ~better);
+        }
+        for (int t = 0; t < SCAN_LANES; t++)
+            if (lane_best[t] > best || (lane_best[t] == best && (size_t)lane_k[t] < best_k))
+                best = lane_best[t], best_k = (size_t)lane_k[t];
+    }
+    for (; k0 < len; k0++) {
+        const double n = (double)k0, sk = s->s1[k0], rest = T - sk, f = sk * sk / n + rest * rest / (N - n);
+        if (s->x[k0] != s->x[k0 - 1] && f > best) best = f, best_k = k0;
     }
     if (best_k == 0) { /* a single distinct value */
         *a = *b = s->x[0];
@@ -237,10 +266,20 @@ gq_err bingrad_b_fit_unsorted(float *a, float *b, const float *x, size_t len, fl
 static unsigned bb_nstored(const qz_params *p) { return (void)p, 2; }
 static unsigned bb_nlevels(const qz_params *p) { return (void)p, 2; }
 
+/* Where the bucket sorts fast (the vector network: 2.7 ns an element at 512),
+ * the scan of every split on the sorted bucket is the cheaper exact search
+ * (1.4 against 3.3 us a bucket of 512); elsewhere the branch and bound. */
 static gq_err bb_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
 {
     (void)p;                                                 /* work: qz_sorted_workspace(len) >= 2 * len floats */
     if ((uint64_t)len > UINT32_MAX) return GQ_ERR_TOO_LARGE; /* the bins count in 32 bits */
+    if (qz_sort_is_fast(len)) {
+        qz_sorted s;
+        qz_sorted_build(&s, x, len, work);
+        if (!isfinite(s.s2[len])) return GQ_ERR_NONFINITE;
+        bingrad_b_fit(&stored[0], &stored[1], &s);
+        return GQ_OK;
+    }
     return bingrad_b_fit_unsorted(&stored[0], &stored[1], x, len, (float *)work);
 }
 
