@@ -403,17 +403,37 @@ static unsigned orq_nlevels(const qz_params *p) { return p->levels; }
 #define ORQ_HIST_RATIO 2
 #define ORQ_HIST_MAX 4096
 #define ORQ_HIST_LEVELS 9
+/* A histogram whose fullest bin holds more than len / ORQ_CROWD elements is
+ * too coarse where the mass is: heavy tails stretch equal bins over the
+ * outliers and leave the bulk in a bin or two, and a point mass (the exact
+ * zeros of ReLU networks' gradients) needs a level on it, which bin edges do
+ * not offer. Measured on 1151 buckets of 512 (Gaussian, Laplace, Student-t 3
+ * and 1.5, LeNet-5's gradients): the histogram's levels were up to 3.2x
+ * (ORQ-5) and 15x (ORQ-9) the optimum's error on such buckets, the sorted
+ * search's within 0.3% and 6%; no Gaussian or Laplace bucket crossed the
+ * threshold, 78% of LeNet-5's did (docs/quantizers.md#orq). */
+#define ORQ_CROWD 16
+
+static int hist_is_crowded(const qz_sorted *h, size_t len)
+{
+    double fullest = 0;
+    for (size_t b = 0; b + 1 < h->len; b++) fullest = fmax(fullest, h->n[b + 1] - h->n[b]);
+    return fullest * ORQ_CROWD > (double)len;
+}
 
 gq_err orq_levels_bucket(float *levels, unsigned k, const float *x, size_t len, void *work)
 {
     qz_sorted s;
-    if (len <= ORQ_SORT_MAX || k > ORQ_HIST_LEVELS) {
-        qz_sorted_build(&s, x, len, work);
-        if (!isfinite(s.s2[len])) return GQ_ERR_NONFINITE;
-    } else {
+    int sort = len <= ORQ_SORT_MAX || k > ORQ_HIST_LEVELS;
+    if (!sort) {
         size_t bins = len / ORQ_HIST_RATIO;
         bins = bins > ORQ_HIST_MAX ? ORQ_HIST_MAX : bins;
         if (qz_hist_build(&s, x, len, bins, work) != 0) return GQ_ERR_NONFINITE;
+        sort = hist_is_crowded(&s, len); /* the sorted summary takes the same workspace */
+    }
+    if (sort) {
+        qz_sorted_build(&s, x, len, work);
+        if (!isfinite(s.s2[len])) return GQ_ERR_NONFINITE;
     }
     orq_levels_greedy(levels, k, &s);
     return GQ_OK;

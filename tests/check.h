@@ -33,8 +33,12 @@ static inline int check_summary(void)
     return check_failed_ != 0;
 }
 
-typedef enum { DIST_GAUSSIAN, DIST_LAPLACE, DIST_STUDENT3, DIST_UNIFORM } test_dist;
-static const char *const TEST_DIST_NAMES[] = {"gaussian", "laplace", "student-t3", "uniform"};
+/* The first four are the common set; the last two are the hard cases real
+ * gradients have: a point mass at zero (ReLU networks' exact zeros) and
+ * tails so heavy that a few elements span most of the range. */
+typedef enum { DIST_GAUSSIAN, DIST_LAPLACE, DIST_STUDENT3, DIST_UNIFORM, DIST_ZEROS60, DIST_STUDENT15 } test_dist;
+static const char *const TEST_DIST_NAMES[] = {"gaussian",           "laplace",     "student-t3", "uniform",
+                                              "60% zeros, laplace", "student-t1.5"};
 
 /* n samples of a zero-mean distribution with scale 1e-3, as gradients are. */
 static inline float *test_gradient(test_dist d, size_t n, unsigned long seed)
@@ -49,6 +53,8 @@ static inline float *test_gradient(test_dist d, size_t n, unsigned long seed)
         case DIST_LAPLACE: v = gsl_ran_laplace(r, 1.0); break;
         case DIST_STUDENT3: v = gsl_ran_tdist(r, 3.0); break;
         case DIST_UNIFORM: v = gsl_rng_uniform(r) * 2 - 1; break;
+        case DIST_ZEROS60: v = gsl_rng_uniform(r) < 0.6 ? 0.0 : gsl_ran_laplace(r, 1.0); break;
+        case DIST_STUDENT15: v = gsl_ran_tdist(r, 1.5); break;
         }
         x[i] = (float)(v * 1e-3);
     }
