@@ -17,12 +17,30 @@ static unsigned qs_half(const qz_params *p) { return (p->levels - 1) / 2; }
 static unsigned qs_nstored(const qz_params *p) { return (void)p, 1; }
 static unsigned qs_nlevels(const qz_params *p) { return p->levels; }
 
+static unsigned qs_moments_wanted(const qz_params *p) { return p->norm == QZ_NORM_MAX ? 0u : QZ_MOMENT_SUMSQ; }
+
+static gq_err qs_norm(float *stored, const qz_moments *m, const qz_params *p)
+{
+    if (!m->finite) return GQ_ERR_NONFINITE;
+    stored[0] = p->norm == QZ_NORM_MAX ? m->maxabs : qz_finite_scale(sqrt(m->sumsq));
+    return GQ_OK;
+}
+
 static gq_err qs_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
 {
     (void)work;
-    qz_moments m = qz_moments_of(x, len, p->norm == QZ_NORM_MAX ? 0u : QZ_MOMENT_SUMSQ);
-    if (!m.finite) return GQ_ERR_NONFINITE;
-    stored[0] = p->norm == QZ_NORM_MAX ? m.maxabs : qz_finite_scale(sqrt(m.sumsq));
+    qz_moments m = qz_moments_of(x, len, qs_moments_wanted(p));
+    return qs_norm(stored, &m, p);
+}
+
+static gq_err qs_fit_many(float *stored, const float *x, size_t blen, const qz_params *p)
+{
+    qz_moments m[QZ_FIT_MANY];
+    qz_moments_many(m, x, blen, QZ_FIT_MANY, qs_moments_wanted(p));
+    for (int t = 0; t < QZ_FIT_MANY; t++) {
+        gq_err e = qs_norm(stored + t, &m[t], p);
+        if (e != GQ_OK) return e;
+    }
     return GQ_OK;
 }
 
@@ -56,8 +74,12 @@ static void qs_table(float *table, const float *stored, const qz_params *p)
     for (unsigned k = 0; k < p->levels; k++) table[k] = (float)((double)((int)k - (int)s) / s * stored[0]);
 }
 
-static const qz_dense QS = {
-    .nstored = qs_nstored, .nlevels = qs_nlevels, .fit = qs_fit, .quantize = qs_quantize, .table = qs_table};
+static const qz_dense QS = {.nstored = qs_nstored,
+                            .nlevels = qs_nlevels,
+                            .fit = qs_fit,
+                            .fit_many = qs_fit_many,
+                            .quantize = qs_quantize,
+                            .table = qs_table};
 
 /* ---- Elias-gamma form ----------------------------------------------------------- */
 /* Gamma code of v >= 1 in an LSB-first stream: N = floor(log2 v) zero bits, a

@@ -106,16 +106,30 @@ static qz_moments moments_double(const float *x, size_t n)
 
 /* GCC/clang vector extensions: eight lanes, AVX with -march=native, two SSE
  * registers without; the compiler does not find this from a scalar loop.
- * MOMENT_SETS independent sets of running sums, so that no sum waits on the
- * add before it (one set: a 3-4 cycle chain per 8 elements, and the moments
- * were 60% of an in-cache TernGrad encode). The sets are added in a fixed
- * order, the same in every build. Loads go through a vector type of float
+ * Each block sums in eight lanes, in the same order in every build and as
+ * every version of the wire wrote it (tests/cli_test.sh keeps version 1's
+ * payloads). One block's running sums make every add wait on the one before
+ * (a 3-4 cycle chain per eight elements: the moments were 60% of an in-cache
+ * TernGrad encode), so MOMENT_SETS whole blocks are summed side by side,
+ * each with its own sums, and folded into the totals in block order: the
+ * same bits as one block at a time. Loads go through a vector type of float
  * alignment, not memcpy (see train/conv_direct.c: GCC's Zen 1-3 tuning splits
  * a 32-byte memcpy through the stack). */
 typedef float v8f __attribute__((vector_size(32)));
 typedef int32_t v8i __attribute__((vector_size(32)));
 typedef float v8f_unaligned __attribute__((vector_size(32), aligned(4), may_alias));
 #define MOMENT_SETS 4
+_Static_assert(QZ_FIT_MANY == MOMENT_SETS && QZ_FIT_MANY_BUCKET == MOMENT_BLOCK,
+               "qz_moments_many: a bucket is one block, and the buckets are the sets");
+
+/* Adds one block's eight lane sums to the totals, lane by lane. */
+static inline void moments_fold(qz_moments *r, int32_t *maxbits, v8f s, v8f q, v8f a, v8i m)
+{
+    for (int l = 0; l < 8; l++) {
+        r->sum += s[l], r->sumsq += q[l], r->sumabs += a[l];
+        *maxbits = m[l] > *maxbits ? m[l] : *maxbits;
+    }
+}
 
 /* One instantiation per set of wanted sums (the lz4 trick: constant flags,
  * the unwanted sums compiled out): QSGD's L2 norm needs only the squares,
@@ -125,37 +139,35 @@ static inline qz_moments moments_generic(const float *x, size_t n, const int wan
 {
     qz_moments r = {0, 0, 0, 0, 1};
     int32_t maxbits = 0; /* |x|'s bits: below 2^31, so the signed order is the float order */
-    for (size_t b0 = 0; b0 < n; b0 += MOMENT_BLOCK) {
-        size_t len = n - b0 < MOMENT_BLOCK ? n - b0 : MOMENT_BLOCK, i = 0;
-        const float *xb = x + b0;
+    size_t b0 = 0;
+    for (; b0 + MOMENT_SETS * MOMENT_BLOCK <= n; b0 += MOMENT_SETS * MOMENT_BLOCK) {
         v8f s[MOMENT_SETS] = {{0}}, q[MOMENT_SETS] = {{0}}, a[MOMENT_SETS] = {{0}};
         v8i m[MOMENT_SETS] = {{0}};
-        for (; i + 8 * MOMENT_SETS <= len; i += 8 * MOMENT_SETS)
+        for (size_t i = 0; i < MOMENT_BLOCK; i += 8)
             for (int k = 0; k < MOMENT_SETS; k++) {
-                const v8f v = *(const v8f_unaligned *)(const void *)(xb + i + 8 * k);
+                const v8f v = *(const v8f_unaligned *)(const void *)(x + b0 + (size_t)k * MOMENT_BLOCK + i);
                 const v8i u = (v8i)v & 0x7FFFFFFF, gt = u > m[k];
                 m[k] = (u & gt) | (m[k] & ~gt);
                 if (want_sum) s[k] += v;
                 if (want_sumsq) q[k] += v * v;
                 if (want_sumabs) a[k] += (v8f)u;
             }
+        for (int k = 0; k < MOMENT_SETS; k++) moments_fold(&r, &maxbits, s[k], q[k], a[k], m[k]);
+    }
+    for (; b0 < n; b0 += MOMENT_BLOCK) {
+        size_t len = n - b0 < MOMENT_BLOCK ? n - b0 : MOMENT_BLOCK, i = 0;
+        const float *xb = x + b0;
+        v8f s = {0}, q = {0}, a = {0};
+        v8i m = {0};
         for (; i + 8 <= len; i += 8) {
             const v8f v = *(const v8f_unaligned *)(const void *)(xb + i);
-            const v8i u = (v8i)v & 0x7FFFFFFF, gt = u > m[0];
-            m[0] = (u & gt) | (m[0] & ~gt);
-            if (want_sum) s[0] += v;
-            if (want_sumsq) q[0] += v * v;
-            if (want_sumabs) a[0] += (v8f)u;
+            const v8i u = (v8i)v & 0x7FFFFFFF, gt = u > m;
+            m = (u & gt) | (m & ~gt);
+            if (want_sum) s += v;
+            if (want_sumsq) q += v * v;
+            if (want_sumabs) a += (v8f)u;
         }
-        for (int k = 1; k < MOMENT_SETS; k++) {
-            s[0] += s[k], q[0] += q[k], a[0] += a[k];
-            const v8i gt = m[k] > m[0];
-            m[0] = (m[k] & gt) | (m[0] & ~gt);
-        }
-        for (int l = 0; l < 8; l++) {
-            r.sum += s[0][l], r.sumsq += q[0][l], r.sumabs += a[0][l];
-            maxbits = m[0][l] > maxbits ? m[0][l] : maxbits;
-        }
+        moments_fold(&r, &maxbits, s, q, a, m);
         for (; i < len; i++) {
             float v = xb[i];
             int32_t u;
@@ -174,6 +186,63 @@ static inline qz_moments moments_generic(const float *x, size_t n, const int wan
     if (!isfinite(r.sumsq) || !isfinite(r.sumabs)) return moments_double(x, n);
     memcpy(&r.maxabs, &maxbits, 4);
     return r;
+}
+
+/* Up to MOMENT_SETS buckets of blen <= MOMENT_BLOCK elements side by side,
+ * each summed exactly as moments_generic sums it alone (one block). */
+static inline void moments_many_generic(qz_moments *out, const float *x, size_t blen, size_t count, const int want_sum,
+                                        const int want_sumsq, const int want_sumabs)
+{
+    v8f s[MOMENT_SETS] = {{0}}, q[MOMENT_SETS] = {{0}}, a[MOMENT_SETS] = {{0}};
+    v8i m[MOMENT_SETS] = {{0}};
+    size_t i = 0;
+    if (count == MOMENT_SETS)
+        for (; i + 8 <= blen; i += 8)
+            for (int k = 0; k < MOMENT_SETS; k++) {
+                const v8f v = *(const v8f_unaligned *)(const void *)(x + (size_t)k * blen + i);
+                const v8i u = (v8i)v & 0x7FFFFFFF, gt = u > m[k];
+                m[k] = (u & gt) | (m[k] & ~gt);
+                if (want_sum) s[k] += v;
+                if (want_sumsq) q[k] += v * v;
+                if (want_sumabs) a[k] += (v8f)u;
+            }
+    for (size_t k = 0; k < count; k++) {
+        if (count != MOMENT_SETS) {
+            out[k] = moments_generic(x + k * blen, blen, want_sum, want_sumsq, want_sumabs);
+            continue;
+        }
+        qz_moments r = {0, 0, 0, 0, 1};
+        int32_t maxbits = 0;
+        moments_fold(&r, &maxbits, s[k], q[k], a[k], m[k]);
+        for (size_t t = i; t < blen; t++) {
+            float v = x[k * blen + t];
+            int32_t u;
+            memcpy(&u, &v, 4);
+            u &= 0x7FFFFFFF;
+            if (want_sum) r.sum += v;
+            if (want_sumsq) r.sumsq += (double)v * v;
+            if (want_sumabs) r.sumabs += fabsf(v);
+            maxbits = u > maxbits ? u : maxbits;
+        }
+        if (maxbits >= 0x7F800000)
+            r.finite = 0;
+        else if (!isfinite(r.sumsq) || !isfinite(r.sumabs))
+            r = moments_double(x + k * blen, blen);
+        else
+            memcpy(&r.maxabs, &maxbits, 4);
+        out[k] = r;
+    }
+}
+
+void qz_moments_many(qz_moments *out, const float *x, size_t blen, size_t count, unsigned want)
+{
+    switch (want) {
+    case 0: moments_many_generic(out, x, blen, count, 0, 0, 0); break;
+    case QZ_MOMENT_SUMSQ: moments_many_generic(out, x, blen, count, 0, 1, 0); break;
+    case QZ_MOMENT_SUMABS: moments_many_generic(out, x, blen, count, 0, 0, 1); break;
+    case QZ_MOMENT_SUM | QZ_MOMENT_SUMSQ: moments_many_generic(out, x, blen, count, 1, 1, 0); break;
+    default: moments_many_generic(out, x, blen, count, 1, 1, 1); break;
+    }
 }
 
 qz_moments qz_moments_of(const float *x, size_t n, unsigned want)
@@ -535,11 +604,22 @@ size_t qz_dense_encode(const qz_dense *d, uint8_t *dst, const float *src, size_t
         /* Each bucket is fitted just before its first chunk is coded, so that
          * a bucketed gradient streams from memory once, not once to fit and
          * again to code (one bucket = the whole gradient still reads it twice) */
-        for (; fitted < nb && fitted * blen < c1; fitted++) {
-            const size_t b = fitted, len = (b + 1 == nb) ? n - b * blen : blen;
+        while (fitted < nb && fitted * blen < c1) {
+            const size_t b = fitted;
+            if (d->fit_many && ns == 1 && blen <= QZ_FIT_MANY_BUCKET && b + QZ_FIT_MANY <= nb - 1) {
+                /* QZ_FIT_MANY whole buckets at once (never the last, which may be short) */
+                float many[QZ_FIT_MANY];
+                gq_err e = d->fit_many(many, src + b * blen, blen, p);
+                if (e != GQ_OK) return gq_error_result(e);
+                for (size_t t = 0; t < QZ_FIT_MANY; t++) store_f32(dst + (b + t) * 4, many[t]);
+                fitted += QZ_FIT_MANY;
+                continue;
+            }
+            const size_t len = (b + 1 == nb) ? n - b * blen : blen;
             gq_err e = d->fit(stored, src + b * blen, len, p, fit_work);
             if (e != GQ_OK) return gq_error_result(e);
             for (unsigned k = 0; k < ns; k++) store_f32(dst + (b * ns + k) * 4, stored[k]);
+            fitted++;
         }
         for (size_t j = c0, jend, b; j < c1; j = jend) {
             b = j / blen;

@@ -142,6 +142,11 @@ struct qz_dense {
     int sorts;             /* fit() needs qz_sorted_workspace(bucket) of work */
     /* Bucket statistics -> stored floats. x is finite, len >= 1. */
     gq_err (*fit)(float *stored, const float *x, size_t len, const qz_params *p, void *work);
+    /* Optional, for codecs of one stored float per bucket fitted from its
+     * moments: QZ_FIT_MANY whole buckets of blen <= QZ_FIT_MANY_BUCKET at once,
+     * each stored[t] exactly what fit() gives for bucket t (their running sums
+     * side by side: one bucket's sums are a chain of dependent adds). */
+    gq_err (*fit_many)(float *stored, const float *x, size_t blen, const qz_params *p);
     /* Codes for x[0..len); element j has global index idx0 + j (low 32 bits;
      * the driver never lets a segment cross a 2^32 boundary, key covers the
      * high word). */
@@ -228,6 +233,11 @@ typedef struct {
     int finite;
 } qz_moments;
 qz_moments qz_moments_of(const float *x, size_t n, unsigned want);
+/* qz_moments_of of count <= QZ_FIT_MANY buckets of blen <= QZ_FIT_MANY_BUCKET
+ * elements at x, x + blen, ... into out[0..count): the same values. */
+#define QZ_FIT_MANY 4
+#define QZ_FIT_MANY_BUCKET 1024
+void qz_moments_many(qz_moments *out, const float *x, size_t blen, size_t count, unsigned want);
 
 /* 1 if all finite. Integer test on the exponent bits (vectorizes). */
 int qz_all_finite(const float *x, size_t n);

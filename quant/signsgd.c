@@ -22,6 +22,18 @@ static gq_err sg_fit(float *stored, const float *x, size_t len, const qz_params 
     return GQ_OK;
 }
 
+static gq_err sg_fit_many(float *stored, const float *x, size_t blen, const qz_params *p)
+{
+    (void)p;
+    qz_moments m[QZ_FIT_MANY];
+    qz_moments_many(m, x, blen, QZ_FIT_MANY, QZ_MOMENT_SUMABS);
+    for (int t = 0; t < QZ_FIT_MANY; t++) {
+        if (!m[t].finite) return GQ_ERR_NONFINITE;
+        stored[t] = qz_finite_scale(m[t].sumabs / (double)blen);
+    }
+    return GQ_OK;
+}
+
 static void sg_quantize(uint8_t *codes, const float *x, size_t len, const float *stored, const qz_params *p,
                         uint32_t key, uint32_t idx0)
 {
@@ -41,6 +53,7 @@ static const qz_dense SG = {.nstored = sg_nstored,
                             .packing = sg_packing,
                             .byte_of = SG_BYTES,
                             .fit = sg_fit,
+                            .fit_many = sg_fit_many,
                             .quantize = sg_quantize,
                             .table = sg_table};
 

@@ -16,12 +16,15 @@ static unsigned tg_nlevels(const qz_params *p) { return (void)p, 3; }
 static qz_pack tg_packing(const qz_params *p) { return p->pack; }
 static const int8_t TG_BYTES[3] = {0, 1, -1}; /* pack=int8: code 0 -> 0, +s -> +1, -s -> -1 */
 
-static gq_err tg_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
+/* sigma only where it is used: clipping, or scale=sigma (a shared scaler uses neither) */
+static unsigned tg_moments_wanted(const qz_params *p)
 {
-    (void)work;
-    /* sigma only where it is used: clipping, or scale=sigma (a shared scaler uses neither) */
     const int need_sigma = p->shared_scale <= 0 && (p->scale == QZ_SCALE_SIGMA || p->clip > 0);
-    qz_moments m = qz_moments_of(x, len, need_sigma ? QZ_MOMENT_SUM | QZ_MOMENT_SUMSQ : 0u);
+    return need_sigma ? QZ_MOMENT_SUM | QZ_MOMENT_SUMSQ : 0u;
+}
+
+static gq_err tg_scale(float *stored, qz_moments m, size_t len, const qz_params *p)
+{
     if (!m.finite) return GQ_ERR_NONFINITE;
     double mean = m.sum / (double)len, var = m.sumsq / (double)len - mean * mean;
     double sigma = sqrt(var > 0 ? var : 0);
@@ -35,6 +38,23 @@ static gq_err tg_fit(float *stored, const float *x, size_t len, const qz_params 
     else
         s = m.maxabs;
     stored[0] = qz_finite_scale(s);
+    return GQ_OK;
+}
+
+static gq_err tg_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
+{
+    (void)work;
+    return tg_scale(stored, qz_moments_of(x, len, tg_moments_wanted(p)), len, p);
+}
+
+static gq_err tg_fit_many(float *stored, const float *x, size_t blen, const qz_params *p)
+{
+    qz_moments m[QZ_FIT_MANY];
+    qz_moments_many(m, x, blen, QZ_FIT_MANY, tg_moments_wanted(p));
+    for (int t = 0; t < QZ_FIT_MANY; t++) {
+        gq_err e = tg_scale(stored + t, m[t], blen, p);
+        if (e != GQ_OK) return e;
+    }
     return GQ_OK;
 }
 
@@ -69,6 +89,7 @@ static const qz_dense TG = {.nstored = tg_nstored,
                             .packing = tg_packing,
                             .byte_of = TG_BYTES,
                             .fit = tg_fit,
+                            .fit_many = tg_fit_many,
                             .quantize = tg_quantize,
                             .table = tg_table};
 
