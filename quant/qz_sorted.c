@@ -129,6 +129,15 @@ static inline sort_vec vec_max(sort_vec a, sort_vec b)
 }
 
 static inline sort_vec vec_select(sort_vec m, sort_vec a, sort_vec b) { return (a & m) | (b & ~m); }
+/* lane l of the result is lane idx[l] of a (through the intrinsic: clang has no variable __builtin_shuffle) */
+static inline sort_vec vec_permute(sort_vec a, sort_vec idx)
+{
+#if SORT_W == 16
+    return (sort_vec)_mm512_permutexvar_epi32((__m512i)idx, (__m512i)a);
+#else
+    return (sort_vec)_mm256_permutevar8x32_epi32((__m256i)a, (__m256i)idx);
+#endif
+}
 
 /* The network for nv vectors (a constant in each instantiation). Merge size
  * s, distance d: element i goes up (takes the min) when i's bit d is clear
@@ -164,7 +173,7 @@ static inline __attribute__((always_inline)) void bitonic_sort(sort_vec *v, cons
                     take_min[l] = low == up ? ~0u : 0u;
                 }
                 for (unsigned a = 0; a < nv; a++) {
-                    const sort_vec x = v[a], y = __builtin_shuffle(x, partner);
+                    const sort_vec x = v[a], y = vec_permute(x, partner);
                     v[a] = vec_select(take_min, vec_min(x, y), vec_max(x, y));
                 }
             }
@@ -240,7 +249,7 @@ static inline __attribute__((always_inline)) void bitonic_sort_blocked(sort_vec 
             for (unsigned a = 0; a < nv; a++) {
                 sort_vec x = v[a];
                 for (unsigned t = 0; t < steps; t++) {
-                    const sort_vec y = __builtin_shuffle(x, partner[t]);
+                    const sort_vec y = vec_permute(x, partner[t]);
                     x = vec_select(take_min[t], vec_min(x, y), vec_max(x, y));
                 }
                 v[a] = x;
