@@ -57,7 +57,7 @@ typedef float vf __attribute__((vector_size(VL * 4)));
 #ifndef NV
 #define NV NV_BEST /* vectors of 8 positions per block */
 #endif
-#define SPAN (LANES * NV) /* positions per block */
+
 #ifndef MAX_OB
 #define MAX_OB MAX_OB_BEST /* output channels per block, at most 6 */
 #endif
@@ -77,6 +77,32 @@ typedef float vf __attribute__((vector_size(VL * 4)));
 typedef float vf_unaligned __attribute__((vector_size(VL * 4), aligned(4), may_alias));
 #define LOADV(v, p) ((v) = *(const vf_unaligned *)(const void *)(p))
 #define STOREV(p, v) (*(vf_unaligned *)(void *)(p) = (v))
+
+/* The forward kernel (also the input gradient's) sums each output position in
+ * its own lane, so the width of its vectors changes no bit: with AVX-512 it
+ * takes all 16 floats of a register (RL), where the weight gradient and the
+ * bias sums keep their 8 lanes (they add across positions). R_NV vectors of
+ * positions times up to R_MAX_OB output channels a block; both -D overridable. */
+#if defined(__AVX512F__)
+#define RL 16
+#ifndef R_NV
+#define R_NV 2
+#endif
+#ifndef R_MAX_OB
+#define R_MAX_OB 8
+#endif
+#else
+#define RL VL
+#ifndef R_NV
+#define R_NV (NV * HALVES)
+#endif
+#ifndef R_MAX_OB
+#define R_MAX_OB MAX_OB
+#endif
+#endif
+#define R_SPAN (RL * R_NV) /* positions per block of the forward kernel */
+typedef float vr __attribute__((vector_size(RL * 4)));
+typedef float vr_unaligned __attribute__((vector_size(RL * 4), aligned(4), may_alias));
 
 /* A loaded vector held in a register: without it GCC 12 folds the load into
  * every product that uses it, and the weight gradient's block (7 vectors, 12
@@ -105,29 +131,30 @@ static float sum_lanes(const float *x, size_t n)
 
 /* out (OB, np) at row stride ostride: for each of OB channels, the sum over
  * taps t of w[j*wstride + t] * x[p + off[t]], p in [0, np), np a multiple of
- * SPAN. OB is a constant after inlining. */
+ * R_SPAN. OB is a constant after inlining. */
 static inline __attribute__((always_inline)) void rows_block(float *out, size_t ostride, const float *x,
                                                              const size_t *off, const float *w, size_t wstride,
                                                              int taps, size_t np, const int OB)
 {
-    for (size_t p = 0; p < np; p += SPAN) {
-        vf acc[6][NV * HALVES]; /* OB <= MAX_OB <= 6 */
+    for (size_t p = 0; p < np; p += R_SPAN) {
+        vr acc[R_MAX_OB][R_NV];
         for (int j = 0; j < OB; j++)
-            for (int v = 0; v < NV * HALVES; v++) acc[j][v] = (vf){0};
+            for (int v = 0; v < R_NV; v++) acc[j][v] = (vr){0};
         for (int t = 0; t < taps; t++) {
             const float *xt = x + off[t] + p;
-            vf xv[NV * HALVES];
-            for (int v = 0; v < NV * HALVES; v++) {
-                LOADV(xv[v], xt + v * VL);
+            vr xv[R_NV];
+            for (int v = 0; v < R_NV; v++) {
+                xv[v] = *(const vr_unaligned *)(const void *)(xt + v * RL);
                 IN_REGISTER(xv[v]);
             }
             for (int j = 0; j < OB; j++) {
                 const float wj = w[(size_t)j * wstride + (size_t)t];
-                for (int v = 0; v < NV * HALVES; v++) acc[j][v] += wj * xv[v];
+                for (int v = 0; v < R_NV; v++) acc[j][v] += wj * xv[v];
             }
         }
         for (int j = 0; j < OB; j++)
-            for (int v = 0; v < NV * HALVES; v++) STOREV(out + (size_t)j * ostride + p + v * VL, acc[j][v]);
+            for (int v = 0; v < R_NV; v++)
+                *(vr_unaligned *)(void *)(out + (size_t)j * ostride + p + v * RL) = acc[j][v];
     }
 }
 
@@ -145,7 +172,7 @@ static void conv_rows(float *out, size_t ostride, const float *x, const size_t *
                       size_t np)
 {
     for (int o = 0; o < OC;) {
-        const int ob = even_block(OC - o, MAX_OB);
+        const int ob = even_block(OC - o, R_MAX_OB);
         float *dst = out + (size_t)o * ostride;
         const float *wo = w + (size_t)o * taps;
         switch (ob) {
@@ -154,7 +181,13 @@ static void conv_rows(float *out, size_t ostride, const float *x, const size_t *
         case 3: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, 3); break;
         case 4: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, 4); break;
         case 5: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, 5); break;
-        default: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, 6); break;
+#if R_MAX_OB > 6
+        case 6: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, 6); break;
+        case 7: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, 7); break;
+        default: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, R_MAX_OB); break;
+#else
+        default: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, R_MAX_OB); break;
+#endif
         }
         o += ob;
     }
@@ -176,7 +209,9 @@ static size_t offsets_floats(int C, int OC, int KH, int KW)
     return ((size_t)(C + OC) * KH * KW * sizeof(size_t) + sizeof(float) - 1) / sizeof(float);
 }
 
-static size_t round_span(size_t n) { return (n + SPAN - 1) / SPAN * SPAN; }
+/* Positions rounded up to whole blocks of the forward kernel (R_SPAN, a
+ * multiple of LANES); the extra ones are computed on zeros and dropped. */
+static size_t round_span(size_t n) { return (n + R_SPAN - 1) / R_SPAN * R_SPAN; }
 
 /* The padded geometry of one layer: input planes HP x WP (plus room for the
  * last block's overrun), np virtual output positions. */
@@ -228,7 +263,10 @@ static geom_back geometry_back(int C, int OC, int KH, int KW, int HO, int WO, co
     return b;
 }
 
-size_t conv2d_direct_span(void) { return SPAN; }
+/* The span the path rule (nn.c: direct()) assumes: one constant for every
+ * build, so that every build takes the same path for a layer and trains to
+ * the same bits, whatever its kernels' blocks (16 to 48 positions). */
+size_t conv2d_direct_span(void) { return 24; }
 
 size_t conv2d_direct_work_floats(int C, int H, int W, int OC, int KH, int KW, int PH, int PW, int HO, int WO)
 {
