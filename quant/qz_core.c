@@ -131,6 +131,45 @@ static inline void moments_fold(qz_moments *r, int32_t *maxbits, v8f s, v8f q, v
     }
 }
 
+/* Eight more elements into one block's running sums (the wanted ones). */
+#define MOMENT_STEP(ptr, S, Q, A, M)                                                                                   \
+    do {                                                                                                               \
+        const v8f v_ = *(const v8f_unaligned *)(const void *)(ptr);                                                    \
+        const v8i u_ = (v8i)v_ & 0x7FFFFFFF, gt_ = u_ > (M);                                                           \
+        (M) = (u_ & gt_) | ((M) & ~gt_);                                                                               \
+        if (want_sum) (S) += v_;                                                                                       \
+        if (want_sumsq) (Q) += v_ * v_;                                                                                \
+        if (want_sumabs) (A) += (v8f)u_;                                                                               \
+    } while (0)
+
+/* The elements of a block past its last whole eight, one at a time, after the fold. */
+static inline void moments_tail(qz_moments *r, int32_t *maxbits, const float *x, size_t n, const int want_sum,
+                                const int want_sumsq, const int want_sumabs)
+{
+    for (size_t i = 0; i < n; i++) {
+        float v = x[i];
+        int32_t u;
+        memcpy(&u, &v, 4);
+        u &= 0x7FFFFFFF;
+        if (want_sum) r->sum += v;
+        if (want_sumsq) r->sumsq += (double)v * v;
+        if (want_sumabs) r->sumabs += fabsf(v);
+        *maxbits = u > *maxbits ? u : *maxbits;
+    }
+}
+
+/* Finiteness and max |x| from the largest bits; sums that overflowed float are done again in double. */
+static inline qz_moments moments_finish(qz_moments r, int32_t maxbits, const float *x, size_t n)
+{
+    if (maxbits >= 0x7F800000) {
+        r.finite = 0;
+        return r;
+    }
+    if (!isfinite(r.sumsq) || !isfinite(r.sumabs)) return moments_double(x, n);
+    memcpy(&r.maxabs, &maxbits, 4);
+    return r;
+}
+
 /* One instantiation per set of wanted sums (the lz4 trick: constant flags,
  * the unwanted sums compiled out): QSGD's L2 norm needs only the squares,
  * signSGD only |x|, and every unneeded sum was ALU work in the one pass. */
@@ -144,48 +183,19 @@ static inline qz_moments moments_generic(const float *x, size_t n, const int wan
         v8f s[MOMENT_SETS] = {{0}}, q[MOMENT_SETS] = {{0}}, a[MOMENT_SETS] = {{0}};
         v8i m[MOMENT_SETS] = {{0}};
         for (size_t i = 0; i < MOMENT_BLOCK; i += 8)
-            for (int k = 0; k < MOMENT_SETS; k++) {
-                const v8f v = *(const v8f_unaligned *)(const void *)(x + b0 + (size_t)k * MOMENT_BLOCK + i);
-                const v8i u = (v8i)v & 0x7FFFFFFF, gt = u > m[k];
-                m[k] = (u & gt) | (m[k] & ~gt);
-                if (want_sum) s[k] += v;
-                if (want_sumsq) q[k] += v * v;
-                if (want_sumabs) a[k] += (v8f)u;
-            }
+            for (int k = 0; k < MOMENT_SETS; k++)
+                MOMENT_STEP(x + b0 + (size_t)k * MOMENT_BLOCK + i, s[k], q[k], a[k], m[k]);
         for (int k = 0; k < MOMENT_SETS; k++) moments_fold(&r, &maxbits, s[k], q[k], a[k], m[k]);
     }
     for (; b0 < n; b0 += MOMENT_BLOCK) {
         size_t len = n - b0 < MOMENT_BLOCK ? n - b0 : MOMENT_BLOCK, i = 0;
-        const float *xb = x + b0;
         v8f s = {0}, q = {0}, a = {0};
         v8i m = {0};
-        for (; i + 8 <= len; i += 8) {
-            const v8f v = *(const v8f_unaligned *)(const void *)(xb + i);
-            const v8i u = (v8i)v & 0x7FFFFFFF, gt = u > m;
-            m = (u & gt) | (m & ~gt);
-            if (want_sum) s += v;
-            if (want_sumsq) q += v * v;
-            if (want_sumabs) a += (v8f)u;
-        }
+        for (; i + 8 <= len; i += 8) MOMENT_STEP(x + b0 + i, s, q, a, m);
         moments_fold(&r, &maxbits, s, q, a, m);
-        for (; i < len; i++) {
-            float v = xb[i];
-            int32_t u;
-            memcpy(&u, &v, 4);
-            u &= 0x7FFFFFFF;
-            if (want_sum) r.sum += v;
-            if (want_sumsq) r.sumsq += (double)v * v;
-            if (want_sumabs) r.sumabs += fabsf(v);
-            maxbits = u > maxbits ? u : maxbits;
-        }
+        moments_tail(&r, &maxbits, x + b0 + i, len - i, want_sum, want_sumsq, want_sumabs);
     }
-    if (maxbits >= 0x7F800000) {
-        r.finite = 0;
-        return r;
-    }
-    if (!isfinite(r.sumsq) || !isfinite(r.sumabs)) return moments_double(x, n);
-    memcpy(&r.maxabs, &maxbits, 4);
-    return r;
+    return moments_finish(r, maxbits, x, n);
 }
 
 /* Up to MOMENT_SETS buckets of blen <= MOMENT_BLOCK elements side by side,
@@ -193,44 +203,23 @@ static inline qz_moments moments_generic(const float *x, size_t n, const int wan
 static inline void moments_many_generic(qz_moments *out, const float *x, size_t blen, size_t count, const int want_sum,
                                         const int want_sumsq, const int want_sumabs)
 {
+    if (count != MOMENT_SETS) {
+        for (size_t k = 0; k < count; k++)
+            out[k] = moments_generic(x + k * blen, blen, want_sum, want_sumsq, want_sumabs);
+        return;
+    }
     v8f s[MOMENT_SETS] = {{0}}, q[MOMENT_SETS] = {{0}}, a[MOMENT_SETS] = {{0}};
     v8i m[MOMENT_SETS] = {{0}};
     size_t i = 0;
-    if (count == MOMENT_SETS)
-        for (; i + 8 <= blen; i += 8)
-            for (int k = 0; k < MOMENT_SETS; k++) {
-                const v8f v = *(const v8f_unaligned *)(const void *)(x + (size_t)k * blen + i);
-                const v8i u = (v8i)v & 0x7FFFFFFF, gt = u > m[k];
-                m[k] = (u & gt) | (m[k] & ~gt);
-                if (want_sum) s[k] += v;
-                if (want_sumsq) q[k] += v * v;
-                if (want_sumabs) a[k] += (v8f)u;
-            }
-    for (size_t k = 0; k < count; k++) {
-        if (count != MOMENT_SETS) {
-            out[k] = moments_generic(x + k * blen, blen, want_sum, want_sumsq, want_sumabs);
-            continue;
-        }
+    for (; i + 8 <= blen; i += 8)
+        for (int k = 0; k < MOMENT_SETS; k++) MOMENT_STEP(x + (size_t)k * blen + i, s[k], q[k], a[k], m[k]);
+    for (int k = 0; k < MOMENT_SETS; k++) {
         qz_moments r = {0, 0, 0, 0, 1};
         int32_t maxbits = 0;
+        const float *xk = x + (size_t)k * blen;
         moments_fold(&r, &maxbits, s[k], q[k], a[k], m[k]);
-        for (size_t t = i; t < blen; t++) {
-            float v = x[k * blen + t];
-            int32_t u;
-            memcpy(&u, &v, 4);
-            u &= 0x7FFFFFFF;
-            if (want_sum) r.sum += v;
-            if (want_sumsq) r.sumsq += (double)v * v;
-            if (want_sumabs) r.sumabs += fabsf(v);
-            maxbits = u > maxbits ? u : maxbits;
-        }
-        if (maxbits >= 0x7F800000)
-            r.finite = 0;
-        else if (!isfinite(r.sumsq) || !isfinite(r.sumabs))
-            r = moments_double(x + k * blen, blen);
-        else
-            memcpy(&r.maxabs, &maxbits, 4);
-        out[k] = r;
+        moments_tail(&r, &maxbits, xk + i, blen - i, want_sum, want_sumsq, want_sumabs);
+        out[k] = moments_finish(r, maxbits, xk, blen);
     }
 }
 
