@@ -202,8 +202,47 @@ static void test_fp16_definition(void)
     free(buf), free(x), free(want), free(y);
 }
 
+/* Buckets fitted four at a time (the dense driver's fit_many) store what each
+ * bucket fitted alone stores: every bucket's scale in a long encode equals
+ * the scale of that bucket encoded by itself; and a NaN or Inf in any of the
+ * four is still an error. */
+static void test_buckets_fitted_together(void)
+{
+    static const char *const SPECS[] = {
+        "qsgd:bucket=512",      "qsgd:norm=max,levels=9,bucket=256", "signsgd:bucket=512",
+        "terngrad:bucket=1024", "terngrad:bucket=128,clip=0",        "terngrad:bucket=512,scale=sigma"};
+    const size_t n = 9000; /* not a multiple of any bucket: a short last one */
+    float *x = test_gradient(DIST_LAPLACE, n, 17);
+    for (size_t c = 0; c < sizeof SPECS / sizeof SPECS[0]; c++) {
+        qz_params p = test_spec(SPECS[c]);
+        const size_t d = p.bucket, nb = (n + d - 1) / d;
+        size_t size, one;
+        unsigned char *all = test_encode(&p, x, n, 5, &size);
+        int bad = !all;
+        for (size_t b = 0; all && b < nb; b++) {
+            const size_t len = b + 1 < nb ? d : n - b * d;
+            unsigned char *alone = test_encode(&p, x + b * d, len, 5, &one);
+            bad += !alone || memcmp(all + QZ_HEADER_BYTES + 4 * b, alone + QZ_HEADER_BYTES, 4) != 0;
+            free(alone);
+        }
+        free(all);
+        CHECK(bad == 0, "%s: %d bucket scales differ from the bucket fitted alone", SPECS[c], bad);
+        for (size_t at = 100; at < 4 * d; at += d) { /* in each of the first four buckets */
+            float saved = x[at];
+            x[at] = at % 2 ? NAN : INFINITY;
+            unsigned char *buf = test_encode(&p, x, n, 5, &size);
+            CHECK(!buf && gq_error_code(size) == GQ_ERR_NONFINITE, "%s: a non-finite element %zu -> GQ_ERR_NONFINITE",
+                  SPECS[c], at);
+            free(buf);
+            x[at] = saved;
+        }
+    }
+    free(x);
+}
+
 int main(void)
 {
+    test_buckets_fitted_together();
     test_fp16_definition();
     test_zeros_and_constants();
     test_odd_sizes();
