@@ -16,7 +16,7 @@
  *     (dynamic programming, eight candidates at a time in vector registers,
  *     pruned by the quadrangle inequality), polished by exact joint moves of
  *     all levels within a band of candidate points. The cheaper of the two
- *     results wins.
+ *     results wins; up to ORQ_DP_ONLY levels the second start alone is taken.
  * Wire: s floats per bucket, ceil(log2 s) bits per element. */
 #include <math.h>
 #include <stdlib.h>
