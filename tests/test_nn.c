@@ -83,6 +83,56 @@ static void test_gradients(void)
               "conv without bias, global pooling");
     gradcheck("input 2x6x6\nconv a out=3 k=3 p=1\nconv b out=7 k=2x3 p=0x1\nfc f out=3\nsoftmax s\n",
               "two stride-1 convs (the direct kernels' input gradient)");
+    /* a 1x1 conv of one channel: a step of a weight scales a channel and moves no window's argmax (no kink) */
+    gradcheck("input 1x8x10\nconv c out=3 k=1\npool p op=max k=2 s=2\nfc f out=3\nsoftmax s\n",
+              "1x1 conv, 2x2 max pooling in vectors");
+}
+
+/* pool_max_2x2 against the definition: each window scanned row by row, the
+ * first of its largest values and that value's index. Values from a few
+ * levels (and both zeros) so that windows tie; shapes with odd sides (a row
+ * and a column no window covers), rows of one vector and of several with a
+ * partial one, and row-pair counts that leave a partial block. */
+static void test_pool_max_2x2(void)
+{
+    const int shapes[][4] = {{3, 2, 28, 28}, {5, 16, 10, 10}, {2, 3, 11, 13},
+                             {1, 1, 8, 8},   {7, 1, 9, 17},   {2, 2, 4, 4}};
+    const float levels[] = {-1.0f, -0.0f, 0.0f, 1.0f, 2.0f};
+    uint64_t state = 12345;
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
+        const int B = shapes[s][0], C = shapes[s][1], H = shapes[s][2], W = shapes[s][3], HO = H / 2, WO = W / 2;
+        const size_t nin = (size_t)B * C * H * W, nout = (size_t)B * C * HO * WO;
+        float *x = malloc(nin * sizeof *x), *out = malloc(nout * sizeof *out);
+        int *arg = malloc(nout * sizeof *arg);
+        for (size_t i = 0; i < nin; i++) {
+            state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+            x[i] = levels[(state >> 33) % 5];
+        }
+        int took = pool_max_2x2(out, arg, x, B, C, H, W, HO, WO);
+        if (W >= 8) /* rows of 4 are narrower than a vector with AVX: the general loop's */
+            CHECK(took, "pool_max_2x2 takes %dx%dx%dx%d", B, C, H, W);
+        if (!took) {
+            free(x), free(out), free(arg);
+            continue;
+        }
+        size_t wrong = 0;
+        for (size_t plane = 0; plane < (size_t)B * C; plane++)
+            for (int oh = 0; oh < HO; oh++)
+                for (int ow = 0; ow < WO; ow++) {
+                    const float *p = x + plane * H * W;
+                    int at = 2 * oh * W + 2 * ow;
+                    for (int kh = 0; kh < 2; kh++)
+                        for (int kw = 0; kw < 2; kw++) {
+                            int i = (2 * oh + kh) * W + 2 * ow + kw;
+                            if (p[i] > p[at]) at = i;
+                        }
+                    size_t o = (plane * HO + oh) * WO + ow;
+                    wrong += arg[o] != at || memcmp(&out[o], &p[at], sizeof(float)) != 0;
+                }
+        CHECK(wrong == 0, "pool_max_2x2 %dx%dx%dx%d: %zu of %zu windows differ from the first maximum in scan order", B,
+              C, H, W, wrong, nout);
+        free(x), free(out), free(arg);
+    }
 }
 
 static void test_conv_naive(void)
@@ -168,9 +218,11 @@ static void test_conv_direct(void)
 
 /* The direct kernels' documented summation order, written plainly: a
  * forward output is one float chain over the taps in (c, kh, kw) order, then
- * the bias; a weight or bias gradient sums an image's positions p = oh*WP +
- * ow (WP the padded width) into 8 running sums by p mod 8, adds those in
- * order, and adds that to the gradient. The kernels must give these bits
+ * the bias; a bias gradient sums an image's positions p = oh*WP + ow (WP
+ * the padded width) into 8 running sums by p mod 8, adds those in order and
+ * adds that to the gradient, image by image; a weight gradient's 8 running
+ * sums by p mod 8 run on from image to image through the batch, and are
+ * added in order to the gradient once. The kernels must give these bits
  * exactly, whatever register blocks the build chose (AVX-512, AVX2 and SSE
  * builds each run this). */
 static void conv_direct_bits_case(int B, int C, int H, int W, int OC, int K, int P)
@@ -189,6 +241,7 @@ static void conv_direct_bits_case(int B, int C, int H, int W, int OC, int K, int
     for (int i = 0; i < OC; i++) b[i] = 0.1f * (float)i, db1[i] = db2[i] = -0.5f;
 #define IN(n, c, h, x_)                                                                                                \
     (((h) < 0 || (h) >= H || (x_) < 0 || (x_) >= W) ? 0.0f : inp[(((size_t)(n)*C + (c)) * H + (h)) * W + (x_)])
+    float *wlanes = calloc(nw * 8, 4); /* the weight gradient's running sums (OC, taps, 8) */
     for (int n = 0; n < B; n++)
         for (int oc = 0; oc < OC; oc++) {
             for (int oh = 0; oh < HO; oh++)
@@ -202,20 +255,24 @@ static void conv_direct_bits_case(int B, int C, int H, int W, int OC, int K, int
                 }
             const float *dy = dout + ((size_t)n * OC + oc) * HO * WO;
             for (int t = -1; t < taps; t++) { /* t = -1: the bias */
-                float lane[8] = {0}, s = 0;
+                float bias_lane[8] = {0}, s = 0, *lane = t < 0 ? bias_lane : wlanes + ((size_t)oc * taps + t) * 8;
                 for (int oh = 0; oh < HO; oh++)
                     for (int ow = 0; ow < WO; ow++) {
                         const int c = t < 0 ? 0 : t / (K * K), kh = t < 0 ? 0 : t / K % K, kw = t < 0 ? 0 : t % K;
                         const float xin = t < 0 ? 1.0f : IN(n, c, oh - P + kh, ow - P + kw);
                         lane[(oh * WP + ow) % 8] += dy[oh * WO + ow] * xin;
                     }
+                if (t >= 0) continue;
                 for (int l = 0; l < 8; l++) s += lane[l];
-                if (t < 0)
-                    db2[oc] += s;
-                else
-                    dw2[(size_t)oc * taps + t] += s;
+                db2[oc] += s;
             }
         }
+    for (size_t k = 0; k < nw; k++) {
+        float s = 0;
+        for (int l = 0; l < 8; l++) s += wlanes[k * 8 + l];
+        dw2[k] += s;
+    }
+    free(wlanes);
 #undef IN
     conv2d_forward_direct(o1, inp, w, b, B, C, H, W, OC, K, K, P, P, HO, WO, work);
     conv2d_backward_direct(dx, dw1, db1, dout, inp, w, B, C, H, W, OC, K, K, P, P, HO, WO, work);
@@ -374,6 +431,7 @@ int main(void)
     test_conv_naive();
     test_conv_direct();
     test_conv_direct_bits();
+    test_pool_max_2x2();
     test_training();
     test_idx();
     return check_summary();

@@ -276,7 +276,7 @@ size_t conv2d_direct_work_floats(int C, int H, int W, int OC, int KH, int KW, in
     size_t offs = offsets_floats(C, OC, KH, KW); /* both offset tables */
     size_t wt = taps * (size_t)OC;               /* flipped weights */
     size_t fwd = g.xfloats + g.yfloats;
-    size_t back = g.xfloats + g.yfloats + b.xfloats + b.yfloats;
+    size_t back = taps * (size_t)OC * LANES + g.xfloats + g.yfloats + b.xfloats + b.yfloats; /* + the dw lanes */
     return offs + wt + (fwd > back ? fwd : back);
 }
 
@@ -301,15 +301,20 @@ void conv2d_forward_direct(float *out, const float *inp, const float *w, const f
     }
 }
 
-/* dw (OB, taps) += over the positions p of one image: dy[j][p] * x[p +
- * off[t]]; dy rows are zero where p is not an output. */
-static inline __attribute__((always_inline)) void dw_block(float *dw, int wstride, const float *dy, const float *x,
+/* The weight gradient's running sums, LANES of them for each weight: lane l
+ * of weight (j, t) adds dy[j][p] * x[p + off[t]] over the positions p = l
+ * (mod LANES) of one image after another (dy rows are zero where p is not an
+ * output), and only the batch's last image folds the lanes into dw. Folding
+ * an image at a time cost as much as the products on LeNet's conv2 (144
+ * positions an image, 8 adds a weight). lanes is (OB, taps, LANES) at row
+ * stride wstride * LANES. */
+static inline __attribute__((always_inline)) void dw_block(float *lanes, int wstride, const float *dy, const float *x,
                                                            const size_t *off, size_t np, int OB, int TB)
 {
     vf acc[4][4][HALVES]; /* OB <= DW_OB <= 4, TB <= DW_TB <= 4 */
     for (int j = 0; j < OB; j++)
         for (int t = 0; t < TB; t++)
-            for (int h = 0; h < HALVES; h++) acc[j][t][h] = (vf){0};
+            for (int h = 0; h < HALVES; h++) LOADV(acc[j][t][h], lanes + ((size_t)j * wstride + t) * LANES + h * VL);
     for (size_t p = 0; p < np; p += LANES)
         for (int h = 0; h < HALVES; h++) {
             vf xv[4], dv[4];
@@ -325,17 +330,76 @@ static inline __attribute__((always_inline)) void dw_block(float *dw, int wstrid
                 for (int t = 0; t < TB; t++) acc[j][t][h] += dv[j] * xv[t];
         }
     for (int j = 0; j < OB; j++)
-        for (int t = 0; t < TB; t++) {
-            float s = 0;
-            for (int l = 0; l < LANES; l++) s += acc[j][t][l / VL][l % VL];
-            dw[(size_t)j * wstride + t] += s;
-        }
+        for (int t = 0; t < TB; t++)
+            for (int h = 0; h < HALVES; h++) STOREV(lanes + ((size_t)j * wstride + t) * LANES + h * VL, acc[j][t][h]);
 }
 
-#define DW_CASE(o, t)                                                                                                  \
-    case (o)*16 + (t): dw_block(dw, taps, dy, x, off, np, o, t); break;
+#if defined(__AVX512F__) && !defined(DW_HALF_REGISTERS) /* -DDW_HALF_REGISTERS: the 8-float kernel, to compare */
+/* With AVX-512 a register holds two groups of 8 lanes: dw_block's 8 lanes of
+ * channel j in its low half and of channel j+1 in its high half, against the
+ * same 8 inputs in both halves. Each lane sums the same products in the same
+ * order as dw_block's: the same bits, half the multiplies and adds (Zen 5
+ * runs 512-bit vectors whole). A block holds 2*PB channels (the last pair's
+ * high half a copy of its low one where OB is odd, not stored) x TB taps. */
+#ifndef DW16_PB
+#define DW16_PB 4 /* pairs of output channels per block, at most 4 */
+#endif
+#ifndef DW16_TB
+#define DW16_TB 4 /* taps per block, at most 4 */
+#endif
+static inline __attribute__((always_inline)) void dw_block16(float *lanes, int wstride, const float *dy, const float *x,
+                                                             const size_t *off, size_t np, int OB, int TB)
+{
+    const int PB = (OB + 1) / 2;
+    vr acc[4][4]; /* PB <= 4, TB <= 4 */
+    for (int j = 0; j < PB; j++) {
+        const int hi = 2 * j + 1 < OB ? 2 * j + 1 : 2 * j;
+        for (int t = 0; t < TB; t++) {
+            vf lo, up;
+            LOADV(lo, lanes + ((size_t)(2 * j) * wstride + t) * LANES);
+            LOADV(up, lanes + ((size_t)hi * wstride + t) * LANES);
+            acc[j][t] = __builtin_shufflevector(lo, up, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        }
+    }
+    for (size_t p = 0; p < np; p += LANES) {
+        vr xv[4], dv[4];
+        for (int t = 0; t < TB; t++) {
+            vf h = *(const vf_unaligned *)(const void *)(x + off[t] + p);
+            xv[t] = __builtin_shufflevector(h, h, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7);
+            IN_REGISTER(xv[t]);
+        }
+        for (int j = 0; j < PB; j++) {
+            const int hi = 2 * j + 1 < OB ? 2 * j + 1 : 2 * j;
+            vf lo = *(const vf_unaligned *)(const void *)(dy + (size_t)(2 * j) * np + p);
+            vf up = *(const vf_unaligned *)(const void *)(dy + (size_t)hi * np + p);
+            dv[j] = __builtin_shufflevector(lo, up, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+            IN_REGISTER(dv[j]);
+        }
+        for (int j = 0; j < PB; j++)
+            for (int t = 0; t < TB; t++) acc[j][t] += dv[j] * xv[t];
+    }
+    for (int j = 0; j < PB; j++)
+        for (int t = 0; t < TB; t++) {
+            STOREV(lanes + ((size_t)(2 * j) * wstride + t) * LANES,
+                   __builtin_shufflevector(acc[j][t], acc[j][t], 0, 1, 2, 3, 4, 5, 6, 7));
+            if (2 * j + 1 < OB)
+                STOREV(lanes + ((size_t)(2 * j + 1) * wstride + t) * LANES,
+                       __builtin_shufflevector(acc[j][t], acc[j][t], 8, 9, 10, 11, 12, 13, 14, 15));
+        }
+}
+#undef DW_OB
+#undef DW_TB
+#define DW_OB (2 * DW16_PB)
+#define DW_TB DW16_TB
+#define DW_KERNEL dw_block16
+#else
+#define DW_KERNEL dw_block
+#endif
 
-static void dw_dispatch(int ob, int tb, float *dw, int taps, const float *dy, const float *x, const size_t *off,
+#define DW_CASE(o, t)                                                                                                  \
+    case (o)*16 + (t): DW_KERNEL(lanes, taps, dy, x, off, np, o, t); break;
+
+static void dw_dispatch(int ob, int tb, float *lanes, int taps, const float *dy, const float *x, const size_t *off,
                         size_t np)
 {
     switch (ob * 16 + tb) {
@@ -355,21 +419,39 @@ static void dw_dispatch(int ob, int tb, float *dw, int taps, const float *dy, co
         DW_CASE(4, 2);
         DW_CASE(4, 3);
         DW_CASE(4, 4);
-    default: /* not reached: ob <= DW_OB <= 4, tb <= DW_TB <= 4 */
+#if DW_OB > 4
+        DW_CASE(5, 1);
+        DW_CASE(5, 2);
+        DW_CASE(5, 3);
+        DW_CASE(5, 4);
+        DW_CASE(6, 1);
+        DW_CASE(6, 2);
+        DW_CASE(6, 3);
+        DW_CASE(6, 4);
+        DW_CASE(7, 1);
+        DW_CASE(7, 2);
+        DW_CASE(7, 3);
+        DW_CASE(7, 4);
+        DW_CASE(8, 1);
+        DW_CASE(8, 2);
+        DW_CASE(8, 3);
+        DW_CASE(8, 4);
+#endif
+    default: /* not reached: ob <= DW_OB <= 8, tb <= DW_TB <= 4 */
         for (int j = 0; j < ob; j++)
             for (int k = 0; k < tb; k++)
-                dw_block(dw + (size_t)j * taps + k, taps, dy + (size_t)j * np, x, off + k, np, 1, 1);
+                DW_KERNEL(lanes + ((size_t)j * taps + k) * LANES, taps, dy + (size_t)j * np, x, off + k, np, 1, 1);
     }
 }
 
-/* One image's weight gradient: dw (OC, taps) += dy (OC, np) against x shifted by every tap. */
-static void weight_grad(float *dw, const float *dy, const float *x, const size_t *off, int OC, int taps, size_t np)
+/* One image's weight gradient: lanes (OC, taps, LANES) += dy (OC, np) against x shifted by every tap. */
+static void weight_grad(float *lanes, const float *dy, const float *x, const size_t *off, int OC, int taps, size_t np)
 {
     for (int o = 0; o < OC;) {
         const int ob = even_block(OC - o, DW_OB);
         for (int t = 0; t < taps;) {
             const int tb = even_block(taps - t, DW_TB);
-            dw_dispatch(ob, tb, dw + (size_t)o * taps + t, taps, dy + (size_t)o * np, x, off + t, np);
+            dw_dispatch(ob, tb, lanes + ((size_t)o * taps + t) * LANES, taps, dy + (size_t)o * np, x, off + t, np);
             t += tb;
         }
         o += ob;
@@ -385,10 +467,11 @@ void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout
     const int taps = C * KH * KW;
     size_t *off = (size_t *)work, *offb = off + taps;
     float *wt = work + offsets_floats(C, OC, KH, KW);
-    float *xs = wt + (size_t)taps * OC; /* this image, padded */
-    float *ys = xs + g.xfloats;         /* its output gradient on virtual rows */
-    float *q = ys + g.yfloats;          /* its output gradient padded for the input gradient */
-    float *dxq = q + gb.xfloats;        /* its input gradient on virtual rows */
+    float *lanes = wt + (size_t)taps * OC;         /* the weight gradient's running sums (OC, taps, LANES) */
+    float *xs = lanes + (size_t)taps * OC * LANES; /* this image, padded */
+    float *ys = xs + g.xfloats;                    /* its output gradient on virtual rows */
+    float *q = ys + g.yfloats;                     /* its output gradient padded for the input gradient */
+    float *dxq = q + gb.xfloats;                   /* its input gradient on virtual rows */
     tap_offsets(off, C, KH, KW, g.plane, g.WP);
     if (dinp) /* wt (C, OC, KH, KW): w transposed in its channels, flipped in space */
         for (int oc = 0; oc < OC; oc++)
@@ -398,6 +481,7 @@ void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout
                         wt[(((size_t)c * OC + oc) * KH + (KH - 1 - kh)) * KW + (KW - 1 - kw)] =
                             w[(((size_t)oc * C + c) * KH + kh) * KW + kw];
     tap_offsets(offb, OC, KH, KW, gb.plane, gb.WQ);
+    memset(lanes, 0, (size_t)taps * OC * LANES * sizeof *lanes);
     for (int n = 0; n < B; n++) { /* image by image: its data stays in cache through every block */
         pad_image(xs, inp + (size_t)n * C * H * W, C, H, W, PH, PW, &g);
         memset(ys, 0, g.yfloats * sizeof *ys);
@@ -408,7 +492,7 @@ void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout
                        (size_t)WO * sizeof *yo);
             if (db) db[oc] += sum_lanes(yo, g.np); /* a float chain of HO*WO adds would cost more than the copy */
         }
-        weight_grad(dw, ys, xs, off, OC, taps, g.np);
+        weight_grad(lanes, ys, xs, off, OC, taps, g.np);
         if (!dinp) continue;
         memset(q, 0, gb.xfloats * sizeof *q);
         for (int oc = 0; oc < OC; oc++)
@@ -423,5 +507,10 @@ void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout
                 for (int x = 0; x < W; x++)
                     dx[h * W + x] += src[((size_t)h + (size_t)PH) * gb.WQ + (size_t)x + (size_t)PW];
         }
+    }
+    for (size_t k = 0; k < (size_t)taps * OC; k++) { /* the lanes folded in order, once a batch */
+        float sum = 0;
+        for (int l = 0; l < LANES; l++) sum += lanes[k * LANES + (size_t)l];
+        dw[k] += sum;
     }
 }

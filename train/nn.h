@@ -77,6 +77,12 @@ void conv2d_forward_direct(float *out, const float *inp, const float *w, const f
 void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w,
                             int B, int C, int H, int W, int OC, int KH, int KW, int PH, int PW, int HO, int WO,
                             float *work);
+/* 2x2 max pooling with stride 2 and no padding, in vectors: out (B,C,HO,WO)
+ * each window's maximum, arg (B,C,HO,WO) its index in its input plane, the
+ * first in scan order among equal values. Returns 0 and writes nothing for
+ * a shape it does not take (rows narrower than a vector or wider than 64),
+ * which the caller pools with the general loop. */
+int pool_max_2x2(float *out, int *arg, const float *inp, int B, int C, int H, int W, int HO, int WO);
 /* inp is (B,NI), w is (NO,NI), out is (B,NO) */
 void fc_forward(float *out, const float *inp, const float *w, const float *b, int B, int NI, int NO);
 void fc_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w, int B, int NI,
