@@ -131,6 +131,16 @@ static void test_pool_max_2x2(void)
                 }
         CHECK(wrong == 0, "pool_max_2x2 %dx%dx%dx%d: %zu of %zu windows differ from the first maximum in scan order", B,
               C, H, W, wrong, nout);
+        /* the gradient against the scatter-add into zeros, gradients with -0 among them */
+        float *dout = malloc(nout * sizeof *dout), *dx = malloc(nin * sizeof *dx), *want = calloc(nin, sizeof *want);
+        for (size_t o = 0; o < nout; o++) dout[o] = o % 7 == 3 ? -0.0f : (float)o - 0.5f * (float)nout;
+        for (size_t i = 0; i < nin; i++) dx[i] = 1e30f; /* every element must be written */
+        for (size_t plane = 0; plane < (size_t)B * C; plane++)
+            for (size_t o = plane * HO * WO; o < (plane + 1) * HO * WO; o++)
+                want[plane * H * W + (size_t)arg[o]] += dout[o];
+        CHECK(pool_max_2x2_backward(dx, arg, dout, B, C, H, W, HO, WO) && memcmp(dx, want, nin * sizeof *dx) == 0,
+              "pool_max_2x2_backward %dx%dx%dx%d: not the scatter-add of the output gradient into zeros", B, C, H, W);
+        free(dout), free(dx), free(want);
         free(x), free(out), free(arg);
     }
 }

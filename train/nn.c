@@ -301,6 +301,50 @@ int pool_max_2x2(float *out, int *arg, const float *inp, int B, int C, int H, in
     return 1;
 }
 
+/* The gradient of 2x2 max pooling with stride 2 into dinp, every element
+ * written: the window's output gradient where arg points, zero elsewhere
+ * (and on a last row or column no window covers). Windows do not overlap, so
+ * this is the scatter-add into zeros of pool_backward, bit for bit (0 + d:
+ * a -0 gradient lands as +0 there too), without the memset and the scalar
+ * scatter. In vectors of PV input columns of a row pair, from PV/2 outputs;
+ * the last vector of a pair overlaps the one before. Returns 0 where
+ * pool_max_2x2 would (rows narrower than a vector, or wider than 64). */
+typedef float pvf_half __attribute__((vector_size(PV * 2), aligned(4), may_alias));
+typedef int pvi_half __attribute__((vector_size(PV * 2), aligned(4), may_alias));
+#if PV == 8
+#define PAIRS(h) __builtin_shufflevector(h, h, 0, 0, 1, 1, 2, 2, 3, 3)
+#else
+#define PAIRS(h) __builtin_shufflevector(h, h, 0, 0, 1, 1)
+#endif
+int pool_max_2x2_backward(float *dinp, const int *arg, const float *dout, int B, int C, int H, int W, int HO, int WO)
+{
+    const int W2 = 2 * WO;
+    if (!(2 * HO <= H && W2 <= W && W2 >= PV && W <= POOL_MAX_W && (size_t)H * W < (1u << 30))) return 0;
+    pvi iota;
+    for (int k = 0; k < PV; k++) iota[k] = k;
+    for (size_t plane = 0; plane < (size_t)B * C; plane++) {
+        float *dx = dinp + plane * H * W;
+        for (int oh = 0; oh < HO; oh++) {
+            const int *ar = arg + (plane * HO + (size_t)oh) * WO;
+            const float *dd = dout + (plane * HO + (size_t)oh) * WO;
+            float *top = dx + (size_t)2 * oh * W, *bottom = top + W;
+            for (int w = 0;; w += PV) {
+                if (w > W2 - PV) w = W2 - PV;
+                pvf_half dh = *(const pvf_half *)(const void *)(dd + w / 2);
+                pvi_half ah = *(const pvi_half *)(const void *)(ar + w / 2);
+                pvf d = PAIRS(dh) + 0.0f;
+                pvi a = PAIRS(ah), col = iota + (2 * oh * W + w);
+                *(pvf_u *)(void *)(top + w) = (pvf)((pvi)d & (a == col));
+                *(pvf_u *)(void *)(bottom + w) = (pvf)((pvi)d & (a == col + W));
+                if (w == W2 - PV) break;
+            }
+            for (int w = W2; w < W; w++) top[w] = bottom[w] = 0;
+        }
+        if (2 * HO < H) memset(dx + (size_t)2 * HO * W, 0, (size_t)(H - 2 * HO) * W * sizeof *dx);
+    }
+    return 1;
+}
+
 static void pool_forward(float *out, int *arg, const float *inp, int B, int C, int H, int W, const model_layer *L)
 {
     const int HO = L->shape.h, WO = L->shape.w;
@@ -537,7 +581,11 @@ float net_loss(net_t *n, const float *input, const uint8_t *labels, int B, int b
         const float *dy = n->dact[i];
         shape3 s = in_shape(n, i);
         size_t in_count = (size_t)B * elems(s);
-        if (dx) memset(dx, 0, in_count * sizeof *dx);
+        /* a 2x2 max pooling's, a ReLU's and a dropout's gradients write every element */
+        const int pool2 = l->type == LAYER_POOL && l->pool_max && l->kh == 2 && l->kw == 2 && l->sh == 2 &&
+                          l->sw == 2 && l->ph == 0 && l->pw == 0 && dx &&
+                          pool_max_2x2_backward(dx, n->argmax[i], dy, B, s.c, s.h, s.w, l->shape.h, l->shape.w);
+        if (dx && !pool2 && l->type != LAYER_RELU && l->type != LAYER_DROPOUT) memset(dx, 0, in_count * sizeof *dx);
         switch (l->type) {
         case LAYER_CONV:
             conv2d_backward(dx, n->grads + n->w_off[i], l->bias_params ? n->grads + n->b_off[i] : NULL, dy, x,
@@ -553,7 +601,7 @@ float net_loss(net_t *n, const float *input, const uint8_t *labels, int B, int b
                 for (size_t k = 0; k < in_count; k++) dx[k] = x[k] > 0 ? dy[k] : 0;
             break;
         case LAYER_POOL:
-            if (dx) pool_backward(dx, n->argmax[i], dy, B, s.c, s.h, s.w, l);
+            if (dx && !pool2) pool_backward(dx, n->argmax[i], dy, B, s.c, s.h, s.w, l);
             break;
         case LAYER_DROPOUT:
             if (dx)

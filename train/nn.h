@@ -83,6 +83,9 @@ void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout
  * a shape it does not take (rows narrower than a vector or wider than 64),
  * which the caller pools with the general loop. */
 int pool_max_2x2(float *out, int *arg, const float *inp, int B, int C, int H, int W, int HO, int WO);
+/* Its gradient: dinp (B,C,H,W) written whole, dout where arg points, zero
+ * elsewhere; 0 (nothing written) for the shapes pool_max_2x2 declines. */
+int pool_max_2x2_backward(float *dinp, const int *arg, const float *dout, int B, int C, int H, int W, int HO, int WO);
 /* inp is (B,NI), w is (NO,NI), out is (B,NO) */
 void fc_forward(float *out, const float *inp, const float *w, const float *b, int B, int NI, int NO);
 void fc_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w, int B, int NI,
