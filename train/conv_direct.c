@@ -211,6 +211,14 @@ static size_t offsets_floats(int C, int OC, int KH, int KW)
 
 /* Positions rounded up to whole blocks of the forward kernel (R_SPAN, a
  * multiple of LANES); the extra ones are computed on zeros and dropped. */
+/* Layers with at least CL_MIN_OC output channels put the channels in the
+ * lanes (fwd_channels, weight_grad_channels): a rule of the shape alone, the
+ * same in every build, so every build sums in the same order. */
+#define CL_MIN_OC 16
+#define CF_PB 8 /* positions a block of the channel-lane forward kernel (fwd_channels) */
+/* Output channels rounded up to whole vectors of the widest build (16). */
+static size_t channels_padded(int OC) { return ((size_t)OC + 15) / 16 * 16; }
+
 static size_t round_span(size_t n) { return (n + R_SPAN - 1) / R_SPAN * R_SPAN; }
 
 /* The padded geometry of one layer: input planes HP x WP (plus room for the
@@ -276,8 +284,44 @@ size_t conv2d_direct_work_floats(int C, int H, int W, int OC, int KH, int KW, in
     size_t offs = offsets_floats(C, OC, KH, KW); /* both offset tables */
     size_t wt = taps * (size_t)OC;               /* flipped weights */
     size_t fwd = g.xfloats + g.yfloats;
-    size_t back = taps * (size_t)OC * LANES + g.xfloats + g.yfloats + b.xfloats + b.yfloats; /* + the dw lanes */
+    size_t fwd_channels = g.xfloats + (taps + (size_t)HO * WO + CF_PB) * channels_padded(OC); /* wT and yT */
+    fwd = fwd > fwd_channels ? fwd : fwd_channels;
+    /* + the dw lanes (or dwT, smaller) and the transposed output gradient */
+    size_t back = taps * (size_t)OC * LANES + (size_t)HO * WO * channels_padded(OC) + g.xfloats + g.yfloats +
+                  b.xfloats + b.yfloats;
     return offs + wt + (fwd > back ? fwd : back);
+}
+
+/* The forward convolution of a layer with many output channels (OC >=
+ * CL_MIN_OC) with the channels in the lanes: CF_PB output positions at once,
+ * each a vector of channels, a chain over the taps of w transposed (wT:
+ * taps, OCp) times the input under the tap (broadcast). The same sums in the
+ * same order as conv_rows (each output its own chain from zero over the
+ * taps in order), so the same bits; but only the HO*WO real positions are
+ * computed, where conv_rows computes every position of a virtual row as wide
+ * as the padded input (144 for 100 on LeNet's conv2). yT gets (positions,
+ * OCp); a last block short of CF_PB repeats its last position. */
+static void fwd_channels(float *yT, size_t ocp, const float *wT, const float *x, const size_t *off, int taps, int HO,
+                         int WO, size_t WP)
+{
+    const int Q = HO * WO;
+    for (int q0 = 0; q0 < Q; q0 += CF_PB) {
+        size_t base[CF_PB];
+        for (int j = 0; j < CF_PB; j++) {
+            const int q = q0 + j < Q ? q0 + j : Q - 1;
+            base[j] = (size_t)(q / WO) * WP + (size_t)(q % WO);
+        }
+        for (size_t v = 0; v < ocp; v += RL) {
+            vr acc[CF_PB];
+            for (int j = 0; j < CF_PB; j++) acc[j] = (vr){0};
+            for (int t = 0; t < taps; t++) {
+                const vr wv = *(const vr_unaligned *)(const void *)(wT + (size_t)t * ocp + v);
+                const float *xt = x + off[t];
+                for (int j = 0; j < CF_PB; j++) acc[j] += wv * xt[base[j]];
+            }
+            for (int j = 0; j < CF_PB; j++) *(vr_unaligned *)(void *)(yT + ((size_t)q0 + (size_t)j) * ocp + v) = acc[j];
+        }
+    }
 }
 
 void conv2d_forward_direct(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W,
@@ -289,6 +333,22 @@ void conv2d_forward_direct(float *out, const float *inp, const float *w, const f
     float *xp = work + offsets_floats(C, OC, KH, KW) + (size_t)taps * OC;
     float *y = xp + g.xfloats;
     tap_offsets(off, C, KH, KW, g.plane, g.WP);
+    if (OC >= CL_MIN_OC) {
+        const size_t ocp = channels_padded(OC), Q = (size_t)HO * WO;
+        float *wT = y, *yT = wT + (size_t)taps * ocp; /* in y's room: (taps, ocp) and (Q + CF_PB, ocp) */
+        for (int t = 0; t < taps; t++)
+            for (size_t oc = 0; oc < ocp; oc++) wT[(size_t)t * ocp + oc] = oc < (size_t)OC ? w[oc * taps + t] : 0;
+        for (int n = 0; n < B; n++) {
+            pad_image(xp, inp + (size_t)n * C * H * W, C, H, W, PH, PW, &g);
+            fwd_channels(yT, ocp, wT, xp, off, taps, HO, WO, g.WP);
+            float *o = out + (size_t)n * OC * Q;
+            for (int oc = 0; oc < OC; oc++) {
+                const float bias = b ? b[oc] : 0;
+                for (size_t q = 0; q < Q; q++) o[oc * Q + q] = yT[q * ocp + (size_t)oc] + bias;
+            }
+        }
+        return;
+    }
     for (int n = 0; n < B; n++) {
         pad_image(xp, inp + (size_t)n * C * H * W, C, H, W, PH, PW, &g);
         conv_rows(y, g.np, xp, off, w, OC, taps, g.np);
@@ -444,6 +504,54 @@ static void dw_dispatch(int ob, int tb, float *lanes, int taps, const float *dy,
     }
 }
 
+/* The weight gradient of a layer with many output channels (OC >= CL_MIN_OC)
+ * with the channels in the lanes: for a block of TB taps and RL channels,
+ * each position's output gradients (one vector of dyT, the image's output
+ * gradient transposed to (HO*WO, OCp)) times the input under each tap
+ * (broadcast). Only the HO*WO real outputs are visited -- the position
+ * lanes above also multiply the WP - WO columns thrown away, 44% more on
+ * LeNet's conv2 -- and no lanes are folded: every weight's gradient is one
+ * chain of adds, position after position, image after image, in dwT (taps,
+ * OCp), so any vector width gives the same bits. */
+#define CL_TB 8 /* taps a block: 8 independent chains of adds hide their latency */
+
+static inline __attribute__((always_inline)) void dw_channels_block(float *dwT, size_t ocp, const float *dyT,
+                                                                    const float *x, const size_t *off, int HO, int WO,
+                                                                    size_t WP, const int TB)
+{
+    for (size_t v = 0; v < ocp; v += RL) {
+        vr acc[CL_TB];
+        for (int j = 0; j < TB; j++) acc[j] = *(const vr_unaligned *)(const void *)(dwT + (size_t)j * ocp + v);
+        const float *d = dyT + v;
+        for (int oh = 0; oh < HO; oh++)
+            for (int ow = 0; ow < WO; ow++, d += ocp) {
+                const vr dv = *(const vr_unaligned *)(const void *)d;
+                const float *xp = x + (size_t)oh * WP + (size_t)ow;
+                for (int j = 0; j < TB; j++) acc[j] += dv * xp[off[j]];
+            }
+        for (int j = 0; j < TB; j++) *(vr_unaligned *)(void *)(dwT + (size_t)j * ocp + v) = acc[j];
+    }
+}
+
+/* One image's weight gradient with the channels in the lanes: dwT (taps, OCp) += dyT against x under every tap. */
+static void weight_grad_channels(float *dwT, size_t ocp, const float *dyT, const float *x, const size_t *off, int taps,
+                                 int HO, int WO, size_t WP)
+{
+    for (int t = 0; t < taps; t += CL_TB) {
+        float *dt = dwT + (size_t)t * ocp;
+        switch (taps - t < CL_TB ? taps - t : CL_TB) {
+        case 1: dw_channels_block(dt, ocp, dyT, x, off + t, HO, WO, WP, 1); break;
+        case 2: dw_channels_block(dt, ocp, dyT, x, off + t, HO, WO, WP, 2); break;
+        case 3: dw_channels_block(dt, ocp, dyT, x, off + t, HO, WO, WP, 3); break;
+        case 4: dw_channels_block(dt, ocp, dyT, x, off + t, HO, WO, WP, 4); break;
+        case 5: dw_channels_block(dt, ocp, dyT, x, off + t, HO, WO, WP, 5); break;
+        case 6: dw_channels_block(dt, ocp, dyT, x, off + t, HO, WO, WP, 6); break;
+        case 7: dw_channels_block(dt, ocp, dyT, x, off + t, HO, WO, WP, 7); break;
+        default: dw_channels_block(dt, ocp, dyT, x, off + t, HO, WO, WP, CL_TB); break;
+        }
+    }
+}
+
 /* One image's weight gradient: lanes (OC, taps, LANES) += dy (OC, np) against x shifted by every tap. */
 static void weight_grad(float *lanes, const float *dy, const float *x, const size_t *off, int OC, int taps, size_t np)
 {
@@ -467,11 +575,15 @@ void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout
     const int taps = C * KH * KW;
     size_t *off = (size_t *)work, *offb = off + taps;
     float *wt = work + offsets_floats(C, OC, KH, KW);
-    float *lanes = wt + (size_t)taps * OC;         /* the weight gradient's running sums (OC, taps, LANES) */
-    float *xs = lanes + (size_t)taps * OC * LANES; /* this image, padded */
-    float *ys = xs + g.xfloats;                    /* its output gradient on virtual rows */
-    float *q = ys + g.yfloats;                     /* its output gradient padded for the input gradient */
-    float *dxq = q + gb.xfloats;                   /* its input gradient on virtual rows */
+    float *lanes = wt + (size_t)taps * OC; /* the weight gradient's running sums (OC, taps, LANES) */
+    const int by_channel = OC >= CL_MIN_OC;
+    const size_t ocp = channels_padded(OC);
+    float *dwT = lanes;                             /* by_channel: (taps, ocp), in the lanes' room */
+    float *dyT = lanes + (size_t)taps * OC * LANES; /* by_channel: this image's dout transposed (HO*WO, ocp) */
+    float *xs = dyT + (size_t)HO * WO * ocp;        /* this image, padded */
+    float *ys = xs + g.xfloats;                     /* its output gradient on virtual rows */
+    float *q = ys + g.yfloats;                      /* its output gradient padded for the input gradient */
+    float *dxq = q + gb.xfloats;                    /* its input gradient on virtual rows */
     tap_offsets(off, C, KH, KW, g.plane, g.WP);
     if (dinp) /* wt (C, OC, KH, KW): w transposed in its channels, flipped in space */
         for (int oc = 0; oc < OC; oc++)
@@ -482,6 +594,7 @@ void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout
                             w[(((size_t)oc * C + c) * KH + kh) * KW + kw];
     tap_offsets(offb, OC, KH, KW, gb.plane, gb.WQ);
     memset(lanes, 0, (size_t)taps * OC * LANES * sizeof *lanes);
+    if (by_channel) memset(dyT, 0, (size_t)HO * WO * ocp * sizeof *dyT); /* the padding channels stay zero */
     for (int n = 0; n < B; n++) { /* image by image: its data stays in cache through every block */
         pad_image(xs, inp + (size_t)n * C * H * W, C, H, W, PH, PW, &g);
         memset(ys, 0, g.yfloats * sizeof *ys);
@@ -492,7 +605,15 @@ void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout
                        (size_t)WO * sizeof *yo);
             if (db) db[oc] += sum_lanes(yo, g.np); /* a float chain of HO*WO adds would cost more than the copy */
         }
-        weight_grad(lanes, ys, xs, off, OC, taps, g.np);
+        if (by_channel) {
+            const float *dn = dout + (size_t)n * OC * HO * WO;
+            for (int oc = 0; oc < OC; oc++)
+                for (int k = 0; k < HO * WO; k++)
+                    dyT[(size_t)k * ocp + (size_t)oc] = dn[(size_t)oc * HO * WO + (size_t)k];
+            weight_grad_channels(dwT, ocp, dyT, xs, off, taps, HO, WO, g.WP);
+        } else {
+            weight_grad(lanes, ys, xs, off, OC, taps, g.np);
+        }
         if (!dinp) continue;
         memset(q, 0, gb.xfloats * sizeof *q);
         for (int oc = 0; oc < OC; oc++)
@@ -507,6 +628,11 @@ void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout
                 for (int x = 0; x < W; x++)
                     dx[h * W + x] += src[((size_t)h + (size_t)PH) * gb.WQ + (size_t)x + (size_t)PW];
         }
+    }
+    if (by_channel) {
+        for (int oc = 0; oc < OC; oc++)
+            for (int t = 0; t < taps; t++) dw[(size_t)oc * taps + (size_t)t] += dwT[(size_t)t * ocp + (size_t)oc];
+        return;
     }
     for (size_t k = 0; k < (size_t)taps * OC; k++) { /* the lanes folded in order, once a batch */
         float sum = 0;
