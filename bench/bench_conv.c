@@ -74,7 +74,7 @@ int main(int argc, char **argv)
         double best[3] = {INFINITY, INFINITY, INFINITY};
         for (int t = 0; t < reps; t++) {
             double t0 = gq_now();
-            conv2d_forward_direct(y, x, w, bias, B, c->C, c->H, c->W, c->OC, c->K, c->K, c->P, c->P, HO, WO, work);
+            conv2d_forward_direct(y, x, w, bias, B, c->C, c->H, c->W, c->OC, c->K, c->K, c->P, c->P, HO, WO, work, 0);
             double t1 = gq_now();
             conv2d_backward_direct(NULL, dw, db, dy, x, w, B, c->C, c->H, c->W, c->OC, c->K, c->K, c->P, c->P, HO, WO,
                                    work);

@@ -88,6 +88,50 @@ static void test_gradients(void)
               "1x1 conv, 2x2 max pooling in vectors");
 }
 
+/* A ReLU and a max pooling commute, value and gradient: conv -> relu -> 2x2
+ * pool (the ReLU written by the convolution, its gradient by the pooling's,
+ * both fused) must give the bits of conv -> 2x2 pool -> relu (nothing fused
+ * there), which share every parameter. Shapes whose rows the vector pooling
+ * takes; a stride-1 conv (direct) and a strided one (im2col). */
+static void test_relu_pool_fusion(void)
+{
+    const char *pairs[][2] = {
+        {"input 2x8x10\nconv c out=3 k=3 p=1\nrelu r\npool p op=max k=2 s=2\nfc f out=3\nsoftmax s\n",
+         "input 2x8x10\nconv c out=3 k=3 p=1\npool p op=max k=2 s=2\nrelu r\nfc f out=3\nsoftmax s\n"},
+        {"input 3x20x20\nconv c out=18 k=3 p=1 s=1\nrelu r\npool p op=max k=2 s=2\nfc f out=4\nsoftmax s\n",
+         "input 3x20x20\nconv c out=18 k=3 p=1 s=1\npool p op=max k=2 s=2\nrelu r\nfc f out=4\nsoftmax s\n"},
+        {"input 1x33x33\nconv c out=4 k=3 s=2\nrelu r\npool p op=max k=2 s=2\nfc f out=3\nsoftmax s\n",
+         "input 1x33x33\nconv c out=4 k=3 s=2\npool p op=max k=2 s=2\nrelu r\nfc f out=3\nsoftmax s\n"},
+    };
+    for (size_t k = 0; k < sizeof pairs / sizeof *pairs; k++) {
+        model_t ma = parse(pairs[k][0]), mb = parse(pairs[k][1]);
+        net_t a, b;
+        char msg[256];
+        const int B = 4;
+        CHECK(net_init(&a, &ma, B, 5, msg, sizeof msg) == GQ_OK && net_init(&b, &mb, B, 5, msg, sizeof msg) == GQ_OK,
+              "net_init: %s", msg);
+        float *x = malloc(a.in_size * B * sizeof *x);
+        uint8_t labels[4] = {0, 1, 2, 1};
+        rng_t r;
+        rng_init(&r, 9);
+        for (size_t i = 0; i < a.in_size * B; i++) x[i] = (float)(rng_double(&r) * 2 - 1);
+        net_zero_grad(&a), net_zero_grad(&b);
+        net_forward(&a, x, B, 1, 1), net_forward(&b, x, B, 1, 1);
+        float la = net_loss(&a, x, labels, B, 1, NULL), lb = net_loss(&b, x, labels, B, 1, NULL);
+        size_t nonzero = 0;
+        for (size_t i = 0; i < a.num_params; i++) nonzero += a.grads[i] != 0;
+        CHECK(a.num_params == b.num_params && la == lb &&
+                  memcmp(a.grads, b.grads, a.num_params * sizeof *a.grads) == 0 && nonzero > a.num_params / 2,
+              "relu then pool, fused, against pool then relu (model %zu): loss %.9g vs %.9g, gradients %s (%zu of %zu "
+              "nonzero)",
+              k, la, lb, memcmp(a.grads, b.grads, a.num_params * sizeof *a.grads) ? "differ" : "equal", nonzero,
+              a.num_params);
+        free(x);
+        net_free(&a), net_free(&b);
+        model_free(&ma), model_free(&mb);
+    }
+}
+
 /* pool_max_2x2 against the definition: each window scanned row by row, the
  * first of its largest values and that value's index. Values from a few
  * levels (and both zeros) so that windows tie; shapes with odd sides (a row
@@ -138,8 +182,13 @@ static void test_pool_max_2x2(void)
         for (size_t plane = 0; plane < (size_t)B * C; plane++)
             for (size_t o = plane * HO * WO; o < (plane + 1) * HO * WO; o++)
                 want[plane * H * W + (size_t)arg[o]] += dout[o];
-        CHECK(pool_max_2x2_backward(dx, arg, dout, B, C, H, W, HO, WO) && memcmp(dx, want, nin * sizeof *dx) == 0,
+        CHECK(pool_max_2x2_backward(dx, arg, dout, NULL, B, C, H, W, HO, WO) && memcmp(dx, want, nin * sizeof *dx) == 0,
               "pool_max_2x2_backward %dx%dx%dx%d: not the scatter-add of the output gradient into zeros", B, C, H, W);
+        /* gated by the pooled values (a ReLU before): the scatter, then the ReLU's gradient by its output */
+        for (size_t plane = 0; plane < (size_t)B * C; plane++)
+            for (size_t i = plane * H * W; i < (plane + 1) * H * W; i++) want[i] = x[i] > 0 ? want[i] : 0;
+        CHECK(pool_max_2x2_backward(dx, arg, dout, out, B, C, H, W, HO, WO) && memcmp(dx, want, nin * sizeof *dx) == 0,
+              "pool_max_2x2_backward %dx%dx%dx%d gated: not the ReLU's gradient of the scatter-add", B, C, H, W);
         free(dout), free(dx), free(want);
         free(x), free(out), free(arg);
     }
@@ -158,7 +207,7 @@ static void test_conv_naive(void)
     for (size_t i = 0; i < sizeof inp / 4; i++) inp[i] = (float)rng_double(&r) - 0.5f;
     for (size_t i = 0; i < sizeof w / 4; i++) w[i] = (float)rng_double(&r) - 0.5f;
     for (int i = 0; i < OC; i++) b[i] = (float)i;
-    conv2d_forward(o1, inp, w, b, B, C, H, W, OC, KH, KW, SH, SW, PH, PW, HO, WO, col);
+    conv2d_forward(o1, inp, w, b, B, C, H, W, OC, KH, KW, SH, SW, PH, PW, HO, WO, col, 0);
     conv2d_forward_naive(o2, inp, w, b, B, C, H, W, OC, KH, KW, SH, SW, PH, PW, HO, WO);
     double worst = 0;
     for (size_t i = 0; i < sizeof o1 / 4; i++) worst = fmax(worst, fabs(o1[i] - o2[i]));
@@ -192,14 +241,14 @@ static void conv_direct_case(int B, int C, int H, int W, int OC, int KH, int KW,
     for (size_t i = 0; i < nw; i++) w[i] = (float)rng_double(&r) - 0.5f, dw1[i] = dw2[i] = -1;
     for (size_t i = 0; i < no; i++) dout[i] = (float)rng_double(&r) - 0.5f;
     for (int i = 0; i < OC; i++) b[i] = (float)i - 2, db1[i] = db2[i] = 3;
-    conv2d_forward_direct(o1, inp, w, b, B, C, H, W, OC, KH, KW, PH, PW, HO, WO, work);
+    conv2d_forward_direct(o1, inp, w, b, B, C, H, W, OC, KH, KW, PH, PW, HO, WO, work, 0);
     conv2d_forward_naive(o2, inp, w, b, B, C, H, W, OC, KH, KW, 1, 1, PH, PW, HO, WO);
     double fwd = max_diff(o1, o2, no);
     conv2d_backward_direct(dx1, dw1, db1, dout, inp, w, B, C, H, W, OC, KH, KW, PH, PW, HO, WO, work);
     conv2d_backward_im2col(dx2, dw2, db2, dout, inp, w, B, C, H, W, OC, KH, KW, 1, 1, PH, PW, HO, WO, work);
     double dx = max_diff(dx1, dx2, ni), dwd = max_diff(dw1, dw2, nw), dbd = max_diff(db1, db2, (size_t)OC);
     /* and whichever path conv2d_forward/backward take for this shape (direct, im2col, or fc) */
-    conv2d_forward(o1, inp, w, b, B, C, H, W, OC, KH, KW, 1, 1, PH, PW, HO, WO, work);
+    conv2d_forward(o1, inp, w, b, B, C, H, W, OC, KH, KW, 1, 1, PH, PW, HO, WO, work, 0);
     fwd = fmax(fwd, max_diff(o1, o2, no));
     for (size_t i = 0; i < ni; i++) dx1[i] = 0.25f;
     for (size_t i = 0; i < nw; i++) dw1[i] = -1;
@@ -287,7 +336,7 @@ static void conv_direct_bits_case(int B, int C, int H, int W, int OC, int K, int
     }
     free(wlanes);
 #undef IN
-    conv2d_forward_direct(o1, inp, w, b, B, C, H, W, OC, K, K, P, P, HO, WO, work);
+    conv2d_forward_direct(o1, inp, w, b, B, C, H, W, OC, K, K, P, P, HO, WO, work, 0);
     conv2d_backward_direct(dx, dw1, db1, dout, inp, w, B, C, H, W, OC, K, K, P, P, HO, WO, work);
     CHECK(memcmp(o1, o2, no * 4) == 0 && memcmp(dw1, dw2, nw * 4) == 0 && memcmp(db1, db2, (size_t)OC * 4) == 0,
           "direct conv C%d OC%d k%d p%d: not the documented summation order (forward %s, dw %s, db %s)", C, OC, K, P,
@@ -446,6 +495,7 @@ int main(void)
     test_conv_direct();
     test_conv_direct_bits();
     test_pool_max_2x2();
+    test_relu_pool_fusion();
     test_training();
     test_idx();
     return check_summary();

@@ -325,7 +325,7 @@ static void fwd_channels(float *yT, size_t ocp, const float *wT, const float *x,
 }
 
 void conv2d_forward_direct(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W,
-                           int OC, int KH, int KW, int PH, int PW, int HO, int WO, float *work)
+                           int OC, int KH, int KW, int PH, int PW, int HO, int WO, float *work, int relu)
 {
     const geom g = geometry(C, H, W, OC, KH, KW, PH, PW, HO);
     const int taps = C * KH * KW;
@@ -344,7 +344,7 @@ void conv2d_forward_direct(float *out, const float *inp, const float *w, const f
             float *o = out + (size_t)n * OC * Q;
             for (int oc = 0; oc < OC; oc++) {
                 const float bias = b ? b[oc] : 0;
-                for (size_t q = 0; q < Q; q++) o[oc * Q + q] = yT[q * ocp + (size_t)oc] + bias;
+                for (size_t q = 0; q < Q; q++) o[oc * Q + q] = relu_if(relu, yT[q * ocp + (size_t)oc] + bias);
             }
         }
         return;
@@ -356,7 +356,8 @@ void conv2d_forward_direct(float *out, const float *inp, const float *w, const f
             float *o = out + ((size_t)n * OC + (size_t)oc) * (size_t)HO * WO;
             const float *src = y + (size_t)oc * g.np, bias = b ? b[oc] : 0;
             for (int oh = 0; oh < HO; oh++)
-                for (int ow = 0; ow < WO; ow++) o[oh * WO + ow] = src[(size_t)oh * g.WP + (size_t)ow] + bias;
+                for (int ow = 0; ow < WO; ow++)
+                    o[oh * WO + ow] = relu_if(relu, src[(size_t)oh * g.WP + (size_t)ow] + bias);
         }
     }
 }

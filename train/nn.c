@@ -101,7 +101,8 @@ size_t conv2d_work_floats(int B, int C, int H, int W, int OC, int KH, int KW, in
  * side, t = w x col is (OC, B*P), then scattered to (B, OC, P). One large
  * GEMM instead of B small ones. */
 void conv2d_forward_im2col(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W,
-                           int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO, float *work)
+                           int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO, float *work,
+                           int relu)
 {
     const int K = C * KH * KW, P = HO * WO;
     const size_t BP = (size_t)B * P;
@@ -114,7 +115,7 @@ void conv2d_forward_im2col(float *out, const float *inp, const float *w, const f
         for (int oc = 0; oc < OC; oc++) {
             float *o = out + ((size_t)n * OC + oc) * P;
             const float *src = t + (size_t)oc * BP + (size_t)n * P, bias = b ? b[oc] : 0;
-            for (int p = 0; p < P; p++) o[p] = src[p] + bias;
+            for (int p = 0; p < P; p++) o[p] = relu_if(relu, src[p] + bias);
         }
 }
 
@@ -176,14 +177,16 @@ static int whole_image(int H, int W, int KH, int KW, int PH, int PW, int HO, int
 }
 
 void conv2d_forward(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W, int OC,
-                    int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO, float *work)
+                    int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO, float *work, int relu)
 {
-    if (whole_image(H, W, KH, KW, PH, PW, HO, WO))
+    if (whole_image(H, W, KH, KW, PH, PW, HO, WO)) {
         fc_forward(out, inp, w, b, B, C * H * W, OC);
-    else if (direct(H, W, KH, KW, SH, SW, PH, PW, HO, WO))
-        conv2d_forward_direct(out, inp, w, b, B, C, H, W, OC, KH, KW, PH, PW, HO, WO, work);
-    else
-        conv2d_forward_im2col(out, inp, w, b, B, C, H, W, OC, KH, KW, SH, SW, PH, PW, HO, WO, work);
+        for (size_t k = 0; relu && k < (size_t)B * OC; k++) out[k] = relu_if(1, out[k]);
+    } else if (direct(H, W, KH, KW, SH, SW, PH, PW, HO, WO)) {
+        conv2d_forward_direct(out, inp, w, b, B, C, H, W, OC, KH, KW, PH, PW, HO, WO, work, relu);
+    } else {
+        conv2d_forward_im2col(out, inp, w, b, B, C, H, W, OC, KH, KW, SH, SW, PH, PW, HO, WO, work, relu);
+    }
 }
 
 void conv2d_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w, int B,
@@ -316,7 +319,8 @@ typedef int pvi_half __attribute__((vector_size(PV * 2), aligned(4), may_alias))
 #else
 #define PAIRS(h) __builtin_shufflevector(h, h, 0, 0, 1, 1)
 #endif
-int pool_max_2x2_backward(float *dinp, const int *arg, const float *dout, int B, int C, int H, int W, int HO, int WO)
+int pool_max_2x2_backward(float *dinp, const int *arg, const float *dout, const float *gate, int B, int C, int H, int W,
+                          int HO, int WO)
 {
     const int W2 = 2 * WO;
     if (!(2 * HO <= H && W2 <= W && W2 >= PV && W <= POOL_MAX_W && (size_t)H * W < (1u << 30))) return 0;
@@ -327,11 +331,16 @@ int pool_max_2x2_backward(float *dinp, const int *arg, const float *dout, int B,
         for (int oh = 0; oh < HO; oh++) {
             const int *ar = arg + (plane * HO + (size_t)oh) * WO;
             const float *dd = dout + (plane * HO + (size_t)oh) * WO;
+            const float *gg = gate ? gate + (plane * HO + (size_t)oh) * WO : NULL;
             float *top = dx + (size_t)2 * oh * W, *bottom = top + W;
             for (int w = 0;; w += PV) {
                 if (w > W2 - PV) w = W2 - PV;
                 pvf_half dh = *(const pvf_half *)(const void *)(dd + w / 2);
                 pvi_half ah = *(const pvi_half *)(const void *)(ar + w / 2);
+                if (gg) { /* dh where the gate is positive, else 0 */
+                    pvf_half gh = *(const pvf_half *)(const void *)(gg + w / 2);
+                    dh = (__typeof__(dh))((__typeof__(ah))dh & (gh > 0));
+                }
                 pvf d = PAIRS(dh) + 0.0f;
                 pvi a = PAIRS(ah), col = iota + (2 * oh * W + w);
                 *(pvf_u *)(void *)(top + w) = (pvf)((pvi)d & (a == col));
@@ -521,10 +530,17 @@ void net_forward(net_t *n, const float *input, int B, int train, uint64_t seed)
         shape3 s = in_shape(n, i);
         size_t count = (size_t)B * n->out_size[i];
         switch (l->type) {
-        case LAYER_CONV:
-            conv2d_forward(y, x, n->params + n->w_off[i], l->bias_params ? n->params + n->b_off[i] : NULL, B, s.c, s.h,
-                           s.w, l->out, l->kh, l->kw, l->sh, l->sw, l->ph, l->pw, l->shape.h, l->shape.w, n->col);
+        case LAYER_CONV: {
+            /* a ReLU after a convolution is applied as the convolution writes its output, straight into the
+             * ReLU's activations: one pass over them instead of three (this layer's output is then never
+             * written; the ReLU's gradient reads its own output) */
+            const int fuse = i + 1 < n->nlayers && n->model->layers[i + 1].type == LAYER_RELU;
+            conv2d_forward(fuse ? n->act[i + 1] : y, x, n->params + n->w_off[i],
+                           l->bias_params ? n->params + n->b_off[i] : NULL, B, s.c, s.h, s.w, l->out, l->kh, l->kw,
+                           l->sh, l->sw, l->ph, l->pw, l->shape.h, l->shape.w, n->col, fuse);
+            i += fuse;
             break;
+        }
         case LAYER_FC:
             fc_forward(y, x, n->params + n->w_off[i], l->bias_params ? n->params + n->b_off[i] : NULL, B, (int)elems(s),
                        l->out);
@@ -581,10 +597,14 @@ float net_loss(net_t *n, const float *input, const uint8_t *labels, int B, int b
         const float *dy = n->dact[i];
         shape3 s = in_shape(n, i);
         size_t in_count = (size_t)B * elems(s);
-        /* a 2x2 max pooling's, a ReLU's and a dropout's gradients write every element */
+        /* a 2x2 max pooling's, a ReLU's and a dropout's gradients write every element; a 2x2 max pooling
+         * after a ReLU writes the ReLU's input gradient at once, where its own output (the ReLU's at arg) is
+         * positive, and the ReLU is skipped */
+        const int gated = l->type == LAYER_POOL && i >= 2 && n->model->layers[i - 1].type == LAYER_RELU;
         const int pool2 = l->type == LAYER_POOL && l->pool_max && l->kh == 2 && l->kw == 2 && l->sh == 2 &&
                           l->sw == 2 && l->ph == 0 && l->pw == 0 && dx &&
-                          pool_max_2x2_backward(dx, n->argmax[i], dy, B, s.c, s.h, s.w, l->shape.h, l->shape.w);
+                          pool_max_2x2_backward(gated ? n->dact[i - 2] : dx, n->argmax[i], dy, gated ? n->act[i] : NULL,
+                                                B, s.c, s.h, s.w, l->shape.h, l->shape.w);
         if (dx && !pool2 && l->type != LAYER_RELU && l->type != LAYER_DROPOUT) memset(dx, 0, in_count * sizeof *dx);
         switch (l->type) {
         case LAYER_CONV:
@@ -597,11 +617,12 @@ float net_loss(net_t *n, const float *input, const uint8_t *labels, int B, int b
                         n->params + n->w_off[i], B, (int)elems(s), l->out);
             break;
         case LAYER_RELU:
-            if (dx)
-                for (size_t k = 0; k < in_count; k++) dx[k] = x[k] > 0 ? dy[k] : 0;
+            if (dx) /* by its output, which a fused convolution wrote alone: y > 0 exactly where x > 0 */
+                for (size_t k = 0; k < in_count; k++) dx[k] = n->act[i][k] > 0 ? dy[k] : 0;
             break;
         case LAYER_POOL:
             if (dx && !pool2) pool_backward(dx, n->argmax[i], dy, B, s.c, s.h, s.w, l);
+            i -= pool2 && gated; /* the ReLU's gradient is written */
             break;
         case LAYER_DROPOUT:
             if (dx)

@@ -53,9 +53,10 @@ void net_zero_grad(net_t *n);
 size_t conv2d_work_floats(int B, int C, int H, int W, int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO,
                           int WO);
 /* inp is (B,C,H,W), w is (OC,C,KH,KW), out is (B,OC,HO,WO); work holds
- * conv2d_work_floats(...) floats */
+ * conv2d_work_floats(...) floats; relu: out gets max(0, the convolution)
+ * (x > 0 ? x : 0, as a ReLU layer), written once instead of twice */
 void conv2d_forward(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W, int OC,
-                    int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO, float *work);
+                    int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO, float *work, int relu);
 void conv2d_forward_naive(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W,
                           int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO);
 /* accumulates into dinp (if not NULL), dw and db */
@@ -66,14 +67,15 @@ void conv2d_backward(float *dinp, float *dw, float *db, const float *dout, const
  * takes any stride; direct takes stride 1 with HO = H + 2PH - KH + 1 (and
  * the same across), in conv2d_direct_work_floats floats of work. */
 void conv2d_forward_im2col(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W,
-                           int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO, float *work);
+                           int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO, int WO, float *work,
+                           int relu);
 void conv2d_backward_im2col(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w,
                             int B, int C, int H, int W, int OC, int KH, int KW, int SH, int SW, int PH, int PW, int HO,
                             int WO, float *work);
 size_t conv2d_direct_span(void); /* output positions per block of the direct kernels */
 size_t conv2d_direct_work_floats(int C, int H, int W, int OC, int KH, int KW, int PH, int PW, int HO, int WO);
 void conv2d_forward_direct(float *out, const float *inp, const float *w, const float *b, int B, int C, int H, int W,
-                           int OC, int KH, int KW, int PH, int PW, int HO, int WO, float *work);
+                           int OC, int KH, int KW, int PH, int PW, int HO, int WO, float *work, int relu);
 void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w,
                             int B, int C, int H, int W, int OC, int KH, int KW, int PH, int PW, int HO, int WO,
                             float *work);
@@ -84,8 +86,14 @@ void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout
  * which the caller pools with the general loop. */
 int pool_max_2x2(float *out, int *arg, const float *inp, int B, int C, int H, int W, int HO, int WO);
 /* Its gradient: dinp (B,C,H,W) written whole, dout where arg points, zero
- * elsewhere; 0 (nothing written) for the shapes pool_max_2x2 declines. */
-int pool_max_2x2_backward(float *dinp, const int *arg, const float *dout, int B, int C, int H, int W, int HO, int WO);
+ * elsewhere; with a gate (B,C,HO,WO), dout only where the gate is positive
+ * (a ReLU before the pooling: its gradient at once, gated by the pooling's
+ * output, the ReLU's output at arg). 0 (nothing written) for the shapes
+ * pool_max_2x2 declines. */
+int pool_max_2x2_backward(float *dinp, const int *arg, const float *dout, const float *gate, int B, int C, int H, int W,
+                          int HO, int WO);
+/* A ReLU's output: x > 0 ? x : 0 where relu is set (a NaN gives 0), else x. */
+static inline float relu_if(int relu, float x) { return relu && !(x > 0) ? 0.0f : x; }
 /* inp is (B,NI), w is (NO,NI), out is (B,NO) */
 void fc_forward(float *out, const float *inp, const float *w, const float *b, int B, int NI, int NO);
 void fc_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp, const float *w, int B, int NI,
