@@ -251,9 +251,16 @@ static void pad_image(float *xp, const float *img, int C, int H, int W, int PH, 
                    img + ((size_t)c * H + (size_t)h) * (size_t)W, (size_t)W * sizeof *xp);
 }
 
-/* The input-gradient problem: the output gradient padded by KH-1, KW-1 on
- * every side (OC planes), convolved with w flipped and transposed (C, OC, KH,
- * KW) over virtual rows of width WQ. */
+/* The input-gradient problem: a forward convolution of the output gradient
+ * with w flipped and transposed (C, OC, KH, KW), at every position of the
+ * padded input (HP x WP, virtual rows as wide as its rows). The output
+ * gradient's planes have rows of that width WP = WO + KW - 1, a row's WO
+ * values followed by KW - 1 zeros, with KH zero rows above (one more than the
+ * kernel reaches, for the wrap below) and KH - 1 below; tap (oc, kh, kw)
+ * reads at p + (kh + 1) * WP + kw - (KW - 1): a read left of a row's start
+ * wraps into the zeros that end the row above. The same products in the same
+ * order as padding each side by KH-1, KW-1 (the previous layout, rows of WO
+ * + 2(KW-1)), on 196 instead of 252 positions for LeNet's conv2. */
 typedef struct {
     size_t HQ, WQ, plane, np, xfloats, yfloats;
 } geom_back;
@@ -261,10 +268,10 @@ typedef struct {
 static geom_back geometry_back(int C, int OC, int KH, int KW, int HO, int WO, const geom *g)
 {
     geom_back b;
-    b.HQ = (size_t)HO + 2 * (size_t)(KH - 1), b.WQ = (size_t)WO + 2 * (size_t)(KW - 1);
+    b.HQ = (size_t)HO + 2 * (size_t)KH - 1, b.WQ = (size_t)WO + (size_t)KW - 1;
     b.plane = b.HQ * b.WQ;
     b.np = round_span(g->HP * b.WQ);
-    size_t reach = b.np + (size_t)(OC - 1) * b.plane + (size_t)(KH - 1) * b.WQ + (size_t)KW;
+    size_t reach = b.np + (size_t)(OC - 1) * b.plane + (size_t)KH * b.WQ; /* the farthest tap's last read */
     size_t all = (size_t)OC * b.plane;
     b.xfloats = reach > all ? reach : all;
     b.yfloats = (size_t)C * b.np;
@@ -594,6 +601,7 @@ void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout
                         wt[(((size_t)c * OC + oc) * KH + (KH - 1 - kh)) * KW + (KW - 1 - kw)] =
                             w[(((size_t)oc * C + c) * KH + kh) * KW + kw];
     tap_offsets(offb, OC, KH, KW, gb.plane, gb.WQ);
+    for (int t = 0; t < OC * KH * KW; t++) offb[t] += gb.WQ - (size_t)(KW - 1); /* (kh + 1) rows, kw - (KW-1) */
     memset(lanes, 0, (size_t)taps * OC * LANES * sizeof *lanes);
     if (by_channel) memset(dyT, 0, (size_t)HO * WO * ocp * sizeof *dyT); /* the padding channels stay zero */
     for (int n = 0; n < B; n++) { /* image by image: its data stays in cache through every block */
@@ -619,7 +627,7 @@ void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout
         memset(q, 0, gb.xfloats * sizeof *q);
         for (int oc = 0; oc < OC; oc++)
             for (int oh = 0; oh < HO; oh++)
-                memcpy(q + (size_t)oc * gb.plane + ((size_t)oh + (size_t)(KH - 1)) * gb.WQ + (size_t)(KW - 1),
+                memcpy(q + (size_t)oc * gb.plane + ((size_t)oh + (size_t)KH) * gb.WQ,
                        dout + (((size_t)n * OC + (size_t)oc) * HO + (size_t)oh) * WO, (size_t)WO * sizeof *q);
         conv_rows(dxq, gb.np, q, offb, wt, C, OC * KH * KW, gb.np);
         for (int c = 0; c < C; c++) {
