@@ -132,26 +132,47 @@ static float sum_lanes(const float *x, size_t n)
 /* out (OB, np) at row stride ostride: for each of OB channels, the sum over
  * taps t of w[j*wstride + t] * x[p + off[t]], p in [0, np), np a multiple of
  * R_SPAN. OB is a constant after inlining. */
+/* The input gradient's taps that can reach a real output-gradient row:
+ * taps come in `groups` (output channels) of KH x KW, and tap row kh of an
+ * output in padded-input row hp reads output-gradient row hp + kh + 1 - KH
+ * (geometry_back), zero unless in [0, HO). A block of positions skips the
+ * tap rows that read only zeros for all its rows: the products it skips are
+ * all +-0, which leave a sum that starts at +0 bit for bit as it is (28% of
+ * conv2's input-gradient taps). */
+typedef struct {
+    int groups, KH, KW, HO;
+    size_t width; /* of a row of positions */
+} tap_rows;
+
 static inline __attribute__((always_inline)) void rows_block(float *out, size_t ostride, const float *x,
                                                              const size_t *off, const float *w, size_t wstride,
-                                                             int taps, size_t np, const int OB)
+                                                             int taps, size_t np, const tap_rows *tr, const int OB)
 {
+    const int groups = tr ? tr->groups : 1, per_group = tr ? tr->KH * tr->KW : taps;
     for (size_t p = 0; p < np; p += R_SPAN) {
+        int t0 = 0, t1 = per_group; /* the taps of each group this block runs */
+        if (tr) {
+            const int r0 = (int)(p / tr->width), r1 = (int)((p + R_SPAN - 1) / tr->width);
+            const int lo = tr->KH - 1 - r1 > 0 ? tr->KH - 1 - r1 : 0;
+            const int hi = tr->HO + tr->KH - 2 - r0 < tr->KH - 1 ? tr->HO + tr->KH - 2 - r0 : tr->KH - 1;
+            t0 = lo * tr->KW, t1 = hi >= lo ? (hi + 1) * tr->KW : t0;
+        }
         vr acc[R_MAX_OB][R_NV];
         for (int j = 0; j < OB; j++)
             for (int v = 0; v < R_NV; v++) acc[j][v] = (vr){0};
-        for (int t = 0; t < taps; t++) {
-            const float *xt = x + off[t] + p;
-            vr xv[R_NV];
-            for (int v = 0; v < R_NV; v++) {
-                xv[v] = *(const vr_unaligned *)(const void *)(xt + v * RL);
-                IN_REGISTER(xv[v]);
+        for (int g = 0; g < groups; g++)
+            for (int t = g * per_group + t0; t < g * per_group + t1; t++) {
+                const float *xt = x + off[t] + p;
+                vr xv[R_NV];
+                for (int v = 0; v < R_NV; v++) {
+                    xv[v] = *(const vr_unaligned *)(const void *)(xt + v * RL);
+                    IN_REGISTER(xv[v]);
+                }
+                for (int j = 0; j < OB; j++) {
+                    const float wj = w[(size_t)j * wstride + (size_t)t];
+                    for (int v = 0; v < R_NV; v++) acc[j][v] += wj * xv[v];
+                }
             }
-            for (int j = 0; j < OB; j++) {
-                const float wj = w[(size_t)j * wstride + (size_t)t];
-                for (int v = 0; v < R_NV; v++) acc[j][v] += wj * xv[v];
-            }
-        }
         for (int j = 0; j < OB; j++)
             for (int v = 0; v < R_NV; v++)
                 *(vr_unaligned *)(void *)(out + (size_t)j * ostride + p + v * RL) = acc[j][v];
@@ -168,29 +189,40 @@ static int even_block(int n, int most)
 }
 
 /* out (OC, np) = for every output channel, taps of w (OC, taps) over x. */
-static void conv_rows(float *out, size_t ostride, const float *x, const size_t *off, const float *w, int OC, int taps,
-                      size_t np)
+static inline __attribute__((always_inline)) void conv_rows_blocks(float *out, size_t ostride, const float *x,
+                                                                   const size_t *off, const float *w, int OC, int taps,
+                                                                   size_t np, const tap_rows *tr)
 {
     for (int o = 0; o < OC;) {
         const int ob = even_block(OC - o, R_MAX_OB);
         float *dst = out + (size_t)o * ostride;
         const float *wo = w + (size_t)o * taps;
         switch (ob) {
-        case 1: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, 1); break;
-        case 2: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, 2); break;
-        case 3: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, 3); break;
-        case 4: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, 4); break;
-        case 5: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, 5); break;
+        case 1: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, tr, 1); break;
+        case 2: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, tr, 2); break;
+        case 3: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, tr, 3); break;
+        case 4: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, tr, 4); break;
+        case 5: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, tr, 5); break;
 #if R_MAX_OB > 6
-        case 6: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, 6); break;
-        case 7: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, 7); break;
-        default: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, R_MAX_OB); break;
+        case 6: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, tr, 6); break;
+        case 7: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, tr, 7); break;
+        default: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, tr, R_MAX_OB); break;
 #else
-        default: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, R_MAX_OB); break;
+        default: rows_block(dst, ostride, x, off, wo, (size_t)taps, taps, np, tr, R_MAX_OB); break;
 #endif
         }
         o += ob;
     }
+}
+
+/* The same, tr known to be NULL or not where the blocks are compiled: the forward kernel keeps its plain loop. */
+static void conv_rows(float *out, size_t ostride, const float *x, const size_t *off, const float *w, int OC, int taps,
+                      size_t np, const tap_rows *tr)
+{
+    if (tr)
+        conv_rows_blocks(out, ostride, x, off, w, OC, taps, np, tr);
+    else
+        conv_rows_blocks(out, ostride, x, off, w, OC, taps, np, NULL);
 }
 
 /* The offsets of the taps of a (C, KH, KW) kernel in planes of `plane`
@@ -358,7 +390,7 @@ void conv2d_forward_direct(float *out, const float *inp, const float *w, const f
     }
     for (int n = 0; n < B; n++) {
         pad_image(xp, inp + (size_t)n * C * H * W, C, H, W, PH, PW, &g);
-        conv_rows(y, g.np, xp, off, w, OC, taps, g.np);
+        conv_rows(y, g.np, xp, off, w, OC, taps, g.np, NULL);
         for (int oc = 0; oc < OC; oc++) {
             float *o = out + ((size_t)n * OC + (size_t)oc) * (size_t)HO * WO;
             const float *src = y + (size_t)oc * g.np, bias = b ? b[oc] : 0;
@@ -629,7 +661,8 @@ void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout
             for (int oh = 0; oh < HO; oh++)
                 memcpy(q + (size_t)oc * gb.plane + ((size_t)oh + (size_t)KH) * gb.WQ,
                        dout + (((size_t)n * OC + (size_t)oc) * HO + (size_t)oh) * WO, (size_t)WO * sizeof *q);
-        conv_rows(dxq, gb.np, q, offb, wt, C, OC * KH * KW, gb.np);
+        const tap_rows tr = {OC, KH, KW, HO, gb.WQ};
+        conv_rows(dxq, gb.np, q, offb, wt, C, OC * KH * KW, gb.np, &tr);
         for (int c = 0; c < C; c++) {
             float *dx = dinp + ((size_t)n * C + (size_t)c) * (size_t)H * W;
             const float *src = dxq + (size_t)c * gb.np;
