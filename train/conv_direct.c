@@ -12,9 +12,13 @@
  * product over p of the output gradient, zero on those columns, with the
  * shifted input), and the input gradient is a forward convolution of the
  * zero-padded output gradient with the kernels flipped and transposed.
+ * Layers of 16 output channels or more put the channels in the lanes
+ * instead (forward and weight gradient): only the real positions are
+ * visited.
  *
  * Blocks of output channels times vectors of positions live in registers
- * (GCC/Clang vector extensions: 8 floats with AVX, 4 with SSE);
+ * (GCC/Clang vector extensions: 16 floats with AVX-512, 8 with AVX, 4 with
+ * SSE);
  * each block size is its own instantiation so that the accumulators are
  * registers, not memory. Sums run in a fixed order: the same input gives the
  * same bits on every machine that runs this code. */
