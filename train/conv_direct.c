@@ -118,19 +118,35 @@ typedef float vr_unaligned __attribute__((vector_size(RL * 4), aligned(4), may_a
 #define IN_REGISTER(v) (void)(v)
 #endif
 
-/* The sum of n floats (n a multiple of LANES) in LANES running sums. */
-static float sum_lanes(const float *x, size_t n)
+/* db[j] += the sum of row j of x (rows `stride` apart, n floats each, n a
+ * multiple of LANES) in LANES running sums, added in order. NR rows side by
+ * side, whose chains of dependent adds then overlap (one row at a time
+ * waited on each add). */
+static inline __attribute__((always_inline)) void sum_rows_block(float *db, const float *x, size_t stride, size_t n,
+                                                                 const int NR)
 {
-    vf acc[HALVES] = {{0}};
+    vf acc[4][HALVES];
+    for (int r = 0; r < NR; r++)
+        for (int h = 0; h < HALVES; h++) acc[r][h] = (vf){0};
     for (size_t p = 0; p < n; p += LANES)
-        for (int h = 0; h < HALVES; h++) {
-            vf v;
-            LOADV(v, x + p + h * VL);
-            acc[h] += v;
-        }
-    float s = 0;
-    for (int l = 0; l < LANES; l++) s += acc[l / VL][l % VL];
-    return s;
+        for (int r = 0; r < NR; r++)
+            for (int h = 0; h < HALVES; h++) {
+                vf v;
+                LOADV(v, x + (size_t)r * stride + p + h * VL);
+                acc[r][h] += v;
+            }
+    for (int r = 0; r < NR; r++) {
+        float s = 0;
+        for (int l = 0; l < LANES; l++) s += acc[r][l / VL][l % VL];
+        db[r] += s;
+    }
+}
+
+static void sum_rows_lanes(float *db, const float *x, size_t stride, int rows, size_t n)
+{
+    int r = 0;
+    for (; r + 4 <= rows; r += 4) sum_rows_block(db + r, x + (size_t)r * stride, stride, n, 4);
+    for (; r < rows; r++) sum_rows_block(db + r, x + (size_t)r * stride, stride, n, 1);
 }
 
 /* out (OB, np) at row stride ostride: for each of OB channels, the sum over
@@ -648,12 +664,12 @@ void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout
             for (int oh = 0; oh < HO; oh++)
                 memcpy(yo + (size_t)oh * g.WP, dout + (((size_t)n * OC + (size_t)oc) * HO + (size_t)oh) * WO,
                        (size_t)WO * sizeof *yo);
-            if (db) db[oc] += sum_lanes(yo, g.np); /* a float chain of HO*WO adds would cost more than the copy */
         }
+        if (db) sum_rows_lanes(db, ys, g.np, OC, g.np); /* a float chain of HO*WO adds would cost more */
         if (by_channel) {
             const float *dn = dout + (size_t)n * OC * HO * WO;
-            for (int oc = 0; oc < OC; oc++)
-                for (int k = 0; k < HO * WO; k++)
+            for (int k = 0; k < HO * WO; k++) /* each position's channels stored together */
+                for (int oc = 0; oc < OC; oc++)
                     dyT[(size_t)k * ocp + (size_t)oc] = dn[(size_t)oc * HO * WO + (size_t)k];
             weight_grad_channels(dwT, ocp, dyT, xs, off, taps, HO, WO, g.WP);
         } else {
