@@ -293,10 +293,10 @@ static geom geometry(int C, int H, int W, int OC, int KH, int KW, int PH, int PW
     return g;
 }
 
-/* One image (C, H, W) into zero-padded planes (C, HP, WP) at xp (xfloats). */
+/* One image (C, H, W) into the interior of padded planes (C, HP, WP) at xp
+ * (xfloats), whose padding the caller zeroed once for all images. */
 static void pad_image(float *xp, const float *img, int C, int H, int W, int PH, int PW, const geom *g)
 {
-    memset(xp, 0, g->xfloats * sizeof *xp);
     for (int c = 0; c < C; c++)
         for (int h = 0; h < H; h++)
             memcpy(xp + (size_t)c * g->plane + ((size_t)h + (size_t)PH) * g->WP + (size_t)PW,
@@ -392,6 +392,7 @@ void conv2d_forward_direct(float *out, const float *inp, const float *w, const f
     float *xp = work + offsets_floats(C, OC, KH, KW) + (size_t)taps * OC;
     float *y = xp + g.xfloats;
     tap_offsets(off, C, KH, KW, g.plane, g.WP);
+    memset(xp, 0, g.xfloats * sizeof *xp); /* the padding, zero for every image */
     if (OC >= CL_MIN_OC) {
         const size_t ocp = channels_padded(OC), Q = (size_t)HO * WO;
         float *wT = y, *yT = wT + (size_t)taps * ocp; /* in y's room: (taps, ocp) and (Q + CF_PB, ocp) */
@@ -655,10 +656,14 @@ void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout
     tap_offsets(offb, OC, KH, KW, gb.plane, gb.WQ);
     for (int t = 0; t < OC * KH * KW; t++) offb[t] += gb.WQ - (size_t)(KW - 1); /* (kh + 1) rows, kw - (KW-1) */
     memset(lanes, 0, (size_t)taps * OC * LANES * sizeof *lanes);
+    /* the padding of the image and of both layouts of its output gradient: every image writes the same
+     * places, so the zeros around them are set once */
+    memset(xs, 0, g.xfloats * sizeof *xs);
+    memset(ys, 0, g.yfloats * sizeof *ys);
+    if (dinp) memset(q, 0, gb.xfloats * sizeof *q);
     if (by_channel) memset(dyT, 0, (size_t)HO * WO * ocp * sizeof *dyT); /* the padding channels stay zero */
     for (int n = 0; n < B; n++) { /* image by image: its data stays in cache through every block */
         pad_image(xs, inp + (size_t)n * C * H * W, C, H, W, PH, PW, &g);
-        memset(ys, 0, g.yfloats * sizeof *ys);
         for (int oc = 0; oc < OC; oc++) {
             float *yo = ys + (size_t)oc * g.np;
             for (int oh = 0; oh < HO; oh++)
@@ -676,7 +681,6 @@ void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout
             weight_grad(lanes, ys, xs, off, OC, taps, g.np);
         }
         if (!dinp) continue;
-        memset(q, 0, gb.xfloats * sizeof *q);
         for (int oc = 0; oc < OC; oc++)
             for (int oh = 0; oh < HO; oh++)
                 memcpy(q + (size_t)oc * gb.plane + ((size_t)oh + (size_t)KH) * gb.WQ,
