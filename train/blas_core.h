@@ -19,7 +19,8 @@ const char *blas_core_for(const cpu_features *f);
  * 6; AMD's Zen cores rank with Haswell, Excavator and kin with Sandybridge);
  * -1 for a name outside the table (a core this code does not judge). */
 int blas_core_rank(const char *core);
-/* The kernel OpenBLAS runs now. */
+/* The kernel OpenBLAS runs now; "not-OpenBLAS" where cblas_sgemm comes
+ * from another library (one linked before OpenBLAS). */
 const char *blas_core_in_use(void);
 
 #endif
