@@ -149,9 +149,6 @@ static void sum_rows_lanes(float *db, const float *x, size_t stride, int rows, s
     for (; r < rows; r++) sum_rows_block(db + r, x + (size_t)r * stride, stride, n, 1);
 }
 
-/* out (OB, np) at row stride ostride: for each of OB channels, the sum over
- * taps t of w[j*wstride + t] * x[p + off[t]], p in [0, np), np a multiple of
- * R_SPAN. OB is a constant after inlining. */
 /* The input gradient's taps that can reach a real output-gradient row:
  * taps come in `groups` (output channels) of KH x KW, and tap row kh of an
  * output in padded-input row hp reads output-gradient row hp + kh + 1 - KH
@@ -164,6 +161,10 @@ typedef struct {
     size_t width; /* of a row of positions */
 } tap_rows;
 
+/* out (OB, np) at row stride ostride: for each of OB channels, the sum over
+ * taps t of w[j*wstride + t] * x[p + off[t]], p in [0, np), np a multiple of
+ * R_SPAN. OB is a constant after inlining; tr (or NULL) skips the taps
+ * that read only zeros. */
 static inline __attribute__((always_inline)) void rows_block(float *out, size_t ostride, const float *x,
                                                              const size_t *off, const float *w, size_t wstride,
                                                              int taps, size_t np, const tap_rows *tr, const int OB)
@@ -261,8 +262,6 @@ static size_t offsets_floats(int C, int OC, int KH, int KW)
     return ((size_t)(C + OC) * KH * KW * sizeof(size_t) + sizeof(float) - 1) / sizeof(float);
 }
 
-/* Positions rounded up to whole blocks of the forward kernel (R_SPAN, a
- * multiple of LANES); the extra ones are computed on zeros and dropped. */
 /* Layers with at least CL_MIN_OC output channels put the channels in the
  * lanes (fwd_channels, weight_grad_channels): a rule of the shape alone, the
  * same in every build, so every build sums in the same order. */
@@ -271,6 +270,8 @@ static size_t offsets_floats(int C, int OC, int KH, int KW)
 /* Output channels rounded up to whole vectors of the widest build (16). */
 static size_t channels_padded(int OC) { return ((size_t)OC + 15) / 16 * 16; }
 
+/* Positions rounded up to whole blocks of the forward kernel (R_SPAN, a
+ * multiple of LANES); the extra ones are computed on zeros and dropped. */
 static size_t round_span(size_t n) { return (n + R_SPAN - 1) / R_SPAN * R_SPAN; }
 
 /* The padded geometry of one layer: input planes HP x WP (plus room for the

@@ -255,9 +255,22 @@ typedef int pvi_u __attribute__((vector_size(PV * 4), aligned(4), may_alias));
 #define ODDS(a, b) __builtin_shufflevector(a, b, 1, 3, 5, 7)
 #endif
 
+/* The shapes the vector pooling and its gradient take: every window inside
+ * the image, rows of a vector at least and of POOL_MAX_W at most. */
+static int pool_max_2x2_fits(int H, int W, int HO, int WO)
+{
+    return 2 * HO <= H && 2 * WO <= W && 2 * WO >= PV && W <= POOL_MAX_W && (size_t)H * W < (1u << 30);
+}
+
+/* A layer the vector pooling computes where its shape fits: 2x2 max pooling, stride 2, no padding. */
+static int pool_is_max_2x2(const model_layer *L)
+{
+    return L->pool_max && L->kh == 2 && L->kw == 2 && L->sh == 2 && L->sw == 2 && L->ph == 0 && L->pw == 0;
+}
+
 int pool_max_2x2(float *out, int *arg, const float *inp, int B, int C, int H, int W, int HO, int WO)
 {
-    if (!(2 * HO <= H && 2 * WO <= W && 2 * WO >= PV && W <= POOL_MAX_W && (size_t)H * W < (1u << 30))) return 0;
+    if (!pool_max_2x2_fits(H, W, HO, WO)) return 0;
     const int W2 = 2 * WO; /* columns that some window covers */
     const size_t pairs = (size_t)B * C * HO;
     pvi iota;
@@ -323,7 +336,7 @@ int pool_max_2x2_backward(float *dinp, const int *arg, const float *dout, const 
                           int HO, int WO)
 {
     const int W2 = 2 * WO;
-    if (!(2 * HO <= H && W2 <= W && W2 >= PV && W <= POOL_MAX_W && (size_t)H * W < (1u << 30))) return 0;
+    if (!pool_max_2x2_fits(H, W, HO, WO)) return 0;
     pvi iota;
     for (int k = 0; k < PV; k++) iota[k] = k;
     for (size_t plane = 0; plane < (size_t)B * C; plane++) {
@@ -357,9 +370,7 @@ int pool_max_2x2_backward(float *dinp, const int *arg, const float *dout, const 
 static void pool_forward(float *out, int *arg, const float *inp, int B, int C, int H, int W, const model_layer *L)
 {
     const int HO = L->shape.h, WO = L->shape.w;
-    if (L->pool_max && L->kh == 2 && L->kw == 2 && L->sh == 2 && L->sw == 2 && L->ph == 0 && L->pw == 0 &&
-        pool_max_2x2(out, arg, inp, B, C, H, W, HO, WO))
-        return;
+    if (pool_is_max_2x2(L) && pool_max_2x2(out, arg, inp, B, C, H, W, HO, WO)) return;
     for (int n = 0; n < B; n++)
         for (int c = 0; c < C; c++) {
             const float *x = inp + ((size_t)n * C + c) * H * W;
@@ -601,8 +612,7 @@ float net_loss(net_t *n, const float *input, const uint8_t *labels, int B, int b
          * after a ReLU writes the ReLU's input gradient at once, where its own output (the ReLU's at arg) is
          * positive, and the ReLU is skipped */
         const int gated = l->type == LAYER_POOL && i >= 2 && n->model->layers[i - 1].type == LAYER_RELU;
-        const int pool2 = l->type == LAYER_POOL && l->pool_max && l->kh == 2 && l->kw == 2 && l->sh == 2 &&
-                          l->sw == 2 && l->ph == 0 && l->pw == 0 && dx &&
+        const int pool2 = l->type == LAYER_POOL && pool_is_max_2x2(l) && dx &&
                           pool_max_2x2_backward(gated ? n->dact[i - 2] : dx, n->argmax[i], dy, gated ? n->act[i] : NULL,
                                                 B, s.c, s.h, s.w, l->shape.h, l->shape.w);
         if (dx && !pool2 && l->type != LAYER_RELU && l->type != LAYER_DROPOUT) memset(dx, 0, in_count * sizeof *dx);
