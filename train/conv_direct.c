@@ -247,12 +247,12 @@ static void conv_rows(float *out, size_t ostride, const float *x, const size_t *
 }
 
 /* The offsets of the taps of a (C, KH, KW) kernel in planes of `plane`
- * floats and rows of `width`. */
-static void tap_offsets(size_t *off, int C, int KH, int KW, size_t plane, size_t width)
+ * floats and rows of `width`, from `base`. */
+static void tap_offsets(size_t *off, int C, int KH, int KW, size_t plane, size_t width, size_t base)
 {
     for (int c = 0, t = 0; c < C; c++)
         for (int kh = 0; kh < KH; kh++)
-            for (int kw = 0; kw < KW; kw++) off[t++] = (size_t)c * plane + (size_t)kh * width + (size_t)kw;
+            for (int kw = 0; kw < KW; kw++) off[t++] = base + (size_t)c * plane + (size_t)kh * width + (size_t)kw;
 }
 
 /* Floats of work that hold the forward taps' offsets (C*KH*KW) and the
@@ -392,7 +392,7 @@ void conv2d_forward_direct(float *out, const float *inp, const float *w, const f
     size_t *off = (size_t *)work;
     float *xp = work + offsets_floats(C, OC, KH, KW) + (size_t)taps * OC;
     float *y = xp + g.xfloats;
-    tap_offsets(off, C, KH, KW, g.plane, g.WP);
+    tap_offsets(off, C, KH, KW, g.plane, g.WP, 0);
     memset(xp, 0, g.xfloats * sizeof *xp); /* the padding, zero for every image */
     if (OC >= CL_MIN_OC) {
         const size_t ocp = channels_padded(OC), Q = (size_t)HO * WO;
@@ -646,7 +646,7 @@ void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout
     float *ys = xs + g.xfloats;                     /* its output gradient on virtual rows */
     float *q = ys + g.yfloats;                      /* its output gradient padded for the input gradient */
     float *dxq = q + gb.xfloats;                    /* its input gradient on virtual rows */
-    tap_offsets(off, C, KH, KW, g.plane, g.WP);
+    tap_offsets(off, C, KH, KW, g.plane, g.WP, 0);
     if (dinp) /* wt (C, OC, KH, KW): w transposed in its channels, flipped in space */
         for (int oc = 0; oc < OC; oc++)
             for (int c = 0; c < C; c++)
@@ -654,8 +654,7 @@ void conv2d_backward_direct(float *dinp, float *dw, float *db, const float *dout
                     for (int kw = 0; kw < KW; kw++)
                         wt[(((size_t)c * OC + oc) * KH + (KH - 1 - kh)) * KW + (KW - 1 - kw)] =
                             w[(((size_t)oc * C + c) * KH + kh) * KW + kw];
-    tap_offsets(offb, OC, KH, KW, gb.plane, gb.WQ);
-    for (int t = 0; t < OC * KH * KW; t++) offb[t] += gb.WQ - (size_t)(KW - 1); /* (kh + 1) rows, kw - (KW-1) */
+    tap_offsets(offb, OC, KH, KW, gb.plane, gb.WQ, gb.WQ - (size_t)(KW - 1)); /* (kh + 1) rows, kw - (KW-1) */
     memset(lanes, 0, (size_t)taps * OC * LANES * sizeof *lanes);
     /* the padding of the image and of both layouts of its output gradient: every image writes the same
      * places, so the zeros around them are set once */
