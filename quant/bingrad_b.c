@@ -4,9 +4,15 @@
  * points of the sorted bucket with prefix sums. Wire: two floats per bucket,
  * one bit per element (0 = a, 1 = b). */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include "bingrad.h"
+#include "qz_dvec.h"
 
 /* The squared error of the split below point k is sum(x^2) - F(k), F(k) =
  * S_k^2 / k + (T - S_k)^2 / (n - k) (S_k the sum of the k smallest): the
@@ -82,7 +88,9 @@ static double split_gain(double n, double s, double N, double T)
     return f;
 }
 
-enum { BB_GRID = 16, BB_LEAF = 24 }; /* bins per level; a sort below this many */
+/* A leaf of at most BB_LEAF elements is sorted; BB_STEPS threshold steps at
+ * most before the search proper; BB_NODES ranges pending at most. */
+enum { BB_LEAF = 16, BB_STEPS = 40, BB_NODES = 96 };
 
 typedef struct {
     double N, T;           /* the bucket's count and sum */
@@ -90,44 +98,45 @@ typedef struct {
     double best_n, best_s; /* its split */
 } bb_search;
 
+/* Is F(n, S) > B? Without dividing where both sides hold elements (the
+ * search asks this some twenty times a bucket, and a division costs as much
+ * as a cut's pass over a few dozen elements). */
+static int gain_exceeds(double n, double s, double N, double T, double B)
+{
+    if (n <= 0 || n >= N) return split_gain(n, s, N, T) > B;
+    const double r = N - n, u = T - s;
+    return s * s * r + u * u * n > B * n * r;
+}
+
 static void consider(bb_search *q, double n, double s)
 {
     if (n <= 0 || n >= q->N) return; /* both sides must hold elements */
+    if (q->best > -INFINITY && !gain_exceeds(n, s, q->N, q->T, q->best)) return;
     double f = split_gain(n, s, q->N, q->T);
     if (f > q->best) q->best = f, q->best_n = n, q->best_s = s;
 }
 
-/* The elements v[0..m) are a contiguous range of the sorted bucket, with n0
- * elements summing to s0 below them. Finds the best split among their data
- * points, or proves that none beats q->best: F is jointly convex in (n, S),
- * and every split inside lies in the triangle (n0, s0), (n0+m, s0+sum v) and
- * the corner where "the k smallest are at least min v" meets "the other m-k
- * are at most max v" -- so F at those three points bounds it. Otherwise the
- * elements go into BB_GRID value bins (spare, as long as v, receives them),
- * the splits between bins are evaluated from the bins' counts and sums, and
- * each bin is searched the same way; at BB_LEAF elements or fewer, a sort. */
-/* Sum, minimum and maximum of v[0..m), in 8 lanes so that it vectorises. */
+/* Sum, minimum and maximum of v[0..m) (m >= 1), two vectors at a time, each
+ * its own chains (one chain of compare and select waited on the other). */
 static double range_sum(const float *v, size_t m, float *mn, float *mx)
 {
-    double acc[8] = {0};
-    float lo[8], hi[8];
-    for (int l = 0; l < 8; l++) lo[l] = hi[l] = v[0];
+    dvec acc0 = dvec_splat(0), acc1 = dvec_splat(0), lo0 = dvec_splat(v[0]), hi0 = lo0, lo1 = lo0, hi1 = lo0;
     size_t i = 0;
-    for (; i + 8 <= m; i += 8)
-        for (int l = 0; l < 8; l++) {
-            float x = v[i + l];
-            acc[l] += x;
-            lo[l] = x < lo[l] ? x : lo[l];
-            hi[l] = x > hi[l] ? x : hi[l];
-        }
-    for (; i < m; i++) acc[0] += v[i], lo[0] = v[i] < lo[0] ? v[i] : lo[0], hi[0] = v[i] > hi[0] ? v[i] : hi[0];
-    double sum = 0;
-    *mn = lo[0], *mx = hi[0];
-    for (int l = 0; l < 8; l++) {
-        sum += acc[l];
-        *mn = lo[l] < *mn ? lo[l] : *mn;
-        *mx = hi[l] > *mx ? hi[l] : *mx;
+    for (; i + 2 * DW <= m; i += 2 * DW) {
+        const dvec x0 = LOAD_D(v + i), x1 = LOAD_D(v + i + DW);
+        acc0 += x0, acc1 += x1;
+        lo0 = SELECT(x0 < lo0, x0, lo0), hi0 = SELECT(x0 > hi0, x0, hi0);
+        lo1 = SELECT(x1 < lo1, x1, lo1), hi1 = SELECT(x1 > hi1, x1, hi1);
     }
+    lo0 = SELECT(lo1 < lo0, lo1, lo0), hi0 = SELECT(hi1 > hi0, hi1, hi0);
+    double sum = 0, l0 = lo0[0], h0 = hi0[0];
+    for (int l = 0; l < DW; l++) {
+        sum += acc0[l] + acc1[l];
+        l0 = lo0[l] < l0 ? lo0[l] : l0;
+        h0 = hi0[l] > h0 ? hi0[l] : h0;
+    }
+    for (; i < m; i++) sum += v[i], l0 = v[i] < l0 ? v[i] : l0, h0 = v[i] > h0 ? v[i] : h0;
+    *mn = (float)l0, *mx = (float)h0; /* floats widened and narrowed: exact */
     return sum;
 }
 
@@ -165,86 +174,160 @@ static void sort_and_scan(bb_search *q, float *buf, size_t m, double n0, double 
 static int may_beat(const bb_search *q, size_t m, double n0, double s0, double sum, float mn, float mx)
 {
     if (m <= 1 || mn == mx) return 0; /* no split strictly inside */
-    double k = ((double)m * mx - sum) / ((double)mx - mn);
-    double bound = fmax(split_gain(n0 + k, s0 + k * mn, q->N, q->T),
-                        fmax(split_gain(n0, s0, q->N, q->T), split_gain(n0 + (double)m, s0 + sum, q->N, q->T)));
-    return bound > q->best * (1 + 1e-12);
+    const double k = ((double)m * mx - sum) / ((double)mx - mn), B = q->best * (1 + 1e-12);
+    return gain_exceeds(n0 + k, s0 + k * mn, q->N, q->T, B) || gain_exceeds(n0, s0, q->N, q->T, B) ||
+           gain_exceeds(n0 + (double)m, s0 + sum, q->N, q->T, B);
 }
 
-/* The best split among the m elements of v[0..m) (as for may_beat), if one
- * can beat q->best: at BB_LEAF elements or fewer, sort and scan; else one pass
- * sums BB_GRID value bins (count, sum, min, max; no element moves), every
- * split between bins is evaluated, and only the bins that may still beat the
- * best are gathered (into spare, which holds room > m floats) and searched
- * the same way. */
-static void search(bb_search *q, const float *v, size_t m, double n0, double s0, double sum, float mn, float mx,
-                   float *spare, size_t room)
+/* The elements of one value interval: buf[side][at .. at + m). */
+typedef struct {
+    size_t at, m;
+    int side;      /* 0, 1: the halves of the work area; 2: the input */
+    float mn, mx;  /* their least and greatest */
+    double n0, s0; /* count and sum of the bucket's elements below them */
+    double sum;
+} bb_node;
+
+/* One cut of a node at p: its elements below p and the others, and what the
+ * children need to know of them. */
+typedef struct {
+    size_t lo;          /* elements below p */
+    double slo;         /* their sum */
+    float lo_mx, hi_mn; /* the greatest below p, the least at or above it */
+} bb_cut;
+
+/* Moves the m elements of src below p to dst[0..lo) and the others to
+ * dst[lo..m), each side in no particular order. */
+static bb_cut partition(float *dst, const float *src, size_t m, float p)
 {
-    if (!may_beat(q, m, n0, s0, sum, mn, mx)) return;
-    if (m <= BB_LEAF) { /* sort a copy and scan every split; room >= m */
-        memcpy(spare, v, m * sizeof *spare);
-        sort_and_scan(q, spare, m, n0, s0);
-        return;
+    bb_cut c;
+#if defined(__AVX512F__)
+    /* each vector's two sides compressed in a register and stored under a
+     * mask: the lows forward from dst, the highs backward from dst + m */
+    const __m512 vp = _mm512_set1_ps(p);
+    __m512 vmx = _mm512_set1_ps(-INFINITY), vmn = _mm512_set1_ps(INFINITY);
+    __m512d acc0 = _mm512_setzero_pd(), acc1 = _mm512_setzero_pd();
+    float *lo = dst, *hi = dst + m;
+    for (size_t i = 0; i < m; i += 16) {
+        const __mmask16 live = m - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (m - i)) - 1);
+        const __m512 v = _mm512_maskz_loadu_ps(live, src + i);
+        const __mmask16 below = _mm512_mask_cmp_ps_mask(live, v, vp, _CMP_LT_OQ), above = live & ~below;
+        const unsigned nb = (unsigned)__builtin_popcount(below), na = (unsigned)__builtin_popcount(above);
+        _mm512_mask_storeu_ps(lo, (__mmask16)((1u << nb) - 1), _mm512_maskz_compress_ps(below, v));
+        lo += nb, hi -= na;
+        _mm512_mask_storeu_ps(hi, (__mmask16)((1u << na) - 1), _mm512_maskz_compress_ps(above, v));
+        vmx = _mm512_mask_max_ps(vmx, below, vmx, v);
+        vmn = _mm512_mask_min_ps(vmn, above, vmn, v);
+        acc0 = _mm512_mask_add_pd(acc0, (__mmask8)below, acc0, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
+        acc1 = _mm512_mask_add_pd(acc1, (__mmask8)(below >> 8), acc1,
+                                  _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
     }
-    /* bins by (x - mn) * G / (mx - mn): monotone in x, so each bin is a
-     * contiguous value range, and mx goes to the last bin. Two interleaved
-     * sets of bins, so that runs of one bin are two chains of updates. */
-    const float inv = (float)(BB_GRID / ((double)mx - mn));
-    if (!isfinite(inv)) return; /* a range below float's resolution */
-    uint32_t cnt[2][BB_GRID] = {{0}};
-    float lo[2][BB_GRID], hi[2][BB_GRID];
-    double sm[2][BB_GRID] = {{0}};
-    for (int h = 0; h < 2; h++)
-        for (int b = 0; b < BB_GRID; b++) lo[h][b] = mx, hi[h][b] = mn;
-    for (size_t i = 0; i < m; i++) {
-        const float x = v[i], d = (x - mn) * inv;
-        const int b = d >= BB_GRID ? BB_GRID - 1 : (int)d, h = (int)(i & 1);
-        cnt[h][b]++;
-        sm[h][b] += x;
-        lo[h][b] = x < lo[h][b] ? x : lo[h][b];
-        hi[h][b] = x > hi[h][b] ? x : hi[h][b];
+    c.lo = (size_t)(lo - dst);
+    c.slo = _mm512_reduce_add_pd(_mm512_add_pd(acc0, acc1));
+    c.lo_mx = _mm512_reduce_max_ps(vmx);
+    c.hi_mn = _mm512_reduce_min_ps(vmn);
+#else
+    /* the sums and extremes in vectors (a scalar loop would wait on one chain
+     * of additions), then the elements moved: each written to both ends, the
+     * side it belongs to keeps it */
+    const dvec pv = dvec_splat(p);
+    const dvec ninf = dvec_splat(-INFINITY), pinf = dvec_splat(INFINITY);
+    dvec acc0 = dvec_splat(0), acc1 = dvec_splat(0), lo_mx = ninf, hi_mn = pinf;
+    size_t i = 0;
+    for (; i + 2 * DW <= m; i += 2 * DW) {
+        const dvec x0 = LOAD_D(src + i), x1 = LOAD_D(src + i + DW);
+        const lvec b0 = x0 < pv, b1 = x1 < pv;
+        acc0 += (dvec)((lvec)x0 & b0), acc1 += (dvec)((lvec)x1 & b1);
+        /* no two masks combined: SSE2 builds would do that lane by lane */
+        const dvec l0 = SELECT(b0, x0, ninf), h0 = SELECT(b0, pinf, x0), l1 = SELECT(b1, x1, ninf),
+                   h1 = SELECT(b1, pinf, x1);
+        lo_mx = SELECT(l0 > lo_mx, l0, lo_mx), hi_mn = SELECT(h0 < hi_mn, h0, hi_mn);
+        lo_mx = SELECT(l1 > lo_mx, l1, lo_mx), hi_mn = SELECT(h1 < hi_mn, h1, hi_mn);
     }
-    double bn[BB_GRID + 1], bs[BB_GRID + 1];
-    bn[0] = n0, bs[0] = s0;
-    for (int b = 0; b < BB_GRID; b++) {
-        if (cnt[0][b] + cnt[1][b]) consider(q, bn[b], bs[b]); /* the split below this bin's smallest element */
-        bn[b + 1] = bn[b] + cnt[0][b] + cnt[1][b];
-        bs[b + 1] = bs[b] + sm[0][b] + sm[1][b];
+    double slo = 0, lmx = -INFINITY, hmn = INFINITY;
+    for (int l = 0; l < DW; l++) {
+        slo += acc0[l] + acc1[l];
+        lmx = lo_mx[l] > lmx ? lo_mx[l] : lmx;
+        hmn = hi_mn[l] < hmn ? hi_mn[l] : hmn;
     }
-    /* the bins that may still hold a better split, gathered in one pass into
-     * their own regions of spare */
-    size_t at[BB_GRID], start[BB_GRID], used = 0;
-    int open = 0, want[BB_GRID];
-    float bmn[BB_GRID], bmx[BB_GRID];
-    for (int b = 0; b < BB_GRID; b++) {
-        size_t c = cnt[0][b] + cnt[1][b];
-        want[b] = 0;
-        if (!c) continue;
-        bmn[b] = lo[0][b] < lo[1][b] ? lo[0][b] : lo[1][b], bmx[b] = hi[0][b] > hi[1][b] ? hi[0][b] : hi[1][b];
-        if (!may_beat(q, c, bn[b], bs[b], bs[b + 1] - bs[b], bmn[b], bmx[b])) continue; /* judged before gathering */
-        want[b] = 1, open++;
-        start[b] = at[b] = used, used += c;
+    for (; i < m; i++) {
+        const float x = src[i];
+        if (x < p)
+            slo += x, lmx = x > lmx ? x : lmx;
+        else
+            hmn = x < hmn ? x : hmn;
     }
-    if (!open) return;
-    for (int b = 0; b < BB_GRID; b++) /* the others write to one slot past the gathered ones, and stay */
-        if (!want[b]) at[b] = used;
-    for (size_t i = 0; i < m; i++) { /* no branch: which bins are wanted is data, hard to predict */
-        const float x = v[i], d = (x - mn) * inv;
-        const int b = d >= BB_GRID ? BB_GRID - 1 : (int)d;
-        spare[at[b]] = x;
-        at[b] += (size_t)want[b];
+    size_t lo = 0, hi = m;
+    for (i = 0; i < m; i++) {
+        const float x = src[i];
+        dst[lo] = x, dst[hi - 1] = x;
+        lo += (size_t)(x < p), hi -= (size_t) !(x < p);
     }
-    for (int b = 0; b < BB_GRID; b++) {
-        if (!want[b]) continue;
-        size_t c = at[b] - start[b];
-        float *mine = spare + start[b];
-        if (room - used > c) /* the bin's own search has room for a copy and a spare slot */
-            search(q, mine, c, bn[b], bs[b], bs[b + 1] - bs[b], bmn[b], bmx[b], spare + used, room - used);
-        else /* deep in data whose bins keep most elements together: sort them instead */
-            sort_and_scan(q, mine, c, bn[b], bs[b]);
-    }
+    c.lo = lo, c.slo = slo, c.lo_mx = (float)lmx, c.hi_mn = (float)hmn;
+#endif
+    return c;
 }
 
+/* A threshold strictly above mn and at most mx, so that both sides hold
+ * elements: the middle of the values, or of their bit patterns where they
+ * span more than four octaves of one sign (so that magnitudes spread over
+ * many octaves are told apart in at most 32 cuts). */
+static float middle(float mn, float mx)
+{
+    float p = 0.5f * mn + 0.5f * mx;
+    if ((mn > 0 && mx > 16 * mn) || (mx < 0 && mn < 16 * mx)) {
+        uint32_t u, v;
+        float am = fabsf(mn), ax = fabsf(mx);
+        memcpy(&u, mn > 0 ? &am : &ax, sizeof u); /* the smaller magnitude */
+        memcpy(&v, mn > 0 ? &ax : &am, sizeof v);
+        uint32_t mid = mn > 0 ? u + (v - u + 1) / 2 : u + (v - u) / 2;
+        memcpy(&p, &mid, sizeof p);
+        if (mx < 0) p = -p;
+    }
+    return p > mn && p <= mx ? p : mx;
+}
+
+/* Where node d is cut: on one side of the best split, at the geometric
+ * middle of its distances from the best threshold tb (no nearer than 4% of
+ * b - a), so that the bound, weakest near tb, meets ranges that shrink
+ * toward it; elsewhere at its middle. */
+static float pivot(const bb_search *q, const bb_node *d)
+{
+    const double bn = q->best_n, bs = q->best_s, a = bs / bn, b = (q->T - bs) / (q->N - bn), tb = 0.5 * (a + b),
+                 near = 0.04 * (b - a);
+    double lo = 0, hi = 0, sign = 0;
+    if (d->n0 >= bn) /* above the best split */
+        lo = fmax(d->mn - tb, near), hi = d->mx - tb, sign = 1;
+    else if (d->n0 + (double)d->m <= bn) /* below it */
+        lo = fmax(tb - d->mx, near), hi = tb - d->mn, sign = -1;
+    if (hi > 2 * lo) {
+        const float g = (float)(tb + sign * sqrt(lo * hi));
+        if (g > d->mn && g <= d->mx) return g;
+    }
+    return middle(d->mn, d->mx);
+}
+
+/* Cuts node d at p (mn < p <= mx) into its two children, d's elements moved
+ * to the other half of the work area; scores the split at p. */
+static void cut(bb_search *q, float *const buf[3], const bb_node *d, float p, bb_node *below, bb_node *above)
+{
+    const int side = d->side == 0 ? 1 : 0;
+    bb_cut c = partition(buf[side] + d->at, buf[d->side] + d->at, d->m, p);
+    const bb_node parent = *d; /* below or above may be d itself */
+    *below = (bb_node){parent.at, c.lo, side, parent.mn, c.lo_mx, parent.n0, parent.s0, c.slo};
+    *above = (bb_node){parent.at + c.lo,  parent.m - c.lo,   side, c.hi_mn, parent.mx, parent.n0 + (double)c.lo,
+                       parent.s0 + c.slo, parent.sum - c.slo};
+    consider(q, above->n0, above->s0);
+}
+
+/* The search. Threshold steps toward a fixed point of t = (a+b)/2 (a, b the
+ * cell means of the split at t: Lloyd's iteration, which never lowers F)
+ * each cut the range holding the new threshold, so the ranges around the
+ * fixed point -- a local optimum, usually the best split -- shrink as the
+ * steps converge. Then every range is bounded (may_beat), and those that may
+ * still hold a better split are cut again (pivot) until they are small
+ * enough to sort. Each cut is one vector pass over the range's elements; no
+ * element is sorted but in the leaves. */
 gq_err bingrad_b_fit_unsorted(float *a, float *b, const float *x, size_t len, float *work)
 {
     float mn, mx;
@@ -254,8 +337,51 @@ gq_err bingrad_b_fit_unsorted(float *a, float *b, const float *x, size_t len, fl
         *a = *b = mn;
         return GQ_OK;
     }
+    float *const buf[3] = {work, work + len, (float *)(uintptr_t)x}; /* side 2, the input, is only read */
     bb_search q = {(double)len, T, -INFINITY, 0, 0};
-    search(&q, x, len, 0, 0, T, mn, mx, work, 2 * len); /* room > len: len >= 1 */
+    bb_node node[BB_NODES]; /* in value order during the steps, a stack after */
+    size_t count = 1;
+    node[0] = (bb_node){0, len, 2, mn, mx, 0, 0, T};
+    /* the threshold steps: Lloyd's, then the secant through the last two
+     * (overshooting a little, to bracket the fixed point), then the secant
+     * inside the bracket; h(t) = (a+b)/2 - t > 0 where the fixed point is above */
+    float t = (float)(T / (double)len);
+    int have_lo = 0, have_hi = 0, have_prev = 0;
+    double t_lo = 0, h_lo = 0, t_hi = 0, h_hi = 0, t_prev = 0, h_prev = 0;
+    for (int step = 0; step < BB_STEPS && count < BB_NODES; step++) {
+        size_t i = 0;
+        while (i < count && !(node[i].mn < t && t <= node[i].mx)) i++;
+        if (i == count) break; /* t splits where an earlier step did */
+        memmove(&node[i + 2], &node[i + 1], (count - i - 1) * sizeof *node);
+        cut(&q, buf, &node[i], t, &node[i], &node[i + 1]);
+        count++;
+        const double n = node[i + 1].n0, s = node[i + 1].s0, lloyd = 0.5 * (s / n + (T - s) / (q.N - n)), h = lloyd - t;
+        if (node[i].mx < lloyd && lloyd <= node[i + 1].mn) break; /* (a+b)/2 splits where t does: a fixed point */
+        if (h > 0)
+            t_lo = t, h_lo = h, have_lo = 1;
+        else
+            t_hi = t, h_hi = h, have_hi = 1;
+        double next = step == 0 ? t + 2.5 * h : lloyd; /* Lloyd's steps shrink by about 0.6 a step near a fixed point */
+        if (have_lo && have_hi) {
+            next = t_lo + h_lo * (t_hi - t_lo) / (h_lo - h_hi);
+            if (!(next > fmin(t_lo, t_hi) && next < fmax(t_lo, t_hi))) next = 0.5 * (t_lo + t_hi);
+        } else if (have_prev && h * h_prev > 0 && fabs(h) < fabs(h_prev))
+            next = t - 1.25 * h * (t - t_prev) / (h - h_prev);
+        t_prev = t, h_prev = h, have_prev = 1;
+        t = (float)next;
+    }
+    while (count > 0) {
+        bb_node d = node[--count];
+        if (!may_beat(&q, d.m, d.n0, d.s0, d.sum, d.mn, d.mx)) continue;
+        if (d.m <= BB_LEAF || count + 2 > BB_NODES) { /* sort in place; the input is copied first */
+            float *v = buf[d.side == 2 ? 0 : d.side] + d.at;
+            if (d.side == 2) memcpy(v, x + d.at, d.m * sizeof *v);
+            sort_and_scan(&q, v, d.m, d.n0, d.s0);
+            continue;
+        }
+        cut(&q, buf, &d, pivot(&q, &d), &node[count], &node[count + 1]);
+        count += 2;
+    }
     *a = (float)(q.best_s / q.best_n);
     *b = (float)((T - q.best_s) / (q.N - q.best_n));
     return GQ_OK;
@@ -266,20 +392,12 @@ gq_err bingrad_b_fit_unsorted(float *a, float *b, const float *x, size_t len, fl
 static unsigned bb_nstored(const qz_params *p) { return (void)p, 2; }
 static unsigned bb_nlevels(const qz_params *p) { return (void)p, 2; }
 
-/* Where the bucket sorts fast (the vector network: 2.7 ns an element at 512),
- * the scan of every split on the sorted bucket is the cheaper exact search
- * (1.4 against 3.3 us a bucket of 512); elsewhere the branch and bound. */
+/* The search without a sort (2.5 against 3.5 ns an element for sort and
+ * scan at 512, AVX-512 build; docs/performance.md): the same optimum. */
 static gq_err bb_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
 {
     (void)p;                                                 /* work: qz_sorted_workspace(len) >= 2 * len floats */
-    if ((uint64_t)len > UINT32_MAX) return GQ_ERR_TOO_LARGE; /* the bins count in 32 bits */
-    if (qz_sort_is_fast(len)) {
-        qz_sorted s;
-        qz_sorted_build(&s, x, len, work);
-        if (!isfinite(s.s2[len])) return GQ_ERR_NONFINITE;
-        bingrad_b_fit(&stored[0], &stored[1], &s);
-        return GQ_OK;
-    }
+    if ((uint64_t)len > UINT32_MAX) return GQ_ERR_TOO_LARGE; /* counts are exact doubles far beyond */
     return bingrad_b_fit_unsorted(&stored[0], &stored[1], x, len, (float *)work);
 }
 
@@ -300,7 +418,7 @@ static void bb_table(float *table, const float *stored, const qz_params *p)
 
 static const qz_dense BB = {.nstored = bb_nstored,
                             .nlevels = bb_nlevels,
-                            .sorts = 1,
+                            .sorts = 1, /* the search's work area: two copies of a bucket */
                             .fit = bb_fit,
                             .quantize = bb_quantize,
                             .table = bb_table};

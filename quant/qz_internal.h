@@ -193,9 +193,6 @@ size_t qz_sorted_workspace(size_t len);
 /* Sorts (radix) a copy of x into work and builds the prefix sums; len < 2^32
  * (the codecs that sort check their bucket length). */
 void qz_sorted_build(qz_sorted *s, const float *x, size_t len, void *work);
-/* 1 where qz_sorted_build sorts len elements with the vector network (AVX2 or
- * AVX-512 builds, len <= 1024), several times faster than the radix sort. */
-int qz_sort_is_fast(size_t len);
 /* A histogram of x in `bins` equal bins from min(x) to max(x), 1 <= bins <=
  * len: s->len = bins + 1 edges. Costs one streaming pass instead of a sort;
  * interval sums are exact between edges, so a level search restricted to the

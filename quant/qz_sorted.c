@@ -341,15 +341,6 @@ static void prefix_sums(double *s1, double *s2, const float *v, size_t len)
     }
 }
 
-int qz_sort_is_fast(size_t len)
-{
-#ifdef SORT_W
-    return len <= SORT_NET_MAX;
-#else
-    return (void)len, 0;
-#endif
-}
-
 void qz_sorted_build(qz_sorted *s, const float *x, size_t len, void *work)
 {
     uint8_t *base = (uint8_t *)(((uintptr_t)work + 7) & ~(uintptr_t)7);

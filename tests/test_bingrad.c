@@ -135,16 +135,17 @@ static void test_error_vs_bias(void)
 /* The unsorted search finds the sorted scan's optimum: the same squared error
  * (the levels may differ in the last bit: sums in another order) on 4
  * distributions x 3 sizes x 40 seeds, data with heavy ties (a handful of
- * values), two tight clusters, magnitudes spread over 120 octaves (bins that
- * keep most elements together, deep search), two values and an outlier, a
- * constant bucket and a single element. */
+ * values), two tight clusters, magnitudes spread over 120 octaves (ranges that
+ * keep most elements together, deep search), two values and an outlier,
+ * four clusters (a local optimum that is not the best), a constant bucket
+ * and a single element. */
 static void test_b_unsorted(void)
 {
     const size_t sizes[] = {7, 512, 4099};
     int bad = 0, cases = 0;
     float *work = malloc(2 * 4099 * sizeof *work);
     void *swork = malloc(qz_sorted_workspace(4099));
-    for (int kind = 0; kind < 8; kind++)
+    for (int kind = 0; kind < 9; kind++)
         for (size_t z = 0; z < 3; z++)
             for (int seed = 0; seed < 40; seed++) {
                 size_t n = sizes[z];
@@ -158,6 +159,12 @@ static void test_b_unsorted(void)
                         x[i] = ldexpf(x[i] < 0 ? -1.0f : 1.0f, -(int)((i * 7 + (size_t)seed) % 121));
                 if (kind == 7) /* two values and an outlier */
                     for (size_t i = 0; i < n; i++) x[i] = i == (size_t)seed % n ? 1e6f : (x[i] < 0 ? -1.0f : 2.0f);
+                if (kind == 8) /* four clusters (-10, -3, 0, 8 weighted 3:5:2:3): from the mean, Lloyd's steps
+                                  reach a split (its SSE 13.0 a unit weight) worse than the best (11.0) */
+                    for (size_t i = 0; i < n; i++) {
+                        const size_t c = i % 13;
+                        x[i] = (c < 3 ? -10.0f : c < 8 ? -3.0f : c < 10 ? 0.0f : 8.0f) + 0.3f * x[i];
+                    }
                 qz_sorted s;
                 qz_sorted_build(&s, x, n, swork);
                 float a1, b1, a2, b2;
