@@ -12,6 +12,39 @@
 #include "bingrad.h"
 #include "rng.h"
 
+/* What the fit's searches probe: the sorted bucket and the value sought or
+ * the fixed level. */
+typedef struct {
+    const qz_sorted *s;
+    double v, b, a; /* the value sought, or the fixed level */
+    size_t bound;   /* jb for g, ia for h */
+} pb_probe;
+
+static int at_least(const void *c, size_t k)
+{
+    const pb_probe *p = c;
+    return p->s->x[k] >= p->v;
+}
+
+static int above(const void *c, size_t k)
+{
+    const pb_probe *p = c;
+    return p->s->x[k] > p->v;
+}
+
+/* qz_lower_bound and qz_upper_bound from a hint. */
+static size_t lower_bound_near(const qz_sorted *s, double v, size_t hint)
+{
+    const pb_probe c = {s, v, 0, 0, 0};
+    return qz_gallop_first(0, s->len, hint, at_least, &c);
+}
+
+static size_t upper_bound_near(const qz_sorted *s, double v, size_t hint)
+{
+    const pb_probe c = {s, v, 0, 0, 0};
+    return qz_gallop_first(0, s->len, hint, above, &c);
+}
+
 /* F at (a, b), given i = #{x < a} and j = #{x <= b}: O(1) with the prefix
  * sums. The fit knows both bounds of every point it evaluates, so it never
  * searches for them twice (each search is nine dependent lookups; the fit
@@ -34,22 +67,22 @@ double bingrad_pb_error(float a, float b, const qz_sorted *s)
     return error_at(s, a, b, qz_lower_bound(s, a), qz_upper_bound(s, b));
 }
 
-/* a minimising F for fixed b (jb = #{x <= b}): root of g(a) = 2 sum_{x<a}(a-x) - sum_{a<=x<=b}(b-x). */
-static float update_a(const qz_sorted *s, float b, size_t jb)
+/* a minimising F for fixed b (jb = #{x <= b}): root of g(a) = 2 sum_{x<a}(a-x) - sum_{a<=x<=b}(b-x).
+ * g at a = x_k with k elements below increases with k. */
+static int g_at_least_0(const void *ctx, size_t k)
 {
-    /* k = number of elements below a; find the smallest k in [1, jb] with
-     * g(x_k) >= 0, evaluating g at a = x_k with k elements below */
-    size_t lo = 1, hi = jb;
-    while (lo < hi) {
-        size_t k = lo + (hi - lo) / 2;
-        double a = s->x[k];
-        double g = 2.0 * (a * (double)k - qz_sum1(s, 0, k)) - ((double)b * (double)(jb - k) - qz_sum1(s, k, jb));
-        if (g >= 0)
-            hi = k;
-        else
-            lo = k + 1;
-    }
-    size_t k = lo; /* the root lies in (x_{k-1}, x_k] with k elements below */
+    const pb_probe *c = ctx;
+    const qz_sorted *s = c->s;
+    const double a = s->x[k];
+    return 2.0 * (a * (double)k - qz_sum1(s, 0, k)) - (c->b * (double)(c->bound - k) - qz_sum1(s, k, c->bound)) >= 0;
+}
+
+static float update_a(const qz_sorted *s, float b, size_t jb, size_t hint)
+{
+    /* k = number of elements below a: the smallest k in [1, jb] with g(x_k) >= 0 */
+    const pb_probe c = {s, 0, b, 0, jb};
+    size_t k =
+        qz_gallop_first(1, jb, hint, g_at_least_0, &c); /* the root lies in (x_{k-1}, x_k] with k elements below */
     if (k >= jb) return b;
     double a = (2.0 * qz_sum1(s, 0, k) + (double)b * (double)(jb - k) - qz_sum1(s, k, jb)) / (2.0 * (double)k);
     a = fmax(a, s->x[k - 1]);
@@ -57,25 +90,29 @@ static float update_a(const qz_sorted *s, float b, size_t jb)
     return (float)a;
 }
 
-/* b minimising F for fixed a (ia = #{x < a}): root of h(b) = 2 sum_{x>b}(x-b) - sum_{a<=x<=b}(x-a). */
-static float update_b(const qz_sorted *s, float a, size_t ia)
+/* b minimising F for fixed a (ia = #{x < a}): root of h(b) = 2 sum_{x>b}(x-b) - sum_{a<=x<=b}(x-a).
+ * h at b = x_k (elements [k+1, len) above) decreases with k. */
+static int h_below_0(const void *ctx, size_t k)
+{
+    const pb_probe *c = ctx;
+    const qz_sorted *s = c->s;
+    const size_t len = s->len, ia = c->bound;
+    const double bb = s->x[k];
+    return 2.0 * (qz_sum1(s, k + 1, len) - bb * (double)(len - k - 1)) -
+               (qz_sum1(s, ia, k + 1) - c->a * (double)(k + 1 - ia)) <
+           0;
+}
+
+static float update_b(const qz_sorted *s, float a, size_t ia, size_t hint)
 {
     size_t len = s->len;
-    /* m = number of elements above b; with b = x_k those are [k+1, len).
-     * Find the largest k in [ia, len-1) with h(x_k) >= 0. */
-    size_t lo = ia, hi = len - 1; /* answer in [lo, hi]; hi = len-1 means b = max */
-    if (lo >= hi) return s->x[len - 1];
-    while (lo < hi) {
-        size_t k = lo + (hi - lo + 1) / 2;
-        double bb = s->x[k];
-        double h = 2.0 * (qz_sum1(s, k + 1, len) - bb * (double)(len - k - 1)) -
-                   (qz_sum1(s, ia, k + 1) - (double)a * (double)(k + 1 - ia));
-        if (h >= 0)
-            lo = k;
-        else
-            hi = k - 1;
-    }
-    size_t k = lo; /* root in [x_k, x_{k+1}) with elements [k+1, len) above */
+    /* the largest k in [ia, len-1] with h(x_k) >= 0 (ia if none): one before
+     * the first k in (ia, len-1] where h < 0 (len if none); hint: a guess of
+     * that first k, the count of elements at or below the last b */
+    if (ia >= len - 1) return s->x[len - 1];
+    const pb_probe c = {s, 0, 0, a, ia};
+    const size_t k = qz_gallop_first(ia + 1, len, hint, h_below_0, &c) - 1;
+    /* root in [x_k, x_{k+1}) with elements [k+1, len) above */
     if (k + 1 >= len) return s->x[len - 1];
     size_t m = len - k - 1;
     double b =
@@ -92,9 +129,9 @@ typedef struct {
     double f;
 } pb_point;
 
-static pb_point pb_point_at(const qz_sorted *s, float a, float b)
+static pb_point pb_point_at(const qz_sorted *s, float a, float b, size_t hint_i, size_t hint_j)
 {
-    pb_point p = {a, b, qz_lower_bound(s, a), qz_upper_bound(s, b), 0};
+    pb_point p = {a, b, lower_bound_near(s, a, hint_i), upper_bound_near(s, b, hint_j), 0};
     p.f = error_at(s, a, b, p.i, p.j);
     return p;
 }
@@ -117,7 +154,7 @@ static int segment_step(const qz_sorted *s, pb_point *p)
     na = fmax(na, s->x[0]);
     nb = fmin(nb, s->x[n - 1]);
     if (!(na <= nb)) return 0;
-    pb_point q = pb_point_at(s, (float)na, (float)nb);
+    pb_point q = pb_point_at(s, (float)na, (float)nb, i, j);
     if (!(q.f < p->f)) return 0;
     *p = q;
     return 1;
@@ -125,12 +162,12 @@ static int segment_step(const qz_sorted *s, pb_point *p)
 
 void bingrad_pb_fit(float *a_out, float *b_out, const qz_sorted *s)
 {
-    pb_point p = pb_point_at(s, s->x[0], s->x[s->len - 1]);
+    pb_point p = pb_point_at(s, s->x[0], s->x[s->len - 1], 0, s->len);
     for (int it = 0; it < 50 && p.a < p.b; it++) {
-        const float na = update_a(s, p.b, p.j);
-        const size_t ia = qz_lower_bound(s, na);
-        const float nb = update_b(s, na, ia);
-        const size_t jb = qz_upper_bound(s, nb);
+        const float na = update_a(s, p.b, p.j, p.i);
+        const size_t ia = lower_bound_near(s, na, p.i);
+        const float nb = update_b(s, na, ia, p.j);
+        const size_t jb = upper_bound_near(s, nb, p.j);
         const pb_point q = {na, nb, ia, jb, error_at(s, na, nb, ia, jb)};
         if (!(q.f < p.f)) break; /* coordinate descent never increases F */
         p = q;

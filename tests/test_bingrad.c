@@ -8,7 +8,12 @@
  *    measured on encoded and decoded data over many seeds, on Gaussian,
  *    Laplace and uniform data. On heavy-tailed Student-t(3) data the bias
  *    order reverses (clipping the tails costs more bias than BinGrad-b's
- *    error): printed, and reported in docs/quantizers.md. */
+ *    error): printed, and reported in docs/quantizers.md.
+ *  - BinGrad-b's unsorted search (the encoder's) reaches the sorted scan's
+ *    optimum; the galloping search of BinGrad-pb's fit finds what a binary
+ *    search finds. */
+#include <stdint.h>
+
 #include "bingrad.h"
 #include "check.h"
 
@@ -189,8 +194,40 @@ static void test_b_unsorted(void)
     free(work), free(swork);
 }
 
+/* The galloping search BinGrad-pb's fit uses finds what a binary search
+ * finds, never probing outside [lo, hi) (the fit's predicates read the
+ * sorted bucket there): every range [lo, hi] up to 40, every place the
+ * predicate turns true (or none), every hint, also outside the range. */
+typedef struct {
+    size_t t, lo, hi;
+    long outside;
+} gallop_case;
+
+static int at_or_above(const void *ctx, size_t k)
+{
+    gallop_case *c = (gallop_case *)(uintptr_t)ctx; /* counts its stray probes */
+    c->outside += k < c->lo || k >= c->hi;
+    return k >= c->t;
+}
+
+static void test_gallop(void)
+{
+    long bad = 0, outside = 0, cases = 0;
+    for (size_t lo = 0; lo <= 40; lo++)
+        for (size_t hi = lo; hi <= 40; hi++)
+            for (size_t t = lo; t <= hi; t++) /* t == hi: never true inside */
+                for (size_t hint = 0; hint <= 45; hint++, cases++) {
+                    gallop_case c = {t, lo, hi, 0};
+                    bad += qz_gallop_first(lo, hi, hint, at_or_above, &c) != t;
+                    outside += c.outside;
+                }
+    CHECK(bad == 0, "qz_gallop_first wrong in %ld of %ld searches", bad, cases);
+    CHECK(outside == 0, "qz_gallop_first probed outside its range %ld times", outside);
+}
+
 int main(void)
 {
+    test_gallop();
     test_b_unsorted();
     test_b_is_exact();
     test_pb_stationary();
