@@ -12,7 +12,6 @@
 #endif
 
 #include "bingrad.h"
-#include "qz_dvec.h"
 
 /* The squared error of the split below point k is sum(x^2) - F(k), F(k) =
  * S_k^2 / k + (T - S_k)^2 / (n - k) (S_k the sum of the k smallest): the
@@ -116,6 +115,31 @@ static void consider(bb_search *q, double n, double s)
     if (f > q->best) q->best = f, q->best_n = n, q->best_s = s;
 }
 
+/* Vectors of doubles as wide as the build's registers, loaded from floats:
+ * the search's passes sum in doubles, as the sorted summary does. 512-bit
+ * vectors lowered to SSE2 spill, so the width follows the target. Selects by
+ * mask (C has no vector ?:); two masks are never combined, which SSE2 builds
+ * do lane by lane. */
+#if defined(__AVX512F__)
+#define DW 8
+#elif defined(__AVX__)
+#define DW 4
+#else
+#define DW 2
+#endif
+typedef double dvec __attribute__((vector_size(8 * DW)));
+typedef int64_t lvec __attribute__((vector_size(8 * DW)));
+typedef float fvec_u __attribute__((vector_size(4 * DW), aligned(4), may_alias));
+#define LOAD_D(p) __builtin_convertvector(*(const fvec_u *)(const void *)(p), dvec)
+#define SELECT(mask, a, b) ((dvec)(((lvec)(a) & (mask)) | ((lvec)(b) & ~(mask))))
+
+static dvec dvec_splat(double v)
+{
+    dvec r;
+    for (int l = 0; l < DW; l++) r[l] = v;
+    return r;
+}
+
 /* Sum, minimum and maximum of v[0..m) (m >= 1), two vectors at a time, each
  * its own chains (one chain of compare and select waited on the other). */
 static double range_sum(const float *v, size_t m, float *mn, float *mx)
@@ -165,20 +189,6 @@ static void sort_and_scan(bb_search *q, float *buf, size_t m, double n0, double 
     }
 }
 
-/* Can a split strictly inside the value range [mn, mx] of m elements -- a
- * contiguous range of the sorted bucket, with n0 elements summing to s0 below
- * them, sum their own sum -- beat q->best? F is jointly convex in (n, S), and
- * every such split lies in the triangle (n0, s0), (n0+m, s0+sum) and the
- * corner where "the k smallest are at least mn" meets "the other m-k are at
- * most mx": F at those three points bounds it. */
-static int may_beat(const bb_search *q, size_t m, double n0, double s0, double sum, float mn, float mx)
-{
-    if (m <= 1 || mn == mx) return 0; /* no split strictly inside */
-    const double k = ((double)m * mx - sum) / ((double)mx - mn), B = q->best * (1 + 1e-12);
-    return gain_exceeds(n0 + k, s0 + k * mn, q->N, q->T, B) || gain_exceeds(n0, s0, q->N, q->T, B) ||
-           gain_exceeds(n0 + (double)m, s0 + sum, q->N, q->T, B);
-}
-
 /* The elements of one value interval: buf[side][at .. at + m). */
 typedef struct {
     size_t at, m;
@@ -187,6 +197,21 @@ typedef struct {
     double n0, s0; /* count and sum of the bucket's elements below them */
     double sum;
 } bb_node;
+
+/* Can a split strictly inside node d -- m elements in [mn, mx], a
+ * contiguous range of the sorted bucket, with n0 elements summing to s0
+ * below them, sum their own sum -- beat q->best? F is jointly convex in
+ * (n, S), and every such split lies in the triangle (n0, s0), (n0+m, s0+sum)
+ * and the corner where "the k smallest are at least mn" meets "the other m-k
+ * are at most mx": F at those three points bounds it. */
+static int may_beat(const bb_search *q, const bb_node *d)
+{
+    const double m = (double)d->m, n0 = d->n0, s0 = d->s0, sum = d->sum, mn = d->mn, mx = d->mx;
+    if (d->m <= 1 || mn == mx) return 0; /* no split strictly inside */
+    const double k = (m * mx - sum) / (mx - mn), B = q->best * (1 + 1e-12);
+    return gain_exceeds(n0 + k, s0 + k * mn, q->N, q->T, B) || gain_exceeds(n0, s0, q->N, q->T, B) ||
+           gain_exceeds(n0 + m, s0 + sum, q->N, q->T, B);
+}
 
 /* One cut of a node at p: its elements below p and the others, and what the
  * children need to know of them. */
@@ -372,7 +397,7 @@ gq_err bingrad_b_fit_unsorted(float *a, float *b, const float *x, size_t len, fl
     }
     while (count > 0) {
         bb_node d = node[--count];
-        if (!may_beat(&q, d.m, d.n0, d.s0, d.sum, d.mn, d.mx)) continue;
+        if (!may_beat(&q, &d)) continue;
         if (d.m <= BB_LEAF || count + 2 > BB_NODES) { /* sort in place; the input is copied first */
             float *v = buf[d.side == 2 ? 0 : d.side] + d.at;
             if (d.side == 2) memcpy(v, x + d.at, d.m * sizeof *v);
@@ -394,10 +419,13 @@ static unsigned bb_nlevels(const qz_params *p) { return (void)p, 2; }
 
 /* The search without a sort (2.5 against 3.5 ns an element for sort and
  * scan at 512, AVX-512 build; docs/performance.md): the same optimum. */
+/* The search's work area: two copies of a bucket. */
+static size_t bb_workspace(size_t len) { return 2 * len * sizeof(float); }
+
 static gq_err bb_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
 {
-    (void)p;                                                 /* work: qz_sorted_workspace(len) >= 2 * len floats */
-    if ((uint64_t)len > UINT32_MAX) return GQ_ERR_TOO_LARGE; /* counts are exact doubles far beyond */
+    (void)p;
+    if ((uint64_t)len > UINT32_MAX) return GQ_ERR_TOO_LARGE; /* the limit of the codecs that sort */
     return bingrad_b_fit_unsorted(&stored[0], &stored[1], x, len, (float *)work);
 }
 
@@ -418,7 +446,7 @@ static void bb_table(float *table, const float *stored, const qz_params *p)
 
 static const qz_dense BB = {.nstored = bb_nstored,
                             .nlevels = bb_nlevels,
-                            .sorts = 1, /* the search's work area: two copies of a bucket */
+                            .fit_workspace = bb_workspace,
                             .fit = bb_fit,
                             .quantize = bb_quantize,
                             .table = bb_table};

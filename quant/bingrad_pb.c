@@ -12,38 +12,12 @@
 #include "bingrad.h"
 #include "rng.h"
 
-/* What the fit's searches probe: the sorted bucket and the value sought or
- * the fixed level. */
+/* What the fit's root searches probe: the sorted bucket and the fixed level. */
 typedef struct {
     const qz_sorted *s;
-    double v, b, a; /* the value sought, or the fixed level */
-    size_t bound;   /* jb for g, ia for h */
+    double b, a;  /* the fixed level */
+    size_t bound; /* jb for g, ia for h */
 } pb_probe;
-
-static int at_least(const void *c, size_t k)
-{
-    const pb_probe *p = c;
-    return p->s->x[k] >= p->v;
-}
-
-static int above(const void *c, size_t k)
-{
-    const pb_probe *p = c;
-    return p->s->x[k] > p->v;
-}
-
-/* qz_lower_bound and qz_upper_bound from a hint. */
-static size_t lower_bound_near(const qz_sorted *s, double v, size_t hint)
-{
-    const pb_probe c = {s, v, 0, 0, 0};
-    return qz_gallop_first(0, s->len, hint, at_least, &c);
-}
-
-static size_t upper_bound_near(const qz_sorted *s, double v, size_t hint)
-{
-    const pb_probe c = {s, v, 0, 0, 0};
-    return qz_gallop_first(0, s->len, hint, above, &c);
-}
 
 /* F at (a, b), given i = #{x < a} and j = #{x <= b}: O(1) with the prefix
  * sums. The fit knows both bounds of every point it evaluates, so it never
@@ -80,7 +54,7 @@ static int g_at_least_0(const void *ctx, size_t k)
 static float update_a(const qz_sorted *s, float b, size_t jb, size_t hint)
 {
     /* k = number of elements below a: the smallest k in [1, jb] with g(x_k) >= 0 */
-    const pb_probe c = {s, 0, b, 0, jb};
+    const pb_probe c = {s, b, 0, jb};
     size_t k =
         qz_gallop_first(1, jb, hint, g_at_least_0, &c); /* the root lies in (x_{k-1}, x_k] with k elements below */
     if (k >= jb) return b;
@@ -110,7 +84,7 @@ static float update_b(const qz_sorted *s, float a, size_t ia, size_t hint)
      * the first k in (ia, len-1] where h < 0 (len if none); hint: a guess of
      * that first k, the count of elements at or below the last b */
     if (ia >= len - 1) return s->x[len - 1];
-    const pb_probe c = {s, 0, 0, a, ia};
+    const pb_probe c = {s, 0, a, ia};
     const size_t k = qz_gallop_first(ia + 1, len, hint, h_below_0, &c) - 1;
     /* root in [x_k, x_{k+1}) with elements [k+1, len) above */
     if (k + 1 >= len) return s->x[len - 1];
@@ -131,7 +105,7 @@ typedef struct {
 
 static pb_point pb_point_at(const qz_sorted *s, float a, float b, size_t hint_i, size_t hint_j)
 {
-    pb_point p = {a, b, lower_bound_near(s, a, hint_i), upper_bound_near(s, b, hint_j), 0};
+    pb_point p = {a, b, qz_lower_bound_near(s, a, hint_i), qz_upper_bound_near(s, b, hint_j), 0};
     p.f = error_at(s, a, b, p.i, p.j);
     return p;
 }
@@ -165,9 +139,9 @@ void bingrad_pb_fit(float *a_out, float *b_out, const qz_sorted *s)
     pb_point p = pb_point_at(s, s->x[0], s->x[s->len - 1], 0, s->len);
     for (int it = 0; it < 50 && p.a < p.b; it++) {
         const float na = update_a(s, p.b, p.j, p.i);
-        const size_t ia = lower_bound_near(s, na, p.i);
+        const size_t ia = qz_lower_bound_near(s, na, p.i);
         const float nb = update_b(s, na, ia, p.j);
-        const size_t jb = upper_bound_near(s, nb, p.j);
+        const size_t jb = qz_upper_bound_near(s, nb, p.j);
         const pb_point q = {na, nb, ia, jb, error_at(s, na, nb, ia, jb)};
         if (!(q.f < p.f)) break; /* coordinate descent never increases F */
         p = q;
@@ -219,7 +193,7 @@ static void pb_table(float *table, const float *stored, const qz_params *p)
 
 static const qz_dense PB = {.nstored = pb_nstored,
                             .nlevels = pb_nlevels,
-                            .sorts = 1,
+                            .fit_workspace = qz_sorted_workspace,
                             .fit = pb_fit,
                             .quantize = pb_quantize,
                             .table = pb_table};

@@ -509,7 +509,7 @@ static int orq_check(const float *lv, const qz_params *p)
 
 static const qz_dense ORQ = {.nstored = orq_nstored,
                              .nlevels = orq_nlevels,
-                             .sorts = 1,
+                             .fit_workspace = qz_sorted_workspace,
                              .fit = orq_fit,
                              .quantize = orq_quantize,
                              .table = orq_table,

@@ -541,7 +541,7 @@ size_t qz_dense_payload(const qz_dense *d, const qz_params *p, size_t n)
 
 size_t qz_dense_workspace(const qz_dense *d, const qz_params *p, size_t n)
 {
-    return QZ_CHUNK + (d->sorts ? qz_sorted_workspace(qz_bucket_len(p, n)) : 0);
+    return QZ_CHUNK + (d->fit_workspace ? d->fit_workspace(qz_bucket_len(p, n)) : 0);
 }
 
 /* End of the segment that starts at j inside chunk [.., c1): segments stop at

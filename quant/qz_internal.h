@@ -139,7 +139,7 @@ struct qz_dense {
     /* The codes' packing (QZ_PACK_TRITS: 5 per byte; QZ_PACK_BYTE: byte_of[code] each); NULL: bit-packed. */
     qz_pack (*packing)(const qz_params *p);
     const int8_t *byte_of; /* pack=byte: the signed byte (-1, 0 or +1) each code travels as; K <= 16 */
-    int sorts;             /* fit() needs qz_sorted_workspace(bucket) of work */
+    size_t (*fit_workspace)(size_t bucket_len); /* bytes of work fit() needs for a bucket; NULL: none */
     /* Bucket statistics -> stored floats. x is finite, len >= 1. */
     gq_err (*fit)(float *stored, const float *x, size_t len, const qz_params *p, void *work);
     /* Optional, for codecs of one stored float per bucket fitted from its
@@ -209,6 +209,10 @@ static inline double qz_sum2(const qz_sorted *s, size_t i, size_t j) { return s-
 size_t qz_lower_bound(const qz_sorted *s, double v);
 /* First index whose value is > v (or len). */
 size_t qz_upper_bound(const qz_sorted *s, double v);
+/* The two searched outward from hint (qz_gallop_first, below), where the
+ * value sought moves little from one call to the next: the same answers. */
+size_t qz_lower_bound_near(const qz_sorted *s, double v, size_t hint);
+size_t qz_upper_bound_near(const qz_sorted *s, double v, size_t hint);
 /* The first k in [lo, hi] where pred(ctx, k) holds (pred false then true
  * over [lo, hi); hi if it never holds there), searched outward from hint by
  * doubling steps, then halving: where the answer moves little from one call

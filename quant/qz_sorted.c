@@ -447,6 +447,35 @@ size_t qz_upper_bound(const qz_sorted *s, double v)
     return lo;
 }
 
+typedef struct {
+    const qz_sorted *s;
+    double v;
+} bound_probe;
+
+static int at_least(const void *c, size_t k)
+{
+    const bound_probe *p = c;
+    return p->s->x[k] >= p->v;
+}
+
+static int above(const void *c, size_t k)
+{
+    const bound_probe *p = c;
+    return p->s->x[k] > p->v;
+}
+
+size_t qz_lower_bound_near(const qz_sorted *s, double v, size_t hint)
+{
+    const bound_probe c = {s, v};
+    return qz_gallop_first(0, s->len, hint, at_least, &c);
+}
+
+size_t qz_upper_bound_near(const qz_sorted *s, double v, size_t hint)
+{
+    const bound_probe c = {s, v};
+    return qz_gallop_first(0, s->len, hint, above, &c);
+}
+
 double qz_interval_cost(const qz_sorted *s, double a, double c)
 {
     /* sum (c-x)(x-a) = -S2 + (a+c) S1 - a c N over a <= x <= c */
