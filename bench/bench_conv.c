@@ -8,7 +8,6 @@
  * would select a better one with OPENBLAS_CORETYPE set (see
  * docs/performance.md#trainer).
  * Build: cmake --build build --target bench_conv; run: build/bench_conv [REPS] */
-#include <cblas.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +16,7 @@
 #include "gq_clock.h"
 #include "nn.h"
 #include "rng.h"
-
-void openblas_set_num_threads(int);
+#include "trainer.h"
 
 typedef struct {
     const char *name;
@@ -32,30 +30,12 @@ static float *random_floats(size_t n, rng_t *r)
     return x;
 }
 
-static double sgemm_seconds(int reps)
-{
-    const int N = 512;
-    rng_t r;
-    rng_init(&r, 2);
-    float *a = random_floats((size_t)N * N, &r), *b = random_floats((size_t)N * N, &r),
-          *c = random_floats((size_t)N * N, &r);
-    double best = INFINITY;
-    for (int t = 0; t < reps; t++) {
-        double t0 = gq_now();
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1.0f, a, N, b, N, 0.0f, c, N);
-        best = fmin(best, gq_now() - t0);
-    }
-    free(a), free(b), free(c);
-    return best;
-}
-
 int main(int argc, char **argv)
 {
     const int reps = argc > 1 ? atoi(argv[1]) : 20, B = 64;
     const conv_shape shapes[] = {{"conv1 1x28x28 -> 6, 5x5 pad 2", 1, 28, 28, 6, 5, 2},
                                  {"conv2 6x14x14 -> 16, 5x5", 6, 14, 14, 16, 5, 0}};
-    openblas_set_num_threads(1);
-    const double gemm = 2.0 * 512 * 512 * 512 / sgemm_seconds(reps) / 1e9;
+    const double gemm = train_sgemm_gflops(); /* gqsim train's reference, one thread */
     printf("OpenBLAS kernel %s; sgemm 512^3 (reference) %.1f GFLOP/s\n", blas_core_in_use(), gemm);
     printf("%-32s %-18s %10s %10s\n", "layer, 64 images", "kernel", "GFLOP/s", "x sgemm");
     rng_t r;
