@@ -19,6 +19,7 @@ packages=(
   openmpi-bin libopenmpi-dev # train --mpi, mpirun, bench/mpi_pingpong
   iproute2 # scripts/netlab.sh: network namespaces, veth, tc
   libgrpc-dev # gRPC's C core: bench/bench_grpc measures data/rpc_costs.csv
+  libmimalloc-dev # gqsim's allocator: the SimGrid engine's millions of small objects
 )
 
 missing=()
