@@ -1,6 +1,8 @@
 /* The SimGrid engine's child side, a module of its own (gqsim-simgrid.so):
  * one actor per GPU -- or, on a generated uniform platform, per node one for
- * the first GPU and one for the others, which behave alike -- and one per
+ * the first GPU and one for the others, which behave alike; or, where those
+ * only meet the first GPU (the leaders' schemes), one actor per node moving
+ * their flows from their host (sg_host_sendto) -- and one per
  * parameter server where there is one walks the plan's buckets: it waits
  * until a bucket is ready, spends the encode time, moves the real encoded
  * byte counts through the platform's links with SimGrid's flow model, spends
@@ -49,6 +51,13 @@ typedef struct {
     int gpus;      /* GPUs it stands for */
     int node_gpus; /* GPUs in use on its node */
     int followers; /* leader: the node's other actors, indices index+1 .. index+followers */
+    /* NODE_FOLDED: a leader's node's other GPUs, drawn as one host without an actor of its own; the leader moves
+     * their flows and keeps the clock their actor would have had (`clock`, and `t0` its iteration's start) */
+    struct {
+        sg_host_t host; /* NULL: none */
+        int gpus;
+        double clock, t0;
+    } folded;
 } sg_actor_ctx;
 
 static sg_mailbox_t mbox(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -133,7 +142,7 @@ static void ps_server(int argc, char **argv)
  * around `inter` (what the leaders do among themselves). A follower actor
  * standing for k GPUs moves k times the bytes: its k flows would share the
  * leader's link, so one flow of their sum takes as long. */
-static void node_reduce_bcast(sg_world *w, const sg_actor_ctx *me, const sim_bucket *b,
+static void node_reduce_bcast(sg_world *w, sg_actor_ctx *me, const sim_bucket *b,
                               void (*inter)(sg_world *w, int node, const sim_bucket *b))
 {
     const int a = me->index, here = me->node_gpus;
@@ -150,12 +159,23 @@ static void node_reduce_bcast(sg_world *w, const sg_actor_ctx *me, const sim_buc
     if (!c) abort(); /* the child dies and the parent reports a failed run */
     if (here > 1) {
         sleep_s(b->enc_s);
-        for (int l = 0; l < me->followers; l++) c[l] = sg_mailbox_get_async(mbox("lu%d", a + 1 + l), &data);
-        sg_comm_wait_all(c, (size_t)me->followers);
+        if (me->folded.host) {
+            /* the others' put, posted once they have encoded from where their clock is: as with a mailbox, the
+             * flow starts when both ends are there */
+            sleep_until(fmax(me->folded.clock, me->folded.t0 + b->ready_s) + b->enc_s);
+            sg_host_sendto(me->folded.host, sg_host_self(), (double)bytes_of(me->folded.gpus * b->up_bytes));
+        } else {
+            for (int l = 0; l < me->followers; l++) c[l] = sg_mailbox_get_async(mbox("lu%d", a + 1 + l), &data);
+            sg_comm_wait_all(c, (size_t)me->followers);
+        }
         sleep_s((here - 1) * b->dec_s);
     }
     if (w->N > 1) inter(w, me->node, b);
-    if (here > 1) {
+    if (here > 1 && me->folded.host) {
+        sleep_s(b->enc_down_s);
+        sg_host_sendto(sg_host_self(), me->folded.host, (double)bytes_of(me->folded.gpus * b->down_bytes));
+        me->folded.clock = simgrid_get_clock() + b->dec_down_s; /* they decode the reply */
+    } else if (here > 1) {
         sleep_s(b->enc_down_s);
         for (int l = 0; l < me->followers; l++)
             c[l] = sg_mailbox_put_async(mbox("ld%d", a + 1 + l), &w->token, bytes_of(f[l].gpus * b->down_bytes));
@@ -280,12 +300,13 @@ static void host_server(int argc, char **argv)
 static void worker(int argc, char **argv)
 {
     (void)argc, (void)argv;
-    const sg_actor_ctx *me = sg_actor_self_get_data();
+    sg_actor_ctx *me = sg_actor_self_get_data();
     sg_world *w = me->w;
     const int a = me->index, R = w->R;
     const double a_hop = w->plan->a_ring;
     for (int it = 0; it < w->iters; it++) {
         double t0 = simgrid_get_clock();
+        me->folded.t0 = me->folded.clock;
         for (int k = 0; w->P > 1 && k < w->plan->n; k++) {
             const sim_bucket *b = &w->plan->b[k];
             sleep_until(t0 + b->ready_s);
@@ -323,27 +344,31 @@ static void worker(int argc, char **argv)
             }
         }
         sleep_until(t0 + w->plan->compute_s);
+        me->folded.clock = fmax(me->folded.clock, me->folded.t0 + w->plan->compute_s);
     }
-    w->end[a] = simgrid_get_clock();
+    w->end[a] = fmax(simgrid_get_clock(), me->folded.host ? me->folded.clock : 0);
 }
 
 /* ---- the child ------------------------------------------------------------------------- */
 
-/* The worker actors: per node the leader (its first GPU), then its followers. */
-static int build_actors(sg_world *w, sg_actor_ctx *ctx, int grouped)
+/* The worker actors: per node the leader (its first GPU), then its followers; folded, the leader alone, with the
+ * GPUs its node's second host stands for (its host is set where hosts are known). */
+static int build_actors(sg_world *w, sg_actor_ctx *ctx, node_actors mode)
 {
     int a = 0;
     for (int node = 0; node < w->N; node++) {
-        int here = node + 1 < w->N ? w->G : w->P - node * w->G, followers = node_followers(here, grouped);
-        ctx[a] = (sg_actor_ctx){w, a, node, 0, 1, here, followers};
+        int here = node + 1 < w->N ? w->G : w->P - node * w->G, followers = node_followers(here, mode);
+        ctx[a] = (sg_actor_ctx){w, a, node, 0, 1, here, followers, {NULL, 0, 0, 0}};
+        if (mode == NODE_FOLDED && here > 1) ctx[a].folded.gpus = here - 1;
         for (int l = 1; l <= followers; l++)
-            ctx[a + l] = (sg_actor_ctx){w, a + l, node, l, grouped ? here - 1 : 1, here, 0};
+            ctx[a + l] =
+                (sg_actor_ctx){w, a + l, node, l, mode == NODE_GROUPED ? here - 1 : 1, here, 0, {NULL, 0, 0, 0}};
         a += 1 + followers;
     }
     return a;
 }
 
-int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_path, int grouped,
+int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_path, node_actors mode,
                      char cfg[SIM_SG_NET_CFGS][64], int fd)
 {
     sg_world w = {c, p, c->gpus, p->per_node, p->nodes, c->iterations > 0 ? c->iterations : 1, 0, NULL, 0};
@@ -352,8 +377,8 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
     sg_actor_ctx *ctx = calloc((size_t)w.P + 1 + (size_t)hosts, sizeof *ctx);
     w.end = calloc((size_t)w.P, sizeof *w.end);
     if (!w.end || !ctx) return 1;
-    w.R = build_actors(&w, ctx, grouped);
-    const int host_cols = grouped ? 2 : w.G; /* GPUs per node in the platform */
+    w.R = build_actors(&w, ctx, mode);
+    const int host_cols = mode != NODE_PER_GPU ? 2 : w.G; /* GPUs per node in the platform */
     char *argv[] = {"gqsim", cfg[0], cfg[4], "--cfg=contexts/stack-size:256",
                     /* a platform may be wrong: SimGrid says why at ERROR (parse) or CRITICAL (exceptions) */
                     "--log=root.thres:error", cfg[1], cfg[2], cfg[3], NULL};
@@ -391,10 +416,14 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
                 fprintf(stderr, "[gqsim/CRITICAL] Host not found: n%dg%d\n", node, gpu);
             return 1;
         }
-        if (server) ctx[a] = (sg_actor_ctx){&w, a, 0, 0, 0, 0, 0};
+        if (server) ctx[a] = (sg_actor_ctx){&w, a, 0, 0, 0, 0, 0, {NULL, 0, 0, 0}};
+        if (!server && !host && ctx[a].folded.gpus > 0 && !(ctx[a].folded.host = grid[node * host_cols + 1])) {
+            fprintf(stderr, "[gqsim/CRITICAL] Host not found: n%dg1\n", node);
+            return 1;
+        }
         if (host) { /* its node's GPU actors: the leader's index and the GPUs in use */
             while (ctx[leader].node != node) leader++;
-            ctx[a] = (sg_actor_ctx){&w, a, node, 0, 0, ctx[leader].node_gpus, leader};
+            ctx[a] = (sg_actor_ctx){&w, a, node, 0, 0, ctx[leader].node_gpus, leader, {NULL, 0, 0, 0}};
         }
         sg_actor_t act = sg_actor_init(server ? "ps" : host ? "host" : "worker", where);
         sg_actor_set_data(act, &ctx[a]);

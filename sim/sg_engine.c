@@ -22,7 +22,7 @@
 #include "gq_file.h"
 #include "sim_internal.h"
 
-typedef int (*child_fn)(const sim_config *c, const sim_plan *p, const char *xml_path, int grouped,
+typedef int (*child_fn)(const sim_config *c, const sim_plan *p, const char *xml_path, node_actors mode,
                         char cfg[SIM_SG_NET_CFGS][64], int fd);
 
 /* The module's entry, loaded once per process, in the parent before the first fork: every run's child
@@ -82,14 +82,22 @@ static int grouping(const cluster_spec *cl, sync_kind sync, int gpus, node_group
     return 1;
 }
 
-/* Worker actors for `gpus` GPUs, one per GPU or grouped. */
-static int actors_for(const cluster_spec *cl, int gpus, int grouped)
+/* How the engine draws the nodes' other GPUs for this run (see sim_simgrid). */
+static node_actors actors_mode(const cluster_spec *cl, sync_kind sync, int gpus, int ps_on_cpu)
+{
+    const int on_cpu = ps_on_cpu && (sync == SYNC_PS || sync == SYNC_PS_SHARDED);
+    if (on_cpu || !grouping(cl, sync, gpus, NULL)) return NODE_PER_GPU;
+    return sync == SYNC_PS_SHARDED || sync == SYNC_HIERARCHICAL ? NODE_FOLDED : NODE_GROUPED;
+}
+
+/* Worker actors for `gpus` GPUs. */
+static int actors_for(const cluster_spec *cl, int gpus, node_actors mode)
 {
     const int nodes = cluster_nodes_for(cl, gpus);
     int actors = 0;
     for (int node = 0; node < nodes; node++) {
         int here = node + 1 < nodes ? cl->gpus_per_node : gpus - node * cl->gpus_per_node;
-        actors += 1 + node_followers(here, grouped);
+        actors += 1 + node_followers(here, mode);
     }
     return actors;
 }
@@ -114,17 +122,25 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
      * fat-tree, rings under LV08 came out up to 1.2% apart grouped and not
      * (CM02: identical; stars: identical in all 480 cases compared), so
      * fat-trees keep one actor per GPU until that is understood. With servers
-     * on the host CPUs every GPU talks to its host: none stands for another. */
+     * on the host CPUs every GPU talks to its host: none stands for another.
+     * Where the stand-in only meets its leader, which waits for it anyway
+     * (ps-sharded, hierarchical), it needs no actor: the leader moves its
+     * flows from its host and keeps its clock (sg_child.c), one actor a node. */
     const int on_cpu = c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED);
     node_grouped stand_in = {0, 0, 0, 0};
-    const int grouped = !on_cpu && grouping(c->cluster, c->sync, c->gpus, &stand_in);
-    const int actors = on_cpu ? c->gpus + p->nodes : actors_for(c->cluster, c->gpus, grouped);
+    const node_actors mode = actors_mode(c->cluster, c->sync, c->gpus, c->ps_on_cpu);
+    const int grouped = mode != NODE_PER_GPU;
+    if (grouped) grouping(c->cluster, c->sync, c->gpus, &stand_in);
+    const int actors = on_cpu ? c->gpus + p->nodes : actors_for(c->cluster, c->gpus, mode);
     if (actors > SIM_SIMGRID_MAX_ACTORS)
         return snprintf(msg, cap,
                         "%d GPUs need %d SimGrid actors (%s), beyond the SimGrid engine's %d (it would need about %.0f "
                         "s and %.0f MB): use --engine analytic",
-                        c->gpus, actors, grouped ? "two per node" : "one per GPU", SIM_SIMGRID_MAX_ACTORS,
-                        sim_simgrid_cost_s(c->cluster, c->sync, c->gpus, c->iterations),
+                        c->gpus, actors,
+                        mode == NODE_FOLDED ? "one per node"
+                        : grouped           ? "two per node"
+                                            : "one per GPU",
+                        SIM_SIMGRID_MAX_ACTORS, sim_simgrid_cost_s(c->cluster, c->sync, c->gpus, c->iterations),
                         sim_simgrid_cost_mb(c->cluster, c->sync, c->gpus)),
                GQ_ERR_PARAM;
     char platform[4096];
@@ -170,7 +186,7 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
         if (getppid() != parent) _exit(1);
         close(pipefd[0]);
         if (errfd >= 0) dup2(errfd, STDERR_FILENO);
-        _exit(run(c, p, platform, grouped, cfg, pipefd[1]));
+        _exit(run(c, p, platform, mode, cfg, pipefd[1]));
     }
     close(pipefd[1]);
     double per_iter = -1;
@@ -209,30 +225,31 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     return GQ_OK;
 }
 
-int sim_simgrid_grouped(const cluster_spec *cl, sync_kind sync, int gpus) { return grouping(cl, sync, gpus, NULL); }
-
-int sim_simgrid_actors(const cluster_spec *cl, sync_kind sync, int gpus)
-{
-    return actors_for(cl, gpus, sim_simgrid_grouped(cl, sync, gpus));
-}
-
 /* Measured on a 2-core machine (docs/performance.md#simulation-cost), one
- * iteration of AlexNet on 4-GPU nodes. One actor per GPU (fat-tree): 16384
- * GPUs 48 s and 700 MB, time as N^2.2; a single parameter server five times
- * that (243 s). Grouped, by nodes: 4096 nodes 5.3 s and 159 MB, 8192 nodes
- * 18.2 s and 311 MB; time as nodes^1.7. Nodes with an inside (dgx1: a zone of
- * 72 routes) where not grouped (rings; partly used nodes), one actor per GPU,
- * ResNet-50: 4096 GPUs 10.3 s and 102 MB, 16384 GPUs 95 s and 376 MB. */
+ * iteration of AlexNet on 4-GPU nodes, with mimalloc. One actor a node (the
+ * leaders' schemes): 8192 nodes 5.8 s and 243 MB, 16384 nodes 13.2 s and 478
+ * MB, time as nodes^1.2. Two a node (rings): 4096 nodes 2.8 s and 191 MB.
+ * One actor per GPU (fat-tree): 16384 GPUs 48 s and 700 MB, time as N^2.2; a
+ * single parameter server five times that (243 s); nodes with an inside
+ * (dgx1: a zone of 72 routes) where not grouped (rings; partly used nodes),
+ * ResNet-50: 4096 GPUs 10.3 s and 102 MB, 16384 GPUs 95 s and 376 MB (those
+ * three before mimalloc). */
 double sim_simgrid_cost_s(const cluster_spec *cl, sync_kind sync, int gpus, int iterations)
 {
     int it = iterations > 1 ? iterations : 1;
-    if (sim_simgrid_grouped(cl, sync, gpus)) return 5.3 * pow(cluster_nodes_for(cl, gpus) / 4096.0, 1.7) * it;
+    const node_actors mode = actors_mode(cl, sync, gpus, 0);
+    const double nodes = cluster_nodes_for(cl, gpus);
+    if (mode == NODE_FOLDED) return 5.8 * pow(nodes / 8192.0, 1.2) * it;
+    if (mode == NODE_GROUPED) return 2.8 * pow(nodes / 4096.0, 1.2) * it;
     if (!cluster_uniform_node(cl) && sync != SYNC_PS) return 95.0 * pow(gpus / 16384.0, 1.6) * it;
     return (sync == SYNC_PS ? 243.0 : 48.0) * pow(gpus / 16384.0, 2.2) * it;
 }
 double sim_simgrid_cost_mb(const cluster_spec *cl, sync_kind sync, int gpus)
 {
-    if (sim_simgrid_grouped(cl, sync, gpus)) return 159.0 * pow(cluster_nodes_for(cl, gpus) / 4096.0, 0.97);
+    const node_actors mode = actors_mode(cl, sync, gpus, 0);
+    const double nodes = cluster_nodes_for(cl, gpus);
+    if (mode == NODE_FOLDED) return 243.0 * pow(nodes / 8192.0, 0.98);
+    if (mode == NODE_GROUPED) return 191.0 * pow(nodes / 4096.0, 0.95);
     if (!cluster_uniform_node(cl) && sync != SYNC_PS) return 376.0 * pow(gpus / 16384.0, 0.94);
     return 700.0 * pow(gpus / 16384.0, 1.35);
 }

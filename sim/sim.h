@@ -120,20 +120,16 @@ int sim_engine_parse(const char *name, engine_kind *k);
  * not an abort. On error writes one line into msg. */
 gq_err sim_run(const sim_config *c, sim_result *r, char *msg, size_t cap);
 
-/* The SimGrid engine's limit, in worker actors (one per GPU, or two per node
- * where grouped: sim_simgrid_actors): 16384. Each actor's stack has a guard
- * page, which splits a memory mapping, and the kernel allows 65530 mappings
- * (vm.max_map_count) -- past about 32000 actors SimGrid fails; and with one
- * actor per GPU, 16384 already take about a minute. So 16384 GPUs with one
- * actor each; grouped, 32768 GPUs on 4-GPU nodes, 65536 on 8-GPU nodes. The
- * analytic engine has no limit. */
+/* The SimGrid engine's limit, in worker actors (one per GPU; where a node's
+ * GPUs other than the first are drawn as one host, two per node for rings
+ * and all-gathers, one per node for the leaders' schemes): 16384. Each
+ * actor's stack has a guard page, which splits a memory mapping, and the
+ * kernel allows 65530 mappings (vm.max_map_count) -- past about 32000 actors
+ * SimGrid fails; and with one actor per GPU, 16384 already take about a
+ * minute. So 16384 GPUs with one actor each; on 4-GPU nodes 32768 GPUs in a
+ * ring, 65536 with ps-sharded or hierarchical. The analytic engine has no
+ * limit. */
 #define SIM_SIMGRID_MAX_ACTORS 16384
-/* 1 if the SimGrid engine runs a node's GPUs other than the first as one
- * actor (exact there, see sg_engine.c): a generated star platform, a sync
- * other than ps, more than 2 GPUs per node. */
-int sim_simgrid_grouped(const cluster_spec *cl, sync_kind sync, int gpus);
-/* Worker actors the SimGrid engine starts for `gpus` GPUs. */
-int sim_simgrid_actors(const cluster_spec *cl, sync_kind sync, int gpus);
 /* Rough cost of a SimGrid run on this kind of machine, from measurements
  * (docs/performance.md#simulation-cost): seconds and megabytes. For a
  * warning before long runs and the refusal beyond the limits. */

@@ -68,14 +68,22 @@ double sim_timeline(const sim_plan *p, const double *comm_s, double *exposed);
 #define SIM_SG_NET_CFGS 5
 void sim_simgrid_net_cfg(const sim_config *c, const sim_plan *p, char cfg[SIM_SG_NET_CFGS][64]);
 
-/* A node with `here` GPUs in use: its leader's followers in the SimGrid engine, one actor per other GPU, or
- * with `grouped` one standing for all of them. */
-static inline int node_followers(int here, int grouped) { return here > 1 ? (grouped ? 1 : here - 1) : 0; }
+/* How the SimGrid engine draws a node's GPUs other than its first (the leader): one actor each; one actor standing
+ * for all of them (rings and all-gathers, whose hops run beside the leader's); or, where they only ever meet their
+ * leader and it waits for them anyway (the leaders' schemes), no actor of their own: the leader moves their flows
+ * from their host itself and keeps their clock. The last two on a platform of two hosts per node. */
+typedef enum { NODE_PER_GPU, NODE_GROUPED, NODE_FOLDED } node_actors;
+
+/* A node with `here` GPUs in use: its leader's follower actors. */
+static inline int node_followers(int here, node_actors mode)
+{
+    return here > 1 && mode != NODE_FOLDED ? (mode == NODE_GROUPED ? 1 : here - 1) : 0;
+}
 
 /* The SimGrid engine's child (sg_child.c, the module gqsim-simgrid.so): runs the plan on the platform at
  * xml_path with SimGrid, `cfg` its network options, and writes the iteration time (a double) to fd.
  * @return the child's exit status. Reached only through dlopen from sg_engine.c's forked child. */
-int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_path, int grouped,
+int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_path, node_actors mode,
                      char cfg[SIM_SG_NET_CFGS][64], int fd);
 
 gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);

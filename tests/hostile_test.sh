@@ -95,8 +95,10 @@ expect "a property given twice" 1 "twice.xml: property gqsim.nics is given twice
     "$GQ" simulate --model alexnet --platform twice.xml --gpus 8
 expect "SimGrid engine beyond its limit: a clear refusal" 1 "65536 SimGrid actors .one per GPU., beyond the SimGrid engine's 16384.*--engine analytic" \
     "$GQ" simulate --model alexnet --platform dgx1 --gpus 65536 --sync ps
-expect "grouped actors have the same limit: 2 per 4-GPU node" 1 "65536 GPUs need 32768 SimGrid actors .two per node., beyond the SimGrid engine's 16384" \
-    "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 65536
+expect "grouped actors have the same limit: a ring, 2 per 4-GPU node" 1 "65536 GPUs need 32768 SimGrid actors .two per node., beyond the SimGrid engine's 16384" \
+    "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 65536 --sync ring
+expect "the leaders' schemes, one actor per node: 3-GPU nodes" 1 "65536 GPUs need 21846 SimGrid actors .one per node., beyond the SimGrid engine's 16384" \
+    "$GQ" simulate --model alexnet --platform "cluster:gpus-per-node=3,gpu=P100,intra=pcie3,inter=10gbe" --gpus 65536
 "$GQ" platforms xml dgx1 --nodes 2500 > dgx1.xml
 expect "one actor per GPU on a user's XML too" 1 "beyond the SimGrid engine's 16384" \
     "$GQ" simulate --model alexnet --platform dgx1.xml --gpus 20000
@@ -152,10 +154,10 @@ expect "train --plot acc.jpg" 2 "must end in .png or .svg" "$GQ" train --plot ac
 expect "train --output must be .csv" 2 "must end in .csv" "$GQ" train --output run.txt
 expect "report --quant qsgd:levels=1: usage error" 2 "levels" "$GQ" report --quant qsgd:levels=1 --out rep
 check "report with a bad quantizer leaves no directory" test ! -e rep
-expect "report failing half-way: one line" 1 "beyond the SimGrid engine" "$GQ" report --out rep2 --gpus 1,65536
+expect "report failing half-way: one line" 1 "beyond the SimGrid engine" "$GQ" report --out rep2 --gpus 1,65536 --sync ring
 check "report failing half-way leaves no directory" test ! -e rep2
 mkdir keep && echo mine > keep/note.txt
-"$GQ" report --out keep --gpus 1,65536 2> /dev/null
+"$GQ" report --out keep --gpus 1,65536 --sync ring 2> /dev/null
 check "report failing into a directory of yours leaves it as it was" sh -c 'test "$(ls keep)" = note.txt'
 expect "quant encode --output into a missing directory" 2 "does not exist" \
     "$GQ" quant encode --quant fp32 --input nothere.f32 --output /nonexistent/x.gq
