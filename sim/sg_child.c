@@ -51,11 +51,11 @@ typedef struct {
     int gpus;      /* GPUs it stands for */
     int node_gpus; /* GPUs in use on its node */
     int followers; /* leader: the node's other actors, indices index+1 .. index+followers */
-    /* NODE_FOLDED: a leader's node's other GPUs, drawn as one host without an actor of its own; the leader moves
-     * their flows and keeps the clock their actor would have had (`clock`, and `t0` its iteration's start) */
+    /* NODE_FOLDED: a leader's node's other GPUs (node_gpus - 1), drawn as one host without an actor of its own; the
+     * leader moves their flows and keeps the clock their actor would have had (`clock`, and `t0` its iteration's
+     * start) */
     struct {
         sg_host_t host; /* NULL: none */
-        int gpus;
         double clock, t0;
     } folded;
 } sg_actor_ctx;
@@ -163,7 +163,7 @@ static void node_reduce_bcast(sg_world *w, sg_actor_ctx *me, const sim_bucket *b
             /* the others' put, posted once they have encoded from where their clock is: as with a mailbox, the
              * flow starts when both ends are there */
             sleep_until(fmax(me->folded.clock, me->folded.t0 + b->ready_s) + b->enc_s);
-            sg_host_sendto(me->folded.host, sg_host_self(), (double)bytes_of(me->folded.gpus * b->up_bytes));
+            sg_host_sendto(me->folded.host, sg_host_self(), (double)bytes_of((here - 1) * b->up_bytes));
         } else {
             for (int l = 0; l < me->followers; l++) c[l] = sg_mailbox_get_async(mbox("lu%d", a + 1 + l), &data);
             sg_comm_wait_all(c, (size_t)me->followers);
@@ -171,15 +171,16 @@ static void node_reduce_bcast(sg_world *w, sg_actor_ctx *me, const sim_bucket *b
         sleep_s((here - 1) * b->dec_s);
     }
     if (w->N > 1) inter(w, me->node, b);
-    if (here > 1 && me->folded.host) {
+    if (here > 1) {
         sleep_s(b->enc_down_s);
-        sg_host_sendto(sg_host_self(), me->folded.host, (double)bytes_of(me->folded.gpus * b->down_bytes));
-        me->folded.clock = simgrid_get_clock() + b->dec_down_s; /* they decode the reply */
-    } else if (here > 1) {
-        sleep_s(b->enc_down_s);
-        for (int l = 0; l < me->followers; l++)
-            c[l] = sg_mailbox_put_async(mbox("ld%d", a + 1 + l), &w->token, bytes_of(f[l].gpus * b->down_bytes));
-        sg_comm_wait_all(c, (size_t)me->followers);
+        if (me->folded.host) {
+            sg_host_sendto(sg_host_self(), me->folded.host, (double)bytes_of((here - 1) * b->down_bytes));
+            me->folded.clock = simgrid_get_clock() + b->dec_down_s; /* they decode the reply */
+        } else {
+            for (int l = 0; l < me->followers; l++)
+                c[l] = sg_mailbox_put_async(mbox("ld%d", a + 1 + l), &w->token, bytes_of(f[l].gpus * b->down_bytes));
+            sg_comm_wait_all(c, (size_t)me->followers);
+        }
     }
     free(c);
 }
@@ -351,18 +352,16 @@ static void worker(int argc, char **argv)
 
 /* ---- the child ------------------------------------------------------------------------- */
 
-/* The worker actors: per node the leader (its first GPU), then its followers; folded, the leader alone, with the
- * GPUs its node's second host stands for (its host is set where hosts are known). */
+/* The worker actors: per node the leader (its first GPU), then its followers (none where folded: the leader's
+ * folded.host is set where hosts are known). */
 static int build_actors(sg_world *w, sg_actor_ctx *ctx, node_actors mode)
 {
     int a = 0;
     for (int node = 0; node < w->N; node++) {
         int here = node + 1 < w->N ? w->G : w->P - node * w->G, followers = node_followers(here, mode);
-        ctx[a] = (sg_actor_ctx){w, a, node, 0, 1, here, followers, {NULL, 0, 0, 0}};
-        if (mode == NODE_FOLDED && here > 1) ctx[a].folded.gpus = here - 1;
+        ctx[a] = (sg_actor_ctx){w, a, node, 0, 1, here, followers, {NULL, 0, 0}};
         for (int l = 1; l <= followers; l++)
-            ctx[a + l] =
-                (sg_actor_ctx){w, a + l, node, l, mode == NODE_GROUPED ? here - 1 : 1, here, 0, {NULL, 0, 0, 0}};
+            ctx[a + l] = (sg_actor_ctx){w, a + l, node, l, mode == NODE_GROUPED ? here - 1 : 1, here, 0, {NULL, 0, 0}};
         a += 1 + followers;
     }
     return a;
@@ -416,14 +415,15 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
                 fprintf(stderr, "[gqsim/CRITICAL] Host not found: n%dg%d\n", node, gpu);
             return 1;
         }
-        if (server) ctx[a] = (sg_actor_ctx){&w, a, 0, 0, 0, 0, 0, {NULL, 0, 0, 0}};
-        if (!server && !host && ctx[a].folded.gpus > 0 && !(ctx[a].folded.host = grid[node * host_cols + 1])) {
+        if (server) ctx[a] = (sg_actor_ctx){&w, a, 0, 0, 0, 0, 0, {NULL, 0, 0}};
+        if (mode == NODE_FOLDED && !server && !host && ctx[a].node_gpus > 1 &&
+            !(ctx[a].folded.host = grid[node * host_cols + 1])) {
             fprintf(stderr, "[gqsim/CRITICAL] Host not found: n%dg1\n", node);
             return 1;
         }
         if (host) { /* its node's GPU actors: the leader's index and the GPUs in use */
             while (ctx[leader].node != node) leader++;
-            ctx[a] = (sg_actor_ctx){&w, a, node, 0, 0, ctx[leader].node_gpus, leader, {NULL, 0, 0, 0}};
+            ctx[a] = (sg_actor_ctx){&w, a, node, 0, 0, ctx[leader].node_gpus, leader, {NULL, 0, 0}};
         }
         sg_actor_t act = sg_actor_init(server ? "ps" : host ? "host" : "worker", where);
         sg_actor_set_data(act, &ctx[a]);

@@ -82,11 +82,10 @@ static int grouping(const cluster_spec *cl, sync_kind sync, int gpus, node_group
     return 1;
 }
 
-/* How the engine draws the nodes' other GPUs for this run (see sim_simgrid). */
-static node_actors actors_mode(const cluster_spec *cl, sync_kind sync, int gpus, int ps_on_cpu)
+/* How the engine draws the nodes' other GPUs for this run (see sim_simgrid); q as for grouping. */
+static node_actors actors_mode(const cluster_spec *cl, sync_kind sync, int gpus, int on_cpu, node_grouped *q)
 {
-    const int on_cpu = ps_on_cpu && (sync == SYNC_PS || sync == SYNC_PS_SHARDED);
-    if (on_cpu || !grouping(cl, sync, gpus, NULL)) return NODE_PER_GPU;
+    if (on_cpu || !grouping(cl, sync, gpus, q)) return NODE_PER_GPU;
     return sync == SYNC_PS_SHARDED || sync == SYNC_HIERARCHICAL ? NODE_FOLDED : NODE_GROUPED;
 }
 
@@ -128,9 +127,8 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
      * flows from its host and keeps its clock (sg_child.c), one actor a node. */
     const int on_cpu = c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED);
     node_grouped stand_in = {0, 0, 0, 0};
-    const node_actors mode = actors_mode(c->cluster, c->sync, c->gpus, c->ps_on_cpu);
+    const node_actors mode = actors_mode(c->cluster, c->sync, c->gpus, on_cpu, &stand_in);
     const int grouped = mode != NODE_PER_GPU;
-    if (grouped) grouping(c->cluster, c->sync, c->gpus, &stand_in);
     const int actors = on_cpu ? c->gpus + p->nodes : actors_for(c->cluster, c->gpus, mode);
     if (actors > SIM_SIMGRID_MAX_ACTORS)
         return snprintf(msg, cap,
@@ -237,7 +235,7 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
 double sim_simgrid_cost_s(const cluster_spec *cl, sync_kind sync, int gpus, int iterations)
 {
     int it = iterations > 1 ? iterations : 1;
-    const node_actors mode = actors_mode(cl, sync, gpus, 0);
+    const node_actors mode = actors_mode(cl, sync, gpus, 0, NULL);
     const double nodes = cluster_nodes_for(cl, gpus);
     if (mode == NODE_FOLDED) return 5.8 * pow(nodes / 8192.0, 1.2) * it;
     if (mode == NODE_GROUPED) return 2.8 * pow(nodes / 4096.0, 1.2) * it;
@@ -246,7 +244,7 @@ double sim_simgrid_cost_s(const cluster_spec *cl, sync_kind sync, int gpus, int 
 }
 double sim_simgrid_cost_mb(const cluster_spec *cl, sync_kind sync, int gpus)
 {
-    const node_actors mode = actors_mode(cl, sync, gpus, 0);
+    const node_actors mode = actors_mode(cl, sync, gpus, 0, NULL);
     const double nodes = cluster_nodes_for(cl, gpus);
     if (mode == NODE_FOLDED) return 243.0 * pow(nodes / 8192.0, 0.98);
     if (mode == NODE_GROUPED) return 191.0 * pow(nodes / 4096.0, 0.95);
