@@ -2,7 +2,8 @@
  * one actor per GPU -- or, on a generated uniform platform, per node one for
  * the first GPU and one for the others, which behave alike; or, where those
  * only meet the first GPU (the leaders' schemes), one actor per node moving
- * their flows from their host (sg_host_sendto) -- and one per
+ * their flows from their host (sg_host_sendto; the first flow of each size,
+ * the others taking as long) -- and one per
  * parameter server where there is one walks the plan's buckets: it waits
  * until a bucket is ready, spends the encode time, moves the real encoded
  * byte counts through the platform's links with SimGrid's flow model, spends
@@ -19,9 +20,11 @@
 #include <math.h>
 #include <simgrid/actor.h>
 #include <simgrid/comm.h>
+#include <simgrid/cond.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
 #include <simgrid/mailbox.h>
+#include <simgrid/mutex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +35,13 @@
 
 /* ---- the world of one run, which every actor reaches through its data ------------------ */
 
+/* How long a folded stand-in's flow of `bytes` took, up (to the leader) or down (folded_flow). */
+typedef struct {
+    long bytes;
+    int down;
+    double s; /* < 0 while the first such flow is under way */
+} flow_took;
+
 typedef struct {
     const sim_config *c;
     const sim_plan *plan;
@@ -39,6 +49,10 @@ typedef struct {
     int R;              /* worker actors: P, or fewer where one stands for several GPUs */
     double *end;        /* per actor: end of its last iteration */
     int token;          /* the payload pointed to: only the byte count is simulated */
+    flow_took *took;    /* the folded stand-ins' flows: two a bucket, for full nodes and a last one partly used */
+    int ntook, took_cap;
+    sg_mutex_t took_lock;
+    sg_cond_t took_done; /* notified as each first flow of a size ends */
 } sg_world;
 
 /* A worker actor: one GPU, or (on a generated, uniform platform) `gpus`
@@ -77,6 +91,38 @@ static void sleep_s(double s)
 }
 static void sleep_until(double t) { sleep_s(t - simgrid_get_clock()); }
 static long bytes_of(double b) { return b < 1 ? 1 : (long)(b + 0.5); }
+
+/* A folded stand-in's flow between its host and its leader's. It is alone on its node's links (its leader waits for
+ * it, and no other flow reaches the node meanwhile), so every such flow of one size and direction takes as long:
+ * the first of each is moved, and the others take as long as it did -- those started while it is under way wait
+ * for it to end, which is no later than theirs would. Moving them all cost O(nodes^2): SimGrid 3.32 files every
+ * host-to-host comm in one list (its maestro's) and searches that list end to end as each one ends. */
+static void folded_flow(sg_world *w, sg_host_t from, sg_host_t to, long bytes, int down)
+{
+    const double t0 = simgrid_get_clock();
+    int k = 0;
+    while (k < w->ntook && !(w->took[k].bytes == bytes && w->took[k].down == down)) k++;
+    if (k == w->ntook) {
+        if (k == w->took_cap) { /* more sizes than a plan has: move it */
+            sg_host_sendto(from, to, (double)bytes);
+            return;
+        }
+        /* filed before any simcall, so that the leaders who come next at the same time find it */
+        w->took[w->ntook++] = (flow_took){bytes, down, -1};
+        sg_host_sendto(from, to, (double)bytes);
+        w->took[k].s = simgrid_get_clock() - t0;
+        sg_cond_notify_all(w->took_done);
+        return;
+    }
+    if (w->took[k].s >= 0) {
+        sleep_s(w->took[k].s);
+        return;
+    }
+    sg_mutex_lock(w->took_lock);
+    while (w->took[k].s < 0) sg_cond_wait(w->took_done, w->took_lock);
+    sg_mutex_unlock(w->took_lock);
+    sleep_until(t0 + w->took[k].s);
+}
 
 static void send_recv(sg_world *w, sg_mailbox_t to, double nbytes, sg_mailbox_t from)
 {
@@ -163,7 +209,7 @@ static void node_reduce_bcast(sg_world *w, sg_actor_ctx *me, const sim_bucket *b
             /* the others' put, posted once they have encoded from where their clock is: as with a mailbox, the
              * flow starts when both ends are there */
             sleep_until(fmax(me->folded.clock, me->folded.t0 + b->ready_s) + b->enc_s);
-            sg_host_sendto(me->folded.host, sg_host_self(), (double)bytes_of((here - 1) * b->up_bytes));
+            folded_flow(w, me->folded.host, sg_host_self(), bytes_of((here - 1) * b->up_bytes), 0);
         } else {
             for (int l = 0; l < me->followers; l++) c[l] = sg_mailbox_get_async(mbox("lu%d", a + 1 + l), &data);
             sg_comm_wait_all(c, (size_t)me->followers);
@@ -174,7 +220,7 @@ static void node_reduce_bcast(sg_world *w, sg_actor_ctx *me, const sim_bucket *b
     if (here > 1) {
         sleep_s(b->enc_down_s);
         if (me->folded.host) {
-            sg_host_sendto(sg_host_self(), me->folded.host, (double)bytes_of((here - 1) * b->down_bytes));
+            folded_flow(w, sg_host_self(), me->folded.host, bytes_of((here - 1) * b->down_bytes), 1);
             me->folded.clock = simgrid_get_clock() + b->dec_down_s; /* they decode the reply */
         } else {
             for (int l = 0; l < me->followers; l++)
@@ -370,7 +416,8 @@ static int build_actors(sg_world *w, sg_actor_ctx *ctx, node_actors mode)
 int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_path, node_actors mode,
                      char cfg[SIM_SG_NET_CFGS][64], int fd)
 {
-    sg_world w = {c, p, c->gpus, p->per_node, p->nodes, c->iterations > 0 ? c->iterations : 1, 0, NULL, 0};
+    sg_world w = {c,    p, c->gpus, p->per_node, p->nodes, c->iterations > 0 ? c->iterations : 1, 0, NULL, 0,
+                  NULL, 0, 0,       NULL,        NULL};
     /* the workers; then a single server, or with servers on the host CPUs one per node */
     const int hosts = c->ps_on_cpu && c->sync == SYNC_PS_SHARDED && w.P > 1 ? w.N : 0;
     sg_actor_ctx *ctx = calloc((size_t)w.P + 1 + (size_t)hosts, sizeof *ctx);
@@ -384,6 +431,11 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
     int argc = 8;
     simgrid_init(&argc, argv);
     simgrid_load_platform(xml_path);
+    w.took_cap = 4 * p->n;
+    w.took = malloc((size_t)w.took_cap * sizeof *w.took);
+    if (!w.took) return 1;
+    w.took_lock = sg_mutex_init();
+    w.took_done = sg_cond_init();
     /* hosts by (node, GPU) from one listing: sg_host_by_name searches the
      * zones linearly, which made starting P actors cost O(P^2); the host
      * CPUs n<node>cpu where servers run on them */
@@ -430,6 +482,9 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
         sg_actor_start(act, server ? ps_server : host ? host_server : worker, 0, NULL);
     }
     simgrid_run();
+    free(w.took);
+    sg_cond_destroy(w.took_done);
+    sg_mutex_destroy(w.took_lock);
     free(grid);
     double end = 0;
     for (int a = 0; a < w.R; a++) end = w.end[a] > end ? w.end[a] : end;
