@@ -45,12 +45,12 @@ typedef struct {
 typedef struct {
     const sim_config *c;
     const sim_plan *plan;
-    int P, G, N, iters; /* GPUs, GPUs per node, nodes, iterations */
-    int R;              /* worker actors: P, or fewer where one stands for several GPUs */
-    double *end;        /* per actor: end of its last iteration */
-    int token;          /* the payload pointed to: only the byte count is simulated */
-    flow_took *took;    /* the folded stand-ins' flows: two a bucket, for full nodes and a last one partly used */
-    int ntook, took_cap;
+    int P, G, N, iters;  /* GPUs, GPUs per node, nodes, iterations */
+    int R;               /* worker actors: P, or fewer where one stands for several GPUs */
+    double *end;         /* per actor: end of its last iteration */
+    int token;           /* the payload pointed to: only the byte count is simulated */
+    flow_took *took;     /* the folded stand-ins' flows by size */
+    int ntook, took_cap; /* took_cap: 4 a bucket, up and down for full nodes and a last one partly used */
     sg_mutex_t took_lock;
     sg_cond_t took_done; /* notified as each first flow of a size ends */
 } sg_world;
@@ -103,10 +103,7 @@ static void folded_flow(sg_world *w, sg_host_t from, sg_host_t to, long bytes, i
     int k = 0;
     while (k < w->ntook && !(w->took[k].bytes == bytes && w->took[k].down == down)) k++;
     if (k == w->ntook) {
-        if (k == w->took_cap) { /* more sizes than a plan has: move it */
-            sg_host_sendto(from, to, (double)bytes);
-            return;
-        }
+        if (k == w->took_cap) abort(); /* cannot be: see took_cap */
         /* filed before any simcall, so that the leaders who come next at the same time find it */
         w->took[w->ntook++] = (flow_took){bytes, down, -1};
         sg_host_sendto(from, to, (double)bytes);
