@@ -10,7 +10,8 @@
 #   bash scripts/lab_matrix.sh OUT.csv [GQSIM]
 #
 # Needs root (it brings labs up and down). MATRIX_NODES, MATRIX_RATES,
-# MATRIX_QUANTS, MATRIX_SYNCS and MATRIX_TRAIN_LIMIT narrow or widen it.
+# MATRIX_QUANTS, MATRIX_SYNCS, MATRIX_BATCH (images per worker) and
+# MATRIX_TRAIN_LIMIT narrow or widen it.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: lab_matrix.sh OUT.csv [GQSIM]}
@@ -21,6 +22,7 @@ rates=${MATRIX_RATES:-10mbit 100mbit 1000mbit}
 quants=${MATRIX_QUANTS:-fp32 terngrad qsgd orq}
 syncs=${MATRIX_SYNCS:-ps-sharded ring allgather}
 limit=${MATRIX_TRAIN_LIMIT:-8192}
+batch=${MATRIX_BATCH:-64}
 tmp=$(mktemp -d)
 trap 'bash "$here/netlab.sh" down >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 bash "$here/netlab.sh" down >/dev/null 2>&1 || true
@@ -42,7 +44,7 @@ for n in $nodes; do
         [ "$sync" = ring ] && [ "$quant" != fp32 ] && continue
         [ "$sync" = allgather ] && [ "$quant" = fp32 ] && continue
         echo "lab_matrix: $n nodes, $rate, $sync, $quant" >&2
-        (cd "$tmp" && bash "$here/netlab.sh" mpirun "$n" -- "$gq" train --mpi --quant "$quant" --sync "$sync" \
+        (cd "$tmp" && bash "$here/netlab.sh" mpirun "$n" -- "$gq" train --mpi --quant "$quant" --sync "$sync" --batch "$batch" \
           --epochs 1 --train-limit "$limit" --test-limit 256 --measured-out row.csv --platform "$spec" \
           --network-model "$network" \
           --format csv >/dev/null)

@@ -215,6 +215,14 @@ check "a byte wire is predicted slower than its packed twin (8 pairs)" perl -e '
         my $byte = $quant =~ /pack=(int8|byte)/ ? 1 : 0; (my $base = $quant) =~ s/,?pack=\w+//g;
         $p{"$gpus $sync $base"}[$byte] = $pred; }
     for (values %p) { $n++ if $_->[1] < $_->[0] } exit($n == 8 ? 0 : 1)'
+# the lab's matrix of 2026-12-02 (docs/validation.md): all 72 rows read; two nodes (a rank a core) at 10 and 100 Mb/s
+# predicted within a median 8% (5.3% when measured)
+"$GQ" validate --measured "$2/data/measured/lab_matrix_2026-12-02.csv" --engine analytic --format csv > lm.csv 2> err.txt
+check "validate reads the 72 runs of the lab's matrix" test "$(tail -n +2 lm.csv | wc -l)" -eq 72
+check "the lab's two-node rows at 10 and 100 Mb/s: median error within 8%" perl -e '
+    open F, "<", "lm.csv"; <F>; my @e;
+    while (<F>) { my @q = /"[^"]*"|[^,]+/g; push @e, abs($q[9]) if $q[6] == 2 && $q[1] =~ /inter=0\.(01|1)gbe/ }
+    @e = sort { $a <=> $b } @e; exit(@e == 16 && ($e[7] + $e[8]) / 2 <= 8 ? 0 : 1)'
 # TensorFlow-style parameter servers: options, the sync column, validate's columns and their errors
 "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 32 --ps-shards 2 --ps-placement round-robin \
     --engine analytic --format csv | tail -1 > ps.txt
