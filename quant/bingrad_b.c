@@ -312,11 +312,6 @@ static float middle(float mn, float mx)
     return p > mn && p <= mx ? p : mx;
 }
 
-/* fmax and fmin without their calls into libm (GCC keeps them calls for
- * their NaN rules; the search's operands are never NaN). */
-static double larger(double a, double b) { return a > b ? a : b; }
-static double smaller(double a, double b) { return a < b ? a : b; }
-
 /* Where node d is cut: on one side of the best split, at the geometric
  * middle of its distances from the best threshold tb (no nearer than 4% of
  * b - a), so that the bound, weakest near tb, meets ranges that shrink
@@ -327,9 +322,9 @@ static float pivot(const bb_search *q, const bb_node *d)
                  near = 0.04 * (b - a);
     double lo = 0, hi = 0, sign = 0;
     if (d->n0 >= bn) /* above the best split */
-        lo = larger(d->mn - tb, near), hi = d->mx - tb, sign = 1;
+        lo = qz_max(d->mn - tb, near), hi = d->mx - tb, sign = 1;
     else if (d->n0 + (double)d->m <= bn) /* below it */
-        lo = larger(tb - d->mx, near), hi = tb - d->mn, sign = -1;
+        lo = qz_max(tb - d->mx, near), hi = tb - d->mn, sign = -1;
     if (hi > 2 * lo) {
         const float g = (float)(tb + sign * sqrt(lo * hi));
         if (g > d->mn && g <= d->mx) return g;
@@ -394,7 +389,7 @@ gq_err bingrad_b_fit_unsorted(float *a, float *b, const float *x, size_t len, fl
         double next = step == 0 ? t + 2.5 * h : lloyd; /* Lloyd's steps shrink by about 0.6 a step near a fixed point */
         if (have_lo && have_hi) {
             next = t_lo + h_lo * (t_hi - t_lo) / (h_lo - h_hi);
-            if (!(next > smaller(t_lo, t_hi) && next < larger(t_lo, t_hi))) next = 0.5 * (t_lo + t_hi);
+            if (!(next > qz_min(t_lo, t_hi) && next < qz_max(t_lo, t_hi))) next = 0.5 * (t_lo + t_hi);
         } else if (have_prev && h * h_prev > 0 && fabs(h) < fabs(h_prev))
             next = t - 1.25 * h * (t - t_prev) / (h - h_prev);
         t_prev = t, h_prev = h, have_prev = 1;

@@ -41,12 +41,6 @@ double bingrad_pb_error(float a, float b, const qz_sorted *s)
     return error_at(s, a, b, qz_lower_bound(s, a), qz_upper_bound(s, b));
 }
 
-/* fmax and fmin without their calls into libm (GCC keeps them calls for
- * their NaN rules); as they do, a NaN first operand gives the second, which
- * is always a data point here. */
-static double larger(double a, double b) { return a > b ? a : b; }
-static double smaller(double a, double b) { return a < b ? a : b; }
-
 /* a minimising F for fixed b (jb = #{x <= b}): root of g(a) = 2 sum_{x<a}(a-x) - sum_{a<=x<=b}(b-x).
  * g at a = x_k with k elements below increases with k. */
 static int g_at_least_0(const void *ctx, size_t k)
@@ -65,8 +59,8 @@ static float update_a(const qz_sorted *s, float b, size_t jb, size_t hint)
         qz_gallop_first(1, jb, hint, g_at_least_0, &c); /* the root lies in (x_{k-1}, x_k] with k elements below */
     if (k >= jb) return b;
     double a = (2.0 * qz_sum1(s, 0, k) + (double)b * (double)(jb - k) - qz_sum1(s, k, jb)) / (2.0 * (double)k);
-    a = larger(a, s->x[k - 1]);
-    a = smaller(a, s->x[k]);
+    a = qz_max(a, s->x[k - 1]);
+    a = qz_min(a, s->x[k]);
     return (float)a;
 }
 
@@ -97,8 +91,8 @@ static float update_b(const qz_sorted *s, float a, size_t ia, size_t hint)
     size_t m = len - k - 1;
     double b =
         (2.0 * qz_sum1(s, k + 1, len) - (qz_sum1(s, ia, k + 1) - (double)a * (double)(k + 1 - ia))) / (2.0 * (double)m);
-    b = larger(b, s->x[k]);
-    b = smaller(b, s->x[k + 1]);
+    b = qz_max(b, s->x[k]);
+    b = qz_min(b, s->x[k + 1]);
     return (float)b;
 }
 
@@ -131,8 +125,8 @@ static int segment_step(const qz_sorted *s, pb_point *p)
     if (det == 0) return 0;
     double na = (r1 * -2.0 * (double)(n - j) + m * r2) / det; /* Cramer's rule */
     double nb = (2.0 * (double)i * r2 - m * r1) / det;
-    na = larger(na, s->x[0]);
-    nb = smaller(nb, s->x[n - 1]);
+    na = qz_max(na, s->x[0]);
+    nb = qz_min(nb, s->x[n - 1]);
     if (!(na <= nb)) return 0;
     pb_point q = pb_point_at(s, (float)na, (float)nb, i, j);
     if (!(q.f < p->f)) return 0;

@@ -121,6 +121,11 @@ static inline size_t qz_bucket_count(const qz_params *p, size_t n)
 static inline float qz_safe_inv(float w) { return w > 0 ? fminf(1.0f / w, FLT_MAX) : 0.0f; }
 /* A scale computed in double, kept finite on the wire. */
 static inline float qz_finite_scale(double s) { return s < FLT_MAX ? (float)s : FLT_MAX; }
+/* fmax and fmin as plain compares: GCC keeps those calls into libm for their
+ * NaN rules, a call each in the fits' inner loops. As they do, a NaN first
+ * operand gives the second (the callers' second operands are never NaN). */
+static inline double qz_max(double a, double b) { return a > b ? a : b; }
+static inline double qz_min(double a, double b) { return a < b ? a : b; }
 
 /* Bits needed for codes 0..k-1 (k >= 2). */
 static inline unsigned qz_bits_for(unsigned k)

@@ -45,12 +45,12 @@ typedef struct {
 typedef struct {
     const sim_config *c;
     const sim_plan *plan;
-    int P, G, N, iters;  /* GPUs, GPUs per node, nodes, iterations */
-    int R;               /* worker actors: P, or fewer where one stands for several GPUs */
-    double *end;         /* per actor: end of its last iteration */
-    int token;           /* the payload pointed to: only the byte count is simulated */
-    flow_took *took;     /* the folded stand-ins' flows by size */
-    int ntook, took_cap; /* took_cap: 4 a bucket, up and down for full nodes and a last one partly used */
+    int P, G, N, iters; /* GPUs, GPUs per node, nodes, iterations */
+    int R;              /* worker actors: P, or fewer where one stands for several GPUs */
+    double *end;        /* per actor: end of its last iteration */
+    int token;          /* the payload pointed to: only the byte count is simulated */
+    flow_took *took;    /* the folded stand-ins' flows by size: 4 a bucket at most, up and down for full nodes */
+    int ntook;          /* and a last one partly used */
     sg_mutex_t took_lock;
     sg_cond_t took_done; /* notified as each first flow of a size ends */
 } sg_world;
@@ -103,7 +103,7 @@ static void folded_flow(sg_world *w, sg_host_t from, sg_host_t to, long bytes, i
     int k = 0;
     while (k < w->ntook && !(w->took[k].bytes == bytes && w->took[k].down == down)) k++;
     if (k == w->ntook) {
-        if (k == w->took_cap) abort(); /* cannot be: see took_cap */
+        if (k == 4 * w->plan->n) abort(); /* cannot be: see took */
         /* filed before any simcall, so that the leaders who come next at the same time find it */
         w->took[w->ntook++] = (flow_took){bytes, down, -1};
         sg_host_sendto(from, to, (double)bytes);
@@ -413,8 +413,8 @@ static int build_actors(sg_world *w, sg_actor_ctx *ctx, node_actors mode)
 int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_path, node_actors mode,
                      char cfg[SIM_SG_NET_CFGS][64], int fd)
 {
-    sg_world w = {c,    p, c->gpus, p->per_node, p->nodes, c->iterations > 0 ? c->iterations : 1, 0, NULL, 0,
-                  NULL, 0, 0,       NULL,        NULL};
+    sg_world w = {c, p,    c->gpus, p->per_node, p->nodes, c->iterations > 0 ? c->iterations : 1, 0, NULL,
+                  0, NULL, 0,       NULL,        NULL};
     /* the workers; then a single server, or with servers on the host CPUs one per node */
     const int hosts = c->ps_on_cpu && c->sync == SYNC_PS_SHARDED && w.P > 1 ? w.N : 0;
     sg_actor_ctx *ctx = calloc((size_t)w.P + 1 + (size_t)hosts, sizeof *ctx);
@@ -428,8 +428,7 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
     int argc = 8;
     simgrid_init(&argc, argv);
     simgrid_load_platform(xml_path);
-    w.took_cap = 4 * p->n;
-    w.took = malloc((size_t)w.took_cap * sizeof *w.took);
+    w.took = malloc(4 * (size_t)p->n * sizeof *w.took);
     if (!w.took) return 1;
     w.took_lock = sg_mutex_init();
     w.took_done = sg_cond_init();
