@@ -1,13 +1,20 @@
 /* Output files and external programs, done so that a failing or interrupted
- * command leaves nothing behind and no user string reaches a shell.
+ * command leaves nothing behind, nothing planted in its way is followed, and
+ * no user string reaches a shell.
  *
- * Outputs are staged: written under PATH.tmp.PID and renamed into place only
- * when the whole command has succeeded (main() calls cli_commit_outputs, or
- * cli_discard_outputs on failure). The staged names live in a fixed table
- * that the SIGINT/SIGTERM handler can walk with async-signal-safe calls
- * (unlink, rmdir) before the signal takes its default course. External
- * programs are started by gq_run (fork/exec, an argument vector, dying with
- * gqsim) and hand back the last line of their stderr. */
+ * Outputs are staged: each is written under a fresh name PATH.tmp.XXXXXX in
+ * PATH's own directory, created with O_CREAT|O_EXCL (mkstemp: a symlink or
+ * file planted at any name is never opened), and renamed over PATH only when
+ * the whole command has succeeded (main() calls cli_commit_outputs, or
+ * cli_discard_outputs on failure), after an fsync, and only where PATH is
+ * absent or a regular file: a device, FIFO, symlink or directory named as an
+ * output is refused before any work and again at the rename. The staged names
+ * live in a table that the signal handler (SIGINT, SIGTERM, SIGHUP, SIGPIPE)
+ * walks with async-signal-safe calls (unlink, rmdir) before the signal takes
+ * its default course; the table grows by publishing a new copy, so the handler
+ * always sees a whole one. External programs are started by gq_run (fork/exec,
+ * an argument vector, dying with gqsim) and hand back the last line of their
+ * stderr. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -22,34 +29,81 @@
 #include "cli_util.h"
 #include "gq_run.h"
 
-#define MAX_STAGED 256
 #define STAGE_PATH 4096
 
 typedef struct {
-    char tmp[STAGE_PATH];   /* written, or being written */
-    char final[STAGE_PATH]; /* "" for a directory this run created (removed if still empty) */
+    char *tmp;   /* written, or being written */
+    char *final; /* NULL for a directory this run created (removed if still empty) */
 } staged;
 
-static staged STAGED[MAX_STAGED];
+/* Published to the signal handler: a table and its count, each store whole. */
+static staged *volatile STAGED;
 static volatile sig_atomic_t NSTAGED;
+static size_t STAGED_CAP;
+static mode_t FILE_MODE = 0644; /* 0666 less the umask, read once */
 
 /* ---- staging ------------------------------------------------------------------------------ */
 
 static int stage_slot(const char *tmp, const char *final)
 {
-    if (NSTAGED == MAX_STAGED || strlen(tmp) >= STAGE_PATH || strlen(final) >= STAGE_PATH) return -1;
-    staged *s = &STAGED[NSTAGED];
-    strcpy(s->tmp, tmp);
-    strcpy(s->final, final);
+    if ((size_t)NSTAGED == STAGED_CAP) {
+        const size_t cap = STAGED_CAP ? 2 * STAGED_CAP : 64;
+        staged *grown = malloc(cap * sizeof *grown);
+        if (!grown) return -1;
+        if (NSTAGED) memcpy(grown, STAGED, (size_t)NSTAGED * sizeof *grown);
+        /* the old table stays allocated: a handler may be reading it right now */
+        STAGED = grown;
+        STAGED_CAP = cap;
+    }
+    staged s = {strdup(tmp), final ? strdup(final) : NULL};
+    if (!s.tmp || (final && !s.final)) return free(s.tmp), free(s.final), -1;
+    STAGED[NSTAGED] = s;
     NSTAGED = NSTAGED + 1; /* only now can the signal handler see it */
     return 0;
 }
 
+/* 0 if PATH is absent or a regular file (not a link to one): the only things an output may replace. */
+static int replaceable(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0) return errno == ENOENT ? 0 : -1;
+    return S_ISREG(st.st_mode) ? 0 : -1;
+}
+
+static const char *kind_of(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0) return "unreadable";
+    return S_ISLNK(st.st_mode)    ? "a symbolic link"
+           : S_ISDIR(st.st_mode)  ? "a directory"
+           : S_ISCHR(st.st_mode)  ? "a character device"
+           : S_ISBLK(st.st_mode)  ? "a block device"
+           : S_ISFIFO(st.st_mode) ? "a FIFO"
+           : S_ISSOCK(st.st_mode) ? "a socket"
+                                  : "not a regular file";
+}
+
 int cli_stage_name(const char *path, char *tmp, size_t cap)
 {
-    int n = snprintf(tmp, cap, "%s.tmp.%ld", path, (long)getpid());
-    if (n < 0 || (size_t)n >= cap || stage_slot(tmp, path) != 0) {
-        cli_error("%s: path too long, or too many output files", path);
+    if (replaceable(path) != 0) {
+        cli_error("%s: is %s; outputs are written only as new or regular files", path, kind_of(path));
+        return -1;
+    }
+    int n = snprintf(tmp, cap, "%s.tmp.XXXXXX", path);
+    if (n < 0 || (size_t)n >= cap) {
+        cli_error("%s: path too long", path);
+        return -1;
+    }
+    const int fd = mkstemp(tmp); /* O_CREAT|O_EXCL: never opens what someone planted */
+    if (fd < 0) {
+        cli_error("%s: cannot create a temporary beside it: %s", path, strerror(errno));
+        return -1;
+    }
+    const int chmod_failed = fchmod(fd, FILE_MODE) != 0;
+    close(fd);
+    if (chmod_failed || stage_slot(tmp, path) != 0) {
+        unlink(tmp);
+        cli_error("%s: out of memory, or cannot set its mode", path);
         return -1;
     }
     return 0;
@@ -62,12 +116,22 @@ int cli_stage_dir(const char *path)
         cli_error("%s: cannot create the directory: %s", path, strerror(errno));
         return -1;
     }
-    if (stage_slot(path, "") != 0) {
+    if (stage_slot(path, NULL) != 0) {
         rmdir(path);
-        cli_error("%s: path too long", path);
+        cli_error("%s: out of memory", path);
         return -1;
     }
     return 0;
+}
+
+/* Its data on disk before the rename makes it visible: a crash leaves the old file or the whole new one. */
+static int sync_file(const char *path)
+{
+    const int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return -1;
+    const int rc = fsync(fd) == 0 || errno == EINVAL ? 0 : -1; /* EINVAL: a file system that cannot sync */
+    close(fd);
+    return rc;
 }
 
 int cli_commit_outputs(void)
@@ -75,13 +139,23 @@ int cli_commit_outputs(void)
     int rc = 0;
     for (int i = 0; i < NSTAGED; i++) {
         staged *s = &STAGED[i];
-        if (!s->final[0]) continue; /* a directory: it stays */
-        if (rename(s->tmp, s->final) != 0) {
+        if (!s->final) continue; /* a directory: it stays */
+        if (rc != 0) {
+            unlink(s->tmp);
+            continue;
+        }
+        if (replaceable(s->final) != 0) {
+            cli_error("%s: became %s while gqsim ran; not replaced", s->final, kind_of(s->final));
+            rc = -1;
+        } else if (sync_file(s->tmp) != 0 || rename(s->tmp, s->final) != 0) {
             cli_error("%s: cannot write it: %s", s->final, strerror(errno));
             rc = -1;
-            unlink(s->tmp);
         }
+        if (rc != 0) unlink(s->tmp);
     }
+    if (rc != 0) /* the directories this run made, if the failure left them empty */
+        for (int i = NSTAGED; i-- > 0;)
+            if (!STAGED[i].final) rmdir(STAGED[i].tmp);
     NSTAGED = 0;
     return rc;
 }
@@ -89,11 +163,12 @@ int cli_commit_outputs(void)
 /* Async-signal-safe: unlink and rmdir only, newest first (files before their directory). */
 static void discard(void)
 {
+    staged *t = STAGED;
     for (int i = NSTAGED; i-- > 0;) {
-        if (STAGED[i].final[0])
-            unlink(STAGED[i].tmp);
+        if (t[i].final)
+            unlink(t[i].tmp);
         else
-            rmdir(STAGED[i].tmp); /* only if this run left it empty */
+            rmdir(t[i].tmp); /* only if this run left it empty */
     }
     NSTAGED = 0;
 }
@@ -102,6 +177,7 @@ void cli_discard_outputs(void) { discard(); }
 
 static void on_signal(int sig)
 {
+    gq_run_cancel(); /* a program under way (smpirun and what it started), and its temporaries */
     discard();
     signal(sig, SIG_DFL);
     raise(sig);
@@ -109,13 +185,16 @@ static void on_signal(int sig)
 
 void cli_install_signal_cleanup(void)
 {
+    const mode_t mask = umask(022);
+    umask(mask);
+    FILE_MODE = 0666 & ~mask;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    static const int SIGNALS[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+    for (size_t k = 0; k < sizeof SIGNALS / sizeof *SIGNALS; k++) sigaddset(&sa.sa_mask, SIGNALS[k]);
+    for (size_t k = 0; k < sizeof SIGNALS / sizeof *SIGNALS; k++) sigaction(SIGNALS[k], &sa, NULL);
 }
 
 int cli_write_file(const char *path, const void *data, size_t size)
@@ -127,18 +206,73 @@ int cli_write_file(const char *path, const void *data, size_t size)
 int cli_write_staged(const char *path, const void *data, size_t size, char *tmp, size_t cap)
 {
     if (cli_stage_name(path, tmp, cap) != 0) return -1;
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
+    const int fd = open(tmp, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
         cli_error("%s: %s", path, strerror(errno));
         return -1;
     }
-    int ok = fwrite(data, 1, size, f) == size;
-    ok &= fclose(f) == 0;
+    const unsigned char *p = data;
+    int ok = 1;
+    while (ok && size > 0) {
+        const ssize_t w = write(fd, p, size);
+        if (w < 0 && errno == EINTR) continue;
+        ok = w > 0;
+        if (ok) p += w, size -= (size_t)w;
+    }
+    const int saved = errno;
+    ok &= close(fd) == 0;
     if (!ok) {
-        cli_error("%s: write failed: %s", path, strerror(errno));
+        cli_error("%s: write failed: %s", path, strerror(size ? (saved ? saved : ENOSPC) : errno));
         return -1;
     }
     return 0;
+}
+
+int cli_stage_stream(const char *path, FILE **out)
+{
+    char tmp[STAGE_PATH + 32];
+    if (cli_stage_name(path, tmp, sizeof tmp) != 0) return -1;
+    const int fd = open(tmp, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    *out = fd < 0 ? NULL : fdopen(fd, "w");
+    if (!*out) {
+        if (fd >= 0) close(fd);
+        cli_error("%s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int cli_close_stream(const char *path, FILE *f)
+{
+    const int bad = fflush(f) != 0 || ferror(f);
+    const int saved = errno;
+    if ((fclose(f) != 0) | bad) {
+        cli_error("%s: write failed: %s", path, strerror(bad ? saved : errno));
+        return -1;
+    }
+    return 0;
+}
+
+int cli_close_stdout(void)
+{
+    static int said;
+    const int bad = fflush(stdout) != 0 || ferror(stdout);
+    if (bad && said) return -1;
+    if (bad) {
+        said = 1;
+        cli_error("standard output: write error: %s", errno ? strerror(errno) : "unknown");
+        return -1;
+    }
+    return 0;
+}
+
+void cli_reopen_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
+            const int got = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+            if (got >= 0 && got != fd) close(got); /* cannot happen: open takes the lowest free number */
+        }
 }
 
 /* ---- checks before any long work ------------------------------------------------------------ */
@@ -176,6 +310,10 @@ int cli_check_output(const char *opt, const char *path, const char *const *exts)
     }
     if (!*base || cli_is_dir(path)) {
         cli_error("%s '%s': is a directory, not a file name", opt, path);
+        return -1;
+    }
+    if (replaceable(path) != 0) {
+        cli_error("%s '%s': is %s; outputs are written only as new or regular files", opt, path, kind_of(path));
         return -1;
     }
     char dir[STAGE_PATH];

@@ -30,9 +30,7 @@ static void vput(gp_vars *v, const char *fmt, ...)
             return;
         }
         size_t cap = 2 * v->cap + (size_t)n + 64;
-        char *s = realloc(v->s, cap);
-        if (!s) abort(); /* a few bytes of script; nothing sensible to do without them */
-        v->s = s;
+        v->s = gq_xrealloc(v->s, cap);
         v->cap = cap;
     }
 }

@@ -119,7 +119,7 @@ int cli_read_f32(const char *path, float **data, size_t *n)
         return -1;
     }
     *n = size / 4;
-    *data = malloc(size);
+    *data = gq_xmalloc(size);
     for (size_t i = 0; i < *n; i++) { /* the files are little-endian */
         uint32_t u = (uint32_t)bytes[4 * i] | (uint32_t)bytes[4 * i + 1] << 8 | (uint32_t)bytes[4 * i + 2] << 16 |
                      (uint32_t)bytes[4 * i + 3] << 24;
@@ -141,19 +141,10 @@ void table_print(const gq_table *t, cli_format f) { table_fprint(stdout, t, f); 
 
 int table_write_csv(const gq_table *t, const char *path)
 {
-    char tmp[4200];
-    if (cli_stage_name(path, tmp, sizeof tmp) != 0) return -1;
-    FILE *out = fopen(tmp, "w");
-    if (!out) {
-        cli_error("%s: %s", path, strerror(errno));
-        return -1;
-    }
+    FILE *out;
+    if (cli_stage_stream(path, &out) != 0) return -1;
     table_fprint(out, t, FMT_CSV);
-    if (fclose(out) != 0) {
-        cli_error("%s: write failed: %s", path, strerror(errno));
-        return -1;
-    }
-    return 0;
+    return cli_close_stream(path, out);
 }
 
 int cli_is_dir(const char *path)
@@ -183,7 +174,7 @@ void table_fprint(FILE *out, const gq_table *t, cli_format f)
             }
         return;
     }
-    size_t *w = calloc(t->ncols, sizeof *w);
+    size_t *w = gq_xcalloc(t->ncols, sizeof *w);
     for (size_t r = 0; r < t->nrows; r++)
         for (size_t c = 0; c < t->ncols; c++) {
             size_t len = strlen(t->cells[r * t->ncols + c]);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "gq_alloc.h"
 #include "gq_table.h"
 #include "zoo.h"
 
@@ -33,9 +34,11 @@ int cli_read_f32(const char *path, float **data, size_t *n);
 int cli_read_file(const char *path, unsigned char **data, size_t *size);
 
 /* ---- outputs (cli_out.c) ----------------------------------------------------------
- * Every output file is staged: written as PATH.tmp.PID, renamed over PATH by
- * cli_commit_outputs() once the whole command has succeeded (main() does it),
- * removed by cli_discard_outputs() or on SIGINT/SIGTERM/SIGHUP. */
+ * Every output file is staged: written as a fresh PATH.tmp.XXXXXX (created
+ * with O_EXCL), renamed over PATH by cli_commit_outputs() once the whole
+ * command has succeeded (main() does it), removed by cli_discard_outputs() or
+ * on SIGINT/SIGTERM/SIGHUP/SIGPIPE. PATH must be absent or a regular file:
+ * devices, FIFOs, symlinks and directories are refused, never replaced. */
 
 /* Writes data to PATH's staged name. @return 0 or -1 after printing. */
 int cli_write_file(const char *path, const void *data, size_t size);
@@ -45,9 +48,20 @@ int cli_write_staged(const char *path, const void *data, size_t size, char *tmp,
 int cli_stage_name(const char *path, char *tmp, size_t cap);
 /* Creates directory PATH if missing; removed again on failure if still empty. @return 0 or -1 after printing. */
 int cli_stage_dir(const char *path);
+/* Stages PATH and opens its temporary for writing. @return 0 or -1 after printing. */
+int cli_stage_stream(const char *path, FILE **out);
+/* Flushes and closes a stream from cli_stage_stream, checking every write. @return 0 or -1 after printing. */
+int cli_close_stream(const char *path, FILE *f);
 int cli_commit_outputs(void);
 void cli_discard_outputs(void);
 void cli_install_signal_cleanup(void);
+/* Flushes stdout and checks that every write to it went through (a full disk,
+ * /dev/full, a closed pipe): one line and -1 if not, as coreutils' close_stdout. */
+int cli_close_stdout(void);
+/* Opens /dev/null on whichever of fds 0-2 is closed, so that no file gqsim
+ * opens later takes their numbers (a child's stderr capture landing on a
+ * temporary file). Call first thing in main. */
+void cli_reopen_std_fds(void);
 
 /* Before any long work: the name has no control character, ends in one of
  * `exts` (NULL-terminated; NULL: any), is not a directory, and its directory

@@ -189,7 +189,7 @@ static int gpus_fit(int argc, char **argv)
     table_init(&t, H, 7);
     double abs_sum = 0;
     int count = 0;
-    double *errs = malloc(z.gpus.nmeas * sizeof *errs);
+    double *errs = gq_xcalloc(z.gpus.nmeas, sizeof *errs);
     for (size_t k = 0; k < z.gpus.nmeas; k++) {
         const gpu_measurement *r = &z.gpus.meas[k];
         const model_t *m = NULL;

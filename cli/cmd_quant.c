@@ -68,6 +68,12 @@ static size_t decode_alloc(const unsigned char *buf, size_t size, const char *wh
         cli_error("%s: %s", what, gq_strerror(e));
         return 0;
     }
+    /* a header's count is only a claim: a payload too short for it is refused before any allocation */
+    const size_t exact = h.n <= SIZE_MAX ? qz_exact_size(&h.params, (size_t)h.n) : gq_error_result(GQ_ERR_TOO_LARGE);
+    if (!gq_is_error(exact) && size < exact) {
+        cli_error("%s: %s", what, gq_strerror(GQ_ERR_TRUNCATED));
+        return 0;
+    }
     float *y = h.n <= SIZE_MAX / sizeof(float) ? malloc((size_t)h.n * sizeof *y) : NULL;
     if (!y) {
         cli_error("%s: header claims %llu elements, cannot allocate them", what, (unsigned long long)h.n);
@@ -85,7 +91,7 @@ static size_t decode_alloc(const unsigned char *buf, size_t size, const char *wh
 
 static int write_f32(const char *path, const float *y, size_t n)
 {
-    unsigned char *bytes = malloc(n > 0 ? n * 4 : 1);
+    unsigned char *bytes = gq_xcalloc(n, 4);
     for (size_t i = 0; i < n; i++) {
         uint32_t u;
         memcpy(&u, &y[i], 4);

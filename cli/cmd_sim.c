@@ -13,6 +13,7 @@
 #include "options.h"
 #include "scenario.h"
 #include "sim_args.h"
+#include "user_tables.h"
 
 /* ---- arguments into a request ------------------------------------------------------------------ */
 
@@ -330,10 +331,10 @@ static int cmd_validate(int argc, char **argv)
         /* one block per (model, platform, sync): measured points and the predicted line */
         static const char *const KEY[] = {"model", "platform", "sync"};
         char *dat = blocks(&rows, NULL, NULL, KEY, 3, "gpus", "measured_images_per_s", "predicted_images_per_s");
-        char(*labels)[160] = calloc(rows.nrows, sizeof *labels);
-        const char **ptr = calloc(rows.nrows, sizeof *ptr);
+        char(*labels)[160] = gq_xcalloc(rows.nrows, sizeof *labels);
+        const char **ptr = gq_xcalloc(rows.nrows, sizeof *ptr);
         size_t nl = 0;
-        for (size_t r = 1; labels && ptr && r < rows.nrows; r++) {
+        for (size_t r = 1; r < rows.nrows; r++) {
             char label[160];
             const char *platform = table_cell(&rows, r, 1);
             snprintf(label, sizeof label, "%.40s@%.80s/%s", table_cell(&rows, r, 0),
@@ -437,39 +438,17 @@ static int platforms_xml(int argc, char **argv)
     return 0;
 }
 
-/* Reads a ping-pong CSV (bytes, one_way_s). @return rows, or -1 after printing. */
+/* Reads a ping-pong CSV (sim/user_tables.c). @return rows, or -1 after printing. */
 static int read_pingpong(const char *path, double *bytes, double *secs, int cap)
 {
     char *text, msg[512];
     size_t len;
     if (gq_read_file(path, (size_t)1 << 20, 1, &text, &len, msg, sizeof msg) != GQ_OK) return cli_error("%s", msg), -1;
-    gq_csv *r = malloc(sizeof *r);
-    if (!r) return free(text), cli_error("out of memory"), -1;
-    gq_csv_init(r, text, len);
-    const char *why = "empty file";
-    int n = 0, rc = 0, cb = -1, ct = -1;
-    if (gq_csv_next(r, &why) == 1) cb = gq_csv_column(r, "bytes", NULL), ct = gq_csv_column(r, "one_way_s", NULL);
-    if (cb < 0 || ct < 0) cli_error("%s:1: needs columns bytes and one_way_s", path), rc = -1;
-    for (int line = r->line, got; rc == 0 && (got = gq_csv_next(r, &why)) != 0; line = r->line) {
-        char *e1, *e2;
-        if (got < 0) {
-            cli_error("%s:%d: %s", path, line, why), rc = -1;
-            break;
-        }
-        if (gq_csv_blank(r)) continue;
-        const double b = strtod(r->field[cb], &e1), t = strtod(r->field[ct], &e2);
-        if (*e1 || *e2 || e1 == r->field[cb] || e2 == r->field[ct] || !(b >= 1 && b <= 1e12) || !(t > 0 && t < 1e4)) {
-            cli_error("%s:%d: bytes must be in 1..1e12 and one_way_s a time in (0, 1e4)", path, line), rc = -1;
-            break;
-        }
-        if (n == cap) {
-            cli_error("%s:%d: more than %d sizes", path, line, cap), rc = -1;
-            break;
-        }
-        bytes[n] = b, secs[n++] = t;
-    }
-    free(r), free(text);
-    return rc ? -1 : n;
+    int n = 0;
+    const gq_err e = pingpong_parse(text, len, path, bytes, secs, cap, &n, msg, sizeof msg);
+    free(text);
+    if (e != GQ_OK) return cli_error("%s", e == GQ_ERR_NOMEM ? "out of memory" : msg), -1;
+    return n;
 }
 
 static int platforms_calibrate(int argc, char **argv)

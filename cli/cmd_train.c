@@ -22,10 +22,11 @@
 #include "scenario.h"
 #include "sim_args.h"
 #include "trainer.h"
+#include "user_tables.h"
 #include "zoo.h"
 
 #define MAX_RUNS 16
-#define MAX_EPOCHS 1000
+#define MAX_EPOCHS ACC_CURVE_MAX_EPOCHS
 
 /* ---- shared by train and tta ---------------------------------------------------------------------- */
 
@@ -179,6 +180,44 @@ static size_t seeds_of(const cli_args *a, uint64_t *seeds)
 
 /* ---- train ------------------------------------------------------------------------------------------ */
 
+/* Before any work, every rank's settings against rank 0's: ranks started with another quantizer, seed or
+ * limit would otherwise wait forever for messages of other sizes, or train something else unnoticed.
+ * Every rank learns every rank's settings, so all of them say the same line and end together.
+ * @return 0, or -1 after printing. */
+static int ranks_agree(train_comm *comm, int argc, char **argv)
+{
+    const char *names[128];
+    double mine[128];
+    const int n = cli_settings_fingerprint(C_TRAIN, argc, argv, names, mine, 128);
+    double *all = gq_xcalloc((size_t)comm->size * (size_t)n, sizeof *all);
+    if (comm->allgather_doubles(comm, mine, n, all) != GQ_OK) {
+        free(all);
+        cli_error("train --mpi: the ranks could not compare their settings");
+        return -1;
+    }
+    for (int r = 1; r < comm->size; r++)
+        for (int k = 0; k < n; k++)
+            if (all[(size_t)r * n + k] != all[k]) {
+                cli_error("train --mpi: rank %d was started with another %s than rank 0 (every rank must run with "
+                          "the same settings)",
+                          r, names[k]);
+                free(all);
+                return -1;
+            }
+    free(all);
+    return 0;
+}
+
+/* --dump-grads: each gradient a staged output in the directory, which is made only now that the run's
+ * checks have passed (and removed again if the run fails after making it). */
+static int dump_gradient(void *dir, const char *name, const float *data, size_t n)
+{
+    char path[4200];
+    if (snprintf(path, sizeof path, "%s/%s", (const char *)dir, name) >= (int)sizeof path) return -1;
+    if (cli_stage_dir(dir) != 0) return -1;
+    return cli_write_file(path, data, n * sizeof *data); /* little-endian host */
+}
+
 int cmd_train(int argc, char **argv)
 {
     cli_args a;
@@ -191,8 +230,6 @@ int cmd_train(int argc, char **argv)
     if (nq == 0) quants[nq++] = "fp32";
     uint64_t seeds[16];
     const size_t ns = seeds_of(&a, seeds);
-    if (dump && !cli_is_dir(dump) && mkdir(dump, 0777) != 0)
-        return cli_error("--dump-grads '%s': cannot create it", dump), 1;
     if ((a.measured_out || a.timings_out) && !a.mpi)
         return cli_error("--measured-out and --timings-out time an MPI run: add --mpi (and start under mpirun)"),
                EXIT_USAGE;
@@ -203,6 +240,7 @@ int cmd_train(int argc, char **argv)
     train_comm comm = {0};
     char cmsg[256];
     if (a.mpi && comm_mpi_open(&comm, cmsg, sizeof cmsg) != GQ_OK) return cli_error("--mpi: %s", cmsg), 1;
+    if (a.mpi && comm.size > 1 && ranks_agree(&comm, argc, argv) != 0) return comm_mpi_close(&comm), EXIT_USAGE;
     const int rank = a.mpi ? comm.rank : 0;
     if (a.mpi) a.workers[0] = (uint64_t)comm.size, a.nworkers = 1; /* the world size is the worker count */
     iter_log ilog = {0};
@@ -273,7 +311,8 @@ int cmd_train(int argc, char **argv)
             if (a.mpi) c.comm = &comm, c.on_iteration = on_iteration, c.iteration_ctx = &ilog;
             qz_parse_spec(quants[k], &c.quant, NULL, 0);
             c.workers = (int)a.workers[wi];
-            c.dump_dir = dump, c.dump_at = dump_at, c.ndump = ndump;
+            if (dump) c.dump_write = dump_gradient, c.dump_ctx = (void *)dump;
+            c.dump_at = dump_at, c.ndump = ndump;
             char canon[256];
             qz_format_spec(&c.quant, canon, sizeof canon);
             for (size_t si = 0; si < ns && rc == 0; si++) {
@@ -282,10 +321,11 @@ int cmd_train(int argc, char **argv)
                 gq_err e = train_run(&c, &tr, &te, on_epoch, &runs[si], msg, sizeof msg);
                 if (e != GQ_OK) {
                     /* a diverged worker is one rank's news; anything else every rank found alike */
-                    if (rank == 0 || e == GQ_ERR_NONFINITE)
+                    if ((rank == 0 || e == GQ_ERR_NONFINITE) && msg[0])
                         cli_error("train %s with %d workers, seed %llu: %s", canon, c.workers,
                                   (unsigned long long)seeds[si], msg);
-                    if (a.mpi && comm.size > 1 && e == GQ_ERR_NONFINITE) comm.abort(&comm, 1);
+                    /* one rank's news (a divergence, rank 0's dump failing): the others wait in the exchange */
+                    if (a.mpi && comm.size > 1 && (e == GQ_ERR_NONFINITE || e == GQ_ERR_IO)) comm.abort(&comm, 1);
                     rc = 1;
                 } else if (a.mpi && gather_timings(&comm, &ilog, &a, m->name, canon, seeds[si],
                                                    runs[si].epochs ? runs[si].acc[runs[si].epochs - 1] : 0, &timings,
@@ -351,86 +391,26 @@ typedef struct {
     double iterations_per_epoch;
 } tta_curve;
 
-/* Reads --accuracy-curve: quant,epoch,accuracy rows, grouped by quantizer. @return curves or -1 after printing. */
+/* Reads --accuracy-curve (sim/user_tables.c) into one-seed curves. @return curves or -1 after printing. */
 static int read_curves(const char *path, tta_curve *curves, int cap)
 {
     char *text, msg[512];
     size_t len;
     if (gq_read_file(path, (size_t)16 << 20, 1, &text, &len, msg, sizeof msg) != GQ_OK) return cli_error("%s", msg), -1;
-    gq_csv *r = malloc(sizeof *r);
-    int n = 0, rc = 0;
-    const char *why = "empty file";
-    if (!r) return free(text), cli_error("out of memory"), -1;
-    gq_csv_init(r, text, len);
-    int cq = -1, ce = -1, ca = -1;
-    if (gq_csv_next(r, &why) == 1)
-        cq = gq_csv_column(r, "quant", NULL), ce = gq_csv_column(r, "epoch", NULL),
-        ca = gq_csv_column(r, "accuracy", "test_accuracy"); /* train's own CSV is a curve too */
-    if (cq < 0 || ce < 0 || ca < 0) {
-        cli_error("%s:1: needs columns quant, epoch, accuracy (or test_accuracy, as train writes it)", path);
-        rc = -1;
-    }
-    for (int line = r->line, got; rc == 0 && (got = gq_csv_next(r, &why)) != 0; line = r->line) {
-        if (got < 0) {
-            cli_error("%s:%d: %s", path, line, why);
-            rc = -1;
-            break;
-        }
-        if (gq_csv_blank(r)) continue;
-        qz_params q;
-        char canon[256], *end;
-        if (qz_parse_spec(r->field[cq], &q, msg, sizeof msg) != GQ_OK) {
-            cli_error("%s:%d: quant '%s': %s", path, line, r->field[cq], msg);
-            rc = -1;
-            break;
-        }
-        qz_format_spec(&q, canon, sizeof canon);
-        long epoch = strtol(r->field[ce], &end, 10);
-        if (*end || end == r->field[ce] || epoch < 1 || epoch > MAX_EPOCHS) {
-            cli_error("%s:%d: epoch '%s' must be an integer in 1..%d", path, line, r->field[ce], MAX_EPOCHS);
-            rc = -1;
-            break;
-        }
-        double acc = strtod(r->field[ca], &end);
-        if (*end || end == r->field[ca] || !(acc >= 0 && acc <= 1)) {
-            cli_error("%s:%d: accuracy '%s' must be a fraction in [0, 1]", path, line, r->field[ca]);
-            rc = -1;
-            break;
-        }
-        int k = 0;
-        while (k < n && strcmp(curves[k].quant, canon) != 0) k++;
-        if (k == n) {
-            if (n == cap) {
-                cli_error("%s:%d: more than %d quantizers", path, line, cap);
-                rc = -1;
-                break;
-            }
-            memset(&curves[k], 0, sizeof curves[k]);
-            snprintf(curves[k].quant, sizeof curves[k].quant, "%s", canon);
-            curves[k].nseeds = 1;
-            for (int e = 0; e < MAX_EPOCHS; e++) curves[k].acc[0][e] = NAN;
-            n++;
-        }
-        if (!isnan(curves[k].acc[0][epoch - 1])) {
-            cli_error("%s:%d: epoch %ld of %s is given twice", path, line, epoch, canon);
-            rc = -1;
-            break;
-        }
-        curves[k].acc[0][epoch - 1] = acc;
-        if ((size_t)epoch > curves[k].epochs) curves[k].epochs = (size_t)epoch;
-    }
-    for (int k = 0; rc == 0 && k < n; k++)
-        for (size_t e = 0; e < curves[k].epochs; e++)
-            if (isnan(curves[k].acc[0][e])) {
-                cli_error("%s: %s has no accuracy for epoch %zu (epochs 1..%zu, each once)", path, curves[k].quant,
-                          e + 1, curves[k].epochs);
-                rc = -1;
-                break;
-            }
-    if (rc == 0 && n == 0) cli_error("%s: no accuracy rows", path), rc = -1;
-    free(r);
+    acc_curve *read = gq_xcalloc((size_t)cap, sizeof *read);
+    int n = 0;
+    const gq_err e = acc_curves_parse(text, len, path, read, cap, &n, msg, sizeof msg);
     free(text);
-    return rc ? -1 : n;
+    if (e != GQ_OK) return free(read), cli_error("%s", e == GQ_ERR_NOMEM ? "out of memory" : msg), -1;
+    for (int k = 0; k < n; k++) {
+        memset(&curves[k], 0, sizeof curves[k]);
+        snprintf(curves[k].quant, sizeof curves[k].quant, "%s", read[k].quant);
+        curves[k].nseeds = 1;
+        curves[k].epochs = read[k].epochs;
+        for (size_t i = 0; i < read[k].epochs; i++) curves[k].acc[0][i] = read[k].acc[i];
+    }
+    free(read);
+    return n;
 }
 
 static int cmd_tta(int argc, char **argv)

@@ -9,6 +9,7 @@
 #include "blas_core.h"
 #include "cli_util.h"
 #include "commands.h"
+#include "gq_run.h"
 
 typedef struct {
     const char *name;
@@ -155,6 +156,7 @@ static int run(const top_command *c, int argc, char **argv)
             return 0;
         }
     int rc = c->leaf ? c->leaf->fn(argc, argv) : c->fn(argc, argv);
+    if (rc == 0 && cli_close_stdout() != 0) rc = 1; /* a truncated table is a failure: files not kept either */
     if (rc == 0 && cli_commit_outputs() != 0) rc = 1;
     if (rc != 0) cli_discard_outputs();
     return rc;
@@ -177,7 +179,27 @@ static void select_blas_core(char **argv)
     unsetenv("OPENBLAS_CORETYPE");
 }
 
+static int main_of(int argc, char **argv);
+
+/* Out of memory anywhere a buffer is taken with gq_x*alloc: one line, nothing left behind, exit 1. */
+static void out_of_memory(size_t bytes)
+{
+    gq_run_cancel();
+    cli_discard_outputs();
+    cli_error("out of memory (%zu bytes more could not be had)", bytes);
+    exit(1);
+}
+
 int main(int argc, char **argv)
+{
+    cli_reopen_std_fds();
+    gq_set_oom_handler(out_of_memory);
+    int rc = main_of(argc, argv);
+    if (cli_close_stdout() != 0 && rc == 0) rc = 1; /* help and usage too */
+    return rc;
+}
+
+static int main_of(int argc, char **argv)
 {
     if (argc > 1 && (strcmp(argv[1], "train") == 0 || strcmp(argv[1], "tta") == 0)) select_blas_core(argv);
     if (argc < 2) {

@@ -47,6 +47,9 @@ typedef struct {
     int (*parse)(const char *v, cli_args *a); /* T_ENUM: 0, or -1 if not one of `allowed` */
     const char *allowed;
     const char *help;
+    /* where a run's output goes or its input lies on one machine: free to differ between the MPI
+     * ranks of one `train --mpi` (every other option must agree, cli_settings_fingerprint) */
+    int per_rank;
 } cli_option;
 
 #define F(x) offsetof(cli_args, x)
@@ -372,12 +375,14 @@ static const cli_option OPTIONS[] = {
 
     /* outputs */
     {.name = "--format",
+     .per_rank = 1,
      .type = T_ENUM,
      .cmds = FORMATS,
      .parse = p_format,
      .allowed = "table|csv",
      .help = "aligned table, or CSV: one header line, then rows"},
     {.name = "--plot",
+     .per_rank = 1,
      .meta = "FIG.png|FIG.svg",
      .type = T_STR,
      .field = F(plot),
@@ -399,6 +404,7 @@ static const cli_option OPTIONS[] = {
      .required = B(C_VALIDATE),
      .help = "measured throughputs with their configurations"},
     {.name = "--output",
+     .per_rank = 1,
      .meta = "FILE.csv",
      .type = T_STR,
      .field = F(output),
@@ -406,6 +412,7 @@ static const cli_option OPTIONS[] = {
      .check = CHK_CSV,
      .help = "the table as CSV"},
     {.name = "--output",
+     .per_rank = 1,
      .meta = "FILE",
      .type = T_STR,
      .field = F(output),
@@ -541,6 +548,7 @@ static const cli_option OPTIONS[] = {
      .cmds = B(C_TRAIN),
      .help = "one worker per MPI rank (start with mpirun -np N; the world size is the worker count)"},
     {.name = "--measured-out",
+     .per_rank = 1,
      .meta = "FILE.csv",
      .type = T_STR,
      .field = F(measured_out),
@@ -548,6 +556,7 @@ static const cli_option OPTIONS[] = {
      .check = CHK_CSV,
      .help = "with --mpi: one row per run as 'gqsim validate --measured' reads it (needs --platform)"},
     {.name = "--timings-out",
+     .per_rank = 1,
      .meta = "FILE.csv",
      .type = T_STR,
      .field = F(timings_out),
@@ -637,12 +646,14 @@ static const cli_option OPTIONS[] = {
      .cmds = B(C_TRAIN) | B(C_TTA),
      .help = "test on the first N images (0: all)"},
     {.name = "--data",
+     .per_rank = 1,
      .meta = "DIR",
      .type = T_STR,
      .field = F(data),
      .cmds = B(C_TRAIN) | B(C_TTA),
      .help = "Fashion-MNIST's four .gz files (default $GQSIM_FASHION_MNIST, else the Debian package's)"},
     {.name = "--dump-grads",
+     .per_rank = 1,
      .meta = "DIR",
      .type = T_STR,
      .field = F(dump_grads),
@@ -822,6 +833,37 @@ int cli_parse_args(cli_cmd cmd, const char *name, int argc, char **argv, cli_arg
         return EXIT_USAGE;
     }
     return 0;
+}
+
+/* ---- agreement between MPI ranks ----------------------------------------------------------------- */
+
+/* FNV-1a folded to 52 bits: exact in a double, for comm's allgather of doubles. */
+static uint64_t fnv(uint64_t h, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+int cli_settings_fingerprint(cli_cmd cmd, int argc, char **argv, const char **names, double *hashes, int cap)
+{
+    uint64_t h[NOPTIONS];
+    for (size_t k = 0; k < NOPTIONS; k++) h[k] = 14695981039346656037ull;
+    for (int i = 1; i < argc; i++) { /* argv as cli_parse_args accepted it */
+        const char *arg = argv[i], *eq = strchr(arg, '=');
+        if (arg[0] != '-' || arg[1] != '-') continue;
+        const size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+        int exists;
+        const cli_option *o = find(arg, len, cmd, &exists);
+        if (!o) continue;
+        const char *v = o->type == T_FLAG ? "" : eq ? eq + 1 : i + 1 < argc ? argv[++i] : "";
+        uint64_t *x = &h[o - OPTIONS];
+        *x = fnv(fnv(*x, v, strlen(v)), "\x1f", 1); /* each value given, in order, ended */
+    }
+    int n = 0;
+    for (size_t k = 0; k < NOPTIONS && n < cap; k++)
+        if ((OPTIONS[k].cmds & B(cmd)) && !OPTIONS[k].per_rank)
+            names[n] = OPTIONS[k].name, hashes[n++] = (double)(h[k] >> 12);
+    return n;
 }
 
 /* ---- help -------------------------------------------------------------------------------------- */

@@ -71,6 +71,11 @@ typedef struct {
  * @return 0, or EXIT_USAGE (2) after printing one line. */
 int cli_parse_args(cli_cmd cmd, const char *name, int argc, char **argv, cli_args *a, int operands);
 
+/* For `train --mpi`: one number per option of cmd that every rank must share (all but where output goes),
+ * hashing the values as given in argv (already accepted by cli_parse_args), in option-table order, with
+ * the option's name. Ranks compare them before any work. @return how many (at most cap). */
+int cli_settings_fingerprint(cli_cmd cmd, int argc, char **argv, const char **names, double *hashes, int cap);
+
 /* "[--model M] [--quant SPEC]... --gpus N ..." for a usage line. */
 void cli_options_usage(FILE *out, cli_cmd cmd);
 /* One line per option the command takes: name, value, help. */

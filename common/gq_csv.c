@@ -8,6 +8,7 @@
 #include "gq_csv.h"
 
 #include <csv.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct {
@@ -54,12 +55,13 @@ static void skip_blank_lines(gq_csv *r)
 
 void gq_csv_init(gq_csv *r, const char *text, size_t len)
 {
-    r->p = text, r->end = text + len, r->line = 1, r->nfields = 0;
+    r->p = text, r->end = text + len, r->line = 1, r->nfields = 0, r->width = 0;
     skip_blank_lines(r);
 }
 
 int gq_csv_next(gq_csv *r, const char **why)
 {
+    for (int i = 0; i < r->nfields; i++) r->field[i][0] = '\0';
     r->nfields = 0;
     if (r->p >= r->end) return 0;
     struct csv_parser p;
@@ -91,6 +93,13 @@ int gq_csv_next(gq_csv *r, const char **why)
     csv_free(&p);
     if (x.why) return *why = x.why, -1;
     skip_blank_lines(r);
+    if (!r->width) {
+        r->width = r->nfields;
+    } else if (r->nfields != r->width && !gq_csv_blank(r)) {
+        snprintf(r->why, sizeof r->why, "%d field%s where the header has %d", r->nfields, r->nfields == 1 ? "" : "s",
+                 r->width);
+        return *why = r->why, -1;
+    }
     return 1;
 }
 

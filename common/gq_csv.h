@@ -15,11 +15,17 @@ typedef struct {
     int line; /* the line the next record starts on */
     char field[GQ_CSV_MAX_FIELDS][GQ_CSV_MAX_FIELD];
     int nfields;
+    /* the header's number of fields: set by the first record read (or by the caller), after which a
+     * record with fewer or more fields is malformed -- never filled from the record before */
+    int width;
+    char why[96]; /* room for a reason with numbers in it */
 } gq_csv;
 
 void gq_csv_init(gq_csv *r, const char *text, size_t len);
-/* Reads one record into r->field. @return 1 read, 0 at the end, -1
- * malformed (the reason in *why, a static string). */
+/* Reads one record into r->field (fields past nfields are empty). The
+ * first record fixes the width every later one must have (a blank line
+ * excepted). @return 1 read, 0 at the end, -1 malformed (the reason in
+ * *why, valid until the next call). */
 int gq_csv_next(gq_csv *r, const char **why);
 /* Index of a field of the record equal to a (or b), or -1: for a header. */
 int gq_csv_column(const gq_csv *r, const char *a, const char *b);

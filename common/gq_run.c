@@ -1,6 +1,9 @@
 /* gq_run: fork/exec with captured output. Standard error goes to an unnamed
  * temporary file rather than a second pipe, so a chatty program can never
- * block on one pipe while gqsim reads the other. */
+ * block on one pipe while gqsim reads the other. The program runs in a
+ * process group of its own, so that gq_run_cancel can end it and everything
+ * it started (smpirun's smpimain), which a parent-death signal alone cannot
+ * reach; the paths a caller registers are removed by the same call. */
 #include "gq_run.h"
 
 #include <errno.h>
@@ -11,9 +14,46 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gq_file.h"
+
+/* The running program's process group (0: none), and the temporaries to remove if gqsim is cut short. */
+static volatile sig_atomic_t RUNNING_GROUP;
+static char CLEANUP[GQ_RUN_MAX_CLEANUP][GQ_RUN_CLEANUP_PATH];
+static volatile sig_atomic_t NCLEANUP;
+
+int gq_run_cleanup_add(const char *path)
+{
+    if (NCLEANUP == GQ_RUN_MAX_CLEANUP || strlen(path) >= GQ_RUN_CLEANUP_PATH) return -1;
+    strcpy(CLEANUP[NCLEANUP], path);
+    NCLEANUP = NCLEANUP + 1; /* visible to the handler only once whole */
+    return 0;
+}
+
+void gq_run_cleanup_done(void)
+{
+    for (int i = NCLEANUP; i-- > 0;) unlink(CLEANUP[i]), rmdir(CLEANUP[i]);
+    NCLEANUP = 0;
+}
+
+void gq_run_cancel(void)
+{
+    const pid_t group = (pid_t)RUNNING_GROUP;
+    if (group > 0) {
+        kill(-group, SIGTERM); /* smpirun's own trap removes its temporaries and ends its child */
+        /* up to a second for the group to go, then no more asking */
+        for (int i = 0; i < 100 && kill(-group, 0) == 0; i++) {
+            waitpid(group, NULL, WNOHANG); /* the leader is ours: reaped, it no longer counts */
+            const struct timespec ten_ms = {0, 10000000};
+            nanosleep(&ten_ms, NULL);
+        }
+        kill(-group, SIGKILL);
+        RUNNING_GROUP = 0;
+    }
+    gq_run_cleanup_done();
+}
 
 int gq_run(const char *const *argv, const char *cwd, char *out, size_t out_cap, char *err, size_t err_cap)
 {
@@ -36,6 +76,7 @@ int gq_run(const char *const *argv, const char *cwd, char *out, size_t out_cap, 
         return -1;
     }
     if (pid == 0) {
+        setpgid(0, 0);                    /* its own group: gq_run_cancel ends all it starts */
         prctl(PR_SET_PDEATHSIG, SIGKILL); /* a killed gqsim takes its helper with it */
         if (getppid() != parent) _exit(126);
         dup2(errfd, STDERR_FILENO);
@@ -54,6 +95,8 @@ int gq_run(const char *const *argv, const char *cwd, char *out, size_t out_cap, 
         execvp(argv[0], (char *const *)argv);
         _exit(127);
     }
+    setpgid(pid, pid); /* also here: whichever of the two runs first, the group exists before it is signalled */
+    RUNNING_GROUP = pid;
     if (out) { /* to the end: a program blocked on a full pipe would never exit */
         close(pipefd[1]);
         size_t len = 0;
@@ -72,9 +115,11 @@ int gq_run(const char *const *argv, const char *cwd, char *out, size_t out_cap, 
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) {
             snprintf(err, err_cap, "waitpid: %s", strerror(errno));
+            RUNNING_GROUP = 0;
             close(errfd);
             return -1;
         }
+    RUNNING_GROUP = 0;
     ssize_t n = pread(errfd, err, err_cap - 1, 0);
     err[n > 0 ? n : 0] = '\0';
     close(errfd);

@@ -15,4 +15,17 @@
  * program ran (err then holds the reason). */
 int gq_run(const char *const *argv, const char *cwd, char *out, size_t out_cap, char *err, size_t err_cap);
 
+#define GQ_RUN_MAX_CLEANUP 8
+#define GQ_RUN_CLEANUP_PATH 256
+
+/* Registers a temporary file or (empty) directory that gq_run_cancel removes;
+ * register a directory before the files in it. @return 0, or -1 if full. */
+int gq_run_cleanup_add(const char *path);
+/* Removes the registered paths (files, then directories) and forgets them. */
+void gq_run_cleanup_done(void);
+/* For a signal handler (async-signal-safe): ends the running program's whole
+ * process group (SIGTERM, then SIGKILL after at most a second) and removes
+ * the registered paths. */
+void gq_run_cancel(void);
+
 #endif

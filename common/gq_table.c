@@ -1,26 +1,20 @@
 /* Tables of text cells; see gq_table.h. */
 #include "gq_table.h"
 
+#include "gq_alloc.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static char *dup_or_die(const char *s)
-{
-    char *d = strdup(s);
-    if (!d) abort();
-    return d;
-}
 
 void table_init(gq_table *t, const char *const *header, size_t ncols)
 {
     t->ncols = ncols;
     t->nrows = 1;
     t->cap = ncols * 16;
-    t->cells = malloc(t->cap * sizeof *t->cells);
-    if (!t->cells) abort();
-    for (size_t c = 0; c < ncols; c++) t->cells[c] = dup_or_die(header[c]);
+    t->cells = gq_xcalloc(t->cap, sizeof *t->cells);
+    for (size_t c = 0; c < ncols; c++) t->cells[c] = gq_xstrdup(header[c]);
 }
 
 void table_row(gq_table *t, const char *fmt, ...)
@@ -32,15 +26,13 @@ void table_row(gq_table *t, const char *fmt, ...)
     va_end(ap);
     if ((t->nrows + 1) * t->ncols > t->cap) {
         t->cap = 2 * (t->nrows + 1) * t->ncols;
-        char **grown = realloc(t->cells, t->cap * sizeof *t->cells);
-        if (!grown) abort();
-        t->cells = grown;
+        t->cells = gq_xrealloc(t->cells, t->cap * sizeof *t->cells);
     }
     char *cell = line;
     for (size_t c = 0; c < t->ncols; c++) {
         char *tab = cell ? strchr(cell, '\t') : NULL;
         if (tab) *tab = '\0';
-        t->cells[t->nrows * t->ncols + c] = dup_or_die(cell ? cell : "");
+        t->cells[t->nrows * t->ncols + c] = gq_xstrdup(cell ? cell : "");
         cell = tab ? tab + 1 : NULL;
     }
     t->nrows++;

@@ -1,6 +1,8 @@
 /* GPU profiles and iteration-time estimates; see gpu.h. */
 #include "gpu.h"
 
+#include "gq_csv.h"
+
 #include <ctype.h>
 #include <gsl/gsl_multifit.h>
 #include <math.h>
@@ -25,65 +27,41 @@ static gq_err fail(char *msg, size_t cap, const char *file, int line, const char
     return GQ_ERR_SPEC;
 }
 
-/* Splits one CSV line in place (double quotes may enclose commas). */
-static int csv_fields(char *line, char **f, int max)
-{
-    int n = 0;
-    char *w = line;
-    for (char *r = line; n < max;) {
-        f[n++] = w;
-        int quoted = *r == '"';
-        if (quoted) r++;
-        while (*r && (quoted || *r != ',')) {
-            if (quoted && *r == '"') {
-                if (r[1] == '"') {
-                    *w++ = '"';
-                    r += 2;
-                    continue;
-                }
-                quoted = 0;
-                r++;
-                continue;
-            }
-            *w++ = *r++;
-        }
-        int more = *r == ',';
-        *w++ = '\0';
-        if (!more) break;
-        r++;
-    }
-    return n;
-}
-
 typedef gq_err (*row_fn)(gpu_db *db, char **f, int nf, const char *file, int line, char *msg, size_t cap);
 
+/* Every row of a CSV through the shared RFC 4180 reader: the header exactly `header`, every row its width. */
 static gq_err each_row(gpu_db *db, const char *csv, const char *file, const char *header, int nfields, row_fn fn,
                        char *msg, size_t cap)
 {
-    char *copy = strdup(csv);
-    if (!copy) return GQ_ERR_NOMEM;
+    gq_csv *r = malloc(sizeof *r);
+    if (!r) return GQ_ERR_NOMEM;
+    gq_csv_init(r, csv, strlen(csv));
+    const char *why = "empty file";
+    int got = gq_csv_next(r, &why);
     gq_err e = GQ_OK;
-    int line = 0;
-    for (char *l = copy, *next; l && e == GQ_OK; l = next) {
-        next = strchr(l, '\n');
-        if (next) *next++ = '\0';
-        line++;
-        size_t len = strlen(l);
-        if (len && l[len - 1] == '\r') l[--len] = '\0';
-        if (line == 1) {
-            if (strcmp(l, header) != 0) e = fail(msg, cap, file, 1, "header is not '%s'", header);
-            continue;
-        }
-        if (!len) continue;
-        char *f[16];
-        int nf = csv_fields(l, f, 16);
-        if (nf != nfields)
-            e = fail(msg, cap, file, line, "%d fields, expected %d", nf, nfields);
-        else
-            e = fn(db, f, nf, file, line, msg, cap);
+    if (got <= 0) {
+        e = fail(msg, cap, file, 1, "%s", why);
+    } else {
+        char joined[512] = "";
+        for (int k = 0; k < r->nfields; k++)
+            snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s", k ? "," : "", r->field[k]);
+        if (strcmp(joined, header) != 0) e = fail(msg, cap, file, 1, "header is not '%s'", header);
     }
-    if (e == GQ_OK && line == 0) e = fail(msg, cap, file, 1, "empty file");
-    free(copy);
+    while (e == GQ_OK) {
+        const int line = r->line;
+        got = gq_csv_next(r, &why);
+        if (got == 0) break;
+        if (got < 0) {
+            e = fail(msg, cap, file, line, "%s", why);
+            break;
+        }
+        if (gq_csv_blank(r)) continue;
+        char *f[16];
+        for (int k = 0; k < r->nfields && k < 16; k++) f[k] = r->field[k];
+        e = r->nfields != nfields ? fail(msg, cap, file, line, "%d fields, expected %d", r->nfields, nfields)
+                                  : fn(db, f, r->nfields, file, line, msg, cap);
+    }
+    free(r);
     return e;
 }
 

@@ -12,6 +12,7 @@
 #include "platform.h"
 
 #include "gq_file.h"
+#include "phys_range.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -81,7 +82,7 @@ static const link_kind *ethernet_at(const char *name)
     num[len - 3] = '\0';
     errno = 0;
     const double gbits = strtod(num, &end);
-    if (*end || errno || !(gbits > 0 && gbits <= 1e4)) return NULL;
+    if (*end || errno || !phys_in_range(PHYS_RATE, gbits * 1e9 / 8)) return NULL;
     char canon[24];
     snprintf(canon, sizeof canon, "%.6ggbe", gbits);
     for (size_t i = 0; i < sizeof INTER / sizeof INTER[0]; i++) /* 01gbe, 10.0gbe: the built-in kinds */
@@ -190,7 +191,10 @@ static int cluster_set(cluster_spec *c, const char *k, const char *v, const char
         const link_kind **l = intra ? &c->intra : &c->inter;
         kinds(list, sizeof list, intra);
         if (!(*l = link_kind_find(v, intra)))
-            return snprintf(why, cap, "is not %s%s", list, intra ? "" : ", or Ngbe (any N > 0 Gb/s: 20gbe, 0.1gbe)"),
+            return snprintf(why, cap, "is not %s%s", list,
+                            intra ? ""
+                                  : ", or Ngbe (N Gb/s from 1e-06 to 1e+05, i.e. a rate between 1 kbit/s and 100 "
+                                    "Tbit/s: 20gbe, 0.1gbe)"),
                    -1;
     } else if (strcmp(k, "nics") == 0) {
         if (parse_pos_int(v, &c->nics, 64)) return snprintf(why, cap, "must be 1..64"), -1;
@@ -307,6 +311,67 @@ static int attr(const char *tag, const char *text_end, const char *name, char *o
     return 0;
 }
 
+static int line_of(const char *text, const char *at)
+{
+    int line = 1;
+    for (const char *c = text; c < at; c++) line += *c == '\n';
+    return line;
+}
+
+/* Hosts in a SimGrid radical ("0-99", "1,3,5-7"); beyond 1e12 counts as 1e12. @return -1 if malformed. */
+static double radical_hosts(const char *r)
+{
+    double n = 0;
+    for (const char *p = r; *p;) {
+        char *end;
+        const double lo = strtod(p, &end), hi = *end == '-' ? strtod(end + 1, &end) : lo;
+        if (end == p || !(lo >= 0 && hi >= lo)) return -1;
+        n += fmin(hi - lo + 1, 1e12);
+        if (*end == ',')
+            end++;
+        else if (*end)
+            return -1;
+        p = end;
+    }
+    return fmin(n, 1e12);
+}
+
+/* Every link's, cluster's and backbone's rate and latency within the physical ranges (SimGrid accepts a
+ * negative latency), and the hosts the file declares counted (a radical of a billion hosts is refused by
+ * the SimGrid engine before SimGrid builds it). */
+static gq_err check_xml_links(const char *text, const char *text_end, const char *path, double *hosts, char *msg,
+                              size_t cap)
+{
+    static const struct {
+        const char *tag, *attr;
+        phys_quantity q;
+    } CHECKS[] = {{"<link ", "bandwidth", PHYS_RATE},      {"<link ", "latency", PHYS_LATENCY},
+                  {"<backbone ", "bandwidth", PHYS_RATE},  {"<backbone ", "latency", PHYS_LATENCY},
+                  {"<cluster ", "bw", PHYS_RATE},          {"<cluster ", "lat", PHYS_LATENCY},
+                  {"<cluster ", "bb_bw", PHYS_RATE},       {"<cluster ", "bb_lat", PHYS_LATENCY},
+                  {"<cluster ", "loopback_bw", PHYS_RATE}, {"<cluster ", "loopback_lat", PHYS_LATENCY},
+                  {"<cluster ", "limiter_link", PHYS_RATE}};
+    char v[128], why[160], *radical = malloc(1 << 16);
+    if (!radical) return GQ_ERR_NOMEM;
+    gq_err e = GQ_OK;
+    for (size_t k = 0; e == GQ_OK && k < sizeof CHECKS / sizeof CHECKS[0]; k++)
+        for (const char *p = text; e == GQ_OK && (p = find_in(p, text_end, CHECKS[k].tag)) != NULL; p++) {
+            double x;
+            if (attr(p, text_end, CHECKS[k].attr, v, sizeof v) == 0 &&
+                phys_parse_simgrid(CHECKS[k].q, v, &x, why, sizeof why) == -1)
+                e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: %s %s", path, line_of(text, p), CHECKS[k].attr, why);
+        }
+    *hosts = 0;
+    for (const char *p = text; e == GQ_OK && (p = find_in(p, text_end, "<host ")) != NULL; p++) *hosts += 1;
+    for (const char *p = text; e == GQ_OK && (p = find_in(p, text_end, "<cluster ")) != NULL; p++) {
+        if (attr(p, text_end, "radical", radical, 1 << 16) != 0) continue; /* SimGrid's to refuse */
+        const double n = radical_hosts(radical);
+        if (n > 0) *hosts += n;
+    }
+    free(radical);
+    return e;
+}
+
 static gq_err load_xml(const char *path, cluster_spec *c, char *msg, size_t cap)
 {
     char *text;
@@ -380,6 +445,7 @@ gq_err cluster_parse_xml(const char *text, const char *path, cluster_spec *c, ch
             per_node = hi + 1 > per_node ? hi + 1 : per_node;
         }
     }
+    if (e == GQ_OK) e = check_xml_links(text, text_end, path, &c->xml_hosts, msg, cap);
     if (e == GQ_OK && nodes == 0)
         e = gq_fail(GQ_ERR_SPEC, msg, cap,
                     "%s: no GPU hosts named n<NODE>g<GPU> (hosts or cluster prefix=\"n<NODE>g\")", path);
@@ -728,8 +794,8 @@ static void put_node_links(sbuf *b, const cluster_spec *c, int i, const char *in
         put(b, LINK, ind, i, l.name, l.bandwidth, l.latency);
     }
     if (host_cpu)
-        put(b, "%s<link id=\"node%d_membus\" bandwidth=\"1e15Bps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n", ind,
-            i);
+        put(b, "%s<link id=\"node%d_membus\" bandwidth=\"%.17gBps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n", ind,
+            i, phys_range_of(PHYS_RATE)->hi);
 }
 
 /* 1 if node zones list their own links (not a <cluster>, which makes its own). */
@@ -935,7 +1001,8 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
     }
     if (racks) {
         put(&b, "  <zone id=\"fabric\" routing=\"Full\">\n    <router id=\"switch\"/>\n  </zone>\n");
-        put(&b, "  <link id=\"backplane\" bandwidth=\"1e15Bps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n");
+        put(&b, "  <link id=\"backplane\" bandwidth=\"%.17gBps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n",
+            phys_range_of(PHYS_RATE)->hi); /* never the bottleneck: the fastest rate a link may have */
         for (int r = 0; r < racks; r++)
             put(&b,
                 "  <zoneRoute src=\"rack%d\" dst=\"fabric\" gw_src=\"rack%d_router\" gw_dst=\"switch\">"

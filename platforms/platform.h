@@ -51,6 +51,7 @@ typedef struct {
     int nodes;          /* 0: follows from the number of GPUs */
     const char *source; /* built-ins: where the description comes from */
     char xml_path[512]; /* a user's SimGrid XML (then nodes = the nodes it has) */
+    double xml_hosts;   /* the hosts that XML declares (<host> and cluster radicals), which SimGrid would build */
     /* inside a node (docs/simulation.md#inside-a-node); board 1, pcie_switch 0, sockets 1, mesh 0 is the plain
      * layout: every GPU its own link of the intra kind to the node's one switch */
     int board;                    /* GPUs per board sharing the board's one x16 (a K80: 2) */

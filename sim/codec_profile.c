@@ -48,7 +48,6 @@ gq_err codec_profile_parse(const char *text, size_t len, const char *file, codec
                         file);
             goto out;
         }
-    const int nfields = r->nfields;
     size_t rcap = 0;
     for (;;) {
         const int line = r->line;
@@ -59,10 +58,6 @@ gq_err codec_profile_parse(const char *text, size_t len, const char *file, codec
             goto out;
         }
         if (gq_csv_blank(r)) continue;
-        if (r->nfields != nfields) {
-            e = row_fail(p, msg, cap, file, line, "the header's number of fields, not", r->field[0]);
-            goto out;
-        }
         if (p->n == rcap) {
             rcap = rcap ? 2 * rcap : 16;
             struct codec_cost_row *grown = realloc(p->rows, rcap * sizeof *grown);

@@ -90,6 +90,7 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
     }
     gq_csv_init(r, h->p, (size_t)(h->end - h->p));
     r->line = h->line;
+    r->width = h->nfields;
     size_t rcap = 0;
     for (;;) {
         const int line = r->line;
@@ -100,8 +101,8 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
             goto out;
         }
         if (gq_csv_blank(r)) continue;
-        if (r->nfields != h->nfields) {
-            e = fail(s, msg, cap, file, line, "%d fields, the header has %d", r->nfields, h->nfields);
+        if (s->n == MEASURED_MAX_ROWS) {
+            e = fail(s, msg, cap, file, line, "more than %d rows (each is a simulation to run)", MEASURED_MAX_ROWS);
             goto out;
         }
         if (s->n == rcap) {

@@ -141,6 +141,12 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
                         SIM_SIMGRID_MAX_ACTORS, sim_simgrid_cost_s(c->cluster, c->sync, c->gpus, c->iterations),
                         sim_simgrid_cost_mb(c->cluster, c->sync, c->gpus)),
                GQ_ERR_PARAM;
+    if (user_xml && c->cluster->xml_hosts > SIM_SIMGRID_MAX_XML_HOSTS)
+        return snprintf(msg, cap,
+                        "%s declares %.0f hosts, beyond the %d the SimGrid engine builds (SimGrid would build them all "
+                        "before the run): use --engine analytic",
+                        c->cluster->xml_path, c->cluster->xml_hosts, SIM_SIMGRID_MAX_XML_HOSTS),
+               GQ_ERR_PARAM;
     char platform[4096];
     int xmlfd = -1;
     if (user_xml) {

@@ -130,6 +130,8 @@ gq_err sim_run(const sim_config *c, sim_result *r, char *msg, size_t cap);
  * ring, 65536 with ps-sharded or hierarchical. The analytic engine has no
  * limit. */
 #define SIM_SIMGRID_MAX_ACTORS 16384
+/* A user's XML: hosts of every kind (GPUs, CPUs, switches drawn as hosts), four an actor at most */
+#define SIM_SIMGRID_MAX_XML_HOSTS (4 * SIM_SIMGRID_MAX_ACTORS)
 /* Rough cost of a SimGrid run on this kind of machine, from measurements
  * (docs/performance.md#simulation-cost): seconds and megabytes. For a
  * warning before long runs and the refusal beyond the limits. */

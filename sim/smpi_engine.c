@@ -71,15 +71,28 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
     for (int g = 0; g < c->gpus; g++)
         hlen += (size_t)snprintf(hosts + hlen, hcap - hlen, "n%dg%d\n", g / c->cluster->gpus_per_node,
                                  g % c->cluster->gpus_per_node);
-    char dir[] = "/tmp/gqsim-smpi-XXXXXX", plat[64], hostfile[64];
+    /* smpirun word-splits (and globs) the program's arguments: a model file is passed as a copy whose
+     * path has no space, in the private directory */
+    char *model_text = NULL;
+    size_t model_len = 0;
+    if (strchr(c->model_source, '/') || strstr(c->model_source, ".model")) {
+        gq_err e = gq_read_file(c->model_source, (size_t)64 << 20, 1, &model_text, &model_len, msg, cap);
+        if (e != GQ_OK) return free(xml), free(hosts), e;
+    }
+    char dir[] = "/tmp/gqsim-smpi-XXXXXX", plat[64], hostfile[64], model[64];
     const int made = mkdtemp(dir) != NULL;
     snprintf(plat, sizeof plat, "%s/platform.xml", dir);
     snprintf(hostfile, sizeof hostfile, "%s/hosts", dir);
-    const int written = made && write_file(plat, xml) == 0 && write_file(hostfile, hosts) == 0;
-    free(xml), free(hosts);
+    snprintf(model, sizeof model, "%s/model.model", dir);
+    if (made) gq_run_cleanup_add(dir), gq_run_cleanup_add(plat), gq_run_cleanup_add(hostfile);
+    if (made && model_text) gq_run_cleanup_add(model);
+    const int written = made && write_file(plat, xml) == 0 && write_file(hostfile, hosts) == 0 &&
+                        (!model_text || write_file(model, model_text) == 0);
+    const int model_copied = model_text != NULL;
+    free(xml), free(hosts), free(model_text);
     if (!written) {
         int err = errno;
-        unlink(plat), unlink(hostfile), rmdir(dir);
+        gq_run_cleanup_done();
         return snprintf(msg, cap, "cannot write the SMPI run's files: %s", strerror(err)), GQ_ERR_IO;
     }
 
@@ -89,7 +102,7 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
     char quant[256];
     qz_format_spec(&c->quant, quant, sizeof quant);
     int k = 0;
-    snprintf(a[k++], sizeof a[0], "model=%s", c->model_source);
+    snprintf(a[k++], sizeof a[0], "model=%s", model_copied ? model : c->model_source);
     snprintf(a[k++], sizeof a[0], "quant=%s", quant);
     snprintf(a[k++], sizeof a[0], "sync=%s", sync_name(c->sync));
     snprintf(a[k++], sizeof a[0], "iterations=%d", c->iterations > 3 ? c->iterations : 3);
@@ -112,7 +125,7 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
 
     char text[4096], log[1024];
     const int status = gq_run((const char *const *)argv, NULL, text, sizeof text, log, sizeof log);
-    unlink(plat), unlink(hostfile), rmdir(dir);
+    gq_run_cleanup_done();
     const char *line = strstr(text, "gqsim-smpi iteration_s=");
     double it = line ? strtod(line + strlen("gqsim-smpi iteration_s="), NULL) : NAN;
     if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || !(it >= p->compute_s * (1 - 1e-9))) {

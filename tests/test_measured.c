@@ -62,7 +62,7 @@ static void test_bad(void)
          "m.csv:3: batch '0' must be an integer in 1..1000000"},
         {0, "alexnet,dgx1,P100,128,8,nan\n", "m.csv:2: images_per_s 'nan' must be a number in (0, 1e9]"},
         {0, "alexnet,dgx1,P100,128,8,-5\n", "m.csv:2: images_per_s '-5'"},
-        {0, "alexnet,dgx1,P100,128,8\n", "m.csv:2: 5 fields, the header has 6"},
+        {0, "alexnet,dgx1,P100,128,8\n", "m.csv:2: 5 fields where the header has 6"},
         {0, "\"alexnet,dgx1,P100,128,8,100\n", "m.csv:2: a quoted field is not closed"},
         {0, "ale\"xnet,dgx1,P100,128,8,100\n", "m.csv:2: a quote inside an unquoted field"},
         {1, "alexnet,dgx1,P100,128,8,100,2,,,\n", "m.csv:2: fp32_last '2' is not 0 or 1"},

@@ -105,23 +105,22 @@ static void evaluate(net_t *net, const idx_dataset *d, int limit, float *x, doub
     *acc = (double)right / n;
 }
 
-static void dump(const train_config *c, const net_t *net, const float *g, int iter)
+static gq_err dump(const train_config *c, const net_t *net, const float *g, int iter, char *msg, size_t cap)
 {
     for (int i = 0; i < net->nlayers; i++) {
         const model_layer *l = &c->model->layers[i];
         for (int part = 0; part < 2; part++) {
             size_t n = (size_t)(part ? l->bias_params : l->weight_params);
             if (!n) continue;
-            char path[1024];
-            snprintf(path, sizeof path, "%s/iter%d_%s_%s.f32", c->dump_dir, iter, l->name, part ? "b" : "w");
-            for (char *p = path + strlen(c->dump_dir) + 1; *p; p++)
+            char name[512];
+            snprintf(name, sizeof name, "iter%d_%s_%s.f32", iter, l->name, part ? "b" : "w");
+            for (char *p = name; *p; p++)
                 if (*p == '/') *p = '_';
-            FILE *f = fopen(path, "wb");
-            if (!f) continue;
-            fwrite(g + (part ? net->b_off[i] : net->w_off[i]), sizeof(float), n, f); /* little-endian host */
-            fclose(f);
+            if (c->dump_write(c->dump_ctx, name, g + (part ? net->b_off[i] : net->w_off[i]), n) != 0)
+                return gq_fail(GQ_ERR_IO, msg, cap, "%s", ""); /* dump_write has said why */
         }
     }
+    return GQ_OK;
 }
 
 /* ---- the exchange of one tensor ------------------------------------------------------------------ */
@@ -663,9 +662,10 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
             /* a diverged worker stops here; under MPI the caller ends the others (they wait in the exchange) */
             if (bad >= 0) e = diverged(c, &net, msg, cap, step, epoch, (size_t)bad, "gradient");
             if (e != GQ_OK) break;
-            if (c->dump_dir && rank == 0)
-                for (int k = 0; k < c->ndump; k++)
-                    if (c->dump_at[k] == step + 1) dump(c, &net, x.g, (int)step + 1);
+            if (c->dump_write && rank == 0)
+                for (int k = 0; k < c->ndump && e == GQ_OK; k++)
+                    if (c->dump_at[k] == step + 1) e = dump(c, &net, x.g, (int)step + 1, msg, cap);
+            if (e != GQ_OK) break;
             /* the exchange, tensor by tensor */
             for (int t = 0; t < x.nt && e == GQ_OK; t++)
                 e = !comm       ? exchange_local(&x, t, scales)

@@ -63,8 +63,13 @@ typedef struct {
     int error_feedback;          /* -1: on for biased compressors (signsgd, topk, bingrad-b) */
     xch_policy exchange;         /* which tensors are quantized, scaler sharing, the server's reply */
     int train_limit, test_limit; /* 0: all */
-    const char *dump_dir;        /* per-layer gradients as .f32 files */
-    const int *dump_at;          /* iterations (1-based) to dump */
+    /* per-layer gradients at the iterations dump_at (1-based): the trainer names each
+     * (iterN_LAYER_w.f32 or _b.f32) and hands it to dump_write, which stores it (the CLI
+     * stages it as an output); a non-zero return ends the run with GQ_ERR_IO and an empty
+     * message (dump_write reports its own failure) */
+    int (*dump_write)(void *ctx, const char *name, const float *data, size_t n);
+    void *dump_ctx;
+    const int *dump_at; /* iterations (1-based) to dump */
     int ndump;
     train_sync sync;
     train_comm *comm; /* NULL: every worker in this process; else this rank is worker comm->rank of comm->size */

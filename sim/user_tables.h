@@ -1,0 +1,31 @@
+/* Two small CSV inputs users hand gqsim, read by the shared RFC 4180 reader
+ * (every row the header's width, FILE:LINE on every refusal) and fuzzed like
+ * the other parsers: a ping-pong of the user's network (`platforms
+ * calibrate --pingpong`) and accuracy curves (`tta --accuracy-curve`). */
+#ifndef GQ_USER_TABLES_H
+#define GQ_USER_TABLES_H
+
+#include <stddef.h>
+
+#include "gq_error.h"
+
+/* Rows `bytes,one_way_s` (more columns allowed): bytes a message size and one_way_s a latency within
+ * phys_range.h's bounds, at most cap rows. */
+gq_err pingpong_parse(const char *text, size_t len, const char *file, double *bytes, double *secs, int cap, int *n,
+                      char *msg, size_t mcap);
+
+#define ACC_CURVE_MAX_EPOCHS 1000
+
+/* One quantizer's accuracy after each of epochs 1..epochs (each given once). */
+typedef struct {
+    char quant[256]; /* canonical spec */
+    size_t epochs;
+    double acc[ACC_CURVE_MAX_EPOCHS];
+} acc_curve;
+
+/* Rows `quant,epoch,accuracy` (or test_accuracy, as `train --format csv` writes), grouped by
+ * quantizer into at most cap curves, each with no epoch missing. */
+gq_err acc_curves_parse(const char *text, size_t len, const char *file, acc_curve *curves, int cap, int *n, char *msg,
+                        size_t mcap);
+
+#endif
