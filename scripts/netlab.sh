@@ -8,7 +8,12 @@
 #   bash scripts/netlab.sh mpirun N -- CMD ARGS  one rank per namespace (extra mpirun
 #                                                options in NETLAB_MPIRUN_ARGS)
 #   bash scripts/netlab.sh down                  removes everything the lab made
-#   bash scripts/netlab.sh status                what is up
+#   bash scripts/netlab.sh status                what is up (and what an interrupted
+#                                                run left, if anything)
+#
+# N is a decimal number from 1 to 64, written without leading zeros (010 is
+# refused, not read as octal). A failing or interrupted `up` (an error,
+# Ctrl-C, SIGTERM) removes everything it made before it exits.
 #
 # Addresses come from 198.18.0.0/15, the range RFC 2544 sets aside for
 # benchmarking, and nothing else: node i is 198.18.0.(i+1)/24, the root
@@ -85,14 +90,23 @@ cmd_down() {
   rm -rf "$STATE" "${TMPDIR:-/tmp}/gqsim-netlab"
 }
 
+# N as a decimal count in 1..MAX: no sign, no leading zero (bash arithmetic would read 010 as 8, 09 as an error).
+valid_count() { [[ $1 =~ ^[1-9][0-9]{0,5}$ ]] && [ "$1" -le "$2" ]; }
+
+# What the lab's names hold now: namespaces, and 1 if the bridge exists.
+lab_namespaces() { ip netns list 2>/dev/null | awk '{print $1}' | grep -c "^${PREFIX}[0-9]*$" || true; }
+lab_bridge() { ip link show "$BRIDGE" >/dev/null 2>&1 && echo 1 || echo 0; }
+
 cmd_up() {
   [ $# -ge 2 ] && [ $# -le 3 ] || die "usage: netlab.sh up N RATE [DELAY] (e.g. up 4 50mbit 1ms)"
   local n=$1 rate=$2 delay=${3:-0}
-  [[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le $MAX_NODES ] || die "N '$n' must be 1..$MAX_NODES"
+  valid_count "$n" $MAX_NODES || die "N '$n' must be a whole number from 1 to $MAX_NODES, without leading zeros"
   rate_bytes "$rate" >/dev/null
   [[ $delay =~ ^(0|[0-9]+(\.[0-9]+)?(us|ms|s))$ ]] || die "delay '$delay': e.g. 100us or 2ms"
   need_root
   [ -e "$STATE" ] && die "a lab is already up ($(cat "$STATE")); 'netlab.sh down' first"
+  [ "$(lab_namespaces)" = 0 ] && [ "$(lab_bridge)" = 0 ] ||
+    die "an earlier lab left namespaces or its bridge behind; 'netlab.sh down' removes them"
   if [ "$delay" != 0 ]; then # netem is a kernel option (CONFIG_NET_SCH_NETEM): ask a throwaway namespace
     ip netns add gq-probe
     local have_netem=1
@@ -100,7 +114,10 @@ cmd_up() {
     ip netns del gq-probe
     [ $have_netem = 1 ] || die "this kernel has no netem (CONFIG_NET_SCH_NETEM) for the delay: give DELAY 0 or none"
   fi
-  trap 'echo "netlab: setting up failed; removing what was made" >&2; cmd_down' ERR
+  # from here on, an error or a signal undoes everything up made (down removes by name, so also what
+  # the step under way had half made); the state file is written last, so status never calls a half lab up
+  trap 'trap - ERR INT TERM HUP; echo "netlab: setting up failed; removing what was made" >&2; cmd_down; exit 1' ERR
+  trap 'trap - ERR INT TERM HUP; echo "netlab: interrupted; removing what was made" >&2; cmd_down; exit 130' INT TERM HUP
   ip link add "$BRIDGE" type bridge
   ip addr add "$ROOT_ADDR/24" dev "$BRIDGE"
   ip link set "$BRIDGE" up
@@ -118,7 +135,7 @@ cmd_up() {
     shape "$VETH$i" "$rate" "$delay"  # its downlink
   done
   echo "$n $rate $delay" >"$STATE"
-  trap - ERR
+  trap - ERR INT TERM HUP
   echo "netlab: $n nodes ${PREFIX}0..${PREFIX}$((n - 1)) at $rate each way, delay $delay; $NET.1..$NET.$n"
 }
 
@@ -145,7 +162,7 @@ cmd_mpirun() {
   [ -e "$STATE" ] || die "no lab is up: 'netlab.sh up N RATE' first"
   local have
   have=$(awk '{print $1}' "$STATE")
-  [[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le "$have" ] || die "N '$n' must be 1..$have (the lab's nodes)"
+  valid_count "$n" "$have" || die "N '$n' must be 1..$have (the lab's nodes), without leading zeros"
   local i
   HOSTFILE=$(mktemp)
   trap 'rm -f "$HOSTFILE"' EXIT
@@ -159,10 +176,21 @@ cmd_mpirun() {
     ${NETLAB_MPIRUN_ARGS:-} "$@"
 }
 
+# What is there, not only what the state file says: a lab cut short (or a state file whose namespaces
+# someone removed) is reported as broken, exit 1, with the way out.
 cmd_status() {
+  local ns bridge
+  ns=$(lab_namespaces)
+  bridge=$(lab_bridge)
   if [ -e "$STATE" ]; then
     read -r n rate delay <"$STATE"
-    echo "netlab: $n nodes at $rate, delay $delay"
+    if [ "$ns" = "$n" ] && [ "$bridge" = 1 ]; then
+      echo "netlab: $n nodes at $rate, delay $delay"
+    else
+      die "a lab of $n nodes was recorded, but $ns namespaces and $([ "$bridge" = 1 ] && echo the || echo no) bridge are there; 'netlab.sh down' removes them"
+    fi
+  elif [ "$ns" != 0 ] || [ "$bridge" = 1 ]; then
+    die "no lab is up, but $ns namespaces$([ "$bridge" = 1 ] && echo " and the bridge") are left from one cut short; 'netlab.sh down' removes them"
   else
     echo "netlab: no lab is up"
   fi

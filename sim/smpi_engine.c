@@ -8,6 +8,7 @@
  * smpirun is started by gq_run (fork/exec, an argument vector); the platform
  * and the host file live in a private directory removed after the run
  * (smpirun, a shell script, reads them by name). */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -79,7 +80,12 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
         gq_err e = gq_read_file(c->model_source, (size_t)64 << 20, 1, &model_text, &model_len, msg, cap);
         if (e != GQ_OK) return free(xml), free(hosts), e;
     }
-    char dir[] = "/tmp/gqsim-smpi-XXXXXX", plat[64], hostfile[64], model[64];
+    /* in $TMPDIR where its path is plain (smpirun word-splits the host file's), else /tmp */
+    const char *tmp = getenv("TMPDIR");
+    int plain = tmp && *tmp == '/' && strlen(tmp) < 160;
+    for (const char *s = tmp; plain && *s; s++) plain = isalnum((unsigned char)*s) || strchr("/._-", *s);
+    char dir[200], plat[240], hostfile[240], model[240];
+    snprintf(dir, sizeof dir, "%s/gqsim-smpi-XXXXXX", plain ? tmp : "/tmp");
     const int made = mkdtemp(dir) != NULL;
     snprintf(plat, sizeof plat, "%s/platform.xml", dir);
     snprintf(hostfile, sizeof hostfile, "%s/hosts", dir);

@@ -367,7 +367,7 @@ if [ -x "$(dirname "$GQ")/gqsim-smpi" ]; then
     check "smpi with hierarchical: refused in one line" sh -c "test $rc -eq 1 && grep -q 'ps, ps-sharded, ring or allgather' err.txt"
     GQSIM_SMPI=/nonexistent "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 8 --engine smpi --overlap off --fusion 0 2> err.txt; rc=$?
     check "smpi without its program: one line" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'smpicc' err.txt"
-    check "no SMPI files left in /tmp" sh -c "! ls -d /tmp/gqsim-smpi-* 2> /dev/null | grep -q ."
+    check "no SMPI files left in this test's TMPDIR" sh -c "! ls -A '$TMPDIR' | grep -q '^gqsim-smpi'"
 fi
 printf 'model,gpu,gpus\nalexnet,P100,1\n' > badmeas.csv
 "$GQ" validate --measured badmeas.csv 2> err.txt

@@ -4,6 +4,8 @@
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work" || exit 1
+# the temporaries of what the test runs land here, so that a check for leftovers looks only at its own
+mkdir "$work/tmpdir" && export TMPDIR="$work/tmpdir"
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); }

@@ -198,8 +198,168 @@ ymin=$(cd rep && gnuplot -e "load 'speedup-terngrad-ethernet.gp'; print GPVAL_Y_
 check "report figure shows vgg-a's lowest speedup $low on Ethernet (y from $ymin)" \
     awk -v s="$low" -v y="$ymin" 'BEGIN { exit !(s < 0.5 && y <= s) }'
 
+# ---- 8. outputs nobody can hijack ------------------------------------------------------------------
+"$GQ" quant gen --dist gaussian --n 1000 --output g.f32 --seed 1 2> err.txt
+check "quant gen: the output is made ($(cat err.txt))" test -s g.f32
+echo mine > victim.txt
+ln -s victim.txt link.f32
+expect "an output that is a symlink is refused, before any work" 2 "link.f32': is a symbolic link" \
+    "$GQ" quant gen --dist gaussian --n 1000 --output link.f32 --seed 1
+check "... and its target is untouched" sh -c 'test "$(cat victim.txt)" = mine && test -L link.f32'
+mkfifo pipe.f32
+expect "an output that is a FIFO is refused (and nothing waits on it)" 2 "pipe.f32': is a FIFO" \
+    timeout 20 "$GQ" quant gen --dist gaussian --n 1000 --output pipe.f32 --seed 1
+check "... and it stays a FIFO" test -p pipe.f32
+if [ "$(id -u)" = 0 ] && mknod null.csv c 1 3 2> /dev/null; then # a device node of our own, never the system's
+    expect "an output that is a device is refused" 2 "null.csv': is a character device" \
+        "$GQ" train --epochs 1 --train-limit 256 --test-limit 64 --output null.csv --format csv
+    check "... and it stays a device" test -c null.csv
+    rm -f null.csv
+else
+    echo "hostile_test: not root or no mknod here: the device case is left to the FIFO's"
+fi
+ln -s victim.txt fig.png
+expect "a figure named by a symlink: refused before any work" 2 "fig.png': is a symbolic link" \
+    "$GQ" speedup --model alexnet --platform terngrad-ethernet --gpus 1,8 --engine analytic --plot fig.png
+check "... and its target is untouched" test "$(cat victim.txt)" = mine
+# the temporary's name is fresh (mkstemp, O_EXCL): none of the names the old scheme used (PATH.tmp.PID) is opened
+for p in $(seq 1 40); do ln -s victim.txt "h.f32.tmp.$(( $$ + p ))"; done
+"$GQ" quant gen --dist gaussian --n 1000 --output h.f32 --seed 1 2> err.txt
+check "planted links at the old temporary names: the output is written ($(cat err.txt))" test -s h.f32 -a ! -L h.f32
+check "... and no planted link was followed" test "$(cat victim.txt)" = mine
+rm -f h.f32.tmp.*
+
+# ---- 9. every write checked, stdout included --------------------------------------------------------
+if [ -w /dev/full ]; then
+    expect "a table on a full disk (/dev/full): one line, exit 1" 1 "standard output: write error: No space left" \
+        sh -c '"$0" quant list > /dev/full' "$GQ"
+    expect "platforms xml on a full disk: exit 1" 1 "standard output: write error" \
+        sh -c '"$0" platforms xml dgx1 --nodes 4 > /dev/full' "$GQ"
+    expect "simulate --format csv on a full disk, and its --plot not kept" 1 "standard output: write error" \
+        sh -c '"$0" speedup --model alexnet --platform terngrad-ethernet --gpus 1,8 --engine analytic --plot full.png --format csv > /dev/full' "$GQ"
+    check "... no figure kept when stdout failed" sh -c '! ls | grep -q "^full\."'
+fi
+expect "--dump-grads: the directory is not made when the run's checks fail" 2 "--measured-out" \
+    "$GQ" train --epochs 1 --train-limit 256 --dump-grads newdumps --measured-out m.csv
+check "... no newdumps directory" test ! -e newdumps
+mkdir small
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=48k gqsim-hostile small 2> /dev/null; then
+    expect "--dump-grads on a full disk: one line, exit 1" 1 "small/grads/.*write failed: No space left" \
+        "$GQ" train --epochs 1 --train-limit 256 --test-limit 64 --dump-grads small/grads
+    check "... the directory it made is gone, nothing half-written" sh -c 'test -z "$(ls -A small)"'
+    expect "an output file on a full disk: one line, exit 1" 1 "small/g.f32: write failed: No space left" \
+        "$GQ" quant gen --dist gaussian --n 100000 --output small/g.f32 --seed 1
+    check "... nothing left on the disk" sh -c 'test -z "$(ls -A small)"'
+    umount small
+else
+    echo "hostile_test: cannot mount a small tmpfs here (not root?): full-disk files left to /dev/full's cases"
+fi
+
+# ---- 10. out of memory is one line --------------------------------------------------------------------
+if [ -z "${ASAN_OPTIONS:-}" ]; then # the sanitizers' shadow memory does not live under a small ulimit -v
+    expect "quant gen past a 1.5 GB limit: one line, exit 1" 1 "out of memory" \
+        sh -c 'ulimit -v 1500000; exec "$0" quant gen --dist gaussian --n 268435456 --output big.f32 --seed 1' "$GQ"
+    check "... and no file" test ! -e big.f32
+    "$GQ" quant encode --quant terngrad --input g.f32 --output g.gq --seed 1 > /dev/null
+    # the header claims 2^28 elements; the payload holds 1000: refused before allocating a gigabyte
+    perl -e 'open F, "<", "g.gq"; binmode F; local $/; $d = <F>; substr($d, 8, 8) = pack("Q<", 1 << 28); print $d' > claim.gq
+    expect "a buffer claiming 2^28 elements, under a 600 MB limit: truncated, one line" 1 "claim.gq: encoded buffer is truncated" \
+        sh -c 'ulimit -v 600000; exec "$0" quant decode --input claim.gq --output claim.f32' "$GQ"
+else
+    echo "hostile_test: under the sanitizers: the ulimit -v cases are skipped"
+fi
+awk 'BEGIN { print "model,platform,gpu,batch,gpus,images_per_s"; for (i = 0; i < 10001; i++) print "alexnet,dgx1,P100,128,8,100" }' > many.csv
+expect "a measured CSV past 10000 rows: refused at the row, before it holds them" 1 "many.csv:10002: more than 10000 rows" \
+    "$GQ" validate --measured many.csv
+"$GQ" platforms xml terngrad-ethernet --nodes 2 > two.xml
+awk '/<cluster id="node1"/ && !d { print "    <cluster id=\"big\" prefix=\"big\" suffix=\"\" radical=\"0-99999999\" speed=\"1f\" bw=\"1GBps\" lat=\"0s\"/>"; d = 1 } { print }' two.xml > radical.xml
+expect "a cluster radical of 10^8 hosts: refused before SimGrid builds them" 1 "radical.xml declares 100000008 hosts, beyond the 65536" \
+    timeout 30 "$GQ" simulate --model alexnet --platform radical.xml --gpus 8
+
+# ---- 11. pipes, closed descriptors, cancellation ------------------------------------------------------
+"$GQ" speedup --model alexnet --platform terngrad-ethernet --gpus 1,8 --engine analytic --plot piped.png 2> /dev/null |
+    sh -c 'exec 0<&-; sleep 2'
+check "a closed pipe (SIGPIPE): no figure and no temporary left" sh -c '! ls -A | grep -q "^piped\."'
+"$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --format csv 2>&- > closed.csv
+check "stderr closed: a SimGrid run still succeeds" grep -q '^alexnet,terngrad-ethernet,8,' closed.csv
+"$GQ" quant gen --dist gaussian --n 100 --output in.f32 --seed 1 <&- > /dev/null 2>&1
+check "stdin closed: a file is still written" test -s in.f32
+if command -v smpirun > /dev/null && [ -x "$(dirname "$GQ")/gqsim-smpi" ]; then
+    for sig in TERM INT; do
+        "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --engine smpi --overlap off --fusion 0 \
+            --sync ring > /dev/null 2>&1 &
+        pid=$!
+        # until smpirun's simulation is under way (its platform lies in this test's TMPDIR), at most 20 s
+        for _ in $(seq 100); do pgrep -f "$TMPDIR/gqsim-sm[p]i" | grep -q . && break; sleep 0.2; done
+        running=$(pgrep -f "$TMPDIR/gqsim-sm[p]i" | wc -l)
+        kill -s "$sig" "$pid"
+        wait "$pid"
+        sleep 1
+        check "smpi engine, SIG$sig: smpirun was running ($running processes)" test "$running" -gt 0
+        check "smpi engine, SIG$sig: smpirun and smpimain gone with gqsim" sh -c "! pgrep -f '$TMPDIR/gqsim-sm[p]i' > /dev/null"
+        check "smpi engine, SIG$sig: its directory removed" sh -c "! ls -A '$TMPDIR' | grep -q '^gqsim-smpi'"
+    done
+else
+    echo "hostile_test: no smpirun or gqsim-smpi: the SMPI cancellation cases are skipped"
+fi
+
+# ---- 12. short and long CSV rows are errors, in every CSV reader ---------------------------------------
+printf 'bytes,one_way_s\n1,2.5e-05\n1024\n' > pp.csv
+expect "a ping-pong row one field short" 1 "pp.csv:3: 1 field where the header has 2" \
+    "$GQ" platforms calibrate terngrad-ethernet --pingpong pp.csv
+printf 'bytes,one_way_s\n1,2.5e-05,7\n' > pp2.csv
+expect "a ping-pong row one field long" 1 "pp2.csv:2: 3 fields where the header has 2" \
+    "$GQ" platforms calibrate terngrad-ethernet --pingpong pp2.csv
+printf 'quant,epoch,accuracy\nfp32,1,0.5\nfp32,2\n' > curve.csv
+expect "an accuracy-curve row one field short" 1 "curve.csv:3: 2 fields where the header has 3" \
+    "$GQ" tta --model lenet5 --platform roce25 --gpus 4 --target 0.8 --accuracy-curve curve.csv --dataset-size 12000
+printf 'gpu,peak_fp32_tflops,mem_bw_gbs,source\nMine,30,1200\n' > shortgpu.csv
+expect "a --gpu-file row one field short" 1 "shortgpu.csv:2: 3 fields where the header has 4" \
+    "$GQ" models compute --model alexnet --gpu Mine --gpu-file shortgpu.csv
+printf 'gpu,peak_fp32_tflops,mem_bw_gbs,source\n"Mine, rev 2",30,1200,"ours, measured"\n' > quotedgpu.csv
+"$GQ" models compute --model alexnet --gpu 'Mine, rev 2' --gpu-file quotedgpu.csv --format csv > qg.csv 2> err.txt
+check "a --gpu-file with quoted commas reads as RFC 4180 ($(cat err.txt))" grep -q '^alexnet,"Mine, rev 2",' qg.csv
+printf 'quant,device,encode_ns_fixed,encode_ns_per_element,decode_ns_fixed,decode_ns_per_element,source\nterngrad,cpu,1,1,1\n' > shortcost.csv
+expect "a codec-profile row one field short" 1 "shortcost.csv:2: 5 fields where the header has 7" \
+    "$GQ" simulate --model alexnet --platform dgx1 --gpus 8 --quant terngrad --codec-on cpu --codec-costs shortcost.csv
+
+# ---- 13. MPI ranks that disagree end in seconds -------------------------------------------------------------
+if command -v mpirun > /dev/null && ! "$GQ" train --mpi --epochs 1 --train-limit 64 2>&1 | grep -q 'built without MPI'; then
+    M="--allow-run-as-root --oversubscribe --mca btl tcp,self --mca mpi_yield_when_idle 1 --mca rtc ^hwloc"
+    T="--epochs 1 --train-limit 512 --test-limit 64"
+    for what in "--quant fp32:--quant terngrad" "--train-limit 512:--train-limit 256" "--seed 1:--seed 2"; do
+        a=${what%%:*} b=${what#*:}
+        # shellcheck disable=SC2086
+        ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" timeout 60 mpirun $M -np 1 "$GQ" train --mpi $T $a : \
+            -np 1 "$GQ" train --mpi $T $b > mpi.out 2> mpi.err
+        rc=$?
+        opt=${a%% *}
+        check "ranks started with $a and $b: the job ends, not a hang (exit $rc)" sh -c "test $rc -ne 0 && test $rc -ne 124"
+        check "... every rank says which setting differs" \
+            test "$(grep -c "rank 1 was started with another $opt than rank 0" mpi.err)" -eq 2
+    done
+else
+    echo "hostile_test: no mpirun, or gqsim without MPI: the rank-agreement cases are skipped"
+fi
+
+# ---- 14. physical ranges ----------------------------------------------------------------------------------
+expect "a link of 1e-300 Gb/s" 2 "inter=1e-300gbe is not .*between 1 kbit/s and 100 Tbit/s" \
+    "$GQ" simulate --model alexnet --platform 'cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=1e-300gbe' --gpus 2
+expect "a link of 1e6 Gb/s (past 100 Tbit/s)" 2 "inter=1e6gbe is not" \
+    "$GQ" simulate --model alexnet --platform 'cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=1e6gbe' --gpus 2
+sed '0,/latency="[^"]*"/s//latency="-1s"/' two.xml > neglat.xml
+expect "a negative latency in a platform XML" 1 "neglat.xml:[0-9]+: latency '-1s': a latency must be between 0 and 3600 s" \
+    "$GQ" simulate --model alexnet --platform neglat.xml --gpus 8
+sed '0,/latency="[^"]*"/s//latency="2h"/' two.xml > hour.xml
+expect "a latency of two hours" 1 "hour.xml:[0-9]+: latency '2h'" "$GQ" simulate --model alexnet --platform hour.xml --gpus 8
+sed '0,/bandwidth="[^"]*"/s//bandwidth="100bps"/' two.xml > slow.xml
+expect "a link of 100 bit/s" 1 "slow.xml:[0-9]+: bandwidth '100bps': a link rate must be between 1 kbit/s" \
+    "$GQ" simulate --model alexnet --platform slow.xml --gpus 8
+printf 'bytes,one_way_s\n1,7200\n' > slowpp.csv
+expect "a ping-pong of two hours one way" 1 "slowpp.csv:2: bytes must be between 1 byte and 1e12 bytes and one_way_s a time between 0 and 3600 s" \
+    "$GQ" platforms calibrate terngrad-ethernet --pingpong slowpp.csv
+
 # ---- 7. interrupted: no process and no temporary left ---------------------------------------------
-tmp_before=$(ls /tmp | grep -c '^gqsim-' || true)
 for sig in TERM INT; do
     "$GQ" speedup --model alexnet --platform terngrad-ethernet --sync ps --gpus 1,8192 --plot cut.png > /dev/null 2>&1 &
     pid=$!
@@ -216,7 +376,6 @@ for sig in TERM INT; do
     check "SIG$sig: the SimGrid child did not outlive gqsim (state '$state')" sh -c "case '$state' in ''|Z*) ;; *) exit 1 ;; esac"
     check "SIG$sig: no output or temporary left" sh -c "! ls -A | grep -q 'cut\.'"
 done
-tmp_after=$(ls /tmp | grep -c '^gqsim-' || true)
-check "no /tmp/gqsim-* left behind" test "$tmp_after" -le "$tmp_before"
+check "no temporary left in this test's TMPDIR ($(ls -A "$TMPDIR" | head -3))" sh -c "! ls -A '$TMPDIR' | grep -q '^gqsim'"
 
 finish
