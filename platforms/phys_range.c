@@ -11,6 +11,7 @@
 
 static const phys_range RANGES[PHYS_COUNT_] = {
     [PHYS_RATE] = {"a link rate", "bytes/s", 1e3 / 8, 100e12 / 8, "between 1 kbit/s and 100 Tbit/s"},
+    [PHYS_FATPIPE_RATE] = {"a fat pipe's rate", "bytes/s", 1e3 / 8, 1e15, "between 1 kbit/s and 1 PB/s"},
     [PHYS_LATENCY] = {"a latency", "s", 0, 3600, "between 0 and 3600 s"},
     [PHYS_MESSAGE_BYTES] = {"a message size", "bytes", 1, 1e12, "between 1 byte and 1e12 bytes"},
 };
@@ -60,7 +61,7 @@ static const unit TIME_UNITS[] = {{"s", 1},  {"ms", 1e-3}, {"us", 1e-6}, {"ns", 
 
 int phys_parse_simgrid(phys_quantity q, const char *text, double *value, char *why, size_t cap)
 {
-    const unit *units = q == PHYS_RATE ? RATE_UNITS : q == PHYS_LATENCY ? TIME_UNITS : NULL;
+    const unit *units = q == PHYS_RATE || q == PHYS_FATPIPE_RATE ? RATE_UNITS : q == PHYS_LATENCY ? TIME_UNITS : NULL;
     if (!units) return snprintf(why, cap, "no SimGrid unit for this quantity"), -1;
     char *end;
     const double x = strtod(text, &end);

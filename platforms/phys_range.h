@@ -8,7 +8,9 @@
 
 #include <stddef.h>
 
-typedef enum { PHYS_RATE, PHYS_LATENCY, PHYS_MESSAGE_BYTES, PHYS_COUNT_ } phys_quantity;
+/* PHYS_FATPIPE_RATE: a FATPIPE link, which SimGrid never shares, so that it stands for "no limit"
+ * (gqsim's racks' backplane and a host's memory bus at 1 PB/s) rather than a cable */
+typedef enum { PHYS_RATE, PHYS_FATPIPE_RATE, PHYS_LATENCY, PHYS_MESSAGE_BYTES, PHYS_COUNT_ } phys_quantity;
 
 typedef struct {
     const char *what;  /* "a link rate" */

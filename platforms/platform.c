@@ -357,8 +357,13 @@ static gq_err check_xml_links(const char *text, const char *text_end, const char
     for (size_t k = 0; e == GQ_OK && k < sizeof CHECKS / sizeof CHECKS[0]; k++)
         for (const char *p = text; e == GQ_OK && (p = find_in(p, text_end, CHECKS[k].tag)) != NULL; p++) {
             double x;
+            char policy[32];
+            phys_quantity q = CHECKS[k].q;
+            if (q == PHYS_RATE && attr(p, text_end, "sharing_policy", policy, sizeof policy) == 0 &&
+                strcmp(policy, "FATPIPE") == 0)
+                q = PHYS_FATPIPE_RATE;
             if (attr(p, text_end, CHECKS[k].attr, v, sizeof v) == 0 &&
-                phys_parse_simgrid(CHECKS[k].q, v, &x, why, sizeof why) == -1)
+                phys_parse_simgrid(q, v, &x, why, sizeof why) == -1)
                 e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: %s %s", path, line_of(text, p), CHECKS[k].attr, why);
         }
     *hosts = 0;
@@ -795,7 +800,7 @@ static void put_node_links(sbuf *b, const cluster_spec *c, int i, const char *in
     }
     if (host_cpu)
         put(b, "%s<link id=\"node%d_membus\" bandwidth=\"%.17gBps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n", ind,
-            i, phys_range_of(PHYS_RATE)->hi);
+            i, phys_range_of(PHYS_FATPIPE_RATE)->hi);
 }
 
 /* 1 if node zones list their own links (not a <cluster>, which makes its own). */
@@ -1002,7 +1007,7 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
     if (racks) {
         put(&b, "  <zone id=\"fabric\" routing=\"Full\">\n    <router id=\"switch\"/>\n  </zone>\n");
         put(&b, "  <link id=\"backplane\" bandwidth=\"%.17gBps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n",
-            phys_range_of(PHYS_RATE)->hi); /* never the bottleneck: the fastest rate a link may have */
+            phys_range_of(PHYS_FATPIPE_RATE)->hi); /* never the bottleneck */
         for (int r = 0; r < racks; r++)
             put(&b,
                 "  <zoneRoute src=\"rack%d\" dst=\"fabric\" gw_src=\"rack%d_router\" gw_dst=\"switch\">"

@@ -2,7 +2,7 @@
 # Every test from a fresh clone: install what is missing, build, run the
 # suite; then the same suite built with AddressSanitizer + UBSan; then each
 # fuzz target (decoders, model, cluster spec, SimGrid XML, measured CSV,
-# codec profiles)
+# codec profiles, GPU profiles, ping-pongs, accuracy curves)
 # under libFuzzer for FUZZ_SECONDS (default 45). Between them, the portable
 # build (no -march=native: SSE2 code paths) and its unit tests.
 # Usage: bash scripts/test.sh        (CI runs exactly this: .ci/run)
@@ -39,7 +39,7 @@ run_ctest build-asan env ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktr
 # spec, SimGrid XML, measured CSV), each for FUZZ_SECONDS from its corpus.
 stage "libFuzzer build"
 CC=clang cmake -S . -B build-fuzz -DGQ_FUZZ=ON > /dev/null
-fuzzers="decode model cluster xml measured profile"
+fuzzers="decode model cluster xml measured profile gpus pingpong curve"
 targets=""
 for f in $fuzzers; do targets="$targets --target fuzz_${f}_libfuzzer"; done
 # shellcheck disable=SC2086

@@ -168,6 +168,7 @@ static void ps_server(int argc, char **argv)
     sg_world *w = ((sg_actor_ctx *)sg_actor_self_get_data())->w;
     sg_comm_t *c = malloc((size_t)w->P * sizeof *c);
     void *data;
+    if (!c) abort(); /* the child dies and the parent reports a failed run */
     for (int it = 0; it < w->iters; it++)
         for (int k = 0; k < w->plan->n; k++) {
             const sim_bucket *b = &w->plan->b[k];
@@ -244,6 +245,7 @@ static void all_to_all(sg_world *w, const char *tag, int node, double nbytes)
 {
     sg_comm_t *c = malloc(2 * (size_t)w->N * sizeof *c);
     void *data;
+    if (!c) abort(); /* the child dies and the parent reports a failed run */
     int k = 0;
     for (int o = 0; o < w->N; o++)
         if (o != node) c[k++] = sg_mailbox_put_async(mbox("%s%d", tag, o), &w->token, bytes_of(nbytes));

@@ -40,15 +40,32 @@ static gq_err read_idx(const char *path, uint32_t magic, int ndims, uint32_t *di
     if (e == GQ_OK && total > ((size_t)1 << 31))
         e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: %zu bytes is too large", path, total);
     if (e == GQ_OK) {
-        *data = malloc(total);
+        /* the header's size is a claim: the buffer grows as data arrives, never past what the file holds */
+        size_t have = total < ((size_t)1 << 20) ? total : ((size_t)1 << 20);
+        *data = malloc(have);
         if (!*data)
             e = GQ_ERR_NOMEM;
         else {
             size_t got = 0;
             while (got < total) {
-                int r = gzread(f, *data + got, (unsigned)(total - got > (1u << 30) ? (1u << 30) : total - got));
+                if (got == have) {
+                    const size_t grow = have * 2 < total ? have * 2 : total;
+                    uint8_t *bigger = realloc(*data, grow);
+                    if (!bigger) {
+                        e = GQ_ERR_NOMEM;
+                        break;
+                    }
+                    *data = bigger, have = grow;
+                }
+                int r = gzread(f, *data + got, (unsigned)(have - got > (1u << 30) ? (1u << 30) : have - got));
                 if (r <= 0) break;
                 got += (size_t)r;
+            }
+            if (e != GQ_OK) {
+                free(*data);
+                *data = NULL;
+                gzclose(f);
+                return gq_fail(e, msg, cap, "%s: out of memory reading %zu bytes", path, got);
             }
             unsigned char extra;
             if (got < total)
