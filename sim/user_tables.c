@@ -20,6 +20,19 @@ static gq_err open_table(const char *text, size_t len, const char *file, gq_csv 
     return GQ_OK;
 }
 
+/* The next non-blank row, its first line in *line. @return 1, or 0 at the end or on an error (in *e). */
+static int next_row(gq_csv *r, const char *file, int *line, gq_err *e, char *msg, size_t mcap)
+{
+    for (;;) {
+        const char *why;
+        *line = r->line;
+        const int got = gq_csv_next(r, &why);
+        if (got < 0) *e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s:%d: %s", file, *line, why);
+        if (got <= 0) return 0;
+        if (!gq_csv_blank(r)) return 1;
+    }
+}
+
 gq_err pingpong_parse(const char *text, size_t len, const char *file, double *bytes, double *secs, int cap, int *n,
                       char *msg, size_t mcap)
 {
@@ -30,16 +43,7 @@ gq_err pingpong_parse(const char *text, size_t len, const char *file, double *by
               ct = e == GQ_OK ? gq_csv_column(r, "one_way_s", NULL) : -1;
     if (e == GQ_OK && (cb < 0 || ct < 0))
         e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s:1: needs columns bytes and one_way_s", file);
-    while (e == GQ_OK) {
-        const int line = r->line;
-        const char *why;
-        const int got = gq_csv_next(r, &why);
-        if (got == 0) break;
-        if (got < 0) {
-            e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s:%d: %s", file, line, why);
-            break;
-        }
-        if (gq_csv_blank(r)) continue;
+    for (int line; e == GQ_OK && next_row(r, file, &line, &e, msg, mcap);) {
         char *e1, *e2;
         const double b = strtod(r->field[cb], &e1), t = strtod(r->field[ct], &e2);
         if (*e1 || *e2 || e1 == r->field[cb] || e2 == r->field[ct] || !phys_in_range(PHYS_MESSAGE_BYTES, b) ||
@@ -71,16 +75,7 @@ gq_err acc_curves_parse(const char *text, size_t len, const char *file, acc_curv
     if (e == GQ_OK && (cq < 0 || ce < 0 || ca < 0))
         e = gq_fail(GQ_ERR_SPEC, msg, mcap,
                     "%s:1: needs columns quant, epoch, accuracy (or test_accuracy, as train writes it)", file);
-    while (e == GQ_OK) {
-        const int line = r->line;
-        const char *why;
-        const int got = gq_csv_next(r, &why);
-        if (got == 0) break;
-        if (got < 0) {
-            e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s:%d: %s", file, line, why);
-            break;
-        }
-        if (gq_csv_blank(r)) continue;
+    for (int line; e == GQ_OK && next_row(r, file, &line, &e, msg, mcap);) {
         qz_params q;
         char canon[256], qmsg[256], *end;
         if (qz_parse_spec(r->field[cq], &q, qmsg, sizeof qmsg) != GQ_OK) {
