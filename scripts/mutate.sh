@@ -29,11 +29,17 @@ mutations=(
   'sim/plan.c|const double copy = q && c->host_copy_bw > 0 ? 4 * n / c->host_copy_bw : 0;|const double copy = 0;|host codec without its PCIe copies'
   'sim/codec_cost.c|c->enc_ns = t.enc.bytes / g->mem_bw * 1e9 * inv;|c->enc_ns = t.enc.bytes / 900e9 * 1e9 * inv;|fitted GPU cost ignores the GPU bandwidth'
   'sim/sg_engine.c|(sg_actor_ctx){w, a + l, node, l, 0, grouped ? here - 1 : 1, here, 0}|(sg_actor_ctx){w, a + l, node, l, 0, 1, here, 0}|grouped follower moves one GPU s bytes, not its node s'
-  'platforms/platform.c|1e15Bps|1e9Bps|the racks backplane limits'
+  'platforms/platform.c|phys_range_of(PHYS_FATPIPE_RATE)->hi); /* never the bottleneck */|1e9); /* never the bottleneck */|the racks backplane limits'
   'quant/topk.c|if (nc < k |if (nc < 1 |top-k trusts an unlucky sample'
   'quant/fp16.c|_mm256_set1_ps(65504.0f)|_mm256_set1_ps(65536.0f)|fp16 vector path saturates to Inf'
   'quant/qz_core.c|if (h[4] != QZ_VERSION && h[4] != QZ_VERSION_LEGACY) return GQ_ERR_VERSION;|if (h[4] != QZ_VERSION) return GQ_ERR_VERSION;|version-1 buffers refused'
   'train/blas_core.c|if (skx && f->avx512bf16) return "Cooperlake";|if (skx) return "Cooperlake";|BF16 kernels chosen without BF16'
+  'sim/plan.c|cur->raw_bytes >= c->fusion_bytes|cur->raw_bytes > c->fusion_bytes|a bucket exactly --fusion bytes full stays open'
+  'exchange/exchange.c|(double)n < p->fp32_below|(double)n <= p->fp32_below|a tensor of exactly --fp32-below elements sent in fp32'
+  'train/trainer.c|(epoch - 1) / c->step_every|epoch / c->step_every|the step schedule decays an epoch early'
+  'quant/terngrad.c|s = fmin(m.maxabs, p->clip * sigma);|s = fmax(m.maxabs, p->clip * sigma);|TernGrad scale: the larger of max and 2.5 sigma'
+  'cli/cli_out.c|{SIGINT, SIGTERM, SIGHUP, SIGPIPE}|{SIGINT, SIGTERM, SIGHUP}|a closed pipe leaves the staged temporaries'
+  'common/gq_csv.c|} else if (r->nfields != r->width && !gq_csv_blank(r)) {|} else if (0) {|CSV rows of another width accepted'
 )
 
 killed=0

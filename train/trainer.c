@@ -105,6 +105,14 @@ static void evaluate(net_t *net, const idx_dataset *d, int limit, float *x, doub
     *acc = (double)right / n;
 }
 
+double train_lr_at(const train_config *c, int epoch, long step, long steps_per_epoch)
+{
+    double lr = c->lr;
+    if (c->schedule == LR_STEP && c->step_every > 0) lr *= pow(c->step_gamma, (epoch - 1) / c->step_every);
+    if (c->schedule == LR_POLY) lr *= pow(1.0 - (double)step / ((double)steps_per_epoch * c->epochs), c->poly_power);
+    return lr;
+}
+
 static gq_err dump(const train_config *c, const net_t *net, const float *g, int iter, char *msg, size_t cap)
 {
     for (int i = 0; i < net->nlayers; i++) {
@@ -633,9 +641,7 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
             order[i] = order[j], order[j] = t;
         }
         for (int it = 0; it < iters && e == GQ_OK; it++, step++) {
-            double lr = c->lr;
-            if (c->schedule == LR_STEP && c->step_every > 0) lr *= pow(c->step_gamma, (epoch - 1) / c->step_every);
-            if (c->schedule == LR_POLY) lr *= pow(1.0 - (double)step / ((double)iters * c->epochs), c->poly_power);
+            const double lr = train_lr_at(c, epoch, step, iters);
             double tc0 = gq_now();
             const double it_sent = comm ? comm->bytes_sent : 0, it_recv = comm ? comm->bytes_received : 0;
             memset(&x.it, 0, sizeof x.it);

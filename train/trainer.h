@@ -90,6 +90,11 @@ typedef struct {
 
 typedef void (*epoch_fn)(const epoch_stats *s, void *ctx);
 
+/* The learning rate of iteration `step` (0-based over the run) in `epoch` (1-based), with
+ * steps_per_epoch iterations an epoch: const; step: lr x gamma^floor((epoch - 1) / every);
+ * poly: lr x (1 - step / (steps_per_epoch x epochs))^power. */
+double train_lr_at(const train_config *c, int epoch, long step, long steps_per_epoch);
+
 /* Trains; calls `report` after each epoch (under MPI on rank 0 only, the
  * others train on and skip the evaluation). On error writes one line; a run
  * that diverges (a non-finite loss, gradient or parameter) stops with
