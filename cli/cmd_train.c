@@ -159,8 +159,8 @@ static int gather_timings(train_comm *comm, iter_log *log, const cli_args *a, co
         table_row(measured,
                   "%s\t%s\tcpu\t%llu\t%d\t%s\t%s\t0\t0\tcpu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.0f\t%."
                   "0f\t%.0f\t%llu\t%.4f\t%s\tgqsim train --mpi",
-                  model, a->platform, (unsigned long long)a->batch, W, train_sync_name((train_sync)a->train_sync),
-                  quant, (double)W * (double)a->batch / iteration_s, (double)a->batch / (slowest / n), iteration_s,
+                  model, a->platform, (unsigned long long)a->batch, W, sync_name((sync_kind)a->train_sync), quant,
+                  (double)W * (double)a->batch / iteration_s, (double)a->batch / (slowest / n), iteration_s,
                   sum[2] / per_rank, slowest / n, sum[3] / per_rank, sum[4] / per_rank, sum[5] / per_rank,
                   sum[6] / per_rank, sum[7] / per_rank, n, (unsigned long long)seed, accuracy,
                   a->network_model ? a->network_model : "");
@@ -307,7 +307,7 @@ int cmd_train(int argc, char **argv)
         for (int wi = 0; wi < nw && rc == 0; wi++) {
             train_config c = config_of(&a);
             c.model = m;
-            c.sync = (train_sync)a.train_sync;
+            c.sync = (sync_kind)a.train_sync;
             if (a.mpi) c.comm = &comm, c.on_iteration = on_iteration, c.iteration_ctx = &ilog;
             qz_parse_spec(quants[k], &c.quant, NULL, 0);
             c.workers = (int)a.workers[wi];

@@ -80,8 +80,8 @@ static int p_ps_on(const char *v, cli_args *a)
 }
 static int p_train_sync(const char *v, cli_args *a)
 {
-    train_sync k;
-    return train_sync_parse(v, &k) ? -1 : (a->train_sync = (int)k, 0);
+    sync_kind k;
+    return sync_parse(v, &k) || !sync_trainer_runs(k) ? -1 : (a->train_sync = (int)k, 0);
 }
 static int p_downlink(const char *v, cli_args *a)
 {

@@ -23,6 +23,21 @@ int xch_classifier(const model_t *m)
     return last;
 }
 
+const char *sync_name(sync_kind s)
+{
+    static const char *const N[SYNC_COUNT] = {"ps", "ps-sharded", "ring", "hierarchical", "allgather"};
+    return (unsigned)s < SYNC_COUNT ? N[s] : "?";
+}
+
+int sync_parse(const char *s, sync_kind *out)
+{
+    for (int i = 0; i < SYNC_COUNT; i++)
+        if (strcmp(s, sync_name((sync_kind)i)) == 0) return *out = (sync_kind)i, 0;
+    return -1;
+}
+
+int sync_trainer_runs(sync_kind s) { return (unsigned)s < SYNC_COUNT && s != SYNC_HIERARCHICAL; }
+
 size_t xch_tensors(const model_t *m, const qz_params *q, const xch_policy *p, xch_tensor *out)
 {
     const int classifier = xch_classifier(m), quantizing = q->id != QZ_FP32;

@@ -14,6 +14,16 @@
 #include "model.h"
 #include "qz.h"
 
+/* How the workers' gradients meet: the one list of schemes, for the simulator's engines and the
+ * trainer (docs/simulation.md#synchronisation-schemes). */
+typedef enum { SYNC_PS, SYNC_PS_SHARDED, SYNC_RING, SYNC_HIERARCHICAL, SYNC_ALLGATHER } sync_kind;
+#define SYNC_COUNT 5 /* a #define, not an enumerator: switches over sync_kind stay exhaustive */
+const char *sync_name(sync_kind s);
+int sync_parse(const char *s, sync_kind *out);
+/* 1 if the trainer runs the scheme (in one process, over MPI, under SMPI): all but hierarchical,
+ * whose inside-a-node step has no meaning for one worker a rank. */
+int sync_trainer_runs(sync_kind s);
+
 /* The server's reply. AUTO: fp32 for fp32, TernGrad's summed levels for
  * terngrad, the average re-quantized otherwise. */
 typedef enum { DOWNLINK_AUTO, DOWNLINK_FP32, DOWNLINK_REQUANT, DOWNLINK_TERNGRAD } downlink_kind;

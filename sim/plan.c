@@ -12,17 +12,6 @@
 #include "codec_cost.h"
 #include "sim_internal.h"
 
-const char *sync_name(sync_kind s)
-{
-    static const char *const N[] = {"ps", "ps-sharded", "ring", "hierarchical", "allgather"};
-    return (unsigned)s < 5 ? N[s] : "?";
-}
-int sync_parse(const char *s, sync_kind *out)
-{
-    for (int i = 0; i < 5; i++)
-        if (strcmp(s, sync_name((sync_kind)i)) == 0) return *out = (sync_kind)i, 0;
-    return -1;
-}
 const char *ps_placement_name(ps_placement k)
 {
     static const char *const N[] = {"even", "round-robin", "greedy"};

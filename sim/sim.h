@@ -17,7 +17,6 @@
 #include "platform.h"
 #include "qz.h"
 
-typedef enum { SYNC_PS, SYNC_PS_SHARDED, SYNC_RING, SYNC_HIERARCHICAL, SYNC_ALLGATHER } sync_kind;
 typedef enum { ENGINE_SIMGRID, ENGINE_ANALYTIC, ENGINE_SMPI } engine_kind;
 
 /* A network model: SimGrid's LV08 (TCP: latency x 13.01, bandwidth x 0.97,
@@ -40,9 +39,6 @@ int sim_network_parse(const char *spec, sim_network *n, char *msg, size_t cap);
  * bandwidth (bytes/s). @return 0, or -1 with the reason in msg. */
 int sim_network_calibrate(const cluster_spec *c, const char *base, const double *bytes, const double *seconds, size_t k,
                           sim_network *n, double *alpha, double *beta, char *msg, size_t cap);
-
-const char *sync_name(sync_kind s);
-int sync_parse(const char *s, sync_kind *out);
 
 /* How ps-sharded places the gradient on its servers: `even` splits every
  * bucket evenly over them (one server per node: gqsim's default); as

@@ -38,7 +38,7 @@ int main(int argc, char **argv)
     if (e == GQ_OK && !(c.model = zoo_model(&z, value(argc, argv, "model", "lenet5"), msg, sizeof msg)))
         e = GQ_ERR_SPEC;
     if (e == GQ_OK) e = qz_parse_spec(value(argc, argv, "quant", "fp32"), &c.quant, msg, sizeof msg);
-    if (e == GQ_OK && train_sync_parse(value(argc, argv, "sync", "ps"), &c.sync) != 0)
+    if (e == GQ_OK && (sync_parse(value(argc, argv, "sync", "ps"), &c.sync) != 0 || !sync_trainer_runs(c.sync)))
         e = GQ_ERR_SPEC,
         snprintf(msg, sizeof msg, "sync '%s' is not ps, ps-sharded, ring or allgather", value(argc, argv, "sync", ""));
     if (e == GQ_OK && downlink_parse(value(argc, argv, "downlink", "auto"), &c.exchange.downlink) != 0)

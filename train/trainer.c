@@ -37,19 +37,6 @@ void train_normalize(float *out, const uint8_t *img, size_t n)
     for (size_t i = 0; i < n; i++) out[i] = ((float)img[i] / 255.0f - 0.2860f) / 0.3530f;
 }
 
-const char *train_sync_name(train_sync s)
-{
-    static const char *const N[] = {"ps", "ps-sharded", "ring", "allgather"};
-    return (unsigned)s < 4 ? N[s] : "?";
-}
-
-int train_sync_parse(const char *s, train_sync *out)
-{
-    for (int i = 0; i < 4; i++)
-        if (strcmp(s, train_sync_name((train_sync)i)) == 0) return *out = (train_sync)i, 0;
-    return -1;
-}
-
 static int biased(qz_id id) { return id == QZ_SIGNSGD || id == QZ_TOPK || id == QZ_BINGRAD_B; }
 
 /* Copies n floats and says where the first NaN or Inf is (-1: none): one pass copies and keeps the
@@ -161,10 +148,10 @@ typedef struct {
 
 static int nsegs(const xstate *x)
 {
-    return x->W > 1 && (x->c->sync == TRAIN_SYNC_PS_SHARDED || x->c->sync == TRAIN_SYNC_RING) ? x->W : 1;
+    return x->W > 1 && (x->c->sync == SYNC_PS_SHARDED || x->c->sync == SYNC_RING) ? x->W : 1;
 }
-static int ring(const xstate *x) { return x->c->sync == TRAIN_SYNC_RING && x->W > 1; }
-static int server_of(const xstate *x, int j) { return x->c->sync == TRAIN_SYNC_PS_SHARDED ? j : 0; }
+static int ring(const xstate *x) { return x->c->sync == SYNC_RING && x->W > 1; }
+static int server_of(const xstate *x, int j) { return x->c->sync == SYNC_PS_SHARDED ? j : 0; }
 /* Segment j of S of n elements: [lo, hi). */
 static size_t seg_lo(size_t n, int S, int j) { return n * (size_t)j / (size_t)S; }
 static size_t seg_len(size_t n, int S, int j) { return seg_lo(n, S, j + 1) - seg_lo(n, S, j); }
@@ -189,7 +176,7 @@ static uint64_t hop_seed(const xstate *x, int t, int chunk, int hop)
 
 static reply_kind reply_of(const xstate *x, const xch_tensor *tt)
 {
-    if (x->c->sync == TRAIN_SYNC_ALLGATHER) return REPLY_NONE;
+    if (x->c->sync == SYNC_ALLGATHER) return REPLY_NONE;
     if (!tt->quantized) return REPLY_FP32;
     switch (xch_downlink(&x->c->exchange, &x->c->quant)) {
     case DOWNLINK_REQUANT: return REPLY_REQUANT;
@@ -393,7 +380,7 @@ static gq_err exchange_ps_mpi(xstate *x, int t, float *scales)
 {
     const xch_tensor *tt = &x->T[t];
     const size_t off = tensor_off(x, tt), cap = x->cap;
-    const int W = x->W, S = nsegs(x), r = x->rank, gather = x->c->sync == TRAIN_SYNC_ALLGATHER;
+    const int W = x->W, S = nsegs(x), r = x->rank, gather = x->c->sync == SYNC_ALLGATHER;
     const reply_kind rk = reply_of(x, tt);
     gq_err e = prepare(x, t, 1, scales);
     for (int j = 0; j < S && e == GQ_OK; j++) {
@@ -402,7 +389,7 @@ static gq_err exchange_ps_mpi(xstate *x, int t, float *scales)
     }
     if (e != GQ_OK) return e;
     /* up: each segment to its server (in an all-gather, the whole tensor to everyone) */
-    const int mine = gather ? 0 : x->c->sync == TRAIN_SYNC_PS_SHARDED ? r : r == 0 ? 0 : -1;
+    const int mine = gather ? 0 : x->c->sync == SYNC_PS_SHARDED ? r : r == 0 ? 0 : -1;
     const int serving = mine >= 0 && seg_len(tt->n, S, mine) > 0;
     int ns = 0, nr = 0;
     for (int j = 0; j < S; j++)
@@ -598,7 +585,7 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
         return snprintf(msg, cap, "%d training images are fewer than one global batch of %d workers x %d", ntrain, W,
                         B),
                GQ_ERR_PARAM;
-    const int ring_sync = c->sync == TRAIN_SYNC_RING && W > 1;
+    const int ring_sync = c->sync == SYNC_RING && W > 1;
     if (ring_sync && c->quant.id != QZ_FP32 && c->error_feedback == 1)
         return snprintf(msg, cap,
                         "ring all-reduce re-quantizes partial sums: no worker's own error to feed back "

@@ -36,11 +36,8 @@ typedef enum { LR_CONST, LR_STEP, LR_POLY } lr_schedule;
  *  - allgather: every worker's encoded tensor goes to every other; each
  *    averages them all (no reply, so no re-quantization).
  * In one process the same arithmetic runs in the same order, so a run over
- * MPI gives the same parameters to the last bit. */
-typedef enum { TRAIN_SYNC_PS, TRAIN_SYNC_PS_SHARDED, TRAIN_SYNC_RING, TRAIN_SYNC_ALLGATHER } train_sync;
-const char *train_sync_name(train_sync s);
-/* @return 0, or -1 if not ps, ps-sharded, ring or allgather. */
-int train_sync_parse(const char *s, train_sync *out);
+ * MPI gives the same parameters to the last bit. The schemes are exchange.h's
+ * sync_kind, the simulator's: the trainer runs those sync_trainer_runs() says. */
 
 /* One iteration as one rank measured it (seconds, bytes). */
 typedef struct {
@@ -71,7 +68,7 @@ typedef struct {
     void *dump_ctx;
     const int *dump_at; /* iterations (1-based) to dump */
     int ndump;
-    train_sync sync;
+    sync_kind sync;   /* one sync_trainer_runs() accepts */
     train_comm *comm; /* NULL: every worker in this process; else this rank is worker comm->rank of comm->size */
     iter_fn on_iteration;
     void *iteration_ctx;
