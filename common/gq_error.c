@@ -15,6 +15,23 @@ gq_err gq_fail(gq_err e, char *msg, size_t cap, const char *fmt, ...)
     return e;
 }
 
+gq_err gq_vfail_at(gq_err e, char *msg, size_t cap, const char *file, int line, const char *fmt, va_list ap)
+{
+    if (!msg || cap == 0) return e;
+    int n = snprintf(msg, cap, "%s:%d: ", file, line);
+    if (n >= 0 && (size_t)n < cap) vsnprintf(msg + n, cap - (size_t)n, fmt, ap);
+    return e;
+}
+
+gq_err gq_fail_at(gq_err e, char *msg, size_t cap, const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    gq_vfail_at(e, msg, cap, file, line, fmt, ap);
+    va_end(ap);
+    return e;
+}
+
 const char *gq_strerror(gq_err e)
 {
     switch (e) {

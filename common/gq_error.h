@@ -6,6 +6,7 @@
 #ifndef GQ_ERROR_H
 #define GQ_ERROR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 typedef enum {
@@ -34,6 +35,11 @@ static inline gq_err gq_error_code(size_t r) { return gq_is_error(r) ? (gq_err)(
 /* Writes a printf-style message into msg (if msg_cap > 0) and returns e: the
  * one-line reason that library calls hand back to the CLI. */
 gq_err gq_fail(gq_err e, char *msg, size_t msg_cap, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* The same, prefixed "FILE:LINE: " (an input file's line), for the readers of user files. */
+gq_err gq_fail_at(gq_err e, char *msg, size_t cap, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+gq_err gq_vfail_at(gq_err e, char *msg, size_t cap, const char *file, int line, const char *fmt, va_list ap);
 
 /* @return a static, human-readable description; never NULL. */
 const char *gq_strerror(gq_err e);

@@ -6,26 +6,9 @@
 #include <ctype.h>
 #include <gsl/gsl_multifit.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static gq_err fail(char *msg, size_t cap, const char *file, int line, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static gq_err fail(char *msg, size_t cap, const char *file, int line, const char *fmt, ...)
-{
-    if (msg && cap) {
-        int n = snprintf(msg, cap, "%s:%d: ", file, line);
-        if (n >= 0 && (size_t)n < cap) {
-            va_list ap;
-            va_start(ap, fmt);
-            vsnprintf(msg + n, cap - (size_t)n, fmt, ap);
-            va_end(ap);
-        }
-    }
-    return GQ_ERR_SPEC;
-}
 
 typedef gq_err (*row_fn)(gpu_db *db, char **f, int nf, const char *file, int line, char *msg, size_t cap);
 
@@ -40,26 +23,27 @@ static gq_err each_row(gpu_db *db, const char *csv, const char *file, const char
     int got = gq_csv_next(r, &why);
     gq_err e = GQ_OK;
     if (got <= 0) {
-        e = fail(msg, cap, file, 1, "%s", why);
+        e = gq_fail_at(GQ_ERR_SPEC, msg, cap, file, 1, "%s", why);
     } else {
         char joined[512] = "";
         for (int k = 0; k < r->nfields; k++)
             snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s", k ? "," : "", r->field[k]);
-        if (strcmp(joined, header) != 0) e = fail(msg, cap, file, 1, "header is not '%s'", header);
+        if (strcmp(joined, header) != 0) e = gq_fail_at(GQ_ERR_SPEC, msg, cap, file, 1, "header is not '%s'", header);
     }
     while (e == GQ_OK) {
         const int line = r->line;
         got = gq_csv_next(r, &why);
         if (got == 0) break;
         if (got < 0) {
-            e = fail(msg, cap, file, line, "%s", why);
+            e = gq_fail_at(GQ_ERR_SPEC, msg, cap, file, line, "%s", why);
             break;
         }
         if (gq_csv_blank(r)) continue;
         char *f[16];
         for (int k = 0; k < r->nfields && k < 16; k++) f[k] = r->field[k];
-        e = r->nfields != nfields ? fail(msg, cap, file, line, "%d fields, expected %d", r->nfields, nfields)
-                                  : fn(db, f, r->nfields, file, line, msg, cap);
+        e = r->nfields != nfields
+                ? gq_fail_at(GQ_ERR_SPEC, msg, cap, file, line, "%d fields, expected %d", r->nfields, nfields)
+                : fn(db, f, r->nfields, file, line, msg, cap);
     }
     free(r);
     return e;
@@ -95,12 +79,14 @@ static gq_err spec_row(gpu_db *db, char **f, int nf, const char *file, int line,
     (void)nf;
     gpu_spec g;
     memset(&g, 0, sizeof g);
-    if (!f[0][0] || strlen(f[0]) >= sizeof g.name) return fail(msg, cap, file, line, "bad GPU name '%s'", f[0]);
+    if (!f[0][0] || strlen(f[0]) >= sizeof g.name)
+        return gq_fail_at(GQ_ERR_SPEC, msg, cap, file, line, "bad GPU name '%s'", f[0]);
     /* generous bounds (today's GPUs: tens of TFLOP/s, a few TB/s) that still catch a unit slip */
     if (!positive(f[1], &g.peak_flops) || g.peak_flops > 1e4)
-        return fail(msg, cap, file, line, "peak_fp32_tflops '%s' must be a number in (0, 10000]", f[1]);
+        return gq_fail_at(GQ_ERR_SPEC, msg, cap, file, line, "peak_fp32_tflops '%s' must be a number in (0, 10000]",
+                          f[1]);
     if (!positive(f[2], &g.mem_bw) || g.mem_bw > 1e5)
-        return fail(msg, cap, file, line, "mem_bw_gbs '%s' must be a number in (0, 100000]", f[2]);
+        return gq_fail_at(GQ_ERR_SPEC, msg, cap, file, line, "mem_bw_gbs '%s' must be a number in (0, 100000]", f[2]);
     strcpy(g.name, f[0]);
     snprintf(g.source, sizeof g.source, "%s", f[3]);
     g.peak_flops *= 1e12;
@@ -123,12 +109,14 @@ static gq_err meas_row(gpu_db *db, char **f, int nf, const char *file, int line,
     gpu_measurement r;
     memset(&r, 0, sizeof r);
     double batch;
-    if (!f[0][0] || strlen(f[0]) >= sizeof r.gpu) return fail(msg, cap, file, line, "bad GPU name '%s'", f[0]);
-    if (!f[1][0] || strlen(f[1]) >= sizeof r.model) return fail(msg, cap, file, line, "bad model name '%s'", f[1]);
+    if (!f[0][0] || strlen(f[0]) >= sizeof r.gpu)
+        return gq_fail_at(GQ_ERR_SPEC, msg, cap, file, line, "bad GPU name '%s'", f[0]);
+    if (!f[1][0] || strlen(f[1]) >= sizeof r.model)
+        return gq_fail_at(GQ_ERR_SPEC, msg, cap, file, line, "bad model name '%s'", f[1]);
     if (!positive(f[3], &batch) || batch != floor(batch) || batch > 1e6)
-        return fail(msg, cap, file, line, "batch '%s' is not a positive integer", f[3]);
+        return gq_fail_at(GQ_ERR_SPEC, msg, cap, file, line, "batch '%s' is not a positive integer", f[3]);
     if (!positive(f[4], &r.images_per_s))
-        return fail(msg, cap, file, line, "images_per_s '%s' is not a positive number", f[4]);
+        return gq_fail_at(GQ_ERR_SPEC, msg, cap, file, line, "images_per_s '%s' is not a positive number", f[4]);
     strcpy(r.gpu, f[0]);
     strcpy(r.model, f[1]);
     snprintf(r.framework, sizeof r.framework, "%s", f[2]);

@@ -37,14 +37,11 @@ static gq_err fail(measured_set *s, char *msg, size_t cap, const char *file, int
     __attribute__((format(printf, 6, 7)));
 static gq_err fail(measured_set *s, char *msg, size_t cap, const char *file, int line, const char *fmt, ...)
 {
-    measured_free(s);
-    int n = snprintf(msg, cap, "%s:%d: ", file, line);
-    if (n >= 0 && (size_t)n < cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(msg + n, cap - (size_t)n, fmt, ap);
-        va_end(ap);
-    }
+    measured_free(s); /* a set is whole or empty */
+    va_list ap;
+    va_start(ap, fmt);
+    gq_vfail_at(GQ_ERR_SPEC, msg, cap, file, line, fmt, ap);
+    va_end(ap);
     return GQ_ERR_SPEC;
 }
 

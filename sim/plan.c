@@ -223,7 +223,7 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     memset(p, 0, sizeof *p);
     const model_t *m = c->model;
     const cluster_spec *cl = c->cluster;
-    if (c->gpus < 1) return snprintf(msg, cap, "--gpus must be >= 1"), GQ_ERR_PARAM;
+    if (c->gpus < 1) return gq_fail(GQ_ERR_PARAM, msg, cap, "--gpus must be >= 1");
     p->compute_s = c->fwd_s + c->bwd_s;
     p->nodes = cluster_nodes_for(cl, c->gpus);
     p->per_node = c->gpus < cl->gpus_per_node ? c->gpus : cl->gpus_per_node;
@@ -268,14 +268,14 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     p->b_intra *= bw_factor, p->b_inter *= bw_factor, p->b_far *= bw_factor, p->b_ring *= bw_factor;
 
     /* ps-sharded servers: K of them where asked, or a placement of whole tensors */
-    if (c->ps_shards < 0 || c->ps_shards > 1024) return snprintf(msg, cap, "--ps-shards must be 1..1024"), GQ_ERR_PARAM;
+    if (c->ps_shards < 0 || c->ps_shards > 1024) return gq_fail(GQ_ERR_PARAM, msg, cap, "--ps-shards must be 1..1024");
     /* K servers on the first K nodes (fewer where fewer nodes are in use) */
     const int K = c->ps_shards > 0 && c->ps_shards < p->nodes ? c->ps_shards : p->nodes;
     if (c->sync == SYNC_PS_SHARDED && p->nodes > 1 && (c->ps_placement != PS_EVEN || K != p->nodes)) p->servers = K;
 
     /* tensors in ready order: layers from last to first, biases before weights */
     double fwd[4096], bwd[4096];
-    if (m->nlayers > 4096) return snprintf(msg, cap, "model has too many layers"), GQ_ERR_PARAM;
+    if (m->nlayers > 4096) return gq_fail(GQ_ERR_PARAM, msg, cap, "model has too many layers");
     model_layer_times(m, c->fwd_s, c->bwd_s, fwd, bwd);
     xch_tensor *T = malloc((2 * m->nlayers + 1) * sizeof *T);
     int *server_of = p->servers ? malloc((2 * m->nlayers + 1) * sizeof *server_of) : NULL;
@@ -356,7 +356,7 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         for (int k = 0; k < p->n; k++)
             if (!c->overlap) p->b[k].ready_s = p->compute_s;
     }
-    if (p->n == 0) return snprintf(msg, cap, "model '%s' has no parameters", m->name), GQ_ERR_PARAM;
+    if (p->n == 0) return gq_fail(GQ_ERR_PARAM, msg, cap, "model '%s' has no parameters", m->name);
     return GQ_OK;
 }
 

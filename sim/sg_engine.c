@@ -105,9 +105,8 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
 {
     const int user_xml = c->cluster->xml_path[0] != '\0';
     if (user_xml && p->nodes > c->cluster->nodes)
-        return snprintf(msg, cap, "%s has %d nodes of %d GPUs: not enough for %d GPUs", c->cluster->xml_path,
-                        c->cluster->nodes, c->cluster->gpus_per_node, c->gpus),
-               GQ_ERR_PARAM;
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "%s has %d nodes of %d GPUs: not enough for %d GPUs",
+                       c->cluster->xml_path, c->cluster->nodes, c->cluster->gpus_per_node, c->gpus);
     /* On a generated platform every node is alike, so a node's GPUs other
      * than the first act alike too: one actor (and in the platform one host)
      * stands for them, moving their summed bytes. Exact for the leader
@@ -131,22 +130,20 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     const int grouped = mode != NODE_PER_GPU;
     const int actors = on_cpu ? c->gpus + p->nodes : actors_for(c->cluster, c->gpus, mode);
     if (actors > SIM_SIMGRID_MAX_ACTORS)
-        return snprintf(msg, cap,
-                        "%d GPUs need %d SimGrid actors (%s), beyond the SimGrid engine's %d (it would need about %.0f "
-                        "s and %.0f MB): use --engine analytic",
-                        c->gpus, actors,
-                        mode == NODE_FOLDED ? "one per node"
-                        : grouped           ? "two per node"
-                                            : "one per GPU",
-                        SIM_SIMGRID_MAX_ACTORS, sim_simgrid_cost_s(c->cluster, c->sync, c->gpus, c->iterations),
-                        sim_simgrid_cost_mb(c->cluster, c->sync, c->gpus)),
-               GQ_ERR_PARAM;
+        return gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "%d GPUs need %d SimGrid actors (%s), beyond the SimGrid engine's %d (it would need about %.0f "
+                       "s and %.0f MB): use --engine analytic",
+                       c->gpus, actors,
+                       mode == NODE_FOLDED ? "one per node"
+                       : grouped           ? "two per node"
+                                           : "one per GPU",
+                       SIM_SIMGRID_MAX_ACTORS, sim_simgrid_cost_s(c->cluster, c->sync, c->gpus, c->iterations),
+                       sim_simgrid_cost_mb(c->cluster, c->sync, c->gpus));
     if (user_xml && c->cluster->xml_hosts > SIM_SIMGRID_MAX_XML_HOSTS)
-        return snprintf(msg, cap,
-                        "%s declares %.0f hosts, beyond the %d the SimGrid engine builds (SimGrid would build them all "
-                        "before the run): use --engine analytic",
-                        c->cluster->xml_path, c->cluster->xml_hosts, SIM_SIMGRID_MAX_XML_HOSTS),
-               GQ_ERR_PARAM;
+        return gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "%s declares %.0f hosts, beyond the %d the SimGrid engine builds (SimGrid would build them all "
+                       "before the run): use --engine analytic",
+                       c->cluster->xml_path, c->cluster->xml_hosts, SIM_SIMGRID_MAX_XML_HOSTS);
     char platform[4096];
     int xmlfd = -1;
     if (user_xml) {
@@ -164,7 +161,7 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
         free(xml);
         if (!ok) {
             if (xmlfd >= 0) close(xmlfd);
-            return snprintf(msg, cap, "cannot write the platform file: %s", strerror(errno)), GQ_ERR_IO;
+            return gq_fail(GQ_ERR_IO, msg, cap, "cannot write the platform file: %s", strerror(errno));
         }
         snprintf(platform, sizeof platform, "/proc/self/fd/%d", xmlfd); /* inherited by the child */
     }
@@ -172,7 +169,7 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     const child_fn run = engine_module(why, sizeof why);
     if (!run) {
         if (xmlfd >= 0) close(xmlfd);
-        return snprintf(msg, cap, "%s (build target gqsim_simgrid, or set GQSIM_SIMGRID_ENGINE)", why), GQ_ERR_IO;
+        return gq_fail(GQ_ERR_IO, msg, cap, "%s (build target gqsim_simgrid, or set GQSIM_SIMGRID_ENGINE)", why);
     }
     char cfg[SIM_SG_NET_CFGS][64];
     sim_simgrid_net_cfg(c, p, cfg);
@@ -180,7 +177,7 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     if (pipe(pipefd) != 0) {
         if (xmlfd >= 0) close(xmlfd);
         if (errfd >= 0) close(errfd);
-        return snprintf(msg, cap, "pipe: %s", strerror(errno)), GQ_ERR_IO;
+        return gq_fail(GQ_ERR_IO, msg, cap, "pipe: %s", strerror(errno));
     }
     fflush(NULL);
     const pid_t parent = getpid();
@@ -210,17 +207,15 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     }
     if (pid < 0 || got != (ssize_t)sizeof per_iter || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         const char *where = user_xml ? platform : "the generated platform";
-        if (why[0]) return snprintf(msg, cap, "SimGrid rejected %s: %s", where, why), GQ_ERR_SPEC;
-        return snprintf(msg, cap, "the SimGrid run on %s failed (%s)", where,
-                        pid < 0               ? strerror(errno)
-                        : WIFSIGNALED(status) ? strsignal(WTERMSIG(status))
-                                              : "no result"),
-               GQ_ERR_IO;
+        if (why[0]) return gq_fail(GQ_ERR_SPEC, msg, cap, "SimGrid rejected %s: %s", where, why);
+        return gq_fail(GQ_ERR_IO, msg, cap, "the SimGrid run on %s failed (%s)", where,
+                       pid < 0               ? strerror(errno)
+                       : WIFSIGNALED(status) ? strsignal(WTERMSIG(status))
+                                             : "no result");
     }
     if (!(per_iter >= p->compute_s * (1 - 1e-9)) || !isfinite(per_iter)) /* e.g. actors that never finished */
-        return snprintf(msg, cap, "the SimGrid run on %s ended without a valid iteration time (%g s)",
-                        user_xml ? platform : "the generated platform", per_iter),
-               GQ_ERR_IO;
+        return gq_fail(GQ_ERR_IO, msg, cap, "the SimGrid run on %s ended without a valid iteration time (%g s)",
+                       user_xml ? platform : "the generated platform", per_iter);
     r->iteration_s = per_iter;
     r->comm_exposed_s = per_iter - p->compute_s;
     if (r->comm_exposed_s < 0) r->comm_exposed_s = 0;

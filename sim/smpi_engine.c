@@ -38,32 +38,30 @@ static int program_path(char *out, size_t cap)
 gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap)
 {
     if (p->servers)
-        return snprintf(msg, cap,
-                        "the smpi engine runs the trainer's ps-sharded: one even shard per node "
-                        "(no --ps-shards or --ps-placement)"),
-               GQ_ERR_PARAM;
+        return gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "the smpi engine runs the trainer's ps-sharded: one even shard per node "
+                       "(no --ps-shards or --ps-placement)");
     if (c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED))
-        return snprintf(msg, cap, "the smpi engine runs the trainer, whose servers are its ranks: no --ps-on cpu"),
-               GQ_ERR_PARAM;
+        return gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "the smpi engine runs the trainer, whose servers are its ranks: no --ps-on cpu");
     if ((c->rpc_send_s > 0 || c->rpc_recv_s > 0) && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED))
-        return snprintf(msg, cap, "the smpi engine runs the trainer's MPI messages: no rpc= in the platform"),
-               GQ_ERR_PARAM;
+        return gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "the smpi engine runs the trainer's MPI messages: no rpc= in the platform");
     if (c->sync == SYNC_HIERARCHICAL) /* the trainer has no hierarchical all-reduce */
-        return snprintf(msg, cap, "the smpi engine runs the trainer's schemes: ps, ps-sharded, ring or allgather"),
-               GQ_ERR_PARAM;
+        return gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "the smpi engine runs the trainer's schemes: ps, ps-sharded, ring or allgather");
     if (c->overlap || c->fusion_bytes > 0)
-        return snprintf(msg, cap,
-                        "the smpi engine runs the trainer's exchange: tensor by tensor after backward "
-                        "(--overlap off --fusion 0)"),
-               GQ_ERR_PARAM;
+        return gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "the smpi engine runs the trainer's exchange: tensor by tensor after backward "
+                       "(--overlap off --fusion 0)");
     if (c->cluster->xml_path[0])
-        return snprintf(msg, cap, "the smpi engine runs on generated platforms (a built-in or cluster: spec)"),
-               GQ_ERR_PARAM;
-    if (!c->model_source) return snprintf(msg, cap, "the smpi engine needs the model's name or file"), GQ_ERR_PARAM;
+        return gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "the smpi engine runs on generated platforms (a built-in or cluster: spec)");
+    if (!c->model_source) return gq_fail(GQ_ERR_PARAM, msg, cap, "the smpi engine needs the model's name or file");
     char prog[4200];
     if (program_path(prog, sizeof prog) != 0)
-        return snprintf(msg, cap, "%s is missing: this gqsim was built without smpicc (libsimgrid-dev)", prog),
-               GQ_ERR_PARAM;
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "%s is missing: this gqsim was built without smpicc (libsimgrid-dev)",
+                       prog);
     /* the platform, and one host per rank in GPU order */
     char *xml = cluster_xml(c->cluster, cluster_nodes_built(c->cluster, c->gpus), CLUSTER_XML_FLAT);
     size_t hcap = (size_t)c->gpus * 24 + 1, hlen = 0;
@@ -99,7 +97,7 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
     if (!written) {
         int err = errno;
         gq_run_cleanup_done();
-        return snprintf(msg, cap, "cannot write the SMPI run's files: %s", strerror(err)), GQ_ERR_IO;
+        return gq_fail(GQ_ERR_IO, msg, cap, "cannot write the SMPI run's files: %s", strerror(err));
     }
 
     char np[16], net[SIM_SG_NET_CFGS][64], a[14][320];
@@ -138,8 +136,8 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
         char *nl = strchr(log, '\n');
         if (nl) *nl = '\0';
         if (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127 && !log[0])
-            return snprintf(msg, cap, "cannot start smpirun (libsimgrid-dev)"), GQ_ERR_IO;
-        return snprintf(msg, cap, "the SMPI run failed: %s", log[0] ? log : "no result"), GQ_ERR_IO;
+            return gq_fail(GQ_ERR_IO, msg, cap, "cannot start smpirun (libsimgrid-dev)");
+        return gq_fail(GQ_ERR_IO, msg, cap, "the SMPI run failed: %s", log[0] ? log : "no result");
     }
     r->iteration_s = it;
     r->comm_exposed_s = it > p->compute_s ? it - p->compute_s : 0;

@@ -81,7 +81,7 @@ gq_err comm_mpi_open(train_comm *c, char *msg, size_t cap)
 {
     int inited = 0;
     MPI_Initialized(&inited);
-    if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS) return snprintf(msg, cap, "MPI_Init failed"), GQ_ERR_IO;
+    if (!inited && MPI_Init(NULL, NULL) != MPI_SUCCESS) return gq_fail(GQ_ERR_IO, msg, cap, "MPI_Init failed");
     mpi_impl *m = calloc(1, sizeof *m);
     if (!m) return GQ_ERR_NOMEM;
     *c = (train_comm){0};

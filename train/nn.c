@@ -448,20 +448,19 @@ gq_err net_init(net_t *n, const model_t *m, int max_batch, uint64_t seed, char *
     n->max_batch = max_batch;
     int L = (int)m->nlayers;
     if (L < 2 || m->layers[L - 1].type != LAYER_SOFTMAX)
-        return snprintf(msg, cap, "%s: the last layer must be softmax to train with cross-entropy", m->name),
-               GQ_ERR_PARAM;
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: the last layer must be softmax to train with cross-entropy",
+                       m->name);
     n->nlayers = L - 1;
     for (int i = 0; i < L; i++) {
         const model_layer *l = &m->layers[i];
         if (l->ninputs != 1 || l->inputs[0] != i - 1)
-            return snprintf(msg, cap, "%s: layer '%s' does not take the previous layer: not a chain", m->name, l->name),
-                   GQ_ERR_PARAM;
+            return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: layer '%s' does not take the previous layer: not a chain",
+                           m->name, l->name);
         int ok = l->type == LAYER_CONV || l->type == LAYER_FC || l->type == LAYER_RELU || l->type == LAYER_POOL ||
                  l->type == LAYER_DROPOUT || (l->type == LAYER_SOFTMAX && i == L - 1);
         if (!ok || (l->type == LAYER_CONV && l->groups != 1))
-            return snprintf(msg, cap, "%s: layer '%s' (%s%s) is not trainable here", m->name, l->name,
-                            layer_type_name(l->type), l->type == LAYER_CONV ? ", grouped" : ""),
-                   GQ_ERR_PARAM;
+            return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: layer '%s' (%s%s) is not trainable here", m->name, l->name,
+                           layer_type_name(l->type), l->type == LAYER_CONV ? ", grouped" : "");
     }
     n->w_off = calloc((size_t)L, sizeof *n->w_off);
     n->b_off = calloc((size_t)L, sizeof *n->b_off);

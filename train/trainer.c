@@ -574,23 +574,20 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
     const int W = comm ? comm->size : c->workers, B = c->batch, rank = comm ? comm->rank : 0;
     const int local = comm ? 1 : W; /* worker gradients held here */
     if (W < 1 || W > TRAIN_MAX_WORKERS || B < 1 || c->epochs < 1)
-        return snprintf(msg, cap, "workers must be 1..%d, batch and epochs >= 1", TRAIN_MAX_WORKERS), GQ_ERR_PARAM;
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "workers must be 1..%d, batch and epochs >= 1", TRAIN_MAX_WORKERS);
     if (train->rows * train->cols != (int)((size_t)c->model->input.c * c->model->input.h * c->model->input.w))
-        return snprintf(msg, cap, "%s takes %dx%dx%d inputs, the data has %dx%d images", c->model->name,
-                        c->model->input.c, c->model->input.h, c->model->input.w, train->rows, train->cols),
-               GQ_ERR_PARAM;
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "%s takes %dx%dx%d inputs, the data has %dx%d images", c->model->name,
+                       c->model->input.c, c->model->input.h, c->model->input.w, train->rows, train->cols);
     const int ntrain = c->train_limit > 0 && c->train_limit < train->n ? c->train_limit : train->n;
     const int iters = ntrain / (W * B);
     if (iters < 1)
-        return snprintf(msg, cap, "%d training images are fewer than one global batch of %d workers x %d", ntrain, W,
-                        B),
-               GQ_ERR_PARAM;
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "%d training images are fewer than one global batch of %d workers x %d",
+                       ntrain, W, B);
     const int ring_sync = c->sync == SYNC_RING && W > 1;
     if (ring_sync && c->quant.id != QZ_FP32 && c->error_feedback == 1)
-        return snprintf(msg, cap,
-                        "ring all-reduce re-quantizes partial sums: no worker's own error to feed back "
-                        "(--ef 0, or another --sync)"),
-               GQ_ERR_PARAM;
+        return gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "ring all-reduce re-quantizes partial sums: no worker's own error to feed back "
+                       "(--ef 0, or another --sync)");
     openblas_set_num_threads(1);
     net_t net;
     gq_err e = net_init(&net, c->model, B, c->seed, msg, cap);
@@ -737,7 +734,7 @@ gq_err train_exchange_run(const train_config *c, int iterations, const exchange_
 {
     train_comm *comm = c->comm;
     if (!comm || !comm->execute || !comm->now || iterations < 1)
-        return snprintf(msg, cap, "the exchange alone runs under SMPI, for one iteration or more"), GQ_ERR_PARAM;
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "the exchange alone runs under SMPI, for one iteration or more");
     const int W = comm->size;
     const model_t *m = c->model;
     xstate x = {.c = c, .W = W, .rank = comm->rank, .costs = costs, .msg = msg, .mcap = cap};
