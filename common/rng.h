@@ -8,6 +8,7 @@
 #ifndef GQ_RNG_H
 #define GQ_RNG_H
 
+#include <math.h>
 #include <stdint.h>
 
 /* SplitMix64 finaliser: a bijective 64-bit mix. */
@@ -60,5 +61,15 @@ static inline uint64_t rng_u64(rng_t *r)
     return rng_mix64(r->state);
 }
 static inline double rng_double(rng_t *r) { return (double)(rng_u64(r) >> 11) * (1.0 / 9007199254740992.0); }
+
+/* Two independent N(0, sd^2) draws from two uniforms (Box-Muller): the one Gaussian sampler of the
+ * synthetic gradients, the codec cost model and the trainer's initialisation, so that each stream is
+ * the same wherever it is drawn. */
+static inline void rng_gaussian_pair(rng_t *r, double sd, double *z0, double *z1)
+{
+    const double u1 = rng_double(r) + 1e-300, u2 = rng_double(r), m = sqrt(-2 * log(u1)) * sd;
+    *z0 = m * cos(6.283185307179586 * u2);
+    *z1 = m * sin(6.283185307179586 * u2);
+}
 
 #endif

@@ -29,10 +29,11 @@ void codec_cost_gaussian(float *x, size_t n, uint64_t seed)
 {
     rng_t r;
     rng_init(&r, seed);
-    for (size_t i = 0; i < n; i += 2) { /* Box-Muller pairs */
-        double u1 = rng_double(&r) + 1e-300, u2 = rng_double(&r), m = sqrt(-2 * log(u1)) * 1e-3;
-        x[i] = (float)(m * cos(6.283185307179586 * u2));
-        if (i + 1 < n) x[i + 1] = (float)(m * sin(6.283185307179586 * u2));
+    for (size_t i = 0; i < n; i += 2) {
+        double z0, z1;
+        rng_gaussian_pair(&r, 1e-3, &z0, &z1);
+        x[i] = (float)z0;
+        if (i + 1 < n) x[i + 1] = (float)z1;
     }
 }
 

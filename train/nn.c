@@ -507,9 +507,10 @@ gq_err net_init(net_t *n, const model_t *m, int max_batch, uint64_t seed, char *
         double fan_in = (double)l->weight_params / l->out; /* C*KH*KW, or I */
         double sd = sqrt(2.0 / fan_in);
         float *w = n->params + n->w_off[i];
-        for (uint64_t k = 0; k < l->weight_params; k++) {
-            double u1 = rng_double(&r) + 1e-300, u2 = rng_double(&r);
-            w[k] = (float)(sd * sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2));
+        for (uint64_t k = 0; k < l->weight_params; k++) { /* He's draws: the first of each pair */
+            double z0, z1;
+            rng_gaussian_pair(&r, sd, &z0, &z1);
+            w[k] = (float)z0;
         }
     }
     return GQ_OK;

@@ -754,9 +754,10 @@ gq_err train_exchange_run(const train_config *c, int iterations, const exchange_
     rng_t r;
     rng_init(&r, rng_derive(c->seed, 0x9a55, (uint64_t)x.rank));
     for (size_t k = 0; e == GQ_OK && k < x.P; k += 2) {
-        const double u = rng_double(&r) + 1e-300, v = rng_double(&r), rad = 1e-3 * sqrt(-2 * log(u));
-        x.g[k] = (float)(rad * cos(6.283185307179586 * v));
-        if (k + 1 < x.P) x.g[k + 1] = (float)(rad * sin(6.283185307179586 * v));
+        double z0, z1;
+        rng_gaussian_pair(&r, 1e-3, &z0, &z1);
+        x.g[k] = (float)z0;
+        if (k + 1 < x.P) x.g[k + 1] = (float)z1;
     }
     double t_first = 0, t_end = 0;
     for (int it = 0; it < iterations && e == GQ_OK; it++) {
