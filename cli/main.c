@@ -11,14 +11,23 @@
 #include "commands.h"
 #include "gq_run.h"
 
+/* A row is a group of subcommands (quant, models...), a command of its own without options (help,
+ * version), or a whole table of top-level commands with options (SIM_CMDS: simulate, speedup...), whose
+ * rows are then commands by their own names: each name is written once, in its table. */
 typedef struct {
     const char *name;
     int (*fn)(int argc, char **argv);
     void (*help)(void); /* a group's help */
     const char *summary;
-    const cli_command *subs; /* a group's subcommands */
-    const cli_command *leaf; /* a command of its own, with options */
+    const cli_command *subs;   /* a group's subcommands */
+    const cli_command *leaves; /* top-level commands, each with its options */
 } top_command;
+
+/* One top-level command found: its row, and for a table of leaves the leaf. */
+typedef struct {
+    const top_command *top;
+    const cli_command *leaf;
+} found_command;
 
 static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
@@ -29,34 +38,39 @@ static const top_command COMMANDS[] = {
     {"models", cmd_models, help_models, "the model zoo: list, show, compute", MODELS_CMDS, NULL},
     {"gpus", cmd_gpus, help_gpus, "GPU compute profiles: list, fit", GPUS_CMDS, NULL},
     {"platforms", cmd_platforms, help_platforms, "GPU clusters: list, show, xml, calibrate", PLATFORM_CMDS, NULL},
-    {"simulate", NULL, NULL, NULL, NULL, &SIM_CMDS[0]},
-    {"speedup", NULL, NULL, NULL, NULL, &SIM_CMDS[1]},
-    {"report", NULL, NULL, NULL, NULL, &SIM_CMDS[2]},
-    {"validate", NULL, NULL, NULL, NULL, &SIM_CMDS[3]},
-    {"train", NULL, NULL, NULL, NULL, &TRAIN_CMDS[0]},
-    {"tta", NULL, NULL, NULL, NULL, &TRAIN_CMDS[1]},
+    {NULL, NULL, NULL, NULL, NULL, SIM_CMDS},
+    {NULL, NULL, NULL, NULL, NULL, TRAIN_CMDS},
     {"help", cmd_help, NULL, "show help for a command: gqsim help CMD [SUBCOMMAND]", NULL, NULL},
     {"version", cmd_version, NULL, "print the version", NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
-static const char *summary_of(const top_command *c) { return c->leaf ? c->leaf->summary : c->summary; }
+static int is_end(const top_command *c) { return !c->name && !c->leaves; }
 
 static void usage(FILE *out)
 {
     fprintf(out, "usage: gqsim COMMAND [ARGS]\n\n"
                  "Predicts the speedup of distributed deep-learning training with quantized\n"
                  "gradients, and what it costs in accuracy.\n\ncommands:\n");
-    for (const top_command *c = COMMANDS; c->name; c++) fprintf(out, "  %-10s %s\n", c->name, summary_of(c));
+    for (const top_command *c = COMMANDS; !is_end(c); c++)
+        if (c->leaves)
+            for (const cli_command *l = c->leaves; l->name; l++) fprintf(out, "  %-10s %s\n", l->name, l->summary);
+        else
+            fprintf(out, "  %-10s %s\n", c->name, c->summary);
     fprintf(out, "\nRun 'gqsim help COMMAND' for a command's options. Every table prints as CSV\n"
                  "with --format csv.\n");
 }
 
-static const top_command *find(const char *name)
+static found_command find(const char *name)
 {
-    for (const top_command *c = COMMANDS; c->name; c++)
-        if (strcmp(c->name, name) == 0) return c;
-    return NULL;
+    for (const top_command *c = COMMANDS; !is_end(c); c++)
+        if (c->leaves) {
+            for (const cli_command *l = c->leaves; l->name; l++)
+                if (strcmp(l->name, name) == 0) return (found_command){c, l};
+        } else if (strcmp(c->name, name) == 0) {
+            return (found_command){c, NULL};
+        }
+    return (found_command){NULL, NULL};
 }
 
 static int cmd_help(int argc, char **argv)
@@ -65,7 +79,8 @@ static int cmd_help(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    const top_command *c = find(argv[1]);
+    const found_command f = find(argv[1]);
+    const top_command *c = f.top;
     if (!c) {
         cli_error("unknown command '%s' (see 'gqsim --help')", argv[1]);
         return EXIT_USAGE;
@@ -79,8 +94,8 @@ static int cmd_help(int argc, char **argv)
         cli_error("unknown %s subcommand '%s' (see 'gqsim help %s')", c->name, argv[2], c->name);
         return EXIT_USAGE;
     }
-    if (c->leaf)
-        cli_print_sub(stdout, NULL, c->leaf);
+    if (f.leaf)
+        cli_print_sub(stdout, NULL, f.leaf);
     else if (c->help)
         c->help();
     else
@@ -147,15 +162,15 @@ int cli_dispatch(const char *group, const cli_command *cmds, int argc, char **ar
 }
 
 /* Runs one command; its staged outputs appear only if it succeeded. */
-static int run(const top_command *c, int argc, char **argv)
+static int run(found_command f, int argc, char **argv)
 {
     cli_install_signal_cleanup();
-    for (int i = 1; c->leaf && i < argc; i++)
+    for (int i = 1; f.leaf && i < argc; i++)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            cli_print_sub(stdout, NULL, c->leaf);
+            cli_print_sub(stdout, NULL, f.leaf);
             return 0;
         }
-    int rc = c->leaf ? c->leaf->fn(argc, argv) : c->fn(argc, argv);
+    int rc = f.leaf ? f.leaf->fn(argc, argv) : f.top->fn(argc, argv);
     if (rc == 0 && cli_close_stdout() != 0) rc = 1; /* a truncated table is a failure: files not kept either */
     if (rc == 0 && cli_commit_outputs() != 0) rc = 1;
     if (rc != 0) cli_discard_outputs();
@@ -215,16 +230,17 @@ static int main_of(int argc, char **argv)
         cli_error("unknown option '%s' (see 'gqsim --help')", argv[1]);
         return EXIT_USAGE;
     }
-    const top_command *c = find(argv[1]);
-    if (!c) {
+    const found_command f = find(argv[1]);
+    if (!f.top) {
         cli_error("unknown command '%s' (see 'gqsim --help')", argv[1]);
         return EXIT_USAGE;
     }
+    const top_command *c = f.top;
     if (argc > 2 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0))
         return cmd_help(2, argv); /* 'gqsim CMD --help' is 'gqsim help CMD' */
     if (argc > 3 && c->subs && (strcmp(argv[3], "--help") == 0 || strcmp(argv[3], "-h") == 0)) {
         char *sub[] = {argv[0], argv[1], argv[2]}; /* 'gqsim GROUP NAME --help' is 'gqsim help GROUP NAME' */
         return cmd_help(3, sub);
     }
-    return run(c, argc - 1, argv + 1);
+    return run(f, argc - 1, argv + 1);
 }
