@@ -12,6 +12,7 @@
 #include "gradgen.h"
 #include "qz.h"
 #include "sim.h"
+#include "sim_bounds.h"
 #include "trainer.h"
 
 #define B(c) (1ul << (c))
@@ -253,7 +254,7 @@ static const cli_option OPTIONS[] = {
      .type = T_U64,
      .field = F(ps_shards),
      .lo = 1,
-     .hi = 1024,
+     .hi = SIM_MAX_PS_SHARDS,
      .cmds = SIMS,
      .help = "ps-sharded: K parameter servers, on the first K nodes (default one per node)"},
     {.name = "--ps-placement",
@@ -291,7 +292,7 @@ static const cli_option OPTIONS[] = {
      .type = T_DBL,
      .field = F(fusion),
      .lo = 0,
-     .hi = 1e12,
+     .hi = SIM_MAX_FUSION_BYTES,
      .cmds = SIMS,
      .help = "fuse tensors into buckets of this many fp32 bytes (default 67108864; 0: one per tensor)"},
     {.name = "--fusion-cycle",
@@ -299,7 +300,7 @@ static const cli_option OPTIONS[] = {
      .type = T_DBL,
      .field = F(fusion_cycle),
      .lo = 0,
-     .hi = 10,
+     .hi = SIM_MAX_FUSION_CYCLE_S,
      .cmds = SIMS,
      .help = "Horovod's cycle: tensors ready within one leave together (default 0.005)"},
     {.name = "--engine",
@@ -321,7 +322,7 @@ static const cli_option OPTIONS[] = {
      .type = T_DBL,
      .field = F(fp32_below),
      .lo = 0,
-     .hi = 1e15,
+     .hi = SIM_MAX_FP32_BELOW,
      .cmds = SIMS | B(C_TRAIN) | B(C_TTA),
      .help = "tensors with fewer elements travel in fp32"},
     {.name = "--fp32-last",

@@ -2,6 +2,7 @@
  * field by field into one reusable buffer; quoted fields may span commas and
  * newlines, as RFC 4180 allows. */
 #include "measured.h"
+#include "sim_bounds.h"
 
 #include "gq_csv.h"
 
@@ -168,8 +169,9 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
             }
             row->overlap = f[0] == '1';
         }
-        if (cpk >= 0 && *(f = r->field[cpk]) && parse_count(f, 1, 1024, &row->ps_shards)) {
-            e = fail(s, msg, cap, file, line, "ps_shards '%.40s' must be an integer in 1..1024", f);
+        if (cpk >= 0 && *(f = r->field[cpk]) && parse_count(f, 1, SIM_MAX_PS_SHARDS, &row->ps_shards)) {
+            e = fail(s, msg, cap, file, line, "ps_shards '%.40s' must be an integer in 1.." SIM_STR(SIM_MAX_PS_SHARDS),
+                     f);
             goto out;
         }
         if (cpp >= 0 && copy(row->ps_placement, sizeof row->ps_placement, r->field[cpp])) {
@@ -193,16 +195,19 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
             }
             row->fp32_last = f[0] == '1';
         }
-        if (cfb >= 0 && *(f = r->field[cfb]) && parse_real(f, 0, 0, 1e15, &row->fp32_below)) {
-            e = fail(s, msg, cap, file, line, "fp32_below '%.40s' must be elements in [0, 1e15]", f);
+        if (cfb >= 0 && *(f = r->field[cfb]) && parse_real(f, 0, 0, SIM_MAX_FP32_BELOW, &row->fp32_below)) {
+            e = fail(s, msg, cap, file, line,
+                     "fp32_below '%.40s' must be elements in [0, " SIM_STR(SIM_MAX_FP32_BELOW) "]", f);
             goto out;
         }
-        if (cfc >= 0 && *(f = r->field[cfc]) && parse_real(f, 0, 0, 10, &row->fusion_cycle)) {
-            e = fail(s, msg, cap, file, line, "fusion_cycle '%.40s' must be seconds in [0, 10]", f);
+        if (cfc >= 0 && *(f = r->field[cfc]) && parse_real(f, 0, 0, SIM_MAX_FUSION_CYCLE_S, &row->fusion_cycle)) {
+            e = fail(s, msg, cap, file, line,
+                     "fusion_cycle '%.40s' must be seconds in [0, " SIM_STR(SIM_MAX_FUSION_CYCLE_S) "]", f);
             goto out;
         }
-        if (cfu >= 0 && *(f = r->field[cfu]) && parse_real(f, 0, 0, 1e12, &row->fusion)) {
-            e = fail(s, msg, cap, file, line, "fusion '%.40s' must be bytes in [0, 1e12]", f);
+        if (cfu >= 0 && *(f = r->field[cfu]) && parse_real(f, 0, 0, SIM_MAX_FUSION_BYTES, &row->fusion)) {
+            e = fail(s, msg, cap, file, line, "fusion '%.40s' must be bytes in [0, " SIM_STR(SIM_MAX_FUSION_BYTES) "]",
+                     f);
             goto out;
         }
         s->n++;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "codec_cost.h"
+#include "sim_bounds.h"
 #include "sim_internal.h"
 
 const char *ps_placement_name(ps_placement k)
@@ -38,7 +39,7 @@ void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int ps_on
 /* Each tensor's server (T in the model's order), as the placement puts them. */
 static void place_tensors(const sim_config *c, const xch_tensor *T, size_t nt, int servers, int *server_of)
 {
-    double load[1024] = {0};
+    double load[SIM_MAX_PS_SHARDS] = {0};
     for (size_t k = 0; k < nt; k++) {
         if (c->ps_placement == PS_ROUND_ROBIN) {
             server_of[k] = (int)(k % (size_t)servers);
@@ -268,7 +269,8 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     p->b_intra *= bw_factor, p->b_inter *= bw_factor, p->b_far *= bw_factor, p->b_ring *= bw_factor;
 
     /* ps-sharded servers: K of them where asked, or a placement of whole tensors */
-    if (c->ps_shards < 0 || c->ps_shards > 1024) return gq_fail(GQ_ERR_PARAM, msg, cap, "--ps-shards must be 1..1024");
+    if (c->ps_shards < 0 || c->ps_shards > SIM_MAX_PS_SHARDS)
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "--ps-shards must be 1.." SIM_STR(SIM_MAX_PS_SHARDS));
     /* K servers on the first K nodes (fewer where fewer nodes are in use) */
     const int K = c->ps_shards > 0 && c->ps_shards < p->nodes ? c->ps_shards : p->nodes;
     if (c->sync == SYNC_PS_SHARDED && p->nodes > 1 && (c->ps_placement != PS_EVEN || K != p->nodes)) p->servers = K;

@@ -1,0 +1,16 @@
+/* The ranges of the simulator's run options, written once: the CLI's option
+ * table, validate's optional CSV columns and the plan all check against
+ * these (they were three copies). Each is a literal so that messages can
+ * quote it as written (SIM_STR). */
+#ifndef GQ_SIM_BOUNDS_H
+#define GQ_SIM_BOUNDS_H
+
+#define SIM_MAX_PS_SHARDS 1024    /* --ps-shards, ps_shards: 1..this */
+#define SIM_MAX_FUSION_BYTES 1e12 /* --fusion, fusion: bytes in [0, this] */
+#define SIM_MAX_FUSION_CYCLE_S 10 /* --fusion-cycle, fusion_cycle: seconds in [0, this] */
+#define SIM_MAX_FP32_BELOW 1e15   /* --fp32-below, fp32_below: elements in [0, this] */
+
+#define SIM_STR_(x) #x
+#define SIM_STR(x) SIM_STR_(x) /* a bound as written above, for messages */
+
+#endif
