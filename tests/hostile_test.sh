@@ -338,6 +338,20 @@ if command -v mpirun > /dev/null && ! "$GQ" train --mpi --epochs 1 --train-limit
         check "... every rank says which setting differs" \
             test "$(grep -c "rank 1 was started with another $opt than rank 0" mpi.err)" -eq 2
     done
+    # a rank killed mid-run (SIGKILL: no handler runs) still ends the job: the other is not left waiting
+    # shellcheck disable=SC2086
+    ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" timeout 120 mpirun $M -np 2 "$GQ" train --mpi --epochs 20 \
+        --train-limit 4096 --test-limit 64 --seed 4242 > mpi.out 2> mpi.err &
+    job=$!
+    ranks="^$GQ train --mpi --epochs 20 --train-limit 4096 --test-limit 64 --seed 424[2]" # not mpirun's own line
+    for _ in $(seq 100); do [ "$(pgrep -f "$ranks" | wc -l)" -ge 2 ] && break; sleep 0.2; done
+    sleep 1
+    victim=$(pgrep -f "$ranks" | tail -1)
+    kill -9 "${victim:-0}" 2> /dev/null
+    wait "$job"
+    rc=$?
+    check "a rank killed mid-run ends the job (exit $rc, not a timeout)" sh -c "test -n '$victim' && test $rc -ne 0 && test $rc -ne 124"
+    check "... and no rank is left running" sh -c "! pgrep -f '$ranks' > /dev/null"
 else
     echo "hostile_test: no mpirun, or gqsim without MPI: the rank-agreement cases are skipped"
 fi
