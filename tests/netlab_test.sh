@@ -119,8 +119,15 @@ within() { awk -F, -v b="$1" 'NR == 2 { e = $(NF - 1); ok = e > -b && e < b } EN
 # without netem the lab has no delay, and a machine that lacked it measured +15.2%: a wider bound there, said
 bound=15
 [ "$delay" = 0 ] && bound=25 && echo "netlab_test: no netem: the prediction is held to ${bound}%, not 15%"
-check "validate reads the lab's row; calibrated prediction within $bound%" within $bound
-within $bound || cat cal.csv m.csv v.csv err.txt >&2 # what a failure needs to be understood
+check "validate reads the lab's row" sh -c "awk -F, 'NR == 2' v.csv | grep -q '^lenet5,'"
+if grep -q __asan_init "$GQ"; then
+    # under the sanitizers the work the model does not count (the optimizer step, loading batches) is several
+    # times slower: the prediction's error measures the instrumentation, not the lab (+37.9% seen)
+    echo "netlab_test: a sanitizer build: the prediction's error is not checked (the Release build checks it)"
+else
+    check "calibrated prediction within $bound%" within $bound
+    within $bound || cat cal.csv m.csv v.csv err.txt >&2 # what a failure needs to be understood
+fi
 
 # ---- down: nothing left ------------------------------------------------------------------------------------
 $LAB down
