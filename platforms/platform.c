@@ -22,34 +22,44 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The link kinds, each row at the index of its name: built-ins name their links (L_IB_EDR), so a row
+ * added anywhere cannot silently change which link a built-in has. */
+enum { L_PCIE3, L_NVLINK1, L_NVLINK2, L_NVSWITCH };
+enum { L_1GBE, L_10GBE, L_25GBE, L_40GBE, L_100GBE, L_ROCE25, L_IB_FDR, L_IB_EDR, L_IB_HDR, L_ARIES, L_20GBE };
+enum { S_QPI, S_UPI };
+
 static const link_kind INTRA[] = {
-    {"pcie3", 15.75e9, 1e-6, 0, "PCIe 3.0 x16: 8 GT/s x 16 lanes, 128b/130b, per direction"},
-    {"nvlink1", 80e9, 1e-6, 0, "NVIDIA Tesla P100 whitepaper: 4 NVLinks x 20 GB/s per direction"},
-    {"nvlink2", 150e9, 1e-6, 0, "NVIDIA Tesla V100 whitepaper: 6 NVLinks x 25 GB/s per direction"},
-    {"nvswitch", 300e9, 1e-6, 0, "NVIDIA A100 whitepaper: 12 NVLinks x 25 GB/s per direction through NVSwitch"},
+    [L_PCIE3] = {"pcie3", 15.75e9, 1e-6, 0, "PCIe 3.0 x16: 8 GT/s x 16 lanes, 128b/130b, per direction"},
+    [L_NVLINK1] = {"nvlink1", 80e9, 1e-6, 0, "NVIDIA Tesla P100 whitepaper: 4 NVLinks x 20 GB/s per direction"},
+    [L_NVLINK2] = {"nvlink2", 150e9, 1e-6, 0, "NVIDIA Tesla V100 whitepaper: 6 NVLinks x 25 GB/s per direction"},
+    [L_NVSWITCH] = {"nvswitch", 300e9, 1e-6, 0,
+                    "NVIDIA A100 whitepaper: 12 NVLinks x 25 GB/s per direction through NVSwitch"},
 };
 
 static const link_kind INTER[] = {
-    {"1gbe", 125e6, 10e-6, 0, "1 Gb/s Ethernet, TCP"},
-    {"10gbe", 1.25e9, 5e-6, 0, "10 Gb/s Ethernet, TCP"},
-    {"25gbe", 3.125e9, 5e-6, 0, "25 Gb/s Ethernet, TCP"},
-    {"40gbe", 5e9, 5e-6, 0, "40 Gb/s Ethernet, TCP"},
-    {"100gbe", 12.5e9, 5e-6, 0, "100 Gb/s Ethernet, TCP"},
-    {"roce25", 3.125e9, 2e-6, 1, "25 Gb/s Ethernet with RoCE v2 (RDMA)"},
-    {"ib-fdr", 6.82e9, 0.7e-6, 1, "InfiniBand FDR 4x: 56 Gb/s signalling, 64b/66b"},
-    {"ib-edr", 12.5e9, 0.6e-6, 1, "InfiniBand EDR 4x: 100 Gb/s"},
-    {"ib-hdr", 25e9, 0.6e-6, 1, "InfiniBand HDR 4x: 200 Gb/s"},
+    [L_1GBE] = {"1gbe", 125e6, 10e-6, 0, "1 Gb/s Ethernet, TCP"},
+    [L_10GBE] = {"10gbe", 1.25e9, 5e-6, 0, "10 Gb/s Ethernet, TCP"},
+    [L_25GBE] = {"25gbe", 3.125e9, 5e-6, 0, "25 Gb/s Ethernet, TCP"},
+    [L_40GBE] = {"40gbe", 5e9, 5e-6, 0, "40 Gb/s Ethernet, TCP"},
+    [L_100GBE] = {"100gbe", 12.5e9, 5e-6, 0, "100 Gb/s Ethernet, TCP"},
+    [L_ROCE25] = {"roce25", 3.125e9, 2e-6, 1, "25 Gb/s Ethernet with RoCE v2 (RDMA)"},
+    [L_IB_FDR] = {"ib-fdr", 6.82e9, 0.7e-6, 1, "InfiniBand FDR 4x: 56 Gb/s signalling, 64b/66b"},
+    [L_IB_EDR] = {"ib-edr", 12.5e9, 0.6e-6, 1, "InfiniBand EDR 4x: 100 Gb/s"},
+    [L_IB_HDR] = {"ib-hdr", 25e9, 0.6e-6, 1, "InfiniBand HDR 4x: 200 Gb/s"},
     /* measured, not a data sheet: data/measured/aries_pingpong.csv */
-    {"aries", 9.73e9, 0.555e-6, 1,
-     "Cray Aries (XC50, Piz Daint): MPI ping-pong 1.11 us one way, 9.73 GB/s between 2 and 4 MiB (OSU 5.3.2, "
-     "Cray MPT 7.7.2; eth-cscs/sarus doc/cookbook/osu_mb); the latency split over the route's two NIC links"},
+    [L_ARIES] =
+        {"aries", 9.73e9, 0.555e-6, 1,
+         "Cray Aries (XC50, Piz Daint): MPI ping-pong 1.11 us one way, 9.73 GB/s between 2 and 4 MiB (OSU 5.3.2, "
+         "Cray MPT 7.7.2; eth-cscs/sarus doc/cookbook/osu_mb); the latency split over the route's two NIC links"},
     /* what Ngbe makes of 20gbe, here for p2.16xlarge */
-    {"20gbe", 2.5e9, 5e-6, 0, "20 Gb/s Ethernet, TCP (latency 5 us, as 10gbe)"},
+    [L_20GBE] = {"20gbe", 2.5e9, 5e-6, 0, "20 Gb/s Ethernet, TCP (latency 5 us, as 10gbe)"},
 };
 
 static const link_kind SOCKET[] = {
-    {"qpi", 38.4e9, 0, 0, "Intel Xeon E5-2600 v3/v4: two QPI links at 9.6 GT/s, 2 bytes a transfer, per direction"},
-    {"upi", 41.6e9, 0, 0, "Intel Xeon Scalable: two UPI links at 10.4 GT/s, 2 bytes a transfer, per direction"},
+    [S_QPI] = {"qpi", 38.4e9, 0, 0,
+               "Intel Xeon E5-2600 v3/v4: two QPI links at 9.6 GT/s, 2 bytes a transfer, per direction"},
+    [S_UPI] = {"upi", 41.6e9, 0, 0,
+               "Intel Xeon Scalable: two UPI links at 10.4 GT/s, 2 bytes a transfer, per direction"},
 };
 
 const link_kind *socket_link_find(const char *name)
@@ -114,32 +124,33 @@ const link_kind *link_kind_find(const char *name, int intra)
     {                                                                                                                  \
         .name = nm, .gpu = gp, .gpus_per_node = g, .intra = &INTRA[in], .inter = &INTER[out], .nics = k,               \
         .topo = TOPO_STAR, .oversub = 1, .leaf_nodes = 16, .nodes = 0, .source = src, .board = brd, .pcie_switch = sw, \
-        .sockets = sock, .socket_link = (sock) > 1 ? &SOCKET[0] : NULL, .mesh = msh                                    \
+        .sockets = sock, .socket_link = (sock) > 1 ? &SOCKET[S_QPI] : NULL, .mesh = msh                                \
     }
 
 static const cluster_spec BUILTINS[] = {
-    BUILTIN("terngrad-ethernet", "GTX 1080", 4, 0, 0, 1,
+    BUILTIN("terngrad-ethernet", "GTX 1080", 4, L_PCIE3, L_1GBE, 1,
             "TernGrad (Wen et al. 2017), Figure 5(a): 4 GTX 1080 per node behind one PCIe switch, 1 Gb/s Ethernet"),
-    BUILTIN("terngrad-infiniband", "P100", 4, 1, 7, 1,
+    BUILTIN("terngrad-infiniband", "P100", 4, L_NVLINK1, L_IB_EDR, 1,
             "TernGrad (Wen et al. 2017), Figure 5(b): 4 P100 per node on NVLink, 100 Gb/s InfiniBand"),
-    BUILTIN_NODE("dgx1", "P100", 8, 1, 7, 4, 1, 2, 2, 1,
+    BUILTIN_NODE("dgx1", "P100", 8, L_NVLINK1, L_IB_EDR, 4, 1, 2, 2, 1,
                  "NVIDIA DGX-1 System Architecture white paper: 8 P100 in an NVLink hybrid cube-mesh (4 links of 20 "
                  "GB/s a GPU), GPU pairs on four PCIe switches, two per Xeon socket, QPI between; 4 InfiniBand EDR"),
-    BUILTIN_NODE("dgx1-v100", "V100", 8, 2, 7, 4, 1, 2, 2, 1,
+    BUILTIN_NODE("dgx1-v100", "V100", 8, L_NVLINK2, L_IB_EDR, 4, 1, 2, 2, 1,
                  "NVIDIA DGX-1 (V100) white paper: 8 V100 in the hybrid cube-mesh with 6 NVLinks of 25 GB/s a GPU "
                  "(pairs 0-3 0-4 1-2 1-5 2-3 4-7 5-6 6-7 doubled, as NCCL's topology dump of a DGX-1V shows: "
                  "NVIDIA/nccl#671), PCIe as the DGX-1's; 4 InfiniBand EDR"),
-    BUILTIN_NODE("p2.8xlarge", "K80", 8, 0, 1, 1, 2, 0, 1, 0,
+    BUILTIN_NODE("p2.8xlarge", "K80", 8, L_PCIE3, L_10GBE, 1, 2, 0, 1, 0,
                  "AWS EC2 P2 instances: p2.8xlarge, 8 K80 GPUs (4 boards; Tesla K80 datasheet: two GK210 behind one "
                  "PCIe 3.0 x16 a board), 32 vCPUs (one socket), 10 Gb/s network"),
-    BUILTIN_NODE("p2.16xlarge", "K80", 16, 0, 10, 1, 2, 0, 2, 0,
+    BUILTIN_NODE("p2.16xlarge", "K80", 16, L_PCIE3, L_20GBE, 1, 2, 0, 2, 0,
                  "AWS EC2 P2 instances: p2.16xlarge, 16 K80 GPUs on 8 boards (two GK210 behind one PCIe x16 a "
                  "board), 64 vCPUs on two Xeon E5-2686 v4 sockets (QPI), 20 Gb/s in a placement group"),
-    BUILTIN_NODE("p3.16xlarge", "V100", 8, 2, 2, 1, 1, 2, 2, 1,
+    BUILTIN_NODE("p3.16xlarge", "V100", 8, L_NVLINK2, L_25GBE, 1, 1, 2, 2, 1,
                  "AWS EC2 P3 instances: p3.16xlarge, 8 V100 in the DGX-1V's NVLink hybrid cube-mesh (Apache MXNet "
                  "wiki, 'Link topology of p3.16xlarge': double links 50 GB/s, single 25 GB/s), two Xeon E5-2686 v4 "
                  "sockets, 25 Gb/s network"),
-    BUILTIN("roce25", "V100", 4, 0, 5, 1, "a common on-premise cluster: 4 V100 (PCIe) per node, 25 GbE with RoCE"),
+    BUILTIN("roce25", "V100", 4, L_PCIE3, L_ROCE25, 1,
+            "a common on-premise cluster: 4 V100 (PCIe) per node, 25 GbE with RoCE"),
 };
 
 size_t cluster_builtin_count(void) { return sizeof BUILTINS / sizeof BUILTINS[0]; }
@@ -250,7 +261,7 @@ static int finish_node(cluster_spec *c, char *why, size_t cap)
                         S ? "PCIe switches" : "boards"),
                -1;
     if (K == 1 && c->socket_link) return snprintf(why, cap, "socket-link= needs sockets=2 or more"), -1;
-    if (K > 1 && !c->socket_link) c->socket_link = &SOCKET[0];
+    if (K > 1 && !c->socket_link) c->socket_link = &SOCKET[S_QPI];
     if ((B > 1 || S || K > 1 || c->mesh) && G > 64)
         return snprintf(why, cap, "a node with board=, pcie-switch=, sockets= or mesh= has at most 64 GPUs"), -1;
     if (c->mesh && (G != 8 || (strcmp(c->intra->name, "nvlink1") != 0 && strcmp(c->intra->name, "nvlink2") != 0)))
@@ -592,7 +603,7 @@ node_link node_link_at(const cluster_spec *c, int i)
     node_link l = {0, 0, "", "", ""};
     const int G = c->gpus_per_node, nb = nboards(c), ns = nswitches(c), nk = nsockets(c) - 1;
     /* a mesh's GPUs reach the rest of the node over their PCIe x16; the tree's links are x16 of the intra kind */
-    const link_kind *tree = c->mesh ? &INTRA[0] : c->intra;
+    const link_kind *tree = c->mesh ? &INTRA[L_PCIE3] : c->intra;
     if (i < G) {
         l = (node_link){tree->bandwidth, tree->latency, "", tree->name, "the GPU's own x16"};
         snprintf(l.name, sizeof l.name, "g%d", i);

@@ -389,8 +389,34 @@ static void test_any_ethernet(void)
           "a bad rate names the form: %s", msg);
 }
 
+/* The link tables are indexed by name (L_IB_EDR...): no row left empty, and each built-in's links as its source
+ * says (a row moved or a name bound to the wrong index would change them). */
+static void test_link_tables(void)
+{
+    for (int intra = 0; intra < 2; intra++)
+        for (size_t i = 0; i < link_kind_count(intra); i++) {
+            const link_kind *l = link_kind_at(intra, i);
+            CHECK(l->name && l->name[0] && l->bandwidth > 0 && l->source, "%s row %zu is empty",
+                  intra ? "intra" : "inter", i);
+        }
+    static const char *const WANT[][3] = {
+        {"terngrad-ethernet", "pcie3", "1gbe"}, {"terngrad-infiniband", "nvlink1", "ib-edr"},
+        {"dgx1", "nvlink1", "ib-edr"},          {"dgx1-v100", "nvlink2", "ib-edr"},
+        {"p2.8xlarge", "pcie3", "10gbe"},       {"p2.16xlarge", "pcie3", "20gbe"},
+        {"p3.16xlarge", "nvlink2", "25gbe"},    {"roce25", "pcie3", "roce25"}};
+    CHECK(cluster_builtin_count() == sizeof WANT / sizeof WANT[0], "%zu built-ins", cluster_builtin_count());
+    for (size_t i = 0; i < sizeof WANT / sizeof WANT[0]; i++) {
+        cluster_spec c;
+        char msg[256];
+        CHECK(cluster_parse(WANT[i][0], &c, msg, sizeof msg) == GQ_OK && strcmp(c.intra->name, WANT[i][1]) == 0 &&
+                  strcmp(c.inter->name, WANT[i][2]) == 0,
+              "%s: %s and %s, want %s and %s", WANT[i][0], c.intra->name, c.inter->name, WANT[i][1], WANT[i][2]);
+    }
+}
+
 int main(void)
 {
+    test_link_tables();
     test_any_ethernet();
     test_specs();
     test_xml_roundtrip();
