@@ -30,12 +30,16 @@
 
 /* ---- shared by train and tta ---------------------------------------------------------------------- */
 
+/* The options' defaults: the trainer's own (train_config_defaults), and the first iteration to dump. */
 static void train_defaults(cli_args *a)
 {
+    const train_config d = train_config_defaults();
     memset(a, 0, sizeof *a);
-    a->batch = 64, a->epochs = 10, a->seed = 1, a->lr = 0.02, a->momentum = 0.9, a->weight_decay = 5e-4;
-    a->optimizer = OPT_MOMENTUM, a->ef = -1, a->lr_schedule = LR_STEP, a->step_every = 4, a->step_gamma = 0.3;
-    a->workers[0] = 4, a->nworkers = 1, a->dump_at[0] = 1, a->ndump_at = 1;
+    a->batch = (uint64_t)d.batch, a->epochs = (uint64_t)d.epochs, a->seed = d.seed, a->lr = d.lr;
+    a->momentum = d.momentum, a->weight_decay = d.weight_decay, a->optimizer = (int)d.optimizer;
+    a->ef = d.error_feedback, a->lr_schedule = (int)d.schedule, a->step_every = d.step_every;
+    a->step_gamma = d.step_gamma, a->poly_power = d.poly_power, a->train_sync = (int)d.sync;
+    a->workers[0] = (uint64_t)d.workers, a->nworkers = 1, a->dump_at[0] = 1, a->ndump_at = 1;
 }
 
 /* The trainer's settings from the options (model, quantizer, workers and seed set per run). */

@@ -92,6 +92,17 @@ static void evaluate(net_t *net, const idx_dataset *d, int limit, float *x, doub
     *acc = (double)right / n;
 }
 
+train_config train_config_defaults(void)
+{
+    train_config c;
+    memset(&c, 0, sizeof c);
+    c.batch = 64, c.epochs = 10, c.seed = 1, c.lr = 0.02, c.momentum = 0.9, c.weight_decay = 5e-4;
+    c.optimizer = OPT_MOMENTUM, c.error_feedback = -1, c.schedule = LR_STEP, c.step_every = 4, c.step_gamma = 0.3;
+    c.workers = 4, c.sync = SYNC_PS;
+    qz_defaults(QZ_FP32, &c.quant);
+    return c;
+}
+
 double train_lr_at(const train_config *c, int epoch, long step, long steps_per_epoch)
 {
     double lr = c->lr;

@@ -87,6 +87,12 @@ typedef struct {
 
 typedef void (*epoch_fn)(const epoch_stats *s, void *ctx);
 
+/* The trainer's defaults (the CLI's too): batch 64 a worker, 10 epochs, seed 1, SGD with momentum 0.9,
+ * lr 0.02, weight decay 5e-4, the step schedule x0.3 every 4 epochs, error feedback where the compressor
+ * is biased (-1), 4 workers in one process, the ps scheme; everything else zero (no limits, no dumps).
+ * The model and the quantizer (fp32) are the caller's to set. */
+train_config train_config_defaults(void);
+
 /* The learning rate of iteration `step` (0-based over the run) in `epoch` (1-based), with
  * steps_per_epoch iterations an epoch: const; step: lr x gamma^floor((epoch - 1) / every);
  * poly: lr x (1 - step / (steps_per_epoch x epochs))^power. */
