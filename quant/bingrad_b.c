@@ -456,6 +456,7 @@ static void bb_defaults(qz_params *p) { p->bucket = 512; }
 const qz_codec qz_bingrad_b = {
     .id = QZ_BINGRAD_B,
     .name = "bingrad-b",
+    .biased = 1,
     .summary = "BinGrad-b: biased binary {a,b}, minimum squared error, 1 bit",
     .keys_help = "bucket=512",
     .keys = QZ_KEY_BUCKET,

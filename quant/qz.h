@@ -68,6 +68,8 @@ const char *qz_name(qz_id id);
 const char *qz_keys_help(qz_id id);
 /* One-line description of the quantizer. */
 const char *qz_summary(qz_id id);
+/* 1 if the quantizer is biased (E[Q(g)] != g: signsgd, topk, bingrad-b), as its codec row says. */
+int qz_biased(qz_id id);
 
 /* Defaults of a quantizer, as `NAME` alone would give. */
 gq_err qz_defaults(qz_id id, qz_params *p);

@@ -59,6 +59,11 @@ const char *qz_keys_help(qz_id id)
     const qz_codec *c = qz_codec_of(id);
     return c ? c->keys_help : "";
 }
+int qz_biased(qz_id id)
+{
+    const qz_codec *c = qz_codec_of(id);
+    return c && c->biased;
+}
 const char *qz_summary(qz_id id)
 {
     const qz_codec *c = qz_codec_of(id);

@@ -78,6 +78,7 @@ typedef struct qz_codec {
     const char *summary;
     const char *keys_help;
     unsigned keys; /* QZ_KEY_* mask */
+    int biased;    /* E[Q(g)] != g: the trainer's error feedback is on for it by default */
     void (*defaults)(qz_params *p);
     unsigned (*level_count)(const qz_params *p); /* NULL: not a level quantizer */
     const qz_dense *dense;                       /* non-NULL: the rest stays NULL */

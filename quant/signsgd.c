@@ -62,6 +62,7 @@ static void sg_defaults(qz_params *p) { p->bucket = 0; }
 const qz_codec qz_signsgd = {
     .id = QZ_SIGNSGD,
     .name = "signsgd",
+    .biased = 1,
     .summary = "signSGD: sign times the bucket's mean |g| (biased; use error feedback)",
     .keys_help = "bucket=0 pack=bit|byte",
     .keys = QZ_KEY_BUCKET | QZ_KEY_PACK,

@@ -216,6 +216,7 @@ static void tk_defaults(qz_params *p) { p->ratio = 0.01f; }
 const qz_codec qz_topk = {
     .id = QZ_TOPK,
     .name = "topk",
+    .biased = 1,
     .summary = "top-k sparsification: the k largest |g| as (index, value) pairs",
     .keys_help = "ratio=0.01 index=auto|32|64",
     .keys = QZ_KEY_RATIO | QZ_KEY_INDEX,

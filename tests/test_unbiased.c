@@ -74,7 +74,15 @@ int main(void)
     for (size_t c = 0; c < sizeof UNBIASED / sizeof UNBIASED[0]; c++) {
         check_unbiased(UNBIASED[c], DIST_GAUSSIAN);
         check_unbiased(UNBIASED[c], DIST_STUDENT3);
+        const qz_params q = test_spec(UNBIASED[c]);
+        CHECK(!qz_biased(q.id), "%s is unbiased (above) but its codec row says biased", UNBIASED[c]);
     }
+    /* the codec rows' biased flag, which turns the trainer's error feedback on: the three deterministic
+     * compressors (sign, top-k's dropped elements, BinGrad-b's two-level fit), nothing else */
+    int nbiased = 0;
+    for (qz_id id = QZ_FP32; id < QZ_ID_END_; id++) nbiased += qz_biased(id);
+    CHECK(nbiased == 3 && qz_biased(QZ_SIGNSGD) && qz_biased(QZ_TOPK) && qz_biased(QZ_BINGRAD_B),
+          "%d quantizers flagged biased, want signsgd, topk and bingrad-b", nbiased);
     /* scaler sharing: a shared scaler above every |g| keeps TernGrad unbiased */
     qz_params p = test_spec("terngrad:clip=0,bucket=64");
     p.shared_scale = 0.02f; /* > max |g| of 2048 Laplace(1e-3) samples with overwhelming probability */

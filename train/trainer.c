@@ -37,8 +37,6 @@ void train_normalize(float *out, const uint8_t *img, size_t n)
     for (size_t i = 0; i < n; i++) out[i] = ((float)img[i] / 255.0f - 0.2860f) / 0.3530f;
 }
 
-static int biased(qz_id id) { return id == QZ_SIGNSGD || id == QZ_TOPK || id == QZ_BINGRAD_B; }
-
 /* Copies n floats and says where the first NaN or Inf is (-1: none): one pass copies and keeps the
  * largest exponent field, in vectors (a test and branch per element was 1% of an epoch); only a run
  * that met a non-finite element looks for the first one. */
@@ -608,7 +606,7 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
     }
     const size_t P = net.num_params, px = (size_t)train->rows * train->cols;
     xstate x = {.c = c, .w_off = net.w_off, .b_off = net.b_off, .W = W, .rank = rank, .P = P, .msg = msg, .mcap = cap};
-    x.ef = ring_sync ? 0 : c->error_feedback >= 0 ? c->error_feedback : biased(c->quant.id);
+    x.ef = ring_sync ? 0 : c->error_feedback >= 0 ? c->error_feedback : qz_biased(c->quant.id);
 
     const int slots = comm ? W : 0; /* message buffers, one per peer or segment */
     const int made = xstate_alloc(&x, local, slots);
