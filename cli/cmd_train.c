@@ -511,21 +511,14 @@ static int cmd_tta(int argc, char **argv)
             break;
         }
         if (!training) cv->iterations_per_epoch = ceil(dataset / ((double)gpus * s.batch));
-        /* reached at the first evaluated epoch at or above the target (no interpolation) */
-        size_t reached = 0;
-        double iters = 0, final = 0;
-        for (size_t si = 0; si < cv->nseeds; si++) {
-            final += cv->acc[si][cv->epochs - 1] / (double)cv->nseeds;
-            for (size_t e = 0; e < cv->epochs; e++)
-                if (cv->acc[si][e] >= a.target) {
-                    reached++, iters += (double)(e + 1) * cv->iterations_per_epoch;
-                    break;
-                }
-        }
+        const tta_result tr =
+            tta_reach(&cv->acc[0][0], cv->nseeds, MAX_EPOCHS, cv->epochs, a.target, cv->iterations_per_epoch);
+        const size_t reached = tr.reached;
+        const double final = tr.final_accuracy;
         char it[64] = "", tt[64] = "";
         if (reached) {
-            snprintf(it, sizeof it, "%.6g", iters / (double)reached);
-            snprintf(tt, sizeof tt, "%.6g", iters / (double)reached * o.r.iteration_s);
+            snprintf(it, sizeof it, "%.6g", tr.iterations);
+            snprintf(tt, sizeof tt, "%.6g", tr.iterations * o.r.iteration_s);
         }
         char source[300];
         if (training)

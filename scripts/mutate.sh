@@ -40,6 +40,7 @@ mutations=(
   'quant/terngrad.c|s = fmin(m.maxabs, p->clip * sigma);|s = fmax(m.maxabs, p->clip * sigma);|TernGrad scale: the larger of max and 2.5 sigma'
   'cli/cli_out.c|{SIGINT, SIGTERM, SIGHUP, SIGPIPE}|{SIGINT, SIGTERM, SIGHUP}|a closed pipe leaves the staged temporaries'
   'common/gq_csv.c|} else if (r->nfields != r->width && !gq_csv_blank(r)) {|} else if (0) {|CSV rows of another width accepted'
+  'sim/scenario.c|            if (a[e] >= target) {|            if (a[e] > target) {|time to accuracy: an epoch exactly at the target not counted'
 )
 
 killed=0

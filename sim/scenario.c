@@ -318,6 +318,23 @@ static int row_sync(const char *s, sync_kind *k, int *on_cpu)
     return -1;
 }
 
+tta_result tta_reach(const double *acc, size_t nseeds, size_t stride, size_t epochs, double target,
+                     double iterations_per_epoch)
+{
+    tta_result r = {0, 0, 0};
+    for (size_t s = 0; s < nseeds; s++) {
+        const double *a = acc + s * stride;
+        r.final_accuracy += a[epochs - 1] / (double)nseeds;
+        for (size_t e = 0; e < epochs; e++)
+            if (a[e] >= target) {
+                r.reached++, r.iterations += (double)(e + 1) * iterations_per_epoch;
+                break;
+            }
+    }
+    if (r.reached) r.iterations /= (double)r.reached;
+    return r;
+}
+
 gq_err sim_validate(const measured_set *ms, const char *file, const sim_request *base, gq_table *rows,
                     double *median_pct, double *mean_pct, sim_progress progress, void *ctx, char *msg, size_t cap)
 {

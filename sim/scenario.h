@@ -109,4 +109,15 @@ gq_err sim_report(const sim_request *base, const char *const *quants, int nquant
 gq_err sim_validate(const measured_set *ms, const char *file, const sim_request *base, gq_table *rows,
                     double *median_pct, double *mean_pct, sim_progress progress, void *ctx, char *msg, size_t cap);
 
+/* Time to accuracy from accuracy curves: seed s's accuracy after epoch e is acc[s * stride + e] (epochs
+ * 1..epochs). A seed reaches the target at the first evaluated epoch whose accuracy is at or above it (no
+ * interpolation between epochs): iterations is the mean over the seeds that reached it of that epoch x
+ * iterations_per_epoch (0 where none did), final_accuracy the mean of the last epoch's. */
+typedef struct {
+    size_t reached;
+    double iterations, final_accuracy;
+} tta_result;
+tta_result tta_reach(const double *acc, size_t nseeds, size_t stride, size_t epochs, double target,
+                     double iterations_per_epoch);
+
 #endif

@@ -11,6 +11,7 @@
  * CM02). Backward reaches the bias first (4000 raw bytes), then the weight. */
 #include "check.h"
 #include "model.h"
+#include "scenario.h"
 #include "sim.h"
 #include "trainer.h"
 
@@ -112,6 +113,24 @@ static void test_terngrad_scale(void)
     CHECK(qz_terngrad_scale(&p, x, N, &s) == GQ_OK && s == 10.0f, "clip=0: the plain max, %.9g", s);
 }
 
+/* Time to accuracy: a seed reaches the target at the first epoch whose accuracy is at or above it. */
+static void test_tta_at_equality(void)
+{
+    const double acc[2][4] = {{0.5, 0.7, 0.8, -1}, {0.6, 0.8, 0.9, -1}}; /* two seeds, 3 epochs, stride 4 */
+    tta_result r = tta_reach(&acc[0][0], 2, 4, 3, 0.7, 100);
+    CHECK(r.reached == 2 && r.iterations == 200, "target 0.7, equal to seed 0's epoch 2: %zu seeds, %g iterations",
+          r.reached, r.iterations);
+    r = tta_reach(&acc[0][0], 2, 4, 3, 0.8, 100);
+    CHECK(r.reached == 2 && r.iterations == 250, "target 0.8: epochs 3 and 2, a mean of 250 iterations, got %zu, %g",
+          r.reached, r.iterations);
+    r = tta_reach(&acc[0][0], 2, 4, 3, nextafter(0.8, 1), 100);
+    CHECK(r.reached == 1 && r.iterations == 300, "target just above 0.8: seed 1 alone, at epoch 3; got %zu, %g",
+          r.reached, r.iterations);
+    CHECK(fabs(r.final_accuracy - 0.85) < 1e-15, "final accuracy %.17g, the mean of 0.8 and 0.9", r.final_accuracy);
+    r = tta_reach(&acc[0][0], 2, 4, 3, 0.95, 100);
+    CHECK(r.reached == 0 && r.iterations == 0, "a target nobody reaches: %zu, %g", r.reached, r.iterations);
+}
+
 int main(void)
 {
     char msg[256];
@@ -124,5 +143,6 @@ int main(void)
     test_fp32_below_at_equality();
     test_lr_schedule();
     test_terngrad_scale();
+    test_tta_at_equality();
     return check_summary();
 }
