@@ -1,6 +1,7 @@
 /* `gqsim simulate`, `speedup`, `report`, `validate` and `platforms ...`:
  * arguments in, the scenario layer of sim/ called, tables printed and
  * figures drawn. What is simulated, and how, lives in sim/scenario.h. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,20 +203,45 @@ static int cmd_speedup(int argc, char **argv)
 static const char *const REPORT_QUANTS[] = {"fp32", "terngrad", "qsgd:levels=3,norm=max,bucket=512",
                                             "orq:levels=3,bucket=512"};
 
+/* What a report covers: its clusters (with the gain figure's short names) and models. */
+typedef struct {
+    const char *const *platforms, *const *clusters, *const *models;
+    size_t np, nm;
+} report_set;
+
+/* A platform as part of a file name: a built-in's name as it is, an XML file's base name, anything else
+ * (a cluster: spec) with every character but letters, digits, '.', '-' and '_' as '_'. */
+static void report_slug(const char *platform, char *out, size_t cap)
+{
+    const char *base = strrchr(platform, '/');
+    base = base ? base + 1 : platform;
+    size_t n = strlen(base);
+    if (n > 4 && strcmp(base + n - 4, ".xml") == 0) n -= 4;
+    if (n > 80) n = 80;
+    size_t k = 0;
+    for (size_t i = 0; i < n && k + 1 < cap; i++) {
+        const char c = base[i];
+        out[k++] = isalnum((unsigned char)c) || c == '.' || c == '-' || c == '_' ? c : '_';
+    }
+    out[k] = '\0';
+}
+
 /* The figures of a report: one per cluster (a panel per model), and each quantizer's gain over the first. */
-static int report_figures(const char *dir, const gq_table *rows, const char *const *quants, size_t nq, size_t ngpus)
+static int report_figures(const char *dir, const gq_table *rows, const char *const *quants, size_t nq, size_t ngpus,
+                          const report_set *set)
 {
     quant_labels names;
     quant_names(&names, quants, nq);
-    for (int pi = 0; pi < 2; pi++) {
+    for (size_t pi = 0; pi < set->np; pi++) {
         static const char *const KEY[] = {"model", "quant"};
-        char *dat = blocks(rows, "platform", REPORT_PLATFORMS[pi], KEY, 2, "gpus", "images_per_s", "speedup");
-        char png[4200];
-        snprintf(png, sizeof png, "%s/speedup-%s.png", dir, REPORT_PLATFORMS[pi]);
+        char *dat = blocks(rows, "platform", set->platforms[pi], KEY, 2, "gpus", "images_per_s", "speedup");
+        char png[4200], slug[96];
+        report_slug(set->platforms[pi], slug, sizeof slug);
+        snprintf(png, sizeof png, "%s/speedup-%s.png", dir, slug);
         gp_vars vars = {0};
-        gpv_string(&vars, "ptitle", REPORT_PLATFORMS[pi]);
+        gpv_string(&vars, "ptitle", set->platforms[pi]);
         gpv_array(&vars, "quants", names.ptr, nq);
-        gpv_array(&vars, "models", REPORT_MODELS, 3);
+        gpv_array(&vars, "models", set->models, set->nm);
         int rc = dat ? cli_plot("report_cluster", png, dat, &vars) : -1;
         gpv_free(&vars);
         free(dat);
@@ -229,8 +255,8 @@ static int report_figures(const char *dir, const gq_table *rows, const char *con
     size_t len = 0;
     FILE *f = open_memstream(&dat, &len);
     if (!f) return -1;
-    for (size_t block = 0; block < 6; block++) {
-        fprintf(f, "# %s %s\n", REPORT_PLATFORMS[block / 3], REPORT_MODELS[block % 3]);
+    for (size_t block = 0; block < set->np * set->nm; block++) {
+        fprintf(f, "# %s %s\n", set->platforms[block / set->nm], set->models[block % set->nm]);
         for (size_t g = 0; g < ngpus; g++) {
             const size_t r = 1 + block * nq * ngpus + g;
             fprintf(f, "%s %.6g\n", table_cell(rows, r, gc),
@@ -245,7 +271,8 @@ static int report_figures(const char *dir, const gq_table *rows, const char *con
              names.name[1]);
     gp_vars vars = {0};
     gpv_string(&vars, "ptitle", title);
-    gpv_array(&vars, "models", REPORT_MODELS, 3);
+    gpv_array(&vars, "models", set->models, set->nm);
+    gpv_array(&vars, "clusters", set->clusters, set->np);
     int rc = cli_plot("report_gain", png, dat, &vars);
     gpv_free(&vars);
     free(dat);
@@ -266,18 +293,23 @@ static int cmd_report(int argc, char **argv)
     for (size_t g = 0; g < a.ngpus; g++) gpus[g] = (int)a.gpus[g];
     if (cli_stage_dir(dir) != 0) return 1; /* removed again if the report fails */
     sim_request q = cli_request_of(&a);
+    /* TernGrad's two clusters and three models, or the user's own cluster or model in their place */
+    static const char *const CLUSTERS[2] = {"1 GbE", "InfiniBand"};
+    const report_set set = {a.platform ? &a.platform : REPORT_PLATFORMS, a.platform ? &a.platform : CLUSTERS,
+                            a.model ? &a.model : REPORT_MODELS, a.platform ? 1 : 2, a.model ? 1 : 3};
     gq_table rows = {0}, summary = {0};
     char msg[1024];
     int rc = 0;
-    if (sim_report(&q, quants, (int)nq, gpus, (int)a.ngpus, &rows, &summary, on_progress, NULL, msg, sizeof msg) !=
-        GQ_OK) {
+    if (sim_report(&q, set.platforms, (int)set.np, set.models, (int)set.nm, quants, (int)nq, gpus, (int)a.ngpus, &rows,
+                   &summary, on_progress, NULL, msg, sizeof msg) != GQ_OK) {
         cli_error("%s", msg);
         rc = 1;
     }
     cli_progress(1, "report: done");
     char csv[4200];
     snprintf(csv, sizeof csv, "%s/report.csv", dir);
-    if (rc == 0 && (table_write_csv(&rows, csv) != 0 || report_figures(dir, &rows, quants, nq, a.ngpus) != 0)) rc = 1;
+    if (rc == 0 && (table_write_csv(&rows, csv) != 0 || report_figures(dir, &rows, quants, nq, a.ngpus, &set) != 0))
+        rc = 1;
     if (rc == 0) {
         if (a.format == FMT_TABLE)
             printf("Speedup over one GPU (fp32) at %llu GPUs, %s sync, %s engine:\n\n",
@@ -513,7 +545,9 @@ static const char REPORT_DETAILS[] =
     "TernGrad vs QSGD-3 vs ORQ-3 at 1..512 GPUs: DIR/report.csv (every run), a figure per cluster, the gain\n"
     "of the second quantizer over the first (gain.png), and on stdout each quantizer's speedup at the largest\n"
     "GPU count with its ratio to the first quantizer, columns in the order of --quant, named by their specs.\n"
-    "DIR defaults to gqsim-report.\n";
+    "--platform P puts your cluster in place of the two, --model M your model in place of the three (at its\n"
+    "customary batch); the figure of a cluster spec or XML file is named after it (speedup-NAME.png, with\n"
+    "every character but letters, digits, '.', '-' and '_' as '_'). DIR defaults to gqsim-report.\n";
 
 static const char VALIDATE_DETAILS[] =
     "Each row of FILE.csv is a measured training throughput with its configuration: columns model, gpu, batch\n"

@@ -235,10 +235,12 @@ gq_err scenario_sweep(sim_scenario *s, const char *const *quants, int nquants, c
 const char *const REPORT_PLATFORMS[2] = {"terngrad-ethernet", "terngrad-infiniband"};
 const char *const REPORT_MODELS[3] = {"alexnet", "googlenet", "vgg-a"};
 
-gq_err sim_report(const sim_request *base, const char *const *quants, int nquants, const int *gpus, int ngpus,
-                  gq_table *rows, gq_table *summary, sim_progress progress, void *ctx, char *msg, size_t cap)
+gq_err sim_report(const sim_request *base, const char *const *platforms, int nplatforms, const char *const *models,
+                  int nmodels, const char *const *quants, int nquants, const int *gpus, int ngpus, gq_table *rows,
+                  gq_table *summary, sim_progress progress, void *ctx, char *msg, size_t cap)
 {
-    if (nquants < 1 || ngpus < 1) return gq_fail(GQ_ERR_PARAM, msg, cap, "the report needs quantizers and GPU counts");
+    if (nquants < 1 || ngpus < 1 || nplatforms < 1 || nmodels < 1)
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "the report needs platforms, models, quantizers and GPU counts");
     /* summary columns: platform, model, each quantizer's speedup, each one's ratio to the first */
     enum { MAXQ = 16 };
     if (nquants > MAXQ) return gq_fail(GQ_ERR_PARAM, msg, cap, "the report takes at most %d quantizers", MAXQ);
@@ -259,11 +261,11 @@ gq_err sim_report(const sim_request *base, const char *const *quants, int nquant
     }
     table_init(rows, SIM_COLUMNS, SIM_NCOLUMNS);
     table_init(summary, header, ncols);
-    for (int pi = 0; pi < 2; pi++)
-        for (int mi = 0; mi < 3; mi++) {
+    for (int pi = 0; pi < nplatforms; pi++)
+        for (int mi = 0; mi < nmodels; mi++) {
             sim_request q = *base;
-            q.platform = REPORT_PLATFORMS[pi];
-            q.model = REPORT_MODELS[mi];
+            q.platform = platforms[pi];
+            q.model = models[mi];
             q.batch = 0; /* each model's customary batch, as in Figure 5 */
             sim_scenario s;
             gq_err e = scenario_open(&s, &q, msg, cap);

@@ -95,12 +95,14 @@ gq_err scenario_sweep(sim_scenario *s, const char *const *quants, int nquants, c
  * each quantizer at the largest GPU count (columns platform, model, then one
  * per quantizer, named by its canonical spec, in the order given), and, with
  * two quantizers or more, each one's ratio to the first
- * (columns "QUANT/FIRST"). `base` carries the options; its model and
- * platform are ignored. */
+ * (columns "QUANT/FIRST"). `base` carries the options; the platforms and
+ * models are the report's (REPORT_PLATFORMS and REPORT_MODELS by default,
+ * or the user's own), rows running platform, model, quantizer, GPU count. */
 extern const char *const REPORT_PLATFORMS[2];
 extern const char *const REPORT_MODELS[3];
-gq_err sim_report(const sim_request *base, const char *const *quants, int nquants, const int *gpus, int ngpus,
-                  gq_table *rows, gq_table *summary, sim_progress progress, void *ctx, char *msg, size_t cap);
+gq_err sim_report(const sim_request *base, const char *const *platforms, int nplatforms, const char *const *models,
+                  int nmodels, const char *const *quants, int nquants, const int *gpus, int ngpus, gq_table *rows,
+                  gq_table *summary, sim_progress progress, void *ctx, char *msg, size_t cap);
 
 /* Predicts every measured row (file names them in errors, as FILE:LINE) with
  * `base`'s options: rows gets columns model, platform, gpu, batch, sync,

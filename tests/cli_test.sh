@@ -201,6 +201,16 @@ check "report summary: the ratio is the second quantizer's speedup over the firs
 check "report with one quantizer: no gain figure, a summary" sh -c 'test -s r1/report.csv && test ! -e r1/gain.png && grep -q "^terngrad-ethernet  *alexnet" r1.txt'
 check "report CSV: 2 clusters x 3 models x 4 quantizers x 3 counts" test "$(tail -n +2 rep/report.csv | wc -l)" -eq 72
 check "report table" grep -q '^terngrad-ethernet *vgg-a ' rep.txt
+# the user's own cluster and model in the report's place (they were accepted and ignored before)
+"$GQ" report --out ru --model resnet50 --platform 'cluster:gpus-per-node=8,gpu=V100,intra=nvlink2,inter=25gbe' \
+    --gpus 1,8 --engine analytic --quant-rate 1e10 --format csv > ru.csv
+check "report --model --platform: one summary row, that cluster and model" sh -c \
+    "test \$(tail -n +2 ru.csv | wc -l) -eq 1 && tail -1 ru.csv | grep -q '^\"cluster:gpus-per-node=8,gpu=V100,intra=nvlink2,inter=25gbe\",resnet50,'"
+check "report --model --platform: 1 x 1 x 4 quantizers x 2 counts rows, the figure named after the spec" sh -c \
+    "test \$(tail -n +2 ru/report.csv | wc -l) -eq 8 && test -s ru/speedup-cluster_gpus-per-node_8_gpu_V100_intra_nvlink2_inter_25gbe.png && test -s ru/gain.png"
+"$GQ" report --out rp --platform roce25 --gpus 1,8 --engine analytic --quant-rate 1e10 --format csv > rp.csv
+check "report --platform alone: the three models on that cluster" sh -c \
+    "test \$(tail -n +2 rp.csv | wc -l) -eq 3 && test \$(grep -c '^roce25,' rp.csv) -eq 3 && test -s rp/speedup-roce25.png"
 printf 'model,gpu,batch,platform,sync,gpus,images_per_s\nalexnet,P100,512,dgx1,ring,1,2987\nalexnet,P100,512,dgx1,ring,2,5658\n' > meas.csv
 "$GQ" validate --measured meas.csv --format csv > val.csv 2> val.err
 check "validate rows" sh -c "test \$(tail -n +2 val.csv | wc -l) -eq 2 && grep -q '^alexnet,dgx1,P100,512,ring,fp32,1,2987,2987,+0.0,measured' val.csv"
