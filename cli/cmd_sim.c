@@ -558,7 +558,8 @@ static const char VALIDATE_DETAILS[] =
     "default: overlap (0|1), fusion (bytes), fusion_cycle (s), codec_on (gpu|cpu|none), downlink, fp32_below,\n"
     "fp32_last (0|1), ps_shards, ps_placement, ps_on (gpu|cpu), network_model, and compute_images_per_s (a measured "
     "compute\n"
-    "rate, used instead of a GPU profile). Fields holding commas (a quantizer spec, a cluster: platform) are\n"
+    "rate, used instead of a GPU profile). Other columns are carried along unread, but one a letter or two from\n"
+    "these (ps_shard, overlp) is refused as a misspelling. Fields holding commas (a quantizer spec, a cluster: platform) are\n"
     "quoted (RFC 4180, read by libcsv). gpus is 1..65536, batch 1..1000000. Prints prediction, measurement\n"
     "and error per row, then the median and mean absolute percentage error.\n"
     "Example: gqsim validate --measured data/single_node_scaling.csv (published single-node runs).\n";

@@ -53,6 +53,47 @@ static int copy(char *dst, size_t cap, const char *src)
     return 0;
 }
 
+/* The columns this reader knows; any other is carried along unread (a source, a run's timings). */
+static const char *const KNOWN_COLUMNS[] = {
+    "model",    "gpu",        "batch",        "batch_per_gpu", "gpus",      "images_per_s",
+    "platform", "machine",    "interconnect", "sync",          "quant",     "compute_images_per_s",
+    "codec_on", "overlap",    "fusion",       "network_model", "ps_shards", "ps_placement",
+    "downlink", "fp32_below", "fp32_last",    "fusion_cycle",  "ps_on",     NULL};
+
+/* Levenshtein distance, stopping at 3 (all that matters here). */
+static int distance(const char *a, const char *b)
+{
+    const size_t n = strlen(a), m = strlen(b);
+    if (n > 64 || m > 64 || (n > m ? n - m : m - n) > 2) return 3;
+    int row[65];
+    for (size_t j = 0; j <= m; j++) row[j] = (int)j;
+    for (size_t i = 1; i <= n; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= m; j++) {
+            const int up = row[j];
+            int best = diag + (a[i - 1] != b[j - 1]);         /* substitute, or keep */
+            if (up + 1 < best) best = up + 1;                 /* delete */
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1; /* insert */
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[m] < 3 ? row[m] : 3;
+}
+
+/* A header field one or two edits from a column this reader knows is a misspelling, not an extra column: a
+ * misspelled option column would otherwise be carried along unread and the prediction silently change. */
+static const char *misspelled(const char *field)
+{
+    for (const char *const *k = KNOWN_COLUMNS; *k; k++)
+        if (strcmp(field, *k) == 0) return NULL;
+    const int allowed = strlen(field) >= 6 ? 2 : 1;
+    for (const char *const *k = KNOWN_COLUMNS; *k; k++)
+        if (distance(field, *k) <= allowed) return *k;
+    return NULL;
+}
+
 gq_err measured_parse(const char *text, size_t len, const char *file, measured_set *s, char *msg, size_t cap)
 {
     memset(s, 0, sizeof *s);
@@ -80,6 +121,14 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
               cpp = gq_csv_column(h, "ps_placement", NULL), cdl = gq_csv_column(h, "downlink", NULL),
               cfb = gq_csv_column(h, "fp32_below", NULL), cfl = gq_csv_column(h, "fp32_last", NULL),
               cfc = gq_csv_column(h, "fusion_cycle", NULL), cpo = gq_csv_column(h, "ps_on", NULL);
+    for (int k = 0; k < h->nfields; k++) {
+        const char *near = misspelled(h->field[k]);
+        if (near) {
+            e = fail(s, msg, cap, file, 1, "column '%.60s' is not one gqsim reads: did you mean %s?", h->field[k],
+                     near);
+            goto out;
+        }
+    }
     if (cm < 0 || cg < 0 || cb < 0 || cn < 0 || ci < 0 || (cp < 0 && cmach < 0)) {
         e = fail(s, msg, cap, file, 1,
                  "needs columns model, gpu, batch (or batch_per_gpu), gpus, images_per_s and platform (or "

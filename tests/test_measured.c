@@ -50,6 +50,23 @@ static void test_bad(void)
     char text[512];
     expect("", "m.csv:1: empty file");
     expect("model,gpu\nalexnet,P100\n", "m.csv:1: needs columns");
+    /* an option column misspelled by one or two edits is an error, not an extra column carried along unread */
+    expect("model,platform,gpu,batch,gpus,images_per_s,ps_shard\nalexnet,dgx1,P100,128,8,100,2\n",
+           "m.csv:1: column 'ps_shard' is not one gqsim reads: did you mean ps_shards?");
+    expect("model,platform,gpu,batch,gpus,images_per_s,overlp\nalexnet,dgx1,P100,128,8,100,0\n",
+           "m.csv:1: column 'overlp' is not one gqsim reads: did you mean overlap?");
+    expect("model,platform,gpu,batch,gpus,images_per_s,fp23_below\nalexnet,dgx1,P100,128,8,100,0\n",
+           "m.csv:1: column 'fp23_below' is not one gqsim reads: did you mean fp32_below?");
+    {
+        /* three edits away, or a short name two away, is an extra column of the user's (a source, a seed) */
+        measured_set s;
+        char msg[256];
+        CHECK(parse("model,platform,gpu,batch,gpus,images_per_s,seed,ps_shardxyz\nalexnet,dgx1,P100,128,8,100,1,x\n",
+                    &s, msg, sizeof msg) == GQ_OK &&
+                  s.n == 1,
+              "seed (3 edits from sync) and ps_shardxyz (3 from ps_shards) are extra columns: %s", msg);
+        measured_free(&s);
+    }
     /* rows after the header h (0) or the header with option columns ho (1), and the error they give */
     const char *ho = "model,platform,gpu,batch,gpus,images_per_s,fp32_last,fp32_below,fusion_cycle,ps_shards\n";
     static const struct {
