@@ -77,4 +77,9 @@ run_mpi 2 --lr 100 --optimizer sgd --epochs 1 --train-limit 512 > /dev/null 2> e
 check "a diverging run stops every rank with the reason" sh -c "test $rc -ne 0 && grep -q 'diverged' err.txt"
 run_mpi 2 --sync ring --quant signsgd --ef on --epochs 1 --train-limit 512 > /dev/null 2> err.txt; rc=$?
 check "ring with error feedback is refused" sh -c "test $rc -ne 0 && grep -q 'error to feed back' err.txt"
+run_mpi 2 --workers 4 --epochs 1 --train-limit 512 > /dev/null 2> err.txt; rc=$?
+check "--workers 4 under 2 ranks is refused in one line, not ignored" \
+    sh -c "test $rc -ne 0 && test \$(grep -c 'workers says 4, but mpirun started 2 ranks' err.txt) -eq 1"
+run_mpi 2 --workers 2 --epochs 1 --train-limit 512 --test-limit 64 > /dev/null 2> err.txt; rc=$?
+check "--workers equal to the ranks is accepted" test $rc -eq 0
 finish
