@@ -41,6 +41,7 @@ mutations=(
   'cli/cli_out.c|{SIGINT, SIGTERM, SIGHUP, SIGPIPE}|{SIGINT, SIGTERM, SIGHUP}|a closed pipe leaves the staged temporaries'
   'common/gq_csv.c|} else if (r->nfields != r->width && !gq_csv_blank(r)) {|} else if (0) {|CSV rows of another width accepted'
   'sim/scenario.c|            if (a[e] >= target) {|            if (a[e] > target) {|time to accuracy: an epoch exactly at the target not counted'
+  'train/trainer.c|a[k] += d[k] / W;|a[k] = d[k] / W;|the server keeps the last worker, not the average'
 )
 
 killed=0

@@ -426,6 +426,38 @@ static void test_training(void)
     model_free(&m);
 }
 
+/* Two workers whose gradients are identical (every image the same) update exactly as one worker: the
+ * average of two equal floats is that float, whatever the scheme sums first, so one worker on n images and
+ * two on 2n images (the same number of iterations) reach the same parameters bit for bit -- in every scheme
+ * the trainer runs. An averaging that drops a worker, counts one twice, or divides by the wrong count
+ * breaks it. */
+static void test_identical_workers(void)
+{
+    model_t m = parse("input 1x6x6\nconv c out=4 k=3\nrelu r\npool p op=max k=2 s=2\nfc f out=2\nsoftmax s\n");
+    idx_dataset te = toy(32, 2), one = toy(256, 1), two = toy(512, 1);
+    for (int i = 1; i < 256; i++) memcpy(one.images + (size_t)i * 36, one.images, 36), one.labels[i] = one.labels[0];
+    for (int i = 0; i < 512; i++) memcpy(two.images + (size_t)i * 36, one.images, 36), two.labels[i] = one.labels[0];
+    train_config c = train_config_defaults();
+    c.model = &m, c.batch = 8, c.epochs = 2, c.seed = 5;
+    char msg[256];
+    c.workers = 1;
+    CHECK(train_run(&c, &one, &te, keep, NULL, msg, sizeof msg) == GQ_OK, "one worker: %s", msg);
+    const size_t np = LAST_NP;
+    float *ref = malloc(np * sizeof *ref);
+    memcpy(ref, LAST_PARAMS, np * sizeof *ref);
+    static const sync_kind SCHEMES[] = {SYNC_PS, SYNC_PS_SHARDED, SYNC_RING, SYNC_ALLGATHER};
+    for (size_t k = 0; k < sizeof SCHEMES / sizeof SCHEMES[0]; k++) {
+        c.workers = 2, c.sync = SCHEMES[k];
+        CHECK(train_run(&c, &two, &te, keep, NULL, msg, sizeof msg) == GQ_OK, "two workers: %s", msg);
+        CHECK(LAST_NP == np && memcmp(LAST_PARAMS, ref, np * sizeof *ref) == 0,
+              "%s: two workers with identical gradients end where one worker does", sync_name(SCHEMES[k]));
+    }
+    free(ref), free(LAST_PARAMS);
+    LAST_PARAMS = NULL, LAST_NP = 0;
+    idx_free(&one), idx_free(&two), idx_free(&te);
+    model_free(&m);
+}
+
 static void write_gz(const char *path, const unsigned char *bytes, size_t n)
 {
     gzFile f = gzopen(path, "wb");
@@ -497,6 +529,7 @@ int main(void)
     test_pool_max_2x2();
     test_relu_pool_fusion();
     test_training();
+    test_identical_workers();
     test_idx();
     return check_summary();
 }
