@@ -340,10 +340,10 @@ if command -v mpirun > /dev/null && ! "$GQ" train --mpi --epochs 1 --train-limit
     done
     # a rank killed mid-run (SIGKILL: no handler runs) still ends the job: the other is not left waiting
     # shellcheck disable=SC2086
-    ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" timeout 120 mpirun $M -np 2 "$GQ" train --mpi --epochs 20 \
-        --train-limit 4096 --test-limit 64 --seed 4242 > mpi.out 2> mpi.err &
+    ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" timeout 120 mpirun $M -np 2 "$GQ" train --mpi --epochs 100 \
+        --train-limit 8192 --test-limit 64 --seed 4242 > mpi.out 2> mpi.err &
     job=$!
-    ranks="^$GQ train --mpi --epochs 20 --train-limit 4096 --test-limit 64 --seed 424[2]" # not mpirun's own line
+    ranks="^$GQ train --mpi --epochs 100 --train-limit 8192 --test-limit 64 --seed 424[2]" # not mpirun's own line
     for _ in $(seq 100); do [ "$(pgrep -f "$ranks" | wc -l)" -ge 2 ] && break; sleep 0.2; done
     sleep 1
     victim=$(pgrep -f "$ranks" | tail -1)
