@@ -83,7 +83,9 @@ static const char *kind_of(const char *path)
                                   : "not a regular file";
 }
 
-int cli_stage_name(const char *path, char *tmp, size_t cap)
+/* Stages PATH: a fresh temporary beside it, registered for commit or removal. @return its open descriptor
+ * (the file mkstemp created, never reopened by name), or -1 after printing. */
+static int stage_open(const char *path, char *tmp, size_t cap)
 {
     if (replaceable(path) != 0) {
         cli_error("%s: is %s; outputs are written only as new or regular files", path, kind_of(path));
@@ -99,13 +101,20 @@ int cli_stage_name(const char *path, char *tmp, size_t cap)
         cli_error("%s: cannot create a temporary beside it: %s", path, strerror(errno));
         return -1;
     }
-    const int chmod_failed = fchmod(fd, FILE_MODE) != 0;
-    close(fd);
-    if (chmod_failed || stage_slot(tmp, path) != 0) {
+    if (fchmod(fd, FILE_MODE) != 0 || stage_slot(tmp, path) != 0) {
+        close(fd);
         unlink(tmp);
         cli_error("%s: out of memory, or cannot set its mode", path);
         return -1;
     }
+    return fd;
+}
+
+int cli_stage_name(const char *path, char *tmp, size_t cap)
+{
+    const int fd = stage_open(path, tmp, cap);
+    if (fd < 0) return -1;
+    close(fd); /* a program writes it by name (gnuplot): the file is ours, made by mkstemp */
     return 0;
 }
 
@@ -203,43 +212,30 @@ int cli_write_file(const char *path, const void *data, size_t size)
     return cli_write_staged(path, data, size, tmp, sizeof tmp);
 }
 
+/* The staged temporary of PATH as a stream, its name in tmp. @return 0, or -1 after printing. */
+static int stage_stream(const char *path, char *tmp, size_t cap, FILE **out)
+{
+    const int fd = stage_open(path, tmp, cap);
+    *out = fd < 0 ? NULL : fdopen(fd, "w");
+    if (fd >= 0 && !*out) {
+        close(fd);
+        cli_error("%s: %s", path, strerror(errno));
+    }
+    return *out ? 0 : -1;
+}
+
 int cli_write_staged(const char *path, const void *data, size_t size, char *tmp, size_t cap)
 {
-    if (cli_stage_name(path, tmp, cap) != 0) return -1;
-    const int fd = open(tmp, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) {
-        cli_error("%s: %s", path, strerror(errno));
-        return -1;
-    }
-    const unsigned char *p = data;
-    int ok = 1;
-    while (ok && size > 0) {
-        const ssize_t w = write(fd, p, size);
-        if (w < 0 && errno == EINTR) continue;
-        ok = w > 0;
-        if (ok) p += w, size -= (size_t)w;
-    }
-    const int saved = errno;
-    ok &= close(fd) == 0;
-    if (!ok) {
-        cli_error("%s: write failed: %s", path, strerror(size ? (saved ? saved : ENOSPC) : errno));
-        return -1;
-    }
-    return 0;
+    FILE *f;
+    if (stage_stream(path, tmp, cap, &f) != 0) return -1;
+    fwrite(data, 1, size, f); /* a short write leaves the stream's error set: cli_close_stream reports it */
+    return cli_close_stream(path, f);
 }
 
 int cli_stage_stream(const char *path, FILE **out)
 {
     char tmp[STAGE_PATH + 32];
-    if (cli_stage_name(path, tmp, sizeof tmp) != 0) return -1;
-    const int fd = open(tmp, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-    *out = fd < 0 ? NULL : fdopen(fd, "w");
-    if (!*out) {
-        if (fd >= 0) close(fd);
-        cli_error("%s: %s", path, strerror(errno));
-        return -1;
-    }
-    return 0;
+    return stage_stream(path, tmp, sizeof tmp, out);
 }
 
 int cli_close_stream(const char *path, FILE *f)

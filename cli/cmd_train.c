@@ -247,10 +247,8 @@ int cmd_train(int argc, char **argv)
     if (a.mpi && comm.size > 1 && ranks_agree(&comm, argc, argv) != 0) return comm_mpi_close(&comm), EXIT_USAGE;
     const int rank = a.mpi ? comm.rank : 0;
     if (a.mpi) { /* the world size is the worker count: a --workers that says otherwise is an error, not ignored */
-        int given = 0;
-        for (int i = 1; i < argc; i++)
-            given |= strcmp(argv[i], "--workers") == 0 || strncmp(argv[i], "--workers=", 10) == 0;
-        if (given && (a.nworkers != 1 || a.workers[0] != (uint64_t)comm.size)) {
+        if (cli_option_given(C_TRAIN, argc, argv, "--workers") &&
+            (a.nworkers != 1 || a.workers[0] != (uint64_t)comm.size)) {
             if (rank == 0)
                 cli_error("train --mpi: --workers says %llu%s, but mpirun started %d ranks (one worker a rank: give "
                           "mpirun -np N, not --workers)",

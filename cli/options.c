@@ -846,18 +846,41 @@ static uint64_t fnv(uint64_t h, const char *s, size_t n)
     return h;
 }
 
+/* The next option in argv (already accepted by cli_parse_args) from *i on, and its value ("" for a flag).
+ * @return the option, or NULL past the end. */
+static const cli_option *next_given(cli_cmd cmd, int argc, char **argv, int *i, const char **value)
+{
+    for (; *i < argc; ++*i) {
+        const char *arg = argv[*i], *eq = strchr(arg, '=');
+        if (arg[0] != '-' || arg[1] != '-') continue;
+        int exists;
+        const cli_option *o = find(arg, eq ? (size_t)(eq - arg) : strlen(arg), cmd, &exists);
+        if (!o) continue;
+        *value = o->type == T_FLAG ? "" : eq ? eq + 1 : *i + 1 < argc ? argv[++*i] : "";
+        ++*i;
+        return o;
+    }
+    return NULL;
+}
+
+int cli_option_given(cli_cmd cmd, int argc, char **argv, const char *name)
+{
+    const char *v;
+    for (int i = 1; i < argc;) {
+        const cli_option *o = next_given(cmd, argc, argv, &i, &v);
+        if (o && strcmp(o->name, name) == 0) return 1;
+    }
+    return 0;
+}
+
 int cli_settings_fingerprint(cli_cmd cmd, int argc, char **argv, const char **names, double *hashes, int cap)
 {
     uint64_t h[NOPTIONS];
     for (size_t k = 0; k < NOPTIONS; k++) h[k] = 14695981039346656037ull;
-    for (int i = 1; i < argc; i++) { /* argv as cli_parse_args accepted it */
-        const char *arg = argv[i], *eq = strchr(arg, '=');
-        if (arg[0] != '-' || arg[1] != '-') continue;
-        const size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-        int exists;
-        const cli_option *o = find(arg, len, cmd, &exists);
-        if (!o) continue;
-        const char *v = o->type == T_FLAG ? "" : eq ? eq + 1 : i + 1 < argc ? argv[++i] : "";
+    const char *v;
+    for (int i = 1; i < argc;) {
+        const cli_option *o = next_given(cmd, argc, argv, &i, &v);
+        if (!o) break;
         uint64_t *x = &h[o - OPTIONS];
         *x = fnv(fnv(*x, v, strlen(v)), "\x1f", 1); /* each value given, in order, ended */
     }

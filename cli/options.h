@@ -76,6 +76,9 @@ int cli_parse_args(cli_cmd cmd, const char *name, int argc, char **argv, cli_arg
  * the option's name. Ranks compare them before any work. @return how many (at most cap). */
 int cli_settings_fingerprint(cli_cmd cmd, int argc, char **argv, const char **names, double *hashes, int cap);
 
+/* 1 if option `name` was given in argv (already accepted by cli_parse_args), not left at its default. */
+int cli_option_given(cli_cmd cmd, int argc, char **argv, const char *name);
+
 /* "[--model M] [--quant SPEC]... --gpus N ..." for a usage line. */
 void cli_options_usage(FILE *out, cli_cmd cmd);
 /* One line per option the command takes: name, value, help. */

@@ -10,6 +10,7 @@
  * (smpirun, a shell script, reads them by name). */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,10 +22,12 @@
 #include "gq_run.h"
 #include "sim_internal.h"
 
+/* A new file in the run's private directory: created, never opened if something is already there. */
 static int write_file(const char *path, const char *text)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return -1;
+    const int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    if (!f) return fd >= 0 ? close(fd), -1 : -1;
     int ok = fputs(text, f) >= 0;
     return fclose(f) == 0 && ok ? 0 : -1;
 }
