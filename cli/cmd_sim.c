@@ -20,26 +20,14 @@
 
 void cli_sim_defaults(cli_args *a)
 {
-    sim_request q;
-    sim_request_defaults(&q);
-    a->sync = (int)q.sync, a->overlap = q.overlap, a->fusion = q.fusion_bytes, a->fusion_cycle = q.fusion_cycle_s;
-    a->engine = (int)q.engine, a->iterations = (uint64_t)q.iterations, a->quant_cost_scale = q.quant_cost_scale;
+    sim_request_defaults(&a->req);
     a->format = FMT_TABLE;
 }
 
 sim_request cli_request_of(const cli_args *a)
 {
-    sim_request q;
-    sim_request_defaults(&q);
-    q.model = a->model, q.platform = a->platform, q.gpu = a->gpu, q.gpu_file = a->gpu_file;
-    q.network_model = a->network_model, q.batch = (int)a->batch, q.sync = (sync_kind)a->sync;
-    q.ps_shards = (int)a->ps_shards, q.ps_placement = (ps_placement)a->ps_placement, q.ps_on_cpu = a->ps_on_cpu;
-    q.exchange.fp32_below = a->fp32_below, q.exchange.fp32_last = a->fp32_last;
-    q.exchange.downlink = (downlink_kind)a->downlink;
-    q.overlap = a->overlap, q.fusion_bytes = a->fusion, q.fusion_cycle_s = a->fusion_cycle;
-    q.engine = (engine_kind)a->engine, q.iterations = (int)a->iterations, q.exact_flows = a->exact_flows;
-    q.gpu_images_per_s = a->gpu_ips, q.quant_rate = a->quant_rate, q.quant_cost_scale = a->quant_cost_scale;
-    q.codec_on = (codec_device)a->codec_on, q.codec_costs = a->codec_costs;
+    sim_request q = a->req;
+    q.model = a->model, q.platform = a->platform, q.gpu = a->gpu, q.gpu_file = a->gpu_file, q.batch = (int)a->batch;
     return q;
 }
 
@@ -313,7 +301,7 @@ static int cmd_report(int argc, char **argv)
     if (rc == 0) {
         if (a.format == FMT_TABLE)
             printf("Speedup over one GPU (fp32) at %llu GPUs, %s sync, %s engine:\n\n",
-                   (unsigned long long)a.gpus[a.ngpus - 1], sync_name(q.sync), sim_engine_get(q.engine)->name);
+                   (unsigned long long)a.gpus[a.ngpus - 1], sync_name(q.sync), sim_engine_name(q.engine));
         table_print(&summary, (cli_format)a.format);
         if (a.format == FMT_TABLE)
             printf("\nWrote %s/report.csv and a figure per cluster%s (each figure with its .gp script and .dat "
@@ -496,7 +484,7 @@ static int platforms_calibrate(int argc, char **argv)
     if (k < 0) return 1;
     sim_network n;
     char msg[256], spec[160];
-    const char *base = a.network_model ? a.network_model : c.inter->rdma ? "CM02" : "LV08";
+    const char *base = a.req.network_model ? a.req.network_model : c.inter->rdma ? "CM02" : "LV08";
     if (sim_network_calibrate(&c, base, bytes, secs, (size_t)k, &n, &alpha, &beta, msg, sizeof msg) != 0)
         return cli_error("%s: %s", a.pingpong, msg), 1;
     snprintf(spec, sizeof spec, "%s:latency-factor=%.4g,bandwidth-factor=%.4g", n.name, n.latency_factor,
@@ -559,7 +547,8 @@ static const char VALIDATE_DETAILS[] =
     "fp32_last (0|1), ps_shards, ps_placement, ps_on (gpu|cpu), network_model, and compute_images_per_s (a measured "
     "compute\n"
     "rate, used instead of a GPU profile). Other columns are carried along unread, but one a letter or two from\n"
-    "these (ps_shard, overlp) is refused as a misspelling. Fields holding commas (a quantizer spec, a cluster: platform) are\n"
+    "these (ps_shard, overlp) is refused as a misspelling. Fields holding commas (a quantizer spec, a cluster: "
+    "platform) are\n"
     "quoted (RFC 4180, read by libcsv). gpus is 1..65536, batch 1..1000000. Prints prediction, measurement\n"
     "and error per row, then the median and mean absolute percentage error.\n"
     "Example: gqsim validate --measured data/single_node_scaling.csv (published single-node runs).\n";

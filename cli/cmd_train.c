@@ -51,8 +51,7 @@ static train_config config_of(const cli_args *a)
     c.error_feedback = a->ef;
     c.schedule = (lr_schedule)a->lr_schedule, c.step_every = a->step_every, c.step_gamma = a->step_gamma;
     c.poly_power = a->poly_power;
-    c.exchange.fp32_below = a->fp32_below, c.exchange.fp32_last = a->fp32_last;
-    c.exchange.no_scaler_sharing = a->no_scaler_sharing, c.exchange.downlink = (downlink_kind)a->downlink;
+    c.exchange = a->req.exchange;
     c.batch = (int)a->batch, c.epochs = (int)a->epochs, c.lr = a->lr, c.momentum = a->momentum;
     c.weight_decay = a->weight_decay, c.train_limit = (int)a->train_limit, c.test_limit = (int)a->test_limit;
     return c;
@@ -167,7 +166,7 @@ static int gather_timings(train_comm *comm, iter_log *log, const cli_args *a, co
                   (double)W * (double)a->batch / iteration_s, (double)a->batch / (slowest / n), iteration_s,
                   sum[2] / per_rank, slowest / n, sum[3] / per_rank, sum[4] / per_rank, sum[5] / per_rank,
                   sum[6] / per_rank, sum[7] / per_rank, n, (unsigned long long)seed, accuracy,
-                  a->network_model ? a->network_model : "");
+                  a->req.network_model ? a->req.network_model : "");
     }
     free(all);
     log->n = 0;

@@ -11,8 +11,8 @@
 #include "exchange.h"
 #include "gradgen.h"
 #include "qz.h"
+#include "run_params.h"
 #include "sim.h"
-#include "sim_bounds.h"
 #include "trainer.h"
 
 #define B(c) (1ul << (c))
@@ -23,7 +23,16 @@
      B(C_PLATFORMS_CALIBRATE) | SIMS | B(C_TRAIN))
 #define CODECS (B(C_QUANT_ENCODE) | B(C_QUANT_ROUNDTRIP))
 
-typedef enum { T_STR, T_STRS, T_U64, T_U64S, T_DBL, T_FLAG, T_ENUM } opt_type;
+typedef enum {
+    T_STR,
+    T_STRS,
+    T_U64,
+    T_U64S,
+    T_DBL,
+    T_FLAG,
+    T_ENUM,
+    T_RUN_PARAMS /* where the run parameters' rows go (made from sim/run_params.c) */
+} opt_type;
 typedef enum {
     CHK_NONE,
     CHK_PLOT,
@@ -51,6 +60,7 @@ typedef struct {
     /* where a run's output goes or its input lies on one machine: free to differ between the MPI
      * ranks of one `train --mpi` (every other option must agree, cli_settings_fingerprint) */
     int per_rank;
+    const run_param *rp; /* a run parameter's row: its value lives in cli_args.req */
 } cli_option;
 
 #define F(x) offsetof(cli_args, x)
@@ -63,41 +73,10 @@ static int pick(const char *v, const char *const *names, int *out)
         if (strcmp(v, names[i]) == 0) return *out = i, 0;
     return -1;
 }
-static int p_sync(const char *v, cli_args *a)
-{
-    sync_kind k;
-    return sync_parse(v, &k) ? -1 : (a->sync = (int)k, 0);
-}
-static int p_ps_placement(const char *v, cli_args *a)
-{
-    ps_placement k;
-    return ps_placement_parse(v, &k) ? -1 : (a->ps_placement = (int)k, 0);
-}
-static int p_ps_on(const char *v, cli_args *a)
-{
-    if (strcmp(v, "gpu") != 0 && strcmp(v, "cpu") != 0) return -1;
-    a->ps_on_cpu = strcmp(v, "cpu") == 0;
-    return 0;
-}
 static int p_train_sync(const char *v, cli_args *a)
 {
     sync_kind k;
     return sync_parse(v, &k) || !sync_trainer_runs(k) ? -1 : (a->train_sync = (int)k, 0);
-}
-static int p_downlink(const char *v, cli_args *a)
-{
-    downlink_kind k;
-    return downlink_parse(v, &k) ? -1 : (a->downlink = (int)k, 0);
-}
-static int p_engine(const char *v, cli_args *a)
-{
-    engine_kind k;
-    return sim_engine_parse(v, &k) ? -1 : (a->engine = (int)k, 0);
-}
-static int p_overlap(const char *v, cli_args *a)
-{
-    static const char *const N[] = {"off", "on", NULL};
-    return pick(v, N, &a->overlap);
 }
 static int p_format(const char *v, cli_args *a)
 {
@@ -115,19 +94,6 @@ static int p_ef(const char *v, cli_args *a)
     int k;
     if (pick(v, N, &k)) return -1;
     a->ef = k == 2 ? -1 : k;
-    return 0;
-}
-static int p_codec_on(const char *v, cli_args *a)
-{
-    codec_device d;
-    return codec_device_parse(v, &d) ? -1 : (a->codec_on = (int)d, 0);
-}
-static int p_network(const char *v, cli_args *a)
-{
-    sim_network n;
-    char why[160];
-    if (sim_network_parse(v, &n, why, sizeof why) != 0) return -1;
-    a->network_model = v;
     return 0;
 }
 static int p_schedule(const char *v, cli_args *a)
@@ -232,147 +198,16 @@ static const cli_option OPTIONS[] = {
      .hi = 4096,
      .cmds = B(C_TRAIN) | B(C_TTA),
      .help = "images per worker (default 64)"},
-    {.name = "--gpu-images-per-s",
-     .meta = "X",
-     .type = T_DBL,
-     .field = F(gpu_ips),
-     .lo = 0,
-     .hi = 1e6,
-     .lo_open = 1,
-     .cmds = SIMS | B(C_MODELS_COMPUTE),
-     .help = "this GPU's measured fp32 images/s, instead of its profile"},
 
-    /* how the simulation exchanges and what it charges */
-    {.name = "--sync",
-     .type = T_ENUM,
-     .cmds = SIMS,
-     .parse = p_sync,
-     .allowed = "ps|ps-sharded|ring|hierarchical|allgather",
-     .help = "synchronisation scheme (default ps-sharded)"},
-    {.name = "--ps-shards",
-     .meta = "K",
-     .type = T_U64,
-     .field = F(ps_shards),
-     .lo = 1,
-     .hi = SIM_MAX_PS_SHARDS,
-     .cmds = SIMS,
-     .help = "ps-sharded: K parameter servers, on the first K nodes (default one per node)"},
-    {.name = "--ps-placement",
-     .type = T_ENUM,
-     .cmds = SIMS,
-     .parse = p_ps_placement,
-     .allowed = "even|round-robin|greedy",
-     .help = "ps-sharded: every bucket split evenly (default), or whole tensors as TensorFlow places variables"},
-    {.name = "--ps-on",
-     .type = T_ENUM,
-     .cmds = SIMS,
-     .parse = p_ps_on,
-     .allowed = "gpu|cpu",
-     .help = "ps, ps-sharded: servers aggregate on a node's first GPU (default) or its host CPU (over PCIe)"},
     {.name = "--sync",
      .type = T_ENUM,
      .cmds = B(C_TRAIN),
      .parse = p_train_sync,
      .allowed = "ps|ps-sharded|ring|allgather",
      .help = "how the workers' gradients meet, as the simulator's schemes (default ps: one server)"},
-    {.name = "--downlink",
-     .type = T_ENUM,
-     .cmds = SIMS | B(C_TRAIN) | B(C_TTA),
-     .parse = p_downlink,
-     .allowed = "auto|fp32|requant|terngrad",
-     .help = "the server's reply (auto: fp32 for fp32, summed levels for terngrad, else re-quantized)"},
-    {.name = "--overlap",
-     .type = T_ENUM,
-     .cmds = SIMS,
-     .parse = p_overlap,
-     .allowed = "on|off",
-     .help = "exchange a bucket as soon as backward has made it (default on)"},
-    {.name = "--fusion",
-     .meta = "BYTES",
-     .type = T_DBL,
-     .field = F(fusion),
-     .lo = 0,
-     .hi = SIM_MAX_FUSION_BYTES,
-     .cmds = SIMS,
-     .help = "fuse tensors into buckets of this many fp32 bytes (default 67108864; 0: one per tensor)"},
-    {.name = "--fusion-cycle",
-     .meta = "SECONDS",
-     .type = T_DBL,
-     .field = F(fusion_cycle),
-     .lo = 0,
-     .hi = SIM_MAX_FUSION_CYCLE_S,
-     .cmds = SIMS,
-     .help = "Horovod's cycle: tensors ready within one leave together (default 0.005)"},
-    {.name = "--engine",
-     .type = T_ENUM,
-     .cmds = SIMS,
-     .parse = p_engine,
-     .allowed = "simgrid|analytic|smpi",
-     .help = "SimGrid's flow model, the alpha-beta cross-check, or the trainer's exchange under SMPI (default "
-             "simgrid)"},
-    {.name = "--network-model",
-     .type = T_ENUM,
-     .cmds = SIMS | B(C_TRAIN) | B(C_PLATFORMS_CALIBRATE),
-     .parse = p_network,
-     .allowed = "LV08|CM02[:latency-factor=X,bandwidth-factor=Y]",
-     .help = "SimGrid network model (default LV08 on TCP, CM02 on RDMA), with calibrated factors if given (train: "
-             "recorded in the --measured-out row, for validate)"},
-    {.name = "--fp32-below",
-     .meta = "N",
-     .type = T_DBL,
-     .field = F(fp32_below),
-     .lo = 0,
-     .hi = SIM_MAX_FP32_BELOW,
-     .cmds = SIMS | B(C_TRAIN) | B(C_TTA),
-     .help = "tensors with fewer elements travel in fp32"},
-    {.name = "--fp32-last",
-     .type = T_FLAG,
-     .field = F(fp32_last),
-     .cmds = SIMS | B(C_TRAIN) | B(C_TTA),
-     .help = "the classifier (last layer with weights) travels in fp32"},
-    {.name = "--codec-on",
-     .type = T_ENUM,
-     .cmds = SIMS | B(C_QUANT_COSTS),
-     .parse = p_codec_on,
-     .allowed = "gpu|cpu|none",
-     .help = "where encode and decode run: the GPU (default; its kernels delay backward), the host CPU (beside the "
-             "GPU, the gradient crossing PCIe), or nowhere (a free codec, the upper bound)"},
-    {.name = "--codec-costs",
-     .meta = "FILE.csv",
-     .type = T_STR,
-     .field = F(codec_costs),
-     .cmds = SIMS | B(C_QUANT_COSTS),
-     .help = "codec costs per quantizer and device (from 'gqsim quant calibrate'), before the built-in ones"},
-    {.name = "--quant-cost-scale",
-     .meta = "X",
-     .type = T_DBL,
-     .field = F(quant_cost_scale),
-     .lo = 0,
-     .hi = 1e6,
-     .cmds = SIMS,
-     .help = "multiply the codec cost"},
-    {.name = "--quant-rate",
-     .meta = "ELEMENTS_PER_S",
-     .type = T_DBL,
-     .field = F(quant_rate),
-     .lo = 0,
-     .hi = 1e15,
-     .lo_open = 1,
-     .cmds = SIMS,
-     .help = "codec cost as a flat rate, instead of timing the codec on this machine"},
-    {.name = "--iterations",
-     .meta = "N",
-     .type = T_U64,
-     .field = F(iterations),
-     .lo = 1,
-     .hi = 100,
-     .cmds = SIMS,
-     .help = "simulated iterations (SimGrid; default 1, the steady state)"},
-    {.name = "--exact-flows",
-     .type = T_FLAG,
-     .field = F(exact_flows),
-     .cmds = SIMS,
-     .help = "SimGrid: every ring step and pair as its own message (slow; checks the aggregated flows)"},
+
+    /* how a run exchanges and what it charges: the run parameters, in their table's order */
+    {.type = T_RUN_PARAMS},
 
     /* outputs */
     {.name = "--format",
@@ -626,11 +461,6 @@ static const cli_option OPTIONS[] = {
      .parse = p_ef,
      .allowed = "on|off|auto",
      .help = "error feedback (auto: on for the biased signsgd, topk, bingrad-b)"},
-    {.name = "--no-scaler-sharing",
-     .type = T_FLAG,
-     .field = F(no_scaler_sharing),
-     .cmds = B(C_TRAIN) | B(C_TTA),
-     .help = "terngrad: each worker its own scaler"},
     {.name = "--train-limit",
      .meta = "N",
      .type = T_U64,
@@ -711,6 +541,86 @@ static const cli_option OPTIONS[] = {
 };
 #define NOPTIONS (sizeof OPTIONS / sizeof OPTIONS[0])
 
+/* ---- the run parameters' rows ------------------------------------------------------------------- */
+
+#define NALL_MAX (NOPTIONS + RUN_PARAMS_MAX)
+static cli_option ALL[NALL_MAX]; /* OPTIONS with the run parameters' rows in place of T_RUN_PARAMS */
+static size_t NALL;
+static char ALLOWED[RUN_PARAMS_MAX][160];
+
+/* The commands a run parameter applies to: its scope, and the few commands outside it that read one. */
+static unsigned long param_cmds(const run_param *p)
+{
+    static const struct {
+        const char *flag;
+        unsigned long cmds;
+    } ALSO[] = {
+        {"--gpu-images-per-s", B(C_MODELS_COMPUTE)},
+        {"--network-model", B(C_TRAIN) | B(C_PLATFORMS_CALIBRATE)}, /* train: recorded in its --measured-out row */
+        {"--codec-on", B(C_QUANT_COSTS)},
+        {"--codec-costs", B(C_QUANT_COSTS)},
+    };
+    unsigned long c = (p->scope & RP_SIM ? SIMS : 0) | (p->scope & RP_TRAIN ? B(C_TRAIN) | B(C_TTA) : 0);
+    for (size_t i = 0; i < sizeof ALSO / sizeof ALSO[0]; i++)
+        if (strcmp(ALSO[i].flag, p->flag) == 0) c |= ALSO[i].cmds;
+    return c;
+}
+
+static void build_options(void)
+{
+    static const opt_type TYPE_OF[] = {[RP_REAL] = T_DBL,    [RP_COUNT] = T_U64, [RP_ENUM] = T_ENUM,
+                                       [RP_SWITCH] = T_ENUM, [RP_FLAG] = T_FLAG, [RP_TEXT] = T_STR};
+    if (NALL) return;
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        if (OPTIONS[i].type != T_RUN_PARAMS) {
+            ALL[NALL++] = OPTIONS[i];
+            continue;
+        }
+        for (size_t k = 0; k < RUN_PARAM_COUNT; k++) {
+            const run_param *p = &RUN_PARAMS[k];
+            unsigned long cmds = param_cmds(p);
+            if (!cmds) continue;
+            run_param_allowed(p, ALLOWED[k], sizeof ALLOWED[k]);
+            ALL[NALL++] = (cli_option){.name = p->flag,
+                                       .meta = p->meta,
+                                       .type = TYPE_OF[p->type],
+                                       .lo = p->lo,
+                                       .hi = p->hi,
+                                       .lo_open = p->lo_open,
+                                       .cmds = cmds,
+                                       .allowed = p->meta ? p->meta : ALLOWED[k],
+                                       .help = p->help,
+                                       .rp = p};
+        }
+    }
+}
+
+/* Sets a run parameter from its command-line text. @return 0, or -1 after printing. */
+static int set_param(const cli_option *o, const char *v, cli_args *a)
+{
+    const run_param *p = o->rp;
+    void *at = run_param_at(p, &a->req);
+    char why[512];
+    switch (p->type) {
+    case RP_REAL: return cli_parse_double_in(o->name, v, p->lo, p->hi, p->lo_open, (double *)at);
+    case RP_COUNT: {
+        uint64_t x;
+        if (cli_parse_u64_in(o->name, v, (uint64_t)p->lo, (uint64_t)p->hi, &x)) return -1;
+        *(int *)at = (int)x;
+        return 0;
+    }
+    case RP_FLAG: *(int *)at = 1; return 0;
+    case RP_SWITCH:
+        if (strcmp(v, "on") == 0 || strcmp(v, "off") == 0) return *(int *)at = strcmp(v, "on") == 0, 0;
+        break;
+    case RP_ENUM:
+    case RP_TEXT:
+        if (run_param_set(p, &a->req, v, why, sizeof why) == GQ_OK) return 0;
+        break;
+    }
+    return cli_error("%s '%s' is not %s", o->name, v, o->allowed), -1;
+}
+
 /* ---- the parser -------------------------------------------------------------------------------- */
 
 static int check(const cli_option *o, const char *v)
@@ -743,6 +653,7 @@ static int check(const cli_option *o, const char *v)
 
 static int set(const cli_option *o, const char *v, cli_args *a)
 {
+    if (o->rp) return set_param(o, v, a);
     char *base = (char *)a;
     switch (o->type) {
     case T_STR: *(const char **)(base + o->field) = v; return 0;
@@ -763,6 +674,7 @@ static int set(const cli_option *o, const char *v, cli_args *a)
         return cli_parse_u64_in(o->name, v, (uint64_t)o->lo, o->hi >= 1.8e19 ? UINT64_MAX : (uint64_t)o->hi,
                                 (uint64_t *)(base + o->field));
     case T_DBL: return cli_parse_double_in(o->name, v, o->lo, o->hi, o->lo_open, (double *)(base + o->field));
+    case T_RUN_PARAMS: return -1;
     case T_U64S: {
         uint64_t *vals = (uint64_t *)(base + o->field);
         size_t *n = (size_t *)(base + o->count);
@@ -780,18 +692,20 @@ static int set(const cli_option *o, const char *v, cli_args *a)
 
 static const cli_option *find(const char *name, size_t len, cli_cmd cmd, int *exists)
 {
+    build_options();
     *exists = 0;
-    for (size_t i = 0; i < NOPTIONS; i++)
-        if (strlen(OPTIONS[i].name) == len && strncmp(OPTIONS[i].name, name, len) == 0) {
+    for (size_t i = 0; i < NALL; i++)
+        if (strlen(ALL[i].name) == len && strncmp(ALL[i].name, name, len) == 0) {
             *exists = 1;
-            if (OPTIONS[i].cmds & B(cmd)) return &OPTIONS[i];
+            if (ALL[i].cmds & B(cmd)) return &ALL[i];
         }
     return NULL;
 }
 
 int cli_parse_args(cli_cmd cmd, const char *name, int argc, char **argv, cli_args *a, int operands)
 {
-    int given[NOPTIONS] = {0};
+    build_options();
+    int given[NALL_MAX] = {0};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (arg[0] != '-' || arg[1] != '-') {
@@ -826,12 +740,12 @@ int cli_parse_args(cli_cmd cmd, const char *name, int argc, char **argv, cli_arg
             return EXIT_USAGE;
         }
         if (set(o, v, a) != 0 || (v && check(o, v) != 0)) return EXIT_USAGE;
-        given[o - OPTIONS] = 1;
+        given[o - ALL] = 1;
     }
-    for (size_t k = 0; k < NOPTIONS; k++) {
-        if (!(OPTIONS[k].required & B(cmd)) || given[k]) continue;
-        cli_error("%s: needs %s %s (see 'gqsim help %s')", name, OPTIONS[k].name,
-                  OPTIONS[k].meta ? OPTIONS[k].meta : OPTIONS[k].allowed, name);
+    for (size_t k = 0; k < NALL; k++) {
+        if (!(ALL[k].required & B(cmd)) || given[k]) continue;
+        cli_error("%s: needs %s %s (see 'gqsim help %s')", name, ALL[k].name,
+                  ALL[k].meta ? ALL[k].meta : ALL[k].allowed, name);
         return EXIT_USAGE;
     }
     return 0;
@@ -875,19 +789,19 @@ int cli_option_given(cli_cmd cmd, int argc, char **argv, const char *name)
 
 int cli_settings_fingerprint(cli_cmd cmd, int argc, char **argv, const char **names, double *hashes, int cap)
 {
-    uint64_t h[NOPTIONS];
-    for (size_t k = 0; k < NOPTIONS; k++) h[k] = 14695981039346656037ull;
+    build_options();
+    uint64_t h[NALL_MAX];
+    for (size_t k = 0; k < NALL; k++) h[k] = 14695981039346656037ull;
     const char *v;
     for (int i = 1; i < argc;) {
         const cli_option *o = next_given(cmd, argc, argv, &i, &v);
         if (!o) break;
-        uint64_t *x = &h[o - OPTIONS];
+        uint64_t *x = &h[o - ALL];
         *x = fnv(fnv(*x, v, strlen(v)), "\x1f", 1); /* each value given, in order, ended */
     }
     int n = 0;
-    for (size_t k = 0; k < NOPTIONS && n < cap; k++)
-        if ((OPTIONS[k].cmds & B(cmd)) && !OPTIONS[k].per_rank)
-            names[n] = OPTIONS[k].name, hashes[n++] = (double)(h[k] >> 12);
+    for (size_t k = 0; k < NALL && n < cap; k++)
+        if ((ALL[k].cmds & B(cmd)) && !ALL[k].per_rank) names[n] = ALL[k].name, hashes[n++] = (double)(h[k] >> 12);
     return n;
 }
 
@@ -901,10 +815,11 @@ static const char *value_of(const cli_option *o)
 
 void cli_options_usage(FILE *out, cli_cmd cmd)
 {
+    build_options();
     int first = 1;
     for (int pass = 0; pass < 2; pass++) /* required ones first */
-        for (size_t k = 0; k < NOPTIONS; k++) {
-            const cli_option *o = &OPTIONS[k];
+        for (size_t k = 0; k < NALL; k++) {
+            const cli_option *o = &ALL[k];
             if (!(o->cmds & B(cmd)) || !!(o->required & B(cmd)) != (pass == 0)) continue;
             const char *v = value_of(o);
             fprintf(out, "%s%s%s%s%s%s%s", first ? "" : " ", pass ? "[" : "", o->name, *v ? " " : "", v,
@@ -915,8 +830,9 @@ void cli_options_usage(FILE *out, cli_cmd cmd)
 
 void cli_options_help(FILE *out, cli_cmd cmd)
 {
-    for (size_t k = 0; k < NOPTIONS; k++) {
-        const cli_option *o = &OPTIONS[k];
+    build_options();
+    for (size_t k = 0; k < NALL; k++) {
+        const cli_option *o = &ALL[k];
         if (!(o->cmds & B(cmd))) continue;
         char head[96];
         const char *v = value_of(o);

@@ -1,6 +1,7 @@
 /* Every command-line option of gqsim in one declarative table: its name,
  * type, bounds, the commands it applies to (and those that require it), its
- * help line. One parser reads any command's arguments from it, and the
+ * help line; the run parameters' rows are made from the library's table
+ * (sim/run_params.c), their values set in a sim_request. One parser reads any command's arguments from it, and the
  * usage and help of every command are printed from it, so they cannot
  * drift apart. An option given to a command it does not apply to is a usage
  * error, like an unknown one. */
@@ -10,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "scenario.h"
 
 /* The commands that take options, one bit each. */
 typedef enum {
@@ -47,22 +50,22 @@ typedef enum {
  * defaults before parsing: the parser overwrites what is given. */
 typedef struct {
     const char *positional; /* a command's one operand (models show MODEL, platforms show NAME), or NULL */
-    const char *model, *platform, *gpu, *gpu_file, *network_model, *plot, *out, *output, *measured, *input, *data,
-        *dump_grads, *codec_costs, *accuracy_curve, *measured_out, *timings_out, *pingpong;
+    const char *model, *platform, *gpu, *gpu_file, *plot, *out, *output, *measured, *input, *data, *dump_grads,
+        *accuracy_curve, *measured_out, *timings_out, *pingpong;
     const char *quant[MAX_QUANTS];
     size_t nquant;
     const char *dist[8];
     size_t ndist;
     uint64_t gpus[MAX_GPU_COUNTS], bucket[32], levels[8], workers[16], dump_at[64], seeds[16];
     size_t ngpus, nbucket, nlevels, nworkers, ndump_at, nseeds;
-    uint64_t batch, iterations, n, trials, seed, epochs, nodes, train_limit, test_limit, dataset_size, ps_shards;
+    uint64_t batch, n, trials, seed, epochs, nodes, train_limit, test_limit, dataset_size;
     double target;
-    double fusion, fusion_cycle, fp32_below, quant_cost_scale, quant_rate, gpu_ips, shared_scale, lr, momentum,
-        weight_decay;
-    int sync, downlink, overlap, engine, format, optimizer, ef, codec_on, ps_placement, ps_on_cpu;
+    double shared_scale, lr, momentum, weight_decay;
+    int format, optimizer, ef;
     int lr_schedule, step_every; /* --lr-schedule: const, step:E:G, poly:P */
     double step_gamma, poly_power;
-    int fp32_last, exact_flows, no_scaler_sharing, fit;
+    int fit;
+    sim_request req;     /* the run parameters (sim/run_params.c), each at its place in a request */
     int mpi, train_sync; /* train: over MPI; its train_sync */
 } cli_args;
 

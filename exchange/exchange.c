@@ -4,7 +4,8 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const DOWNLINK_NAMES[] = {"auto", "fp32", "requant", "terngrad"};
+const char *const DOWNLINK_NAMES[] = {"auto", "fp32", "requant", "terngrad", NULL};
+const char *const SYNC_NAMES[] = {"ps", "ps-sharded", "ring", "hierarchical", "allgather", NULL};
 
 const char *downlink_name(downlink_kind d) { return (unsigned)d < 4 ? DOWNLINK_NAMES[d] : "?"; }
 
@@ -23,11 +24,7 @@ int xch_classifier(const model_t *m)
     return last;
 }
 
-const char *sync_name(sync_kind s)
-{
-    static const char *const N[SYNC_COUNT] = {"ps", "ps-sharded", "ring", "hierarchical", "allgather"};
-    return (unsigned)s < SYNC_COUNT ? N[s] : "?";
-}
+const char *sync_name(sync_kind s) { return (unsigned)s < SYNC_COUNT ? SYNC_NAMES[s] : "?"; }
 
 int sync_parse(const char *s, sync_kind *out)
 {

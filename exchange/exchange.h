@@ -18,6 +18,7 @@
  * trainer (docs/simulation.md#synchronisation-schemes). */
 typedef enum { SYNC_PS, SYNC_PS_SHARDED, SYNC_RING, SYNC_HIERARCHICAL, SYNC_ALLGATHER } sync_kind;
 #define SYNC_COUNT 5 /* a #define, not an enumerator: switches over sync_kind stay exhaustive */
+extern const char *const SYNC_NAMES[SYNC_COUNT + 1]; /* NULL-terminated */
 const char *sync_name(sync_kind s);
 int sync_parse(const char *s, sync_kind *out);
 /* 1 if the trainer runs the scheme (in one process, over MPI, under SMPI): all but hierarchical,
@@ -27,6 +28,7 @@ int sync_trainer_runs(sync_kind s);
 /* The server's reply. AUTO: fp32 for fp32, TernGrad's summed levels for
  * terngrad, the average re-quantized otherwise. */
 typedef enum { DOWNLINK_AUTO, DOWNLINK_FP32, DOWNLINK_REQUANT, DOWNLINK_TERNGRAD } downlink_kind;
+extern const char *const DOWNLINK_NAMES[]; /* NULL-terminated */
 const char *downlink_name(downlink_kind d);
 /* "auto", "fp32", "requant", "terngrad". @return 0, or -1 if unknown. */
 int downlink_parse(const char *s, downlink_kind *out);

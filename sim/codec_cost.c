@@ -12,16 +12,12 @@
 #include "rng.h"
 #include "zoo.h" /* gq_builtin_data: the published points and the CPU profile */
 
-const char *codec_device_name(codec_device d)
-{
-    static const char *const N[] = {"gpu", "cpu", "none"};
-    return (unsigned)d < 3 ? N[d] : "?";
-}
+const char *codec_device_name(codec_device d) { return (unsigned)d < 3 ? CODEC_DEVICE_NAMES[d] : "?"; }
 
 int codec_device_parse(const char *s, codec_device *out)
 {
     for (int i = 0; i < 3; i++)
-        if (strcmp(s, codec_device_name((codec_device)i)) == 0) return *out = (codec_device)i, 0;
+        if (strcmp(s, CODEC_DEVICE_NAMES[i]) == 0) return *out = (codec_device)i, 0;
     return -1;
 }
 

@@ -16,6 +16,7 @@
 
 /* Where encode and decode run. */
 typedef enum { CODEC_ON_GPU, CODEC_ON_CPU, CODEC_ON_NONE } codec_device;
+extern const char *const CODEC_DEVICE_NAMES[]; /* NULL-terminated, in run_params.c */
 const char *codec_device_name(codec_device d);
 int codec_device_parse(const char *s, codec_device *out);
 

@@ -2,7 +2,8 @@
  * field by field into one reusable buffer; quoted fields may span commas and
  * newlines, as RFC 4180 allows. */
 #include "measured.h"
-#include "sim_bounds.h"
+
+#include "run_params.h"
 
 #include "gq_csv.h"
 
@@ -53,12 +54,11 @@ static int copy(char *dst, size_t cap, const char *src)
     return 0;
 }
 
-/* The columns this reader knows; any other is carried along unread (a source, a run's timings). */
-static const char *const KNOWN_COLUMNS[] = {
-    "model",    "gpu",        "batch",        "batch_per_gpu", "gpus",      "images_per_s",
-    "platform", "machine",    "interconnect", "sync",          "quant",     "compute_images_per_s",
-    "codec_on", "overlap",    "fusion",       "network_model", "ps_shards", "ps_placement",
-    "downlink", "fp32_below", "fp32_last",    "fusion_cycle",  "ps_on",     NULL};
+/* The columns this reader knows besides the run parameters'; any other is carried along unread (a source, a
+ * run's timings). */
+static const char *const KNOWN_COLUMNS[] = {"model",        "gpu",          "batch",    "batch_per_gpu",
+                                            "gpus",         "images_per_s", "platform", "machine",
+                                            "interconnect", "sync",         "quant",    NULL};
 
 /* Levenshtein distance, stopping at 3 (all that matters here). */
 static int distance(const char *a, const char *b)
@@ -88,9 +88,14 @@ static const char *misspelled(const char *field)
 {
     for (const char *const *k = KNOWN_COLUMNS; *k; k++)
         if (strcmp(field, *k) == 0) return NULL;
+    const run_param *p = run_param_by_key(field);
+    if (p && run_param_column(p) >= 0) return NULL;
     const int allowed = strlen(field) >= 6 ? 2 : 1;
     for (const char *const *k = KNOWN_COLUMNS; *k; k++)
         if (distance(field, *k) <= allowed) return *k;
+    for (size_t i = 0; i < RUN_PARAM_COUNT; i++)
+        if (run_param_column(&RUN_PARAMS[i]) >= 0 && distance(field, RUN_PARAMS[i].key) <= allowed)
+            return RUN_PARAMS[i].key;
     return NULL;
 }
 
@@ -114,13 +119,13 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
               cb = gq_csv_column(h, "batch", "batch_per_gpu"), cn = gq_csv_column(h, "gpus", NULL),
               ci = gq_csv_column(h, "images_per_s", NULL), cp = gq_csv_column(h, "platform", NULL),
               cmach = gq_csv_column(h, "machine", NULL), cint = gq_csv_column(h, "interconnect", NULL),
-              cs = gq_csv_column(h, "sync", NULL), cq = gq_csv_column(h, "quant", NULL),
-              ccr = gq_csv_column(h, "compute_images_per_s", NULL), cco = gq_csv_column(h, "codec_on", NULL),
-              cov = gq_csv_column(h, "overlap", NULL), cfu = gq_csv_column(h, "fusion", NULL),
-              cnm = gq_csv_column(h, "network_model", NULL), cpk = gq_csv_column(h, "ps_shards", NULL),
-              cpp = gq_csv_column(h, "ps_placement", NULL), cdl = gq_csv_column(h, "downlink", NULL),
-              cfb = gq_csv_column(h, "fp32_below", NULL), cfl = gq_csv_column(h, "fp32_last", NULL),
-              cfc = gq_csv_column(h, "fusion_cycle", NULL), cpo = gq_csv_column(h, "ps_on", NULL);
+              cs = gq_csv_column(h, "sync", NULL), cq = gq_csv_column(h, "quant", NULL);
+    int param_col[RUN_COLUMNS_MAX]; /* the run parameters' columns in the file, by run_param_column */
+    const run_param *param_of[RUN_COLUMNS_MAX] = {0};
+    for (size_t i = 0; i < RUN_PARAM_COUNT; i++) {
+        const int k = run_param_column(&RUN_PARAMS[i]);
+        if (k >= 0) param_col[k] = gq_csv_column(h, RUN_PARAMS[i].key, NULL), param_of[k] = &RUN_PARAMS[i];
+    }
     for (int k = 0; k < h->nfields; k++) {
         const char *near = misspelled(h->field[k]);
         if (near) {
@@ -196,68 +201,15 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
             e = fail(s, msg, cap, file, line, "images_per_s '%.40s' must be a number in (0, 1e9]", f);
             goto out;
         }
-        row->overlap = -1, row->fusion = -1, row->fp32_below = -1, row->fp32_last = -1, row->fusion_cycle = -1;
-        if (ccr >= 0 && *(f = r->field[ccr]) && parse_real(f, 0, 1, 1e9, &row->compute_images_per_s)) {
-            e = fail(s, msg, cap, file, line, "compute_images_per_s '%.40s' must be a number in (0, 1e9]", f);
-            goto out;
-        }
-        if (cco >= 0 && *(f = r->field[cco]) &&
-            ((strcmp(f, "gpu") && strcmp(f, "cpu") && strcmp(f, "none")) ||
-             copy(row->codec_on, sizeof row->codec_on, f))) {
-            e = fail(s, msg, cap, file, line, "codec_on '%.40s' is not gpu, cpu or none", f);
-            goto out;
-        }
-        if (cnm >= 0 && copy(row->network_model, sizeof row->network_model, r->field[cnm])) {
-            e = fail(s, msg, cap, file, line, "network_model '%.40s...' is too long", r->field[cnm]);
-            goto out;
-        }
-        if (cov >= 0 && *(f = r->field[cov])) {
-            if (strcmp(f, "0") && strcmp(f, "1")) {
-                e = fail(s, msg, cap, file, line, "overlap '%.40s' is not 0 or 1", f);
+        for (int k = 0; k < RUN_COLUMNS_MAX; k++) { /* checked as the simulation will read them */
+            if (!param_of[k] || param_col[k] < 0 || !*(f = r->field[param_col[k]])) continue;
+            sim_request scratch;
+            char why[256];
+            if (run_param_set(param_of[k], &scratch, f, why, sizeof why) != GQ_OK) {
+                e = fail(s, msg, cap, file, line, "%s", why);
                 goto out;
             }
-            row->overlap = f[0] == '1';
-        }
-        if (cpk >= 0 && *(f = r->field[cpk]) && parse_count(f, 1, SIM_MAX_PS_SHARDS, &row->ps_shards)) {
-            e = fail(s, msg, cap, file, line, "ps_shards '%.40s' must be an integer in 1.." SIM_STR(SIM_MAX_PS_SHARDS),
-                     f);
-            goto out;
-        }
-        if (cpp >= 0 && copy(row->ps_placement, sizeof row->ps_placement, r->field[cpp])) {
-            e = fail(s, msg, cap, file, line, "ps_placement '%.40s...' is not even, round-robin or greedy",
-                     r->field[cpp]);
-            goto out;
-        }
-        if (cpo >= 0 && copy(row->ps_on, sizeof row->ps_on, r->field[cpo])) {
-            e = fail(s, msg, cap, file, line, "ps_on '%.40s...' is not gpu or cpu", r->field[cpo]);
-            goto out;
-        }
-        if (cdl >= 0 && copy(row->downlink, sizeof row->downlink, r->field[cdl])) {
-            e = fail(s, msg, cap, file, line, "downlink '%.40s...' is not auto, fp32, requant or terngrad",
-                     r->field[cdl]);
-            goto out;
-        }
-        if (cfl >= 0 && *(f = r->field[cfl])) {
-            if (strcmp(f, "0") && strcmp(f, "1")) {
-                e = fail(s, msg, cap, file, line, "fp32_last '%.40s' is not 0 or 1", f);
-                goto out;
-            }
-            row->fp32_last = f[0] == '1';
-        }
-        if (cfb >= 0 && *(f = r->field[cfb]) && parse_real(f, 0, 0, SIM_MAX_FP32_BELOW, &row->fp32_below)) {
-            e = fail(s, msg, cap, file, line,
-                     "fp32_below '%.40s' must be elements in [0, " SIM_STR(SIM_MAX_FP32_BELOW) "]", f);
-            goto out;
-        }
-        if (cfc >= 0 && *(f = r->field[cfc]) && parse_real(f, 0, 0, SIM_MAX_FUSION_CYCLE_S, &row->fusion_cycle)) {
-            e = fail(s, msg, cap, file, line,
-                     "fusion_cycle '%.40s' must be seconds in [0, " SIM_STR(SIM_MAX_FUSION_CYCLE_S) "]", f);
-            goto out;
-        }
-        if (cfu >= 0 && *(f = r->field[cfu]) && parse_real(f, 0, 0, SIM_MAX_FUSION_BYTES, &row->fusion)) {
-            e = fail(s, msg, cap, file, line, "fusion '%.40s' must be bytes in [0, " SIM_STR(SIM_MAX_FUSION_BYTES) "]",
-                     f);
-            goto out;
+            strcpy(row->param[k], f); /* fits: run_param_set refuses longer texts */
         }
         s->n++;
     }

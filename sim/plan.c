@@ -13,15 +13,11 @@
 #include "sim_bounds.h"
 #include "sim_internal.h"
 
-const char *ps_placement_name(ps_placement k)
-{
-    static const char *const N[] = {"even", "round-robin", "greedy"};
-    return (unsigned)k < 3 ? N[k] : "?";
-}
+const char *ps_placement_name(ps_placement k) { return (unsigned)k < 3 ? PS_PLACEMENT_NAMES[k] : "?"; }
 int ps_placement_parse(const char *s, ps_placement *out)
 {
-    for (int i = 0; i < 3; i++)
-        if (strcmp(s, ps_placement_name((ps_placement)i)) == 0) return *out = (ps_placement)i, 0;
+    for (int i = 0; PS_PLACEMENT_NAMES[i]; i++)
+        if (strcmp(s, PS_PLACEMENT_NAMES[i]) == 0) return *out = (ps_placement)i, 0;
     return -1;
 }
 void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int ps_on_cpu, char *out, size_t cap)
@@ -80,36 +76,6 @@ static double encoded_size(const qz_params *q, size_t n)
     free(work);
     if (ncache < 256) cache[ncache].n = n, cache[ncache].q = *q, cache[ncache++].size = size;
     return size;
-}
-
-int sim_network_parse(const char *spec, sim_network *n, char *msg, size_t cap)
-{
-    const char *colon = strchr(spec, ':');
-    const size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
-    if (len == 4 && strncmp(spec, "LV08", 4) == 0)
-        *n = (sim_network){"LV08", 13.01, 0.97}; /* SimGrid's fit to TCP (Velho and Legrand, 2009) */
-    else if (len == 4 && strncmp(spec, "CM02", 4) == 0)
-        *n = (sim_network){"CM02", 1, 1};
-    else
-        return snprintf(msg, cap, "network model '%s' is not LV08 or CM02[:latency-factor=X,bandwidth-factor=Y]", spec),
-               -1;
-    for (const char *k = colon ? colon + 1 : NULL; k;) {
-        const char *eq = strchr(k, '='), *end = strchr(k, ',');
-        if (!end) end = k + strlen(k);
-        if (!eq || eq > end) return snprintf(msg, cap, "network model '%s': expected key=value", spec), -1;
-        char *stop;
-        const double v = strtod(eq + 1, &stop);
-        double *dst = (eq - k == 14 && strncmp(k, "latency-factor", 14) == 0)     ? &n->latency_factor
-                      : (eq - k == 16 && strncmp(k, "bandwidth-factor", 16) == 0) ? &n->bandwidth_factor
-                                                                                  : NULL;
-        if (!dst)
-            return snprintf(msg, cap, "network model '%s': keys are latency-factor and bandwidth-factor", spec), -1;
-        if (stop != end || !(v > 0 && v <= 1000))
-            return snprintf(msg, cap, "network model '%s': a factor must be a number in (0, 1000]", spec), -1;
-        *dst = v;
-        k = *end ? end + 1 : NULL;
-    }
-    return 0;
 }
 
 /* ---- the cluster's links as the schemes cross them (routes inside a node: platforms/node_route_between) ---- */

@@ -1,6 +1,9 @@
 /* Scenarios, sweeps, the report and the validation; see scenario.h. */
 #include "scenario.h"
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_integration.h>
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
@@ -11,20 +14,27 @@
 
 #include "codec_cost.h"
 #include "gq_file.h"
+#include "run_params.h"
 
-#define DEFAULT_FUSION 67108864.0 /* 64 MiB, Horovod's default fusion threshold */
-#define DEFAULT_CYCLE 0.005       /* 5 ms, Horovod's default cycle time */
+void sim_request_defaults(sim_request *q) { run_params_defaults(q); }
 
-void sim_request_defaults(sim_request *q)
+static double normal_max_integrand(double x, void *params)
 {
-    memset(q, 0, sizeof *q);
-    q->sync = SYNC_PS_SHARDED;
-    q->overlap = 1;
-    q->fusion_bytes = DEFAULT_FUSION;
-    q->fusion_cycle_s = DEFAULT_CYCLE;
-    q->engine = ENGINE_SIMGRID;
-    q->iterations = 1;
-    q->quant_cost_scale = 1;
+    const double n = *(const double *)params;
+    return x * n * gsl_ran_ugaussian_pdf(x) * pow(gsl_cdf_ugaussian_P(x), n - 1);
+}
+
+double sim_slowest_of(int gpus, double cv)
+{
+    if (gpus <= 1 || cv <= 0) return 1;
+    double n = gpus, result = 0, err = 0;
+    gsl_function f = {normal_max_integrand, &n};
+    gsl_integration_workspace *w = gsl_integration_workspace_alloc(256);
+    if (!w) return 1 + cv * sqrt(2 * log(n)); /* the order statistic's leading term, should memory fail */
+    /* the integrand is below 1e-30 outside [-12, 12] for every n up to 2^16 */
+    gsl_integration_qags(&f, -12, 12, 0, 1e-10, 256, w, &result, &err);
+    gsl_integration_workspace_free(w);
+    return 1 + cv * result;
 }
 
 /* Workers on host CPUs (the trainer's own runs): no peak or bandwidth to model from, so their compute rate is
@@ -144,8 +154,9 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
     c.overlap = q->overlap;
     c.fusion_bytes = q->fusion_bytes;
     c.fusion_cycle_s = q->fusion_cycle_s;
-    c.fwd_s = s->compute.fwd_s;
-    c.bwd_s = s->compute.bwd_s;
+    const double slowest = sim_slowest_of(gpus, q->compute_jitter); /* every step waits for the slowest GPU */
+    c.fwd_s = s->compute.fwd_s * slowest;
+    c.bwd_s = s->compute.bwd_s * slowest;
     c.encode_ns = cost.enc_ns * q->quant_cost_scale;
     c.decode_ns = cost.dec_ns * q->quant_cost_scale;
     c.encode_fixed_ns = cost.enc_fixed_ns * q->quant_cost_scale;
@@ -201,9 +212,9 @@ void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o)
     table_row(
         t, "%s\t%s\t%d\t%s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.0f\t%.0f\t%.6g\t%.6g\t%s\t%d\t%s\t%s\t%.0f\t%s\t%s\t%s",
         s->model->name, q->platform, o->gpus, o->quant, sync, r->iteration_s, r->compute_s, r->comm_exposed_s,
-        r->encode_s, r->decode_s, r->bytes_up, r->bytes_down, o->images_per_s, o->speedup,
-        sim_engine_get(q->engine)->name, s->batch, s->gpu->name, q->overlap ? "on" : "off", q->fusion_bytes,
-        compute_source_name(s->compute.source), r->network_model, o->codec_source);
+        r->encode_s, r->decode_s, r->bytes_up, r->bytes_down, o->images_per_s, o->speedup, sim_engine_name(q->engine),
+        s->batch, s->gpu->name, q->overlap ? "on" : "off", q->fusion_bytes, compute_source_name(s->compute.source),
+        r->network_model, o->codec_source);
 }
 
 /* "MODEL PLATFORM QUANT: N GPUs" to the progress callback, if any. */
@@ -375,38 +386,12 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
         }
         char platform[1024];
         row_platform(platform, sizeof platform, row);
-        if (row->compute_images_per_s > 0) q.gpu_images_per_s = row->compute_images_per_s;
-        if (row->codec_on[0]) codec_device_parse(row->codec_on, &q.codec_on);
-        if (row->overlap >= 0) q.overlap = row->overlap;
-        if (row->ps_shards > 0) q.ps_shards = (int)row->ps_shards;
-        if (row->fp32_below >= 0) q.exchange.fp32_below = row->fp32_below;
-        if (row->fp32_last >= 0) q.exchange.fp32_last = row->fp32_last;
-        if (row->fusion_cycle >= 0) q.fusion_cycle_s = row->fusion_cycle;
-        if (row->downlink[0] && downlink_parse(row->downlink, &q.exchange.downlink) != 0) {
-            e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: downlink '%s' is not auto, fp32, requant or terngrad", file,
-                        row->line, row->downlink);
-            break;
-        }
-        if (row->ps_placement[0] && ps_placement_parse(row->ps_placement, &q.ps_placement) != 0) {
-            e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: ps_placement '%s' is not even, round-robin or greedy", file,
-                        row->line, row->ps_placement);
-            break;
-        }
-        if (row->ps_on[0] && (strcmp(row->ps_on, "gpu") == 0 || strcmp(row->ps_on, "cpu") == 0))
-            q.ps_on_cpu = strcmp(row->ps_on, "cpu") == 0;
-        else if (row->ps_on[0]) {
-            e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: ps_on '%s' is not gpu or cpu", file, row->line, row->ps_on);
-            break;
-        }
-        if (row->fusion >= 0) q.fusion_bytes = row->fusion;
-        if (row->network_model[0]) {
-            sim_network net;
-            if (sim_network_parse(row->network_model, &net, why, sizeof why) != 0) {
+        for (size_t k = 0; k < RUN_PARAM_COUNT && e == GQ_OK; k++) { /* the row's run parameters over the base's */
+            const int col = run_param_column(&RUN_PARAMS[k]);
+            if (col >= 0 && row->param[col][0] && run_param_set(&RUN_PARAMS[k], &q, row->param[col], why, sizeof why))
                 e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: %s", file, row->line, why);
-                break;
-            }
-            q.network_model = row->network_model;
         }
+        if (e != GQ_OK) break;
         q.model = row->model;
         q.platform = platform;
         q.gpu = row->gpu;

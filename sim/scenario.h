@@ -36,11 +36,18 @@ typedef struct {
     const char *codec_costs; /* a codec cost profile file (quant,device,...), or NULL */
     double quant_rate;       /* > 0: codec cost as this many elements/s on every device, nothing fixed */
     double quant_cost_scale; /* codec cost multiplier */
+    double compute_jitter;   /* stragglers: each GPU's compute time's coefficient of variation (Gaussian) */
 } sim_request;
 
-/* ps-sharded, overlap on, Horovod's fusion (64 MiB, 5 ms cycles), SimGrid,
- * one iteration, the codec on the GPU at its profile's cost. */
+/* The run parameters' defaults (run_params.c): ps-sharded, overlap on,
+ * Horovod's fusion (64 MiB, 5 ms cycles), SimGrid, one iteration, the codec
+ * on the GPU at its profile's cost, no stragglers. */
 void sim_request_defaults(sim_request *q);
+
+/* Stragglers: a synchronous step waits for the slowest of `gpus` GPUs whose compute times are Gaussian with
+ * coefficient of variation cv; its expected time over the mean is 1 + cv x E[max of `gpus` standard normals]
+ * (the order statistic, integrated numerically: 1/sqrt(pi) for 2, 3/(2 sqrt(pi)) for 3). 1 for one GPU or cv 0. */
+double sim_slowest_of(int gpus, double cv);
 
 /* A request resolved. */
 typedef struct {

@@ -5,9 +5,9 @@
 #include "sim_internal.h"
 
 static const sim_engine ENGINES[] = {
-    [ENGINE_SIMGRID] = {"simgrid", "SimGrid's flow-level network model: contention, TCP or RDMA factors", sim_simgrid},
-    [ENGINE_ANALYTIC] = {"analytic", "alpha-beta per transfer, no contention: the cross-check", sim_analytic},
-    [ENGINE_SMPI] = {"smpi", "the trainer's own exchange, every message, under SimGrid's SMPI (smpirun)", sim_smpi},
+    [ENGINE_SIMGRID] = {"SimGrid's flow-level network model: contention, TCP or RDMA factors", sim_simgrid},
+    [ENGINE_ANALYTIC] = {"alpha-beta per transfer, no contention: the cross-check", sim_analytic},
+    [ENGINE_SMPI] = {"the trainer's own exchange, every message, under SimGrid's SMPI (smpirun)", sim_smpi},
 };
 #define NENGINES (sizeof ENGINES / sizeof ENGINES[0])
 
@@ -16,9 +16,11 @@ const sim_engine *sim_engine_get(engine_kind k) { return (unsigned)k < NENGINES 
 int sim_engine_parse(const char *name, engine_kind *k)
 {
     for (size_t i = 0; i < NENGINES; i++)
-        if (strcmp(ENGINES[i].name, name) == 0) return *k = (engine_kind)i, 0;
+        if (strcmp(ENGINE_NAMES[i], name) == 0) return *k = (engine_kind)i, 0;
     return -1;
 }
+
+const char *sim_engine_name(engine_kind k) { return (unsigned)k < NENGINES ? ENGINE_NAMES[k] : "?"; }
 
 gq_err sim_run(const sim_config *c, sim_result *r, char *msg, size_t cap)
 {

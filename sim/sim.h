@@ -18,6 +18,7 @@
 #include "qz.h"
 
 typedef enum { ENGINE_SIMGRID, ENGINE_ANALYTIC, ENGINE_SMPI } engine_kind;
+extern const char *const ENGINE_NAMES[]; /* as --engine names them, NULL-terminated, in run_params.c */
 
 /* A network model: SimGrid's LV08 (TCP: latency x 13.01, bandwidth x 0.97,
  * cross-traffic) or CM02 (factors 1), optionally with its factors replaced
@@ -47,6 +48,7 @@ int sim_network_calibrate(const cluster_spec *c, const char *base, const double 
  * default) or `greedy` (GreedyLoadBalancingStrategy: to the server with the
  * fewest bytes so far). */
 typedef enum { PS_EVEN = 0, PS_ROUND_ROBIN = 1, PS_GREEDY = 2 } ps_placement;
+extern const char *const PS_PLACEMENT_NAMES[]; /* NULL-terminated, in run_params.c */
 const char *ps_placement_name(ps_placement k);
 int ps_placement_parse(const char *s, ps_placement *out);
 /* "ps-sharded", or with servers, placement or server device other than the defaults
@@ -102,7 +104,6 @@ typedef struct {
  * plug in here): each runs a plan and fills a result. */
 typedef struct sim_plan sim_plan;
 typedef struct {
-    const char *name;    /* as --engine names it */
     const char *summary; /* one line for help */
     gq_err (*run)(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
 } sim_engine;
@@ -110,6 +111,7 @@ typedef struct {
 const sim_engine *sim_engine_get(engine_kind k);
 /* By name ("simgrid", "analytic"). @return 0, or -1 if unknown. */
 int sim_engine_parse(const char *name, engine_kind *k);
+const char *sim_engine_name(engine_kind k);
 
 /* Runs one configuration. SimGrid runs in a forked child (its engine can be
  * initialised once per process), so a platform SimGrid rejects is an error,

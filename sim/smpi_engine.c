@@ -20,6 +20,7 @@
 
 #include "gq_file.h"
 #include "gq_run.h"
+#include "run_params.h"
 #include "sim_internal.h"
 
 /* A new file in the run's private directory: created, never opened if something is already there. */
@@ -103,7 +104,7 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
         return gq_fail(GQ_ERR_IO, msg, cap, "cannot write the SMPI run's files: %s", strerror(err));
     }
 
-    char np[16], net[SIM_SG_NET_CFGS][64], a[14][320];
+    char np[16], net[SIM_SG_NET_CFGS][64], a[7 + RUN_PARAMS_MAX][320];
     snprintf(np, sizeof np, "%d", c->gpus);
     sim_simgrid_net_cfg(c, p, net);
     char quant[256];
@@ -111,21 +112,25 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
     int k = 0;
     snprintf(a[k++], sizeof a[0], "model=%s", model_copied ? model : c->model_source);
     snprintf(a[k++], sizeof a[0], "quant=%s", quant);
-    snprintf(a[k++], sizeof a[0], "sync=%s", sync_name(c->sync));
     snprintf(a[k++], sizeof a[0], "iterations=%d", c->iterations > 3 ? c->iterations : 3);
     snprintf(a[k++], sizeof a[0], "compute_s=%.17g", p->compute_s);
     snprintf(a[k++], sizeof a[0], "encode_ns=%.17g", c->encode_ns);
     snprintf(a[k++], sizeof a[0], "encode_fixed_ns=%.17g", c->encode_fixed_ns);
     snprintf(a[k++], sizeof a[0], "decode_ns=%.17g", c->decode_ns);
     snprintf(a[k++], sizeof a[0], "decode_fixed_ns=%.17g", c->decode_fixed_ns);
-    snprintf(a[k++], sizeof a[0], "fp32_below=%.17g", c->exchange.fp32_below);
-    snprintf(a[k++], sizeof a[0], "fp32_last=%d", c->exchange.fp32_last);
-    snprintf(a[k++], sizeof a[0], "downlink=%s", downlink_name(c->exchange.downlink));
-    snprintf(a[k++], sizeof a[0], "scaler_sharing=%d", !c->exchange.no_scaler_sharing);
-    char *argv[40] = {"smpirun", "-np", np, "-platform", plat, "-hostfile", hostfile,
-                      /* nothing is run for its time: every computation is charged by the program */
-                      "--cfg=smpi/simulate-computation:no", net[0], net[2], net[3], net[4], net[1],
-                      "--log=root.thres:error", "--log=smpi.thres:error", prog};
+    sim_request run; /* the run parameters gqsim-smpi takes, from where the configuration keeps them */
+    memset(&run, 0, sizeof run);
+    run.sync = c->sync, run.exchange = c->exchange;
+    for (size_t i = 0; i < RUN_PARAM_COUNT; i++) {
+        if (!(RUN_PARAMS[i].scope & RP_SMPI)) continue;
+        char v[RUN_PARAM_TEXT_MAX];
+        run_param_format(&RUN_PARAMS[i], &run, v, sizeof v);
+        snprintf(a[k++], sizeof a[0], "%s=%s", RUN_PARAMS[i].key, v);
+    }
+    char *argv[24 + RUN_PARAMS_MAX] = {"smpirun", "-np", np, "-platform", plat, "-hostfile", hostfile,
+                                       /* nothing is run for its time: every computation is charged by the program */
+                                       "--cfg=smpi/simulate-computation:no", net[0], net[2], net[3], net[4], net[1],
+                                       "--log=root.thres:error", "--log=smpi.thres:error", prog};
     int n = 16;
     for (int i = 0; i < k; i++) argv[n++] = a[i];
     argv[n] = NULL;

@@ -5,15 +5,17 @@
  * Every rank exchanges synthetic gradients of the model's sizes with the
  * trainer's own functions (train_exchange_run); forward, backward and every
  * codec call are charged as simulated time, never run for their time. Rank 0
- * prints one line: "gqsim-smpi iteration_s=X". Keys: model, quant, sync,
+ * prints one line: "gqsim-smpi iteration_s=X". Keys: model, quant,
  * iterations, seed, compute_s, encode_ns, encode_fixed_ns, decode_ns,
- * decode_fixed_ns, fp32_below, fp32_last, downlink, scaler_sharing. */
+ * decode_fixed_ns, and the run parameters marked RP_SMPI in run_params.c
+ * (read through that table). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "comm.h"
+#include "run_params.h"
 #include "trainer.h"
 #include "zoo.h"
 
@@ -38,18 +40,24 @@ int main(int argc, char **argv)
     if (e == GQ_OK && !(c.model = zoo_model(&z, value(argc, argv, "model", "lenet5"), msg, sizeof msg)))
         e = GQ_ERR_SPEC;
     if (e == GQ_OK) e = qz_parse_spec(value(argc, argv, "quant", "fp32"), &c.quant, msg, sizeof msg);
-    if (e == GQ_OK && (sync_parse(value(argc, argv, "sync", "ps"), &c.sync) != 0 || !sync_trainer_runs(c.sync)))
-        e = GQ_ERR_SPEC,
-        snprintf(msg, sizeof msg, "sync '%s' is not ps, ps-sharded, ring or allgather", value(argc, argv, "sync", ""));
-    if (e == GQ_OK && downlink_parse(value(argc, argv, "downlink", "auto"), &c.exchange.downlink) != 0)
-        e = GQ_ERR_SPEC, snprintf(msg, sizeof msg, "unknown downlink");
+    sim_request run;
+    run_params_defaults(&run);
+    for (int i = 1; i < argc && e == GQ_OK; i++) {
+        const char *eq = strchr(argv[i], '=');
+        char key[64];
+        if (!eq || (size_t)(eq - argv[i]) >= sizeof key) continue;
+        memcpy(key, argv[i], (size_t)(eq - argv[i]));
+        key[eq - argv[i]] = '\0';
+        const run_param *p = run_param_by_key(key);
+        if (p && (p->scope & RP_SMPI)) e = run_param_set(p, &run, eq + 1, msg, sizeof msg);
+    }
+    c.sync = run.sync, c.exchange = run.exchange;
+    if (e == GQ_OK && !sync_trainer_runs(c.sync))
+        e = GQ_ERR_SPEC, snprintf(msg, sizeof msg, "sync '%s' is not one the trainer runs", sync_name(c.sync));
     double iteration_s = 0;
     if (e == GQ_OK) {
         c.comm = &comm;
         c.seed = strtoull(value(argc, argv, "seed", "1"), NULL, 10);
-        c.exchange.fp32_below = strtod(value(argc, argv, "fp32_below", "0"), NULL);
-        c.exchange.fp32_last = atoi(value(argc, argv, "fp32_last", "0"));
-        c.exchange.no_scaler_sharing = !atoi(value(argc, argv, "scaler_sharing", "1"));
         costs.compute_s = strtod(value(argc, argv, "compute_s", "0"), NULL);
         costs.encode_ns = strtod(value(argc, argv, "encode_ns", "0"), NULL);
         costs.encode_fixed_ns = strtod(value(argc, argv, "encode_fixed_ns", "0"), NULL);

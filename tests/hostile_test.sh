@@ -134,7 +134,7 @@ check "200,000 layers parse (no quadratic lookup)" grep -q '^TOTAL,-,7850,' deep
 
 expect "cluster spec: a key given twice" 2 "key 'gpu' is given twice" \
     "$GQ" simulate --model alexnet --platform 'cluster:gpus-per-node=4,gpu=P100,gpu=V100,intra=pcie3,inter=1gbe' --gpus 8
-expect "--gpu-images-per-s 1e300" 2 "--gpu-images-per-s '1e300' must be a number in \(0, 1e\+06\]" \
+expect "--gpu-images-per-s 1e300" 2 "--gpu-images-per-s '1e300' must be a number in \(0, 1e\+09\]" \
     "$GQ" simulate --model alexnet --platform dgx1 --gpus 8 --gpu-images-per-s 1e300
 expect "--fp32-below -1" 2 "--fp32-below '-1' must be a number in \[0, 1e\+15\]" \
     "$GQ" simulate --model alexnet --platform dgx1 --gpus 8 --fp32-below -1

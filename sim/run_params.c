@@ -1,0 +1,364 @@
+/* The run-parameter table and its readers; see run_params.h. */
+#include "run_params.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim_bounds.h"
+
+const char *const PS_PLACEMENT_NAMES[] = {"even", "round-robin", "greedy", NULL};
+const char *const CODEC_DEVICE_NAMES[] = {"gpu", "cpu", "none", NULL};
+const char *const ENGINE_NAMES[] = {"simgrid", "analytic", "smpi", NULL};
+static const char *const PS_ON_NAMES[] = {"gpu", "cpu", NULL};
+static const char *const SWITCH_NAMES[] = {"off", "on", NULL};
+
+static int check_network(const char *v, char *msg, size_t cap)
+{
+    sim_network n;
+    return sim_network_parse(v, &n, msg, cap);
+}
+
+#define AT(field) offsetof(sim_request, field)
+
+/* Command-line help shows the rows in this order. */
+const run_param RUN_PARAMS[] = {
+    {.key = "compute_images_per_s",
+     .flag = "--gpu-images-per-s",
+     .meta = "X",
+     .type = RP_REAL,
+     .offset = AT(gpu_images_per_s),
+     .lo = 0,
+     .hi = 1e9,
+     .lo_open = 1,
+     .unit = "images/s",
+     .scope = RP_SIM | RP_COLUMN,
+     .help = "this GPU's measured fp32 images/s, instead of its profile"},
+    {.key = "sync",
+     .flag = "--sync",
+     .type = RP_ENUM,
+     .offset = AT(sync),
+     .dflt = SYNC_PS_SHARDED,
+     .names = SYNC_NAMES,
+     .scope = RP_SIM | RP_SMPI,
+     .help = "synchronisation scheme (default ps-sharded)"},
+    {.key = "ps_shards",
+     .flag = "--ps-shards",
+     .meta = "K",
+     .type = RP_COUNT,
+     .offset = AT(ps_shards),
+     .lo = 1,
+     .hi = SIM_MAX_PS_SHARDS,
+     .scope = RP_SIM | RP_COLUMN,
+     .help = "ps-sharded: K parameter servers, on the first K nodes (default one per node)"},
+    {.key = "ps_placement",
+     .flag = "--ps-placement",
+     .type = RP_ENUM,
+     .offset = AT(ps_placement),
+     .names = PS_PLACEMENT_NAMES,
+     .scope = RP_SIM | RP_COLUMN,
+     .help = "ps-sharded: every bucket split evenly (default), or whole tensors as TensorFlow places variables"},
+    {.key = "ps_on",
+     .flag = "--ps-on",
+     .type = RP_ENUM,
+     .offset = AT(ps_on_cpu),
+     .names = PS_ON_NAMES,
+     .scope = RP_SIM | RP_COLUMN,
+     .help = "ps, ps-sharded: servers aggregate on a node's first GPU (default) or its host CPU (over PCIe)"},
+    {.key = "downlink",
+     .flag = "--downlink",
+     .type = RP_ENUM,
+     .offset = AT(exchange.downlink),
+     .names = DOWNLINK_NAMES,
+     .scope = RP_SIM | RP_TRAIN | RP_COLUMN | RP_SMPI,
+     .help = "the server's reply (auto: fp32 for fp32, summed levels for terngrad, else re-quantized)"},
+    {.key = "overlap",
+     .flag = "--overlap",
+     .type = RP_SWITCH,
+     .offset = AT(overlap),
+     .dflt = 1,
+     .scope = RP_SIM | RP_COLUMN,
+     .help = "exchange a bucket as soon as backward has made it (default on)"},
+    {.key = "fusion",
+     .flag = "--fusion",
+     .meta = "BYTES",
+     .type = RP_REAL,
+     .offset = AT(fusion_bytes),
+     .lo = 0,
+     .hi = SIM_MAX_FUSION_BYTES,
+     .dflt = 67108864, /* 64 MiB, Horovod's default fusion threshold */
+     .unit = "bytes",
+     .scope = RP_SIM | RP_COLUMN,
+     .help = "fuse tensors into buckets of this many fp32 bytes (default 67108864; 0: one per tensor)"},
+    {.key = "fusion_cycle",
+     .flag = "--fusion-cycle",
+     .meta = "SECONDS",
+     .type = RP_REAL,
+     .offset = AT(fusion_cycle_s),
+     .lo = 0,
+     .hi = SIM_MAX_FUSION_CYCLE_S,
+     .dflt = 0.005, /* 5 ms, Horovod's default cycle time */
+     .unit = "seconds",
+     .scope = RP_SIM | RP_COLUMN,
+     .help = "Horovod's cycle: tensors ready within one leave together (default 0.005)"},
+    {.key = "engine",
+     .flag = "--engine",
+     .type = RP_ENUM,
+     .offset = AT(engine),
+     .names = ENGINE_NAMES,
+     .scope = RP_SIM,
+     .help = "SimGrid's flow model, the alpha-beta cross-check, or the trainer's exchange under SMPI (default "
+             "simgrid)"},
+    {.key = "network_model",
+     .flag = "--network-model",
+     .meta = "LV08|CM02[:latency-factor=X,bandwidth-factor=Y]",
+     .type = RP_TEXT,
+     .offset = AT(network_model),
+     .check = check_network,
+     .scope = RP_SIM | RP_COLUMN,
+     .help = "SimGrid network model (default LV08 on TCP, CM02 on RDMA), with calibrated factors if given (train: "
+             "recorded in the --measured-out row, for validate)"},
+    {.key = "fp32_below",
+     .flag = "--fp32-below",
+     .meta = "N",
+     .type = RP_REAL,
+     .offset = AT(exchange.fp32_below),
+     .lo = 0,
+     .hi = SIM_MAX_FP32_BELOW,
+     .unit = "elements",
+     .scope = RP_SIM | RP_TRAIN | RP_COLUMN | RP_SMPI,
+     .help = "tensors with fewer elements travel in fp32"},
+    {.key = "fp32_last",
+     .flag = "--fp32-last",
+     .type = RP_FLAG,
+     .offset = AT(exchange.fp32_last),
+     .scope = RP_SIM | RP_TRAIN | RP_COLUMN | RP_SMPI,
+     .help = "the classifier (last layer with weights) travels in fp32"},
+    {.key = "codec_on",
+     .flag = "--codec-on",
+     .type = RP_ENUM,
+     .offset = AT(codec_on),
+     .names = CODEC_DEVICE_NAMES,
+     .scope = RP_SIM | RP_COLUMN,
+     .help = "where encode and decode run: the GPU (default; its kernels delay backward), the host CPU (beside the "
+             "GPU, the gradient crossing PCIe), or nowhere (a free codec, the upper bound)"},
+    {.key = "codec_costs",
+     .flag = "--codec-costs",
+     .meta = "FILE.csv",
+     .type = RP_TEXT,
+     .offset = AT(codec_costs),
+     .scope = RP_SIM,
+     .help = "codec costs per quantizer and device (from 'gqsim quant calibrate'), before the built-in ones"},
+    {.key = "quant_cost_scale",
+     .flag = "--quant-cost-scale",
+     .meta = "X",
+     .type = RP_REAL,
+     .offset = AT(quant_cost_scale),
+     .lo = 0,
+     .hi = 1e6,
+     .dflt = 1,
+     .unit = "a factor",
+     .scope = RP_SIM,
+     .help = "multiply the codec cost"},
+    {.key = "quant_rate",
+     .flag = "--quant-rate",
+     .meta = "ELEMENTS_PER_S",
+     .type = RP_REAL,
+     .offset = AT(quant_rate),
+     .lo = 0,
+     .hi = 1e15,
+     .lo_open = 1,
+     .unit = "elements/s",
+     .scope = RP_SIM,
+     .help = "codec cost as a flat rate, instead of timing the codec on this machine"},
+    {.key = "iterations",
+     .flag = "--iterations",
+     .meta = "N",
+     .type = RP_COUNT,
+     .offset = AT(iterations),
+     .lo = 1,
+     .hi = 100,
+     .dflt = 1,
+     .scope = RP_SIM,
+     .help = "simulated iterations (SimGrid; default 1, the steady state)"},
+    {.key = "exact_flows",
+     .flag = "--exact-flows",
+     .type = RP_FLAG,
+     .offset = AT(exact_flows),
+     .scope = RP_SIM,
+     .help = "SimGrid: every ring step and pair as its own message (slow; checks the aggregated flows)"},
+    {.key = "compute_jitter",
+     .flag = "--compute-jitter",
+     .meta = "CV",
+     .type = RP_REAL,
+     .offset = AT(compute_jitter),
+     .lo = 0,
+     .hi = 0.5, /* a Gaussian time with a larger spread is negative too often to mean anything */
+     .unit = "a coefficient of variation",
+     .scope = RP_SIM | RP_COLUMN,
+     .help = "stragglers: each GPU's compute time Gaussian with this coefficient of variation, every step waiting "
+             "for the slowest (default 0: all equal)"},
+    {.key = "no_scaler_sharing",
+     .flag = "--no-scaler-sharing",
+     .type = RP_FLAG,
+     .offset = AT(exchange.no_scaler_sharing),
+     .scope = RP_TRAIN | RP_SMPI,
+     .help = "terngrad: each worker its own scaler"},
+};
+const size_t RUN_PARAM_COUNT = sizeof RUN_PARAMS / sizeof RUN_PARAMS[0];
+_Static_assert(sizeof RUN_PARAMS / sizeof RUN_PARAMS[0] <= RUN_PARAMS_MAX, "RUN_PARAMS_MAX is too small");
+
+const run_param *run_param_by_key(const char *key)
+{
+    for (size_t i = 0; i < RUN_PARAM_COUNT; i++)
+        if (strcmp(RUN_PARAMS[i].key, key) == 0) return &RUN_PARAMS[i];
+    return NULL;
+}
+
+const run_param *run_param_by_flag(const char *flag)
+{
+    for (size_t i = 0; i < RUN_PARAM_COUNT; i++)
+        if (strcmp(RUN_PARAMS[i].flag, flag) == 0) return &RUN_PARAMS[i];
+    return NULL;
+}
+
+int run_param_column(const run_param *p)
+{
+    if (!(p->scope & RP_COLUMN)) return -1;
+    int k = 0;
+    for (const run_param *r = RUN_PARAMS; r < p; r++) k += !!(r->scope & RP_COLUMN);
+    return k < RUN_COLUMNS_MAX ? k : -1;
+}
+
+void *run_param_at(const run_param *p, sim_request *q) { return (char *)q + p->offset; }
+
+/* Enum fields are stored as int: every enum of the table has int's size (checked where they are declared). */
+_Static_assert(sizeof(sync_kind) == sizeof(int) && sizeof(downlink_kind) == sizeof(int) &&
+                   sizeof(ps_placement) == sizeof(int) && sizeof(engine_kind) == sizeof(int) &&
+                   sizeof(codec_device) == sizeof(int),
+               "an enum parameter is not int-sized");
+
+static const char *const *names_of(const run_param *p) { return p->type == RP_SWITCH ? SWITCH_NAMES : p->names; }
+
+void run_param_allowed(const run_param *p, char *out, size_t cap)
+{
+    const char *const *names = names_of(p);
+    size_t n = 0;
+    out[0] = '\0';
+    if (p->type == RP_SWITCH) { /* on first, as people say it */
+        snprintf(out, cap, "on|off");
+        return;
+    }
+    for (int i = 0; names && names[i] && n < cap; i++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%s", i ? "|" : "", names[i]);
+}
+
+/* "gpu, cpu or none" for a message. */
+static void names_in_words(const char *const *names, char *out, size_t cap)
+{
+    size_t k = 0, n = 0;
+    while (names[k]) k++;
+    out[0] = '\0';
+    for (size_t i = 0; i < k && n < cap; i++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%s", i == 0 ? "" : i + 1 == k ? " or " : ", ", names[i]);
+}
+
+/* A bound as people write it: 1e9, not 1e+09. out has room for 32. */
+static const char *bound(double v, char out[32])
+{
+    char raw[32];
+    snprintf(raw, sizeof raw, "%g", v);
+    const char *e = strchr(raw, 'e');
+    size_t k = e ? (size_t)(e - raw) + 1 : strlen(raw);
+    memcpy(out, raw, k);
+    if (e) {
+        const char *d = e + 1;
+        if (*d == '-') out[k++] = '-';
+        if (*d == '+' || *d == '-') d++;
+        while (d[0] == '0' && d[1]) d++;
+        while (*d) out[k++] = *d++;
+    }
+    out[k] = '\0';
+    return out;
+}
+
+gq_err run_param_set(const run_param *p, sim_request *q, const char *text, char *msg, size_t cap)
+{
+    void *at = run_param_at(p, q);
+    char *end;
+    if (strlen(text) >= RUN_PARAM_TEXT_MAX)
+        return gq_fail(GQ_ERR_SPEC, msg, cap, "%s '%.40s...' is too long", p->key, text);
+    switch (p->type) {
+    case RP_REAL: {
+        errno = 0;
+        const double x = strtod(text, &end);
+        if (end == text || *end || errno || !(p->lo_open ? x > p->lo : x >= p->lo) || !(x <= p->hi)) {
+            char lo[32], hi[32];
+            return gq_fail(GQ_ERR_SPEC, msg, cap, "%s '%.40s' must be %s in %c%s, %s]", p->key, text, p->unit,
+                           p->lo_open ? '(' : '[', bound(p->lo, lo), bound(p->hi, hi));
+        }
+        *(double *)at = x;
+        return GQ_OK;
+    }
+    case RP_COUNT: {
+        errno = 0;
+        const unsigned long long x = text[0] >= '0' && text[0] <= '9' ? strtoull(text, &end, 10) : 0;
+        if (text[0] < '0' || text[0] > '9' || *end || errno || x < (unsigned long long)p->lo ||
+            x > (unsigned long long)p->hi)
+            return gq_fail(GQ_ERR_SPEC, msg, cap, "%s '%.40s' must be an integer in %.0f..%.0f", p->key, text, p->lo,
+                           p->hi);
+        *(int *)at = (int)x;
+        return GQ_OK;
+    }
+    case RP_ENUM:
+        for (int i = 0; p->names[i]; i++)
+            if (strcmp(text, p->names[i]) == 0) return *(int *)at = i, GQ_OK;
+        char words[160];
+        names_in_words(p->names, words, sizeof words);
+        return gq_fail(GQ_ERR_SPEC, msg, cap, "%s '%.40s' is not %s", p->key, text, words);
+    case RP_SWITCH:
+    case RP_FLAG:
+        if (strcmp(text, "0") && strcmp(text, "1"))
+            return gq_fail(GQ_ERR_SPEC, msg, cap, "%s '%.40s' is not 0 or 1", p->key, text);
+        *(int *)at = text[0] == '1';
+        return GQ_OK;
+    case RP_TEXT:
+        if (p->check && p->check(text, msg, cap) != 0) return GQ_ERR_SPEC;
+        *(const char **)at = text;
+        return GQ_OK;
+    }
+    return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: no such type", p->key);
+}
+
+void run_param_format(const run_param *p, const sim_request *q, char *out, size_t cap)
+{
+    const void *at = (const char *)q + p->offset;
+    switch (p->type) {
+    case RP_REAL: snprintf(out, cap, "%.17g", *(const double *)at); return;
+    case RP_COUNT:
+    case RP_SWITCH:
+    case RP_FLAG: snprintf(out, cap, "%d", *(const int *)at); return;
+    case RP_ENUM: {
+        const int v = *(const int *)at;
+        int n = 0;
+        while (p->names[n]) n++;
+        snprintf(out, cap, "%s", v >= 0 && v < n ? p->names[v] : "?");
+        return;
+    }
+    case RP_TEXT: snprintf(out, cap, "%s", *(const char *const *)at ? *(const char *const *)at : ""); return;
+    }
+}
+
+void run_params_defaults(sim_request *q)
+{
+    memset(q, 0, sizeof *q);
+    for (size_t i = 0; i < RUN_PARAM_COUNT; i++) {
+        const run_param *p = &RUN_PARAMS[i];
+        void *at = run_param_at(p, q);
+        if (p->type == RP_REAL)
+            *(double *)at = p->dflt;
+        else if (p->type != RP_TEXT)
+            *(int *)at = (int)p->dflt;
+    }
+}

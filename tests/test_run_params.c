@@ -1,0 +1,203 @@
+/* The run-parameter table (sim/run_params.c), the one place a run option is
+ * written: its rows are well formed, each value reads back what it writes,
+ * every bound holds at equality and refuses one step past it, the defaults
+ * are the documented ones (Horovod's fusion threshold and cycle), validate's
+ * columns come from it, and the parameter added through it (--compute-jitter:
+ * stragglers) charges the expected slowest of N Gaussian GPUs, checked
+ * against published expected values of normal order statistics. */
+#include <float.h>
+
+#include "check.h"
+#include "measured.h"
+#include "run_params.h"
+#include "scenario.h"
+
+static void test_rows_well_formed(void)
+{
+    int columns = 0;
+    for (size_t i = 0; i < RUN_PARAM_COUNT; i++) {
+        const run_param *p = &RUN_PARAMS[i];
+        CHECK(run_param_by_key(p->key) == p && run_param_by_flag(p->flag) == p, "%s: key or flag written twice",
+              p->key);
+        CHECK(strncmp(p->flag, "--", 2) == 0, "%s: flag '%s'", p->key, p->flag);
+        CHECK(p->type != RP_ENUM || (p->names && p->names[0] && p->names[1]), "%s: an enum without names", p->key);
+        CHECK(p->type != RP_REAL || p->unit, "%s: a number without a unit for its messages", p->key);
+        CHECK(p->scope != 0 && p->help && p->help[0], "%s: no scope or no help", p->key);
+        if (p->scope & RP_COLUMN) {
+            CHECK(run_param_column(p) == columns, "%s: column %d, want %d", p->key, run_param_column(p), columns);
+            columns++;
+        } else {
+            CHECK(run_param_column(p) == -1, "%s has no column", p->key);
+        }
+    }
+    CHECK(RUN_PARAM_COUNT <= RUN_PARAMS_MAX && columns <= RUN_COLUMNS_MAX, "%zu rows, %d columns", RUN_PARAM_COUNT,
+          columns);
+}
+
+/* Horovod's defaults (HOROVOD_FUSION_THRESHOLD 64 MiB, HOROVOD_CYCLE_TIME 5 ms) and gqsim's documented ones. */
+static void test_defaults(void)
+{
+    sim_request q;
+    memset(&q, 0xa5, sizeof q);
+    sim_request_defaults(&q);
+    CHECK(q.fusion_bytes == 64.0 * 1024 * 1024 && q.fusion_cycle_s == 0.005, "fusion %g, cycle %g", q.fusion_bytes,
+          q.fusion_cycle_s);
+    CHECK(q.sync == SYNC_PS_SHARDED && q.overlap == 1 && q.engine == ENGINE_SIMGRID && q.iterations == 1,
+          "sync %d overlap %d engine %d iterations %d", (int)q.sync, q.overlap, (int)q.engine, q.iterations);
+    CHECK(q.quant_cost_scale == 1 && q.quant_rate == 0 && q.compute_jitter == 0 && q.ps_shards == 0,
+          "cost scale %g, rate %g, jitter %g, shards %d", q.quant_cost_scale, q.quant_rate, q.compute_jitter,
+          q.ps_shards);
+    CHECK(q.codec_on == CODEC_ON_GPU && q.exchange.downlink == DOWNLINK_AUTO && q.exchange.fp32_below == 0 &&
+              !q.exchange.fp32_last && !q.network_model && !q.codec_costs && !q.model,
+          "codec on %d, downlink %d, the rest unset", (int)q.codec_on, (int)q.exchange.downlink);
+}
+
+static int accepts(const run_param *p, double v)
+{
+    char text[64], msg[256];
+    snprintf(text, sizeof text, p->type == RP_COUNT ? "%.0f" : "%.17g", v);
+    sim_request q;
+    sim_request_defaults(&q);
+    return run_param_set(p, &q, text, msg, sizeof msg) == GQ_OK;
+}
+
+/* Every numeric parameter at its bounds and one step past: the step a double's next value, or 1 for counts. */
+static void test_bounds_at_equality(void)
+{
+    for (size_t i = 0; i < RUN_PARAM_COUNT; i++) {
+        const run_param *p = &RUN_PARAMS[i];
+        if (p->type == RP_COUNT) {
+            CHECK(accepts(p, p->lo) && accepts(p, p->hi), "%s: %g and %g are in", p->key, p->lo, p->hi);
+            CHECK(!accepts(p, p->hi + 1) && (p->lo == 0 || !accepts(p, p->lo - 1)), "%s: outside refused", p->key);
+        } else if (p->type == RP_REAL) {
+            CHECK(accepts(p, p->hi) && !accepts(p, nextafter(p->hi, INFINITY)), "%s: hi %g", p->key, p->hi);
+            if (p->lo_open)
+                CHECK(!accepts(p, p->lo) && accepts(p, p->lo == 0 ? DBL_MIN : nextafter(p->lo, INFINITY)), "%s: (lo %g",
+                      p->key, p->lo); /* above 0, the least normal double: strtod calls the subnormals out of range */
+            else
+                CHECK(accepts(p, p->lo) && !accepts(p, nextafter(p->lo, -INFINITY)), "%s: [lo %g", p->key, p->lo);
+        }
+    }
+}
+
+/* A value written by run_param_format (what the SMPI engine hands gqsim-smpi) reads back bit for bit. */
+static void test_format_reads_back(void)
+{
+    for (size_t i = 0; i < RUN_PARAM_COUNT; i++) {
+        const run_param *p = &RUN_PARAMS[i];
+        sim_request a, b;
+        sim_request_defaults(&a);
+        sim_request_defaults(&b);
+        char msg[256], text[RUN_PARAM_TEXT_MAX];
+        const char *v = p->type == RP_ENUM ? p->names[1] : p->type == RP_TEXT ? "CM02:latency-factor=1.5" : "1";
+        if (p->type == RP_REAL) v = p->lo_open ? "0.1" : "0.30000000000000004"; /* a double %g would round */
+        CHECK(run_param_set(p, &a, v, msg, sizeof msg) == GQ_OK, "%s '%s': %s", p->key, v, msg);
+        run_param_format(p, &a, text, sizeof text);
+        CHECK(run_param_set(p, &b, text, msg, sizeof msg) == GQ_OK, "%s '%s' back: %s", p->key, text, msg);
+        const size_t size = p->type == RP_REAL ? sizeof(double) : p->type == RP_TEXT ? sizeof(char *) : sizeof(int);
+        CHECK(p->type == RP_TEXT ? strcmp(*(char **)run_param_at(p, &a), *(char **)run_param_at(p, &b)) == 0
+                                 : memcmp(run_param_at(p, &a), run_param_at(p, &b), size) == 0,
+              "%s: '%s' read back differs", p->key, text);
+    }
+}
+
+static void test_messages(void)
+{
+    struct {
+        const char *key, *value, *want;
+    } const C[] = {
+        {"fusion", "-1", "fusion '-1' must be bytes in [0, 1e12]"},
+        {"compute_images_per_s", "0", "compute_images_per_s '0' must be images/s in (0, 1e9]"},
+        {"ps_shards", "1025", "ps_shards '1025' must be an integer in 1..1024"},
+        {"codec_on", "tpu", "codec_on 'tpu' is not gpu, cpu or none"},
+        {"overlap", "on", "overlap 'on' is not 0 or 1"},
+        {"network_model", "NS3", "network model 'NS3' is not LV08 or CM02[:latency-factor=X,bandwidth-factor=Y]"},
+        {"compute_jitter", "0.6", "compute_jitter '0.6' must be a coefficient of variation in [0, 0.5]"},
+    };
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        sim_request q;
+        sim_request_defaults(&q);
+        char msg[256] = "";
+        const gq_err e = run_param_set(run_param_by_key(C[i].key), &q, C[i].value, msg, sizeof msg);
+        CHECK(e == GQ_ERR_SPEC && strcmp(msg, C[i].want) == 0, "%s: got '%s'", C[i].key, msg);
+    }
+}
+
+/* A column exists because its row says RP_COLUMN: compute_jitter is read (and checked, and misspellings of it
+ * refused) by a reader that never names it. */
+static void test_columns_from_table(void)
+{
+    const char *ok = "model,gpu,batch,gpus,images_per_s,platform,compute_jitter\nalexnet,K80,32,8,100,dgx1,0.25\n";
+    measured_set s = {0};
+    char msg[256];
+    CHECK(measured_parse(ok, strlen(ok), "m.csv", &s, msg, sizeof msg) == GQ_OK && s.n == 1, "parse: %s", msg);
+    if (s.n == 1)
+        CHECK(strcmp(s.rows[0].param[run_param_column(run_param_by_key("compute_jitter"))], "0.25") == 0,
+              "the column's text kept");
+    measured_free(&s);
+    const char *bad =
+        "model,gpu,batch,gpus,images_per_s,platform,compute_jitter\nalexnet,K80,32,8,100,dgx1,0.5000001\n";
+    CHECK(measured_parse(bad, strlen(bad), "m.csv", &s, msg, sizeof msg) == GQ_ERR_SPEC &&
+              strcmp(msg, "m.csv:2: compute_jitter '0.5000001' must be a coefficient of variation in [0, 0.5]") == 0,
+          "got '%s'", msg);
+    const char *typo = "model,gpu,batch,gpus,images_per_s,platform,compute_jiter\nalexnet,K80,32,8,100,dgx1,0.2\n";
+    CHECK(measured_parse(typo, strlen(typo), "m.csv", &s, msg, sizeof msg) == GQ_ERR_SPEC &&
+              strstr(msg, "did you mean compute_jitter?"),
+          "got '%s'", msg);
+}
+
+/* E[max of n standard normals]: the closed forms 1/sqrt(pi) for 2 and 3/(2 sqrt(pi)) for 3; 1.16296, 1.53875 and
+ * 2.50759 for 5, 10 and 100 in Harter's tables of normal order statistics (1961), the further digits from a
+ * Simpson rule over [-12, 12] with step 1e-4 (Python's math.erfc, not GSL). */
+static void test_slowest_of(void)
+{
+    const struct {
+        int n;
+        double e;
+    } T[] = {{2, 0.5641895835}, {3, 0.8462843753}, {5, 1.1629644736}, {10, 1.5387527308}, {100, 2.5075936364}};
+    for (size_t i = 0; i < sizeof T / sizeof T[0]; i++) {
+        const double f = sim_slowest_of(T[i].n, 0.2);
+        CHECK(fabs(f - (1 + 0.2 * T[i].e)) < 1e-9, "n=%d: %.12f, want %.12f", T[i].n, f, 1 + 0.2 * T[i].e);
+    }
+    CHECK(sim_slowest_of(1, 0.5) == 1 && sim_slowest_of(64, 0) == 1, "one GPU, or no jitter: exactly 1");
+    CHECK(fabs(sim_slowest_of(2, 0.5) - (1 + 0.5 / sqrt(3.14159265358979323846))) < 1e-12, "cv 0.5 at equality: %.15f",
+          sim_slowest_of(2, 0.5));
+}
+
+/* End to end: a run's compute is its scenario's compute times the slowest-of factor, exactly; speedup falls by it. */
+static void test_jitter_in_a_run(void)
+{
+    sim_request q;
+    sim_request_defaults(&q);
+    q.model = "alexnet", q.platform = "terngrad-ethernet", q.engine = ENGINE_ANALYTIC;
+    sim_scenario s;
+    char msg[512];
+    if (scenario_open(&s, &q, msg, sizeof msg) != GQ_OK) {
+        CHECK(0, "open: %s", msg);
+        return;
+    }
+    sim_outcome plain, jittered, alone;
+    CHECK(scenario_run(&s, "fp32", 10, &plain, msg, sizeof msg) == GQ_OK, "%s", msg);
+    s.req.compute_jitter = 0.3;
+    CHECK(scenario_run(&s, "fp32", 10, &jittered, msg, sizeof msg) == GQ_OK, "%s", msg);
+    CHECK(scenario_run(&s, "fp32", 1, &alone, msg, sizeof msg) == GQ_OK, "%s", msg);
+    const double want = 1 + 0.3 * 1.5387527308;
+    CHECK(fabs(jittered.r.compute_s / plain.r.compute_s - want) < 1e-9, "compute x %.12f, want %.12f",
+          jittered.r.compute_s / plain.r.compute_s, want);
+    CHECK(jittered.r.iteration_s > plain.r.iteration_s && alone.r.compute_s == s.compute.fwd_s + s.compute.bwd_s,
+          "slower with stragglers (%g vs %g); one GPU waits for nobody", jittered.r.iteration_s, plain.r.iteration_s);
+    scenario_close(&s);
+}
+
+int main(void)
+{
+    test_rows_well_formed();
+    test_defaults();
+    test_bounds_at_equality();
+    test_format_reads_back();
+    test_messages();
+    test_columns_from_table();
+    test_slowest_of();
+    test_jitter_in_a_run();
+    return check_summary();
+}
