@@ -12,10 +12,10 @@
 #include "zoo.h"
 
 /* Parses a command of this file's: options, and the MODEL operand where one is taken. */
-static int parse(cli_cmd id, const char *name, int argc, char **argv, cli_args *a, int operands)
+static int parse(cli_cmd id, int argc, char **argv, cli_args *a)
 {
     memset(a, 0, sizeof *a);
-    return cli_parse_args(id, name, argc, argv, a, operands);
+    return cli_parse_command(id, argc, argv, a);
 }
 
 static void shape_str(char *buf, size_t cap, shape3 s) { snprintf(buf, cap, "%dx%dx%d", s.c, s.h, s.w); }
@@ -25,7 +25,7 @@ static void shape_str(char *buf, size_t cap, shape3 s) { snprintf(buf, cap, "%dx
 static int models_list(int argc, char **argv)
 {
     cli_args a;
-    if (parse(C_MODELS_LIST, "models list", argc, argv, &a, 0)) return EXIT_USAGE;
+    if (parse(C_MODELS_LIST, argc, argv, &a)) return EXIT_USAGE;
     const cli_format fmt = (cli_format)a.format;
     gq_zoo z;
     if (cli_zoo_load(&z, NULL) != 0) return 1;
@@ -50,7 +50,7 @@ static int models_list(int argc, char **argv)
 static int models_show(int argc, char **argv)
 {
     cli_args a;
-    if (parse(C_MODELS_SHOW, "models show", argc, argv, &a, 1)) return EXIT_USAGE;
+    if (parse(C_MODELS_SHOW, argc, argv, &a)) return EXIT_USAGE;
     if (!a.positional) {
         cli_error("models show: which model? (gqsim models show MODEL [--format table|csv])");
         return EXIT_USAGE;
@@ -90,7 +90,7 @@ static int models_show(int argc, char **argv)
 static int models_compute(int argc, char **argv)
 {
     cli_args a;
-    if (parse(C_MODELS_COMPUTE, "models compute", argc, argv, &a, 0)) return EXIT_USAGE;
+    if (parse(C_MODELS_COMPUTE, argc, argv, &a)) return EXIT_USAGE;
     const char *model = a.model, *gpu = a.gpu, *gpu_file = a.gpu_file;
     uint64_t batch = a.batch;
     const double ips = a.req.gpu_images_per_s;
@@ -148,7 +148,7 @@ out:
 static int gpus_list(int argc, char **argv)
 {
     cli_args a;
-    if (parse(C_GPUS_LIST, "gpus list", argc, argv, &a, 0)) return EXIT_USAGE;
+    if (parse(C_GPUS_LIST, argc, argv, &a)) return EXIT_USAGE;
     const cli_format fmt = (cli_format)a.format;
     gq_zoo z;
     if (cli_zoo_load(&z, NULL) != 0) return 1;
@@ -178,7 +178,7 @@ static int gpus_list(int argc, char **argv)
 static int gpus_fit(int argc, char **argv)
 {
     cli_args a;
-    if (parse(C_GPUS_FIT, "gpus fit", argc, argv, &a, 0)) return EXIT_USAGE;
+    if (parse(C_GPUS_FIT, argc, argv, &a)) return EXIT_USAGE;
     const cli_format fmt = (cli_format)a.format;
     gq_zoo z;
     if (cli_zoo_load(&z, NULL) != 0) return 1;

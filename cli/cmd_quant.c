@@ -108,7 +108,7 @@ static int quant_list(int argc, char **argv)
 {
     cli_args a;
     memset(&a, 0, sizeof a);
-    if (cli_parse_args(C_QUANT_LIST, "quant list", argc, argv, &a, 0)) return EXIT_USAGE;
+    if (cli_parse_command(C_QUANT_LIST, argc, argv, &a)) return EXIT_USAGE;
     const cli_format fmt = (cli_format)a.format;
     static const char *const H[] = {"name", "keys (defaults)", "description"};
     gq_table t;
@@ -123,10 +123,10 @@ static int quant_list(int argc, char **argv)
 /* ---- encode, decode, roundtrip ------------------------------------------------------------ */
 
 /* The options of encode, roundtrip and decode. @return 0 or EXIT_USAGE after printing. */
-static int parse_codec_args(int argc, char **argv, cli_cmd id, const char *cmd, cli_args *a)
+static int parse_codec_args(int argc, char **argv, cli_cmd id, cli_args *a)
 {
     memset(a, 0, sizeof *a);
-    return cli_parse_args(id, cmd, argc, argv, a, 0);
+    return cli_parse_command(id, argc, argv, a);
 }
 
 static int encode_common(const cli_args *a, const char *cmd, int decode_too)
@@ -166,21 +166,21 @@ out:
 static int quant_encode(int argc, char **argv)
 {
     cli_args a;
-    if (parse_codec_args(argc, argv, C_QUANT_ENCODE, "quant encode", &a) != 0) return EXIT_USAGE;
+    if (parse_codec_args(argc, argv, C_QUANT_ENCODE, &a) != 0) return EXIT_USAGE;
     return encode_common(&a, "encode", 0);
 }
 
 static int quant_roundtrip(int argc, char **argv)
 {
     cli_args a;
-    if (parse_codec_args(argc, argv, C_QUANT_ROUNDTRIP, "quant roundtrip", &a) != 0) return EXIT_USAGE;
+    if (parse_codec_args(argc, argv, C_QUANT_ROUNDTRIP, &a) != 0) return EXIT_USAGE;
     return encode_common(&a, "roundtrip", 1);
 }
 
 static int quant_decode(int argc, char **argv)
 {
     cli_args a;
-    if (parse_codec_args(argc, argv, C_QUANT_DECODE, "quant decode", &a) != 0) return EXIT_USAGE;
+    if (parse_codec_args(argc, argv, C_QUANT_DECODE, &a) != 0) return EXIT_USAGE;
     unsigned char *buf;
     size_t size;
     if (cli_read_file(a.input, &buf, &size) != 0) return 1;
@@ -209,7 +209,7 @@ static int quant_bench(int argc, char **argv)
     cli_args a;
     memset(&a, 0, sizeof a);
     a.n = 1u << 22, a.trials = 5, a.seed = 1;
-    if (cli_parse_args(C_QUANT_BENCH, "quant bench", argc, argv, &a, 0)) return EXIT_USAGE;
+    if (cli_parse_command(C_QUANT_BENCH, argc, argv, &a)) return EXIT_USAGE;
     const char *specs[MAX_QUANTS], *dist = a.ndist ? a.dist[0] : "gaussian";
     size_t nspecs = a.nquant;
     for (size_t k = 0; k < nspecs; k++) specs[k] = a.quant[k];
@@ -280,7 +280,7 @@ static int quant_sweep(int argc, char **argv)
     static const uint64_t BUCKETS[] = {128, 512, 2048, 8192, 32768}, LEVELS[] = {3, 5, 9};
     memcpy(a.bucket, BUCKETS, sizeof BUCKETS), a.nbucket = 5;
     memcpy(a.levels, LEVELS, sizeof LEVELS), a.nlevels = 3;
-    if (cli_parse_args(C_QUANT_SWEEP, "quant sweep", argc, argv, &a, 0)) return EXIT_USAGE;
+    if (cli_parse_command(C_QUANT_SWEEP, argc, argv, &a)) return EXIT_USAGE;
     const uint64_t *buckets = a.bucket, *levels = a.levels, n = a.n, trials = a.trials, seed = a.seed;
     const size_t nbuckets = a.nbucket, nlevels = a.nlevels;
     const char *dists[8], *plot = a.plot;
@@ -394,7 +394,7 @@ static int quant_calibrate(int argc, char **argv)
     cli_args a;
     memset(&a, 0, sizeof a);
     a.trials = 5;
-    if (cli_parse_args(C_QUANT_CALIBRATE, "quant calibrate", argc, argv, &a, 0)) return EXIT_USAGE;
+    if (cli_parse_command(C_QUANT_CALIBRATE, argc, argv, &a)) return EXIT_USAGE;
     const char *const *specs = a.nquant ? a.quant : CALIBRATE_DEFAULT;
     const size_t n = a.nquant ? a.nquant : NCALIBRATE;
     gq_table t;
@@ -441,7 +441,7 @@ static int quant_costs(int argc, char **argv)
 {
     cli_args a;
     memset(&a, 0, sizeof a);
-    if (cli_parse_args(C_QUANT_COSTS, "quant costs", argc, argv, &a, 0)) return EXIT_USAGE;
+    if (cli_parse_command(C_QUANT_COSTS, argc, argv, &a)) return EXIT_USAGE;
     gq_zoo z;
     if (cli_zoo_load(&z, NULL) != 0) return 1;
     int rc = 0;
@@ -530,7 +530,7 @@ static int quant_gen(int argc, char **argv)
     cli_args a;
     memset(&a, 0, sizeof a);
     a.n = 1u << 20, a.seed = 1;
-    if (cli_parse_args(C_QUANT_GEN, "quant gen", argc, argv, &a, 0)) return EXIT_USAGE;
+    if (cli_parse_command(C_QUANT_GEN, argc, argv, &a)) return EXIT_USAGE;
     const char *dist = a.ndist ? a.dist[0] : "gaussian", *output = a.output;
     const cli_args o = a;
     size_t n = (size_t)o.n;

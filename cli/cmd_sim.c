@@ -110,7 +110,7 @@ static int cmd_simulate(int argc, char **argv)
 {
     cli_args a = {0};
     cli_sim_defaults(&a);
-    if (cli_parse_args(C_SIMULATE, "simulate", argc, argv, &a, 0)) return EXIT_USAGE;
+    if (cli_parse_command(C_SIMULATE, argc, argv, &a)) return EXIT_USAGE;
     sim_request q = cli_request_of(&a);
     sim_scenario s;
     if (open_scenario(&q, &s) != 0) return 1;
@@ -147,7 +147,7 @@ static int cmd_speedup(int argc, char **argv)
 {
     cli_args a = {0};
     cli_sim_defaults(&a);
-    if (cli_parse_args(C_SPEEDUP, "speedup", argc, argv, &a, 0)) return EXIT_USAGE;
+    if (cli_parse_command(C_SPEEDUP, argc, argv, &a)) return EXIT_USAGE;
     sim_request q = cli_request_of(&a);
     const char *const *quants = a.nquant ? a.quant : FP32_ONLY;
     const size_t nq = a.nquant ? a.nquant : 1;
@@ -271,7 +271,7 @@ static int cmd_report(int argc, char **argv)
 {
     cli_args a = {0};
     cli_sim_defaults(&a);
-    if (cli_parse_args(C_REPORT, "report", argc, argv, &a, 0)) return EXIT_USAGE;
+    if (cli_parse_command(C_REPORT, argc, argv, &a)) return EXIT_USAGE;
     default_gpus(&a, NULL);
     const char *dir = a.out ? a.out : "gqsim-report";
     if (!a.out && cli_check_output_dir("--out", dir) != 0) return EXIT_USAGE;
@@ -321,7 +321,7 @@ static int cmd_validate(int argc, char **argv)
 {
     cli_args a = {0};
     cli_sim_defaults(&a);
-    if (cli_parse_args(C_VALIDATE, "validate", argc, argv, &a, 0)) return EXIT_USAGE;
+    if (cli_parse_command(C_VALIDATE, argc, argv, &a)) return EXIT_USAGE;
     unsigned char *text;
     size_t size;
     if (cli_read_file(a.measured, &text, &size) != 0) return 1;
@@ -395,7 +395,7 @@ static int platforms_list(int argc, char **argv)
 {
     cli_args a;
     memset(&a, 0, sizeof a);
-    if (cli_parse_args(C_PLATFORMS_LIST, "platforms list", argc, argv, &a, 0)) return EXIT_USAGE;
+    if (cli_parse_command(C_PLATFORMS_LIST, argc, argv, &a)) return EXIT_USAGE;
     static const char *const H[] = {"platform", "gpu", "gpus_per_node", "intra", "inter", "nics", "spec", "source"};
     gq_table t;
     table_init(&t, H, 8);
@@ -416,7 +416,8 @@ static int platforms_show(int argc, char **argv)
     cli_args a;
     memset(&a, 0, sizeof a);
     cluster_spec c;
-    if (cli_parse_args(C_PLATFORMS_SHOW, "platforms show", argc, argv, &a, 1) || platform_arg(&a, "platforms show", &c))
+    if (cli_parse_command(C_PLATFORMS_SHOW, argc, argv, &a) ||
+        platform_arg(&a, cli_command_name(C_PLATFORMS_SHOW, NULL), &c))
         return EXIT_USAGE;
     static const char *const H[] = {"link", "kind", "bandwidth_GBps", "latency_us", "protocol", "source"};
     gq_table t;
@@ -448,7 +449,8 @@ static int platforms_xml(int argc, char **argv)
     cli_args a;
     memset(&a, 0, sizeof a);
     cluster_spec c;
-    if (cli_parse_args(C_PLATFORMS_XML, "platforms xml", argc, argv, &a, 1) || platform_arg(&a, "platforms xml", &c))
+    if (cli_parse_command(C_PLATFORMS_XML, argc, argv, &a) ||
+        platform_arg(&a, cli_command_name(C_PLATFORMS_XML, NULL), &c))
         return EXIT_USAGE;
     int nodes = a.nodes ? (int)a.nodes : c.nodes ? c.nodes : 1;
     char *xml = cluster_xml(&c, nodes, CLUSTER_XML_FLAT);
@@ -476,8 +478,8 @@ static int platforms_calibrate(int argc, char **argv)
     cli_args a;
     memset(&a, 0, sizeof a);
     cluster_spec c;
-    if (cli_parse_args(C_PLATFORMS_CALIBRATE, "platforms calibrate", argc, argv, &a, 1) ||
-        platform_arg(&a, "platforms calibrate", &c))
+    if (cli_parse_command(C_PLATFORMS_CALIBRATE, argc, argv, &a) ||
+        platform_arg(&a, cli_command_name(C_PLATFORMS_CALIBRATE, NULL), &c))
         return EXIT_USAGE;
     double bytes[64], secs[64], alpha, beta;
     const int k = read_pingpong(a.pingpong, bytes, secs, 64);

@@ -225,7 +225,7 @@ int cmd_train(int argc, char **argv)
 {
     cli_args a;
     train_defaults(&a);
-    if (cli_parse_args(C_TRAIN, "train", argc, argv, &a, 0)) return EXIT_USAGE;
+    if (cli_parse_command(C_TRAIN, argc, argv, &a)) return EXIT_USAGE;
     const char *model = a.model ? a.model : "lenet5", *quants[MAX_RUNS], *dump = a.dump_grads;
     int nq = (int)a.nquant, nw = (int)a.nworkers, dump_at[64], ndump = (int)a.ndump_at;
     for (int k = 0; k < nq; k++) quants[k] = a.quant[k];
@@ -397,16 +397,8 @@ out:
 
 /* ---- tta ------------------------------------------------------------------------------------------- */
 
-/* Accuracy after each epoch for one quantizer, over seeds (or one measured curve). */
-typedef struct {
-    char quant[256];
-    size_t nseeds, epochs;
-    double acc[16][MAX_EPOCHS]; /* [seed][epoch] */
-    double iterations_per_epoch;
-} tta_curve;
-
 /* Reads --accuracy-curve (sim/user_tables.c) into one-seed curves. @return curves or -1 after printing. */
-static int read_curves(const char *path, tta_curve *curves, int cap)
+static int read_curves(const char *path, double dataset, tta_curve *curves, int cap)
 {
     char *text, msg[512];
     size_t len;
@@ -419,6 +411,7 @@ static int read_curves(const char *path, tta_curve *curves, int cap)
     for (int k = 0; k < n; k++) {
         memset(&curves[k], 0, sizeof curves[k]);
         snprintf(curves[k].quant, sizeof curves[k].quant, "%s", read[k].quant);
+        snprintf(curves[k].source, sizeof curves[k].source, "file %s, %.0f images per epoch", path, dataset);
         curves[k].nseeds = 1;
         curves[k].epochs = read[k].epochs;
         for (size_t i = 0; i < read[k].epochs; i++) curves[k].acc[0][i] = read[k].acc[i];
@@ -433,7 +426,7 @@ static int cmd_tta(int argc, char **argv)
     train_defaults(&a); /* the trainer's defaults, then the simulator's */
     cli_sim_defaults(&a);
     a.batch = 0; /* training: 64 (the trainer's); a curve: the model's customary batch */
-    if (cli_parse_args(C_TTA, "tta", argc, argv, &a, 0)) return EXIT_USAGE;
+    if (cli_parse_command(C_TTA, argc, argv, &a)) return EXIT_USAGE;
     const char *const *quants = a.nquant ? a.quant : (const char *const[]){"fp32"};
     const size_t nq = a.nquant ? a.nquant : 1;
     const int gpus = (int)a.gpus[0];
@@ -445,6 +438,7 @@ static int cmd_tta(int argc, char **argv)
     uint64_t seeds[16];
     const size_t ns = seeds_of(&a, seeds);
     int ncurves = 0, rc = 0, workers = gpus;
+    const double dataset = a.dataset_size ? (double)a.dataset_size : 1281167;
     idx_dataset tr = {0}, te = {0};
     gq_zoo z = {0};
     char msg[1024];
@@ -470,7 +464,9 @@ static int cmd_tta(int argc, char **argv)
             tta_curve *cv = &curves[ncurves++];
             memset(cv, 0, sizeof *cv);
             qz_format_spec(&c.quant, cv->quant, sizeof cv->quant);
-            cv->nseeds = ns;
+            cv->nseeds = ns, cv->workers = workers;
+            snprintf(cv->source, sizeof cv->source, "trained: %s, %d workers x %llu", a.model, workers,
+                     (unsigned long long)a.batch);
             for (size_t si = 0; si < ns && rc == 0; si++) {
                 run_ctx r = {.quant = cv->quant, .workers = workers, .seed = seeds[si]};
                 c.seed = seeds[si];
@@ -485,7 +481,7 @@ static int cmd_tta(int argc, char **argv)
                 cv->iterations_per_epoch = r.iterations;
             }
         }
-    } else if ((ncurves = read_curves(a.accuracy_curve, curves, MAX_RUNS)) < 0) {
+    } else if ((ncurves = read_curves(a.accuracy_curve, dataset, curves, MAX_RUNS)) < 0) {
         rc = 1;
         goto out;
     }
@@ -500,51 +496,22 @@ static int cmd_tta(int argc, char **argv)
         rc = 1;
         goto out;
     }
-    const double dataset = a.dataset_size ? (double)a.dataset_size : 1281167;
-    static const char *const H[] = {
-        "quant",           "platform",         "gpus",           "target", "seeds_reached", "iterations_to_target",
-        "iteration_s",     "time_to_target_s", "final_accuracy", "seeds",  "workers",       "iterations_per_epoch",
-        "accuracy_source", "codec_source"};
     gq_table t;
-    table_init(&t, H, sizeof H / sizeof H[0]);
+    double iteration_s[MAX_RUNS];
+    if (tta_run(&s, curves, ncurves, gpus, a.target, dataset, &t, iteration_s, msg, sizeof msg) != GQ_OK)
+        rc = (cli_error("%s", msg), 1);
     char *dat = NULL, labels[MAX_RUNS][64];
     size_t dlen = 0;
-    FILE *f = open_memstream(&dat, &dlen);
+    FILE *f = rc ? NULL : open_memstream(&dat, &dlen);
     const char *label_ptr[MAX_RUNS];
-    if (!f) rc = (cli_error("out of memory"), 1);
-    for (int k = 0; k < ncurves && rc == 0; k++) {
-        tta_curve *cv = &curves[k];
-        sim_outcome o;
-        if (scenario_run(&s, cv->quant, gpus, &o, msg, sizeof msg) != GQ_OK) {
-            cli_error("%s", msg);
-            rc = 1;
-            break;
-        }
-        if (!training) cv->iterations_per_epoch = ceil(dataset / ((double)gpus * s.batch));
-        const tta_result tr =
-            tta_reach(&cv->acc[0][0], cv->nseeds, MAX_EPOCHS, cv->epochs, a.target, cv->iterations_per_epoch);
-        const size_t reached = tr.reached;
-        const double final = tr.final_accuracy;
-        char it[64] = "", tt[64] = "";
-        if (reached) {
-            snprintf(it, sizeof it, "%.6g", tr.iterations);
-            snprintf(tt, sizeof tt, "%.6g", tr.iterations * o.r.iteration_s);
-        }
-        char source[300];
-        if (training)
-            snprintf(source, sizeof source, "trained: %s, %d workers x %llu", a.model, workers,
-                     (unsigned long long)a.batch);
-        else
-            snprintf(source, sizeof source, "file %s, %.0f images per epoch", a.accuracy_curve, dataset);
-        table_row(&t, "%s\t%s\t%d\t%.4g\t%zu\t%s\t%.6g\t%s\t%.4f\t%zu\t%d\t%.0f\t%s\t%s", cv->quant, a.platform, gpus,
-                  a.target, reached, it, o.r.iteration_s, tt, final, cv->nseeds, training ? workers : gpus,
-                  cv->iterations_per_epoch, source, o.codec_source);
-        /* the figure: mean accuracy against simulated time, epoch by epoch */
+    if (!f && rc == 0) rc = (cli_error("out of memory"), 1);
+    for (int k = 0; k < ncurves && rc == 0; k++) { /* the figure: mean accuracy against simulated time, by epoch */
+        const tta_curve *cv = &curves[k];
         fprintf(f, "%s# %s\n", k ? "\n\n" : "", cv->quant);
         for (size_t e = 0; e < cv->epochs; e++) {
             double mean = 0;
             for (size_t si = 0; si < cv->nseeds; si++) mean += cv->acc[si][e] / (double)cv->nseeds;
-            fprintf(f, "%.6g %.6f\n", (double)(e + 1) * cv->iterations_per_epoch * o.r.iteration_s, mean);
+            fprintf(f, "%.6g %.6f\n", (double)(e + 1) * cv->iterations_per_epoch * iteration_s[k], mean);
         }
         qz_params qp;
         qz_parse_spec(cv->quant, &qp, NULL, 0);

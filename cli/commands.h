@@ -24,6 +24,12 @@ void cli_print_usage(FILE *out, const char *group, const cli_command *cmds);
 /* The help of one command (group NULL for a top-level one): usage, summary, options, details. */
 void cli_print_sub(FILE *out, const char *group, const cli_command *c);
 
+/* A command's name as typed ("quant encode", "simulate"), from its row in the tables (row: the row, if not NULL). */
+const char *cli_command_name(cli_cmd id, const cli_command **row);
+/* Parses a command's arguments with the name and operand of its row: cli_parse_args without writing either
+ * again. @return 0, or EXIT_USAGE after printing. */
+int cli_parse_command(cli_cmd id, int argc, char **argv, cli_args *a);
+
 /* The tables: groups, and the top-level commands that take options. */
 extern const cli_command QUANT_CMDS[], MODELS_CMDS[], GPUS_CMDS[], PLATFORM_CMDS[], SIM_CMDS[], TRAIN_CMDS[];
 

@@ -103,6 +103,30 @@ static int cmd_help(int argc, char **argv)
     return 0;
 }
 
+const char *cli_command_name(cli_cmd id, const cli_command **row)
+{
+    static char names[C_COUNT_][48];
+    for (const top_command *c = COMMANDS; !is_end(c); c++) {
+        const cli_command *t = c->leaves ? c->leaves : c->subs;
+        for (; t && t->name; t++)
+            if (t->id == id && t->fn) {
+                if (!names[id][0])
+                    snprintf(names[id], sizeof names[id], "%s%s%s", c->leaves ? "" : c->name, c->leaves ? "" : " ",
+                             t->name);
+                if (row) *row = t;
+                return names[id];
+            }
+    }
+    return "?";
+}
+
+int cli_parse_command(cli_cmd id, int argc, char **argv, cli_args *a)
+{
+    const cli_command *row = NULL;
+    const char *name = cli_command_name(id, &row);
+    return cli_parse_args(id, name, argc, argv, a, row && row->operand ? 1 : 0);
+}
+
 static int cmd_version(int argc, char **argv)
 {
     (void)argc, (void)argv;

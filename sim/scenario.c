@@ -348,6 +348,35 @@ tta_result tta_reach(const double *acc, size_t nseeds, size_t stride, size_t epo
     return r;
 }
 
+gq_err tta_run(sim_scenario *s, tta_curve *curves, int ncurves, int gpus, double target, double dataset_images,
+               gq_table *rows, double *iteration_s, char *msg, size_t cap)
+{
+    static const char *const H[] = {
+        "quant",           "platform",         "gpus",           "target", "seeds_reached", "iterations_to_target",
+        "iteration_s",     "time_to_target_s", "final_accuracy", "seeds",  "workers",       "iterations_per_epoch",
+        "accuracy_source", "codec_source"};
+    table_init(rows, H, sizeof H / sizeof H[0]);
+    for (int k = 0; k < ncurves; k++) {
+        tta_curve *cv = &curves[k];
+        sim_outcome o;
+        gq_err e = scenario_run(s, cv->quant, gpus, &o, msg, cap);
+        if (e != GQ_OK) return e;
+        if (cv->iterations_per_epoch == 0) cv->iterations_per_epoch = ceil(dataset_images / ((double)gpus * s->batch));
+        const tta_result r =
+            tta_reach(&cv->acc[0][0], cv->nseeds, ACC_CURVE_MAX_EPOCHS, cv->epochs, target, cv->iterations_per_epoch);
+        char it[64] = "", tt[64] = "";
+        if (r.reached) {
+            snprintf(it, sizeof it, "%.6g", r.iterations);
+            snprintf(tt, sizeof tt, "%.6g", r.iterations * o.r.iteration_s);
+        }
+        table_row(rows, "%s\t%s\t%d\t%.4g\t%zu\t%s\t%.6g\t%s\t%.4f\t%zu\t%d\t%.0f\t%s\t%s", cv->quant, s->req.platform,
+                  gpus, target, r.reached, it, o.r.iteration_s, tt, r.final_accuracy, cv->nseeds,
+                  cv->workers ? cv->workers : gpus, cv->iterations_per_epoch, cv->source, o.codec_source);
+        if (iteration_s) iteration_s[k] = o.r.iteration_s;
+    }
+    return GQ_OK;
+}
+
 gq_err sim_validate(const measured_set *ms, const char *file, const sim_request *base, gq_table *rows,
                     double *median_pct, double *mean_pct, sim_progress progress, void *ctx, char *msg, size_t cap)
 {

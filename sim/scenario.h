@@ -12,6 +12,7 @@
 #include "gq_table.h"
 #include "measured.h"
 #include "sim.h"
+#include "user_tables.h"
 #include "zoo.h"
 
 /* What a user asks for, by name. sim_request_defaults() fills the defaults. */
@@ -128,5 +129,24 @@ typedef struct {
 } tta_result;
 tta_result tta_reach(const double *acc, size_t nseeds, size_t stride, size_t epochs, double target,
                      double iterations_per_epoch);
+
+/* One quantizer's test accuracy after each epoch, over seeds (trained, or one measured curve). */
+#define TTA_MAX_SEEDS 16
+typedef struct {
+    char quant[256]; /* canonical spec */
+    size_t nseeds, epochs;
+    double acc[TTA_MAX_SEEDS][ACC_CURVE_MAX_EPOCHS]; /* [seed][epoch - 1] */
+    double iterations_per_epoch;                     /* 0: ceil(dataset_images / (gpus x the scenario's batch)) */
+    int workers;      /* the workers it was trained with; 0: a curve from elsewhere (gpus shown) */
+    char source[300]; /* where the accuracies came from, for the row */
+} tta_curve;
+
+/* Time to accuracy: each curve's quantizer simulated on `gpus` GPUs of scenario s, joined with its curve
+ * (tta_reach at `target`). rows gets columns quant, platform, gpus, target, seeds_reached,
+ * iterations_to_target, iteration_s, time_to_target_s, final_accuracy, seeds, workers, iterations_per_epoch,
+ * accuracy_source, codec_source, one row a curve; iteration_s[k] (if not NULL) curve k's simulated
+ * iteration. Fills in curves' iterations_per_epoch where it was 0. */
+gq_err tta_run(sim_scenario *s, tta_curve *curves, int ncurves, int gpus, double target, double dataset_images,
+               gq_table *rows, double *iteration_s, char *msg, size_t cap);
 
 #endif

@@ -4,7 +4,8 @@
  * are the documented ones (Horovod's fusion threshold and cycle), validate's
  * columns come from it, and the parameter added through it (--compute-jitter:
  * stragglers) charges the expected slowest of N Gaussian GPUs, checked
- * against published expected values of normal order statistics. */
+ * against published expected values of normal order statistics. And
+ * tta_run(), time to accuracy from the library, on a curve made here. */
 #include <float.h>
 
 #include "check.h"
@@ -189,6 +190,56 @@ static void test_jitter_in_a_run(void)
     scenario_close(&s);
 }
 
+/* tta_run joins a curve with its simulated iteration: the target is reached at the first epoch at or above it,
+ * time = iterations x iteration_s, and an epoch of a curve from elsewhere is ceil(images / (gpus x batch)). */
+static void test_tta_run(void)
+{
+    sim_request q;
+    sim_request_defaults(&q);
+    q.model = "alexnet", q.platform = "terngrad-ethernet", q.engine = ENGINE_ANALYTIC;
+    sim_scenario s;
+    char msg[512];
+    if (scenario_open(&s, &q, msg, sizeof msg) != GQ_OK) {
+        CHECK(0, "open: %s", msg);
+        return;
+    }
+    static tta_curve c[2];
+    memset(c, 0, sizeof c);
+    snprintf(c[0].quant, sizeof c[0].quant, "fp32");
+    snprintf(c[1].quant, sizeof c[1].quant, "terngrad");
+    for (int k = 0; k < 2; k++) {
+        c[k].nseeds = 2, c[k].epochs = 3;
+        const double a[2][3] = {{0.5, 0.7, 0.8}, {0.6, 0.8, 0.9}};
+        for (int si = 0; si < 2; si++)
+            for (int e = 0; e < 3; e++) c[k].acc[si][e] = a[si][e] - 0.1 * k; /* terngrad a tenth lower */
+    }
+    c[1].iterations_per_epoch = 7, c[1].workers = 3;
+    gq_table t;
+    double it[2];
+    CHECK(tta_run(&s, c, 2, 4, 0.7, 1000, &t, it, msg, sizeof msg) == GQ_OK, "%s", msg);
+    const double epoch0 = ceil(1000.0 / (4.0 * s.batch));
+    CHECK(c[0].iterations_per_epoch == epoch0 && c[1].iterations_per_epoch == 7, "epochs of %g and %g iterations",
+          c[0].iterations_per_epoch, c[1].iterations_per_epoch);
+    const int reached = table_column(&t, "seeds_reached"), iters = table_column(&t, "iterations_to_target"),
+              time = table_column(&t, "time_to_target_s"), workers = table_column(&t, "workers");
+    /* row 0 is the header */
+#define CELL(r, c) table_cell(&t, (r), (size_t)(c))
+    char want[64];
+    /* fp32: both seeds at epoch 2 (0.7 reached at equality, 0.8 above it) */
+    snprintf(want, sizeof want, "%.6g", 2 * epoch0 * it[0]);
+    CHECK(strcmp(CELL(1, reached), "2") == 0 && strcmp(CELL(1, time), want) == 0, "fp32: %s seeds, %s s (want %s)",
+          CELL(1, reached), CELL(1, time), want);
+    /* terngrad: 0.4 0.6 0.7 and 0.5 0.7 0.8: epochs 3 and 2, a mean of 2.5 epochs of 7 iterations */
+    snprintf(want, sizeof want, "%.6g", 17.5 * it[1]);
+    CHECK(strcmp(CELL(2, iters), "17.5") == 0 && strcmp(CELL(2, time), want) == 0,
+          "terngrad: %s iterations, %s s (want %s)", CELL(2, iters), CELL(2, time), want);
+    CHECK(strcmp(CELL(2, workers), "3") == 0 && strcmp(CELL(1, workers), "4") == 0,
+          "workers %s (trained with 3), %s (gpus)", CELL(2, workers), CELL(1, workers));
+#undef CELL
+    table_free(&t);
+    scenario_close(&s);
+}
+
 int main(void)
 {
     test_rows_well_formed();
@@ -199,5 +250,6 @@ int main(void)
     test_columns_from_table();
     test_slowest_of();
     test_jitter_in_a_run();
+    test_tta_run();
     return check_summary();
 }
