@@ -10,6 +10,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "gq_run.h"
+#include "gq_suggest.h"
 
 /* A row is a group of subcommands (quant, models...), a command of its own without options (help,
  * version), or a whole table of top-level commands with options (SIM_CMDS: simulate, speedup...), whose
@@ -73,6 +74,32 @@ static found_command find(const char *name)
     return (found_command){NULL, NULL};
 }
 
+/* "unknown GROUP subcommand 'X'", with the nearest subcommand's name if one is near. */
+static void unknown_sub(const char *group, const cli_command *subs, const char *name)
+{
+    const char *names[64];
+    size_t n = 0;
+    for (const cli_command *s = subs; s->name && n < 64; s++) names[n++] = s->name;
+    const char *near = gq_suggest(name, names, n);
+    cli_error("unknown %s subcommand '%s'%s%s%s (see 'gqsim help %s')", group, name, near ? ", did you mean '" : "",
+              near ? near : "", near ? "'?" : "", group);
+}
+
+/* "unknown command 'X'", with the nearest command's name if one is near. */
+static void unknown_command(const char *name)
+{
+    const char *names[64];
+    size_t n = 0;
+    for (const top_command *c = COMMANDS; !is_end(c) && n < 64; c++)
+        if (c->leaves)
+            for (const cli_command *l = c->leaves; l->name && n < 64; l++) names[n++] = l->name;
+        else
+            names[n++] = c->name;
+    const char *near = gq_suggest(name, names, n);
+    cli_error("unknown command '%s'%s%s%s (see 'gqsim --help')", name, near ? ", did you mean '" : "", near ? near : "",
+              near ? "'?" : "");
+}
+
 static int cmd_help(int argc, char **argv)
 {
     if (argc < 2) {
@@ -82,7 +109,7 @@ static int cmd_help(int argc, char **argv)
     const found_command f = find(argv[1]);
     const top_command *c = f.top;
     if (!c) {
-        cli_error("unknown command '%s' (see 'gqsim --help')", argv[1]);
+        unknown_command(argv[1]);
         return EXIT_USAGE;
     }
     if (argc > 2 && c->subs) {
@@ -91,7 +118,7 @@ static int cmd_help(int argc, char **argv)
                 cli_print_sub(stdout, c->name, s);
                 return 0;
             }
-        cli_error("unknown %s subcommand '%s' (see 'gqsim help %s')", c->name, argv[2], c->name);
+        unknown_sub(c->name, c->subs, argv[2]);
         return EXIT_USAGE;
     }
     if (f.leaf)
@@ -181,7 +208,7 @@ int cli_dispatch(const char *group, const cli_command *cmds, int argc, char **ar
                 }
             return c->fn(argc - 1, argv + 1);
         }
-    cli_error("unknown %s subcommand '%s' (see 'gqsim help %s')", group, argv[1], group);
+    unknown_sub(group, cmds, argv[1]);
     return EXIT_USAGE;
 }
 
@@ -256,7 +283,7 @@ static int main_of(int argc, char **argv)
     }
     const found_command f = find(argv[1]);
     if (!f.top) {
-        cli_error("unknown command '%s' (see 'gqsim --help')", argv[1]);
+        unknown_command(argv[1]);
         return EXIT_USAGE;
     }
     const top_command *c = f.top;

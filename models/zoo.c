@@ -1,5 +1,6 @@
 /* Built-in and user models and GPU data; see zoo.h. */
 #include "zoo.h"
+#include "gq_suggest.h"
 
 #include "gq_file.h"
 
@@ -76,11 +77,16 @@ const model_t *zoo_model(gq_zoo *z, const char *name, char *msg, size_t cap)
     int is_path = strchr(name, '/') || (len > 6 && strcmp(name + len - 6, ".model") == 0);
     if (!is_path) {
         char known[512] = "";
+        const char *names[64];
+        size_t n = 0;
         for (size_t i = 0; i < z->nbuiltin; i++) {
             strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
             strncat(known, z->models[i]->name, sizeof known - strlen(known) - 1);
+            if (n < 64) names[n++] = z->models[i]->name;
         }
-        gq_fail(GQ_ERR_SPEC, msg, cap, "unknown model '%s' (built-in: %s; or a path to a .model file)", name, known);
+        const char *near = gq_suggest(name, names, n);
+        gq_fail(GQ_ERR_SPEC, msg, cap, "unknown model '%s'%s%s%s (built-in: %s; or a path to a .model file)", name,
+                near ? ", did you mean '" : "", near ? near : "", near ? "'?" : "", known);
         return NULL;
     }
     char *text;
@@ -98,11 +104,16 @@ const gpu_spec *zoo_gpu(const gq_zoo *z, const char *name, char *msg, size_t cap
     const gpu_spec *g = gpu_find(&z->gpus, name);
     if (g) return g;
     char known[512] = "";
+    const char *names[64];
+    size_t n = 0;
     for (size_t i = 0; i < z->gpus.ngpus; i++) {
         strncat(known, i ? ", " : "", sizeof known - strlen(known) - 1);
         strncat(known, z->gpus.gpus[i].name, sizeof known - strlen(known) - 1);
+        if (n < 64) names[n++] = z->gpus.gpus[i].name;
     }
-    gq_fail(GQ_ERR_SPEC, msg, cap, "unknown GPU '%s' (known: %s; or add a row with --gpu-file)", name, known);
+    const char *near = gq_suggest(name, names, n);
+    gq_fail(GQ_ERR_SPEC, msg, cap, "unknown GPU '%s'%s%s%s (known: %s; or add a row with --gpu-file)", name,
+            near ? ", did you mean '" : "", near ? near : "", near ? "'?" : "", known);
     return NULL;
 }
 

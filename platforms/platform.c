@@ -10,6 +10,7 @@
  *              each leaf's uplink carrying its nodes' NIC bandwidth / oversub);
  *     nic<i>:  one full-duplex link per node, node router -> its switch. */
 #include "platform.h"
+#include "gq_suggest.h"
 
 #include "gq_file.h"
 #include "phys_range.h"
@@ -486,12 +487,15 @@ gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap)
         }
     if (strncmp(spec, "cluster:", 8) != 0) {
         char names[512] = "";
+        const char *each[sizeof BUILTINS / sizeof BUILTINS[0]];
         for (size_t i = 0; i < cluster_builtin_count(); i++) {
             strncat(names, i ? ", " : "", sizeof names - strlen(names) - 1);
             strncat(names, BUILTINS[i].name, sizeof names - strlen(names) - 1);
+            each[i] = BUILTINS[i].name;
         }
-        return gq_fail(GQ_ERR_SPEC, msg, cap, "unknown platform '%s' (built-in: %s; or cluster:key=value,...)", spec,
-                       names);
+        const char *near = gq_suggest(spec, each, cluster_builtin_count());
+        return gq_fail(GQ_ERR_SPEC, msg, cap, "unknown platform '%s'%s%s%s (built-in: %s; or cluster:key=value,...)",
+                       spec, near ? ", did you mean '" : "", near ? near : "", near ? "'?" : "", names);
     }
     memset(c, 0, sizeof *c);
     snprintf(c->name, sizeof c->name, "cluster");

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "gq_suggest.h"
 #include "qz_internal.h"
 
 gq_err qz_defaults(qz_id id, qz_params *p)
@@ -153,11 +154,16 @@ gq_err qz_parse_spec(const char *spec, qz_params *p, char *msg, size_t cap)
         if (strcmp(buf, qz_name(id)) == 0) c = qz_codec_of(id);
     if (!c) {
         char known[256] = "";
+        const char *names[QZ_ID_END_];
+        size_t n = 0;
         for (qz_id id = QZ_FP32; id < QZ_ID_END_; id++) {
             strcat(known, id == QZ_FP32 ? "" : ", ");
             strcat(known, qz_name(id));
+            names[n++] = qz_name(id);
         }
-        return gq_fail(GQ_ERR_SPEC, msg, cap, "unknown quantizer '%s' (known: %s)", buf, known);
+        const char *near = gq_suggest(buf, names, n);
+        return gq_fail(GQ_ERR_SPEC, msg, cap, "unknown quantizer '%s'%s%s%s (known: %s)", buf,
+                       near ? ", did you mean '" : "", near ? near : "", near ? "'?" : "", known);
     }
     qz_defaults(c->id, p);
     if (colon) {

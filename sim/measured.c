@@ -6,6 +6,7 @@
 #include "run_params.h"
 
 #include "gq_csv.h"
+#include "gq_suggest.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -60,43 +61,16 @@ static const char *const KNOWN_COLUMNS[] = {"model",        "gpu",          "bat
                                             "gpus",         "images_per_s", "platform", "machine",
                                             "interconnect", "sync",         "quant",    NULL};
 
-/* Levenshtein distance, stopping at 3 (all that matters here). */
-static int distance(const char *a, const char *b)
-{
-    const size_t n = strlen(a), m = strlen(b);
-    if (n > 64 || m > 64 || (n > m ? n - m : m - n) > 2) return 3;
-    int row[65];
-    for (size_t j = 0; j <= m; j++) row[j] = (int)j;
-    for (size_t i = 1; i <= n; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= m; j++) {
-            const int up = row[j];
-            int best = diag + (a[i - 1] != b[j - 1]);         /* substitute, or keep */
-            if (up + 1 < best) best = up + 1;                 /* delete */
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1; /* insert */
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[m] < 3 ? row[m] : 3;
-}
-
 /* A header field one or two edits from a column this reader knows is a misspelling, not an extra column: a
  * misspelled option column would otherwise be carried along unread and the prediction silently change. */
 static const char *misspelled(const char *field)
 {
-    for (const char *const *k = KNOWN_COLUMNS; *k; k++)
-        if (strcmp(field, *k) == 0) return NULL;
-    const run_param *p = run_param_by_key(field);
-    if (p && run_param_column(p) >= 0) return NULL;
-    const int allowed = strlen(field) >= 6 ? 2 : 1;
-    for (const char *const *k = KNOWN_COLUMNS; *k; k++)
-        if (distance(field, *k) <= allowed) return *k;
+    const char *known[sizeof KNOWN_COLUMNS / sizeof KNOWN_COLUMNS[0] + RUN_PARAMS_MAX];
+    size_t n = 0;
+    for (const char *const *k = KNOWN_COLUMNS; *k; k++) known[n++] = *k;
     for (size_t i = 0; i < RUN_PARAM_COUNT; i++)
-        if (run_param_column(&RUN_PARAMS[i]) >= 0 && distance(field, RUN_PARAMS[i].key) <= allowed)
-            return RUN_PARAMS[i].key;
-    return NULL;
+        if (run_param_column(&RUN_PARAMS[i]) >= 0) known[n++] = RUN_PARAMS[i].key;
+    return gq_suggest(field, known, n);
 }
 
 gq_err measured_parse(const char *text, size_t len, const char *file, measured_set *s, char *msg, size_t cap)

@@ -1,6 +1,7 @@
 /* Quantizer specs: defaults, every key, canonical round trip, and errors that
  * name the bad part (docs/papers.md §2). */
 #include "check.h"
+#include "gq_suggest.h"
 
 /* Field by field: a struct's padding is not part of its value (memcmp saw it differ under -O1). */
 static int same_params(const qz_params *a, const qz_params *b)
@@ -19,8 +20,47 @@ static void expect_error(const char *spec, const char *needle)
           needle, msg);
 }
 
+/* "Did you mean" (common/gq_suggest.c), the rule every refused name follows: distances with swaps of neighbours,
+ * case alone, and the threshold at equality (1 edit under 6 characters, 2 from 6 on). */
+static void test_suggest(void)
+{
+    CHECK(gq_edit_distance("qsgd", "qsdg") == 1 && gq_edit_distance("ab", "ba") == 1 &&
+              gq_edit_distance("abc", "abc") == 0 && gq_edit_distance("kitten", "sitting") == 3 &&
+              gq_edit_distance("terngrad", "tengrad") == 1 && gq_edit_distance("a", "abcd") == 3,
+          "distances %d %d %d %d %d %d", gq_edit_distance("qsgd", "qsdg"), gq_edit_distance("ab", "ba"),
+          gq_edit_distance("abc", "abc"), gq_edit_distance("kitten", "sitting"),
+          gq_edit_distance("terngrad", "tengrad"), gq_edit_distance("a", "abcd"));
+    const char *const names[] = {"fp32", "qsgd", "terngrad", "alexnet", "alexnet-owt"};
+    const size_t n = sizeof names / sizeof names[0];
+    struct {
+        const char *word, *want;
+    } const C[] = {
+        {"qsgd", NULL}, /* a known name is no mistake */
+        {"AlexNet", "alexnet"},
+        {"QSGD", "qsgd"},   /* case alone */
+        {"qsgd9", "qsgd"},  /* 5 characters, 1 edit: suggested */
+        {"qsxyd", NULL},    /* 5 characters, 2 edits: too far */
+        {"qsgd99", "qsgd"}, /* 6 characters, 2 edits: suggested */
+        {"qsg999", NULL},   /* 6 characters, 3 edits */
+        {"alexnet-ow", "alexnet-owt"},
+        {"tengrad", "terngrad"},
+        {"zzz", NULL},
+    };
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        const char *got = gq_suggest(C[i].word, names, n);
+        CHECK(got == C[i].want || (got && C[i].want && strcmp(got, C[i].want) == 0), "'%s': got %s, want %s", C[i].word,
+              got ? got : "none", C[i].want ? C[i].want : "none");
+    }
+    char msg[256];
+    qz_params q;
+    CHECK(qz_parse_spec("tengrad", &q, msg, sizeof msg) == GQ_ERR_SPEC &&
+              strstr(msg, "unknown quantizer 'tengrad', did you mean 'terngrad'?"),
+          "got '%s'", msg);
+}
+
 int main(void)
 {
+    test_suggest();
     qz_params p = test_spec("terngrad");
     CHECK(p.id == QZ_TERNGRAD && p.clip == 2.5f && p.bucket == 0 && p.scale == QZ_SCALE_MAX && p.pack == QZ_PACK_2BIT,
           "terngrad defaults");

@@ -1,0 +1,17 @@
+/* "Did you mean": the known name a mistyped one most likely meant, for every
+ * refusal of a name (commands, quantizers, models, platforms, GPUs, a
+ * measured CSV's columns), one rule for all of them. */
+#ifndef GQ_SUGGEST_H
+#define GQ_SUGGEST_H
+
+#include <stddef.h>
+
+/* Edit distance between a and b (insertions, deletions, substitutions and swaps of neighbours: "qsdg" is one
+ * from "qsgd"), counting case, stopping at 3 (all that matters here). */
+int gq_edit_distance(const char *a, const char *b);
+
+/* Of names[0..n): the one equal to word but for case, else the nearest within 1 edit (words shorter than 6
+ * characters) or 2 (longer ones), the first of equals; NULL if none is that near, or word is one of them. */
+const char *gq_suggest(const char *word, const char *const *names, size_t n);
+
+#endif
