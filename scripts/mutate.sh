@@ -41,7 +41,7 @@ mutations=(
   'cli/cli_out.c|{SIGINT, SIGTERM, SIGHUP, SIGPIPE}|{SIGINT, SIGTERM, SIGHUP}|a closed pipe leaves the staged temporaries'
   'common/gq_csv.c|} else if (r->nfields != r->width && !gq_csv_blank(r)) {|} else if (0) {|CSV rows of another width accepted'
   'sim/scenario.c|            if (a[e] >= target) {|            if (a[e] > target) {|time to accuracy: an epoch exactly at the target not counted'
-  'train/trainer.c|a[k] += d[k] / W;|a[k] = d[k] / W;|the server keeps the last worker, not the average'
+  'train/exchange_run.c|a[k] += d[k] / W;|a[k] = d[k] / W;|the server keeps the last worker, not the average'
   'sim/run_params.c|!(p->lo_open ? x > p->lo : x >= p->lo)|!(x >= p->lo)|an open lower bound accepted at equality (--quant-rate 0)'
   'sim/run_params.c|.dflt = 0.005, /* 5 ms|.dflt = 0.05, /* 5 ms|the default fusion cycle ten times Horovod s'
   'sim/scenario.c|    return 1 + cv * result;|    return 1 + cv * result / 2;|stragglers: half the expected slowest GPU'

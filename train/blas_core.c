@@ -1,13 +1,17 @@
-/* The OpenBLAS core for this CPU's features; see blas_core.h. */
+/* The OpenBLAS core for this CPU's features, and the sgemm the trainer's rate is compared with; see blas_core.h. */
 #define _GNU_SOURCE /* dladdr */
 #include "blas_core.h"
+
+#include "gq_clock.h"
 
 #include <cblas.h>
 #include <dlfcn.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
-char *openblas_get_corename(void); /* OpenBLAS's own, not in cblas.h */
+char *openblas_get_corename(void);  /* OpenBLAS's own, not in cblas.h */
+void openblas_set_num_threads(int); /* likewise */
 
 cpu_features cpu_features_detect(void)
 {
@@ -67,4 +71,23 @@ const char *blas_core_in_use(void)
         return "not-OpenBLAS";
     const char *c = openblas_get_corename();
     return c ? c : "unknown";
+}
+
+double train_sgemm_gflops(void)
+{
+    const int N = 512;
+    float *a = malloc((size_t)N * N * sizeof *a), *b = malloc((size_t)N * N * sizeof *b),
+          *c = malloc((size_t)N * N * sizeof *c);
+    if (!a || !b || !c) return 0;
+    for (int i = 0; i < N * N; i++) a[i] = (float)(i % 7) * 0.1f, b[i] = (float)(i % 5) * 0.1f;
+    openblas_set_num_threads(1);
+    double best = 1e9;
+    for (int t = 0; t < 3; t++) {
+        double t0 = gq_now();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1.0f, a, N, b, N, 0.0f, c, N);
+        double dt = gq_now() - t0;
+        best = dt < best ? dt : best;
+    }
+    free(a), free(b), free(c);
+    return 2.0 * N * N * N / best / 1e9;
 }

@@ -23,4 +23,8 @@ int blas_core_rank(const char *core);
  * from another library (one linked before OpenBLAS). */
 const char *blas_core_in_use(void);
 
+/* CBLAS sgemm GFLOP/s on this machine, one thread: the reference the
+ * trainer's achieved rate is read against (best of three 512^3 products). */
+double train_sgemm_gflops(void);
+
 #endif

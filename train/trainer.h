@@ -121,10 +121,6 @@ typedef struct {
 gq_err train_exchange_run(const train_config *c, int iterations, const exchange_costs *costs, double *iteration_s,
                           char *msg, size_t cap);
 
-/* CBLAS sgemm GFLOP/s on this machine, one thread: the reference the
- * trainer's achieved rate is read against (best of three 512^3 products). */
-double train_sgemm_gflops(void);
-
 /* Images as the network sees them: (x / 255 - 0.2860) / 0.3530, Fashion-MNIST's mean and deviation. */
 void train_normalize(float *out, const uint8_t *img, size_t n);
 
