@@ -5,6 +5,7 @@
  * one bit per element (0 = a, 1 = b). */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__AVX512F__)
@@ -453,6 +454,17 @@ static const qz_dense BB = {.nstored = bb_nstored,
 
 static void bb_defaults(qz_params *p) { p->bucket = 512; }
 
+static int bb_format(const qz_params *p, char *buf, size_t cap)
+{
+    return snprintf(buf, cap, ":bucket=%llu", (unsigned long long)p->bucket);
+}
+/* a bucket sort in shared memory */
+static void bb_gpu_traffic(const qz_params *p, double enc[2], double dec[2])
+{
+    (void)p;
+    enc[0] = 2, enc[1] = 16, dec[0] = 1, dec[1] = 4.125;
+}
+
 const qz_codec qz_bingrad_b = {
     .id = QZ_BINGRAD_B,
     .name = "bingrad-b",
@@ -463,4 +475,6 @@ const qz_codec qz_bingrad_b = {
     .defaults = bb_defaults,
     .level_count = bb_nlevels,
     .dense = &BB,
+    .format_keys = bb_format,
+    .gpu_traffic = bb_gpu_traffic,
 };

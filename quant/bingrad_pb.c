@@ -8,6 +8,7 @@
  * search the data interval where the derivative changes sign, then solve.
  * Wire: two floats per bucket, one bit per element. */
 #include <math.h>
+#include <stdio.h>
 
 #include "bingrad.h"
 #include "rng.h"
@@ -200,6 +201,16 @@ static const qz_dense PB = {.nstored = pb_nstored,
 
 static void pb_defaults(qz_params *p) { p->bucket = 512; }
 
+static int bpb_format(const qz_params *p, char *buf, size_t cap)
+{
+    return snprintf(buf, cap, ":bucket=%llu", (unsigned long long)p->bucket);
+}
+static void bpb_gpu_traffic(const qz_params *p, double enc[2], double dec[2])
+{
+    (void)p;
+    enc[0] = 3, enc[1] = 20, dec[0] = 1, dec[1] = 4.125;
+}
+
 const qz_codec qz_bingrad_pb = {
     .id = QZ_BINGRAD_PB,
     .name = "bingrad-pb",
@@ -209,4 +220,6 @@ const qz_codec qz_bingrad_pb = {
     .defaults = pb_defaults,
     .level_count = pb_nlevels,
     .dense = &PB,
+    .format_keys = bpb_format,
+    .gpu_traffic = bpb_gpu_traffic,
 };

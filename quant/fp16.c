@@ -2,6 +2,7 @@
  * Magnitudes beyond the largest half (65504) saturate to it instead of
  * becoming Inf, so the wire never carries a non-finite value. */
 #include <math.h>
+#include <stdio.h>
 #ifdef __F16C__
 #include <immintrin.h>
 #endif
@@ -96,6 +97,13 @@ static int fp16_decode_block(float *dst, const uint8_t *src, size_t n)
     return bad != 0;
 }
 
+/* a cast each way */
+static void f16_gpu_traffic(const qz_params *p, double enc[2], double dec[2])
+{
+    (void)p;
+    enc[0] = 1, enc[1] = 6, dec[0] = 1, dec[1] = 6;
+}
+
 const qz_codec qz_fp16 = {
     .id = QZ_FP16,
     .name = "fp16",
@@ -107,4 +115,5 @@ const qz_codec qz_fp16 = {
     .bytes_per_element = 2,
     .encode_block = fp16_encode_block,
     .decode_block = fp16_decode_block,
+    .gpu_traffic = f16_gpu_traffic,
 };

@@ -19,6 +19,7 @@
  *     results wins; up to ORQ_DP_ONLY levels the second start alone is taken.
  * Wire: s floats per bucket, ceil(log2 s) bits per element. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "orq.h"
@@ -521,6 +522,23 @@ static void orq_defaults(qz_params *p)
     p->bucket = 512;
 }
 
+static int orq_format(const qz_params *p, char *buf, size_t cap)
+{
+    return snprintf(buf, cap, ":levels=%u,bucket=%llu", p->levels, (unsigned long long)p->bucket);
+}
+static int orq_check_params(const qz_params *p, char *why, size_t cap)
+{
+    if (p->levels < 2 || p->levels > QZ_ORQ_MAX_LEVELS)
+        return snprintf(why, cap, "levels=%u must be from 2 to %u", p->levels, QZ_ORQ_MAX_LEVELS), -1;
+    return 0;
+}
+/* sort, level search, rounding */
+static void orq_gpu_traffic(const qz_params *p, double enc[2], double dec[2])
+{
+    (void)p;
+    enc[0] = 3, enc[1] = 24, dec[0] = 1, dec[1] = 4.5;
+}
+
 const qz_codec qz_orq = {
     .id = QZ_ORQ,
     .name = "orq",
@@ -530,4 +548,7 @@ const qz_codec qz_orq = {
     .defaults = orq_defaults,
     .level_count = orq_nlevels,
     .dense = &ORQ,
+    .format_keys = orq_format,
+    .check = orq_check_params,
+    .gpu_traffic = orq_gpu_traffic,
 };

@@ -8,6 +8,7 @@
  * per non-zero Elias-gamma gap, sign bit, Elias-gamma level (data-dependent
  * size). Both draw the same random numbers: they decode to the same values. */
 #include <math.h>
+#include <stdio.h>
 
 #include "bitstream.h"
 #include "qz_internal.h"
@@ -228,6 +229,24 @@ static size_t qs_decode(float *dst, size_t n, const uint8_t *src, size_t size, c
     return qz_dense_decode(&QS, dst, n, src, size, p);
 }
 
+static int qs_format(const qz_params *p, char *buf, size_t cap)
+{
+    return snprintf(buf, cap, ":levels=%u,bucket=%llu,norm=%s,code=%s", p->levels, (unsigned long long)p->bucket,
+                    QZ_NORM_NAMES[p->norm & 1], QZ_CODE_NAMES[p->code & 1]);
+}
+static int qs_check(const qz_params *p, char *why, size_t cap)
+{
+    if (p->levels < 3 || p->levels > QZ_QSGD_MAX_LEVELS || p->levels % 2 == 0)
+        return snprintf(why, cap, "levels=%u must be odd, from 3 to %u", p->levels, QZ_QSGD_MAX_LEVELS), -1;
+    return 0;
+}
+/* bucket norms, then rounding; Elias adds a prefix sum for the variable lengths */
+static void qs_gpu_traffic(const qz_params *p, double enc[2], double dec[2])
+{
+    const int elias = p->code == QZ_CODE_ELIAS;
+    enc[0] = elias ? 3 : 2, enc[1] = elias ? 13 : 8.5, dec[0] = elias ? 2 : 1, dec[1] = elias ? 9 : 4.5;
+}
+
 const qz_codec qz_qsgd = {
     .id = QZ_QSGD,
     .name = "qsgd",
@@ -241,4 +260,7 @@ const qz_codec qz_qsgd = {
     .workspace = qs_workspace,
     .encode = qs_encode,
     .decode = qs_decode,
+    .format_keys = qs_format,
+    .check = qs_check,
+    .gpu_traffic = qs_gpu_traffic,
 };

@@ -70,6 +70,9 @@ const char *qz_keys_help(qz_id id);
 const char *qz_summary(qz_id id);
 /* 1 if the quantizer is biased (E[Q(g)] != g: signsgd, topk, bingrad-b), as its codec row says. */
 int qz_biased(qz_id id);
+/* The GPU cost model's inputs for p, as its codec row says (docs/codec-costs.md): kernel launches and bytes of
+ * memory traffic per element, encode (enc) and decode (dec); all 0 for fp32. */
+void qz_gpu_traffic(const qz_params *p, double enc[2], double dec[2]);
 
 /* Defaults of a quantizer, as `NAME` alone would give. */
 gq_err qz_defaults(qz_id id, qz_params *p);

@@ -64,6 +64,12 @@ int qz_biased(qz_id id)
     const qz_codec *c = qz_codec_of(id);
     return c && c->biased;
 }
+void qz_gpu_traffic(const qz_params *p, double enc[2], double dec[2])
+{
+    const qz_codec *c = qz_codec_of(p->id);
+    enc[0] = enc[1] = dec[0] = dec[1] = 0;
+    if (c && c->gpu_traffic) c->gpu_traffic(p, enc, dec);
+}
 const char *qz_summary(qz_id id)
 {
     const qz_codec *c = qz_codec_of(id);

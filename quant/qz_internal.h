@@ -100,7 +100,21 @@ typedef struct qz_codec {
     unsigned bytes_per_element;
     int (*encode_block)(uint8_t *dst, const float *src, size_t n);
     int (*decode_block)(float *dst, const uint8_t *src, size_t n);
+    /* The codec's own facts, each with it rather than in a switch elsewhere: */
+    const char *const *pack_names; /* pack=: its packings' names by qz_pack ("-": none), NULL: only the default */
+    /* the keys as a spec writes them, ":key=value,..." after the name (NULL: the name alone). @return snprintf's. */
+    int (*format_keys)(const qz_params *p, char *buf, size_t cap);
+    /* its own parameters checked: 0, or -1 with the reason in why (the name is added). NULL: nothing to check. */
+    int (*check)(const qz_params *p, char *why, size_t cap);
+    /* the GPU cost model's inputs (docs/codec-costs.md): kernel launches and bytes of memory traffic per element,
+     * encode then decode, this project's estimates from the algorithm, not measurements. NULL: none (fp32). */
+    void (*gpu_traffic)(const qz_params *p, double enc[2], double dec[2]);
 } qz_codec;
+
+/* The names of the enumerated keys, by value, NULL-terminated (qz_spec.c). */
+extern const char *const QZ_SCALE_NAMES[],
+    *const QZ_NORM_NAMES[], *const QZ_CODE_NAMES[], *const QZ_TG_PACK_NAMES[], *const QZ_SG_PACK_NAMES[],
+                                                                                   *const QZ_INDEX_NAMES[];
 
 extern const qz_codec qz_fp32, qz_fp16, qz_terngrad, qz_qsgd, qz_orq, qz_bingrad_b, qz_bingrad_pb, qz_signsgd, qz_topk;
 

@@ -24,28 +24,19 @@ gq_err qz_validate(const qz_params *p, char *msg, size_t cap)
     const qz_codec *c = qz_codec_of(p->id);
     if (!c) return gq_fail(GQ_ERR_PARAM, msg, cap, "unknown quantizer id %d", (int)p->id);
     const char *name = c->name;
-    if ((c->keys & QZ_KEY_LEVELS) && p->id == QZ_QSGD &&
-        (p->levels < 3 || p->levels > QZ_QSGD_MAX_LEVELS || p->levels % 2 == 0))
-        return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: levels=%u must be odd, from 3 to %u", name, p->levels,
-                       QZ_QSGD_MAX_LEVELS);
-    if (p->id == QZ_ORQ && (p->levels < 2 || p->levels > QZ_ORQ_MAX_LEVELS))
-        return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: levels=%u must be from 2 to %u", name, p->levels,
-                       QZ_ORQ_MAX_LEVELS);
+    char why[160];
+    if (c->check && c->check(p, why, sizeof why) != 0) return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: %s", name, why);
     if (!(p->clip >= 0.0f && p->clip <= 1e6f))
         return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: clip=%g must be from 0 to 1e6", name, p->clip);
-    if (p->id == QZ_TERNGRAD && p->scale == QZ_SCALE_SIGMA && p->clip == 0.0f)
-        return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: scale=sigma needs clip > 0 (the scaler is clip*sigma)", name);
-    if (p->id == QZ_TOPK && !(p->ratio > 0.0f && p->ratio <= 1.0f))
-        return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: ratio=%g must be in (0, 1]", name, p->ratio);
     if (!(p->shared_scale >= 0.0f && isfinite(p->shared_scale)))
         return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: shared scale %g must be finite and >= 0", name, p->shared_scale);
     if ((unsigned)p->scale > 1 || (unsigned)p->pack > 2 || (unsigned)p->norm > 1 || (unsigned)p->code > 1 ||
         (unsigned)p->index > 2)
         return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: bad enumerated option", name);
     /* a packing or index width only where the codec has it */
-    if (p->pack != QZ_PACK_2BIT && p->id != QZ_TERNGRAD && !(p->id == QZ_SIGNSGD && p->pack == QZ_PACK_BYTE))
+    if (p->pack != QZ_PACK_2BIT && (!c->pack_names || strcmp(c->pack_names[p->pack], "-") == 0))
         return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: no such packing", name);
-    if (p->index != QZ_INDEX_AUTO && p->id != QZ_TOPK)
+    if (p->index != QZ_INDEX_AUTO && !(c->keys & QZ_KEY_INDEX))
         return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: no index width to set", name);
     return GQ_OK;
 }
@@ -64,8 +55,11 @@ static const key_name KEYS[] = {
 };
 
 /* The packings' names, by qz_pack: TernGrad's, and signSGD's (which has no trits). */
-static const char *const TG_PACKS[] = {"2bit", "trits", "int8", NULL}, *const SG_PACKS[] = {"bit", "-", "byte", NULL},
-                         *const INDEXES[] = {"auto", "32", "64", NULL};
+const char *const QZ_SCALE_NAMES[] = {"max", "sigma", NULL}, *const QZ_NORM_NAMES[] = {"l2", "max", NULL},
+                  *const QZ_CODE_NAMES[] = {"dense", "elias", NULL},
+                  *const QZ_TG_PACK_NAMES[] = {"2bit", "trits", "int8", NULL},
+                  *const QZ_SG_PACK_NAMES[] = {"bit", "-", "byte", NULL},
+                  *const QZ_INDEX_NAMES[] = {"auto", "32", "64", NULL};
 
 static int parse_u64(const char *s, uint64_t *v)
 {
@@ -98,8 +92,6 @@ static int parse_enum(const char *s, const char *const *names)
 
 static gq_err set_key(qz_params *p, const char *name, const char *key, const char *val, char *msg, size_t cap)
 {
-    static const char *const SCALES[] = {"max", "sigma", NULL}, *const NORMS[] = {"l2", "max", NULL},
-                             *const CODES[] = {"dense", "elias", NULL};
     int e;
     uint64_t u;
     if (strcmp(key, "bucket") == 0) {
@@ -113,25 +105,32 @@ static gq_err set_key(qz_params *p, const char *name, const char *key, const cha
     } else if (strcmp(key, "ratio") == 0) {
         if (parse_float(val, &p->ratio)) goto bad_number;
     } else if (strcmp(key, "scale") == 0) {
-        if ((e = parse_enum(val, SCALES)) < 0)
+        if ((e = parse_enum(val, QZ_SCALE_NAMES)) < 0)
             return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: scale='%s' is not max or sigma", name, val);
         p->scale = (qz_scale)e;
     } else if (strcmp(key, "pack") == 0) {
-        const int tg = p->id == QZ_TERNGRAD;
-        if ((e = parse_enum(val, tg ? TG_PACKS : SG_PACKS)) < 0 || strcmp(val, "-") == 0)
-            return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: pack='%s' is not %s", name, val,
-                           tg ? "2bit, trits or int8" : "bit or byte");
+        const char *const *names = qz_codec_of(p->id)->pack_names;
+        if (!names || (e = parse_enum(val, names)) < 0 || strcmp(val, "-") == 0) {
+            char allowed[64] = "";
+            for (int k = 0, n = 0; names && names[k]; k++) /* "2bit, trits or int8", "bit or byte" */
+                if (strcmp(names[k], "-") != 0) {
+                    const int last = !names[k + 1] || (strcmp(names[k + 1], "-") == 0 && !names[k + 2]);
+                    n += snprintf(allowed + n, sizeof allowed - (size_t)n, "%s%s", n ? (last ? " or " : ", ") : "",
+                                  names[k]);
+                }
+            return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: pack='%s' is not %s", name, val, allowed);
+        }
         p->pack = (qz_pack)e;
     } else if (strcmp(key, "index") == 0) {
-        if ((e = parse_enum(val, INDEXES)) < 0)
+        if ((e = parse_enum(val, QZ_INDEX_NAMES)) < 0)
             return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: index='%s' is not auto, 32 or 64", name, val);
         p->index = (qz_index)e;
     } else if (strcmp(key, "norm") == 0) {
-        if ((e = parse_enum(val, NORMS)) < 0)
+        if ((e = parse_enum(val, QZ_NORM_NAMES)) < 0)
             return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: norm='%s' is not l2 or max", name, val);
         p->norm = (qz_norm)e;
     } else if (strcmp(key, "code") == 0) {
-        if ((e = parse_enum(val, CODES)) < 0)
+        if ((e = parse_enum(val, QZ_CODE_NAMES)) < 0)
             return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: code='%s' is not dense or elias", name, val);
         p->code = (qz_code)e;
     }
@@ -193,33 +192,9 @@ gq_err qz_parse_spec(const char *spec, qz_params *p, char *msg, size_t cap)
 
 size_t qz_format_spec(const qz_params *p, char *buf, size_t cap)
 {
-    static const char *const SCALES[] = {"max", "sigma"}, *const NORMS[] = {"l2", "max"},
-                             *const CODES[] = {"dense", "elias"};
-    const char *name = qz_name(p->id);
-    int r;
-    switch (p->id) {
-    case QZ_TERNGRAD:
-        r = snprintf(buf, cap, "%s:bucket=%llu,clip=%g,scale=%s,pack=%s", name, (unsigned long long)p->bucket, p->clip,
-                     SCALES[p->scale & 1], TG_PACKS[(unsigned)p->pack < 3 ? p->pack : 0]);
-        break;
-    case QZ_QSGD:
-        r = snprintf(buf, cap, "%s:levels=%u,bucket=%llu,norm=%s,code=%s", name, p->levels,
-                     (unsigned long long)p->bucket, NORMS[p->norm & 1], CODES[p->code & 1]);
-        break;
-    case QZ_ORQ:
-        r = snprintf(buf, cap, "%s:levels=%u,bucket=%llu", name, p->levels, (unsigned long long)p->bucket);
-        break;
-    case QZ_BINGRAD_B:
-    case QZ_BINGRAD_PB: r = snprintf(buf, cap, "%s:bucket=%llu", name, (unsigned long long)p->bucket); break;
-    case QZ_SIGNSGD: /* the packing only where it is not the default, so that existing specs read as before */
-        r = snprintf(buf, cap, "%s:bucket=%llu%s", name, (unsigned long long)p->bucket,
-                     p->pack == QZ_PACK_BYTE ? ",pack=byte" : "");
-        break;
-    case QZ_TOPK:
-        r = snprintf(buf, cap, "%s:ratio=%g%s%s", name, p->ratio, p->index != QZ_INDEX_AUTO ? ",index=" : "",
-                     p->index != QZ_INDEX_AUTO ? INDEXES[(unsigned)p->index < 3 ? p->index : 0] : "");
-        break;
-    default: r = snprintf(buf, cap, "%s", name); break;
-    }
-    return r < 0 ? 0 : (size_t)r;
+    const qz_codec *c = qz_codec_of(p->id);
+    int r = snprintf(buf, cap, "%s", qz_name(p->id)), k = 0;
+    if (c && c->format_keys && r >= 0)
+        k = c->format_keys(p, (size_t)r < cap ? buf + r : NULL, (size_t)r < cap ? cap - (size_t)r : 0);
+    return r < 0 || k < 0 ? 0 : (size_t)r + (size_t)k;
 }

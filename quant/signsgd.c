@@ -5,6 +5,7 @@
  * one bit per element (1 = negative), or with pack=byte one signed byte per
  * element (+1, -1), as libraries that do not pack bits send it. */
 #include <math.h>
+#include <stdio.h>
 
 #include "qz_internal.h"
 
@@ -59,6 +60,19 @@ static const qz_dense SG = {.nstored = sg_nstored,
 
 static void sg_defaults(qz_params *p) { p->bucket = 0; }
 
+/* the packing only where it is not the default, so that existing specs read as before */
+static int sg_format(const qz_params *p, char *buf, size_t cap)
+{
+    return snprintf(buf, cap, ":bucket=%llu%s", (unsigned long long)p->bucket,
+                    p->pack == QZ_PACK_BYTE ? ",pack=byte" : "");
+}
+/* bucket L1 norms, then sign bits */
+static void sg_gpu_traffic(const qz_params *p, double enc[2], double dec[2])
+{
+    const int byte = p->pack == QZ_PACK_BYTE; /* pack=byte: a byte per element, not bits */
+    enc[0] = 2, enc[1] = byte ? 9 : 8.125, dec[0] = 1, dec[1] = byte ? 5 : 4.125;
+}
+
 const qz_codec qz_signsgd = {
     .id = QZ_SIGNSGD,
     .name = "signsgd",
@@ -69,4 +83,7 @@ const qz_codec qz_signsgd = {
     .defaults = sg_defaults,
     .level_count = sg_nlevels,
     .dense = &SG,
+    .pack_names = QZ_SG_PACK_NAMES,
+    .format_keys = sg_format,
+    .gpu_traffic = sg_gpu_traffic,
 };

@@ -7,6 +7,7 @@
  * 10 = -s), 5 trits per byte, or one int8 per element (-1, 0, +1: as
  * compression libraries that do not pack bits send it) (docs/wire-format.md). */
 #include <math.h>
+#include <stdio.h>
 
 #include "qz_internal.h"
 #include "rng.h"
@@ -110,6 +111,24 @@ static void tg_defaults(qz_params *p)
     p->pack = QZ_PACK_2BIT;
 }
 
+static int tg_format(const qz_params *p, char *buf, size_t cap)
+{
+    return snprintf(buf, cap, ":bucket=%llu,clip=%g,scale=%s,pack=%s", (unsigned long long)p->bucket, p->clip,
+                    QZ_SCALE_NAMES[p->scale & 1], QZ_TG_PACK_NAMES[(unsigned)p->pack < 3 ? p->pack : 0]);
+}
+static int tg_check(const qz_params *p, char *why, size_t cap)
+{
+    if (p->scale == QZ_SCALE_SIGMA && p->clip == 0.0f)
+        return snprintf(why, cap, "scale=sigma needs clip > 0 (the scaler is clip*sigma)"), -1;
+    return 0;
+}
+/* max (and sigma) reduction, then rounding and packing */
+static void tg_gpu_traffic(const qz_params *p, double enc[2], double dec[2])
+{
+    const int byte = p->pack == QZ_PACK_BYTE; /* pack=int8: a byte per element, not bits */
+    enc[0] = 2, enc[1] = byte ? 9 : 8.25, dec[0] = 1, dec[1] = byte ? 5 : 4.25;
+}
+
 const qz_codec qz_terngrad = {
     .id = QZ_TERNGRAD,
     .name = "terngrad",
@@ -119,4 +138,8 @@ const qz_codec qz_terngrad = {
     .defaults = tg_defaults,
     .level_count = tg_nlevels,
     .dense = &TG,
+    .pack_names = QZ_TG_PACK_NAMES,
+    .format_keys = tg_format,
+    .check = tg_check,
+    .gpu_traffic = tg_gpu_traffic,
 };

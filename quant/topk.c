@@ -4,6 +4,7 @@
  * k, then k ascending indices (index=auto: u32 when n <= 2^32, else u64;
  * index=32 or 64: that width), then k floats. */
 #include <math.h>
+#include <stdio.h>
 #ifdef __AVX512F__
 #include <immintrin.h>
 #endif
@@ -213,6 +214,23 @@ static size_t tk_decode(float *dst, size_t n, const uint8_t *src, size_t size, c
 
 static void tk_defaults(qz_params *p) { p->ratio = 0.01f; }
 
+static int tk_format(const qz_params *p, char *buf, size_t cap)
+{
+    return snprintf(buf, cap, ":ratio=%g%s%s", p->ratio, p->index != QZ_INDEX_AUTO ? ",index=" : "",
+                    p->index != QZ_INDEX_AUTO ? QZ_INDEX_NAMES[(unsigned)p->index < 3 ? p->index : 0] : "");
+}
+static int tk_check(const qz_params *p, char *why, size_t cap)
+{
+    if (!(p->ratio > 0.0f && p->ratio <= 1.0f)) return snprintf(why, cap, "ratio=%g must be in (0, 1]", p->ratio), -1;
+    return 0;
+}
+/* radix selection, then compaction; zero-fill and scatter */
+static void tk_gpu_traffic(const qz_params *p, double enc[2], double dec[2])
+{
+    const double index = p->index == QZ_INDEX_64 ? 8 : 4;
+    enc[0] = 5, enc[1] = 16 + (index + 4) * p->ratio, dec[0] = 2, dec[1] = 4 + (index + 4) * p->ratio;
+}
+
 const qz_codec qz_topk = {
     .id = QZ_TOPK,
     .name = "topk",
@@ -225,4 +243,7 @@ const qz_codec qz_topk = {
     .workspace = tk_workspace,
     .encode = tk_encode,
     .decode = tk_decode,
+    .format_keys = tk_format,
+    .check = tk_check,
+    .gpu_traffic = tk_gpu_traffic,
 };

@@ -65,23 +65,9 @@ typedef struct {
 
 static codec_traffic traffic_of(const qz_params *q)
 {
-    const double byte = q->pack == QZ_PACK_BYTE ? 1 : 0; /* pack=int8|byte: a byte per element, not bits */
-    const double index = q->index == QZ_INDEX_64 ? 8 : 4;
-    switch (q->id) {
-    case QZ_FP16: return (codec_traffic){{1, 6}, {1, 6}}; /* a cast each way */
-    case QZ_TERNGRAD:                                     /* max (and sigma) reduction, then rounding and packing */
-        return byte ? (codec_traffic){{2, 9}, {1, 5}} : (codec_traffic){{2, 8.25}, {1, 4.25}};
-    case QZ_QSGD: /* bucket norms, then rounding; Elias adds a prefix sum for the variable lengths */
-        return q->code == QZ_CODE_ELIAS ? (codec_traffic){{3, 13}, {2, 9}} : (codec_traffic){{2, 8.5}, {1, 4.5}};
-    case QZ_SIGNSGD: /* bucket L1 norms, then sign bits */
-        return byte ? (codec_traffic){{2, 9}, {1, 5}} : (codec_traffic){{2, 8.125}, {1, 4.125}};
-    case QZ_BINGRAD_B: return (codec_traffic){{2, 16}, {1, 4.125}}; /* a bucket sort in shared memory */
-    case QZ_BINGRAD_PB: return (codec_traffic){{3, 20}, {1, 4.125}};
-    case QZ_ORQ: return (codec_traffic){{3, 24}, {1, 4.5}}; /* sort, level search, rounding */
-    case QZ_TOPK: /* radix selection, then compaction; zero-fill and scatter */
-        return (codec_traffic){{5, 16 + (index + 4) * q->ratio}, {2, 4 + (index + 4) * q->ratio}};
-    default: return (codec_traffic){{0, 0}, {0, 0}};
-    }
+    double enc[2], dec[2];
+    qz_gpu_traffic(q, enc, dec); /* each codec's row holds its own */
+    return (codec_traffic){{enc[0], enc[1]}, {dec[0], dec[1]}};
 }
 
 /* The published kernels, described the same way (Espresso's codecs). */
