@@ -846,3 +846,23 @@ void cli_options_help(FILE *out, cli_cmd cmd)
             fprintf(out, "  %s\n  %-28s %s%s\n", head, "", o->help, range);
     }
 }
+
+void cli_run_param_columns_help(FILE *out)
+{
+    fprintf(out, "\nRun-parameter columns (an empty field: the command line's value, else the default):\n");
+    for (size_t i = 0; i < RUN_PARAM_COUNT; i++) {
+        const run_param *p = &RUN_PARAMS[i];
+        if (run_param_column(p) < 0) continue;
+        char values[160];
+        if (p->type == RP_SWITCH || p->type == RP_FLAG)
+            snprintf(values, sizeof values, "0|1");
+        else if (p->type == RP_ENUM)
+            run_param_allowed(p, values, sizeof values);
+        else if (p->type == RP_TEXT)
+            snprintf(values, sizeof values, "%s", p->meta);
+        else
+            snprintf(values, sizeof values, "%s%g..%g%s%s", p->lo_open ? ">" : "", p->lo, p->hi, p->unit ? " " : "",
+                     p->unit ? p->unit : "");
+        fprintf(out, "  %-22s %s (as %s)\n", p->key, values, p->flag);
+    }
+}

@@ -86,5 +86,7 @@ int cli_option_given(cli_cmd cmd, int argc, char **argv, const char *name);
 void cli_options_usage(FILE *out, cli_cmd cmd);
 /* One line per option the command takes: name, value, help. */
 void cli_options_help(FILE *out, cli_cmd cmd);
+/* validate's optional columns, one per run parameter that has one: its key, its values, the option it stands for. */
+void cli_run_param_columns_help(FILE *out);
 
 #endif
