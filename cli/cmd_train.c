@@ -255,6 +255,12 @@ int cmd_train(int argc, char **argv)
             comm_mpi_close(&comm);
             return EXIT_USAGE;
         }
+        if (comm.size == 1 && !cli_option_given(C_TRAIN, argc, argv, "--workers")) { /* no launcher, most likely */
+            cli_error("train --mpi: a world of one rank (started without mpirun?): start it with mpirun -np N, or "
+                      "give --workers 1 to train one worker over MPI");
+            comm_mpi_close(&comm);
+            return EXIT_USAGE;
+        }
         a.workers[0] = (uint64_t)comm.size, a.nworkers = 1;
     }
     iter_log ilog = {0};

@@ -382,8 +382,9 @@ static const cli_option OPTIONS[] = {
      .type = T_FLAG,
      .field = F(mpi),
      .cmds = B(C_TRAIN),
-     .help = "one worker per MPI rank (start with mpirun -np N; the world size is the worker count); the ranks "
-             "first check that they were given the same options (all but where outputs go and --data)"},
+     .help = "one worker per MPI rank (start with mpirun -np N; the world size is the worker count, and a world of "
+             "one is refused unless --workers 1 says so); the ranks first check that they were given the same options "
+             "(all but where outputs go and --data)"},
     {.name = "--measured-out",
      .per_rank = 1,
      .meta = "FILE.csv",

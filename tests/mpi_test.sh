@@ -30,7 +30,10 @@ if grep -q 'built without MPI' err.txt; then
     bad "mpirun is installed but gqsim was built without MPI: $(cat err.txt)"
     finish; exit 1
 fi
-check "--mpi without mpirun: a world of one worker" sh -c "test $rc -eq 0 && grep -q '^fp32,1,1,' single.csv"
+check "--mpi without mpirun: refused in one line (not one silent worker)" \
+    sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q 'started without mpirun' err.txt && test ! -s single.csv"
+"$GQ" train --mpi --workers 1 --epochs 1 --train-limit 256 --test-limit 64 --format csv > single.csv 2> err.txt; rc=$?
+check "--mpi --workers 1 without mpirun: a world of one worker" sh -c "test $rc -eq 0 && grep -q '^fp32,1,1,' single.csv"
 
 same() { # same NP SYNC QUANT: the MPI run's fingerprint equals the in-process run's
     # shellcheck disable=SC2086
