@@ -92,11 +92,12 @@ static void on_epoch(const epoch_stats *s, void *p)
     if (r->t)
         table_row(
             r->t,
-            "%s\t%d\t%d\t%d\t%.6f\t%.6f\t%.4f\t%.0f\t%.0f\t%.6g\t%.3f\t%.3f\t%.3f\t%.2f\t%.2f\t%.4f\t%llu\t%s\t%016llx",
+            "%s\t%d\t%d\t%d\t%.6f\t%.6f\t%.4f\t%.0f\t%.0f\t%.6g\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%.2f\t%.4f\t%llu\t%s\t%"
+            "016llx",
             r->quant, r->workers, s->epoch, s->iterations, s->train_loss, s->test_loss, s->test_accuracy,
-            s->bytes_up_per_iter, s->bytes_down_per_iter, s->quant_nmse, s->wall_s, s->compute_s, s->quant_s, s->gflops,
-            r->sgemm, s->quant_s / (s->compute_s + s->quant_s), (unsigned long long)r->seed, blas_core_in_use(),
-            (unsigned long long)XXH3_64bits(s->params, s->num_params * sizeof *s->params));
+            s->bytes_up_per_iter, s->bytes_down_per_iter, s->quant_nmse, s->wall_s, s->compute_s, s->exchange_s,
+            s->quant_s, s->gflops, r->sgemm, s->quant_s / (s->compute_s + s->exchange_s), (unsigned long long)r->seed,
+            blas_core_in_use(), (unsigned long long)XXH3_64bits(s->params, s->num_params * sizeof *s->params));
     if (s->epoch >= 1 && s->epoch <= MAX_EPOCHS) r->acc[s->epoch - 1] = s->test_accuracy, r->epochs = s->epoch;
     r->iterations = s->iterations;
 }
@@ -297,6 +298,7 @@ int cmd_train(int argc, char **argv)
                                     "quant_nmse",
                                     "wall_s",
                                     "compute_s",
+                                    "exchange_s",
                                     "quant_s",
                                     "gflops",
                                     "sgemm_gflops",

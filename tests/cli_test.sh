@@ -501,8 +501,8 @@ if [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] || [ -n "
   # 4-byte scaler shared first
   "$GQ" train --epochs 1 --workers 2 --train-limit 1024 --test-limit 256 --quant terngrad --quant terngrad:pack=int8 \
       --format csv > int8.out
-  check "terngrad int8 trains to the 2-bit run's accuracy and parameters" sh -c "test \$(awk -F, 'NR > 1 { print \$(NF - 12), \$NF }' int8.out | sort -u | wc -l) -eq 1"
-  check "terngrad int8 sends 10 x (36 + 4) + 61706 bytes a worker an iteration" test "$(awk -F, 'NR == 3 { print $(NF - 11) }' int8.out)" = $((10 * (36 + 4) + 61706))
+  check "terngrad int8 trains to the 2-bit run's accuracy and parameters" sh -c "test \$(awk -F, 'NR > 1 { print \$(NF - 13), \$NF }' int8.out | sort -u | wc -l) -eq 1"
+  check "terngrad int8 sends 10 x (36 + 4) + 61706 bytes a worker an iteration" test "$(awk -F, 'NR == 3 { print $(NF - 12) }' int8.out)" = $((10 * (36 + 4) + 61706))
   OPENBLAS_CORETYPE=Core2 "$GQ" train --epochs 1 --workers 1 --train-limit 256 --test-limit 64 --format csv > core2.out
   check "a core the user sets stays (Core2)" test "$(awk -F, 'NR == 2 { print $(NF - 1) }' core2.out)" = Core2
   check "train rows: 2 quantizers x 2 epochs" test "$(tail -n +2 tr.out | wc -l)" -eq 4
@@ -514,11 +514,14 @@ if [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] || [ -n "
   check "dumped gradient size" test "$(wc -c < grads/iter1_conv1_w.f32)" -eq 600
   "$GQ" quant bench --dist grads/iter1_fc4_w.f32 --quant terngrad --trials 1 --format csv > gb.csv
   check "bench on a real gradient" grep -q '^"terngrad:bucket=0,clip=2.5,scale=max,pack=2bit",10080,' gb.csv
-  # --seeds: a row per seed and epoch, the seed in column 17 (where it was appended; blas_core came after)
+  # the exchange's time and, inside it, the codec's alone: quant_s (encode + decode) never exceeds exchange_s
+  check "train: exchange_s, then quant_s, the codec's share of it" sh -c "head -1 int8.out | grep -q ',compute_s,exchange_s,quant_s,' && \
+      awk -F, 'NR > 1 { if (\$(NF - 6) > \$(NF - 7)) exit 1 }' int8.out"
+  # --seeds: a row per seed and epoch, the seed in column 18 (where it was appended; blas_core came after)
   "$GQ" train --epochs 2 --workers 2 --batch 32 --train-limit 1024 --test-limit 256 --seeds 3,4 --format csv > seeds.csv
   check "train --seeds 3,4: 2 seeds x 2 epochs, seed column" sh -c "test \$(tail -n +2 seeds.csv | wc -l) -eq 4 && \
-      head -1 seeds.csv | cut -d, -f17 | grep -qx seed && test \$(cut -d, -f17 seeds.csv | grep -cx 3) -eq 2 && \
-      test \$(cut -d, -f17 seeds.csv | grep -cx 4) -eq 2"
+      head -1 seeds.csv | cut -d, -f18 | grep -qx seed && test \$(cut -d, -f18 seeds.csv | grep -cx 3) -eq 2 && \
+      test \$(cut -d, -f18 seeds.csv | grep -cx 4) -eq 2"
   # tta trains as train does: the target is reached at the first epoch at or above it, epochs x iterations
   "$GQ" train --epochs 3 --workers 4 --batch 32 --train-limit 2048 --test-limit 512 --seed 5 --format csv > t5.csv
   # just below epoch 2's accuracy as printed (a multiple of 1/512, rounded to 4 places): reached by epoch 2

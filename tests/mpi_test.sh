@@ -23,7 +23,7 @@ run_mpi() { # run_mpi NP ARGS...
 }
 TRAIN="--epochs 2 --train-limit 1024 --test-limit 256 --format csv"
 # what a run's parameters decide: epoch, train_loss, test_loss, test_accuracy, and the parameters' XXH3
-fingerprint() { perl -ne 'next if $. == 1; chomp; s/"[^"]*"/Q/g; @f = split /,/; print "$f[2] $f[4] $f[5] $f[6] $f[18]\n"' "$1"; }
+fingerprint() { perl -ne 'next if $. == 1; chomp; s/"[^"]*"/Q/g; @f = split /,/; print "$f[2] $f[4] $f[5] $f[6] $f[19]\n"' "$1"; }
 
 "$GQ" train --mpi --epochs 1 --train-limit 256 --test-limit 64 --format csv > single.csv 2> err.txt; rc=$?
 if grep -q 'built without MPI' err.txt; then

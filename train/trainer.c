@@ -187,7 +187,7 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
     long step = 0;
     const double flops_per_image = c->model->fwd_flops * (1 + c->model->backward_ratio);
     for (int epoch = 1; epoch <= c->epochs && e == GQ_OK; epoch++) {
-        double t0 = gq_now(), tc = 0, tq = 0, loss_sum = 0;
+        double t0 = gq_now(), tc = 0, tq = 0, tcodec = 0, loss_sum = 0;
         x.up = x.down = x.nmse_sum = 0, x.nmse_n = 0;
         const double sent0 = comm ? comm->bytes_sent : 0, recv0 = comm ? comm->bytes_received : 0;
         for (int i = ntrain - 1; i > 0; i--) { /* Fisher-Yates, seeded */
@@ -230,6 +230,7 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
             for (int t = 0; t < x.nt && e == GQ_OK; t++) e = xstate_exchange(&x, t, scales);
             if (e != GQ_OK) break;
             tq += gq_now() - tq0;
+            tcodec += x.it.encode_s + x.it.decode_s;
             const long badp = optimizer_step(c, &net, x.avg, m1, m2, lr, step);
             if (badp >= 0) e = diverged(c, &net, msg, cap, step, epoch, (size_t)badp, "parameter");
             x.it.step = step + 1;
@@ -260,7 +261,8 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
         s.bytes_down_per_iter = comm ? (comm->bytes_received - recv0) / iters : x.down / iters;
         s.quant_nmse = x.nmse_n ? x.nmse_sum / x.nmse_n : 0;
         s.compute_s = tc;
-        s.quant_s = tq;
+        s.exchange_s = tq;
+        s.quant_s = tcodec;
         s.gflops = flops_per_image * iters * local * B / tc / 1e9;
         evaluate(&net, test, c->test_limit, xin, &s.test_loss, &s.test_accuracy);
         s.wall_s = gq_now() - t0;

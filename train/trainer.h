@@ -79,9 +79,11 @@ typedef struct {
     double train_loss, test_loss, test_accuracy;
     double bytes_up_per_iter, bytes_down_per_iter; /* per worker */
     double quant_nmse;                             /* mean ||Q(g) - g||^2 / ||g||^2 over quantized tensors */
-    double wall_s, compute_s, quant_s; /* wall time of the epoch, of which forward/backward and quantization */
-    double gflops;                     /* achieved forward+backward GFLOP/s */
-    const float *params;               /* the parameters after the epoch, valid during the callback */
+    double wall_s, compute_s;                      /* wall time of the epoch, of which forward and backward */
+    double exchange_s;   /* and the exchange: encoding, messages (waiting included), decoding */
+    double quant_s;      /* of which encoding and decoding alone */
+    double gflops;       /* achieved forward+backward GFLOP/s */
+    const float *params; /* the parameters after the epoch, valid during the callback */
     size_t num_params;
 } epoch_stats;
 
