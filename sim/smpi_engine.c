@@ -58,6 +58,14 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "the smpi engine runs the trainer's exchange: tensor by tensor after backward "
                        "(--overlap off --fusion 0)");
+    if (c->sync == SYNC_PS_SHARDED && c->cluster->gpus_per_node > 1 && c->gpus > 1)
+        /* the same name, the same algorithm: the trainer's ps-sharded splits every tensor over every rank, the other
+         * engines' reduce inside a node first; they agree only with one GPU a node */
+        return gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "the smpi engine runs the trainer's ps-sharded, a shard on every GPU with no reduction inside "
+                       "a node: the other engines' ps-sharded reduces inside a node first, so on %d-GPU nodes the two "
+                       "are different algorithms (use nodes of one GPU, or another --sync)",
+                       c->cluster->gpus_per_node);
     if (c->cluster->xml_path[0])
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "the smpi engine runs on generated platforms (a built-in or cluster: spec)");

@@ -375,7 +375,11 @@ if [ -x "$(dirname "$GQ")/gqsim-smpi" ]; then
     check "smpi with overlap on: one line saying what it runs" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'overlap off' err.txt"
     "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 8 --engine smpi --overlap off --fusion 0 --sync hierarchical 2> err.txt; rc=$?
     check "smpi with hierarchical: refused in one line" sh -c "test $rc -eq 1 && grep -q 'ps, ps-sharded, ring or allgather' err.txt"
-    GQSIM_SMPI=/nonexistent "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 8 --engine smpi --overlap off --fusion 0 2> err.txt; rc=$?
+    "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 8 --engine smpi --overlap off --fusion 0 --sync ps-sharded 2> err.txt; rc=$?
+    check "smpi's ps-sharded on 8-GPU nodes: refused, another algorithm under the same name" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'different algorithms' err.txt"
+    "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 1 --engine smpi --overlap off --fusion 0 --sync ps-sharded > /dev/null 2> err.txt; rc=$?
+    check "smpi's ps-sharded on one GPU: no exchange, nothing to tell apart" test $rc -eq 0
+    GQSIM_SMPI=/nonexistent "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 8 --engine smpi --overlap off --fusion 0 --sync ring 2> err.txt; rc=$?
     check "smpi without its program: one line" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'smpicc' err.txt"
     check "no SMPI files left in this test's TMPDIR" sh -c "! ls -A '$TMPDIR' | grep -q '^gqsim-smpi'"
 fi
