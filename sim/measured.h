@@ -20,7 +20,8 @@
 
 #define MEASURED_MAX_GPUS 65536
 #define MEASURED_MAX_BATCH 1000000
-/* A measured set's rows, each a simulation to run and ~1.5 kB held: a bound on memory whatever the file claims */
+/* A measured set's rows, each a simulation to run and ~3 kB held (30 MB at most): a bound on memory whatever the file
+ * claims */
 #define MEASURED_MAX_ROWS 10000
 
 typedef struct {
