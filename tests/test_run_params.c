@@ -165,18 +165,25 @@ static void test_slowest_of(void)
           sim_slowest_of(2, 0.5));
 }
 
-/* End to end: a run's compute is its scenario's compute times the slowest-of factor, exactly; speedup falls by it. */
-static void test_jitter_in_a_run(void)
+/* AlexNet on the 1 GbE Figure-5 cluster, analytic engine, every other parameter at its default. @return 1, or 0
+ * after failing a check. */
+static int open_alexnet(sim_scenario *s)
 {
     sim_request q;
     sim_request_defaults(&q);
     q.model = "alexnet", q.platform = "terngrad-ethernet", q.engine = ENGINE_ANALYTIC;
+    char msg[512];
+    const gq_err e = scenario_open(s, &q, msg, sizeof msg);
+    CHECK(e == GQ_OK, "open: %s", msg);
+    return e == GQ_OK;
+}
+
+/* End to end: a run's compute is its scenario's compute times the slowest-of factor, exactly; speedup falls by it. */
+static void test_jitter_in_a_run(void)
+{
     sim_scenario s;
     char msg[512];
-    if (scenario_open(&s, &q, msg, sizeof msg) != GQ_OK) {
-        CHECK(0, "open: %s", msg);
-        return;
-    }
+    if (!open_alexnet(&s)) return;
     sim_outcome plain, jittered, alone;
     CHECK(scenario_run(&s, "fp32", 10, &plain, msg, sizeof msg) == GQ_OK, "%s", msg);
     s.req.compute_jitter = 0.3;
@@ -194,15 +201,9 @@ static void test_jitter_in_a_run(void)
  * time = iterations x iteration_s, and an epoch of a curve from elsewhere is ceil(images / (gpus x batch)). */
 static void test_tta_run(void)
 {
-    sim_request q;
-    sim_request_defaults(&q);
-    q.model = "alexnet", q.platform = "terngrad-ethernet", q.engine = ENGINE_ANALYTIC;
     sim_scenario s;
     char msg[512];
-    if (scenario_open(&s, &q, msg, sizeof msg) != GQ_OK) {
-        CHECK(0, "open: %s", msg);
-        return;
-    }
+    if (!open_alexnet(&s)) return;
     static tta_curve c[2];
     memset(c, 0, sizeof c);
     snprintf(c[0].quant, sizeof c[0].quant, "fp32");
