@@ -839,7 +839,10 @@ void cli_options_help(FILE *out, cli_cmd cmd)
         const char *v = value_of(o);
         snprintf(head, sizeof head, "%s%s%s", o->name, *v ? " " : "", v);
         char range[96] = "";
-        if (o->type == T_U64 || o->type == T_U64S || o->type == T_DBL)
+        if (o->type == T_U64 || o->type == T_U64S) /* integers as integers: 100000000, not 1e+08 */
+            snprintf(range, sizeof range, " [%llu..%llu]", (unsigned long long)o->lo,
+                     o->hi >= 1.8e19 ? (unsigned long long)UINT64_MAX : (unsigned long long)o->hi);
+        else if (o->type == T_DBL)
             snprintf(range, sizeof range, " [%s%g..%g]", o->lo_open ? ">" : "", o->lo, o->hi);
         if (strlen(head) <= 28)
             fprintf(out, "  %-28s %s%s\n", head, o->help, range);
