@@ -161,11 +161,13 @@ static int cmd_version(int argc, char **argv)
     return 0;
 }
 
-static void print_usage_line(FILE *out, const char *group, const cli_command *c)
+/* "gqsim NAME OPERAND --opt V [--opt V]...", wrapped at 80 columns under the first option; `col` is where the line
+ * starts (after "usage: " or an indent). */
+static void print_usage_line(FILE *out, const char *group, const cli_command *c, int col)
 {
-    fprintf(out, "gqsim %s%s%s%s%s ", group ? group : "", group ? " " : "", c->name, c->operand ? " " : "",
-            c->operand ? c->operand : "");
-    cli_options_usage(out, c->id);
+    const int n = fprintf(out, "gqsim %s%s%s%s%s ", group ? group : "", group ? " " : "", c->name,
+                          c->operand ? " " : "", c->operand ? c->operand : "");
+    cli_options_usage(out, c->id, col + (n > 0 ? n : 0), 80);
     fputc('\n', out);
 }
 
@@ -174,7 +176,7 @@ void cli_print_usage(FILE *out, const char *group, const cli_command *cmds)
     fprintf(out, "usage: gqsim %s SUBCOMMAND [OPTIONS]\n\n", group);
     for (const cli_command *c = cmds; c->name; c++) {
         fputs("  ", out);
-        print_usage_line(out, group, c);
+        print_usage_line(out, group, c, 2);
         fprintf(out, "      %s\n", c->summary);
     }
     fprintf(out, "\n'gqsim help %s SUBCOMMAND' explains each option.\n", group);
@@ -183,7 +185,7 @@ void cli_print_usage(FILE *out, const char *group, const cli_command *cmds)
 void cli_print_sub(FILE *out, const char *group, const cli_command *c)
 {
     fputs("usage: ", out);
-    print_usage_line(out, group, c);
+    print_usage_line(out, group, c, 7);
     fprintf(out, "\n%s.\n\noptions:\n", c->summary);
     cli_options_help(out, c->id);
     if (c->details) fprintf(out, "\n%s", c->details);

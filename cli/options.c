@@ -814,17 +814,26 @@ static const char *value_of(const cli_option *o)
     return o->meta ? o->meta : o->allowed;
 }
 
-void cli_options_usage(FILE *out, cli_cmd cmd)
+void cli_options_usage(FILE *out, cli_cmd cmd, int col, int width)
 {
     build_options();
-    int first = 1;
+    int at = col, first = 1;
     for (int pass = 0; pass < 2; pass++) /* required ones first */
         for (size_t k = 0; k < NALL; k++) {
             const cli_option *o = &ALL[k];
             if (!(o->cmds & B(cmd)) || !!(o->required & B(cmd)) != (pass == 0)) continue;
             const char *v = value_of(o);
-            fprintf(out, "%s%s%s%s%s%s%s", first ? "" : " ", pass ? "[" : "", o->name, *v ? " " : "", v,
-                    pass ? "]" : "", o->type == T_STRS && o->cap > 1 ? "..." : "");
+            char item[256];
+            const int len = snprintf(item, sizeof item, "%s%s%s%s%s%s", pass ? "[" : "", o->name, *v ? " " : "", v,
+                                     pass ? "]" : "", o->type == T_STRS && o->cap > 1 ? "..." : "");
+            if (!first && at + 1 + len > width) {
+                fprintf(out, "\n%*s", col, "");
+                at = col;
+            } else if (!first) {
+                fputc(' ', out), at++;
+            }
+            fputs(item, out);
+            at += len;
             first = 0;
         }
 }

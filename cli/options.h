@@ -82,8 +82,9 @@ int cli_settings_fingerprint(cli_cmd cmd, int argc, char **argv, const char **na
 /* 1 if option `name` was given in argv (already accepted by cli_parse_args), not left at its default. */
 int cli_option_given(cli_cmd cmd, int argc, char **argv, const char *name);
 
-/* "[--model M] [--quant SPEC]... --gpus N ..." for a usage line. */
-void cli_options_usage(FILE *out, cli_cmd cmd);
+/* "--gpus N [--model M] [--quant SPEC]..." for a usage line that has reached column col: an option that would
+ * pass column `width` starts a new line, indented to col (a line of one option may be longer). */
+void cli_options_usage(FILE *out, cli_cmd cmd, int col, int width);
 /* One line per option the command takes: name, value, help. */
 void cli_options_help(FILE *out, cli_cmd cmd);
 /* validate's optional columns, one per run parameter that has one: its key, its values, the option it stands for. */
