@@ -554,7 +554,8 @@ const cli_command SIM_CMDS[] = {
     {"simulate", cmd_simulate, C_SIMULATE, NULL, "simulate one configuration of data-parallel training", SIM_DETAILS},
     {"speedup", cmd_speedup, C_SPEEDUP, NULL, "speedup curves over GPU counts, per quantizer (and a figure)",
      SIM_DETAILS},
-    {"report", cmd_report, C_REPORT, NULL, "the main job: TernGrad's Figure 5 in kind, both clusters", REPORT_DETAILS},
+    {"report", cmd_report, C_REPORT, NULL,
+     "the main job: each quantizer's speedup on each cluster and model (default TernGrad's Figure 5)", REPORT_DETAILS},
     {"validate", cmd_validate, C_VALIDATE, NULL, "predictions against measured throughputs", VALIDATE_DETAILS},
     {NULL, NULL, 0, NULL, NULL, NULL},
 };

@@ -34,11 +34,10 @@ static int cmd_help(int argc, char **argv);
 static int cmd_version(int argc, char **argv);
 
 static const top_command COMMANDS[] = {
-    {"quant", cmd_quant, help_quant, "gradient quantizers: list, gen, encode, decode, roundtrip, bench, sweep",
-     QUANT_CMDS, NULL},
-    {"models", cmd_models, help_models, "the model zoo: list, show, compute", MODELS_CMDS, NULL},
-    {"gpus", cmd_gpus, help_gpus, "GPU compute profiles: list, fit", GPUS_CMDS, NULL},
-    {"platforms", cmd_platforms, help_platforms, "GPU clusters: list, show, xml, calibrate", PLATFORM_CMDS, NULL},
+    {"quant", cmd_quant, help_quant, "gradient quantizers", QUANT_CMDS, NULL},
+    {"models", cmd_models, help_models, "the model zoo", MODELS_CMDS, NULL},
+    {"gpus", cmd_gpus, help_gpus, "GPU compute profiles", GPUS_CMDS, NULL},
+    {"platforms", cmd_platforms, help_platforms, "GPU clusters", PLATFORM_CMDS, NULL},
     {NULL, NULL, NULL, NULL, NULL, SIM_CMDS},
     {NULL, NULL, NULL, NULL, NULL, TRAIN_CMDS},
     {"help", cmd_help, NULL, "show help for a command: gqsim help CMD [SUBCOMMAND]", NULL, NULL},
@@ -56,7 +55,12 @@ static void usage(FILE *out)
     for (const top_command *c = COMMANDS; !is_end(c); c++)
         if (c->leaves)
             for (const cli_command *l = c->leaves; l->name; l++) fprintf(out, "  %-10s %s\n", l->name, l->summary);
-        else
+        else if (c->subs) { /* a group: its summary and its subcommands, from its table */
+            fprintf(out, "  %-10s %s:", c->name, c->summary);
+            for (const cli_command *sub = c->subs; sub->name; sub++)
+                fprintf(out, "%s %s", sub == c->subs ? "" : ",", sub->name);
+            fputc('\n', out);
+        } else
             fprintf(out, "  %-10s %s\n", c->name, c->summary);
     fprintf(out, "\nRun 'gqsim help COMMAND' for a command's options. Every table prints as CSV\n"
                  "with --format csv.\n");
