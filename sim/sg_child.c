@@ -55,14 +55,13 @@ typedef struct {
     sg_cond_t took_done; /* notified as each first flow of a size ends */
 } sg_world;
 
-/* A worker actor: one GPU, or (on a generated, uniform platform) `gpus`
- * symmetric GPUs of one node that behave alike, moving their summed bytes. */
+/* A worker actor: one GPU, or (on a generated, uniform platform, in a ring or all-gather) the hops of a node's other
+ * GPUs, alike and disjoint, as one actor (NODE_GROUPED); a ring's hops carry the same bytes whoever makes them. */
 typedef struct {
     sg_world *w;
     int index;     /* 0 .. R-1, the ring position; R: the parameter server */
     int node;      /* the node it runs on */
     int slot;      /* its host on that node: n<node>g<slot>; slot 0 is the node's leader */
-    int gpus;      /* GPUs it stands for */
     int node_gpus; /* GPUs in use on its node */
     int followers; /* leader: the node's other actors, indices index+1 .. index+followers */
     /* NODE_FOLDED: a leader's node's other GPUs (node_gpus - 1), drawn as one host without an actor of its own; the
@@ -183,21 +182,20 @@ static void ps_server(int argc, char **argv)
 }
 
 /* Node-local reduce to the leader (the node's first GPU) and broadcast back,
- * around `inter` (what the leaders do among themselves). A follower actor
- * standing for k GPUs moves k times the bytes: its k flows would share the
- * leader's link, so one flow of their sum takes as long. */
+ * around `inter` (what the leaders do among themselves). Where a node's
+ * other GPUs are folded into one host, the leader moves their sum in one flow
+ * (their flows would share its link); otherwise each GPU is an actor. */
 static void node_reduce_bcast(sg_world *w, sg_actor_ctx *me, const sim_bucket *b,
                               void (*inter)(sg_world *w, int node, const sim_bucket *b))
 {
     const int a = me->index, here = me->node_gpus;
     if (me->slot != 0) {
         sleep_s(b->enc_s);
-        sg_mailbox_put(mbox("lu%d", a), &w->token, bytes_of(me->gpus * b->up_bytes));
+        sg_mailbox_put(mbox("lu%d", a), &w->token, bytes_of(b->up_bytes));
         sg_mailbox_get(mbox("ld%d", a));
         sleep_s(b->dec_down_s);
         return;
     }
-    const sg_actor_ctx *f = me + 1; /* the followers' contexts follow the leader's */
     sg_comm_t *c = malloc((size_t)(me->followers + 1) * sizeof *c);
     void *data;
     if (!c) abort(); /* the child dies and the parent reports a failed run */
@@ -222,7 +220,7 @@ static void node_reduce_bcast(sg_world *w, sg_actor_ctx *me, const sim_bucket *b
             me->folded.clock = simgrid_get_clock() + b->dec_down_s; /* they decode the reply */
         } else {
             for (int l = 0; l < me->followers; l++)
-                c[l] = sg_mailbox_put_async(mbox("ld%d", a + 1 + l), &w->token, bytes_of(f[l].gpus * b->down_bytes));
+                c[l] = sg_mailbox_put_async(mbox("ld%d", a + 1 + l), &w->token, bytes_of(b->down_bytes));
             sg_comm_wait_all(c, (size_t)me->followers);
         }
     }
@@ -404,9 +402,8 @@ static int build_actors(sg_world *w, sg_actor_ctx *ctx, node_actors mode)
     int a = 0;
     for (int node = 0; node < w->N; node++) {
         int here = node + 1 < w->N ? w->G : w->P - node * w->G, followers = node_followers(here, mode);
-        ctx[a] = (sg_actor_ctx){w, a, node, 0, 1, here, followers, {NULL, 0, 0}};
-        for (int l = 1; l <= followers; l++)
-            ctx[a + l] = (sg_actor_ctx){w, a + l, node, l, mode == NODE_GROUPED ? here - 1 : 1, here, 0, {NULL, 0, 0}};
+        ctx[a] = (sg_actor_ctx){w, a, node, 0, here, followers, {NULL, 0, 0}};
+        for (int l = 1; l <= followers; l++) ctx[a + l] = (sg_actor_ctx){w, a + l, node, l, here, 0, {NULL, 0, 0}};
         a += 1 + followers;
     }
     return a;
@@ -465,7 +462,7 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
                 fprintf(stderr, "[gqsim/CRITICAL] Host not found: n%dg%d\n", node, gpu);
             return 1;
         }
-        if (server) ctx[a] = (sg_actor_ctx){&w, a, 0, 0, 0, 0, 0, {NULL, 0, 0}};
+        if (server) ctx[a] = (sg_actor_ctx){&w, a, 0, 0, 0, 0, {NULL, 0, 0}};
         if (mode == NODE_FOLDED && !server && !host && ctx[a].node_gpus > 1 &&
             !(ctx[a].folded.host = grid[node * host_cols + 1])) {
             fprintf(stderr, "[gqsim/CRITICAL] Host not found: n%dg1\n", node);
@@ -473,7 +470,7 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
         }
         if (host) { /* its node's GPU actors: the leader's index and the GPUs in use */
             while (ctx[leader].node != node) leader++;
-            ctx[a] = (sg_actor_ctx){&w, a, node, 0, 0, ctx[leader].node_gpus, leader, {NULL, 0, 0}};
+            ctx[a] = (sg_actor_ctx){&w, a, node, 0, ctx[leader].node_gpus, leader, {NULL, 0, 0}};
         }
         sg_actor_t act = sg_actor_init(server ? "ps" : host ? "host" : "worker", where);
         sg_actor_set_data(act, &ctx[a]);
