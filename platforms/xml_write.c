@@ -53,25 +53,39 @@ static void put(sbuf *b, const char *fmt, ...)
     }
 }
 
+/* A number in the fewest digits that read back as the same double (1e-05, not 1.0000000000000001e-05; whole numbers
+ * as integers): SimGrid
+ * parses the same value, and a person reads the XML. G(x) formats into a buffer of the statement's own. */
+static const char *shortest(double v, char *buf)
+{
+    if (v == floor(v) && fabs(v) < 1e15) return snprintf(buf, 32, "%.0f", v), buf; /* rates in whole bytes/s */
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(buf, 32, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    return buf;
+}
+#define G(x) shortest((x), (char[32]){0})
+
 enum { RACK_NODES = 32 };
 
 /* The links of node i's zone, its grouped stand-in's, or (with host_cpu) with the memory bus to its host CPU. */
 static void put_node_links(sbuf *b, const cluster_spec *c, int i, const char *ind, int host_cpu)
 {
-    static const char LINK[] = "%s<link id=\"node%d_%s\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" "
+    static const char LINK[] = "%s<link id=\"node%d_%s\" bandwidth=\"%sBps\" latency=\"%ss\" "
                                "sharing_policy=\"SPLITDUPLEX\"/>\n";
     if (c->grouped.group_bw > 0) {
-        put(b, LINK, ind, i, "lead", c->grouped.lead_bw, c->grouped.lead_lat);
-        put(b, LINK, ind, i, "group", c->grouped.group_bw, c->grouped.group_lat);
+        put(b, LINK, ind, i, "lead", G(c->grouped.lead_bw), G(c->grouped.lead_lat));
+        put(b, LINK, ind, i, "group", G(c->grouped.group_bw), G(c->grouped.group_lat));
         return;
     }
     for (int k = 0; k < node_link_count(c); k++) {
         node_link l = node_link_at(c, k);
-        put(b, LINK, ind, i, l.name, l.bandwidth, l.latency);
+        put(b, LINK, ind, i, l.name, G(l.bandwidth), G(l.latency));
     }
     if (host_cpu)
-        put(b, "%s<link id=\"node%d_membus\" bandwidth=\"%.17gBps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n", ind,
-            i, phys_range_of(PHYS_FATPIPE_RATE)->hi);
+        put(b, "%s<link id=\"node%d_membus\" bandwidth=\"%sBps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n", ind, i,
+            G(phys_range_of(PHYS_FATPIPE_RATE)->hi));
 }
 
 /* 1 if node zones list their own links (not a <cluster>, which makes its own). */
@@ -90,9 +104,9 @@ static void put_node(sbuf *b, const cluster_spec *c, int i, const char *ind, int
     snprintf(inner, sizeof inner, "%s  ", ind);
     if (!node_has_links(c, host_cpu)) {
         put(b,
-            "%s<cluster id=\"node%d\" prefix=\"n%dg\" suffix=\"\" radical=\"0-%d\" speed=\"1f\" bw=\"%.17gBps\" "
-            "lat=\"%.17gs\" router_id=\"node%d_router\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-            ind, i, i, c->gpus_per_node - 1, c->intra->bandwidth, c->intra->latency, i);
+            "%s<cluster id=\"node%d\" prefix=\"n%dg\" suffix=\"\" radical=\"0-%d\" speed=\"1f\" bw=\"%sBps\" "
+            "lat=\"%ss\" router_id=\"node%d_router\" sharing_policy=\"SPLITDUPLEX\"/>\n",
+            ind, i, i, c->gpus_per_node - 1, G(c->intra->bandwidth), G(c->intra->latency), i);
         return;
     }
     put(b, "%s<zone id=\"node%d\" routing=\"Full\">\n", ind, i);
@@ -179,8 +193,8 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
     put(&b, "  <prop id=\"gqsim.nics\" value=\"%d\"/>\n  <prop id=\"gqsim.topology\" value=\"%s\"/>\n", c->nics,
         c->topo == TOPO_STAR ? "star" : "fat-tree");
     if (c->topo == TOPO_FAT_TREE)
-        put(&b, "  <prop id=\"gqsim.oversub\" value=\"%.17g\"/>\n  <prop id=\"gqsim.leaf\" value=\"%d\"/>\n",
-            c->oversub, c->leaf_nodes);
+        put(&b, "  <prop id=\"gqsim.oversub\" value=\"%s\"/>\n  <prop id=\"gqsim.leaf\" value=\"%d\"/>\n",
+            G(c->oversub), c->leaf_nodes);
     if (c->board > 1) put(&b, "  <prop id=\"gqsim.board\" value=\"%d\"/>\n", c->board);
     if (c->pcie_switch) put(&b, "  <prop id=\"gqsim.pcie-switch\" value=\"%d\"/>\n", c->pcie_switch);
     if (c->sockets > 1)
@@ -201,8 +215,8 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
     const int host_cpu = (layout & CLUSTER_XML_HOST_CPUS) != 0;
     if (racks) put(&b, "  <zone id=\"links\" routing=\"None\">\n"); /* the DTD wants zones before links */
     static const char NIC[] =
-        "%s<link id=\"nic%d\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" sharing_policy=\"SPLITDUPLEX\"/>\n";
-    for (int i = 0; racks && i < nodes; i++) put(&b, NIC, "    ", i, nic, c->inter->latency);
+        "%s<link id=\"nic%d\" bandwidth=\"%sBps\" latency=\"%ss\" sharing_policy=\"SPLITDUPLEX\"/>\n";
+    for (int i = 0; racks && i < nodes; i++) put(&b, NIC, "    ", i, G(nic), G(c->inter->latency));
     /* Plain nodes in racks are no zones of their own: a rack is one zone of its GPUs, its nodes' switches and its
      * gateway, joined by the links a <cluster> per node would have made (node<i>_g<j>, as a node's links are
      * named), so SimGrid 3.32 keeps a zone per rack, not per node (its duplicate-name checks and its seal walk
@@ -248,9 +262,9 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
                 for (int l = 0; l < leaves; l++) {
                     int members = l + 1 < leaves ? c->leaf_nodes : nodes - l * c->leaf_nodes;
                     put(&b,
-                        "    <link id=\"uplink%d\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" "
+                        "    <link id=\"uplink%d\" bandwidth=\"%sBps\" latency=\"%ss\" "
                         "sharing_policy=\"SPLITDUPLEX\"/>\n",
-                        l, nic * members / c->oversub, c->inter->latency);
+                        l, G(nic * members / c->oversub), G(c->inter->latency));
                 }
                 for (int l = 0; l < leaves; l++)
                     put(&b,
@@ -259,7 +273,7 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
             }
             put(&b, "  </zone>\n");
         }
-        for (int i = first; !racks && i < last; i++) put(&b, NIC, ind, i, nic, c->inter->latency);
+        for (int i = first; !racks && i < last; i++) put(&b, NIC, ind, i, G(nic), G(c->inter->latency));
         for (int i = first; i < last; i++) {
             char gw[32], dst[32];
             if (racks)
@@ -277,8 +291,8 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
     }
     if (racks) {
         put(&b, "  <zone id=\"fabric\" routing=\"Full\">\n    <router id=\"switch\"/>\n  </zone>\n");
-        put(&b, "  <link id=\"backplane\" bandwidth=\"%.17gBps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n",
-            phys_range_of(PHYS_FATPIPE_RATE)->hi); /* never the bottleneck */
+        put(&b, "  <link id=\"backplane\" bandwidth=\"%sBps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n",
+            G(phys_range_of(PHYS_FATPIPE_RATE)->hi)); /* never the bottleneck */
         for (int r = 0; r < racks; r++)
             put(&b,
                 "  <zoneRoute src=\"rack%d\" dst=\"fabric\" gw_src=\"rack%d_router\" gw_dst=\"switch\">"

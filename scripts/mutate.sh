@@ -28,7 +28,7 @@ mutations=(
   'sim/plan.c|if (c->codec_serial && c->gpus > 1)|if (0 && c->gpus > 1)|GPU codec kernels do not delay backward'
   'sim/plan.c|const double copy = q && c->host_copy_bw > 0 ? 4 * n / c->host_copy_bw : 0;|const double copy = 0;|host codec without its PCIe copies'
   'sim/codec_cost.c|c->enc_ns = t.enc.bytes / g->mem_bw * 1e9 * inv;|c->enc_ns = t.enc.bytes / 900e9 * 1e9 * inv;|fitted GPU cost ignores the GPU bandwidth'
-  'platforms/xml_write.c|phys_range_of(PHYS_FATPIPE_RATE)->hi); /* never the bottleneck */|1e9); /* never the bottleneck */|the racks backplane limits'
+  'platforms/xml_write.c|G(phys_range_of(PHYS_FATPIPE_RATE)->hi)); /* never the bottleneck */|G(1e9)); /* never the bottleneck */|the racks backplane limits'
   'quant/topk.c|if (nc < k |if (nc < 1 |top-k trusts an unlucky sample'
   'quant/fp16.c|_mm256_set1_ps(65504.0f)|_mm256_set1_ps(65536.0f)|fp16 vector path saturates to Inf'
   'quant/qz_core.c|if (h[4] != QZ_VERSION && h[4] != QZ_VERSION_LEGACY) return GQ_ERR_VERSION;|if (h[4] != QZ_VERSION) return GQ_ERR_VERSION;|version-1 buffers refused'
