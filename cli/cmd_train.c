@@ -247,8 +247,8 @@ int cmd_train(int argc, char **argv)
     if (a.mpi && comm.size > 1 && ranks_agree(&comm, argc, argv) != 0) return comm_mpi_close(&comm), EXIT_USAGE;
     const int rank = a.mpi ? comm.rank : 0;
     if (a.mpi) { /* the world size is the worker count: a --workers that says otherwise is an error, not ignored */
-        if (cli_option_given(C_TRAIN, argc, argv, "--workers") &&
-            (a.nworkers != 1 || a.workers[0] != (uint64_t)comm.size)) {
+        const int workers_given = cli_option_given(C_TRAIN, argc, argv, "--workers");
+        if (workers_given && (a.nworkers != 1 || a.workers[0] != (uint64_t)comm.size)) {
             if (rank == 0)
                 cli_error("train --mpi: --workers says %llu%s, but mpirun started %d ranks (one worker a rank: give "
                           "mpirun -np N, not --workers)",
@@ -256,7 +256,7 @@ int cmd_train(int argc, char **argv)
             comm_mpi_close(&comm);
             return EXIT_USAGE;
         }
-        if (comm.size == 1 && !cli_option_given(C_TRAIN, argc, argv, "--workers")) { /* no launcher, most likely */
+        if (comm.size == 1 && !workers_given) { /* no launcher, most likely */
             cli_error("train --mpi: a world of one rank (started without mpirun?): start it with mpirun -np N, or "
                       "give --workers 1 to train one worker over MPI");
             comm_mpi_close(&comm);

@@ -84,9 +84,9 @@ static void unknown_sub(const char *group, const cli_command *subs, const char *
     const char *names[64];
     size_t n = 0;
     for (const cli_command *s = subs; s->name && n < 64; s++) names[n++] = s->name;
-    const char *near = gq_suggest(name, names, n);
-    cli_error("unknown %s subcommand '%s'%s%s%s (see 'gqsim help %s')", group, name, near ? ", did you mean '" : "",
-              near ? near : "", near ? "'?" : "", group);
+    char near[64];
+    cli_error("unknown %s subcommand '%s'%s (see 'gqsim help %s')", group, name,
+              gq_did_you_mean(name, names, n, near, sizeof near), group);
 }
 
 /* "unknown command 'X'", with the nearest command's name if one is near. */
@@ -99,9 +99,8 @@ static void unknown_command(const char *name)
             for (const cli_command *l = c->leaves; l->name && n < 64; l++) names[n++] = l->name;
         else
             names[n++] = c->name;
-    const char *near = gq_suggest(name, names, n);
-    cli_error("unknown command '%s'%s%s%s (see 'gqsim --help')", name, near ? ", did you mean '" : "", near ? near : "",
-              near ? "'?" : "");
+    char near[64];
+    cli_error("unknown command '%s'%s (see 'gqsim --help')", name, gq_did_you_mean(name, names, n, near, sizeof near));
 }
 
 static int cmd_help(int argc, char **argv)

@@ -2,6 +2,7 @@
 #include "gq_suggest.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 int gq_edit_distance(const char *a, const char *b)
@@ -44,4 +45,12 @@ const char *gq_suggest(const char *word, const char *const *names, size_t n)
         if (d < best_d) best = names[i], best_d = d;
     }
     return best;
+}
+
+const char *gq_did_you_mean(const char *word, const char *const *names, size_t n, char *buf, size_t cap)
+{
+    const char *near = gq_suggest(word, names, n);
+    if (cap) buf[0] = '\0';
+    if (near) snprintf(buf, cap, ", did you mean '%s'?", near);
+    return buf;
 }

@@ -84,9 +84,9 @@ const model_t *zoo_model(gq_zoo *z, const char *name, char *msg, size_t cap)
             strncat(known, z->models[i]->name, sizeof known - strlen(known) - 1);
             if (n < 64) names[n++] = z->models[i]->name;
         }
-        const char *near = gq_suggest(name, names, n);
-        gq_fail(GQ_ERR_SPEC, msg, cap, "unknown model '%s'%s%s%s (built-in: %s; or a path to a .model file)", name,
-                near ? ", did you mean '" : "", near ? near : "", near ? "'?" : "", known);
+        char near[96];
+        gq_fail(GQ_ERR_SPEC, msg, cap, "unknown model '%s'%s (built-in: %s; or a path to a .model file)", name,
+                gq_did_you_mean(name, names, n, near, sizeof near), known);
         return NULL;
     }
     char *text;
@@ -111,9 +111,9 @@ const gpu_spec *zoo_gpu(const gq_zoo *z, const char *name, char *msg, size_t cap
         strncat(known, z->gpus.gpus[i].name, sizeof known - strlen(known) - 1);
         if (n < 64) names[n++] = z->gpus.gpus[i].name;
     }
-    const char *near = gq_suggest(name, names, n);
-    gq_fail(GQ_ERR_SPEC, msg, cap, "unknown GPU '%s'%s%s%s (known: %s; or add a row with --gpu-file)", name,
-            near ? ", did you mean '" : "", near ? near : "", near ? "'?" : "", known);
+    char near[96];
+    gq_fail(GQ_ERR_SPEC, msg, cap, "unknown GPU '%s'%s (known: %s; or add a row with --gpu-file)", name,
+            gq_did_you_mean(name, names, n, near, sizeof near), known);
     return NULL;
 }
 

@@ -209,9 +209,11 @@ gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap)
             strncat(names, cluster_builtin(i)->name, sizeof names - strlen(names) - 1);
             each[i] = cluster_builtin(i)->name;
         }
-        const char *near = gq_suggest(spec, each, cluster_builtin_count() < 64 ? cluster_builtin_count() : 64);
-        return gq_fail(GQ_ERR_SPEC, msg, cap, "unknown platform '%s'%s%s%s (built-in: %s; or cluster:key=value,...)",
-                       spec, near ? ", did you mean '" : "", near ? near : "", near ? "'?" : "", names);
+        char near[96];
+        return gq_fail(
+            GQ_ERR_SPEC, msg, cap, "unknown platform '%s'%s (built-in: %s; or cluster:key=value,...)", spec,
+            gq_did_you_mean(spec, each, cluster_builtin_count() < 64 ? cluster_builtin_count() : 64, near, sizeof near),
+            names);
     }
     memset(c, 0, sizeof *c);
     snprintf(c->name, sizeof c->name, "cluster");

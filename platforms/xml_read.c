@@ -163,11 +163,11 @@ gq_err cluster_parse_xml(const char *text, const char *path, cluster_spec *c, ch
         if (attr(p, text_end, "id", id, sizeof id) || strncmp(id, "gqsim.", 6) != 0) continue;
         const char *key = id + 6;
         const int k = cluster_key_index(key, 1);
-        char keys[320];
-        cluster_keys_list(1, "gqsim.", ".", keys, sizeof keys);
-        if (k < 0)
+        if (k < 0) {
+            char keys[320];
+            cluster_keys_list(1, "gqsim.", ".", keys, sizeof keys);
             e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: unknown property %s (%s)", path, id, keys);
-        else if (seen[k]++)
+        } else if (seen[k]++)
             e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: property %s is given twice", path, id);
         else if (attr(p, text_end, "value", v, sizeof v) || !v[0])
             e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: property %s has no value (or a longer one than %zu bytes)", path,

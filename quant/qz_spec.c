@@ -160,9 +160,9 @@ gq_err qz_parse_spec(const char *spec, qz_params *p, char *msg, size_t cap)
             strcat(known, qz_name(id));
             names[n++] = qz_name(id);
         }
-        const char *near = gq_suggest(buf, names, n);
-        return gq_fail(GQ_ERR_SPEC, msg, cap, "unknown quantizer '%s'%s%s%s (known: %s)", buf,
-                       near ? ", did you mean '" : "", near ? near : "", near ? "'?" : "", known);
+        char near[64];
+        return gq_fail(GQ_ERR_SPEC, msg, cap, "unknown quantizer '%s'%s (known: %s)", buf,
+                       gq_did_you_mean(buf, names, n, near, sizeof near), known);
     }
     qz_defaults(c->id, p);
     if (colon) {

@@ -12,7 +12,6 @@ const char *const PS_PLACEMENT_NAMES[] = {"even", "round-robin", "greedy", NULL}
 const char *const CODEC_DEVICE_NAMES[] = {"gpu", "cpu", "none", NULL};
 const char *const ENGINE_NAMES[] = {"simgrid", "analytic", "smpi", NULL};
 static const char *const PS_ON_NAMES[] = {"gpu", "cpu", NULL};
-static const char *const SWITCH_NAMES[] = {"off", "on", NULL};
 
 static int check_network(const char *v, char *msg, size_t cap)
 {
@@ -239,19 +238,16 @@ _Static_assert(sizeof(sync_kind) == sizeof(int) && sizeof(downlink_kind) == size
                    sizeof(codec_device) == sizeof(int),
                "an enum parameter is not int-sized");
 
-static const char *const *names_of(const run_param *p) { return p->type == RP_SWITCH ? SWITCH_NAMES : p->names; }
-
 void run_param_allowed(const run_param *p, char *out, size_t cap)
 {
-    const char *const *names = names_of(p);
     size_t n = 0;
     out[0] = '\0';
     if (p->type == RP_SWITCH) { /* on first, as people say it */
         snprintf(out, cap, "on|off");
         return;
     }
-    for (int i = 0; names && names[i] && n < cap; i++)
-        n += (size_t)snprintf(out + n, cap - n, "%s%s", i ? "|" : "", names[i]);
+    for (int i = 0; p->names && p->names[i] && n < cap; i++)
+        n += (size_t)snprintf(out + n, cap - n, "%s%s", i ? "|" : "", p->names[i]);
 }
 
 /* "gpu, cpu or none" for a message. */

@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *openblas_get_corename(void);  /* OpenBLAS's own, not in cblas.h */
-void openblas_set_num_threads(int); /* likewise */
+char *openblas_get_corename(void); /* OpenBLAS's own, not in cblas.h */
 
 cpu_features cpu_features_detect(void)
 {

@@ -23,6 +23,9 @@ int blas_core_rank(const char *core);
  * from another library (one linked before OpenBLAS). */
 const char *blas_core_in_use(void);
 
+/* OpenBLAS's own, not in cblas.h: one thread keeps small GEMMs fast and runs reproducible. */
+void openblas_set_num_threads(int);
+
 /* CBLAS sgemm GFLOP/s on this machine, one thread: the reference the
  * trainer's achieved rate is read against (best of three 512^3 products). */
 double train_sgemm_gflops(void);

@@ -8,11 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blas_core.h"
 #include "exchange_run.h"
 #include "gq_clock.h"
 #include "rng.h"
-
-void openblas_set_num_threads(int); /* OpenBLAS: one thread keeps small GEMMs fast and runs reproducible */
 
 void train_normalize(float *out, const uint8_t *img, size_t n)
 {
