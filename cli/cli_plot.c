@@ -70,6 +70,13 @@ void gpv_array(gp_vars *v, const char *name, const char *const *items, size_t n)
     }
 }
 
+void gpv_speckeys(gp_vars *v, const char *const *items, size_t n)
+{
+    if (n == 0) return;
+    vput(v, "nspec = %zu\n", n);
+    gpv_array(v, "speckeys", items, n);
+}
+
 void gpv_free(gp_vars *v)
 {
     free(v->s);
@@ -79,6 +86,33 @@ void gpv_free(gp_vars *v)
 /* ---- the figure ------------------------------------------------------------------------------- */
 
 static const char *const FIGURE_EXTS[] = {"png", "svg", NULL};
+
+/* What every figure shares (docs/figures.md): series k in line type k, each with its own colour (Okabe and Ito's
+ * colour-blind-safe palette, less its yellow, which white paper hides), dash pattern and marker, so that the
+ * series stay apart in grey print too; ranges padded so that no point sits on the frame; dodge() to offset a
+ * series' markers sideways on a log2 axis, so that coinciding lines stay visible; and the key of short labels. */
+static const char FIGURE_STYLE[] =
+    "# every figure's styles\n"
+    "set linetype 1 lc rgb '#0072B2' lw 2 dt 1 pt 7 ps 1.3\n"
+    "set linetype 2 lc rgb '#D55E00' lw 2 dt 2 pt 5 ps 1.3\n"
+    "set linetype 3 lc rgb '#009E73' lw 2 dt 3 pt 9 ps 1.6\n"
+    "set linetype 4 lc rgb '#CC79A7' lw 2 dt 4 pt 11 ps 1.6\n"
+    "set linetype 5 lc rgb '#56B4E9' lw 2 dt 5 pt 13 ps 1.6\n"
+    "set linetype 6 lc rgb '#E69F00' lw 2 dt (12,4,2,4) pt 4 ps 1.3\n"
+    "set linetype 7 lc rgb '#000000' lw 2 dt (2,3) pt 6 ps 1.3\n"
+    "set linetype 8 lc rgb '#777777' lw 2 dt (16,6) pt 8 ps 1.4\n"
+    "set linetype cycle 8\n"
+    "set autoscale fix\n"
+    "set offsets graph 0.04, graph 0.04, graph 0.06, graph 0.06\n"
+    "dodge(x, k, n) = x * 2 ** (0.05 * (k - (n + 1) / 2.0))\n"
+    "# the specs behind the short labels, two a line at the bottom; keyroom: the lines they take below the plots\n"
+    "nspec = exists(\"nspec\") ? nspec : 0\n"
+    "specrows = (nspec + 1) / 2\n"
+    "keyroom = specrows > 0 ? specrows + 1 : 0\n"
+    "do for [i = 1:nspec] {\n"
+    "    set label 90 + i speckeys[i] at screen 0.01 + 0.5 * ((i - 1) % 2), \\\n"
+    "        screen 0.015 + 0.022 * (specrows - 1 - (i - 1) / 2) left font ',9' noenhanced\n"
+    "}\n";
 
 int cli_check_plot(const char *opt, const char *path) { return cli_check_output(opt, path, FIGURE_EXTS); }
 
@@ -125,7 +159,7 @@ int cli_plot(const char *script_name, const char *out, const char *data, const g
          svg ? "set terminal svg size 1200,800 dynamic font ',11' noenhanced"
              : "set terminal pngcairo size 1200,800 font ',11' noenhanced");
     if (vars && vars->s) vput(&text, "%s", vars->s);
-    vput(&text, "\n%s", script);
+    vput(&text, "\n%s\n%s", FIGURE_STYLE, script);
     int rc = cli_write_staged(gp, text.s, text.len, gp_tmp, sizeof gp_tmp);
     gpv_free(&text);
     if (rc != 0) return -1;

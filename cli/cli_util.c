@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -139,6 +140,95 @@ int cli_read_f32(const char *path, float **data, size_t *n)
 
 void table_print(const gq_table *t, cli_format f) { table_fprint(stdout, t, f); }
 
+size_t cli_term_width(void)
+{
+    const char *env = getenv("COLUMNS");
+    if (env && *env) {
+        char *end;
+        const long v = strtol(env, &end, 10);
+        if (*end == '\0' && v >= 20 && v <= 10000) return (size_t)v;
+    }
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20) return ws.ws_col;
+    return 100;
+}
+
+void cli_quant_labels(const char *const *specs, size_t n, char (*labels)[QZ_LABEL_MAX])
+{
+    qz_short_labels(specs, n, labels);
+}
+
+static int is_spec(const char *s)
+{
+    qz_params p;
+    return qz_parse_spec(s, &p, NULL, 0) == GQ_OK;
+}
+
+/* A header "A/B" of two specs (a ratio column): the '/' between them, or NULL. */
+static const char *ratio_of_specs(const char *h)
+{
+    const char *slash = strrchr(h, '/');
+    if (!slash || !is_spec(slash + 1)) return NULL;
+    char a[512];
+    snprintf(a, sizeof a, "%.*s", (int)(slash - h), h);
+    return is_spec(a) ? slash : NULL;
+}
+
+/* The text table, its specs replaced by short labels (a copy; t is untouched). */
+static void table_text_labelled(FILE *out, const gq_table *t)
+{
+    const int qcol = table_column(t, "quant");
+    /* the set of specs: the quant column's, and the headers' */
+    size_t n = 0, cap = t->nrows + 2 * t->ncols;
+    char **specs = gq_xcalloc(cap, sizeof *specs);
+    for (size_t r = 1; qcol >= 0 && r < t->nrows; r++) specs[n++] = gq_xstrdup(table_cell(t, r, (size_t)qcol));
+    for (size_t c = 0; c < t->ncols; c++) {
+        const char *h = table_cell(t, 0, c), *slash;
+        if (strchr(h, ':') && is_spec(h)) {
+            specs[n++] = gq_xstrdup(h);
+        } else if (strchr(h, ':') && (slash = ratio_of_specs(h)) != NULL) {
+            specs[n] = gq_xmalloc((size_t)(slash - h) + 1);
+            snprintf(specs[n++], (size_t)(slash - h) + 1, "%s", h);
+            specs[n++] = gq_xstrdup(slash + 1);
+        }
+    }
+    char(*labels)[QZ_LABEL_MAX] = gq_xcalloc(n ? n : 1, sizeof *labels);
+    qz_short_labels((const char *const *)specs, n, labels);
+    gq_table copy = *t;
+    copy.cells = gq_xcalloc(t->nrows * t->ncols, sizeof *copy.cells);
+    for (size_t i = 0; i < t->nrows * t->ncols; i++) copy.cells[i] = t->cells[i];
+    char **made = gq_xcalloc(t->ncols + 1, sizeof *made);
+    size_t k = 0;
+    for (size_t r = 1; qcol >= 0 && r < t->nrows; r++) copy.cells[r * t->ncols + (size_t)qcol] = labels[k++];
+    for (size_t c = 0; c < t->ncols; c++) {
+        const char *h = table_cell(t, 0, c);
+        if (strchr(h, ':') && is_spec(h)) {
+            copy.cells[c] = labels[k++];
+        } else if (strchr(h, ':') && ratio_of_specs(h)) {
+            made[c] = gq_xmalloc(2 * QZ_LABEL_MAX + 2);
+            snprintf(made[c], 2 * QZ_LABEL_MAX + 2, "%s/%s", labels[k], labels[k + 1]);
+            copy.cells[c] = made[c];
+            k += 2;
+        }
+    }
+    /* the key: each label that is not its spec, once */
+    table_key *keys = gq_xcalloc(n ? n : 1, sizeof *keys);
+    size_t nkeys = 0;
+    for (size_t i = 0; i < n; i++) {
+        int seen = strcmp(labels[i], specs[i]) == 0;
+        for (size_t j = 0; j < nkeys && !seen; j++) seen = strcmp(keys[j].label, labels[i]) == 0;
+        if (!seen) keys[nkeys++] = (table_key){labels[i], specs[i]};
+    }
+    table_text(out, &copy, cli_term_width(), keys, nkeys);
+    for (size_t c = 0; c < t->ncols; c++) free(made[c]);
+    for (size_t i = 0; i < n; i++) free(specs[i]);
+    free(made);
+    free(specs);
+    free(labels);
+    free(keys);
+    free(copy.cells);
+}
+
 int table_write_csv(const gq_table *t, const char *path)
 {
     FILE *out;
@@ -174,22 +264,7 @@ void table_fprint(FILE *out, const gq_table *t, cli_format f)
             }
         return;
     }
-    size_t *w = gq_xcalloc(t->ncols, sizeof *w);
-    for (size_t r = 0; r < t->nrows; r++)
-        for (size_t c = 0; c < t->ncols; c++) {
-            size_t len = strlen(t->cells[r * t->ncols + c]);
-            if (len > w[c]) w[c] = len;
-        }
-    for (size_t r = 0; r < t->nrows; r++)
-        for (size_t c = 0; c < t->ncols; c++) {
-            const char *cell = t->cells[r * t->ncols + c];
-            /* text left, numbers right */
-            char *end;
-            int numeric = r > 0 && *cell && (strtod(cell, &end), *end == '\0');
-            fprintf(out, numeric ? "%*s" : "%-*s", (int)w[c], cell);
-            fputs(c + 1 == t->ncols ? "\n" : "  ", out);
-        }
-    free(w);
+    table_text_labelled(out, t);
 }
 
 /* ---- progress --------------------------------------------------------- */

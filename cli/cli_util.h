@@ -10,6 +10,7 @@
 
 #include "gq_alloc.h"
 #include "gq_table.h"
+#include "qz.h"
 #include "zoo.h"
 
 #define EXIT_USAGE 2
@@ -76,11 +77,21 @@ int cli_check_output_dir(const char *opt, const char *path);
  * the last line of its stderr (or how it ended) in why. */
 int cli_run_program(const char *const *argv, const char *cwd, char *why, size_t cap);
 
+/* The exit code of a library error (README's table): 2 for GQ_ERR_USAGE, 1 for every other. */
+static inline int cli_exit_of(gq_err e) { return e == GQ_OK ? 0 : e == GQ_ERR_USAGE ? 2 : 1; }
+
 /* ---- tables ------------------------------------------------------------------ */
 typedef enum { FMT_TABLE, FMT_CSV } cli_format;
 
+/* Text: no wider than cli_term_width(), quantizer specs (the quant column, and headers that are specs or
+ * SPEC/SPEC ratios) shown by their short labels with the full specs in a key under the table. CSV: every
+ * cell as it is. */
 void table_print(const gq_table *t, cli_format f);
 void table_fprint(FILE *out, const gq_table *t, cli_format f);
+/* The text width: COLUMNS if it is a number from 20 to 10000, else the terminal's on stdout, else 100. */
+size_t cli_term_width(void);
+/* Short labels (qz_short_labels) of specs; labels[i] for specs[i]. */
+void cli_quant_labels(const char *const *specs, size_t n, char (*labels)[QZ_LABEL_MAX]);
 /* The table as CSV into PATH (temporary name, then rename). @return 0 or -1 after printing. */
 int table_write_csv(const gq_table *t, const char *path);
 
@@ -98,6 +109,8 @@ void gpv_string(gp_vars *v, const char *name, const char *value);
 void gpv_number(gp_vars *v, const char *name, double x);
 /* A gnuplot array NAME[1..n] of strings (scripts use |NAME| and NAME[i]). */
 void gpv_array(gp_vars *v, const char *name, const char *const *items, size_t n);
+/* The key under a figure: "label = spec" lines (none: nothing), as nspec and speckeys for every figure's styles. */
+void gpv_speckeys(gp_vars *v, const char *const *items, size_t n);
 void gpv_free(gp_vars *v);
 
 /* Checks a --plot name (.png or .svg, writable directory) before long work. */

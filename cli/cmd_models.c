@@ -29,17 +29,18 @@ static int models_list(int argc, char **argv)
     const cli_format fmt = (cli_format)a.format;
     gq_zoo z;
     if (cli_zoo_load(&z, NULL) != 0) return 1;
-    static const char *const H[] = {"model",      "params", "weight_params", "bias_params",
-                                    "fwd_gflops", "layers", "input",         "batch"};
+    static const char *const H[] = {"model",  "params", "weight_params", "bias_params",         "fwd_gflops",
+                                    "layers", "input",  "batch",         "grad_bytes_per_gflop"};
     gq_table t;
-    table_init(&t, H, 8);
+    table_init(&t, H, 9);
     for (size_t i = 0; i < z.nbuiltin; i++) {
         const model_t *m = z.models[i];
         char in[32];
         shape_str(in, sizeof in, m->input);
-        table_row(&t, "%s\t%llu\t%llu\t%llu\t%.4f\t%zu\t%s\t%d", m->name, (unsigned long long)model_params(m),
+        table_row(&t, "%s\t%llu\t%llu\t%llu\t%.4f\t%zu\t%s\t%d\t%.0f", m->name, (unsigned long long)model_params(m),
                   (unsigned long long)m->weight_params, (unsigned long long)m->bias_params, m->fwd_flops / 1e9,
-                  m->nlayers, in, m->batch);
+                  m->nlayers, in, m->batch,
+                  grad_bytes_per_gflop((double)model_params(m), m->fwd_flops, m->backward_ratio, m->batch));
     }
     table_print(&t, fmt);
     table_free(&t);
@@ -59,26 +60,30 @@ static int models_show(int argc, char **argv)
     gq_zoo z;
     if (cli_zoo_load(&z, NULL) != 0) return 1;
     const model_t *m = cli_zoo_model(&z, a.positional);
-    if (!m) {
+    if (!m) { /* a name that names nothing is a usage error, as for --model; a file that fails, an input error */
+        const size_t len = strlen(a.positional);
+        const int path = strchr(a.positional, '/') || (len > 6 && strcmp(a.positional + len - 6, ".model") == 0);
         zoo_free(&z);
-        return 1;
+        return path ? 1 : EXIT_USAGE;
     }
-    static const char *const H[] = {"layer",       "type",      "params",      "weight_params",
-                                    "bias_params", "fwd_flops", "output_shape"};
+    static const char *const H[] = {"layer",       "type",      "params",       "weight_params",
+                                    "bias_params", "fwd_flops", "output_shape", "grad_bytes_per_gflop"};
     gq_table t;
-    table_init(&t, H, 7);
+    table_init(&t, H, 8);
     for (size_t i = 0; i < m->nlayers; i++) {
         const model_layer *l = &m->layers[i];
         char sh[32];
         shape_str(sh, sizeof sh, l->shape);
-        table_row(&t, "%s\t%s\t%llu\t%llu\t%llu\t%.0f\t%s", l->name, layer_type_name(l->type),
+        table_row(&t, "%s\t%s\t%llu\t%llu\t%llu\t%.0f\t%s\t%.0f", l->name, layer_type_name(l->type),
                   (unsigned long long)layer_params(l), (unsigned long long)l->weight_params,
-                  (unsigned long long)l->bias_params, l->fwd_flops, sh);
+                  (unsigned long long)l->bias_params, l->fwd_flops, sh,
+                  grad_bytes_per_gflop((double)layer_params(l), l->fwd_flops, m->backward_ratio, m->batch));
     }
     char sh[32];
     shape_str(sh, sizeof sh, m->layers[m->nlayers - 1].shape);
-    table_row(&t, "TOTAL\t-\t%llu\t%llu\t%llu\t%.0f\t%s", (unsigned long long)model_params(m),
-              (unsigned long long)m->weight_params, (unsigned long long)m->bias_params, m->fwd_flops, sh);
+    table_row(&t, "TOTAL\t-\t%llu\t%llu\t%llu\t%.0f\t%s\t%.0f", (unsigned long long)model_params(m),
+              (unsigned long long)m->weight_params, (unsigned long long)m->bias_params, m->fwd_flops, sh,
+              grad_bytes_per_gflop((double)model_params(m), m->fwd_flops, m->backward_ratio, m->batch));
     table_print(&t, fmt);
     table_free(&t);
     zoo_free(&z);
@@ -132,9 +137,11 @@ static int models_compute(int argc, char **argv)
         snprintf(basis, sizeof basis, "fit over %d published rows (none for this GPU)", e.fit_points);
     gq_table t;
     table_init(&t, H, 12);
-    table_row(&t, "%s\t%s\t%llu\t%.6g\t%.6g\t%.6g\t%.6g\t%s\t%.4f\t%.0f\t%.6g\t%s", m->name, g->name,
-              (unsigned long long)batch, e.fwd_s, e.bwd_s, e.iter_s, e.images_per_s, compute_source_name(e.source),
-              e.efficiency, grad_bytes, grad_bytes / e.iter_s, basis);
+    table_row(&t,
+              "%s\t%s\t%llu\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
+              "\t%s\t%.4f\t%.0f\t" TABLE_REAL "\t%s",
+              m->name, g->name, (unsigned long long)batch, e.fwd_s, e.bwd_s, e.iter_s, e.images_per_s,
+              compute_source_name(e.source), e.efficiency, grad_bytes, grad_bytes / e.iter_s, basis);
     table_print(&t, fmt);
     table_free(&t);
     rc = 0;

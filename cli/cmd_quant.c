@@ -422,8 +422,10 @@ static int quant_calibrate(int argc, char **argv)
             rc = 1;
             break;
         }
-        table_row(&t, "%s\tcpu\t%.6g\t%.6g\t%.6g\t%.6g\tgqsim quant calibrate on %s, one thread, median of %llu", canon,
-                  c.enc_fixed_ns, c.enc_ns, c.dec_fixed_ns, c.dec_ns, cpu, (unsigned long long)a.trials);
+        table_row(&t,
+                  "%s\tcpu\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
+                  "\tgqsim quant calibrate on %s, one thread, median of %llu",
+                  canon, c.enc_fixed_ns, c.enc_ns, c.dec_fixed_ns, c.dec_ns, cpu, (unsigned long long)a.trials);
     }
     cli_progress(1, "calibrate: done");
     if (rc == 0) {
@@ -511,9 +513,9 @@ static int quant_costs(int argc, char **argv)
             rc = 1;
             break;
         }
-        table_row(&t, "%s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.4g\t%.4g\t%s", canon, g ? g->name : codec_device_name(on),
-                  c.enc_fixed_ns, c.enc_ns, c.dec_fixed_ns, c.dec_ns, codec_encode_ns(&c, 1048576) / 1e3,
-                  codec_decode_ns(&c, 1048576) / 1e3, c.source);
+        table_row(&t, "%s\t%s\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t%.4g\t%.4g\t%s", canon,
+                  g ? g->name : codec_device_name(on), c.enc_fixed_ns, c.enc_ns, c.dec_fixed_ns, c.dec_ns,
+                  codec_encode_ns(&c, 1048576) / 1e3, codec_decode_ns(&c, 1048576) / 1e3, c.source);
     }
     if (rc == 0) table_print(&t, (cli_format)a.format);
     table_free(&t);

@@ -47,12 +47,13 @@ static void warn_cost(const sim_request *q, const sim_scenario *s, int gpus)
                      sim_simgrid_cost_mb(&s->cluster, q->sync, gpus));
 }
 
+/* @return 0, or the exit code after printing why: 2 for options that do not go together, 1 for the rest */
 static int open_scenario(const sim_request *q, sim_scenario *s)
 {
     char msg[1024];
     gq_err e = scenario_open(s, q, msg, sizeof msg);
     if (e != GQ_OK) cli_error("%s", msg);
-    return e == GQ_OK ? 0 : -1;
+    return e == GQ_OK ? 0 : cli_exit_of(e);
 }
 
 /* Plot data from rows (those whose column `only` is `value`, if only is not
@@ -86,19 +87,35 @@ static char *blocks(const gq_table *t, const char *only, const char *value, cons
     return dat;
 }
 
-/* The quantizers' names for a legend, from their specs. */
+/* The quantizers' short labels for a legend (as the tables show them), and the key line of their full specs. */
 typedef struct {
-    char name[MAX_QUANTS][32];
+    char name[MAX_QUANTS][QZ_LABEL_MAX];
     const char *ptr[MAX_QUANTS];
+    char key[MAX_QUANTS][QZ_LABEL_MAX + 140]; /* "label = spec" where they differ */
+    const char *key_ptr[MAX_QUANTS];
+    size_t nkey;
 } quant_labels;
 
 static void quant_names(quant_labels *l, const char *const *specs, size_t n)
 {
-    for (size_t k = 0; k < n && k < MAX_QUANTS; k++) {
+    char canon[MAX_QUANTS][128];
+    const char *cp[MAX_QUANTS];
+    if (n > MAX_QUANTS) n = MAX_QUANTS;
+    for (size_t k = 0; k < n; k++) {
         qz_params q;
-        qz_parse_spec(specs[k], &q, NULL, 0);
-        snprintf(l->name[k], sizeof l->name[k], "%s", qz_name(q.id));
+        canon[k][0] = '\0';
+        if (qz_parse_spec(specs[k], &q, NULL, 0) == GQ_OK) qz_format_spec(&q, canon[k], sizeof canon[k]);
+        cp[k] = canon[k];
+    }
+    cli_quant_labels(cp, n, l->name);
+    l->nkey = 0;
+    for (size_t k = 0; k < n; k++) {
         l->ptr[k] = l->name[k];
+        if (strcmp(l->name[k], canon[k]) != 0) {
+            snprintf(l->key[l->nkey], sizeof l->key[0], "%s = %s", l->name[k], canon[k]);
+            l->key_ptr[l->nkey] = l->key[l->nkey];
+            l->nkey++;
+        }
     }
 }
 
@@ -113,7 +130,8 @@ static int cmd_simulate(int argc, char **argv)
     if (cli_parse_command(C_SIMULATE, argc, argv, &a)) return EXIT_USAGE;
     sim_request q = cli_request_of(&a);
     sim_scenario s;
-    if (open_scenario(&q, &s) != 0) return 1;
+    const int opened = open_scenario(&q, &s);
+    if (opened != 0) return opened;
     warn_cost(&q, &s, (int)a.gpus[0]);
     sim_outcome o;
     char msg[1024];
@@ -121,6 +139,7 @@ static int cmd_simulate(int argc, char **argv)
     if (scenario_run(&s, a.nquant ? a.quant[0] : "fp32", (int)a.gpus[0], &o, msg, sizeof msg) == GQ_OK) {
         gq_table t;
         table_init(&t, SIM_COLUMNS, SIM_NCOLUMNS);
+        t.key_cols = SIM_KEY_COLUMNS;
         scenario_row(&t, &s, &o);
         table_print(&t, (cli_format)a.format);
         table_free(&t);
@@ -152,7 +171,8 @@ static int cmd_speedup(int argc, char **argv)
     const char *const *quants = a.nquant ? a.quant : FP32_ONLY;
     const size_t nq = a.nquant ? a.nquant : 1;
     sim_scenario s;
-    if (open_scenario(&q, &s) != 0) return 1;
+    const int opened = open_scenario(&q, &s);
+    if (opened != 0) return opened;
     default_gpus(&a, s.cluster.xml_path[0] ? &s.cluster : NULL);
     int gpus[MAX_GPU_COUNTS];
     for (size_t g = 0; g < a.ngpus; g++) gpus[g] = (int)a.gpus[g];
@@ -160,9 +180,11 @@ static int cmd_speedup(int argc, char **argv)
     gq_table t = {0};
     char msg[1024];
     int rc = 0;
-    if (scenario_sweep(&s, quants, (int)nq, gpus, (int)a.ngpus, &t, on_progress, NULL, msg, sizeof msg) != GQ_OK) {
+    const gq_err swept =
+        scenario_sweep(&s, quants, (int)nq, gpus, (int)a.ngpus, &t, on_progress, NULL, msg, sizeof msg);
+    if (swept != GQ_OK) {
         cli_error("%s", msg);
-        rc = 1;
+        rc = cli_exit_of(swept);
     }
     cli_progress(1, "speedup: done");
     if (rc == 0) table_print(&t, (cli_format)a.format);
@@ -175,6 +197,7 @@ static int cmd_speedup(int argc, char **argv)
         snprintf(title, sizeof title, "%s on %s", s.model->name, a.platform);
         gp_vars vars = {0};
         gpv_string(&vars, "ptitle", title);
+        gpv_speckeys(&vars, names.key_ptr, names.nkey);
         gpv_array(&vars, "quants", names.ptr, nq);
         if (!dat || cli_plot("speedup", a.plot, dat, &vars) != 0) rc = 1;
         gpv_free(&vars);
@@ -228,6 +251,7 @@ static int report_figures(const char *dir, const gq_table *rows, const char *con
         snprintf(png, sizeof png, "%s/speedup-%s.png", dir, slug);
         gp_vars vars = {0};
         gpv_string(&vars, "ptitle", set->platforms[pi]);
+        gpv_speckeys(&vars, names.key_ptr, names.nkey);
         gpv_array(&vars, "quants", names.ptr, nq);
         gpv_array(&vars, "models", set->models, set->nm);
         int rc = dat ? cli_plot("report_cluster", png, dat, &vars) : -1;
@@ -253,12 +277,22 @@ static int report_figures(const char *dir, const gq_table *rows, const char *con
         fprintf(f, "\n\n");
     }
     if (fclose(f) != 0) return free(dat), -1;
-    char png[4200], title[200];
+    char png[4200], title[400];
     snprintf(png, sizeof png, "%s/gain.png", dir);
     snprintf(title, sizeof title, "%s speedup / %s speedup (above 1: %s trains faster)", names.name[1], names.name[0],
              names.name[1]);
     gp_vars vars = {0};
     gpv_string(&vars, "ptitle", title);
+    const char *two[2]; /* the key lines of the two quantizers this figure shows */
+    size_t ntwo = 0;
+    for (size_t k = 0; k < names.nkey; k++)
+        for (int q = 0; q < 2; q++) {
+            const size_t len = strlen(names.name[q]);
+            if (ntwo < 2 && strncmp(names.key[k], names.name[q], len) == 0 &&
+                strncmp(names.key[k] + len, " = ", 3) == 0)
+                two[ntwo++] = names.key[k];
+        }
+    gpv_speckeys(&vars, two, ntwo);
     gpv_array(&vars, "models", set->models, set->nm);
     gpv_array(&vars, "clusters", set->clusters, set->np);
     int rc = cli_plot("report_gain", png, dat, &vars);
@@ -288,10 +322,11 @@ static int cmd_report(int argc, char **argv)
     gq_table rows = {0}, summary = {0};
     char msg[1024];
     int rc = 0;
-    if (sim_report(&q, set.platforms, (int)set.np, set.models, (int)set.nm, quants, (int)nq, gpus, (int)a.ngpus, &rows,
-                   &summary, on_progress, NULL, msg, sizeof msg) != GQ_OK) {
+    const gq_err reported = sim_report(&q, set.platforms, (int)set.np, set.models, (int)set.nm, quants, (int)nq, gpus,
+                                       (int)a.ngpus, &rows, &summary, on_progress, NULL, msg, sizeof msg);
+    if (reported != GQ_OK) {
         cli_error("%s", msg);
-        rc = 1;
+        rc = cli_exit_of(reported);
     }
     cli_progress(1, "report: done");
     char csv[4200];
@@ -337,15 +372,22 @@ static int cmd_validate(int argc, char **argv)
     gq_table rows = {0};
     double median = 0, mean = 0;
     int rc = 0;
-    if (sim_validate(&ms, a.measured, &q, &rows, &median, &mean, on_progress, NULL, msg, sizeof msg) != GQ_OK) {
+    size_t scored = 0;
+    if (sim_validate(&ms, a.measured, &q, &rows, &median, &mean, &scored, on_progress, NULL, msg, sizeof msg) !=
+        GQ_OK) {
         cli_error("%s", msg);
         rc = 1;
     }
     cli_progress(1, "validate: done");
     if (rc == 0) {
         table_print(&rows, (cli_format)a.format);
-        fprintf(a.format == FMT_TABLE ? stdout : stderr, "%s%zu rows: median absolute error %.1f%%, mean %.1f%%\n",
-                a.format == FMT_TABLE ? "\n" : "", ms.n, median, mean);
+        FILE *out = a.format == FMT_TABLE ? stdout : stderr;
+        fprintf(out, "%s%zu row%s", a.format == FMT_TABLE ? "\n" : "", ms.n, gq_s((long long)ms.n));
+        if (scored > 0)
+            fprintf(out, "; on the %zu with more than one GPU: median absolute error %.1f%%, mean %.1f%%\n", scored,
+                    median, mean);
+        else
+            fprintf(out, ", all on one GPU (the throughput's own measurement): no error to score\n");
     }
     if (rc == 0 && a.plot) {
         /* one block per (model, platform, sync): measured points and the predicted line */
@@ -523,7 +565,8 @@ void help_platforms(void) { cli_print_usage(stdout, "platforms", PLATFORM_CMDS);
 /* ---- help ------------------------------------------------------------------------------------------- */
 
 static const char SIM_DETAILS[] =
-    "The SimGrid engine takes at most 16384 GPUs (about a minute there); --engine analytic has no limit.\n"
+    "The SimGrid engine takes at most 16384 GPUs (ps-flat: 128) and says on stderr when a run will be long;\n"
+    "--engine analytic has no limit.\n"
     "ps-sharded: GPUs of a node reduce locally, then every node holds one shard of the parameter server, as\n"
     "TernGrad's model and TensorFlow shard it. Horovod's fusion: tensors ready within one 5 ms cycle are fused\n"
     "into buckets of up to 64 MiB. Codec cost: the codec's profile on the device that runs it (--codec-on),\n"
@@ -542,7 +585,7 @@ static const char REPORT_DETAILS[] =
 static const char VALIDATE_DETAILS[] =
     "Each row of FILE.csv is a measured training throughput with its configuration: columns model, gpu, batch\n"
     "(or batch_per_gpu), gpus, images_per_s, and platform (or machine and interconnect), with optional sync\n"
-    "(ps, ps-sharded, ring, hierarchical, allgather; parameter_server(cpu) is ps with --ps-on cpu, other\n"
+    "(ps, ps-sharded, ps-flat, ring, hierarchical, allgather; parameter_server(cpu) is ps with --ps-on cpu, other\n"
     "parameter_server(...) ps, replicated(...) ring) and quant (default fp32), and a column for each run\n"
     "parameter below. Other columns are carried along unread, but one a letter or two from these (ps_shard,\n"
     "overlp) is refused as a misspelling. Fields holding commas (a quantizer spec, a cluster: platform) are\n"

@@ -87,17 +87,19 @@ typedef struct {
 static void on_epoch(const epoch_stats *s, void *p)
 {
     run_ctx *r = (run_ctx *)p;
-    cli_progress(1, "%s, %d workers, seed %llu: epoch %d  train loss %.4f  test accuracy %.4f  (%.1f s)", r->quant,
-                 r->workers, (unsigned long long)r->seed, s->epoch, s->train_loss, s->test_accuracy, s->wall_s);
+    cli_progress(1, "%s, %d worker%s, seed %llu: epoch %d  train loss %.4f  test accuracy %.4f  (%.1f s)", r->quant,
+                 r->workers, gq_s(r->workers), (unsigned long long)r->seed, s->epoch, s->train_loss, s->test_accuracy,
+                 s->wall_s);
     if (r->t)
-        table_row(
-            r->t,
-            "%s\t%d\t%d\t%d\t%.6f\t%.6f\t%.4f\t%.0f\t%.0f\t%.6g\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%.2f\t%.4f\t%llu\t%s\t%"
-            "016llx",
-            r->quant, r->workers, s->epoch, s->iterations, s->train_loss, s->test_loss, s->test_accuracy,
-            s->bytes_up_per_iter, s->bytes_down_per_iter, s->quant_nmse, s->wall_s, s->compute_s, s->exchange_s,
-            s->quant_s, s->gflops, r->sgemm, s->quant_s / (s->compute_s + s->exchange_s), (unsigned long long)r->seed,
-            blas_core_in_use(), (unsigned long long)XXH3_64bits(s->params, s->num_params * sizeof *s->params));
+        table_row(r->t,
+                  "%s\t%d\t%d\t%d\t%.6f\t%.6f\t%.4f\t%.0f\t%.0f\t" TABLE_REAL
+                  "\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%.2f\t%.4f\t%llu\t%s\t%"
+                  "016llx",
+                  r->quant, r->workers, s->epoch, s->iterations, s->train_loss, s->test_loss, s->test_accuracy,
+                  s->bytes_up_per_iter, s->bytes_down_per_iter, s->quant_nmse, s->wall_s, s->compute_s, s->exchange_s,
+                  s->quant_s, s->gflops, r->sgemm, s->quant_s / (s->compute_s + s->exchange_s),
+                  (unsigned long long)r->seed, blas_core_in_use(),
+                  (unsigned long long)XXH3_64bits(s->params, s->num_params * sizeof *s->params));
     if (s->epoch >= 1 && s->epoch <= MAX_EPOCHS) r->acc[s->epoch - 1] = s->test_accuracy, r->epochs = s->epoch;
     r->iterations = s->iterations;
 }
@@ -160,14 +162,15 @@ static int gather_timings(train_comm *comm, iter_log *log, const cli_args *a, co
     const double n = (double)(iters - first), per_rank = n * W;
     if (comm->rank == 0 && measured) {
         const double iteration_s = wall0 / n;
-        table_row(measured,
-                  "%s\t%s\tcpu\t%llu\t%d\t%s\t%s\t0\t0\tcpu\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.0f\t%."
-                  "0f\t%.0f\t%llu\t%.4f\t%s\tgqsim train --mpi",
-                  model, a->platform, (unsigned long long)a->batch, W, sync_name((sync_kind)a->train_sync), quant,
-                  (double)W * (double)a->batch / iteration_s, (double)a->batch / (slowest / n), iteration_s,
-                  sum[2] / per_rank, slowest / n, sum[3] / per_rank, sum[4] / per_rank, sum[5] / per_rank,
-                  sum[6] / per_rank, sum[7] / per_rank, n, (unsigned long long)seed, accuracy,
-                  a->req.network_model ? a->req.network_model : "");
+        table_row(
+            measured,
+            "%s\t%s\tcpu\t%llu\t%d\t%s\t%s\t0\t0\tcpu\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
+            "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t%.0f\t%.0f\t%.0f\t%llu\t%.4f\t%s\tgqsim "
+            "train --mpi",
+            model, a->platform, (unsigned long long)a->batch, W, sync_name((sync_kind)a->train_sync), quant,
+            (double)W * (double)a->batch / iteration_s, (double)a->batch / (slowest / n), iteration_s,
+            sum[2] / per_rank, slowest / n, sum[3] / per_rank, sum[4] / per_rank, sum[5] / per_rank, sum[6] / per_rank,
+            sum[7] / per_rank, n, (unsigned long long)seed, accuracy, a->req.network_model ? a->req.network_model : "");
     }
     free(all);
     log->n = 0;
@@ -285,6 +288,7 @@ int cmd_train(int argc, char **argv)
     int rc = 1;
     const model_t *m = cli_zoo_model(&z, model);
     idx_dataset tr = {0}, te = {0};
+    char(*specs)[256] = gq_xcalloc(MAX_RUNS * MAX_RUNS, sizeof *specs); /* each run's canonical spec */
     if (!m || load_fashion(a.data, &tr, &te) != 0) goto out;
     static const char *const H[] = {"quant",
                                     "workers",
@@ -310,7 +314,9 @@ int cmd_train(int argc, char **argv)
     gq_table t, summary;
     table_init(&t, H, sizeof H / sizeof H[0]);
     table_init(&summary, S, 6);
-    char *dat = NULL, labels[MAX_RUNS * MAX_RUNS][64], msg[512];
+    t.key_cols = summary.key_cols = 3; /* quant, workers, epoch */
+    char *dat = NULL, labels[MAX_RUNS * MAX_RUNS][QZ_LABEL_MAX + 48], msg[512];
+    int run_workers[MAX_RUNS * MAX_RUNS];
     size_t dlen = 0;
     FILE *f = open_memstream(&dat, &dlen);
     const char *label_ptr[MAX_RUNS * MAX_RUNS];
@@ -365,8 +371,8 @@ int cmd_train(int argc, char **argv)
                 table_row(&summary, "%s\t%d\t%d\t%zu\t%.4f\t%.4f", canon, c.workers, e + 1, ns, mean, sd);
                 fprintf(f, "%d %.6f %.6f\n", e + 1, mean, sd);
             }
-            snprintf(labels[nlabels], sizeof labels[0], "%s/%d%s", qz_name(c.quant.id), c.workers,
-                     ns > 1 ? " (mean of seeds)" : "");
+            snprintf(specs[nlabels], sizeof specs[0], "%s", canon);
+            run_workers[nlabels] = c.workers;
             label_ptr[nlabels] = labels[nlabels];
             nlabels++;
         }
@@ -384,6 +390,15 @@ int cmd_train(int argc, char **argv)
     if (rc == 0 && a.output && table_write_csv(&t, a.output) != 0) rc = 1;
     if (rc == 0 && a.plot) {
         gp_vars vars = {0};
+        /* the tables' short labels, and the number of workers */
+        const char *sp[MAX_RUNS * MAX_RUNS];
+        char(*short_labels)[QZ_LABEL_MAX] = gq_xcalloc(nlabels ? nlabels : 1, sizeof *short_labels);
+        for (size_t k = 0; k < nlabels; k++) sp[k] = specs[k];
+        cli_quant_labels(sp, nlabels, short_labels);
+        for (size_t k = 0; k < nlabels; k++)
+            snprintf(labels[k], sizeof labels[k], "%s, %d worker%s%s", short_labels[k], run_workers[k],
+                     run_workers[k] == 1 ? "" : "s", ns > 1 ? " (mean of seeds, ±1 sd)" : "");
+        free(short_labels);
         gpv_array(&vars, "labels", label_ptr, nlabels);
         if (cli_plot("train_accuracy", a.plot, dat, &vars) != 0) rc = 1;
         gpv_free(&vars);
@@ -394,6 +409,7 @@ done:
     table_free(&t);
     table_free(&summary);
 out:
+    free(specs);
     idx_free(&tr);
     idx_free(&te);
     zoo_free(&z);
@@ -499,38 +515,41 @@ static int cmd_tta(int argc, char **argv)
     sim_request q = cli_request_of(&a);
     q.batch = (int)a.batch; /* training: the trainer's per-worker batch; a curve: the model's unless given */
     sim_scenario s;
-    if (scenario_open(&s, &q, msg, sizeof msg) != GQ_OK) {
+    const gq_err opened = scenario_open(&s, &q, msg, sizeof msg);
+    if (opened != GQ_OK) {
         cli_error("%s", msg);
-        rc = 1;
+        rc = cli_exit_of(opened);
         goto out;
     }
     gq_table t;
     double iteration_s[MAX_RUNS];
     if (tta_run(&s, curves, ncurves, gpus, a.target, dataset, &t, iteration_s, msg, sizeof msg) != GQ_OK)
         rc = (cli_error("%s", msg), 1);
-    char *dat = NULL, labels[MAX_RUNS][64];
+    char *dat = NULL, labels[MAX_RUNS][QZ_LABEL_MAX];
     size_t dlen = 0;
     FILE *f = rc ? NULL : open_memstream(&dat, &dlen);
-    const char *label_ptr[MAX_RUNS];
+    const char *label_ptr[MAX_RUNS], *spec_ptr[MAX_RUNS];
     if (!f && rc == 0) rc = (cli_error("out of memory"), 1);
     for (int k = 0; k < ncurves && rc == 0; k++) { /* the figure: mean accuracy against simulated time, by epoch */
         const tta_curve *cv = &curves[k];
         fprintf(f, "%s# %s\n", k ? "\n\n" : "", cv->quant);
         for (size_t e = 0; e < cv->epochs; e++) {
-            double mean = 0;
-            for (size_t si = 0; si < cv->nseeds; si++) mean += cv->acc[si][e] / (double)cv->nseeds;
-            fprintf(f, "%.6g %.6f\n", (double)(e + 1) * cv->iterations_per_epoch * iteration_s[k], mean);
+            double acc[TTA_MAX_SEEDS];
+            for (size_t si = 0; si < cv->nseeds; si++) acc[si] = cv->acc[si][e];
+            const double mean = gsl_stats_mean(acc, 1, cv->nseeds);
+            const double sd = cv->nseeds > 1 ? gsl_stats_sd_m(acc, 1, cv->nseeds, mean) : 0;
+            fprintf(f, "%.9g %.6f %.6f\n", (double)(e + 1) * cv->iterations_per_epoch * iteration_s[k], mean, sd);
         }
-        qz_params qp;
-        qz_parse_spec(cv->quant, &qp, NULL, 0);
-        snprintf(labels[k], sizeof labels[k], "%s", qz_name(qp.id));
+        spec_ptr[k] = cv->quant;
         label_ptr[k] = labels[k];
     }
+    if (rc == 0) cli_quant_labels(spec_ptr, (size_t)ncurves, labels);
     if (f && fclose(f) != 0 && rc == 0) rc = (cli_error("out of memory"), 1);
     if (rc == 0) table_print(&t, (cli_format)a.format);
     if (rc == 0 && a.plot) {
         char title[512];
-        snprintf(title, sizeof title, "Time to accuracy: %s on %s, %d GPUs", s.model->name, a.platform, gpus);
+        snprintf(title, sizeof title, "Time to accuracy: %s on %s, %d GPU%s", s.model->name, a.platform, gpus,
+                 gq_s(gpus));
         gp_vars vars = {0};
         gpv_string(&vars, "ptitle", title);
         gpv_number(&vars, "target", a.target);
@@ -563,8 +582,8 @@ static const char TTA_DETAILS[] =
     "reached at the first evaluated epoch whose test accuracy is at least --target (no interpolation);\n"
     "iterations_to_target is the mean over the seeds that reached it, time_to_target_s that times iteration_s.\n"
     "With --accuracy-curve FILE.csv (quant,epoch,accuracy, e.g. a paper's curve, or train's own CSV) nothing is\n"
-    "trained: a zoo model's iteration is joined with the curve, ceil(--dataset-size / (gpus x batch)) iterations\n"
-    "an epoch (--dataset-size defaults to ImageNet's 1,281,167 images).\n";
+    "trained: a zoo model's iteration is joined with the curve, floor(--dataset-size / (gpus x batch)) iterations\n"
+    "an epoch, as train counts them (--dataset-size defaults to ImageNet's 1,281,167 images).\n";
 
 const cli_command TRAIN_CMDS[] = {
     {"train", cmd_train, C_TRAIN, NULL, "train LeNet-5 on Fashion-MNIST with W workers and a quantizer", TRAIN_DETAILS},

@@ -9,11 +9,13 @@
 #include "cli_util.h"
 #include "codec_cost.h"
 #include "exchange.h"
+#include "gq_suggest.h"
 #include "gradgen.h"
 #include "qz.h"
 #include "run_params.h"
 #include "sim.h"
 #include "trainer.h"
+#include "zoo.h"
 
 #define B(c) (1ul << (c))
 #define SIMS (B(C_SIMULATE) | B(C_SPEEDUP) | B(C_REPORT) | B(C_VALIDATE) | B(C_TTA))
@@ -40,6 +42,7 @@ typedef enum {
     CHK_CSV,
     CHK_DIR,
     CHK_PLATFORM,
+    CHK_MODEL,
     CHK_QUANT,
     CHK_DIST,
     CHK_NAMED_DIST
@@ -118,6 +121,7 @@ static const cli_option OPTIONS[] = {
      .field = F(model),
      .cmds = SIMS | B(C_MODELS_COMPUTE) | B(C_TRAIN),
      .required = B(C_SIMULATE) | B(C_SPEEDUP) | B(C_MODELS_COMPUTE),
+     .check = CHK_MODEL,
      .help = "a built-in model ('gqsim models list') or a path to a .model file"},
     {.name = "--platform",
      .meta = "P",
@@ -203,7 +207,7 @@ static const cli_option OPTIONS[] = {
      .type = T_ENUM,
      .cmds = B(C_TRAIN),
      .parse = p_train_sync,
-     .allowed = "ps|ps-sharded|ring|allgather",
+     .allowed = "ps|ps-sharded|ps-flat|ring|allgather",
      .help = "how the workers' gradients meet, as the simulator's schemes (default ps: one server)"},
 
     /* how a run exchanges and what it charges: the run parameters, in their table's order */
@@ -232,6 +236,13 @@ static const cli_option OPTIONS[] = {
      .cmds = B(C_REPORT),
      .check = CHK_DIR,
      .help = "the report's directory (default gqsim-report)"},
+    {.name = "--output",
+     .meta = "DIR",
+     .type = T_STR,
+     .field = F(out),
+     .cmds = B(C_REPORT),
+     .check = CHK_DIR,
+     .help = "the same as --out (as the other commands name their output)"},
     {.name = "--measured",
      .meta = "FILE.csv",
      .type = T_STR,
@@ -641,6 +652,22 @@ static int check(const cli_option *o, const char *v)
         qz_params q;
         if (qz_parse_spec(v, &q, msg, sizeof msg) == GQ_OK) return 0;
         return cli_error("%s '%s': %s", o->name, v, msg), -1;
+    }
+    case CHK_MODEL: { /* a built-in's name now (a usage error, as for a platform); a file's faults when it is read */
+        const size_t len = strlen(v);
+        if (strchr(v, '/') || (len > 6 && strcmp(v + len - 6, ".model") == 0)) return 0;
+        const char *names[64];
+        size_t n = 0;
+        char known[512] = "";
+        for (; n < gq_builtin_model_count() && n < 64; n++) {
+            names[n] = gq_builtin_model_name(n);
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", n ? ", " : "", names[n]);
+        }
+        if (gq_match_name(v, names, n) >= 0) return 0;
+        char near[96];
+        return cli_error("%s '%s': unknown model%s (built-in: %s; or a path to a .model file)", o->name, v,
+                         gq_did_you_mean(v, names, n, near, sizeof near), known),
+               -1;
     }
     case CHK_PLATFORM: { /* a spec or a name now; a file's faults are data errors, found when it is read */
         size_t len = strlen(v);

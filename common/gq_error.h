@@ -24,6 +24,7 @@ typedef enum {
     GQ_ERR_VERSION,        /* wire-format version this build cannot read */
     GQ_ERR_NOMEM,
     GQ_ERR_IO,
+    GQ_ERR_USAGE, /* options that contradict each other, or that change nothing in that run: the CLI's exit 2 */
     GQ_ERR_COUNT_
 } gq_err;
 
@@ -31,6 +32,9 @@ typedef enum {
 static inline size_t gq_error_result(gq_err e) { return (size_t)0 - (size_t)e; }
 static inline int gq_is_error(size_t r) { return r > (size_t)0 - (size_t)GQ_ERR_COUNT_; }
 static inline gq_err gq_error_code(size_t r) { return gq_is_error(r) ? (gq_err)((size_t)0 - r) : GQ_OK; }
+
+/* "s" unless n is 1: "%d GPU%s", n, gq_s(n) reads "1 GPU", "8 GPUs". */
+static inline const char *gq_s(long long n) { return n == 1 ? "" : "s"; }
 
 /* Writes a printf-style message into msg (if msg_cap > 0) and returns e: the
  * one-line reason that library calls hand back to the CLI. */

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 int gq_edit_distance(const char *a, const char *b)
 {
@@ -53,4 +54,15 @@ const char *gq_did_you_mean(const char *word, const char *const *names, size_t n
     if (cap) buf[0] = '\0';
     if (near) snprintf(buf, cap, ", did you mean '%s'?", near);
     return buf;
+}
+
+int gq_match_name(const char *word, const char *const *names, size_t n)
+{
+    int found = -1, alike = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!names[i]) continue; /* a gap in a table */
+        if (strcmp(word, names[i]) == 0) return (int)i;
+        if (strcasecmp(word, names[i]) == 0) found = (int)i, alike++;
+    }
+    return alike == 1 ? found : -1;
 }

@@ -14,6 +14,10 @@ int gq_edit_distance(const char *a, const char *b);
  * characters) or 2 (longer ones), the first of equals; NULL if none is that near, or word is one of them. */
 const char *gq_suggest(const char *word, const char *const *names, size_t n);
 
+/* Which of names[0..n) word names: the one equal to it, else the only one equal to it but for case (QSGD is qsgd,
+ * DGX1 is dgx1); -1 if none, or if several differ from it only in case. One rule for every name a user types. */
+int gq_match_name(const char *word, const char *const *names, size_t n);
+
 /* ", did you mean 'NAME'?" with gq_suggest's NAME, written into buf, or "" where there is none: the words every
  * refusal of a name puts after the name. @return buf. */
 const char *gq_did_you_mean(const char *word, const char *const *names, size_t n, char *buf, size_t cap);

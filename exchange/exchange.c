@@ -5,7 +5,7 @@
 #include <string.h>
 
 const char *const DOWNLINK_NAMES[] = {"auto", "fp32", "requant", "terngrad", NULL};
-const char *const SYNC_NAMES[] = {"ps", "ps-sharded", "ring", "hierarchical", "allgather", NULL};
+const char *const SYNC_NAMES[] = {"ps", "ps-sharded", "ring", "hierarchical", "allgather", "ps-flat", NULL};
 
 const char *downlink_name(downlink_kind d) { return (unsigned)d < 4 ? DOWNLINK_NAMES[d] : "?"; }
 

@@ -16,8 +16,8 @@
 
 /* How the workers' gradients meet: the one list of schemes, for the simulator's engines and the
  * trainer (docs/simulation.md#synchronisation-schemes). */
-typedef enum { SYNC_PS, SYNC_PS_SHARDED, SYNC_RING, SYNC_HIERARCHICAL, SYNC_ALLGATHER } sync_kind;
-#define SYNC_COUNT 5 /* a #define, not an enumerator: switches over sync_kind stay exhaustive */
+typedef enum { SYNC_PS, SYNC_PS_SHARDED, SYNC_RING, SYNC_HIERARCHICAL, SYNC_ALLGATHER, SYNC_PS_FLAT } sync_kind;
+#define SYNC_COUNT 6 /* a #define, not an enumerator: switches over sync_kind stay exhaustive */
 extern const char *const SYNC_NAMES[SYNC_COUNT + 1]; /* NULL-terminated */
 const char *sync_name(sync_kind s);
 int sync_parse(const char *s, sync_kind *out);

@@ -159,6 +159,12 @@ const char *compute_source_name(compute_source s)
 
 double model_train_flops(const model_t *m) { return m->fwd_flops * (1.0 + m->backward_ratio); }
 
+double grad_bytes_per_gflop(double params, double fwd_flops, double backward_ratio, int batch)
+{
+    const double flops = fwd_flops * (1.0 + backward_ratio) * batch;
+    return flops > 0 ? 4.0 * params / (flops / 1e9) : 0;
+}
+
 static const model_t *zoo_find(const model_zoo *zoo, const char *name)
 {
     for (size_t i = 0; zoo && i < zoo->n; i++)

@@ -67,6 +67,11 @@ typedef struct {
 
 /* Training FLOPs per image: forward x (1 + backward ratio). */
 double model_train_flops(const model_t *m);
+/* The communication-to-computation ratio of a model: the bytes of its fp32
+ * gradient (4 a parameter) over the training FLOPs of one iteration of batch
+ * images, in bytes per GFLOP. params and fwd_flops of a whole model or of a
+ * layer (with the model's backward ratio); 0 where there are no FLOPs. */
+double grad_bytes_per_gflop(double params, double fwd_flops, double backward_ratio, int batch);
 
 /* Iteration time of `m` at `batch` images on `g`.
  *  - user_images_per_s > 0: that throughput (source user);

@@ -73,6 +73,11 @@ const model_t *zoo_model(gq_zoo *z, const char *name, char *msg, size_t cap)
 {
     for (size_t i = 0; i < z->n; i++) /* built-ins by name, files by the path they were loaded from */
         if (strcmp(i < z->nbuiltin ? z->models[i]->name : z->models[i]->path, name) == 0) return z->models[i];
+    const char *builtin[64];
+    const size_t nbuiltin = z->nbuiltin < 64 ? z->nbuiltin : 64;
+    for (size_t i = 0; i < nbuiltin; i++) builtin[i] = z->models[i]->name;
+    const int named = gq_match_name(name, builtin, nbuiltin); /* AlexNet is alexnet */
+    if (named >= 0) return z->models[named];
     size_t len = strlen(name);
     int is_path = strchr(name, '/') || (len > 6 && strcmp(name + len - 6, ".model") == 0);
     if (!is_path) {

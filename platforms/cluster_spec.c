@@ -195,12 +195,15 @@ gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap)
 {
     size_t sl = strlen(spec);
     if (sl > 4 && strcmp(spec + sl - 4, ".xml") == 0) return cluster_load_xml(spec, c, msg, cap);
-    for (size_t i = 0; i < cluster_builtin_count(); i++)
-        if (strcmp(spec, cluster_builtin(i)->name) == 0) {
-            *c = *cluster_builtin(i);
-            c->xml_path[0] = '\0';
-            return GQ_OK;
-        }
+    const char *builtin[64];
+    const size_t nbuiltin = cluster_builtin_count() < 64 ? cluster_builtin_count() : 64;
+    for (size_t i = 0; i < nbuiltin; i++) builtin[i] = cluster_builtin(i)->name;
+    const int named = gq_match_name(spec, builtin, nbuiltin);
+    if (named >= 0) {
+        *c = *cluster_builtin((size_t)named);
+        c->xml_path[0] = '\0';
+        return GQ_OK;
+    }
     if (strncmp(spec, "cluster:", 8) != 0) {
         char names[512] = "";
         const char *each[64];

@@ -5,7 +5,7 @@ set output outfile
 set title "Predicted (lines) vs measured (points) training throughput"
 set logscale xy 2
 set grid
-set key top left font ",9" noenhanced
+set key outside right top vertical font ",9" noenhanced
 set xlabel "GPUs"
 set ylabel "images/s"
 nblocks = |labels|

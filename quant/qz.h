@@ -85,6 +85,15 @@ gq_err qz_parse_spec(const char *spec, qz_params *p, char *msg, size_t msg_cap);
  * @return the length it needed (like snprintf). */
 size_t qz_format_spec(const qz_params *p, char *buf, size_t cap);
 
+/* Short labels for a set of specs, for tables and legends: the quantizer's
+ * name where no other spec of the set has that name, else the name and the
+ * values in which that name's specs differ ("qsgd-9" beside "qsgd-3";
+ * "qsgd-l2" beside "qsgd-max"). Equal specs get equal labels; distinct specs
+ * distinct ones. Works on the text, so any NAME[:key=value,...] will do.
+ * labels[i] has cap bytes (QZ_LABEL_MAX is plenty). */
+#define QZ_LABEL_MAX 64
+void qz_short_labels(const char *const *specs, size_t n, char (*labels)[QZ_LABEL_MAX]);
+
 /* Checks every field's range; the same checks the parser applies. */
 gq_err qz_validate(const qz_params *p, char *msg, size_t msg_cap);
 

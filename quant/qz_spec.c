@@ -148,9 +148,10 @@ gq_err qz_parse_spec(const char *spec, qz_params *p, char *msg, size_t cap)
     char *colon = strchr(buf, ':');
     if (colon) *colon = '\0';
 
-    const qz_codec *c = NULL;
-    for (qz_id id = QZ_FP32; id < QZ_ID_END_; id++)
-        if (strcmp(buf, qz_name(id)) == 0) c = qz_codec_of(id);
+    const char *ids[QZ_ID_END_] = {NULL}; /* by id; ids start at 1 */
+    for (qz_id id = QZ_FP32; id < QZ_ID_END_; id++) ids[id] = qz_name(id);
+    const int named = gq_match_name(buf, ids, QZ_ID_END_);
+    const qz_codec *c = named >= 0 ? qz_codec_of((qz_id)named) : NULL;
     if (!c) {
         char known[256] = "";
         const char *names[QZ_ID_END_];
@@ -197,4 +198,73 @@ size_t qz_format_spec(const qz_params *p, char *buf, size_t cap)
     if (c && c->format_keys && r >= 0)
         k = c->format_keys(p, (size_t)r < cap ? buf + r : NULL, (size_t)r < cap ? cap - (size_t)r : 0);
     return r < 0 || k < 0 ? 0 : (size_t)r + (size_t)k;
+}
+
+/* ---- short labels --------------------------------------------------------------------------- */
+
+/* The value of key in spec's key=value list ("" if absent); the name is spec up to ':'. */
+static void spec_value(const char *spec, const char *key, char *value, size_t cap)
+{
+    value[0] = '\0';
+    const char *p = strchr(spec, ':');
+    const size_t klen = strlen(key);
+    while (p && *p) {
+        p++;
+        const size_t len = strcspn(p, ",");
+        if (len > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
+            snprintf(value, cap, "%.*s", (int)(len - klen - 1), p + klen + 1);
+            return;
+        }
+        p += len;
+    }
+}
+
+static size_t name_length(const char *spec) { return strcspn(spec, ":"); }
+
+static int same_name(const char *a, const char *b)
+{
+    return name_length(a) == name_length(b) && strncmp(a, b, name_length(a)) == 0;
+}
+
+void qz_short_labels(const char *const *specs, size_t n, char (*labels)[QZ_LABEL_MAX])
+{
+    enum { MAX_KEYS = 16 };
+    for (size_t i = 0; i < n; i++) {
+        /* the keys of this name's specs, in the order the first of them lists them */
+        char keys[MAX_KEYS][32];
+        size_t nkeys = 0;
+        for (size_t j = 0; j < n; j++) {
+            if (!same_name(specs[i], specs[j])) continue;
+            for (const char *p = strchr(specs[j], ':'); p && *p; p += strcspn(p, ",")) {
+                p++;
+                char key[32];
+                snprintf(key, sizeof key, "%.*s", (int)strcspn(p, "=,"), p);
+                size_t k = 0;
+                while (k < nkeys && strcmp(keys[k], key) != 0) k++;
+                if (k == nkeys && nkeys < MAX_KEYS) snprintf(keys[nkeys++], sizeof keys[0], "%s", key);
+            }
+        }
+        char *label = labels[i];
+        size_t used = (size_t)snprintf(label, QZ_LABEL_MAX, "%.*s", (int)name_length(specs[i]), specs[i]);
+        for (size_t k = 0; k < nkeys; k++) {
+            char mine[QZ_LABEL_MAX], other[QZ_LABEL_MAX];
+            spec_value(specs[i], keys[k], mine, sizeof mine);
+            int differs = 0;
+            for (size_t j = 0; j < n && !differs; j++)
+                if (same_name(specs[i], specs[j])) {
+                    spec_value(specs[j], keys[k], other, sizeof other);
+                    differs = strcmp(mine, other) != 0;
+                }
+            if (differs && used < QZ_LABEL_MAX)
+                used += (size_t)snprintf(label + used, QZ_LABEL_MAX - used, "-%s", *mine ? mine : "default");
+        }
+    }
+    /* distinct specs whose labels still meet (cut short, or written differently): numbered */
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (strcmp(labels[i], labels[j]) == 0 && strcmp(specs[i], specs[j]) != 0) {
+                size_t used = strlen(labels[j]);
+                if (used + 4 >= QZ_LABEL_MAX) used = QZ_LABEL_MAX - 5;
+                snprintf(labels[j] + used, QZ_LABEL_MAX - used, "#%zu", j + 1);
+            }
 }

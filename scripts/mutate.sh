@@ -4,7 +4,8 @@
 # build-mutate/, runs the suite (all but the README tour), and says whether
 # the suite went red ("killed") or stayed green ("SURVIVED": a number that no
 # test pins). The source is restored after each. Results: docs/testing.md.
-# Usage: bash scripts/mutate.sh
+# Usage: bash scripts/mutate.sh   (MUTATE_ONLY=REGEX: only the mutations whose description matches;
+#        MUTATE_TESTS=REGEX: only the ctest tests matching, for a quicker look -- the full run is what counts)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build-mutate -DCMAKE_BUILD_TYPE=Release > /dev/null || exit 1
@@ -45,12 +46,25 @@ mutations=(
   'sim/run_params.c|.dflt = 0.005, /* 5 ms|.dflt = 0.05, /* 5 ms|the default fusion cycle ten times Horovod s'
   'sim/scenario.c|    return 1 + cv * result;|    return 1 + cv * result / 2;|stragglers: half the expected slowest GPU'
   'sim/scenario.c|if (col >= 0 && row->param[col][0] && run_param_set|if (col >= 0 && 0 && run_param_set|validate ignores the run-parameter columns'
+  'common/gq_table.c|            common[c] = (unsigned char)same;|            common[c] = 0;|text tables: nothing shared moves above'
+  'common/gq_table.c|strlen(l->shown[at]) <= from) continue;|strlen(l->shown[at]) < from) continue;|footnotes: a text of exactly the limit made one'
+  'quant/qz_spec.c|            if (differs && used < QZ_LABEL_MAX)|            if (0 && used < QZ_LABEL_MAX)|short labels: qsgd-5 and qsgd-9 both qsgd'
+  'common/gq_suggest.c|    return alike == 1 ? found : -1;|    return alike >= 1 ? found : -1;|names without case: an ambiguous one taken'
+  'sim/analytic.c|        r->comm_s += comm[k];|        r->comm_s = comm[k];|analytic communication time: the last bucket only'
+  'sim/sg_child.c|            w->comm[a] += simgrid_get_clock() - exchange0;|            w->comm[a] = simgrid_get_clock() - exchange0;|SimGrid communication time: the last bucket only'
+  'sim/analytic.c|nic_s = N > 1 ? G * (P - G) / P|nic_s = N > 1 ? (P - G) / P|analytic ps-flat: the NIC carries one GPU s shards'
+  'sim/sg_child.c|bytes_of(b->down_bytes / P));|bytes_of(b->up_bytes / P));|SimGrid ps-flat: replies at upload size'
+  'common/gq_epoch.h|images / (workers * batch) : 0;|(images + workers * batch - 1) / (workers * batch) : 0;|an epoch rounded up, not down'
+  'models/gpu.c|return flops > 0 ? 4.0 * params / (flops / 1e9) : 0;|return flops > 0 ? 2.0 * params / (flops / 1e9) : 0;|gradient bytes per GFLOP at 2 bytes a parameter'
+  'sim/scenario.c|if (q->engine != ENGINE_SIMGRID && (q->exact_flows|if (0 && (q->exact_flows|--exact-flows ignored by the analytic engine'
+  'sim/scenario.c|        if (row->gpus > 1) ape[scored++] = fabs(err);|        ape[scored++] = fabs(err);|validate scores the exact 1-GPU rows'
 )
 
 killed=0
 survived=0
 for m in "${mutations[@]}"; do
   IFS='|' read -r file from to what <<< "$m"
+  [[ -n "${MUTATE_ONLY:-}" && ! "$what" =~ $MUTATE_ONLY ]] && continue
   cp "$file" "$file.orig"
   FROM="$from" TO="$to" perl -0pi -e 's/\Q$ENV{FROM}\E/$ENV{TO}/' "$file"
   if cmp -s "$file" "$file.orig"; then
@@ -60,7 +74,7 @@ for m in "${mutations[@]}"; do
   fi
   if ! cmake --build build-mutate -j "$(nproc)" > /dev/null 2>&1; then
     echo "NO BUILD     $what"
-  elif (cd build-mutate && ctest -j "$(nproc)" -E readme_tour > ../build-mutate.log 2>&1); then
+  elif (cd build-mutate && ctest -j "$(nproc)" -E readme_tour ${MUTATE_TESTS:+-R "$MUTATE_TESTS"} > ../build-mutate.log 2>&1); then
     echo "SURVIVED     $what"
     survived=$((survived + 1))
   else

@@ -75,6 +75,16 @@ static double bucket_comm(const sim_config *c, const sim_plan *p, const sim_buck
             t += b->enc_down_s + p->a_intra + b->down_bytes / p->b_intra + b->dec_down_s;
         return t;
     }
+    case SYNC_PS_FLAT: { /* every GPU serves 1/P of the bucket: its P - 1 shards out and in, each way */
+        const double G = p->per_node, N = p->nodes, share = (P - 1) / P;
+        /* the busier of a GPU's own link and, across nodes, its NIC carrying its G GPUs' shards for the others */
+        const double gpu_s = share / p->b_intra, nic_s = N > 1 ? G * (P - G) / P / (p->b_inter / p->reverse_load) : 0;
+        const double per_byte = fmax(gpu_s, nic_s);
+        a = N > 1 ? p->a_far : p->a_intra;
+        const double serve = b->srv_dec_s + b->srv_enc_s / P; /* P contributions of 1/P; one reply of 1/P */
+        return b->enc_s + a + b->up_bytes * per_byte + serve + a + b->down_bytes * per_byte + b->dec_down_s +
+               2 * (P - 1) * rpc; /* P - 1 messages each way, both ends */
+    }
     case SYNC_RING: { /* reduce-scatter then all-gather: 2(P-1) steps of 1/P */
         a = p->a_ring, bw = p->b_ring / p->reverse_load;
         double steps = 2 * (P - 1);
@@ -93,9 +103,10 @@ gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char 
     (void)msg, (void)cap;
     double *comm = calloc((size_t)p->n, sizeof *comm);
     if (!comm) return GQ_ERR_NOMEM;
-    r->encode_s = r->decode_s = 0;
+    r->encode_s = r->decode_s = r->comm_s = 0;
     for (int k = 0; c->gpus > 1 && k < p->n; k++) {
         comm[k] = bucket_comm(c, p, &p->b[k]);
+        r->comm_s += comm[k];
         r->encode_s += p->b[k].enc_s;
         r->decode_s += p->b[k].dec_down_s;
     }

@@ -199,8 +199,12 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         return GQ_ERR_PARAM;
     const double lat_factor = p->net.latency_factor, bw_factor = p->net.bandwidth_factor;
     p->reverse_load = strcmp(p->net.name, "CM02") != 0 ? 1.05 : 1; /* as sim_simgrid_net_cfg turns it on */
-    snprintf(p->network_model, sizeof p->network_model, "%s(lat x%g, bw x%g%s)", p->net.name, lat_factor, bw_factor,
-             strcmp(p->net.name, "LV08") == 0 ? ", crosstraffic" : "");
+    if (c->engine == ENGINE_ANALYTIC) /* closed forms with the model's factors; cross-traffic as a reverse load */
+        snprintf(p->network_model, sizeof p->network_model, "alpha-beta, %s factors (lat x%g, bw x%g%s)", p->net.name,
+                 lat_factor, bw_factor, p->reverse_load > 1 ? ", reverse load x1.05" : "");
+    else
+        snprintf(p->network_model, sizeof p->network_model, "%s(lat x%g, bw x%g%s)", p->net.name, lat_factor, bw_factor,
+                 strcmp(p->net.name, "LV08") == 0 ? ", crosstraffic" : "");
     /* node-local reduce: the slowest follower's route to its leader (no contention counted) */
     const int G = p->per_node, multi = p->nodes > 1;
     slowest_to(cl, 1, G, 0, &p->a_intra, &p->b_intra);
@@ -355,6 +359,7 @@ void sim_traffic(const sim_config *c, const sim_plan *p, double *up, double *dow
         switch (c->sync) {
         case SYNC_PS:
         case SYNC_PS_SHARDED: u += b->up_bytes, d += b->down_bytes; break;
+        case SYNC_PS_FLAT: u += (P - 1) / P * b->up_bytes, d += (P - 1) / P * b->down_bytes; break;
         case SYNC_RING: u += 2 * (P - 1) / P * b->up_bytes, d += 2 * (P - 1) / P * b->up_bytes; break;
         case SYNC_HIERARCHICAL: { /* a node leader's traffic across nodes, the busiest GPU */
             double nn = p->nodes;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "codec_cost.h"
+#include "gq_epoch.h"
 #include "gq_file.h"
 #include "run_params.h"
 
@@ -47,11 +48,17 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
     s->req = *q;
     if (!q->model || !q->platform) return gq_fail(GQ_ERR_PARAM, msg, cap, "needs a model and a platform");
     if ((q->ps_shards > 0 || q->ps_placement != PS_EVEN) && q->sync != SYNC_PS_SHARDED)
-        return gq_fail(GQ_ERR_PARAM, msg, cap, "--ps-shards and --ps-placement shape --sync ps-sharded, not %s",
+        return gq_fail(GQ_ERR_USAGE, msg, cap, "--ps-shards and --ps-placement shape --sync ps-sharded, not %s",
                        sync_name(q->sync));
     if (q->ps_on_cpu && q->sync != SYNC_PS && q->sync != SYNC_PS_SHARDED)
-        return gq_fail(GQ_ERR_PARAM, msg, cap, "--ps-on cpu places the servers of --sync ps or ps-sharded, not %s",
+        return gq_fail(GQ_ERR_USAGE, msg, cap, "--ps-on cpu places the servers of --sync ps or ps-sharded, not %s",
                        sync_name(q->sync));
+    /* an option that would change nothing here is refused, not ignored */
+    if (q->exchange.downlink != DOWNLINK_AUTO && (q->sync == SYNC_RING || q->sync == SYNC_ALLGATHER))
+        return gq_fail(GQ_ERR_USAGE, msg, cap, "--downlink shapes a server's reply; %s has none", sync_name(q->sync));
+    if (q->engine != ENGINE_SIMGRID && (q->exact_flows || q->iterations > 1))
+        return gq_fail(GQ_ERR_USAGE, msg, cap, "%s is the SimGrid engine's; the %s engine has no use for it",
+                       q->exact_flows ? "--exact-flows" : "--iterations", sim_engine_name(q->engine));
     gq_err e = zoo_load(&s->zoo, q->gpu_file, msg, cap);
     if (e != GQ_OK) return e;
     char why[512];
@@ -59,7 +66,8 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
         scenario_close(s);
         return gq_fail(e, msg, cap, "--platform '%s': %s", q->platform, why);
     }
-    if (s->cluster.rpc && (q->sync == SYNC_PS || q->sync == SYNC_PS_SHARDED)) { /* the servers' messages */
+    if (s->cluster.rpc && (q->sync == SYNC_PS || q->sync == SYNC_PS_SHARDED || q->sync == SYNC_PS_FLAT)) {
+        /* the servers' messages */
         char src[88];
         const char *rpc = cluster_rpc_name(s->cluster.rpc);
         if ((e = rpc_cost_for(rpc, &s->rpc_send_s, &s->rpc_recv_s, src, sizeof src, why, sizeof why)) != GQ_OK) {
@@ -75,10 +83,13 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
                        "gpu 'cpu' (workers on host CPUs) needs their measured compute rate (--gpu-images-per-s, or "
                        "a compute_images_per_s column) and --codec-on cpu or none");
     }
-    if (!(s->model = zoo_model(&s->zoo, q->model, msg, cap)) ||
-        !(s->gpu = strcmp(gpu, "cpu") == 0 ? &HOST_CPU : zoo_gpu(&s->zoo, gpu, msg, cap))) {
+    if (!(s->model = zoo_model(&s->zoo, q->model, msg, cap))) {
         scenario_close(s);
         return GQ_ERR_SPEC;
+    }
+    if (!(s->gpu = strcmp(gpu, "cpu") == 0 ? &HOST_CPU : zoo_gpu(&s->zoo, gpu, msg, cap))) {
+        scenario_close(s);
+        return GQ_ERR_USAGE; /* a name that names no GPU, as an unknown model or platform */
     }
     if (q->codec_costs) {
         char *text;
@@ -170,7 +181,8 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
     c.exact_flows = q->exact_flows;
     gq_err e = sim_run(&c, &o->r, why, sizeof why);
     if (e != GQ_OK)
-        return gq_fail(e, msg, cap, "simulate %s on %s with %d GPUs: %s", s->model->name, q->platform, gpus, why);
+        return gq_fail(e, msg, cap, "simulate %s on %s with %d GPU%s: %s", s->model->name, q->platform, gpus,
+                       gq_s(gpus), why);
     qz_format_spec(&c.quant, o->quant, sizeof o->quant);
     snprintf(o->codec_source, sizeof o->codec_source, "%s%s%s", cost.source, server_source, s->rpc_source);
     o->gpus = gpus;
@@ -187,6 +199,8 @@ const char *const SIM_COLUMNS[] = {"model",
                                    "iteration_s",
                                    "compute_s",
                                    "comm_exposed_s",
+                                   "comm_s",
+                                   "comm_to_compute",
                                    "encode_s",
                                    "decode_s",
                                    "bytes_per_gpu_up",
@@ -209,12 +223,15 @@ void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o)
     const sim_result *r = &o->r;
     char sync[96];
     sync_describe(q->sync, q->ps_shards, q->ps_placement, q->ps_on_cpu, sync, sizeof sync);
-    table_row(
-        t, "%s\t%s\t%d\t%s\t%s\t%.6g\t%.6g\t%.6g\t%.6g\t%.6g\t%.0f\t%.0f\t%.6g\t%.6g\t%s\t%d\t%s\t%s\t%.0f\t%s\t%s\t%s",
-        s->model->name, q->platform, o->gpus, o->quant, sync, r->iteration_s, r->compute_s, r->comm_exposed_s,
-        r->encode_s, r->decode_s, r->bytes_up, r->bytes_down, o->images_per_s, o->speedup, sim_engine_name(q->engine),
-        s->batch, s->gpu->name, q->overlap ? "on" : "off", q->fusion_bytes, compute_source_name(s->compute.source),
-        r->network_model, o->codec_source);
+    table_row(t,
+              "%s\t%s\t%d\t%s\t%s\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
+              "\t" TABLE_REAL "\t" TABLE_REAL "\t%.0f\t%.0f\t" TABLE_REAL "\t" TABLE_REAL
+              "\t%s\t%d\t%s\t%s\t%.0f\t%s\t%s\t%s",
+              s->model->name, q->platform, o->gpus, o->quant, sync, r->iteration_s, r->compute_s, r->comm_exposed_s,
+              r->comm_s, r->compute_s > 0 ? r->comm_s / r->compute_s : 0, r->encode_s, r->decode_s, r->bytes_up,
+              r->bytes_down, o->images_per_s, o->speedup, sim_engine_name(q->engine), s->batch, s->gpu->name,
+              q->overlap ? "on" : "off", q->fusion_bytes, compute_source_name(s->compute.source), r->network_model,
+              o->codec_source);
 }
 
 /* "MODEL PLATFORM QUANT: N GPUs" to the progress callback, if any. */
@@ -222,14 +239,14 @@ static void tell(sim_progress progress, void *ctx, const char *model, const char
 {
     if (!progress) return;
     char what[512];
-    snprintf(what, sizeof what, "%.60s %.300s %.100s: %d GPUs", model, platform, quant, gpus);
+    snprintf(what, sizeof what, "%.60s %.300s %.100s: %d GPU%s", model, platform, quant, gpus, gq_s(gpus));
     progress(ctx, what);
 }
 
 gq_err scenario_sweep(sim_scenario *s, const char *const *quants, int nquants, const int *gpus, int ngpus,
                       gq_table *rows, sim_progress progress, void *ctx, char *msg, size_t cap)
 {
-    if (rows->ncols == 0) table_init(rows, SIM_COLUMNS, SIM_NCOLUMNS);
+    if (rows->ncols == 0) table_init(rows, SIM_COLUMNS, SIM_NCOLUMNS), rows->key_cols = SIM_KEY_COLUMNS;
     for (int k = 0; k < nquants; k++)
         for (int g = 0; g < ngpus; g++) {
             tell(progress, ctx, s->model->name, s->req.platform, quants[k], gpus[g]);
@@ -271,13 +288,15 @@ gq_err sim_report(const sim_request *base, const char *const *platforms, int npl
         header[ncols++] = ratios[k];
     }
     table_init(rows, SIM_COLUMNS, SIM_NCOLUMNS);
+    rows->key_cols = SIM_KEY_COLUMNS;
     table_init(summary, header, ncols);
+    summary->key_cols = 2; /* platform, model */
     for (int pi = 0; pi < nplatforms; pi++)
         for (int mi = 0; mi < nmodels; mi++) {
             sim_request q = *base;
             q.platform = platforms[pi];
             q.model = models[mi];
-            q.batch = 0; /* each model's customary batch, as in Figure 5 */
+            /* q.batch: --batch if given, else 0, each model's customary batch, as in Figure 5 */
             sim_scenario s;
             gq_err e = scenario_open(&s, &q, msg, cap);
             double at_max[MAXQ];
@@ -356,29 +375,36 @@ gq_err tta_run(sim_scenario *s, tta_curve *curves, int ncurves, int gpus, double
         "iteration_s",     "time_to_target_s", "final_accuracy", "seeds",  "workers",       "iterations_per_epoch",
         "accuracy_source", "codec_source"};
     table_init(rows, H, sizeof H / sizeof H[0]);
+    rows->key_cols = 3; /* quant, platform, gpus */
     for (int k = 0; k < ncurves; k++) {
         tta_curve *cv = &curves[k];
         sim_outcome o;
         gq_err e = scenario_run(s, cv->quant, gpus, &o, msg, cap);
         if (e != GQ_OK) return e;
-        if (cv->iterations_per_epoch == 0) cv->iterations_per_epoch = ceil(dataset_images / ((double)gpus * s->batch));
+        if (cv->iterations_per_epoch == 0)
+            cv->iterations_per_epoch = (double)gq_iterations_per_epoch((long long)dataset_images, gpus, s->batch);
+        if (cv->iterations_per_epoch < 1)
+            return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: %.0f images do not make one iteration of %d GPUs x batch %d",
+                           cv->quant, dataset_images, gpus, s->batch);
         const tta_result r =
             tta_reach(&cv->acc[0][0], cv->nseeds, ACC_CURVE_MAX_EPOCHS, cv->epochs, target, cv->iterations_per_epoch);
         char it[64] = "", tt[64] = "";
         if (r.reached) {
-            snprintf(it, sizeof it, "%.6g", r.iterations);
-            snprintf(tt, sizeof tt, "%.6g", r.iterations * o.r.iteration_s);
+            table_real(it, sizeof it, r.iterations);
+            table_real(tt, sizeof tt, r.iterations * o.r.iteration_s);
         }
-        table_row(rows, "%s\t%s\t%d\t%.4g\t%zu\t%s\t%.6g\t%s\t%.4f\t%zu\t%d\t%.0f\t%s\t%s", cv->quant, s->req.platform,
-                  gpus, target, r.reached, it, o.r.iteration_s, tt, r.final_accuracy, cv->nseeds,
-                  cv->workers ? cv->workers : gpus, cv->iterations_per_epoch, cv->source, o.codec_source);
+        table_row(rows,
+                  "%s\t%s\t%d\t" TABLE_REAL "\t%zu\t%s\t" TABLE_REAL "\t%s\t" TABLE_REAL "\t%zu\t%d\t%.0f\t%s\t%s",
+                  cv->quant, s->req.platform, gpus, target, r.reached, it, o.r.iteration_s, tt, r.final_accuracy,
+                  cv->nseeds, cv->workers ? cv->workers : gpus, cv->iterations_per_epoch, cv->source, o.codec_source);
         if (iteration_s) iteration_s[k] = o.r.iteration_s;
     }
     return GQ_OK;
 }
 
 gq_err sim_validate(const measured_set *ms, const char *file, const sim_request *base, gq_table *rows,
-                    double *median_pct, double *mean_pct, sim_progress progress, void *ctx, char *msg, size_t cap)
+                    double *median_pct, double *mean_pct, size_t *scored_rows, sim_progress progress, void *ctx,
+                    char *msg, size_t cap)
 {
     static const char *const H[] = {"model",
                                     "platform",
@@ -392,7 +418,9 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
                                     "error_pct",
                                     "compute_source"};
     table_init(rows, H, sizeof H / sizeof H[0]);
+    rows->key_cols = 7; /* model ... gpus */
     if (ms->n == 0) return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: no measured rows", file);
+    size_t scored = 0;
     double *ape = malloc(ms->n * sizeof *ape);
     if (!ape) return GQ_ERR_NOMEM;
     gq_err e = GQ_OK;
@@ -401,10 +429,11 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
         const measured_row *row = &ms->rows[i];
         sim_request q = *base;
         if (row_sync(row->sync, &q.sync, &q.ps_on_cpu)) {
-            e = gq_fail(GQ_ERR_SPEC, msg, cap,
-                        "%s:%d: sync '%s' is not ps, ps-sharded, ring, hierarchical, allgather, parameter_server(...) "
-                        "or replicated(...)",
-                        file, row->line, row->sync);
+            e = gq_fail(
+                GQ_ERR_SPEC, msg, cap,
+                "%s:%d: sync '%s' is not ps, ps-sharded, ps-flat, ring, hierarchical, allgather, parameter_server(...) "
+                "or replicated(...)",
+                file, row->line, row->sync);
             break;
         }
         const char *quant = row->quant[0] ? row->quant : "fp32";
@@ -436,20 +465,21 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
             break;
         }
         double err = 100 * (o.images_per_s - row->images_per_s) / row->images_per_s;
-        ape[i] = fabs(err);
+        if (row->gpus > 1) ape[scored++] = fabs(err); /* one GPU: the throughput's own measurement, exact */
         char sync[96];
         sync_describe(q.sync, q.ps_shards, q.ps_placement, q.ps_on_cpu, sync, sizeof sync);
-        table_row(rows, "%s\t%s\t%s\t%llu\t%s\t%s\t%llu\t%.4g\t%.4g\t%+.1f\t%s", s.model->name, platform, s.gpu->name,
-                  (unsigned long long)row->batch, sync, quant, (unsigned long long)row->gpus, row->images_per_s,
-                  o.images_per_s, err, compute_source_name(s.compute.source));
+        table_row(rows, "%s\t%s\t%s\t%llu\t%s\t%s\t%llu\t" TABLE_REAL "\t" TABLE_REAL "\t%+.1f\t%s", s.model->name,
+                  platform, s.gpu->name, (unsigned long long)row->batch, sync, quant, (unsigned long long)row->gpus,
+                  row->images_per_s, o.images_per_s, err, compute_source_name(s.compute.source));
         scenario_close(&s);
     }
-    if (e == GQ_OK) {
-        size_t n = ms->n;
-        *mean_pct = gsl_stats_mean(ape, 1, n);
-        gsl_sort(ape, 1, n);
-        *median_pct = gsl_stats_median_from_sorted_data(ape, 1, n);
+    if (e == GQ_OK && scored == 0) *mean_pct = *median_pct = NAN;
+    if (e == GQ_OK && scored > 0) {
+        *mean_pct = gsl_stats_mean(ape, 1, scored);
+        gsl_sort(ape, 1, scored);
+        *median_pct = gsl_stats_median_from_sorted_data(ape, 1, scored);
     }
+    if (scored_rows) *scored_rows = scored;
     free(ape);
     return e;
 }

@@ -86,6 +86,8 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
 /* The columns of a run's row, and the row. */
 extern const char *const SIM_COLUMNS[];
 extern const size_t SIM_NCOLUMNS;
+/* model, platform, gpus, quant, sync: what names a row */
+#define SIM_KEY_COLUMNS 5
 void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o);
 
 /* Told before each run of a sweep, report or validation (for a progress line). */
@@ -115,9 +117,11 @@ gq_err sim_report(const sim_request *base, const char *const *platforms, int npl
 /* Predicts every measured row (file names them in errors, as FILE:LINE) with
  * `base`'s options: rows gets columns model, platform, gpu, batch, sync,
  * quant, gpus, measured_images_per_s, predicted_images_per_s, error_pct,
- * compute_source; median and mean absolute percentage errors. */
+ * compute_source; the median and mean absolute percentage errors of the rows on more than one GPU (one GPU's
+ * row is the throughput's own measurement), their number in scored_rows (if not NULL); NaN where none is. */
 gq_err sim_validate(const measured_set *ms, const char *file, const sim_request *base, gq_table *rows,
-                    double *median_pct, double *mean_pct, sim_progress progress, void *ctx, char *msg, size_t cap);
+                    double *median_pct, double *mean_pct, size_t *scored_rows, sim_progress progress, void *ctx,
+                    char *msg, size_t cap);
 
 /* Time to accuracy from accuracy curves: seed s's accuracy after epoch e is acc[s * stride + e] (epochs
  * 1..epochs). A seed reaches the target at the first evaluated epoch whose accuracy is at or above it (no
@@ -136,7 +140,7 @@ typedef struct {
     char quant[256]; /* canonical spec */
     size_t nseeds, epochs;
     double acc[TTA_MAX_SEEDS][ACC_CURVE_MAX_EPOCHS]; /* [seed][epoch - 1] */
-    double iterations_per_epoch;                     /* 0: ceil(dataset_images / (gpus x the scenario's batch)) */
+    double iterations_per_epoch;                     /* 0: gq_iterations_per_epoch(dataset_images, gpus, batch) */
     int workers;      /* the workers it was trained with; 0: a curve from elsewhere (gpus shown) */
     char source[300]; /* where the accuracies came from, for the row */
 } tta_curve;

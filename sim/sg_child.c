@@ -48,6 +48,7 @@ typedef struct {
     int P, G, N, iters; /* GPUs, GPUs per node, nodes, iterations */
     int R;              /* worker actors: P, or fewer where one stands for several GPUs */
     double *end;        /* per actor: end of its last iteration */
+    double *comm;       /* per actor: its time in exchanges, bucket after bucket, over all iterations */
     int token;          /* the payload pointed to: only the byte count is simulated */
     flow_took *took;    /* the folded stand-ins' flows by size: 4 a bucket at most, up and down for full nodes */
     int ntook;          /* and a last one partly used */
@@ -178,6 +179,32 @@ static void ps_server(int argc, char **argv)
                 c[r] = sg_mailbox_put_async(mbox("pd%d", r), &w->token, bytes_of(b->down_bytes));
             sg_comm_wait_all(c, (size_t)w->R);
         }
+    free(c);
+}
+
+/* ps-flat: every GPU serves 1/P of the bucket. Its P - 1 shards go out while the others' come in, then the replies
+ * the same way. No worker starts the next bucket before every server has had this one's shards (each waits for all
+ * its replies), so one mailbox a GPU each way matches every message to its bucket. */
+static void flat_worker(sg_world *w, int a, const sim_bucket *b)
+{
+    const int P = w->P;
+    const double send = w->c->rpc_send_s, recv = w->c->rpc_recv_s; /* each message, at each end */
+    sg_comm_t *c = malloc(2 * (size_t)(P - 1) * sizeof *c);
+    void *data;
+    if (!c) abort(); /* the child dies and the parent reports a failed run */
+    sleep_s(b->enc_s + (P - 1) * send);
+    int n = 0;
+    for (int j = 0; j < P; j++)
+        if (j != a) c[n++] = sg_mailbox_put_async(mbox("fu%d", j), &w->token, bytes_of(b->up_bytes / P));
+    for (int j = 1; j < P; j++) c[n++] = sg_mailbox_get_async(mbox("fu%d", a), &data);
+    sg_comm_wait_all(c, (size_t)n);
+    sleep_s((P - 1) * recv + b->srv_dec_s + b->srv_enc_s / P + (P - 1) * send);
+    n = 0;
+    for (int j = 0; j < P; j++)
+        if (j != a) c[n++] = sg_mailbox_put_async(mbox("fd%d", j), &w->token, bytes_of(b->down_bytes / P));
+    for (int j = 1; j < P; j++) c[n++] = sg_mailbox_get_async(mbox("fd%d", a), &data);
+    sg_comm_wait_all(c, (size_t)n);
+    sleep_s((P - 1) * recv + b->dec_down_s);
     free(c);
 }
 
@@ -354,11 +381,13 @@ static void worker(int argc, char **argv)
         for (int k = 0; w->P > 1 && k < w->plan->n; k++) {
             const sim_bucket *b = &w->plan->b[k];
             sleep_until(t0 + b->ready_s);
+            const double exchange0 = simgrid_get_clock();
             /* rings: hop sizes and step counts are the P GPUs' ring; the actors
              * are its hops, one per GPU or one per run of GPUs whose hops are
              * alike and disjoint (see sim_simgrid) */
             switch (w->c->sync) {
             case SYNC_PS: ps_worker(w, a, b); break;
+            case SYNC_PS_FLAT: flat_worker(w, a, b); break;
             case SYNC_PS_SHARDED:
                 if (w->c->ps_on_cpu)
                     to_host(w, me, b);
@@ -386,6 +415,7 @@ static void worker(int argc, char **argv)
                 sleep_s((w->P - 1) * b->dec_s);
                 break;
             }
+            w->comm[a] += simgrid_get_clock() - exchange0;
         }
         sleep_until(t0 + w->plan->compute_s);
         me->folded.clock = fmax(me->folded.clock, me->folded.t0 + w->plan->compute_s);
@@ -412,13 +442,18 @@ static int build_actors(sg_world *w, sg_actor_ctx *ctx, node_actors mode)
 int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_path, node_actors mode,
                      char cfg[SIM_SG_NET_CFGS][64], int fd)
 {
-    sg_world w = {c, p,    c->gpus, p->per_node, p->nodes, c->iterations > 0 ? c->iterations : 1, 0, NULL,
-                  0, NULL, 0,       NULL,        NULL};
+    sg_world w = {.c = c,
+                  .plan = p,
+                  .P = c->gpus,
+                  .G = p->per_node,
+                  .N = p->nodes,
+                  .iters = c->iterations > 0 ? c->iterations : 1};
     /* the workers; then a single server, or with servers on the host CPUs one per node */
     const int hosts = c->ps_on_cpu && c->sync == SYNC_PS_SHARDED && w.P > 1 ? w.N : 0;
     sg_actor_ctx *ctx = calloc((size_t)w.P + 1 + (size_t)hosts, sizeof *ctx);
     w.end = calloc((size_t)w.P, sizeof *w.end);
-    if (!w.end || !ctx) return 1;
+    w.comm = calloc((size_t)w.P, sizeof *w.comm);
+    if (!w.end || !w.comm || !ctx) return 1;
     w.R = build_actors(&w, ctx, mode);
     const int host_cols = mode != NODE_PER_GPU ? 2 : w.G; /* GPUs per node in the platform */
     char *argv[] = {"gqsim", cfg[0], cfg[4], "--cfg=contexts/stack-size:256",
@@ -481,11 +516,12 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
     sg_cond_destroy(w.took_done);
     sg_mutex_destroy(w.took_lock);
     free(grid);
-    double end = 0;
-    for (int a = 0; a < w.R; a++) end = w.end[a] > end ? w.end[a] : end;
-    double per_iter = end / w.iters;
+    double end = 0, comm = 0;
+    for (int a = 0; a < w.R; a++) end = fmax(end, w.end[a]), comm = fmax(comm, w.comm[a]);
+    const double result[2] = {end / w.iters, comm / w.iters}; /* iteration, and its exchanges' time */
     free(w.end);
+    free(w.comm);
     free(ctx);
-    ssize_t n = write(fd, &per_iter, sizeof per_iter);
-    return n == (ssize_t)sizeof per_iter ? 0 : 1;
+    ssize_t n = write(fd, result, sizeof result);
+    return n == (ssize_t)sizeof result ? 0 : 1;
 }

@@ -67,7 +67,8 @@ static void simgrid_reason(int fd, char *why, size_t cap)
 static int grouping(const cluster_spec *cl, sync_kind sync, int gpus, node_grouped *q)
 {
     int per_node = gpus < cl->gpus_per_node ? gpus : cl->gpus_per_node;
-    if (!(cl->xml_path[0] == '\0' && sync != SYNC_PS && per_node > 2 && cl->topo == TOPO_STAR)) return 0;
+    if (!(cl->xml_path[0] == '\0' && sync != SYNC_PS && sync != SYNC_PS_FLAT && per_node > 2 && cl->topo == TOPO_STAR))
+        return 0; /* a single server's flows, and ps-flat's, meet on other nodes' links: every GPU an actor */
     if (cluster_uniform_node(cl)) return 1;
     /* a node with an inside: its followers only meet the leader (the leaders' schemes), every node is full, and one
      * link moves their sum in the time the fan-in takes (node_fan_in) */
@@ -139,6 +140,11 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
                                            : "one per GPU",
                        SIM_SIMGRID_MAX_ACTORS, sim_simgrid_cost_s(c->cluster, c->sync, c->gpus, c->iterations),
                        sim_simgrid_cost_mb(c->cluster, c->sync, c->gpus));
+    if (c->sync == SYNC_PS_FLAT && c->gpus > SIM_SIMGRID_MAX_FLAT_GPUS)
+        return gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "ps-flat on %d GPUs is %d flows a bucket each way (every GPU to every other): the SimGrid "
+                       "engine takes it up to %d GPUs; use --engine analytic",
+                       c->gpus, c->gpus * (c->gpus - 1), SIM_SIMGRID_MAX_FLAT_GPUS);
     if (user_xml && c->cluster->xml_hosts > SIM_SIMGRID_MAX_XML_HOSTS)
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "%s declares %.0f hosts, beyond the %d the SimGrid engine builds (SimGrid would build them all "
@@ -190,11 +196,12 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
         _exit(run(c, p, platform, mode, cfg, pipefd[1]));
     }
     close(pipefd[1]);
-    double per_iter = -1;
+    double result[2] = {-1, -1}; /* iteration, and its exchanges' time */
     ssize_t got = -1;
     if (pid > 0) do
-            got = read(pipefd[0], &per_iter, sizeof per_iter);
+            got = read(pipefd[0], result, sizeof result);
         while (got < 0 && errno == EINTR);
+    const double per_iter = result[0];
     close(pipefd[0]);
     int status = 0;
     if (pid > 0)
@@ -205,7 +212,7 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
         simgrid_reason(errfd, why, sizeof why);
         close(errfd);
     }
-    if (pid < 0 || got != (ssize_t)sizeof per_iter || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    if (pid < 0 || got != (ssize_t)sizeof result || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         const char *where = user_xml ? platform : "the generated platform";
         if (why[0]) return gq_fail(GQ_ERR_SPEC, msg, cap, "SimGrid rejected %s: %s", where, why);
         return gq_fail(GQ_ERR_IO, msg, cap, "the SimGrid run on %s failed (%s)", where,
@@ -219,6 +226,7 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     r->iteration_s = per_iter;
     r->comm_exposed_s = per_iter - p->compute_s;
     if (r->comm_exposed_s < 0) r->comm_exposed_s = 0;
+    r->comm_s = result[1];
     r->encode_s = r->decode_s = 0;
     for (int k = 0; c->gpus > 1 && k < p->n; k++) r->encode_s += p->b[k].enc_s, r->decode_s += p->b[k].dec_down_s;
     return GQ_OK;

@@ -94,6 +94,7 @@ typedef struct {
     double iteration_s;          /* per iteration, steady state */
     double compute_s;            /* forward + backward */
     double comm_exposed_s;       /* iteration time not hidden behind compute */
+    double comm_s;               /* the exchanges' whole time, bucket after bucket, hidden or not (the slowest GPU's) */
     double encode_s, decode_s;   /* per GPU per iteration (on its critical path or not) */
     double bytes_up, bytes_down; /* per GPU per iteration, as sent and received */
     int buckets;
@@ -128,6 +129,9 @@ gq_err sim_run(const sim_config *c, sim_result *r, char *msg, size_t cap);
  * ring, 65536 with ps-sharded or hierarchical. The analytic engine has no
  * limit. */
 #define SIM_SIMGRID_MAX_ACTORS 16384
+/* ps-flat moves P(P - 1) flows a bucket each way: 128 GPUs take 3 s, 256 over ten minutes (SimGrid 3.32 on 2
+ * cores); past this many GPUs, the analytic engine */
+#define SIM_SIMGRID_MAX_FLAT_GPUS 128
 /* A user's XML: hosts of every kind (GPUs, CPUs, switches drawn as hosts), four an actor at most */
 #define SIM_SIMGRID_MAX_XML_HOSTS (4 * SIM_SIMGRID_MAX_ACTORS)
 /* Rough cost of a SimGrid run on this kind of machine, from measurements

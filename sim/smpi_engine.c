@@ -48,12 +48,13 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
     if (c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED))
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "the smpi engine runs the trainer, whose servers are its ranks: no --ps-on cpu");
-    if ((c->rpc_send_s > 0 || c->rpc_recv_s > 0) && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED))
+    if ((c->rpc_send_s > 0 || c->rpc_recv_s > 0) &&
+        (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED || c->sync == SYNC_PS_FLAT))
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "the smpi engine runs the trainer's MPI messages: no rpc= in the platform");
     if (c->sync == SYNC_HIERARCHICAL) /* the trainer has no hierarchical all-reduce */
         return gq_fail(GQ_ERR_PARAM, msg, cap,
-                       "the smpi engine runs the trainer's schemes: ps, ps-sharded, ring or allgather");
+                       "the smpi engine runs the trainer's schemes: ps, ps-sharded, ps-flat, ring or allgather");
     if (c->overlap || c->fusion_bytes > 0)
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "the smpi engine runs the trainer's exchange: tensor by tensor after backward "
@@ -61,11 +62,12 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
     if (c->sync == SYNC_PS_SHARDED && c->cluster->gpus_per_node > 1 && c->gpus > 1)
         /* the same name, the same algorithm: the trainer's ps-sharded splits every tensor over every rank, the other
          * engines' reduce inside a node first; they agree only with one GPU a node */
-        return gq_fail(GQ_ERR_PARAM, msg, cap,
-                       "the smpi engine runs the trainer's ps-sharded, a shard on every GPU with no reduction inside "
-                       "a node: the other engines' ps-sharded reduces inside a node first, so on %d-GPU nodes the two "
-                       "are different algorithms (use nodes of one GPU, or another --sync)",
-                       c->cluster->gpus_per_node);
+        return gq_fail(
+            GQ_ERR_PARAM, msg, cap,
+            "the smpi engine runs the trainer's ps-sharded, a shard on every GPU with no reduction inside "
+            "a node (ps-flat): the other engines' ps-sharded reduces inside a node first, so on %d-GPU nodes "
+            "the two are different algorithms (use --sync ps-flat, which every engine runs)",
+            c->cluster->gpus_per_node);
     if (c->cluster->xml_path[0])
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "the smpi engine runs on generated platforms (a built-in or cluster: spec)");
@@ -157,6 +159,7 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
     }
     r->iteration_s = it;
     r->comm_exposed_s = it > p->compute_s ? it - p->compute_s : 0;
+    r->comm_s = r->comm_exposed_s; /* the trainer exchanges after backward: nothing of it is hidden */
     r->encode_s = r->decode_s = 0;
     for (int b = 0; b < p->n; b++) r->encode_s += p->b[b].enc_s, r->decode_s += p->b[b].dec_down_s;
     return GQ_OK;

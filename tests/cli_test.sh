@@ -124,14 +124,14 @@ check "plot needs .png or .svg" grep -q 'sw.pdf' err.txt
 
 # ---- models and gpus --------------------------------------------------------------------
 "$GQ" models list --format csv > ml.csv
-check "models list header" test "$(head -1 ml.csv)" = "model,params,weight_params,bias_params,fwd_gflops,layers,input,batch"
+check "models list header" test "$(head -1 ml.csv)" = "model,params,weight_params,bias_params,fwd_gflops,layers,input,batch,grad_bytes_per_gflop"
 check "models list: 13 models" test "$(tail -n +2 ml.csv | wc -l)" -eq 13
 check "models list: resnet152 total (torchvision)" grep -q "^resnet152,60192808," ml.csv
 check "models list: alexnet total" grep -q '^alexnet,60965224,60954656,10568,' ml.csv
 "$GQ" models show alexnet --format csv > ms.csv
-check "models show header" test "$(head -1 ms.csv)" = "layer,type,params,weight_params,bias_params,fwd_flops,output_shape"
+check "models show header" test "$(head -1 ms.csv)" = "layer,type,params,weight_params,bias_params,fwd_flops,output_shape,grad_bytes_per_gflop"
 check "models show: 23 layers and TOTAL" test "$(wc -l < ms.csv)" -eq 25
-check "models show: TOTAL row" grep -q '^TOTAL,-,60965224,60954656,10568,1448813632,1000x1x1$' ms.csv
+check "models show: TOTAL row" grep -q '^TOTAL,-,60965224,60954656,10568,1448813632,1000x1x1,438327$' ms.csv
 check "models show: conv2 grouped" grep -q '^conv2,conv,307456,307200,256,' ms.csv
 printf 'input 1x28x28\nconv c1 out=4 k=5\nfc f out=10\n' > tiny.model
 "$GQ" models show ./tiny.model --format csv > tiny.csv
@@ -171,7 +171,16 @@ check "platforms show: fat-tree uplink" grep -q '^leaf-uplink,' ps.csv
 check "bad platform spec named" grep -q 'intra=pcie9' err.txt
 "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 16 --quant terngrad --quant-rate 1e10 --format csv > sim.csv
 check "simulate succeeds" test $? -eq 0
-check "simulate columns" sh -c "head -1 sim.csv | grep -q '^model,platform,gpus,quant,sync,iteration_s,compute_s,comm_exposed_s,encode_s,decode_s,bytes_per_gpu_up,bytes_per_gpu_down,images_per_s,speedup,'"
+check "simulate columns" sh -c "head -1 sim.csv | grep -q '^model,platform,gpus,quant,sync,iteration_s,compute_s,comm_exposed_s,comm_s,comm_to_compute,encode_s,decode_s,bytes_per_gpu_up,bytes_per_gpu_down,images_per_s,speedup,'"
+# text tables fit the width: COLUMNS, else 100 when stdout is not a terminal; every line of the table itself within
+# it (the key of specs under it may be longer: a spec is not cut)
+"$GQ" speedup --model alexnet --platform terngrad-infiniband --gpus 1,8 --quant fp32 --quant qsgd --quant qsgd:levels=9 > w100.txt
+COLUMNS=60 "$GQ" speedup --model alexnet --platform terngrad-infiniband --gpus 1,8 --quant fp32 --quant qsgd --quant qsgd:levels=9 > w60.txt
+check "a table within 100 columns where COLUMNS is unset and stdout a file" sh -c \
+    "test \$(sed '/^qsgd-[59]  /d' w100.txt | awk 'length > 100' | wc -l) -eq 0 && test \$(awk 'length > 60' w100.txt | wc -l) -gt 0"
+check "COLUMNS=60: within 60, the same rows, labels qsgd-5 and qsgd-9 with their specs under the table" sh -c \
+    "test \$(sed '/^qsgd-[59]  /d' w60.txt | awk 'length > 60' | wc -l) -eq 0 && grep -q '^qsgd-9  qsgd:levels=9,' w60.txt && \
+     test \$(grep -c '^   8  qsgd-9' w60.txt) -ge 2"
 check "simulate row" grep -q '^alexnet,terngrad-ethernet,16,"terngrad:bucket=0,clip=2.5,scale=max,pack=2bit",ps-sharded,' sim.csv
 # more GPUs per node than a fixed-size array once held (a stack overflow in the SimGrid child)
 "$GQ" simulate --model alexnet --platform "cluster:gpus-per-node=128,gpu=V100,intra=nvswitch,inter=ib-edr" \
@@ -240,7 +249,7 @@ check "simulate names the servers and placement in sync" grep -q ',"ps-sharded:s
 "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --ps-shards 0 2> err.txt; rc=$?
 check "--ps-shards 0 refused" sh -c "test $rc -eq 2 && grep -q \"'0' must be an integer in 1..1024\" err.txt"
 "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --ps-shards 2 --sync ring 2> err.txt; rc=$?
-check "--ps-shards with a ring: refused in one line" sh -c "test $rc -eq 1 && grep -q 'shape --sync ps-sharded, not ring' err.txt"
+check "--ps-shards with a ring: refused in one line, a usage error" sh -c "test $rc -eq 2 && grep -q 'shape --sync ps-sharded, not ring' err.txt"
 "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --ps-placement greedy --engine smpi --overlap off \
     --fusion 0 2> err.txt; rc=$?
 check "smpi refuses a placement the trainer does not run" sh -c "test $rc -eq 1 && grep -q 'one even shard per node' err.txt"
@@ -256,13 +265,13 @@ check "validate: a bad ps_placement named with its line" sh -c "test $rc -ne 0 &
 check "--ps-on cpu: sync ps:on=cpu, the host's summation named in codec_source" sh -c \
     "grep -q ',ps:on=cpu,' psc.txt && grep -q 'server on cpu: sum 0.335 ns/element (data/codec_costs_cpu.csv)' psc.txt"
 "$GQ" simulate --model alexnet --platform p2.8xlarge --gpus 8 --sync ring --ps-on cpu 2> err.txt; rc=$?
-check "--ps-on cpu with a ring: refused in one line" sh -c "test $rc -eq 1 && grep -q 'servers of --sync ps or ps-sharded, not ring' err.txt"
+check "--ps-on cpu with a ring: refused in one line, a usage error" sh -c "test $rc -eq 2 && grep -q 'servers of --sync ps or ps-sharded, not ring' err.txt"
 printf 'model,platform,gpu,batch,gpus,sync,images_per_s,ps_on,overlap\n' > pso.csv
 printf 'alexnet,p2.8xlarge,K80,512,8,ps,4640,cpu,0\nalexnet,p2.8xlarge,K80,512,8,parameter_server(cpu),4640,,0\n' >> pso.csv
 printf 'alexnet,p2.8xlarge,K80,512,8,ps,4640,,0\n' >> pso.csv
 "$GQ" validate --measured pso.csv --format csv > val.csv 2> err.txt
 "$GQ" simulate --model alexnet --platform p2.8xlarge --gpus 8 --batch 512 --sync ps --ps-on cpu --overlap off --format csv \
-    | tail -1 | awk -F, '{ printf "%.4g", $13 }' > want.txt
+    | tail -1 | awk -F, '{ printf "%s", $15 }' > want.txt
 check "validate: ps_on=cpu and parameter_server(cpu) predict what simulate --ps-on cpu does; empty is the GPU" sh -c \
     "test \$(grep -c \",ps:on=cpu,fp32,8,4640,\$(cat want.txt),\" val.csv) -eq 2 && grep -q ',ps,fp32,8,4640,' val.csv"
 printf 'model,platform,gpu,batch,gpus,sync,images_per_s,ps_on\nalexnet,p2.8xlarge,K80,512,8,ps,4640,tpu\n' > pso.csv
@@ -289,9 +298,9 @@ check "rpc=corba: refused, the allowed values named" sh -c "test $rc -ne 0 && gr
 "$GQ" validate --measured "$2/data/measured/tf_daint_inception3.csv" --engine analytic --format csv > daint.csv 2> err.txt
 "$GQ" simulate --model inception3 --platform 'cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=aries,rpc=grpc' \
     --gpus 8 --batch 64 --sync ps-sharded --ps-shards 2 --ps-placement greedy --ps-on cpu --engine analytic --format csv | tail -1 |
-    perl -MText::ParseWords -ne '@f = parse_line(",", 0, $_); printf "%.4g", $f[12]' > want.txt
+    perl -MText::ParseWords -ne '@f = parse_line(",", 0, $_); printf "%s", $f[14]' > want.txt
 check "validate: the Piz Daint rows (greedy over the report's PS counts, host CPU, gRPC) predict what simulate does" sh -c \
-    "test \$(tail -n +2 daint.csv | wc -l) -eq 6 && grep -q \"ps-sharded:shards=2,placement=greedy,on=cpu.,fp32,8,1018,\$(cat want.txt),\" daint.csv"
+    "test \$(tail -n +2 daint.csv | wc -l) -eq 6 && grep -q \"ps-sharded:shards=2,placement=greedy,on=cpu.,fp32,8,1018.18,\$(cat want.txt),\" daint.csv"
 # every option that shapes a run has its column: a row with one set predicts what simulate with that option does
 printf 'model,platform,gpu,batch,gpus,sync,quant,images_per_s,downlink,fp32_last,fp32_below,fusion_cycle\n' > opt.csv
 for v in 'fp32,,,' ',1,,' ',,1e6,' ',,,0.05'; do
@@ -302,7 +311,7 @@ done
 for o in '--downlink fp32' --fp32-last '--fp32-below 1e6' '--fusion-cycle 0.05'; do
     # shellcheck disable=SC2086
     "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 16 --quant terngrad $o --format csv |
-        tail -1 | perl -pe 's/"[^"]*"/Q/g' | cut -d, -f13 | xargs printf '%.4g\n' >> s.txt
+        tail -1 | perl -pe 's/"[^"]*"/Q/g' | cut -d, -f15 >> s.txt
 done
 check "validate's downlink, fp32_last, fp32_below, fusion_cycle columns = simulate's options ($(tr '\n' ' ' < v.txt))" cmp -s v.txt s.txt
 check "and they are four different predictions" test "$(sort -u v.txt | wc -l)" -eq 4
@@ -374,7 +383,7 @@ if [ -x "$(dirname "$GQ")/gqsim-smpi" ]; then
     "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 8 --engine smpi 2> err.txt; rc=$?
     check "smpi with overlap on: one line saying what it runs" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'overlap off' err.txt"
     "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 8 --engine smpi --overlap off --fusion 0 --sync hierarchical 2> err.txt; rc=$?
-    check "smpi with hierarchical: refused in one line" sh -c "test $rc -eq 1 && grep -q 'ps, ps-sharded, ring or allgather' err.txt"
+    check "smpi with hierarchical: refused in one line" sh -c "test $rc -eq 1 && grep -q 'ps, ps-sharded, ps-flat, ring or allgather' err.txt"
     "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 8 --engine smpi --overlap off --fusion 0 --sync ps-sharded 2> err.txt; rc=$?
     check "smpi's ps-sharded on 8-GPU nodes: refused, another algorithm under the same name" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'different algorithms' err.txt"
     "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 1 --engine smpi --overlap off --fusion 0 --sync ps-sharded > /dev/null 2> err.txt; rc=$?
@@ -400,7 +409,7 @@ check "simulate: byte-identical on a busy machine" sh -c 'test -s d1.csv && cmp 
 check "speedup: byte-identical on a busy machine" sh -c 'test -s d3.csv && cmp -s d3.csv d4.csv'
 check "codec_source names the GPU's profile" grep -q ',GTX 1080 fitted$' d1.csv
 "$GQ" simulate --model alexnet --platform dgx1 --gpus 8 --quant signsgd --codec-on none --format csv > none.csv
-check "--codec-on none: encode_s = decode_s = 0" sh -c "tail -1 none.csv | cut -d, -f9,10 | grep -qx '0,0'"
+check "--codec-on none: encode_s = decode_s = 0" sh -c "tail -1 none.csv | cut -d, -f11,12 | grep -qx '0,0'"
 "$GQ" simulate --model alexnet --platform dgx1-v100 --gpus 8 --quant signsgd --format csv > v100.csv
 check "V100 signsgd: Espresso's published kernel" grep -q ',V100 published (Espresso)$' v100.csv
 "$GQ" quant calibrate --quant terngrad --quant qsgd:levels=5 --trials 3 --output cal.csv
@@ -419,11 +428,11 @@ printf 'quant,epoch,accuracy\nfp32,1,0.40\nfp32,2,0.52\nfp32,3,0.57\nsignsgd,1,0
 "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 64 --quant signsgd --format csv > ts2.csv
 it=$(tail -1 ts.csv | cut -d, -f6)
 it2=$(tail -1 ts2.csv | cut -d, -f6)
-# ceil(1281167 / (64 x 128)) = 157 iterations an epoch; fp32 reaches 0.5 at epoch 2, signsgd at epoch 3
-check "tta from a curve: fp32, 2 epochs x 157 iterations x simulate's iteration" \
-    awk -F, -v it="$it" 'NR == 2 { exit !($1 == "fp32" && $6 == 314 && $7 == it && ($8 - 314 * it) ^ 2 < 1e-6 * $8 ^ 2 && $9 == 0.57) }' tc.csv
+# floor(1281167 / (64 x 128)) = 156 iterations an epoch (train's rule); fp32 reaches 0.5 at epoch 2, signsgd at 3
+check "tta from a curve: fp32, 2 epochs x 156 iterations x simulate's iteration" \
+    awk -F, -v it="$it" 'NR == 2 { exit !($1 == "fp32" && $6 == 312 && $7 == it && ($8 - 312 * it) ^ 2 < 1e-6 * $8 ^ 2 && $9 == 0.57) }' tc.csv
 check "tta from a curve: signsgd reached at epoch 3 (rows in any order)" \
-    awk -F, -v it="$it2" 'NR == 3 { exit !($1 == "signsgd:bucket=0" && $6 == 471 && $7 == it) }' tc.csv
+    awk -F, -v it="$it2" 'NR == 3 { exit !($1 == "signsgd:bucket=0" && $6 == 468 && $7 == it) }' tc.csv
 printf 'quant,epoch,accuracy\nfp32,1,0.40\nfp32,1,0.52\n' > twice.csv
 "$GQ" tta --model alexnet --platform dgx1 --gpus 8 --target 0.5 --accuracy-curve twice.csv 2> err.txt; rc=$?
 check "tta: an epoch given twice, one line naming FILE:LINE" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'twice.csv:3: epoch 1 of fp32 is given twice' err.txt"
@@ -443,7 +452,11 @@ for sync in ps-sharded hierarchical ring allgather; do
       set -- $run
       "$GQ" simulate --model alexnet --platform "$1" --gpus "$2" --sync $sync $ex --quant signsgd --format csv | cut -d, -f6 > a.txt
       "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus "$2" --sync $sync $ex --quant signsgd --format csv | cut -d, -f6 > b.txt
-      check "$sync $ex, $2 GPUs: grouped actors and racks predict as one actor per GPU" sh -c 'test $(wc -l < a.txt) -eq 2 && cmp -s a.txt b.txt'
+      # the same to 1e-6, the six digits the table shows: CSV shows every digit, and SimGrid's max-min solver,
+      # sharing among 150 flows or among their stand-ins, settles the rates to its precision (3e-8 apart measured)
+      check "$sync $ex, $2 GPUs: grouped actors and racks predict as one actor per GPU" perl -e '
+        open A, "a.txt"; open B, "b.txt"; my @a = <A>; my @b = <B>;
+        exit !(@a == 2 && @b == 2 && $a[1] > 0 && abs($b[1] / $a[1] - 1) < 1e-6)'
     done
   done
 done
@@ -463,7 +476,7 @@ for plat in dgx1 p2.16xlarge; do
 done
 # an XML with more GPUs than --gpus: its first GPUs, a real iteration (not 0, not inf images/s)
 for g in 2 3 5; do
-    "$GQ" simulate --model alexnet --platform mine.xml --gpus $g --format csv | tail -1 | cut -d, -f6,7,13 > it.txt
+    "$GQ" simulate --model alexnet --platform mine.xml --gpus $g --format csv | tail -1 | cut -d, -f6,7,15 > it.txt
     check "16-GPU XML with --gpus $g: iteration > compute > 0, finite images/s ($(cat it.txt))" perl -e '
         my ($it, $c, $ips) = split /,/, <STDIN>; exit !($it > $c && $c > 0 && $ips > 0 && $ips < 1e9)' < it.txt
 done

@@ -8,6 +8,7 @@ GQ=$(realpath "$1")
 SRC=$(realpath "$2")
 update=${3:-}
 . "$SRC/tests/harness.sh"
+unset COLUMNS # text tables at their width when stdout is not a terminal, 100
 
 # NAME's output as the .out file holds it
 run_one() {

@@ -173,10 +173,28 @@ static void test_limits(void)
     free(text);
 }
 
+/* The communication-to-computation ratio: fp32 gradient bytes over an iteration's training FLOPs. */
+static void test_comm_ratio(gq_zoo *z)
+{
+    /* 1e6 parameters, 1 GFLOP forward, backward twice that, batch 10: 4e6 bytes over 30 GFLOP */
+    const double r = grad_bytes_per_gflop(1e6, 1e9, 2, 10);
+    CHECK(fabs(r - 4e6 / 30) < 1e-9, "4e6 bytes / 30 GFLOP = 133333.33 (got %.6f)", r);
+    CHECK(grad_bytes_per_gflop(1e6, 0, 2, 10) == 0, "no FLOPs (a dropout layer): 0, not a division by zero");
+    /* the seeds' reasoning: AlexNet and VGG-A at their customary batches above GoogLeNet and ResNet-50 */
+    const model_t *a = zoo_model(z, "alexnet", NULL, 0), *v = zoo_model(z, "vgg-a", NULL, 0),
+                  *g = zoo_model(z, "googlenet", NULL, 0), *res = zoo_model(z, "resnet50", NULL, 0);
+#define RATIO(m) grad_bytes_per_gflop((double)model_params(m), (m)->fwd_flops, (m)->backward_ratio, (m)->batch)
+    CHECK(a && v && g && res && fmin(RATIO(a), RATIO(v)) > 5 * fmax(RATIO(g), RATIO(res)),
+          "AlexNet %.0f, VGG-A %.0f bytes/GFLOP: over five times GoogLeNet's %.0f and ResNet-50's %.0f", RATIO(a),
+          RATIO(v), RATIO(g), RATIO(res));
+#undef RATIO
+}
+
 int main(void)
 {
     gq_zoo z;
     if (zoo_load(&z, NULL, NULL, 0) != GQ_OK) return 2;
+    test_comm_ratio(&z);
     test_totals(&z);
     test_flops(&z);
     test_small();

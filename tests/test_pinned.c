@@ -19,8 +19,10 @@
  *   hierarchical [the same node parts] + 2(N-1) (a_inter + U/N/b_inter) + 2(N-1)(e + d)/N
  *   ring         2(P-1) (a_inter + U/P/b_inter) + 2(P-1)(e + d)/P
  *   allgather    e + (P-1)(a_inter + U/b_inter) + (P-1) d
+ *   ps-flat      e + a_inter + x U + d + e'/P + a_inter + x D + d', where x, seconds a byte of the bucket, is
+ *                the busier of a GPU's link, (P-1)/P / b_intra, and its node's NIC, G (P-G)/P / b_inter
  * Traffic per GPU per iteration (the busiest GPU for hierarchical):
- *   ps, ps-sharded U up, D down; ring 2(P-1)/P U both ways; allgather (P-1)U
+ *   ps, ps-sharded U up, D down; ps-flat (P-1)/P U up, (P-1)/P D down; ring 2(P-1)/P U both ways; allgather (P-1)U
  *   both ways; hierarchical 2(N-1)/N U + (G-1) D up, 2(N-1)/N U + (G-1) U down. */
 #include "check.h"
 #include "model.h"
@@ -82,11 +84,20 @@ static void expect(const char *quant, sync_kind sync, downlink_kind down, double
         t = e + (P - 1) * (AX + U / BX) + (P - 1) * d;
         up = dn = (P - 1) * U;
         break;
+    case SYNC_PS_FLAT: {
+        const double x = fmax((P - 1) / P / BI, G * (P - G) / P / BX); /* here the NIC: 1/BX against 0.75/BI */
+        t = e + AX + x * U + d + e2 / P + AX + x * D + d2;
+        up = (P - 1) / P * U, dn = (P - 1) / P * D;
+        break;
+    }
     }
     sim_result r = simulate(quant, sync, 4, down);
     char what[160];
     snprintf(what, sizeof what, "%s, %s, downlink %s: iteration", sync_name(sync), quant, downlink_name(down));
     close_to(r.iteration_s, COMPUTE + t, what);
+    snprintf(what, sizeof what, "%s, %s, downlink %s: communication time (one bucket, after backward)", sync_name(sync),
+             quant, downlink_name(down));
+    close_to(r.comm_s, t, what);
     snprintf(what, sizeof what, "%s, %s, downlink %s: bytes up", sync_name(sync), quant, downlink_name(down));
     close_to(r.bytes_up, up, what);
     snprintf(what, sizeof what, "%s, %s, downlink %s: bytes down", sync_name(sync), quant, downlink_name(down));
@@ -101,10 +112,11 @@ int main(void)
         fprintf(stderr, "%s\n", msg);
         return 2;
     }
-    const sync_kind ALL[] = {SYNC_PS, SYNC_PS_SHARDED, SYNC_HIERARCHICAL, SYNC_RING, SYNC_ALLGATHER};
+    const sync_kind ALL[] = {SYNC_PS, SYNC_PS_SHARDED, SYNC_HIERARCHICAL, SYNC_RING, SYNC_ALLGATHER, SYNC_PS_FLAT};
+    const int NS = sizeof ALL / sizeof ALL[0];
     /* fp32: 4 bytes an element both ways, no codec cost */
     const double raw = 4 * (NW + NB);
-    for (int s = 0; s < 5; s++) expect("fp32", ALL[s], DOWNLINK_AUTO, raw, raw, 0, 0, 0, 0);
+    for (int s = 0; s < NS; s++) expect("fp32", ALL[s], DOWNLINK_AUTO, raw, raw, 0, 0, 0, 0);
 
     /* TernGrad, automatic downlink: 2 bits an element plus its header and scaler per tensor
      * (the encoder's exact size, tested in quant/), one shared scaler each way; the reply is
@@ -117,11 +129,11 @@ int main(void)
     const double D = ceil(NW * log2(9.0) / 8) + ceil(NB * log2(9.0) / 8) + 8;
     const double e = ENC_NS * 1e-9 * (NW + NB), d = DEC_NS * 1e-9 * (NW + NB);
     CHECK(enc_w == 32 + 4 + 250000, "TernGrad's 1e6 weights: 32-byte header, a scaler, 2 bits each (%.0f)", enc_w);
-    for (int s = 0; s < 5; s++) expect("terngrad", ALL[s], DOWNLINK_AUTO, U, D, e, d, e, d);
+    for (int s = 0; s < NS; s++) expect("terngrad", ALL[s], DOWNLINK_AUTO, U, D, e, d, e, d);
     /* the re-quantized reply: as large as the upload, encoded by the server, decoded by every GPU */
-    for (int s = 0; s < 5; s++) expect("terngrad", ALL[s], DOWNLINK_REQUANT, U, U, e, d, e, d);
+    for (int s = 0; s < NS; s++) expect("terngrad", ALL[s], DOWNLINK_REQUANT, U, U, e, d, e, d);
     /* an fp32 reply to a quantized upload */
-    for (int s = 0; s < 5; s++) expect("terngrad", ALL[s], DOWNLINK_FP32, U, raw + 8, e, d, 0, 0);
+    for (int s = 0; s < NS; s++) expect("terngrad", ALL[s], DOWNLINK_FP32, U, raw + 8, e, d, 0, 0);
 
     /* the codec on the GPU (codec_serial): its kernels lengthen the compute by every encode and every
      * reply decode, e + d; with a fixed cost of F ns per call (2 tensors: weights, biases) too. Ring,

@@ -9,6 +9,7 @@
 #include <float.h>
 
 #include "check.h"
+#include "gq_epoch.h"
 #include "measured.h"
 #include "run_params.h"
 #include "scenario.h"
@@ -215,10 +216,14 @@ static void test_tta_run(void)
             for (int e = 0; e < 3; e++) c[k].acc[si][e] = a[si][e] - 0.1 * k; /* terngrad a tenth lower */
     }
     c[1].iterations_per_epoch = 7, c[1].workers = 3;
+    /* one rule for an epoch, train's and tta's: whole rounds of workers x batch */
+    CHECK(gq_iterations_per_epoch(12000, 4, 64) == 46, "12000 images, 4 x 64: 46 iterations (46.875 rounded down)");
+    CHECK(gq_iterations_per_epoch(512, 4, 128) == 1 && gq_iterations_per_epoch(511, 4, 128) == 0,
+          "exactly one round is one iteration; one image less, none");
     gq_table t;
     double it[2];
     CHECK(tta_run(&s, c, 2, 4, 0.7, 1000, &t, it, msg, sizeof msg) == GQ_OK, "%s", msg);
-    const double epoch0 = ceil(1000.0 / (4.0 * s.batch));
+    const double epoch0 = floor(1000.0 / (4.0 * s.batch)); /* train's rule: the last partial round dropped */
     CHECK(c[0].iterations_per_epoch == epoch0 && c[1].iterations_per_epoch == 7, "epochs of %g and %g iterations",
           c[0].iterations_per_epoch, c[1].iterations_per_epoch);
     const int reached = table_column(&t, "seeds_reached"), iters = table_column(&t, "iterations_to_target"),
@@ -227,11 +232,11 @@ static void test_tta_run(void)
 #define CELL(r, c) table_cell(&t, (r), (size_t)(c))
     char want[64];
     /* fp32: both seeds at epoch 2 (0.7 reached at equality, 0.8 above it) */
-    snprintf(want, sizeof want, "%.6g", 2 * epoch0 * it[0]);
+    table_real(want, sizeof want, 2 * epoch0 * it[0]);
     CHECK(strcmp(CELL(1, reached), "2") == 0 && strcmp(CELL(1, time), want) == 0, "fp32: %s seeds, %s s (want %s)",
           CELL(1, reached), CELL(1, time), want);
     /* terngrad: 0.4 0.6 0.7 and 0.5 0.7 0.8: epochs 3 and 2, a mean of 2.5 epochs of 7 iterations */
-    snprintf(want, sizeof want, "%.6g", 17.5 * it[1]);
+    table_real(want, sizeof want, 17.5 * it[1]);
     CHECK(strcmp(CELL(2, iters), "17.5") == 0 && strcmp(CELL(2, time), want) == 0,
           "terngrad: %s iterations, %s s (want %s)", CELL(2, iters), CELL(2, time), want);
     CHECK(strcmp(CELL(2, workers), "3") == 0 && strcmp(CELL(1, workers), "4") == 0,

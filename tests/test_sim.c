@@ -101,8 +101,8 @@ static void test_engines_agree(void)
         /* TCP (LV08): where every link carries a flow each way, each shares it with the reverse one's ACKs (5%);
          * the analytic engine counts that too, so without overlap the two agree (4.4% apart before) */
         cluster_spec eth10 = cluster("cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe");
-        static const sync_kind SYNCS[] = {SYNC_RING, SYNC_ALLGATHER, SYNC_PS_SHARDED};
-        for (int k = 0; k < 3; k++)
+        static const sync_kind SYNCS[] = {SYNC_RING, SYNC_ALLGATHER, SYNC_PS_SHARDED, SYNC_PS_FLAT};
+        for (int k = 0; k < 4; k++)
             for (int gpus = 2; gpus <= 8; gpus *= 4) {
                 c = base("alexnet", &eth10, gpus, Q[q], SYNCS[k]);
                 c.overlap = 0;
@@ -110,6 +110,32 @@ static void test_engines_agree(void)
                 CHECK(fabs(s / a - 1) < 0.005, "%s on %d hosts, 10 GbE (LV08), %s: SimGrid %.6f vs analytic %.6f",
                       sync_name(SYNCS[k]), gpus, Q[q], s, a);
             }
+    }
+}
+
+/* ps-flat: every GPU a server of 1/P; on nodes of 4 GPUs the NIC carries its GPUs' shards for the other nodes, the
+ * busier of it and a GPU's own link in the analytic engine, every flow in SimGrid's. And the communication time:
+ * with no overlap the exchange starts when backward ends, so it is all the iteration beyond compute. */
+static void test_flat_and_comm(void)
+{
+    cluster_spec eth = cluster("terngrad-ethernet");
+    for (int gpus = 8; gpus <= 32; gpus *= 4) {
+        sim_config c = base("resnet50", &eth, gpus, "terngrad", SYNC_PS_FLAT);
+        c.overlap = 0;
+        const double s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+        CHECK(fabs(s / a - 1) < 0.005, "ps-flat, %d GPUs in nodes of 4, 1 GbE: SimGrid %.6f vs analytic %.6f", gpus, s,
+              a);
+        sim_result r;
+        char msg[256];
+        c.engine = ENGINE_SIMGRID;
+        CHECK(sim_run(&c, &r, msg, sizeof msg) == GQ_OK &&
+                  fabs(r.comm_s - (r.iteration_s - c.fwd_s - c.bwd_s)) <= 1e-9 * r.iteration_s,
+              "no overlap, %d GPUs: communication %.9f s = iteration %.9f - compute %.2f", gpus, r.comm_s,
+              r.iteration_s, c.fwd_s + c.bwd_s);
+        c.overlap = 1;
+        CHECK(sim_run(&c, &r, msg, sizeof msg) == GQ_OK && r.comm_s > r.comm_exposed_s && r.comm_exposed_s > 0,
+              "overlap, %d GPUs: communication %.6f s, more than the %.6f s not hidden", gpus, r.comm_s,
+              r.comm_exposed_s);
     }
 }
 
@@ -389,6 +415,7 @@ int main(void)
 {
     if (zoo_load(&Z, NULL, NULL, 0) != GQ_OK) return 2;
     test_engines_agree();
+    test_flat_and_comm();
     test_contention();
     test_basics();
     test_scaling();

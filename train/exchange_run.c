@@ -13,12 +13,12 @@
 /* What a server sends back: the average in fp32, re-quantized, or TernGrad's summed levels; none in an all-gather. */
 typedef enum { REPLY_FP32, REPLY_REQUANT, REPLY_LEVELS, REPLY_NONE } reply_kind;
 
-static int nsegs(const xstate *x)
-{
-    return x->W > 1 && (x->c->sync == SYNC_PS_SHARDED || x->c->sync == SYNC_RING) ? x->W : 1;
-}
+/* Every worker serves a segment of every tensor: ps-flat, and ps-sharded, which is ps-flat where a node has one
+ * worker (the trainer's ranks are its nodes). */
+static int flat(const xstate *x) { return x->c->sync == SYNC_PS_SHARDED || x->c->sync == SYNC_PS_FLAT; }
+static int nsegs(const xstate *x) { return x->W > 1 && (flat(x) || x->c->sync == SYNC_RING) ? x->W : 1; }
 static int ring(const xstate *x) { return x->c->sync == SYNC_RING && x->W > 1; }
-static int server_of(const xstate *x, int j) { return x->c->sync == SYNC_PS_SHARDED ? j : 0; }
+static int server_of(const xstate *x, int j) { return flat(x) ? j : 0; }
 /* Segment j of S of n elements: [lo, hi). */
 static size_t seg_lo(size_t n, int S, int j) { return n * (size_t)j / (size_t)S; }
 static size_t seg_len(size_t n, int S, int j) { return seg_lo(n, S, j + 1) - seg_lo(n, S, j); }
@@ -256,7 +256,7 @@ static gq_err exchange_ps_mpi(xstate *x, int t, float *scales)
     }
     if (e != GQ_OK) return e;
     /* up: each segment to its server (in an all-gather, the whole tensor to everyone) */
-    const int mine = gather ? 0 : x->c->sync == SYNC_PS_SHARDED ? r : r == 0 ? 0 : -1;
+    const int mine = gather ? 0 : flat(x) ? r : r == 0 ? 0 : -1;
     const int serving = mine >= 0 && seg_len(tt->n, S, mine) > 0;
     int ns = 0, nr = 0;
     for (int j = 0; j < S; j++)

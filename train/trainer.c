@@ -11,6 +11,7 @@
 #include "blas_core.h"
 #include "exchange_run.h"
 #include "gq_clock.h"
+#include "gq_epoch.h"
 #include "rng.h"
 
 void train_normalize(float *out, const uint8_t *img, size_t n)
@@ -148,7 +149,7 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
         return gq_fail(GQ_ERR_PARAM, msg, cap, "%s takes %dx%dx%d inputs, the data has %dx%d images", c->model->name,
                        c->model->input.c, c->model->input.h, c->model->input.w, train->rows, train->cols);
     const int ntrain = c->train_limit > 0 && c->train_limit < train->n ? c->train_limit : train->n;
-    const int iters = ntrain / (W * B);
+    const int iters = (int)gq_iterations_per_epoch(ntrain, W, B);
     if (iters < 1)
         return gq_fail(GQ_ERR_PARAM, msg, cap, "%d training images are fewer than one global batch of %d workers x %d",
                        ntrain, W, B);
