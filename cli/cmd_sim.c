@@ -99,7 +99,7 @@ typedef struct {
 static void quant_names(quant_labels *l, const char *const *specs, size_t n)
 {
     char canon[MAX_QUANTS][128];
-    const char *cp[MAX_QUANTS];
+    const char *cp[MAX_QUANTS] = {NULL};
     if (n > MAX_QUANTS) n = MAX_QUANTS;
     for (size_t k = 0; k < n; k++) {
         qz_params q;

@@ -614,21 +614,26 @@ static int set_param(const cli_option *o, const char *v, cli_args *a)
     void *at = run_param_at(p, &a->req);
     char why[512];
     switch (p->type) {
-    case RP_REAL: return cli_parse_double_in(o->name, v, p->lo, p->hi, p->lo_open, (double *)at);
+    case RP_REAL:
+        if (cli_parse_double_in(o->name, v, p->lo, p->hi, p->lo_open, (double *)at)) return -1;
+        return run_param_mark(p, &a->req), 0;
     case RP_COUNT: {
         uint64_t x;
         if (cli_parse_u64_in(o->name, v, (uint64_t)p->lo, (uint64_t)p->hi, &x)) return -1;
         *(int *)at = (int)x;
-        return 0;
+        return run_param_mark(p, &a->req), 0;
     }
-    case RP_FLAG: *(int *)at = 1; return 0;
+    case RP_FLAG: *(int *)at = 1; return run_param_mark(p, &a->req), 0;
     case RP_SWITCH:
-        if (strcmp(v, "on") == 0 || strcmp(v, "off") == 0) return *(int *)at = strcmp(v, "on") == 0, 0;
+        if (strcmp(v, "on") == 0 || strcmp(v, "off") == 0)
+            return *(int *)at = strcmp(v, "on") == 0, run_param_mark(p, &a->req), 0;
         break;
     case RP_ENUM:
-    case RP_TEXT:
         if (run_param_set(p, &a->req, v, why, sizeof why) == GQ_OK) return 0;
         break;
+    case RP_TEXT: /* the check's own words: a network model's syntax, a framework not modelled yet */
+        if (run_param_set(p, &a->req, v, why, sizeof why) == GQ_OK) return 0;
+        return cli_error("%s: %s", o->name, why), -1;
     }
     return cli_error("%s '%s' is not %s", o->name, v, o->allowed), -1;
 }

@@ -34,6 +34,15 @@ static const cluster_spec BUILTINS[] = {
                  "sockets, 25 Gb/s network"),
     BUILTIN("roce25", "V100", 4, L_PCIE3, L_ROCE25, 1,
             "a common on-premise cluster: 4 V100 (PCIe) per node, 25 GbE with RoCE"),
+    /* NVSwitch machines: every GPU's NVLinks go into a switch fabric that gives every pair the GPU's whole NVLink
+     * rate, which is what a star of the GPU's link kind is */
+    BUILTIN("dgx2", "V100", 16, L_NVLINK2, L_IB_EDR, 8,
+            "NVIDIA DGX-2 System Architecture white paper: 16 V100 on 12 NVSwitches, each GPU's 6 NVLinks of 25 GB/s "
+            "into the switch fabric (every pair at 150 GB/s a direction); 8 InfiniBand EDR 100 Gb/s"),
+    BUILTIN("dgx-a100", "A100", 8, L_NVSWITCH, L_IB_HDR, 8,
+            "NVIDIA DGX A100 System Architecture white paper: 8 A100 SXM4 on 6 NVSwitches, each GPU's 12 NVLinks of "
+            "25 GB/s into the switch fabric (every pair at 300 GB/s a direction); 8 ConnectX-6 InfiniBand HDR 200 Gb/s "
+            "for the compute fabric"),
 };
 
 size_t cluster_builtin_count(void) { return sizeof BUILTINS / sizeof BUILTINS[0]; }

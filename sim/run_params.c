@@ -1,6 +1,8 @@
 /* The run-parameter table and its readers; see run_params.h. */
 #include "run_params.h"
 
+#include "frameworks.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,6 +200,15 @@ const run_param RUN_PARAMS[] = {
      .scope = RP_SIM | RP_COLUMN,
      .help = "stragglers: each GPU's compute time Gaussian with this coefficient of variation, every step waiting "
              "for the slowest (default 0: all equal)"},
+    {.key = "framework",
+     .flag = "--framework",
+     .meta = "horovod|horovod-0.20|pytorch-ddp|tf-ps",
+     .type = RP_TEXT,
+     .offset = AT(framework),
+     .check = framework_check,
+     .scope = RP_SIM | RP_COLUMN,
+     .help = "a framework's settings for the run parameters not given (sync, fusion, cycle, overlap, servers: "
+             "docs/simulation.md#frameworks)"},
     {.key = "no_scaler_sharing",
      .flag = "--no-scaler-sharing",
      .type = RP_FLAG,
@@ -279,7 +290,20 @@ static const char *bound(double v, char out[32])
     return out;
 }
 
+static gq_err run_param_parse(const run_param *p, sim_request *q, const char *text, char *msg, size_t cap);
+static unsigned long long bit_of(const run_param *p) { return 1ULL << (size_t)(p - RUN_PARAMS); }
+int run_param_given(const run_param *p, const sim_request *q) { return (q->given & bit_of(p)) != 0; }
+void run_param_forget(const run_param *p, sim_request *q) { q->given &= ~bit_of(p); }
+void run_param_mark(const run_param *p, sim_request *q) { q->given |= bit_of(p); }
+
 gq_err run_param_set(const run_param *p, sim_request *q, const char *text, char *msg, size_t cap)
+{
+    gq_err e = run_param_parse(p, q, text, msg, cap);
+    if (e == GQ_OK) q->given |= bit_of(p);
+    return e;
+}
+
+static gq_err run_param_parse(const run_param *p, sim_request *q, const char *text, char *msg, size_t cap)
 {
     void *at = run_param_at(p, q);
     char *end;

@@ -76,5 +76,10 @@ void run_param_allowed(const run_param *p, char *out, size_t cap);
 
 /* Every parameter at its default; the request's other fields zero. */
 void run_params_defaults(sim_request *q);
+/* Whether p was set on q (by run_param_set, since run_params_defaults), and forgetting that it was. */
+int run_param_given(const run_param *p, const sim_request *q);
+void run_param_forget(const run_param *p, sim_request *q);
+/* Marks p as given on q (the CLI, which parses some values itself). */
+void run_param_mark(const run_param *p, sim_request *q);
 
 #endif

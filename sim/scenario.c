@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "codec_cost.h"
+#include "frameworks.h"
 #include "gq_epoch.h"
 #include "gq_file.h"
 #include "run_params.h"
@@ -46,6 +47,10 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
 {
     memset(s, 0, sizeof *s);
     s->req = *q;
+    /* a framework's settings for what was not given, before anything reads the request */
+    gq_err fe = framework_apply(&s->req, msg, cap);
+    if (fe != GQ_OK) return fe;
+    q = &s->req;
     if (!q->model || !q->platform) return gq_fail(GQ_ERR_PARAM, msg, cap, "needs a model and a platform");
     if ((q->ps_shards > 0 || q->ps_placement != PS_EVEN) && q->sync != SYNC_PS_SHARDED)
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--ps-shards and --ps-placement shape --sync ps-sharded, not %s",

@@ -32,12 +32,14 @@ typedef struct {
     double fusion_bytes, fusion_cycle_s;
     engine_kind engine;
     int iterations, exact_flows;
-    double gpu_images_per_s; /* > 0: this GPU's measured fp32 throughput, instead of a profile */
-    codec_device codec_on;   /* where encode and decode run (default the GPU) */
-    const char *codec_costs; /* a codec cost profile file (quant,device,...), or NULL */
-    double quant_rate;       /* > 0: codec cost as this many elements/s on every device, nothing fixed */
-    double quant_cost_scale; /* codec cost multiplier */
-    double compute_jitter;   /* stragglers: each GPU's compute time's coefficient of variation (Gaussian) */
+    double gpu_images_per_s;  /* > 0: this GPU's measured fp32 throughput, instead of a profile */
+    codec_device codec_on;    /* where encode and decode run (default the GPU) */
+    const char *codec_costs;  /* a codec cost profile file (quant,device,...), or NULL */
+    double quant_rate;        /* > 0: codec cost as this many elements/s on every device, nothing fixed */
+    double quant_cost_scale;  /* codec cost multiplier */
+    double compute_jitter;    /* stragglers: each GPU's compute time's coefficient of variation (Gaussian) */
+    const char *framework;    /* a preset (frameworks.h) for the parameters not given; NULL: none */
+    unsigned long long given; /* which run parameters were set (bit k: RUN_PARAMS[k]), by run_param_set */
 } sim_request;
 
 /* The run parameters' defaults (run_params.c): ps-sharded, overlap on,

@@ -6,6 +6,7 @@
 set -u
 GQ=$1
 . "$(dirname "$0")/harness.sh"
+SRC=$2 # the loops below reuse the positional parameters
 
 # raw little-endian float32 files, made with perl (in every Debian base system)
 perl -e 'print pack("f<*", map { 1e-3 * sin($_ * 0.37) * (1 + ($_ % 7)) } 1 .. 1000)' > g.f32
@@ -172,6 +173,20 @@ check "bad platform spec named" grep -q 'intra=pcie9' err.txt
 "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 16 --quant terngrad --quant-rate 1e10 --format csv > sim.csv
 check "simulate succeeds" test $? -eq 0
 check "simulate columns" sh -c "head -1 sim.csv | grep -q '^model,platform,gpus,quant,sync,iteration_s,compute_s,comm_exposed_s,comm_s,comm_to_compute,encode_s,decode_s,bytes_per_gpu_up,bytes_per_gpu_down,images_per_s,speedup,'"
+# NVSwitch built-ins: a star of the GPU's NVLink rate, so one all-reduce of a 1 GiB buffer (a model that is that
+# buffer and computes nothing) is a ring's closed form: 2(P - 1) (2 us + 2^30 / (P x rate)), both engines
+for m in "dgx-a100 8 300e9" "dgx2 16 150e9"; do
+  plat=${m%% *} rest=${m#* }
+  n=${rest%% *} rate=${rest#* }
+  for e in simgrid analytic; do
+    "$GQ" simulate --model "$SRC/data/measured/allreduce_1gib.model" --platform "$plat" --gpus "$n" \
+        --gpu-images-per-s 1e9 --batch 1 --sync ring --overlap off --fusion 1e12 --engine $e --format csv | tail -1 |
+        perl -MText::ParseWords -ne '@f = parse_line(",", 0, $_); print $f[8]' > comm.txt
+    check "$plat, $n GPUs, $e: a 1 GiB ring all-reduce in 2(P-1)(2 us + S/(P x $rate)) ($(cat comm.txt) s)" perl -e '
+        my ($p, $b) = @ARGV; my $want = 2 * ($p - 1) * (2e-6 + 2**30 / ($p * $b)); open F, "comm.txt"; my $got = <F>;
+        exit !(abs($got / $want - 1) < 1e-6)' "$n" "$rate"
+  done
+done
 # text tables fit the width: COLUMNS, else 100 when stdout is not a terminal; every line of the table itself within
 # it (the key of specs under it may be longer: a spec is not cut)
 "$GQ" speedup --model alexnet --platform terngrad-infiniband --gpus 1,8 --quant fp32 --quant qsgd --quant qsgd:levels=9 > w100.txt

@@ -166,7 +166,7 @@ expect "quant encode --output into a missing directory" 2 "does not exist" \
 expect "simulate without --model" 2 "simulate: needs --model M" "$GQ" simulate --platform dgx1 --gpus 8
 expect "speedup without --platform" 2 "speedup: needs --platform P" "$GQ" speedup --model alexnet
 expect "unknown --dist" 2 "--dist 'cauchy'" "$GQ" quant bench --dist cauchy
-expect "unknown --network-model" 2 "--network-model 'NS3' is not LV08\|CM02" \
+expect "unknown --network-model" 2 "--network-model: network model 'NS3' is not LV08 or CM02" \
     "$GQ" simulate --model alexnet --platform dgx1 --gpus 8 --network-model NS3
 expect "platforms list takes no simulation option" 2 "platforms list: option '--engine' does not apply" \
     "$GQ" platforms list --engine analytic

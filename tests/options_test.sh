@@ -41,6 +41,7 @@ value_of() {
     --iterations) echo 2 ;;
     --exact-flows) echo "" ;;
     --compute-jitter) echo 0.1 ;;
+    --framework) echo pytorch-ddp ;;
     --format) echo table ;;
     --plot) echo fig.svg ;; # a figure: honoured when it is written
     --out | --output) echo rep ;; # the report's directory: honoured when it holds the report

@@ -9,6 +9,7 @@
 #include <float.h>
 
 #include "check.h"
+#include "frameworks.h"
 #include "gq_epoch.h"
 #include "measured.h"
 #include "run_params.h"
@@ -91,7 +92,8 @@ static void test_format_reads_back(void)
         sim_request_defaults(&a);
         sim_request_defaults(&b);
         char msg[256], text[RUN_PARAM_TEXT_MAX];
-        const char *v = p->type == RP_ENUM ? p->names[1] : p->type == RP_TEXT ? "CM02:latency-factor=1.5" : "1";
+        const char *text_value = strcmp(p->key, "framework") == 0 ? "tf-ps" : "CM02:latency-factor=1.5";
+        const char *v = p->type == RP_ENUM ? p->names[1] : p->type == RP_TEXT ? text_value : "1";
         if (p->type == RP_REAL) v = p->lo_open ? "0.1" : "0.30000000000000004"; /* a double %g would round */
         CHECK(run_param_set(p, &a, v, msg, sizeof msg) == GQ_OK, "%s '%s': %s", p->key, v, msg);
         run_param_format(p, &a, text, sizeof text);
@@ -246,6 +248,46 @@ static void test_tta_run(void)
     scenario_close(&s);
 }
 
+/* Framework presets: what the user gives wins; the servers' settings only where there are servers. */
+static void test_frameworks(void)
+{
+    char msg[512];
+    for (size_t i = 0; i < FRAMEWORK_COUNT; i++) { /* every preset's settings are run parameters that parse */
+        sim_request q;
+        run_params_defaults(&q);
+        q.framework = FRAMEWORKS[i].name;
+        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.given == 0, "%s: %s", FRAMEWORKS[i].name, msg);
+    }
+    sim_request q;
+    run_params_defaults(&q);
+    q.framework = "pytorch-ddp";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_RING && q.fusion_bytes == 25 * 1048576.0 &&
+              q.fusion_cycle_s == 0 && q.overlap == 1,
+          "pytorch-ddp: ring, buckets of 25 MiB, no cycle, overlapped (fusion %.0f)", q.fusion_bytes);
+    run_params_defaults(&q);
+    CHECK(run_param_set(run_param_by_key("fusion"), &q, "67108864", msg, sizeof msg) == GQ_OK, "%s", msg);
+    q.framework = "PyTorch-DDP"; /* a name without case, as every name */
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.fusion_bytes == 67108864 && q.sync == SYNC_RING,
+          "a fusion given (even the default's value) stays: %.0f", q.fusion_bytes);
+    run_params_defaults(&q);
+    q.framework = "tf-ps";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_PS_SHARDED && q.ps_on_cpu == 1 &&
+              q.ps_placement == PS_ROUND_ROBIN && q.fusion_bytes == 0,
+          "tf-ps: sharded servers on the hosts, variables round-robin, one push a tensor");
+    run_params_defaults(&q);
+    CHECK(run_param_set(run_param_by_key("sync"), &q, "ring", msg, sizeof msg) == GQ_OK, "%s", msg);
+    q.framework = "tf-ps";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_RING && q.ps_on_cpu == 0 &&
+              q.ps_placement == PS_EVEN && q.fusion_bytes == 0,
+          "tf-ps with --sync ring: the ring, and no servers' settings to contradict it");
+    q.framework = "horovod-mpi";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_ERR_USAGE && strstr(msg, "does not model yet") != NULL,
+          "horovod-mpi refused with why: %s", msg);
+    q.framework = "pytorch-dp";
+    CHECK(framework_check("pytorch-dp", msg, sizeof msg) != 0 && strstr(msg, "did you mean 'pytorch-ddp'") != NULL,
+          "a misspelling: %s", msg);
+}
+
 int main(void)
 {
     test_rows_well_formed();
@@ -257,5 +299,6 @@ int main(void)
     test_slowest_of();
     test_jitter_in_a_run();
     test_tta_run();
+    test_frameworks();
     return check_summary();
 }

@@ -1,0 +1,95 @@
+/* Framework presets; see frameworks.h and docs/simulation.md#frameworks. libc
+ * only (gqsim-smpi links the run-parameter table, which checks names here). */
+#include "frameworks.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "gq_suggest.h"
+#include "run_params.h"
+
+const framework_preset FRAMEWORKS[] = {
+    {"horovod", "sync=ring,fusion=134217728,fusion_cycle=0.001,overlap=1",
+     "Horovod 0.21 and later over NCCL: tensors that are ready are fused into buffers of up to 128 MiB and "
+     "all-reduced every 1 ms cycle while backward runs (docs/tensor-fusion.rst; v0.21.0 changelog: 'Changed "
+     "default cycle time from 5ms to 1ms and fusion threshold from 64MB to 128MB')"},
+    {"horovod-0.20", "sync=ring,fusion=67108864,fusion_cycle=0.005,overlap=1",
+     "Horovod up to 0.20 over NCCL: 64 MB fusion buffers, 5 ms cycles (docs/tensor-fusion.rst of those "
+     "releases), gqsim's defaults"},
+    {"pytorch-ddp", "sync=ring,fusion=26214400,fusion_cycle=0,overlap=1",
+     "PyTorch DistributedDataParallel over NCCL: gradients in buckets of bucket_cap_mb = 25 MiB (its default), "
+     "each all-reduced as soon as backward has filled it (torch.nn.parallel.DistributedDataParallel)"},
+    {"tf-ps", "sync=ps-sharded,ps_placement=round-robin,ps_on=cpu,fusion=0,fusion_cycle=0,overlap=1",
+     "TensorFlow 1.x parameter servers: variables on the parameter-server tasks' CPUs, placed round-robin (the "
+     "default ps_strategy of tf.compat.v1.train.replica_device_setter), each gradient pushed and each variable "
+     "pulled on its own"},
+};
+const size_t FRAMEWORK_COUNT = sizeof FRAMEWORKS / sizeof FRAMEWORKS[0];
+
+const char *const FRAMEWORKS_NOT_MODELLED[] = {
+    "horovod-mpi: Horovod's MPI all-reduce copies each tensor to the host and reduces it on the CPU, which gqsim "
+    "does not model yet (--sync ring predicts it as NCCL)",
+    "byteps: BytePS reduces inside a node with NCCL, then sums on CPU servers, which gqsim does not model yet",
+    "hipress: HiPress sends each compressed tensor to its own root rank, which gqsim does not model yet", NULL};
+
+static const framework_preset *find(const char *name)
+{
+    const char *names[16];
+    for (size_t i = 0; i < FRAMEWORK_COUNT && i < 16; i++) names[i] = FRAMEWORKS[i].name;
+    const int k = gq_match_name(name, names, FRAMEWORK_COUNT < 16 ? FRAMEWORK_COUNT : 16);
+    return k >= 0 ? &FRAMEWORKS[k] : NULL;
+}
+
+int framework_check(const char *v, char *msg, size_t cap)
+{
+    if (find(v)) return 0;
+    for (int i = 0; FRAMEWORKS_NOT_MODELLED[i]; i++) {
+        const size_t len = strcspn(FRAMEWORKS_NOT_MODELLED[i], ":");
+        if (strlen(v) == len && strncasecmp(v, FRAMEWORKS_NOT_MODELLED[i], len) == 0) {
+            snprintf(msg, cap, "framework %s", FRAMEWORKS_NOT_MODELLED[i]);
+            return -1;
+        }
+    }
+    const char *names[16];
+    char known[256] = "", near[96];
+    for (size_t i = 0; i < FRAMEWORK_COUNT && i < 16; i++) {
+        names[i] = FRAMEWORKS[i].name;
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", names[i]);
+    }
+    snprintf(msg, cap, "framework '%.40s' is not one gqsim knows%s (known: %s)", v,
+             gq_did_you_mean(v, names, FRAMEWORK_COUNT < 16 ? FRAMEWORK_COUNT : 16, near, sizeof near), known);
+    return -1;
+}
+
+/* Applies the settings whose key passes `want` and whose parameter q does not mark as given. */
+static gq_err apply(const framework_preset *f, sim_request *q, int servers_only, char *msg, size_t cap)
+{
+    char key[64], value[96];
+    for (const char *p = f->settings; *p;) {
+        const size_t n = strcspn(p, ",");
+        const char *eq = memchr(p, '=', n);
+        if (!eq) return gq_fail(GQ_ERR_PARAM, msg, cap, "framework %s: '%.*s' is not KEY=VALUE", f->name, (int)n, p);
+        snprintf(key, sizeof key, "%.*s", (int)(eq - p), p);
+        snprintf(value, sizeof value, "%.*s", (int)(n - (size_t)(eq - p) - 1), eq + 1);
+        p += n + (p[n] == ',');
+        const run_param *rp = run_param_by_key(key);
+        if (!rp) return gq_fail(GQ_ERR_PARAM, msg, cap, "framework %s: no run parameter '%s'", f->name, key);
+        if ((strncmp(key, "ps_", 3) == 0) != servers_only || run_param_given(rp, q)) continue;
+        char why[256];
+        if (run_param_set(rp, q, value, why, sizeof why) != GQ_OK)
+            return gq_fail(GQ_ERR_PARAM, msg, cap, "framework %s: %s", f->name, why);
+        run_param_forget(rp, q); /* the preset's, not the user's: another preset could still set it */
+    }
+    return GQ_OK;
+}
+
+gq_err framework_apply(sim_request *q, char *msg, size_t cap)
+{
+    if (!q->framework) return GQ_OK;
+    const framework_preset *f = find(q->framework);
+    if (!f) return framework_check(q->framework, msg, cap) ? GQ_ERR_USAGE : GQ_OK;
+    gq_err e = apply(f, q, 0, msg, cap);
+    if (e == GQ_OK && (q->sync == SYNC_PS || q->sync == SYNC_PS_SHARDED)) e = apply(f, q, 1, msg, cap);
+    return e;
+}
