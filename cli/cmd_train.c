@@ -467,6 +467,16 @@ static int cmd_tta(int argc, char **argv)
     gq_zoo z = {0};
     char msg[1024];
 
+    /* the cluster first: options that do not go together are refused before minutes of training */
+    sim_request q = cli_request_of(&a);
+    q.batch = (int)a.batch; /* training: the trainer's per-worker batch; a curve: the model's unless given */
+    sim_scenario s;
+    const gq_err opened = scenario_open(&s, &q, msg, sizeof msg);
+    if (opened != GQ_OK) {
+        cli_error("%s", msg);
+        return cli_exit_of(opened);
+    }
+
     if (training) { /* the trainer's accuracy after each epoch, per quantizer and seed */
         const model_t *m = NULL;
         if (cli_zoo_load(&z, NULL) != 0 || !(m = cli_zoo_model(&z, a.model)) || load_fashion(a.data, &tr, &te) != 0) {
@@ -511,16 +521,7 @@ static int cmd_tta(int argc, char **argv)
     }
     if (rc) goto out;
 
-    /* the simulated iteration of each quantizer on the cluster */
-    sim_request q = cli_request_of(&a);
-    q.batch = (int)a.batch; /* training: the trainer's per-worker batch; a curve: the model's unless given */
-    sim_scenario s;
-    const gq_err opened = scenario_open(&s, &q, msg, sizeof msg);
-    if (opened != GQ_OK) {
-        cli_error("%s", msg);
-        rc = cli_exit_of(opened);
-        goto out;
-    }
+    /* the simulated iteration of each quantizer on the cluster (opened above) */
     gq_table t;
     double iteration_s[MAX_RUNS];
     if (tta_run(&s, curves, ncurves, gpus, a.target, dataset, &t, iteration_s, msg, sizeof msg) != GQ_OK)
@@ -559,8 +560,8 @@ static int cmd_tta(int argc, char **argv)
     }
     free(dat);
     table_free(&t);
-    scenario_close(&s);
 out:
+    scenario_close(&s);
     idx_free(&tr);
     idx_free(&te);
     zoo_free(&z);

@@ -448,6 +448,10 @@ check "tta from a curve: fp32, 2 epochs x 156 iterations x simulate's iteration"
     awk -F, -v it="$it" 'NR == 2 { exit !($1 == "fp32" && $6 == 312 && $7 == it && ($8 - 312 * it) ^ 2 < 1e-6 * $8 ^ 2 && $9 == 0.57) }' tc.csv
 check "tta from a curve: signsgd reached at epoch 3 (rows in any order)" \
     awk -F, -v it="$it2" 'NR == 3 { exit !($1 == "signsgd:bucket=0" && $6 == 468 && $7 == it) }' tc.csv
+# options that do not go together are refused before any training: the data directory is never opened
+"$GQ" tta --platform terngrad-ethernet --gpus 8 --sync ring --ps-shards 2 --target 0.5 --data "$PWD/no-data" 2> err.txt; rc=$?
+check "tta: contradicting options refused first, a usage error" sh -c \
+    "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q 'shape --sync ps-sharded, not ring' err.txt"
 printf 'quant,epoch,accuracy\nfp32,1,0.40\nfp32,1,0.52\n' > twice.csv
 "$GQ" tta --model alexnet --platform dgx1 --gpus 8 --target 0.5 --accuracy-curve twice.csv 2> err.txt; rc=$?
 check "tta: an epoch given twice, one line naming FILE:LINE" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'twice.csv:3: epoch 1 of fp32 is given twice' err.txt"
