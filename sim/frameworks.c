@@ -17,6 +17,9 @@ const framework_preset FRAMEWORKS[] = {
     {"horovod-0.20", "sync=ring,fusion=67108864,fusion_cycle=0.005,overlap=1",
      "Horovod up to 0.20 over NCCL: 64 MB fusion buffers, 5 ms cycles (docs/tensor-fusion.rst of those "
      "releases), gqsim's defaults"},
+    {"horovod-mpi", "sync=ring,reduce_on=host,fusion=134217728,fusion_cycle=0.001,overlap=1",
+     "Horovod 0.21 and later built without HOROVOD_GPU_ALLREDUCE=NCCL: its 'CPU version' (docs/gpus.rst) all-reduces "
+     "the fused buffers with MPI in host memory, each copied there over PCIe and back"},
     {"pytorch-ddp", "sync=ring,fusion=26214400,fusion_cycle=0,overlap=1",
      "PyTorch DistributedDataParallel over NCCL: gradients in buckets of bucket_cap_mb = 25 MiB (its default), "
      "each all-reduced as soon as backward has filled it (torch.nn.parallel.DistributedDataParallel)"},
@@ -28,8 +31,6 @@ const framework_preset FRAMEWORKS[] = {
 const size_t FRAMEWORK_COUNT = sizeof FRAMEWORKS / sizeof FRAMEWORKS[0];
 
 const char *const FRAMEWORKS_NOT_MODELLED[] = {
-    "horovod-mpi: Horovod's MPI all-reduce copies each tensor to the host and reduces it on the CPU, which gqsim "
-    "does not model yet (--sync ring predicts it as NCCL)",
     "byteps: BytePS reduces inside a node with NCCL, then sums on CPU servers, which gqsim does not model yet",
     "hipress: HiPress sends each compressed tensor to its own root rank, which gqsim does not model yet", NULL};
 

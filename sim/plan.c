@@ -313,6 +313,8 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
             cur->srv_dec_s += dec;
             cur->srv_enc_s += requant_down ? enc : 0;
         }
+        if (c->reduce_on_host && c->sync == SYNC_RING && c->gpus > 1) /* MPI: to the host, summed there, back */
+            cur->host_s += 2 * 4 * n / b_up + (c->gpus - 1.0) / c->gpus * n * 1e-9 * c->server_sum_ns;
         if (c->codec_serial && c->gpus > 1)
             serial_s += enc + (requant_down ? dec : 0); /* GPU time taken from backward */
         /* with cycles a bucket leaves at the end of its cycle (its tensors are ready by then) */

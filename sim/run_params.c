@@ -14,6 +14,7 @@ const char *const PS_PLACEMENT_NAMES[] = {"even", "round-robin", "greedy", NULL}
 const char *const CODEC_DEVICE_NAMES[] = {"gpu", "cpu", "none", NULL};
 const char *const ENGINE_NAMES[] = {"simgrid", "analytic", "smpi", NULL};
 static const char *const PS_ON_NAMES[] = {"gpu", "cpu", NULL};
+static const char *const REDUCE_ON_NAMES[] = {"gpu", "host", NULL};
 
 static int check_network(const char *v, char *msg, size_t cap)
 {
@@ -67,6 +68,14 @@ const run_param RUN_PARAMS[] = {
      .names = PS_ON_NAMES,
      .scope = RP_SIM | RP_COLUMN,
      .help = "ps, ps-sharded: servers aggregate on a node's first GPU (default) or its host CPU (over PCIe)"},
+    {.key = "reduce_on",
+     .flag = "--reduce-on",
+     .type = RP_ENUM,
+     .offset = AT(reduce_on_host),
+     .names = REDUCE_ON_NAMES,
+     .scope = RP_SIM | RP_COLUMN,
+     .help = "ring: all-reduce on the GPUs (NCCL, default) or staged through host memory: each bucket copied to the "
+             "host over PCIe, summed by the CPU, copied back (MPI's all-reduce)"},
     {.key = "downlink",
      .flag = "--downlink",
      .type = RP_ENUM,
@@ -202,7 +211,7 @@ const run_param RUN_PARAMS[] = {
              "for the slowest (default 0: all equal)"},
     {.key = "framework",
      .flag = "--framework",
-     .meta = "horovod|horovod-0.20|pytorch-ddp|tf-ps",
+     .meta = "horovod|horovod-0.20|horovod-mpi|pytorch-ddp|tf-ps",
      .type = RP_TEXT,
      .offset = AT(framework),
      .check = framework_check,

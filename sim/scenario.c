@@ -61,6 +61,13 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
     /* an option that would change nothing here is refused, not ignored */
     if (q->exchange.downlink != DOWNLINK_AUTO && (q->sync == SYNC_RING || q->sync == SYNC_ALLGATHER))
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--downlink shapes a server's reply; %s has none", sync_name(q->sync));
+    if (q->reduce_on_host && q->sync != SYNC_RING)
+        return gq_fail(GQ_ERR_USAGE, msg, cap, "--reduce-on host stages a ring all-reduce (--sync ring), not %s",
+                       sync_name(q->sync));
+    if (q->reduce_on_host && q->engine == ENGINE_SMPI)
+        return gq_fail(GQ_ERR_USAGE, msg, cap,
+                       "--reduce-on host: the smpi engine runs the trainer, which reduces on "
+                       "its workers");
     if (q->engine != ENGINE_SIMGRID && (q->exact_flows || q->iterations > 1))
         return gq_fail(GQ_ERR_USAGE, msg, cap, "%s is the SimGrid engine's; the %s engine has no use for it",
                        q->exact_flows ? "--exact-flows" : "--iterations", sim_engine_name(q->engine));
@@ -152,7 +159,20 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
     c.ps_shards = q->ps_shards;
     c.ps_placement = q->ps_placement;
     c.ps_on_cpu = q->ps_on_cpu;
+    c.reduce_on_host = q->reduce_on_host;
     char server_source[168] = "";
+    if (q->reduce_on_host) { /* MPI sums fp32 on the host: quantized buffers would need a codec there too */
+        if (c.quant.id != QZ_FP32)
+            return gq_fail(GQ_ERR_USAGE, msg, cap,
+                           "--reduce-on host stages an fp32 all-reduce (MPI's), not --quant '%s': quantized rings run "
+                           "on the GPUs",
+                           quant);
+        codec_cost srv;
+        gq_err e = codec_server_cost_cpu(&c.quant, s->req.codec_costs ? &s->profile : NULL, &srv, &c.server_sum_ns, why,
+                                         sizeof why);
+        if (e != GQ_OK) return gq_fail(e, msg, cap, "--reduce-on host: %s", why);
+        snprintf(server_source, sizeof server_source, "; the ring on the host: %.140s", srv.source);
+    }
     if (q->ps_on_cpu) { /* the host's codec and its summation */
         codec_cost srv;
         gq_err e = codec_server_cost_cpu(&c.quant, s->req.codec_costs ? &s->profile : NULL, &srv, &c.server_sum_ns, why,

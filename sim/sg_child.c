@@ -397,6 +397,7 @@ static void worker(int argc, char **argv)
             case SYNC_HIERARCHICAL: node_reduce_bcast(w, me, b, leaders_ring); break;
             case SYNC_RING: {
                 double steps = 2.0 * (w->P - 1);
+                sleep_s(b->host_s); /* staged through host memory: copies and the CPU's sums (0 on the GPUs) */
                 if (w->c->exact_flows) {
                     ring_steps(w, "rg", a, R, b->up_bytes / w->P, steps, (b->enc_s + b->dec_s) / w->P);
                     break;

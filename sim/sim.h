@@ -66,7 +66,8 @@ typedef struct {
     ps_placement ps_placement; /* ps-sharded: how the gradient is split over them */
     int ps_on_cpu;             /* ps, ps-sharded: the servers aggregate on their node's host CPU (every GPU's
                                   contribution crosses PCIe to it), not on its first GPU */
-    double server_sum_ns;      /* with ps_on_cpu: the host adding an element into the aggregate, */
+    int reduce_on_host;        /* ring: each bucket copied to host memory, summed by the CPU, copied back */
+    double server_sum_ns;      /* with ps_on_cpu or reduce_on_host: the host adding an element into a sum, */
     double server_decode_ns, server_decode_fixed_ns; /* decoding a contribution first (quantized tensors), */
     double server_encode_ns, server_encode_fixed_ns; /* encoding its reply (codec_server_cost_cpu) */
     double rpc_send_s, rpc_recv_s; /* ps, ps-sharded: each message between a worker and a server costs its sender

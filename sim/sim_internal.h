@@ -17,6 +17,7 @@ typedef struct {
     double srv_dec_s;  /* a server taking in one contribution-sized buffer (decode, and on a host CPU the sum) */
     double srv_enc_s;  /* a server encoding its reply (enc_down_s, or on a host CPU its encode there) */
     double ready_s;    /* when its last gradient is ready, from the start of the iteration */
+    double host_s;     /* reduce_on_host: its copies to and from host memory and the CPU's sums on a ring's path */
 } sim_bucket;
 
 struct sim_plan {

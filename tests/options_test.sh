@@ -42,6 +42,7 @@ value_of() {
     --exact-flows) echo "" ;;
     --compute-jitter) echo 0.1 ;;
     --framework) echo pytorch-ddp ;;
+    --reduce-on) echo host ;;
     --format) echo table ;;
     --plot) echo fig.svg ;; # a figure: honoured when it is written
     --out | --output) echo rep ;; # the report's directory: honoured when it holds the report

@@ -135,6 +135,26 @@ int main(void)
     /* an fp32 reply to a quantized upload */
     for (int s = 0; s < NS; s++) expect("terngrad", ALL[s], DOWNLINK_FP32, U, raw + 8, e, d, 0, 0);
 
+    /* a ring staged through host memory (MPI's all-reduce): fp32 up to the host over the GPU's PCIe link (BI),
+     * summed there by the CPU, (P-1)/P of the elements at S ns each, and back: the fp32 ring plus
+     * 2 x 4n / BI + (P-1)/P n S, and no other change */
+    {
+        sim_config c;
+        memset(&c, 0, sizeof c);
+        c.model = &M, c.cluster = &CL, c.gpus = 4, c.sync = SYNC_RING, c.overlap = 0, c.fusion_bytes = 1e12;
+        qz_parse_spec("fp32", &c.quant, NULL, 0);
+        c.fwd_s = 0.01, c.bwd_s = 0.02, c.engine = ENGINE_ANALYTIC, c.iterations = 1;
+        c.reduce_on_host = 1, c.server_sum_ns = 0.5;
+        sim_result r;
+        char m2[256];
+        const double P = 4, n = NW + NB;
+        const double ring = 2 * (P - 1) * (AX + raw / P / BX), host = 2 * raw / BI + (P - 1) / P * n * 0.5e-9;
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.iteration_s, COMPUTE + ring + host, "ring through host memory: iteration");
+        close_to(r.comm_s, ring + host, "ring through host memory: communication time");
+        close_to(r.bytes_up, 2 * (P - 1) / P * raw, "ring through host memory: the same bytes on the network");
+    }
+
     /* the codec on the GPU (codec_serial): its kernels lengthen the compute by every encode and every
      * reply decode, e + d; with a fixed cost of F ns per call (2 tensors: weights, biases) too. Ring,
      * TernGrad's summed reply, no overlap: the ring then starts when the longer compute ends. */

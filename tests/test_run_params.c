@@ -280,9 +280,13 @@ static void test_frameworks(void)
     CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_RING && q.ps_on_cpu == 0 &&
               q.ps_placement == PS_EVEN && q.fusion_bytes == 0,
           "tf-ps with --sync ring: the ring, and no servers' settings to contradict it");
-    q.framework = "horovod-mpi";
+    q.framework = "byteps";
     CHECK(framework_apply(&q, msg, sizeof msg) == GQ_ERR_USAGE && strstr(msg, "does not model yet") != NULL,
-          "horovod-mpi refused with why: %s", msg);
+          "byteps refused with why: %s", msg);
+    run_params_defaults(&q);
+    q.framework = "horovod-mpi";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_RING && q.reduce_on_host == 1,
+          "horovod-mpi: a ring through host memory");
     q.framework = "pytorch-dp";
     CHECK(framework_check("pytorch-dp", msg, sizeof msg) != 0 && strstr(msg, "did you mean 'pytorch-ddp'") != NULL,
           "a misspelling: %s", msg);

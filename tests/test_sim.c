@@ -139,6 +139,20 @@ static void test_flat_and_comm(void)
     }
 }
 
+/* A ring staged through host memory: the same added time in both engines (the copies and sums are on each GPU's
+ * own path, nothing shared), and slower than NCCL's. */
+static void test_ring_on_host(void)
+{
+    cluster_spec eth = cluster("terngrad-ethernet");
+    sim_config c = base("alexnet", &eth, 8, "fp32", SYNC_RING);
+    c.overlap = 0, c.reduce_on_host = 1, c.server_sum_ns = 0.335;
+    const double s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+    CHECK(fabs(s / a - 1) < 0.005, "ring through host memory, 8 GPUs: SimGrid %.6f vs analytic %.6f", s, a);
+    c.reduce_on_host = 0;
+    const double nccl = run(c, ENGINE_ANALYTIC);
+    CHECK(a > nccl, "staged through the host (%.6f s) slower than on the GPUs (%.6f s)", a, nccl);
+}
+
 static void test_contention(void)
 {
     cluster_spec eth = cluster("terngrad-ethernet");
@@ -416,6 +430,7 @@ int main(void)
     if (zoo_load(&Z, NULL, NULL, 0) != GQ_OK) return 2;
     test_engines_agree();
     test_flat_and_comm();
+    test_ring_on_host();
     test_contention();
     test_basics();
     test_scaling();
