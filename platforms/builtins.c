@@ -43,6 +43,10 @@ static const cluster_spec BUILTINS[] = {
             "NVIDIA DGX A100 System Architecture white paper: 8 A100 SXM4 on 6 NVSwitches, each GPU's 12 NVLinks of "
             "25 GB/s into the switch fabric (every pair at 300 GB/s a direction); 8 ConnectX-6 InfiniBand HDR 200 Gb/s "
             "for the compute fabric"),
+    BUILTIN("hgx-h100", "H100", 8, L_NVSWITCH4, L_IB_NDR, 8,
+            "NVIDIA DGX H100 / HGX H100 8-GPU: 8 H100 SXM5 on 4 third-generation NVSwitches, each GPU's 18 NVLinks of "
+            "25 GB/s into the switch fabric (every pair at 450 GB/s a direction); 8 ConnectX-7 InfiniBand NDR "
+            "400 Gb/s for the compute fabric"),
 };
 
 size_t cluster_builtin_count(void) { return sizeof BUILTINS / sizeof BUILTINS[0]; }

@@ -18,6 +18,9 @@ const link_kind INTRA[] = {
     [L_NVLINK2] = {"nvlink2", 150e9, 1e-6, 0, "NVIDIA Tesla V100 whitepaper: 6 NVLinks x 25 GB/s per direction"},
     [L_NVSWITCH] = {"nvswitch", 300e9, 1e-6, 0,
                     "NVIDIA A100 whitepaper: 12 NVLinks x 25 GB/s per direction through NVSwitch"},
+    [L_NVSWITCH4] = {"nvswitch4", 450e9, 1e-6, 0,
+                     "NVIDIA H100 Tensor Core GPU architecture whitepaper: 18 fourth-generation NVLinks x 25 GB/s "
+                     "per direction through third-generation NVSwitch"},
 };
 
 const link_kind INTER[] = {
@@ -37,6 +40,7 @@ const link_kind INTER[] = {
          "Cray MPT 7.7.2; eth-cscs/sarus doc/cookbook/osu_mb); the latency split over the route's two NIC links"},
     /* what Ngbe makes of 20gbe, here for p2.16xlarge */
     [L_20GBE] = {"20gbe", 2.5e9, 5e-6, 0, "20 Gb/s Ethernet, TCP (latency 5 us, as 10gbe)"},
+    [L_IB_NDR] = {"ib-ndr", 50e9, 0.6e-6, 1, "InfiniBand NDR 4x: 400 Gb/s (latency as EDR and HDR)"},
 };
 
 const link_kind SOCKET[] = {

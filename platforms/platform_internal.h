@@ -9,7 +9,7 @@
 
 /* The link kinds, each row at the index of its name: built-ins name their links (L_IB_EDR), so a row
  * added anywhere cannot silently change which link a built-in has. */
-enum { L_PCIE3, L_NVLINK1, L_NVLINK2, L_NVSWITCH, L_INTRA_COUNT };
+enum { L_PCIE3, L_NVLINK1, L_NVLINK2, L_NVSWITCH, L_NVSWITCH4, L_INTRA_COUNT };
 enum {
     L_1GBE,
     L_10GBE,
@@ -22,6 +22,7 @@ enum {
     L_IB_HDR,
     L_ARIES,
     L_20GBE,
+    L_IB_NDR,
     L_INTER_COUNT
 };
 enum { S_QPI, S_UPI, S_COUNT };

@@ -157,7 +157,7 @@ check "custom GPU row" grep -q '^resnet50,My GPU,64,' mc4.csv
 "$GQ" models compute --model resnet50 --gpu tpu 2> err.txt
 check "unknown GPU named" grep -q "unknown GPU 'tpu'" err.txt
 "$GQ" gpus list --format csv > gl.csv
-check "gpus list: 8 GPUs" test "$(tail -n +2 gl.csv | wc -l)" -eq 8
+check "gpus list: the 9 rows of data/gpus.csv" test "$(tail -n +2 gl.csv | wc -l)" -eq 9
 "$GQ" gpus fit --format csv > gf.csv
 check "gpus fit rows" test "$(tail -n +2 gf.csv | wc -l)" -ge 30
 
@@ -175,7 +175,7 @@ check "simulate succeeds" test $? -eq 0
 check "simulate columns" sh -c "head -1 sim.csv | grep -q '^model,platform,gpus,quant,sync,iteration_s,compute_s,comm_exposed_s,comm_s,comm_to_compute,encode_s,decode_s,bytes_per_gpu_up,bytes_per_gpu_down,images_per_s,speedup,'"
 # NVSwitch built-ins: a star of the GPU's NVLink rate, so one all-reduce of a 1 GiB buffer (a model that is that
 # buffer and computes nothing) is a ring's closed form: 2(P - 1) (2 us + 2^30 / (P x rate)), both engines
-for m in "dgx-a100 8 300e9" "dgx2 16 150e9"; do
+for m in "dgx-a100 8 300e9" "dgx2 16 150e9" "hgx-h100 8 450e9"; do
   plat=${m%% *} rest=${m#* }
   n=${rest%% *} rate=${rest#* }
   for e in simgrid analytic; do

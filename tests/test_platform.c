@@ -404,7 +404,8 @@ static void test_link_tables(void)
         {"dgx1", "nvlink1", "ib-edr"},          {"dgx1-v100", "nvlink2", "ib-edr"},
         {"p2.8xlarge", "pcie3", "10gbe"},       {"p2.16xlarge", "pcie3", "20gbe"},
         {"p3.16xlarge", "nvlink2", "25gbe"},    {"roce25", "pcie3", "roce25"},
-        {"dgx2", "nvlink2", "ib-edr"},          {"dgx-a100", "nvswitch", "ib-hdr"}};
+        {"dgx2", "nvlink2", "ib-edr"},          {"dgx-a100", "nvswitch", "ib-hdr"},
+        {"hgx-h100", "nvswitch4", "ib-ndr"}};
     CHECK(cluster_builtin_count() == sizeof WANT / sizeof WANT[0], "%zu built-ins", cluster_builtin_count());
     for (size_t i = 0; i < sizeof WANT / sizeof WANT[0]; i++) {
         cluster_spec c;
