@@ -219,9 +219,10 @@ static void print_columns(FILE *out, const layout *l, const size_t *cols, size_t
             char hl[MAX_LINES][128];
             const char *h = shown_at(l, 0, cols[i]);
             size_t nh = 1;
-            if (l->wrap)
+            if (l->wrap) {
                 nh = header_lines(h, w, hl, MAX_LINES);
-            else
+                if (nh > MAX_LINES) nh = MAX_LINES; /* a header of more pieces shows its first eight lines */
+            } else
                 snprintf(hl[0], sizeof hl[0], "%s", h);
             /* the last line of a header sits on the table's last header line */
             const char *text = k + nh >= lines ? hl[k + nh - lines] : "";
