@@ -58,6 +58,8 @@ mutations=(
   'models/gpu.c|return flops > 0 ? 4.0 * params / (flops / 1e9) : 0;|return flops > 0 ? 2.0 * params / (flops / 1e9) : 0;|gradient bytes per GFLOP at 2 bytes a parameter'
   'sim/scenario.c|if (q->engine != ENGINE_SIMGRID && (q->exact_flows|if (0 && (q->exact_flows|--exact-flows ignored by the analytic engine'
   'sim/scenario.c|        if (row->gpus > 1) ape[scored++] = fabs(err);|        ape[scored++] = fabs(err);|validate scores the exact 1-GPU rows'
+  'sim/plan.c|cur->host_s += 2 * 4 * n / b_up + |cur->host_s += 4 * n / b_up + |a ring through host memory copied one way only'
+  'sim/sg_child.c|                sleep_s(b->host_s);|                (void)0;|SimGrid ring through host memory without its copies and sums'
 )
 
 killed=0
