@@ -37,7 +37,7 @@ static void train_defaults(cli_args *a)
     memset(a, 0, sizeof *a);
     a->batch = (uint64_t)d.batch, a->epochs = (uint64_t)d.epochs, a->seed = d.seed, a->lr = d.lr;
     a->momentum = d.momentum, a->weight_decay = d.weight_decay, a->optimizer = (int)d.optimizer;
-    a->ef = d.error_feedback, a->lr_schedule = (int)d.schedule, a->step_every = d.step_every;
+    a->lr_schedule = (int)d.schedule, a->step_every = d.step_every;
     a->step_gamma = d.step_gamma, a->poly_power = d.poly_power, a->train_sync = (int)d.sync;
     a->workers[0] = (uint64_t)d.workers, a->nworkers = 1, a->dump_at[0] = 1, a->ndump_at = 1;
 }
@@ -48,7 +48,7 @@ static train_config config_of(const cli_args *a)
     train_config c;
     memset(&c, 0, sizeof c);
     c.optimizer = (optim_kind)a->optimizer;
-    c.error_feedback = a->ef;
+    c.error_feedback = a->req.ef == EF_AUTO ? -1 : a->req.ef == EF_ON; /* the trainer's -1, 1, 0 */
     c.schedule = (lr_schedule)a->lr_schedule, c.step_every = a->step_every, c.step_gamma = a->step_gamma;
     c.poly_power = a->poly_power;
     c.exchange = a->req.exchange;

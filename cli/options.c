@@ -91,14 +91,6 @@ static int p_optimizer(const char *v, cli_args *a)
     static const char *const N[] = {"sgd", "momentum", "adam", NULL}; /* OPT_SGD, OPT_MOMENTUM, OPT_ADAM */
     return pick(v, N, &a->optimizer);
 }
-static int p_ef(const char *v, cli_args *a)
-{
-    static const char *const N[] = {"off", "on", "auto", NULL};
-    int k;
-    if (pick(v, N, &k)) return -1;
-    a->ef = k == 2 ? -1 : k;
-    return 0;
-}
 static int p_schedule(const char *v, cli_args *a)
 {
     int e, used = 0;
@@ -467,12 +459,6 @@ static const cli_option OPTIONS[] = {
      .parse = p_schedule,
      .allowed = "const|step:EPOCHS:GAMMA|poly:POWER",
      .help = "learning-rate schedule (default step:4:0.3)"},
-    {.name = "--ef",
-     .type = T_ENUM,
-     .cmds = B(C_TRAIN) | B(C_TTA),
-     .parse = p_ef,
-     .allowed = "on|off|auto",
-     .help = "error feedback (auto: on for the biased signsgd, topk, bingrad-b)"},
     {.name = "--train-limit",
      .meta = "N",
      .type = T_U64,

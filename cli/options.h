@@ -61,7 +61,7 @@ typedef struct {
     uint64_t batch, n, trials, seed, epochs, nodes, train_limit, test_limit, dataset_size;
     double target;
     double shared_scale, lr, momentum, weight_decay;
-    int format, optimizer, ef;
+    int format, optimizer;
     int lr_schedule, step_every; /* --lr-schedule: const, step:E:G, poly:P */
     double step_gamma, poly_power;
     int fit;

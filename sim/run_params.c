@@ -15,6 +15,7 @@ const char *const CODEC_DEVICE_NAMES[] = {"gpu", "cpu", "none", NULL};
 const char *const ENGINE_NAMES[] = {"simgrid", "analytic", "smpi", NULL};
 static const char *const PS_ON_NAMES[] = {"gpu", "cpu", NULL};
 static const char *const REDUCE_ON_NAMES[] = {"gpu", "host", NULL};
+static const char *const EF_NAMES[] = {"auto", "on", "off", NULL}; /* EF_AUTO, EF_ON, EF_OFF */
 
 static int check_network(const char *v, char *msg, size_t cap)
 {
@@ -209,6 +210,14 @@ const run_param RUN_PARAMS[] = {
      .scope = RP_SIM | RP_COLUMN,
      .help = "stragglers: each GPU's compute time Gaussian with this coefficient of variation, every step waiting "
              "for the slowest (default 0: all equal)"},
+    {.key = "ef",
+     .flag = "--ef",
+     .type = RP_ENUM,
+     .offset = AT(ef),
+     .names = EF_NAMES,
+     .scope = RP_SIM | RP_TRAIN | RP_COLUMN,
+     .help = "error feedback (auto: on for the biased signsgd, topk, bingrad-b, except in a ring, as the trainer "
+             "does); the simulator charges its pass over the gradient (a read and a write) to each encode"},
     {.key = "framework",
      .flag = "--framework",
      .meta = "horovod|horovod-0.20|horovod-mpi|pytorch-ddp|tf-ps",

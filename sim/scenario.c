@@ -68,6 +68,11 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--reduce-on host: the smpi engine runs the trainer, which reduces on "
                        "its workers");
+    if (q->ef == EF_ON && q->sync == SYNC_RING)
+        return gq_fail(
+            GQ_ERR_USAGE, msg, cap,
+            "--ef on with a ring: each hop re-quantizes a partial sum, there is no one residual to feed back "
+            "(the trainer refuses it too)");
     if (q->engine != ENGINE_SIMGRID && (q->exact_flows || q->iterations > 1))
         return gq_fail(GQ_ERR_USAGE, msg, cap, "%s is the SimGrid engine's; the %s engine has no use for it",
                        q->exact_flows ? "--exact-flows" : "--iterations", sim_engine_name(q->engine));
@@ -193,7 +198,23 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
     const double slowest = sim_slowest_of(gpus, q->compute_jitter); /* every step waits for the slowest GPU */
     c.fwd_s = s->compute.fwd_s * slowest;
     c.bwd_s = s->compute.bwd_s * slowest;
-    c.encode_ns = cost.enc_ns * q->quant_cost_scale;
+    /* error feedback, where the trainer keeps it (not in rings): adding the residual before encoding and keeping
+     * the new one after is a pass over the gradient, a read and a write of 4 bytes an element, at the memory
+     * bandwidth of the device that encodes (the host's: its measured pass, the sum a CPU server does) */
+    const int ef = c.quant.id != QZ_FP32 && q->codec_on != CODEC_ON_NONE && q->sync != SYNC_RING &&
+                   (q->ef == EF_ON || (q->ef == EF_AUTO && qz_biased(c.quant.id)));
+    double ef_ns = 0;
+    if (ef && q->codec_on == CODEC_ON_GPU && s->gpu->mem_bw > 0) {
+        ef_ns = 8.0 / s->gpu->mem_bw * 1e9;
+    } else if (ef) {
+        codec_cost host;
+        gq_err e =
+            codec_server_cost_cpu(&c.quant, s->req.codec_costs ? &s->profile : NULL, &host, &ef_ns, why, sizeof why);
+        if (e != GQ_OK) return gq_fail(e, msg, cap, "--ef: %s", why);
+    }
+    char ef_source[64] = "";
+    if (ef) snprintf(ef_source, sizeof ef_source, "; error feedback +%.3g ns/element", ef_ns);
+    c.encode_ns = cost.enc_ns * q->quant_cost_scale + ef_ns;
     c.decode_ns = cost.dec_ns * q->quant_cost_scale;
     c.encode_fixed_ns = cost.enc_fixed_ns * q->quant_cost_scale;
     c.decode_fixed_ns = cost.dec_fixed_ns * q->quant_cost_scale;
@@ -209,7 +230,7 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
         return gq_fail(e, msg, cap, "simulate %s on %s with %d GPU%s: %s", s->model->name, q->platform, gpus,
                        gq_s(gpus), why);
     qz_format_spec(&c.quant, o->quant, sizeof o->quant);
-    snprintf(o->codec_source, sizeof o->codec_source, "%s%s%s", cost.source, server_source, s->rpc_source);
+    snprintf(o->codec_source, sizeof o->codec_source, "%s%s%s%s", cost.source, ef_source, server_source, s->rpc_source);
     o->gpus = gpus;
     o->images_per_s = (double)gpus * s->batch / o->r.iteration_s;
     o->speedup = o->images_per_s / s->compute.images_per_s; /* one GPU, fp32, no communication */

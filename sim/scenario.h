@@ -39,6 +39,7 @@ typedef struct {
     double quant_rate;        /* > 0: codec cost as this many elements/s on every device, nothing fixed */
     double quant_cost_scale;  /* codec cost multiplier */
     double compute_jitter;    /* stragglers: each GPU's compute time's coefficient of variation (Gaussian) */
+    int ef;                   /* error feedback: EF_AUTO (on for the biased quantizers), EF_ON, EF_OFF */
     const char *framework;    /* a preset (frameworks.h) for the parameters not given; NULL: none */
     unsigned long long given; /* which run parameters were set (bit k: RUN_PARAMS[k]), by run_param_set */
 } sim_request;
@@ -80,7 +81,7 @@ typedef struct {
     int gpus;
     double images_per_s;
     double speedup; /* over one GPU in fp32 without communication */
-    char codec_source[448];
+    char codec_source[512];
 } sim_outcome;
 
 /* Runs quantizer `quant` (a spec) on `gpus` GPUs. */
@@ -89,6 +90,8 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
 /* The columns of a run's row, and the row. */
 extern const char *const SIM_COLUMNS[];
 extern const size_t SIM_NCOLUMNS;
+enum { EF_AUTO, EF_ON, EF_OFF }; /* sim_request.ef, in the order of the run parameter's names */
+
 /* model, platform, gpus, quant, sync: what names a row */
 #define SIM_KEY_COLUMNS 5
 void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o);

@@ -11,7 +11,7 @@
 #define SIM_MAX_FP32_BELOW 1e15   /* --fp32-below, fp32_below: elements in [0, this] */
 
 #define RUN_PARAMS_MAX 32     /* run parameters at most (run_params.h): a measured row keeps a field for each */
-#define RUN_COLUMNS_MAX 16    /* run parameters read from validate's columns, at most */
+#define RUN_COLUMNS_MAX 24    /* run parameters read from validate's columns, at most */
 #define RUN_PARAM_TEXT_MAX 96 /* a run parameter's value as text, NUL included */
 
 #define SIM_STR_(x) #x

@@ -426,7 +426,8 @@ check "codec_source names the GPU's profile" grep -q ',GTX 1080 fitted$' d1.csv
 "$GQ" simulate --model alexnet --platform dgx1 --gpus 8 --quant signsgd --codec-on none --format csv > none.csv
 check "--codec-on none: encode_s = decode_s = 0" sh -c "tail -1 none.csv | cut -d, -f11,12 | grep -qx '0,0'"
 "$GQ" simulate --model alexnet --platform dgx1-v100 --gpus 8 --quant signsgd --format csv > v100.csv
-check "V100 signsgd: Espresso's published kernel" grep -q ',V100 published (Espresso)$' v100.csv
+check "V100 signsgd: Espresso's published kernel, and error feedback's pass at 8 bytes / 900 GB/s" \
+    grep -q ',V100 published (Espresso); error feedback +0.00889 ns/element$' v100.csv
 "$GQ" quant calibrate --quant terngrad --quant qsgd:levels=5 --trials 3 --output cal.csv
 check "calibrate: a header and two rows" sh -c "test \$(wc -l < cal.csv) -eq 3 && head -1 cal.csv | grep -qx 'quant,device,encode_ns_fixed,encode_ns_per_element,decode_ns_fixed,decode_ns_per_element,source'"
 "$GQ" simulate --model vgg-a --platform roce25 --gpus 8 --quant terngrad --codec-on cpu --codec-costs cal.csv --format csv > c1.csv

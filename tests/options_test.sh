@@ -43,6 +43,7 @@ value_of() {
     --compute-jitter) echo 0.1 ;;
     --framework) echo pytorch-ddp ;;
     --reduce-on) echo host ;;
+    --ef) echo on ;;
     --format) echo table ;;
     --plot) echo fig.svg ;; # a figure: honoured when it is written
     --out | --output) echo rep ;; # the report's directory: honoured when it holds the report

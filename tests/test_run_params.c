@@ -248,6 +248,29 @@ static void test_tta_run(void)
     scenario_close(&s);
 }
 
+/* Error feedback's pass over the gradient: 8 bytes an element at the GPU's memory bandwidth, added to the encode of
+ * every quantized element; on by default for the biased signSGD, off for the unbiased TernGrad; none in a ring. */
+static void test_error_feedback(void)
+{
+    sim_scenario s;
+    char msg[512];
+    if (!open_alexnet(&s)) return;
+    sim_outcome on, off, tern;
+    CHECK(scenario_run(&s, "signsgd", 8, &on, msg, sizeof msg) == GQ_OK, "%s", msg); /* auto: signSGD is biased */
+    s.req.ef = EF_OFF;
+    CHECK(scenario_run(&s, "signsgd", 8, &off, msg, sizeof msg) == GQ_OK, "%s", msg);
+    s.req.ef = EF_AUTO;
+    CHECK(scenario_run(&s, "terngrad", 8, &tern, msg, sizeof msg) == GQ_OK, "%s", msg);
+    const double want = 8.0 * (double)model_params(s.model) / s.gpu->mem_bw; /* every tensor quantized here */
+    CHECK(fabs((on.r.encode_s - off.r.encode_s) / want - 1) < 1e-9,
+          "signSGD with error feedback encodes %.9f s longer, want 8 x %.0f / %.4g = %.9f",
+          on.r.encode_s - off.r.encode_s, (double)model_params(s.model), s.gpu->mem_bw, want);
+    CHECK(strstr(on.codec_source, "error feedback +0.025 ns/element") != NULL && !strstr(off.codec_source, "error") &&
+              !strstr(tern.codec_source, "error feedback"),
+          "named where charged: '%s' / '%s' / '%s'", on.codec_source, off.codec_source, tern.codec_source);
+    scenario_close(&s);
+}
+
 /* Framework presets: what the user gives wins; the servers' settings only where there are servers. */
 static void test_frameworks(void)
 {
@@ -304,5 +327,6 @@ int main(void)
     test_jitter_in_a_run();
     test_tta_run();
     test_frameworks();
+    test_error_feedback();
     return check_summary();
 }
