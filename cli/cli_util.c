@@ -153,11 +153,6 @@ size_t cli_term_width(void)
     return 100;
 }
 
-void cli_quant_labels(const char *const *specs, size_t n, char (*labels)[QZ_LABEL_MAX])
-{
-    qz_short_labels(specs, n, labels);
-}
-
 static int is_spec(const char *s)
 {
     qz_params p;
@@ -178,18 +173,21 @@ static const char *ratio_of_specs(const char *h)
 static void table_text_labelled(FILE *out, const gq_table *t)
 {
     const int qcol = table_column(t, "quant");
-    /* the set of specs: the quant column's, and the headers' */
+    /* the set of specs: the quant column's, and the headers' (each header looked at once: kind 1 a spec, 2 a ratio) */
     size_t n = 0, cap = t->nrows + 2 * t->ncols;
     char **specs = gq_xcalloc(cap, sizeof *specs);
+    unsigned char *kind = gq_xcalloc(t->ncols + 1, 1);
     for (size_t r = 1; qcol >= 0 && r < t->nrows; r++) specs[n++] = gq_xstrdup(table_cell(t, r, (size_t)qcol));
     for (size_t c = 0; c < t->ncols; c++) {
         const char *h = table_cell(t, 0, c), *slash;
         if (strchr(h, ':') && is_spec(h)) {
             specs[n++] = gq_xstrdup(h);
+            kind[c] = 1;
         } else if (strchr(h, ':') && (slash = ratio_of_specs(h)) != NULL) {
             specs[n] = gq_xmalloc((size_t)(slash - h) + 1);
             snprintf(specs[n++], (size_t)(slash - h) + 1, "%s", h);
             specs[n++] = gq_xstrdup(slash + 1);
+            kind[c] = 2;
         }
     }
     char(*labels)[QZ_LABEL_MAX] = gq_xcalloc(n ? n : 1, sizeof *labels);
@@ -201,10 +199,9 @@ static void table_text_labelled(FILE *out, const gq_table *t)
     size_t k = 0;
     for (size_t r = 1; qcol >= 0 && r < t->nrows; r++) copy.cells[r * t->ncols + (size_t)qcol] = labels[k++];
     for (size_t c = 0; c < t->ncols; c++) {
-        const char *h = table_cell(t, 0, c);
-        if (strchr(h, ':') && is_spec(h)) {
+        if (kind[c] == 1) {
             copy.cells[c] = labels[k++];
-        } else if (strchr(h, ':') && ratio_of_specs(h)) {
+        } else if (kind[c] == 2) {
             made[c] = gq_xmalloc(2 * QZ_LABEL_MAX + 2);
             snprintf(made[c], 2 * QZ_LABEL_MAX + 2, "%s/%s", labels[k], labels[k + 1]);
             copy.cells[c] = made[c];
@@ -223,6 +220,7 @@ static void table_text_labelled(FILE *out, const gq_table *t)
     for (size_t c = 0; c < t->ncols; c++) free(made[c]);
     for (size_t i = 0; i < n; i++) free(specs[i]);
     free(made);
+    free(kind);
     free(specs);
     free(labels);
     free(keys);

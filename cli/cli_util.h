@@ -90,8 +90,6 @@ void table_print(const gq_table *t, cli_format f);
 void table_fprint(FILE *out, const gq_table *t, cli_format f);
 /* The text width: COLUMNS if it is a number from 20 to 10000, else the terminal's on stdout, else 100. */
 size_t cli_term_width(void);
-/* Short labels (qz_short_labels) of specs; labels[i] for specs[i]. */
-void cli_quant_labels(const char *const *specs, size_t n, char (*labels)[QZ_LABEL_MAX]);
 /* The table as CSV into PATH (temporary name, then rename). @return 0 or -1 after printing. */
 int table_write_csv(const gq_table *t, const char *path);
 

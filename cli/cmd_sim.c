@@ -94,6 +94,7 @@ typedef struct {
     char key[MAX_QUANTS][QZ_LABEL_MAX + 140]; /* "label = spec" where they differ */
     const char *key_ptr[MAX_QUANTS];
     size_t nkey;
+    int key_of[MAX_QUANTS]; /* quantizer k's line in key, or -1 where its label is its spec */
 } quant_labels;
 
 static void quant_names(quant_labels *l, const char *const *specs, size_t n)
@@ -107,11 +108,13 @@ static void quant_names(quant_labels *l, const char *const *specs, size_t n)
         if (qz_parse_spec(specs[k], &q, NULL, 0) == GQ_OK) qz_format_spec(&q, canon[k], sizeof canon[k]);
         cp[k] = canon[k];
     }
-    cli_quant_labels(cp, n, l->name);
+    qz_short_labels(cp, n, l->name);
     l->nkey = 0;
     for (size_t k = 0; k < n; k++) {
         l->ptr[k] = l->name[k];
+        l->key_of[k] = -1;
         if (strcmp(l->name[k], canon[k]) != 0) {
+            l->key_of[k] = (int)l->nkey;
             snprintf(l->key[l->nkey], sizeof l->key[0], "%s = %s", l->name[k], canon[k]);
             l->key_ptr[l->nkey] = l->key[l->nkey];
             l->nkey++;
@@ -285,13 +288,8 @@ static int report_figures(const char *dir, const gq_table *rows, const char *con
     gpv_string(&vars, "ptitle", title);
     const char *two[2]; /* the key lines of the two quantizers this figure shows */
     size_t ntwo = 0;
-    for (size_t k = 0; k < names.nkey; k++)
-        for (int q = 0; q < 2; q++) {
-            const size_t len = strlen(names.name[q]);
-            if (ntwo < 2 && strncmp(names.key[k], names.name[q], len) == 0 &&
-                strncmp(names.key[k] + len, " = ", 3) == 0)
-                two[ntwo++] = names.key[k];
-        }
+    for (int q = 0; q < 2; q++)
+        if (names.key_of[q] >= 0) two[ntwo++] = names.key[names.key_of[q]];
     gpv_speckeys(&vars, two, ntwo);
     gpv_array(&vars, "models", set->models, set->nm);
     gpv_array(&vars, "clusters", set->clusters, set->np);

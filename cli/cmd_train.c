@@ -394,7 +394,7 @@ int cmd_train(int argc, char **argv)
         const char *sp[MAX_RUNS * MAX_RUNS];
         char(*short_labels)[QZ_LABEL_MAX] = gq_xcalloc(nlabels ? nlabels : 1, sizeof *short_labels);
         for (size_t k = 0; k < nlabels; k++) sp[k] = specs[k];
-        cli_quant_labels(sp, nlabels, short_labels);
+        qz_short_labels(sp, nlabels, short_labels);
         for (size_t k = 0; k < nlabels; k++)
             snprintf(labels[k], sizeof labels[k], "%s, %d worker%s%s", short_labels[k], run_workers[k],
                      run_workers[k] == 1 ? "" : "s", ns > 1 ? " (mean of seeds, ±1 sd)" : "");
@@ -544,7 +544,7 @@ static int cmd_tta(int argc, char **argv)
         spec_ptr[k] = cv->quant;
         label_ptr[k] = labels[k];
     }
-    if (rc == 0) cli_quant_labels(spec_ptr, (size_t)ncurves, labels);
+    if (rc == 0) qz_short_labels(spec_ptr, (size_t)ncurves, labels);
     if (f && fclose(f) != 0 && rc == 0) rc = (cli_error("out of memory"), 1);
     if (rc == 0) table_print(&t, (cli_format)a.format);
     if (rc == 0 && a.plot) {

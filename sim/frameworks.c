@@ -34,11 +34,20 @@ const char *const FRAMEWORKS_NOT_MODELLED[] = {
     "byteps: BytePS reduces inside a node with NCCL, then sums on CPU servers, which gqsim does not model yet",
     "hipress: HiPress sends each compressed tensor to its own root rank, which gqsim does not model yet", NULL};
 
+#define MAX_PRESETS 16
+_Static_assert(sizeof FRAMEWORKS / sizeof FRAMEWORKS[0] <= MAX_PRESETS, "MAX_PRESETS is too small");
+
+/* The presets' names, in the table's order. @return their number. */
+static size_t preset_names(const char *names[MAX_PRESETS])
+{
+    for (size_t i = 0; i < FRAMEWORK_COUNT; i++) names[i] = FRAMEWORKS[i].name;
+    return FRAMEWORK_COUNT;
+}
+
 static const framework_preset *find(const char *name)
 {
-    const char *names[16];
-    for (size_t i = 0; i < FRAMEWORK_COUNT && i < 16; i++) names[i] = FRAMEWORKS[i].name;
-    const int k = gq_match_name(name, names, FRAMEWORK_COUNT < 16 ? FRAMEWORK_COUNT : 16);
+    const char *names[MAX_PRESETS];
+    const int k = gq_match_name(name, names, preset_names(names));
     return k >= 0 ? &FRAMEWORKS[k] : NULL;
 }
 
@@ -52,18 +61,18 @@ int framework_check(const char *v, char *msg, size_t cap)
             return -1;
         }
     }
-    const char *names[16];
+    const char *names[MAX_PRESETS];
+    const size_t n = preset_names(names);
     char known[256] = "", near[96];
-    for (size_t i = 0; i < FRAMEWORK_COUNT && i < 16; i++) {
-        names[i] = FRAMEWORKS[i].name;
+    for (size_t i = 0; i < n; i++)
         snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", names[i]);
-    }
     snprintf(msg, cap, "framework '%.40s' is not one gqsim knows%s (known: %s)", v,
-             gq_did_you_mean(v, names, FRAMEWORK_COUNT < 16 ? FRAMEWORK_COUNT : 16, near, sizeof near), known);
+             gq_did_you_mean(v, names, n, near, sizeof near), known);
     return -1;
 }
 
-/* Applies the settings whose key passes `want` and whose parameter q does not mark as given. */
+/* Applies the preset's settings that q does not mark as given: the servers' (ps_*) when servers_only, else the
+ * others. */
 static gq_err apply(const framework_preset *f, sim_request *q, int servers_only, char *msg, size_t cap)
 {
     char key[64], value[96];
