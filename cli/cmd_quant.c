@@ -110,11 +110,20 @@ static int quant_list(int argc, char **argv)
     memset(&a, 0, sizeof a);
     if (cli_parse_command(C_QUANT_LIST, argc, argv, &a)) return EXIT_USAGE;
     const cli_format fmt = (cli_format)a.format;
-    static const char *const H[] = {"name", "keys (defaults)", "description"};
+    static const char *const H[] = {"name", "keys (defaults)", "allreduce", "description"};
     gq_table t;
-    table_init(&t, H, 3);
-    for (qz_id id = QZ_FP32; id < QZ_ID_END_; id++)
-        table_row(&t, "%s\t%s\t%s", qz_name(id), *qz_keys_help(id) ? qz_keys_help(id) : "-", qz_summary(id));
+    table_init(&t, H, 4);
+    for (qz_id id = QZ_FP32; id < QZ_ID_END_; id++) {
+        /* whether a ring can sum its messages as they are: always, only under TernGrad's one shared scaler, never */
+        qz_params q;
+        qz_defaults(id, &q);
+        const xch_policy shared = {0}, apart = {.no_scaler_sharing = 1};
+        const char *allreduce = !xch_allreduce_compatible(&shared, &q)  ? "no"
+                                : !xch_allreduce_compatible(&apart, &q) ? "shared scaler"
+                                                                        : "yes";
+        table_row(&t, "%s\t%s\t%s\t%s", qz_name(id), *qz_keys_help(id) ? qz_keys_help(id) : "-", allreduce,
+                  qz_summary(id));
+    }
     table_print(&t, fmt);
     table_free(&t);
     return 0;

@@ -139,7 +139,8 @@ static int cmd_simulate(int argc, char **argv)
     sim_outcome o;
     char msg[1024];
     int rc = 1;
-    if (scenario_run(&s, a.nquant ? a.quant[0] : "fp32", (int)a.gpus[0], &o, msg, sizeof msg) == GQ_OK) {
+    const gq_err ran = scenario_run(&s, a.nquant ? a.quant[0] : "fp32", (int)a.gpus[0], &o, msg, sizeof msg);
+    if (ran == GQ_OK) {
         gq_table t;
         table_init(&t, SIM_COLUMNS, SIM_NCOLUMNS);
         t.key_cols = SIM_KEY_COLUMNS;
@@ -149,6 +150,7 @@ static int cmd_simulate(int argc, char **argv)
         rc = 0;
     } else {
         cli_error("%s", msg);
+        rc = cli_exit_of(ran);
     }
     scenario_close(&s);
     return rc;

@@ -44,9 +44,33 @@ size_t xch_tensors(const model_t *m, const qz_params *q, const xch_policy *p, xc
             size_t n = (size_t)(bias ? m->layers[i].bias_params : m->layers[i].weight_params);
             if (!n) continue;
             int fp32 = !quantizing || (double)n < p->fp32_below || (p->fp32_last && (int)i == classifier);
-            out[k++] = (xch_tensor){(int)i, bias, n, !fp32};
+            const size_t out_ch = (size_t)m->layers[i].out;
+            const size_t rows = !bias && out_ch > 0 && n % out_ch == 0 ? out_ch : 1; /* out x (in kh kw) */
+            out[k++] = (xch_tensor){(int)i, bias, n, !fp32, rows};
         }
     return k;
+}
+
+qz_params xch_tensor_quant(const qz_params *q, const xch_tensor *t)
+{
+    qz_params s = *q;
+    if (s.id == QZ_POWERSGD) s.rows = t->rows;
+    return s;
+}
+
+int xch_allreduce_compatible(const xch_policy *p, const qz_params *q)
+{
+    return q->id == QZ_FP32 || q->id == QZ_FP16 || q->id == QZ_POWERSGD || xch_shares_scaler(p, q);
+}
+
+int xch_factor_allreduce(sync_kind s, const qz_params *q)
+{
+    return q->id == QZ_POWERSGD && (s == SYNC_RING || s == SYNC_HIERARCHICAL);
+}
+
+int xch_keeps_residual(sync_kind s, const qz_params *q)
+{
+    return s != SYNC_RING || q->id == QZ_FP32 || xch_factor_allreduce(s, q);
 }
 
 downlink_kind xch_downlink(const xch_policy *p, const qz_params *q)

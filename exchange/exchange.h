@@ -45,6 +45,7 @@ typedef struct {
     int bias;      /* 1: the layer's biases, 0: its weights */
     size_t n;      /* elements */
     int quantized; /* 0: travels in fp32 */
+    size_t rows;   /* as a matrix (PowerSGD's view): the layer's outputs for weights, 1 for biases */
 } xch_tensor;
 
 /* Index of the classifier, the last layer with weights (-1: none). */
@@ -54,6 +55,23 @@ int xch_classifier(const model_t *m);
  * (backward makes them ready in the reverse order). `out` has room for
  * 2 x m->nlayers. @return how many. */
 size_t xch_tensors(const model_t *m, const qz_params *q, const xch_policy *p, xch_tensor *out);
+
+/* q with tensor t's matrix shape (its rows, for PowerSGD; the rest of q as given). */
+qz_params xch_tensor_quant(const qz_params *q, const xch_tensor *t);
+
+/* Whether a scheme can sum q's messages as they are, without decoding and re-encoding partial sums: fp32; fp16
+ * (summed in fp16, as NCCL does); PowerSGD, whose factors P and Q are linear in the gradient and all-reduce as
+ * floats; TernGrad under one shared scaler, whose levels sum as integers (xch_shares_scaler). Every other
+ * quantizer needs an all-gather or a server, or a ring that re-quantizes at every hop. */
+int xch_allreduce_compatible(const xch_policy *p, const qz_params *q);
+
+/* 1 if a ring of scheme s all-reduces q's PowerSGD factors (two all-reduces a tensor, P then Q) rather than
+ * re-quantizing partial sums at each hop: PowerSGD in a ring or a hierarchical all-reduce. */
+int xch_factor_allreduce(sync_kind s, const qz_params *q);
+
+/* 1 if a worker can keep its own quantization error (error feedback) in scheme s: everywhere but a ring that
+ * re-quantizes partial sums (there, no error is any one worker's); fp32 has none to keep, and refuses nothing. */
+int xch_keeps_residual(sync_kind s, const qz_params *q);
 
 /* The reply actually sent: AUTO resolved for quantizer q. */
 downlink_kind xch_downlink(const xch_policy *p, const qz_params *q);

@@ -36,6 +36,8 @@ static const char *const SPECS[] = {
     "signsgd:pack=byte",
     "topk:ratio=0.2,index=64",
     "topk:ratio=0.5,index=32",
+    "powersgd:rank=1",
+    "powersgd:rank=3,warm=off,min=20",
 };
 
 static void fail(const char *what, const char *spec, size_t n, size_t r)
@@ -77,9 +79,10 @@ static void check_roundtrip(const uint8_t *data, size_t size)
     void *work = malloc(wcap ? wcap : 1);
     size_t r = qz_encode(buf, cap, x, n, &p, data[0], work, wcap);
     if (gq_is_error(r)) {
-        /* the only acceptable failure is non-finite input */
+        /* the only acceptable failure is non-finite input (for powersgd, |x| of 2^60 or more too) */
         int finite = 1;
-        for (size_t i = 0; i < n; i++) finite &= isfinite(x[i]) != 0;
+        for (size_t i = 0; i < n; i++)
+            finite &= isfinite(x[i]) && !(p.id == QZ_POWERSGD && fabsf(x[i]) >= QZ_POWERSGD_LARGEST);
         if (finite || gq_error_code(r) != GQ_ERR_NONFINITE) fail("encode failed on finite input", spec, n, r);
     } else {
         size_t d = qz_decode(y, n, buf, r);

@@ -27,6 +27,7 @@ typedef enum {
     QZ_BINGRAD_PB,
     QZ_SIGNSGD,
     QZ_TOPK,
+    QZ_POWERSGD,
     QZ_ID_END_
 } qz_id;
 
@@ -40,21 +41,31 @@ typedef enum { QZ_CODE_DENSE = 0, QZ_CODE_ELIAS = 1 } qz_code;                 /
 
 #define QZ_QSGD_MAX_LEVELS 255u
 #define QZ_ORQ_MAX_LEVELS 16u
+#define QZ_POWERSGD_MAX_RANK 64u
+/* powersgd refuses |g| at or above 2^60 as non-finite: its products (M Q, M^T P, P Q^T over up to 2^24 terms) would
+ * overflow float */
+#define QZ_POWERSGD_LARGEST 0x1p60f
+#define QZ_POWERSGD_MAX_MIN 16777216u /* min= travels as a float: every count to 2^24 exactly */
 
 typedef struct {
     qz_id id;
-    uint64_t bucket;    /* elements per bucket; 0 = the whole array is one bucket */
-    unsigned levels;    /* qsgd: total levels, odd >= 3; orq: 2..16 */
-    float clip;         /* terngrad: c in c*sigma; 0 disables clipping */
-    qz_scale scale;     /* terngrad: max of clipped |g|, or c*sigma */
-    qz_pack pack;       /* terngrad: 2 bits, 5 trits per byte, or int8; signsgd: 1 bit or a byte */
-    qz_norm norm;       /* qsgd */
-    qz_code code;       /* qsgd */
-    float ratio;        /* topk: fraction of elements kept, (0, 1] */
-    qz_index index;     /* topk: u32 indices where n <= 2^32 else u64 (auto), or always u32 / u64 */
-    float shared_scale; /* terngrad scaler sharing: > 0 replaces every bucket's
-                           scaler (not part of the spec string; travels in the
-                           buffer as each bucket's scale) */
+    uint64_t bucket;       /* elements per bucket; 0 = the whole array is one bucket */
+    unsigned levels;       /* qsgd: total levels, odd >= 3; orq: 2..16 */
+    float clip;            /* terngrad: c in c*sigma; 0 disables clipping */
+    qz_scale scale;        /* terngrad: max of clipped |g|, or c*sigma */
+    qz_pack pack;          /* terngrad: 2 bits, 5 trits per byte, or int8; signsgd: 1 bit or a byte */
+    qz_norm norm;          /* qsgd */
+    qz_code code;          /* qsgd */
+    float ratio;           /* topk: fraction of elements kept, (0, 1] */
+    qz_index index;        /* topk: u32 indices where n <= 2^32 else u64 (auto), or always u32 / u64 */
+    float shared_scale;    /* terngrad scaler sharing: > 0 replaces every bucket's
+                              scaler (not part of the spec string; travels in the
+                              buffer as each bucket's scale) */
+    unsigned rank;         /* powersgd: the factors' rank r, 1..64 */
+    int warm;              /* powersgd: 1 = start from the caller's last Q (qz_encode_warm) */
+    uint64_t min_elements; /* powersgd: tensors with fewer elements travel as floats */
+    uint64_t rows;         /* powersgd: the matrix's rows (a layer's outputs; set by the caller, not part of the
+                              spec; 0: the squarest shape of n); travels in the header */
 } qz_params;
 
 /* ---- registry and specs ------------------------------------------------ */
@@ -73,6 +84,10 @@ int qz_biased(qz_id id);
 /* The GPU cost model's inputs for p, as its codec row says (docs/codec-costs.md): kernel launches and bytes of
  * memory traffic per element, encode (enc) and decode (dec); all 0 for fp32. */
 void qz_gpu_traffic(const qz_params *p, double enc[2], double dec[2]);
+/* Floating-point operations per element that the GPU cost model charges at the GPU's peak rate where they take
+ * longer than the memory traffic (a roofline): PowerSGD's GEMMs, 4r to encode (M Q, M^T P), 2r to decode
+ * (P Q^T); 0 for the element-wise codecs, whose arithmetic hides behind their traffic. */
+void qz_gpu_flops(const qz_params *p, double *enc, double *dec);
 
 /* Defaults of a quantizer, as `NAME` alone would give. */
 gq_err qz_defaults(qz_id id, qz_params *p);
@@ -130,6 +145,25 @@ size_t qz_encode(void *dst, size_t dst_cap, const float *src, size_t n, const qz
  * worker's scaler, then the maximum, passed back as p->shared_scale.
  * @return GQ_OK or GQ_ERR_NONFINITE / GQ_ERR_EMPTY / GQ_ERR_PARAM. */
 gq_err qz_terngrad_scale(const qz_params *p, const float *x, size_t n, float *scale);
+
+/* ---- PowerSGD's pieces, for all-reducing its factors (train/exchange_run.c) ------------------------------
+ * Shapes row-major: M rows x cols, P rows x r, Q cols x r. */
+
+/* The matrix n elements are seen as (p->rows, else the squarest), and the rank sent: 0 where the tensor travels
+ * as floats (a vector, factors no smaller than the matrix, fewer than min= elements). */
+void qz_powersgd_shape(const qz_params *p, size_t n, size_t *rows, size_t *cols, size_t *rank);
+/* A first Q: Gaussian, from the seed. */
+void qz_powersgd_init_q(float *Q, size_t cols, size_t r, uint64_t seed);
+void qz_powersgd_project(const float *M, size_t rows, size_t cols, const float *Q, size_t r, float *P); /* P = M Q */
+void qz_powersgd_orthonormalize(float *P, size_t rows, size_t r); /* Gram-Schmidt on P's columns */
+void qz_powersgd_back(const float *M, size_t rows, size_t cols, const float *P, size_t r, float *Q);   /* Q = M^T P */
+void qz_powersgd_expand(const float *P, const float *Q, size_t rows, size_t cols, size_t r, float *M); /* M = P Q^T */
+
+/* qz_encode with a caller's state: for powersgd with warm=on, warm_q (cols x r floats, from qz_powersgd_shape)
+ * holds the last step's Q on entry (zeros are not a start: the caller initialises it with qz_powersgd_init_q) and
+ * this step's Q' on return; for every other quantizer, or warm_q NULL, the same as qz_encode. */
+size_t qz_encode_warm(void *dst, size_t dst_cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
+                      float *warm_q, void *work, size_t work_cap);
 
 /* What a buffer's header says. */
 typedef struct {

@@ -34,10 +34,12 @@ enum { /* header flag bits, see docs/wire-format.md#header */
        FLAG_PACK_BYTE = 1u << 4, /* terngrad pack=int8, signsgd pack=byte */
        FLAG_INDEX_32 = 1u << 5,  /* topk */
        FLAG_INDEX_64 = 1u << 6,
+       FLAG_COLD = 1u << 0, /* powersgd warm=off: a bit's meaning is its quantizer's (0x80 stays unused) */
 };
 
 static const qz_codec *const CODECS[] = {
-    &qz_fp32, &qz_fp16, &qz_terngrad, &qz_qsgd, &qz_orq, &qz_bingrad_b, &qz_bingrad_pb, &qz_signsgd, &qz_topk,
+    &qz_fp32,      &qz_fp16,       &qz_terngrad, &qz_qsgd, &qz_orq,
+    &qz_bingrad_b, &qz_bingrad_pb, &qz_signsgd,  &qz_topk, &qz_powersgd,
 };
 
 const qz_codec *qz_codec_of(qz_id id)
@@ -69,6 +71,12 @@ void qz_gpu_traffic(const qz_params *p, double enc[2], double dec[2])
     const qz_codec *c = qz_codec_of(p->id);
     enc[0] = enc[1] = dec[0] = dec[1] = 0;
     if (c && c->gpu_traffic) c->gpu_traffic(p, enc, dec);
+}
+void qz_gpu_flops(const qz_params *p, double *enc, double *dec)
+{
+    const qz_codec *c = qz_codec_of(p->id);
+    *enc = *dec = 0;
+    if (c && c->gpu_flops) c->gpu_flops(p, enc, dec);
 }
 const char *qz_summary(qz_id id)
 {
@@ -348,6 +356,7 @@ static unsigned header_flags(const qz_params *p)
     if ((p->id == QZ_TERNGRAD || p->id == QZ_SIGNSGD) && p->pack == QZ_PACK_BYTE) f |= FLAG_PACK_BYTE;
     if (p->id == QZ_TOPK && p->index == QZ_INDEX_32) f |= FLAG_INDEX_32;
     if (p->id == QZ_TOPK && p->index == QZ_INDEX_64) f |= FLAG_INDEX_64;
+    if (p->id == QZ_POWERSGD && !p->warm) f |= FLAG_COLD;
     return f;
 }
 
@@ -355,6 +364,7 @@ static float header_param(const qz_params *p)
 {
     if (p->id == QZ_TERNGRAD) return p->clip;
     if (p->id == QZ_TOPK) return p->ratio;
+    if (p->id == QZ_POWERSGD) return (float)p->min_elements; /* exact: at most 2^24 */
     return 0.0f;
 }
 
@@ -363,10 +373,10 @@ static void write_header(uint8_t *h, const qz_params *p, size_t n, uint32_t chec
     memcpy(h, QZ_MAGIC, 4);
     h[4] = QZ_VERSION;
     h[5] = (uint8_t)p->id;
-    h[6] = (uint8_t)((p->id == QZ_QSGD || p->id == QZ_ORQ) ? p->levels : 0);
+    h[6] = (uint8_t)((p->id == QZ_QSGD || p->id == QZ_ORQ) ? p->levels : p->id == QZ_POWERSGD ? p->rank : 0);
     h[7] = (uint8_t)header_flags(p);
     store_u64(h + 8, (uint64_t)n);
-    store_u64(h + 16, p->bucket);
+    store_u64(h + 16, p->id == QZ_POWERSGD ? p->rows : p->bucket);
     store_f32(h + 24, header_param(p));
     store_u32(h + 28, checksum);
 }
@@ -387,27 +397,35 @@ gq_err qz_peek(const void *src, size_t src_size, qz_header *out)
         header_flags(&(qz_params){
             .id = id, .scale = QZ_SCALE_SIGMA, .pack = QZ_PACK_TRITS, .norm = QZ_NORM_MAX, .code = QZ_CODE_ELIAS}) |
         header_flags(&(qz_params){.id = id, .pack = QZ_PACK_BYTE, .index = QZ_INDEX_32}) |
-        header_flags(&(qz_params){.id = id, .index = QZ_INDEX_64});
+        header_flags(&(qz_params){.id = id, .index = QZ_INDEX_64}) | header_flags(&(qz_params){.id = id, .warm = 0});
     /* unknown bits, two packings or two index widths at once */
     if ((flags & ~known) || ((flags & FLAG_PACK_TRITS) && (flags & FLAG_PACK_BYTE)) ||
         ((flags & FLAG_INDEX_32) && (flags & FLAG_INDEX_64)))
         return GQ_ERR_CORRUPT;
-    p.scale = (flags & FLAG_SCALE_SIGMA) ? QZ_SCALE_SIGMA : QZ_SCALE_MAX;
+    p.scale = id == QZ_TERNGRAD && (flags & FLAG_SCALE_SIGMA) ? QZ_SCALE_SIGMA : QZ_SCALE_MAX;
     p.pack = (flags & FLAG_PACK_TRITS) ? QZ_PACK_TRITS : (flags & FLAG_PACK_BYTE) ? QZ_PACK_BYTE : QZ_PACK_2BIT;
     p.index = (flags & FLAG_INDEX_32) ? QZ_INDEX_32 : (flags & FLAG_INDEX_64) ? QZ_INDEX_64 : QZ_INDEX_AUTO;
     p.norm = (flags & FLAG_NORM_MAX) ? QZ_NORM_MAX : QZ_NORM_L2;
     p.code = (flags & FLAG_CODE_ELIAS) ? QZ_CODE_ELIAS : QZ_CODE_DENSE;
+    p.warm = id == QZ_POWERSGD && !(flags & FLAG_COLD);
     if (id == QZ_QSGD || id == QZ_ORQ)
         p.levels = h[6];
+    else if (id == QZ_POWERSGD)
+        p.rank = h[6];
     else if (h[6] != 0)
         return GQ_ERR_CORRUPT;
     uint64_t n = load_u64(h + 8);
-    p.bucket = load_u64(h + 16);
+    if (id == QZ_POWERSGD)
+        p.rows = load_u64(h + 16);
+    else
+        p.bucket = load_u64(h + 16);
     float param = load_f32(h + 24);
     if (id == QZ_TERNGRAD)
         p.clip = param;
     else if (id == QZ_TOPK)
         p.ratio = param;
+    else if (id == QZ_POWERSGD && param >= 0 && param <= (float)QZ_POWERSGD_MAX_MIN && param == floorf(param))
+        p.min_elements = (uint64_t)param;
     else if (param != 0.0f)
         return GQ_ERR_CORRUPT;
     if (id != QZ_TERNGRAD && id != QZ_QSGD && id != QZ_ORQ && id != QZ_BINGRAD_B && id != QZ_BINGRAD_PB &&
@@ -415,6 +433,7 @@ gq_err qz_peek(const void *src, size_t src_size, qz_header *out)
         return GQ_ERR_CORRUPT;
     if (qz_validate(&p, NULL, 0) != GQ_OK) return GQ_ERR_CORRUPT;
     if (n == 0 || n > SIZE_MAX) return GQ_ERR_CORRUPT;
+    if (id == QZ_POWERSGD && (p.rows == 0 || n % p.rows != 0)) return GQ_ERR_CORRUPT; /* the encoder writes its shape */
     if (out) {
         out->params = p;
         out->n = n;
@@ -476,6 +495,12 @@ static size_t decode_elementwise(const qz_codec *c, float *dst, size_t n, const 
 size_t qz_encode(void *dst, size_t dst_cap, const float *src, size_t n, const qz_params *p, uint64_t seed, void *work,
                  size_t work_cap)
 {
+    return qz_encode_warm(dst, dst_cap, src, n, p, seed, NULL, work, work_cap);
+}
+
+size_t qz_encode_warm(void *dst, size_t dst_cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
+                      float *warm_q, void *work, size_t work_cap)
+{
     if (qz_validate(p, NULL, 0) != GQ_OK) return gq_error_result(GQ_ERR_PARAM);
     if (n == 0) return gq_error_result(GQ_ERR_EMPTY);
     const qz_codec *c = qz_codec_of(p->id);
@@ -486,8 +511,17 @@ size_t qz_encode(void *dst, size_t dst_cap, const float *src, size_t n, const qz
     uint8_t *out = (uint8_t *)dst;
     if (c->encode_block) return encode_elementwise(c, out, src, n, p);
     size_t payload = c->dense ? qz_dense_encode(c->dense, out + QZ_HEADER_BYTES, src, n, p, seed, work)
-                              : c->encode(out + QZ_HEADER_BYTES, bound - QZ_HEADER_BYTES, src, n, p, seed, work);
+                     : c->encode_warm
+                         ? c->encode_warm(out + QZ_HEADER_BYTES, bound - QZ_HEADER_BYTES, src, n, p, seed, warm_q, work)
+                         : c->encode(out + QZ_HEADER_BYTES, bound - QZ_HEADER_BYTES, src, n, p, seed, work);
     if (gq_is_error(payload)) return payload;
+    qz_params shaped = *p; /* the shape the encoder chose travels: the decoder needs it */
+    if (p->id == QZ_POWERSGD) {
+        size_t rows, cols, rank;
+        qz_powersgd_shape(p, n, &rows, &cols, &rank);
+        shaped.rows = rows;
+    }
+    p = &shaped;
     write_header(out, p, n, 0);
     store_u32(out + 28, buffer_checksum(out, out + QZ_HEADER_BYTES, payload));
     return payload + QZ_HEADER_BYTES;

@@ -65,6 +65,9 @@ enum { /* keys a codec accepts in its spec */
        QZ_KEY_CODE = 1u << 6,
        QZ_KEY_RATIO = 1u << 7,
        QZ_KEY_INDEX = 1u << 8,
+       QZ_KEY_RANK = 1u << 9,
+       QZ_KEY_WARM = 1u << 10,
+       QZ_KEY_MIN = 1u << 11,
 };
 
 typedef struct qz_dense qz_dense;
@@ -90,6 +93,9 @@ typedef struct qz_codec {
     /* src is finite and n >= 1; dst_cap >= payload_bound. @return bytes. */
     size_t (*encode)(uint8_t *dst, size_t dst_cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
                      void *work);
+    /* encode with the caller's state (powersgd's last Q, qz_encode_warm); NULL: encode ignores it */
+    size_t (*encode_warm)(uint8_t *dst, size_t dst_cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
+                          float *warm_q, void *work);
     /* Untrusted src of exactly `size` payload bytes; dst holds n elements. */
     size_t (*decode)(float *dst, size_t n, const uint8_t *src, size_t size, const qz_params *p);
     /* Element-wise formats (fp32, fp16) set these instead of encode/decode:
@@ -109,14 +115,17 @@ typedef struct qz_codec {
     /* the GPU cost model's inputs (docs/codec-costs.md): kernel launches and bytes of memory traffic per element,
      * encode then decode, this project's estimates from the algorithm, not measurements. NULL: none (fp32). */
     void (*gpu_traffic)(const qz_params *p, double enc[2], double dec[2]);
+    void (*gpu_flops)(const qz_params *p, double *enc, double *dec); /* per element (qz_gpu_flops); NULL: 0 */
 } qz_codec;
 
 /* The names of the enumerated keys, by value, NULL-terminated (qz_spec.c). */
 extern const char *const QZ_SCALE_NAMES[],
     *const QZ_NORM_NAMES[], *const QZ_CODE_NAMES[], *const QZ_TG_PACK_NAMES[], *const QZ_SG_PACK_NAMES[],
-                                                                                   *const QZ_INDEX_NAMES[];
+                                                                                   *const QZ_INDEX_NAMES[],
+                                                                                       *const QZ_OFF_ON[];
 
-extern const qz_codec qz_fp32, qz_fp16, qz_terngrad, qz_qsgd, qz_orq, qz_bingrad_b, qz_bingrad_pb, qz_signsgd, qz_topk;
+extern const qz_codec qz_fp32, qz_fp16, qz_terngrad, qz_qsgd, qz_orq, qz_bingrad_b, qz_bingrad_pb, qz_signsgd, qz_topk,
+    qz_powersgd;
 
 const qz_codec *qz_codec_of(qz_id id);
 

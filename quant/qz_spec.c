@@ -49,9 +49,9 @@ typedef struct {
 } key_name;
 
 static const key_name KEYS[] = {
-    {"bucket", QZ_KEY_BUCKET}, {"levels", QZ_KEY_LEVELS}, {"clip", QZ_KEY_CLIP},
-    {"scale", QZ_KEY_SCALE},   {"pack", QZ_KEY_PACK},     {"norm", QZ_KEY_NORM},
-    {"code", QZ_KEY_CODE},     {"ratio", QZ_KEY_RATIO},   {"index", QZ_KEY_INDEX},
+    {"bucket", QZ_KEY_BUCKET}, {"levels", QZ_KEY_LEVELS}, {"clip", QZ_KEY_CLIP}, {"scale", QZ_KEY_SCALE},
+    {"pack", QZ_KEY_PACK},     {"norm", QZ_KEY_NORM},     {"code", QZ_KEY_CODE}, {"ratio", QZ_KEY_RATIO},
+    {"index", QZ_KEY_INDEX},   {"rank", QZ_KEY_RANK},     {"warm", QZ_KEY_WARM}, {"min", QZ_KEY_MIN},
 };
 
 /* The packings' names, by qz_pack: TernGrad's, and signSGD's (which has no trits). */
@@ -59,7 +59,7 @@ const char *const QZ_SCALE_NAMES[] = {"max", "sigma", NULL}, *const QZ_NORM_NAME
                   *const QZ_CODE_NAMES[] = {"dense", "elias", NULL},
                   *const QZ_TG_PACK_NAMES[] = {"2bit", "trits", "int8", NULL},
                   *const QZ_SG_PACK_NAMES[] = {"bit", "-", "byte", NULL},
-                  *const QZ_INDEX_NAMES[] = {"auto", "32", "64", NULL};
+                  *const QZ_INDEX_NAMES[] = {"auto", "32", "64", NULL}, *const QZ_OFF_ON[] = {"off", "on", NULL};
 
 static int parse_u64(const char *s, uint64_t *v)
 {
@@ -100,6 +100,16 @@ static gq_err set_key(qz_params *p, const char *name, const char *key, const cha
     } else if (strcmp(key, "levels") == 0) {
         if (parse_u64(val, &u) || u > 1000) goto bad_number;
         p->levels = (unsigned)u;
+    } else if (strcmp(key, "rank") == 0) {
+        if (parse_u64(val, &u) || u > 1000) goto bad_number;
+        p->rank = (unsigned)u;
+    } else if (strcmp(key, "min") == 0) {
+        if (parse_u64(val, &u)) goto bad_number;
+        p->min_elements = u;
+    } else if (strcmp(key, "warm") == 0) {
+        if ((e = parse_enum(val, QZ_OFF_ON)) < 0)
+            return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: warm='%s' is not on or off", name, val);
+        p->warm = e;
     } else if (strcmp(key, "clip") == 0) {
         if (parse_float(val, &p->clip)) goto bad_number;
     } else if (strcmp(key, "ratio") == 0) {

@@ -39,7 +39,7 @@ static double placed_servers(const sim_config *c, const sim_plan *p, const sim_b
            load * b->down_bytes / p->b_inter + sends * c->rpc_recv_s;
 }
 
-static double bucket_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
+static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
 {
     const double P = c->gpus, rpc = c->rpc_send_s + c->rpc_recv_s; /* a message's two ends */
     double a, bw;
@@ -96,6 +96,19 @@ static double bucket_comm(const sim_config *c, const sim_plan *p, const sim_buck
     }
     }
     return 0;
+}
+
+/* PowerSGD's factors: half the encode (M Q), P's all-reduce, the other half (orthogonalisation, M^T P), Q's
+ * all-reduce, the decode (P Q^T); each all-reduce the scheme's, of plain floats. */
+static double bucket_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
+{
+    if (!p->factors) return scheme_comm(c, p, b);
+    sim_bucket phase = {0};
+    phase.up_bytes = phase.down_bytes = b->up_bytes;
+    double t = b->enc_s / 2 + scheme_comm(c, p, &phase) + b->enc_s / 2;
+    phase.up_bytes = phase.down_bytes = b->up2_bytes;
+    if (b->up2_bytes > 0) t += scheme_comm(c, p, &phase);
+    return t + b->dec_s;
 }
 
 gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap)

@@ -226,14 +226,22 @@ size_t codec_fit(const gpu_db *db, double *launch_us, double *efficiency, codec_
     return k;
 }
 
-/* The fitted model's cost of q on GPU g, per call and per element, in ns. */
-static void fitted_cost(const qz_params *q, const gpu_spec *g, double L, double inv, codec_cost *c)
+/* The fitted model's cost of q on GPU g, per call and per element, in ns: its memory traffic at the fitted share of
+ * the bandwidth, or where the codec's arithmetic takes longer (PowerSGD's GEMMs at a high rank) that at the GPU's
+ * peak rate -- a roofline. @return 1 where the arithmetic bounds either direction. */
+static int fitted_cost(const qz_params *q, const gpu_spec *g, double L, double inv, codec_cost *c)
 {
     codec_traffic t = traffic_of(q);
+    double enc_flops, dec_flops;
+    qz_gpu_flops(q, &enc_flops, &dec_flops);
+    const double enc_mem = t.enc.bytes / g->mem_bw * 1e9 * inv, dec_mem = t.dec.bytes / g->mem_bw * 1e9 * inv;
+    const double enc_alu = g->peak_flops > 0 ? enc_flops / g->peak_flops * 1e9 : 0;
+    const double dec_alu = g->peak_flops > 0 ? dec_flops / g->peak_flops * 1e9 : 0;
     c->enc_fixed_ns = t.enc.launches * L * 1e3;
-    c->enc_ns = t.enc.bytes / g->mem_bw * 1e9 * inv;
+    c->enc_ns = fmax(enc_mem, enc_alu);
     c->dec_fixed_ns = t.dec.launches * L * 1e3;
-    c->dec_ns = t.dec.bytes / g->mem_bw * 1e9 * inv;
+    c->dec_ns = fmax(dec_mem, dec_alu);
+    return enc_alu > enc_mem || dec_alu > dec_mem;
 }
 
 /* A published point for q on g: Espresso measures per 2^20-element shard and
@@ -318,8 +326,8 @@ gq_err codec_cost_for(const qz_params *q, codec_device on, const gpu_db *db, con
         snprintf(c->source, sizeof c->source, "%s published (Espresso)", g->name);
         return GQ_OK;
     }
-    fitted_cost(q, g, L, inv, c);
-    snprintf(c->source, sizeof c->source, "%s fitted", g->name);
+    const int alu = fitted_cost(q, g, L, inv, c);
+    snprintf(c->source, sizeof c->source, "%s fitted%s", g->name, alu ? ", FLOP-bound at peak" : "");
     return GQ_OK;
 }
 

@@ -259,6 +259,7 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     const size_t nt = xch_tensors(m, &c->quant, &c->exchange, T);
     if (p->servers && c->ps_placement != PS_EVEN) place_tensors(c, T, nt, p->servers, server_of);
     const int requant_down = xch_downlink(&c->exchange, &c->quant) != DOWNLINK_FP32;
+    const int factors = p->factors = xch_factor_allreduce(c->sync, &c->quant) && c->gpus > 1;
     const int on_cpu = c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED);
     double t = c->fwd_s, cur_cycle = -1, serial_s = 0, serial_seen = 0;
     sim_bucket *cur = NULL;
@@ -267,9 +268,14 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         const xch_tensor *tt = &T[k];
         for (; layer_done > tt->layer; layer_done--) t += bwd[layer_done - 1];
         const double n = (double)tt->n;
-        const double wire = tt->quantized ? encoded_size(&c->quant, tt->n) : 4 * n;
-        double up, dn;
+        const qz_params tq = xch_tensor_quant(&c->quant, tt); /* with its matrix shape, for PowerSGD */
+        size_t rows = 1, cols = tt->n, rank = 1;
+        if (tq.id == QZ_POWERSGD) qz_powersgd_shape(&tq, tt->n, &rows, &cols, &rank);
+        const double wire = tt->quantized ? encoded_size(&tq, tt->n) : 4 * n;
+        double up, dn, up2 = 0;
         xch_tensor_bytes(&c->exchange, &c->quant, tt, c->gpus, wire, wire, &up, &dn);
+        if (factors && tt->quantized) /* P's floats, then Q's; a tensor PowerSGD sends as floats, in the first */
+            up = dn = rank ? 4.0 * (double)(rank * rows) : 4 * n, up2 = rank ? 4.0 * (double)(rank * cols) : 0;
         /* a new bucket: per tensor without fusion; when the bucket is full; and, with
          * cycles, when this tensor is ready in a later cycle than the bucket's */
         t += serial_s - serial_seen; /* the encodes so far held backward up */
@@ -284,10 +290,11 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
             cur = &p->b[p->n++];
             cur_cycle = cycle;
         }
-        const int q = tt->quantized;
+        const int q = tt->quantized && rank > 0; /* a codec runs (PowerSGD's float tensors have none) */
         cur->elements += n;
         cur->raw_bytes += 4.0 * n;
         cur->up_bytes += up;
+        cur->up2_bytes += up2;
         cur->down_bytes += dn;
         if (p->servers) { /* bytes per server for now; shares once the buckets are whole */
             double *share = p->share + (cur - p->b) * p->servers, *msgs = p->msgs + (cur - p->b) * p->servers;
@@ -362,11 +369,13 @@ void sim_traffic(const sim_config *c, const sim_plan *p, double *up, double *dow
         case SYNC_PS:
         case SYNC_PS_SHARDED: u += b->up_bytes, d += b->down_bytes; break;
         case SYNC_PS_FLAT: u += (P - 1) / P * b->up_bytes, d += (P - 1) / P * b->down_bytes; break;
-        case SYNC_RING: u += 2 * (P - 1) / P * b->up_bytes, d += 2 * (P - 1) / P * b->up_bytes; break;
+        case SYNC_RING:
+            u += 2 * (P - 1) / P * (b->up_bytes + b->up2_bytes), d += 2 * (P - 1) / P * (b->up_bytes + b->up2_bytes);
+            break;
         case SYNC_HIERARCHICAL: { /* a node leader's traffic across nodes, the busiest GPU */
             double nn = p->nodes;
-            u += 2 * (nn - 1) / nn * b->up_bytes + (p->per_node - 1) * b->down_bytes;
-            d += 2 * (nn - 1) / nn * b->up_bytes + (p->per_node - 1) * b->up_bytes;
+            u += 2 * (nn - 1) / nn * (b->up_bytes + b->up2_bytes) + (p->per_node - 1) * (b->down_bytes + b->up2_bytes);
+            d += 2 * (nn - 1) / nn * (b->up_bytes + b->up2_bytes) + (p->per_node - 1) * (b->up_bytes + b->up2_bytes);
             break;
         }
         case SYNC_ALLGATHER: u += (P - 1) * b->up_bytes, d += (P - 1) * b->up_bytes; break;

@@ -68,11 +68,6 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--reduce-on host: the smpi engine runs the trainer, which reduces on "
                        "its workers");
-    if (q->ef == EF_ON && q->sync == SYNC_RING)
-        return gq_fail(
-            GQ_ERR_USAGE, msg, cap,
-            "--ef on with a ring: each hop re-quantizes a partial sum, there is no one residual to feed back "
-            "(the trainer refuses it too)");
     if (q->engine != ENGINE_SIMGRID && (q->exact_flows || q->iterations > 1))
         return gq_fail(GQ_ERR_USAGE, msg, cap, "%s is the SimGrid engine's; the %s engine has no use for it",
                        q->exact_flows ? "--exact-flows" : "--iterations", sim_engine_name(q->engine));
@@ -145,6 +140,11 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
     char why[512];
     if (qz_parse_spec(quant, &c.quant, why, sizeof why) != GQ_OK)
         return gq_fail(GQ_ERR_SPEC, msg, cap, "--quant '%s': %s", quant, why);
+    if (q->ef == EF_ON && gpus > 1 && !xch_keeps_residual(q->sync, &c.quant))
+        return gq_fail(GQ_ERR_USAGE, msg, cap,
+                       "--ef on with %s in a ring: each hop re-quantizes a partial sum, there is no one residual to "
+                       "feed back (the trainer refuses it too; powersgd all-reduces its factors and keeps one)",
+                       quant);
     codec_cost cost;
     if (q->quant_rate > 0 && c.quant.id != QZ_FP32 && q->codec_on != CODEC_ON_NONE) {
         memset(&cost, 0, sizeof cost);
@@ -198,10 +198,10 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
     const double slowest = sim_slowest_of(gpus, q->compute_jitter); /* every step waits for the slowest GPU */
     c.fwd_s = s->compute.fwd_s * slowest;
     c.bwd_s = s->compute.bwd_s * slowest;
-    /* error feedback, where the trainer keeps it (not in rings): adding the residual before encoding and keeping
-     * the new one after is a pass over the gradient, a read and a write of 4 bytes an element, at the memory
-     * bandwidth of the device that encodes (the host's: its measured pass, the sum a CPU server does) */
-    const int ef = c.quant.id != QZ_FP32 && q->codec_on != CODEC_ON_NONE && q->sync != SYNC_RING &&
+    /* error feedback, where the trainer keeps it (not in rings that re-quantize): adding the residual before encoding
+     * and keeping the new one after is a pass over the gradient, a read and a write of 4 bytes an element, at the
+     * memory bandwidth of the device that encodes (the host's: its measured pass, the sum a CPU server does) */
+    const int ef = c.quant.id != QZ_FP32 && q->codec_on != CODEC_ON_NONE && xch_keeps_residual(q->sync, &c.quant) &&
                    (q->ef == EF_ON || (q->ef == EF_AUTO && qz_biased(c.quant.id)));
     double ef_ns = 0;
     if (ef && q->codec_on == CODEC_ON_GPU && s->gpu->mem_bw > 0) {

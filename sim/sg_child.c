@@ -368,13 +368,52 @@ static void host_server(int argc, char **argv)
     free(c);
 }
 
+/* One bucket's exchange in the run's scheme, from this worker's side: rings' hop sizes and step counts are the P
+ * GPUs' ring; the actors are its hops, one per GPU or one per run of GPUs whose hops are alike and disjoint (see
+ * sim_simgrid). */
+static void exchange_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
+{
+    const int a = me->index, R = w->R;
+    const double a_hop = w->plan->a_ring;
+    switch (w->c->sync) {
+    case SYNC_PS: ps_worker(w, a, b); break;
+    case SYNC_PS_FLAT: flat_worker(w, a, b); break;
+    case SYNC_PS_SHARDED:
+        if (w->c->ps_on_cpu)
+            to_host(w, me, b);
+        else
+            node_reduce_bcast(w, me, b, w->plan->servers ? leaders_placed : leaders_shards);
+        break;
+    case SYNC_HIERARCHICAL: node_reduce_bcast(w, me, b, leaders_ring); break;
+    case SYNC_RING: {
+        double steps = 2.0 * (w->P - 1);
+        sleep_s(b->host_s); /* staged through host memory: copies and the CPU's sums (0 on the GPUs) */
+        if (w->c->exact_flows) {
+            ring_steps(w, "rg", a, R, b->up_bytes / w->P, steps, (b->enc_s + b->dec_s) / w->P);
+            break;
+        }
+        ring_exchange(w, "rg", a, R, steps / w->P * b->up_bytes, a_hop, steps);
+        sleep_s(steps * (b->enc_s + b->dec_s) / w->P);
+        break;
+    }
+    case SYNC_ALLGATHER:
+        sleep_s(b->enc_s);
+        if (w->c->exact_flows) {
+            ring_steps(w, "ag", a, R, b->up_bytes, w->P - 1, b->dec_s);
+            break;
+        }
+        ring_exchange(w, "ag", a, R, (w->P - 1) * b->up_bytes, a_hop, w->P - 1);
+        sleep_s((w->P - 1) * b->dec_s);
+        break;
+    }
+}
+
 static void worker(int argc, char **argv)
 {
     (void)argc, (void)argv;
     sg_actor_ctx *me = sg_actor_self_get_data();
     sg_world *w = me->w;
-    const int a = me->index, R = w->R;
-    const double a_hop = w->plan->a_ring;
+    const int a = me->index;
     for (int it = 0; it < w->iters; it++) {
         double t0 = simgrid_get_clock();
         me->folded.t0 = me->folded.clock;
@@ -382,39 +421,20 @@ static void worker(int argc, char **argv)
             const sim_bucket *b = &w->plan->b[k];
             sleep_until(t0 + b->ready_s);
             const double exchange0 = simgrid_get_clock();
-            /* rings: hop sizes and step counts are the P GPUs' ring; the actors
-             * are its hops, one per GPU or one per run of GPUs whose hops are
-             * alike and disjoint (see sim_simgrid) */
-            switch (w->c->sync) {
-            case SYNC_PS: ps_worker(w, a, b); break;
-            case SYNC_PS_FLAT: flat_worker(w, a, b); break;
-            case SYNC_PS_SHARDED:
-                if (w->c->ps_on_cpu)
-                    to_host(w, me, b);
-                else
-                    node_reduce_bcast(w, me, b, w->plan->servers ? leaders_placed : leaders_shards);
-                break;
-            case SYNC_HIERARCHICAL: node_reduce_bcast(w, me, b, leaders_ring); break;
-            case SYNC_RING: {
-                double steps = 2.0 * (w->P - 1);
-                sleep_s(b->host_s); /* staged through host memory: copies and the CPU's sums (0 on the GPUs) */
-                if (w->c->exact_flows) {
-                    ring_steps(w, "rg", a, R, b->up_bytes / w->P, steps, (b->enc_s + b->dec_s) / w->P);
-                    break;
-                }
-                ring_exchange(w, "rg", a, R, steps / w->P * b->up_bytes, a_hop, steps);
-                sleep_s(steps * (b->enc_s + b->dec_s) / w->P);
-                break;
-            }
-            case SYNC_ALLGATHER:
-                sleep_s(b->enc_s);
-                if (w->c->exact_flows) {
-                    ring_steps(w, "ag", a, R, b->up_bytes, w->P - 1, b->dec_s);
-                    break;
-                }
-                ring_exchange(w, "ag", a, R, (w->P - 1) * b->up_bytes, a_hop, w->P - 1);
-                sleep_s((w->P - 1) * b->dec_s);
-                break;
+            if (w->plan->factors) {
+                /* PowerSGD: half the encode, P's all-reduce, the other half, Q's all-reduce, the decode; each
+                 * all-reduce the scheme's own of plain floats */
+                sim_bucket phase = {0};
+                phase.ready_s = b->ready_s;
+                phase.up_bytes = phase.down_bytes = b->up_bytes;
+                sleep_s(b->enc_s / 2);
+                exchange_bucket(w, me, &phase);
+                sleep_s(b->enc_s / 2);
+                phase.up_bytes = phase.down_bytes = b->up2_bytes;
+                if (b->up2_bytes > 0) exchange_bucket(w, me, &phase);
+                sleep_s(b->dec_s);
+            } else {
+                exchange_bucket(w, me, b);
             }
             w->comm[a] += simgrid_get_clock() - exchange0;
         }

@@ -18,6 +18,10 @@ typedef struct {
     double srv_enc_s;  /* a server encoding its reply (enc_down_s, or on a host CPU its encode there) */
     double ready_s;    /* when its last gradient is ready, from the start of the iteration */
     double host_s;     /* reduce_on_host: its copies to and from host memory and the CPU's sums on a ring's path */
+    /* PowerSGD's factors all-reduced (xch_factor_allreduce): up_bytes (and down_bytes) are the first all-reduce's,
+     * P's and the tensors sent as floats; up2_bytes the second's, Q's, which waits for the first, the
+     * orthogonalisation and the second GEMM (the encode's second half). 0 elsewhere. */
+    double up2_bytes;
 } sim_bucket;
 
 struct sim_plan {
@@ -37,6 +41,7 @@ struct sim_plan {
     double reverse_load;
     char network_model[80];
     int tcp;
+    int factors; /* PowerSGD's factors all-reduced, two phases a bucket (sim_bucket.up2_bytes) */
     /* ps-sharded with servers or placement other than one even shard per node: `servers` servers on nodes
      * 0..servers-1, and per bucket k the share of it each serves, share[k * servers + s] (summing to 1);
      * servers 0 otherwise */

@@ -34,7 +34,7 @@ check "help quant encode: that subcommand only" sh -c "grep -q '^usage: gqsim qu
 # ---- list ---------------------------------------------------------------------
 "$GQ" quant list --format csv > list.csv
 check "list csv header" test "$(head -1 list.csv)" = "name,keys (defaults),description"
-check "list has 9 quantizers" test "$(tail -n +2 list.csv | wc -l)" -eq 9
+check "list has 10 quantizers" test "$(tail -n +2 list.csv | wc -l)" -eq 10
 
 # ---- wire-format version 1 (the old checksum) still decodes ------------------------
 # tests/data/v1-*.gqz were written by version-1 gqsim from v1-source.f32 with seed 3.

@@ -54,6 +54,12 @@ same 4 ps-sharded orq
 same 3 ring topk
 same 4 ring fp32 # two workers' sums commute; from three on, the ring's order shows
 same 3 ps-sharded fp32
+# PowerSGD: its factors all-reduced in a ring (two rounds a tensor, warm Q, error feedback), and as one worker's
+# encoded factors elsewhere (a Q per worker and segment)
+same 3 ring powersgd:rank=2
+same 4 ring powersgd:rank=1,warm=off
+same 2 allgather powersgd:rank=2
+same 3 ps-sharded powersgd:rank=4
 
 # ---- measured bytes: 2 (W - 1) / W x 4P per worker and iteration for fp32 (LeNet-5: P = 61,706) ----------
 for sync in ps ps-sharded ring; do

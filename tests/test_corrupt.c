@@ -21,6 +21,8 @@ static const char *const ALL[] = {
     "signsgd:pack=byte",
     "topk:ratio=0.1",
     "topk:ratio=0.1,index=64",
+    "powersgd",
+    "powersgd:rank=1,warm=off,min=10",
 };
 #define NALL (sizeof ALL / sizeof ALL[0])
 

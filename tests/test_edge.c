@@ -27,6 +27,8 @@ static const char *const ALL[] = {
     "signsgd:pack=byte",
     "topk",
     "topk:index=64",
+    "powersgd",
+    "powersgd:rank=1,warm=off",
 };
 #define NALL (sizeof ALL / sizeof ALL[0])
 
@@ -47,6 +49,14 @@ static void test_zeros_and_constants(void)
          * (not for QSGD's L2 norm, whose levels are multiples of ||g||/s) */
         if (p.id == QZ_TOPK || (p.id == QZ_TERNGRAD && p.clip > 0) || (p.id == QZ_QSGD && p.norm == QZ_NORM_L2))
             continue;
+        if (p.id == QZ_POWERSGD) { /* a constant has rank 1: its factors give it back, rounded twice */
+            y = test_roundtrip(&p, cst, n, 1, &size);
+            double worst = 0;
+            for (size_t i = 0; y && i < n; i++) worst = fmax(worst, fabs(y[i] - 0.25));
+            CHECK(y && worst <= 0.25 * 1e-6, "%s: a constant bucket decodes within 1e-6 (%.3g off)", ALL[c], worst);
+            free(y);
+            continue;
+        }
         y = test_roundtrip(&p, cst, n, 1, &size);
         int off = 0;
         for (size_t i = 0; y && i < n; i++) off += y[i] != 0.25f;
@@ -82,7 +92,7 @@ static void test_odd_sizes(void)
     /* n = 1: unbiased quantizers return the value itself (min = max) */
     float one = -0.125f;
     static const char *const EXACT1[] = {"fp32",      "fp16",       "terngrad:clip=0", "qsgd", "orq",
-                                         "bingrad-b", "bingrad-pb", "signsgd",         "topk"};
+                                         "bingrad-b", "bingrad-pb", "signsgd",         "topk", "powersgd"};
     for (size_t c = 0; c < sizeof EXACT1 / sizeof EXACT1[0]; c++) {
         qz_params p = test_spec(EXACT1[c]);
         size_t size;

@@ -2,7 +2,8 @@
  * simulator predicts for a parameter server equal the bytes the trainer
  * counts from the real encoder while training LeNet-5, for every quantizer
  * whose encoded size does not depend on the data, every downlink, with and
- * without an fp32 classifier and small tensors in fp32, at 2 and 4 workers.
+ * without an fp32 classifier and small tensors in fp32, at 2 and 4 workers;
+ * PowerSGD's factors in a ring: the simulated bytes are its closed form.
  * The trainer runs two iterations on synthetic images (no data set needed). */
 #include "check.h"
 #include "sim.h"
@@ -106,7 +107,9 @@ int main(void)
                                          "bingrad-b",
                                          "bingrad-pb",
                                          "signsgd",
-                                         "topk:ratio=0.05"};
+                                         "topk:ratio=0.05",
+                                         "powersgd:rank=1",
+                                         "powersgd:rank=4,warm=off"};
     int compared = 0;
     for (size_t qi = 0; qi < sizeof QUANTS / sizeof QUANTS[0]; qi++)
         for (int down = DOWNLINK_AUTO; down <= DOWNLINK_TERNGRAD; down++)
@@ -137,8 +140,33 @@ int main(void)
                           workers, res.bytes_up, res.bytes_down, trained_up, trained_down);
                     compared++;
                 }
-    /* all 12 have exact sizes (top-k's k is fixed), x 4 downlinks x 2 variants x 2 worker counts */
-    CHECK(compared == 12 * 4 * 2 * 2, "%d configurations compared", compared);
+    /* all 14 have exact sizes (top-k's k is fixed, PowerSGD's factors follow the shape), x 4 downlinks x 2
+     * variants x 2 worker counts */
+    CHECK(compared == 14 * 4 * 2 * 2, "%d configurations compared", compared);
+    /* PowerSGD's factors in a ring of 4 workers, LeNet-5 by hand at rank 2: conv1 6 x 25 -> 2 (6 + 25) = 62
+     * floats; conv2 16 x 150 -> 332; conv3 120 x 400 -> 1040; fc4 84 x 120 -> 408; fc5 10 x 84 -> 188; the
+     * biases (6 + 16 + 120 + 84 + 10 = 236) as floats: 2266 floats, 9064 bytes a worker contributes; each
+     * worker sends 2 (W - 1) / W of it round the ring (the two all-reduces together) */
+    {
+        train_config t;
+        memset(&t, 0, sizeof t);
+        t.model = lenet;
+        qz_parse_spec("powersgd:rank=2", &t.quant, NULL, 0);
+        t.workers = 4, t.batch = 8, t.epochs = 1, t.train_limit = 2 * 4 * 8, t.sync = SYNC_RING;
+        t.optimizer = OPT_SGD, t.lr = 0.01, t.seed = 7, t.error_feedback = -1, t.test_limit = 8;
+        trained_up = -1;
+        gq_err e = train_run(&t, &data, &data, on_epoch, NULL, msg, sizeof msg);
+        CHECK(e == GQ_OK && trained_up == 9064, "ring, powersgd rank 2: each worker contributes %.0f bytes (9064)",
+              trained_up);
+        sim_config c;
+        memset(&c, 0, sizeof c);
+        c.model = lenet, c.cluster = &cl, c.gpus = 4, c.quant = t.quant, c.sync = SYNC_RING;
+        c.overlap = 1, c.fwd_s = 0.01, c.bwd_s = 0.02, c.engine = ENGINE_ANALYTIC, c.iterations = 1;
+        sim_result res;
+        CHECK(sim_run(&c, &res, msg, sizeof msg) == GQ_OK && res.bytes_up == 2 * 3 / 4.0 * 9064 &&
+                  res.bytes_down == res.bytes_up,
+              "ring, powersgd rank 2: simulated %.1f bytes up per GPU (%.1f)", res.bytes_up, 2 * 3 / 4.0 * 9064);
+    }
     test_levels();
     zoo_free(&z);
     return check_summary();

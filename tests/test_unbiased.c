@@ -81,8 +81,9 @@ int main(void)
      * compressors (sign, top-k's dropped elements, BinGrad-b's two-level fit), nothing else */
     int nbiased = 0;
     for (qz_id id = QZ_FP32; id < QZ_ID_END_; id++) nbiased += qz_biased(id);
-    CHECK(nbiased == 3 && qz_biased(QZ_SIGNSGD) && qz_biased(QZ_TOPK) && qz_biased(QZ_BINGRAD_B),
-          "%d quantizers flagged biased, want signsgd, topk and bingrad-b", nbiased);
+    CHECK(nbiased == 4 && qz_biased(QZ_SIGNSGD) && qz_biased(QZ_TOPK) && qz_biased(QZ_BINGRAD_B) &&
+              qz_biased(QZ_POWERSGD),
+          "%d quantizers flagged biased, want signsgd, topk, bingrad-b and powersgd", nbiased);
     /* scaler sharing: a shared scaler above every |g| keeps TernGrad unbiased */
     qz_params p = test_spec("terngrad:clip=0,bucket=64");
     p.shared_scale = 0.02f; /* > max |g| of 2048 Laplace(1e-3) samples with overwhelming probability */

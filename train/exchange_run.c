@@ -18,6 +18,10 @@ typedef enum { REPLY_FP32, REPLY_REQUANT, REPLY_LEVELS, REPLY_NONE } reply_kind;
 static int flat(const xstate *x) { return x->c->sync == SYNC_PS_SHARDED || x->c->sync == SYNC_PS_FLAT; }
 static int nsegs(const xstate *x) { return x->W > 1 && (flat(x) || x->c->sync == SYNC_RING) ? x->W : 1; }
 static int ring(const xstate *x) { return x->c->sync == SYNC_RING && x->W > 1; }
+/* PowerSGD in a ring: its factors all-reduced (two rings a tensor), not partial sums re-quantized at each hop */
+static int factor_ring(const xstate *x) { return ring(x) && xch_factor_allreduce(x->c->sync, &x->c->quant); }
+/* A tensor re-quantized at every hop of the ring */
+static int hop_quantized(const xstate *x, const xch_tensor *tt) { return tt->quantized && !factor_ring(x); }
 static int server_of(const xstate *x, int j) { return flat(x) ? j : 0; }
 /* Segment j of S of n elements: [lo, hi). */
 static size_t seg_lo(size_t n, int S, int j) { return n * (size_t)j / (size_t)S; }
@@ -52,13 +56,28 @@ static reply_kind reply_of(const xstate *x, const xch_tensor *tt)
     }
 }
 
-static gq_err enc(xstate *x, uint8_t *dst, const float *src, size_t n, const qz_params *q, uint64_t seed, size_t *sz,
-                  const char *what, int layer)
+/* A codec call's time since t0 (or `share` of one: PowerSGD's encode comes in two halves around an all-reduce),
+ * measured, and under SMPI charged as simulated time from the given costs. */
+static void codec_time(xstate *x, double t0, int decode, size_t n, double share)
+{
+    const double dt = gq_now() - t0;
+    if (decode)
+        x->it.decode_s += dt;
+    else
+        x->it.encode_s += dt;
+    if (x->costs)
+        x->c->comm->execute(x->c->comm, share * 1e-9 *
+                                            (decode ? x->costs->decode_fixed_ns + x->costs->decode_ns * n
+                                                    : x->costs->encode_fixed_ns + x->costs->encode_ns * n));
+}
+
+/* warm_q: the worker's PowerSGD state for this segment (NULL elsewhere) */
+static gq_err enc_warm(xstate *x, uint8_t *dst, const float *src, size_t n, const qz_params *q, uint64_t seed,
+                       float *warm_q, size_t *sz, const char *what, int layer)
 {
     double t0 = gq_now();
-    size_t r = qz_encode(dst, x->cap, src, n, q, seed, x->work, x->wcap);
-    x->it.encode_s += gq_now() - t0;
-    if (x->costs) x->c->comm->execute(x->c->comm, 1e-9 * (x->costs->encode_fixed_ns + x->costs->encode_ns * n));
+    size_t r = qz_encode_warm(dst, x->cap, src, n, q, seed, warm_q, x->work, x->wcap);
+    codec_time(x, t0, 0, n, 1);
     if (gq_is_error(r))
         return snprintf(x->msg, x->mcap, "%s layer '%s': %s", what, x->c->model->layers[layer].name,
                         gq_strerror(gq_error_code(r))),
@@ -67,12 +86,17 @@ static gq_err enc(xstate *x, uint8_t *dst, const float *src, size_t n, const qz_
     return GQ_OK;
 }
 
+static gq_err enc(xstate *x, uint8_t *dst, const float *src, size_t n, const qz_params *q, uint64_t seed, size_t *sz,
+                  const char *what, int layer)
+{
+    return enc_warm(x, dst, src, n, q, seed, NULL, sz, what, layer);
+}
+
 static gq_err dec_into(xstate *x, float *dst, size_t n, const uint8_t *src, size_t sz, const char *what, int layer)
 {
     double t0 = gq_now();
     size_t r = qz_decode(dst, n, src, sz);
-    x->it.decode_s += gq_now() - t0;
-    if (x->costs) x->c->comm->execute(x->c->comm, 1e-9 * (x->costs->decode_fixed_ns + x->costs->decode_ns * n));
+    codec_time(x, t0, 1, n, 1);
     if (r != n)
         return snprintf(x->msg, x->mcap, "%s layer '%s': %s", what, x->c->model->layers[layer].name,
                         gq_strerror(gq_is_error(r) ? gq_error_code(r) : GQ_ERR_CORRUPT)),
@@ -106,7 +130,8 @@ static gq_err upload(xstate *x, int l, int w, int t, int j, const qz_params *q, 
         *sz = m * sizeof *gw;
         return GQ_OK;
     }
-    gq_err e = enc(x, dst, gw, m, q, up_seed(x, w, t, j), sz, "quantizing", tt->layer);
+    float *warm = x->qst ? x->qst + (size_t)l * x->qtotal + x->qoff[(size_t)t * x->W + j] : NULL;
+    gq_err e = enc_warm(x, dst, gw, m, q, up_seed(x, w, t, j), warm, sz, "quantizing", tt->layer);
     if (e == GQ_OK) e = dec_into(x, x->dec, m, dst, *sz, "quantizing", tt->layer);
     if (e != GQ_OK) return e;
     double err = 0, norm = 0;
@@ -119,6 +144,15 @@ static gq_err upload(xstate *x, int l, int w, int t, int j, const qz_params *q, 
     return GQ_OK;
 }
 
+/* The rank PowerSGD sends tensor tt at in a ring (0: as floats, a plain fp32 all-reduce) */
+static size_t factor_rank(const xstate *x, const xch_tensor *tt)
+{
+    const qz_params q = xch_tensor_quant(&x->c->quant, tt);
+    size_t rows, cols, r;
+    qz_powersgd_shape(&q, tt->n, &rows, &cols, &r);
+    return r;
+}
+
 /* Error feedback's residual added to the gradients held here, then each segment's shared TernGrad scaler
  * (the workers' maximum: over the local workers, then over the ranks). */
 static gq_err prepare(xstate *x, int t, int local, float *scales)
@@ -126,8 +160,8 @@ static gq_err prepare(xstate *x, int t, int local, float *scales)
     const xch_tensor *tt = &x->T[t];
     const size_t off = tensor_off(x, tt);
     const int S = nsegs(x);
-    if (!tt->quantized || ring(x)) return GQ_OK;
-    if (x->ef)
+    if (!tt->quantized || (ring(x) && !factor_ring(x))) return GQ_OK;
+    if (x->ef && !(factor_ring(x) && !factor_rank(x, tt)))
         for (int l = 0; l < local; l++)
             for (size_t k = 0; k < tt->n; k++) x->g[(size_t)l * x->P + off + k] += x->res[(size_t)l * x->P + off + k];
     if (!xch_shares_scaler(&x->c->exchange, &x->c->quant)) return GQ_OK;
@@ -146,28 +180,58 @@ static gq_err prepare(xstate *x, int t, int local, float *scales)
     return x->c->comm ? x->c->comm->max_floats(x->c->comm, scales, S) : GQ_OK;
 }
 
-static qz_params seg_quant(const xstate *x, const float *scales, int j)
+/* Segment j's quantizer: the shared TernGrad scaler; for PowerSGD the tensor's matrix shape when it travels whole
+ * (a segment of it has none: the squarest of its length) */
+static qz_params tensor_quant(const xstate *x, const xch_tensor *tt)
 {
-    qz_params q = x->c->quant;
+    return nsegs(x) == 1 ? xch_tensor_quant(&x->c->quant, tt) : x->c->quant;
+}
+static qz_params seg_quant(const xstate *x, const xch_tensor *tt, const float *scales, int j)
+{
+    qz_params q = tensor_quant(x, tt);
     if (!ring(x) && xch_shares_scaler(&x->c->exchange, &q)) q.shared_scale = scales[j] > 0 ? scales[j] : 0;
     return q;
 }
 
 /* ---- in one process: every worker here -------------------------------------------------------- */
 
+static gq_err factors_exchange(xstate *x, int t, size_t *bytes);
+
+/* The average of `len` floats of every worker held here (worker l's at base + l stride) in ring order, chunk j
+ * from worker j on, as exchange_ring_mpi's ranks add them. */
+static void ring_average_local(const xstate *x, const float *base, size_t stride, size_t len, float *out)
+{
+    for (int j = 0; j < x->W; j++) {
+        const size_t lo = seg_lo(len, x->W, j), m = seg_len(len, x->W, j);
+        memset(out + lo, 0, m * sizeof *out);
+        for (int s = 0; s < x->W; s++) add_average(out + lo, base + (size_t)((j + s) % x->W) * stride + lo, m, x->W);
+    }
+}
+
 static gq_err exchange_local(xstate *x, int t, float *scales)
 {
     const xch_tensor *tt = &x->T[t];
     const size_t off = tensor_off(x, tt);
-    const int W = x->W, S = nsegs(x);
+    const int W = x->W;
+    int S = nsegs(x);
     gq_err e = prepare(x, t, W, scales);
     double encoded = 0, requant = 0;
+    if (e == GQ_OK && factor_ring(x) && tt->quantized && factor_rank(x, tt)) {
+        size_t bytes = 0;
+        e = factors_exchange(x, t, &bytes);
+        encoded = (double)bytes * W;
+        S = 0;                                     /* done */
+    } else if (ring(x) && !hop_quantized(x, tt)) { /* an fp32 tensor summed in ring order */
+        ring_average_local(x, x->g + off, x->P, tt->n, x->avg + off);
+        encoded = 4.0 * (double)tt->n * W; /* a tensor PowerSGD sends as floats: its contribution */
+        S = 0;
+    }
     for (int j = 0; j < S && e == GQ_OK; j++) {
         const size_t lo = seg_lo(tt->n, S, j), m = seg_len(tt->n, S, j);
         float *a = x->avg + off + lo;
         if (!m) continue;
         memset(a, 0, m * sizeof *a);
-        if (ring(x) && tt->quantized) { /* chunk j's hops: decode, add the next worker's gradient, re-encode */
+        if (ring(x)) { /* chunk j's hops: decode, add the next worker's gradient, re-encode */
             float *p = x->part;
             size_t sz;
             memcpy(p, x->g + (size_t)j * x->P + off + lo, m * sizeof *p);
@@ -183,12 +247,8 @@ static gq_err exchange_local(xstate *x, int t, float *scales)
             encoded += (double)sz * W;
             continue;
         }
-        if (ring(x)) { /* an fp32 chunk summed in ring order: from worker j on */
-            for (int s = 0; s < W; s++) add_average(a, x->g + (size_t)((j + s) % W) * x->P + off + lo, m, W);
-            continue;
-        }
         const reply_kind rk = reply_of(x, tt);
-        const qz_params q = seg_quant(x, scales, j);
+        const qz_params q = seg_quant(x, tt, scales, j);
         if (rk == REPLY_LEVELS) memset(x->lev, 0, m * sizeof *x->lev);
         for (int w = 0; w < W && e == GQ_OK; w++) {
             size_t sz;
@@ -200,7 +260,8 @@ static gq_err exchange_local(xstate *x, int t, float *scales)
         }
         if (e == GQ_OK && rk == REPLY_REQUANT) { /* the server re-quantizes; every worker decodes the same bytes */
             size_t sz;
-            e = enc(x, x->reply, a, m, &x->c->quant, reply_seed(x, t, j), &sz, "re-quantizing", tt->layer);
+            const qz_params rq = tensor_quant(x, tt);
+            e = enc(x, x->reply, a, m, &rq, reply_seed(x, t, j), &sz, "re-quantizing", tt->layer);
             if (e == GQ_OK) e = dec_into(x, a, m, x->reply, sz, "re-quantizing", tt->layer);
             requant += (double)sz;
         }
@@ -251,7 +312,7 @@ static gq_err exchange_ps_mpi(xstate *x, int t, float *scales)
     const reply_kind rk = reply_of(x, tt);
     gq_err e = prepare(x, t, 1, scales);
     for (int j = 0; j < S && e == GQ_OK; j++) {
-        const qz_params q = seg_quant(x, scales, j);
+        const qz_params q = seg_quant(x, tt, scales, j);
         if (seg_len(tt->n, S, j)) e = upload(x, 0, r, t, j, &q, x->sbuf + j * cap, &x->ssz[j]);
     }
     if (e != GQ_OK) return e;
@@ -272,7 +333,7 @@ static gq_err exchange_ps_mpi(xstate *x, int t, float *scales)
     size_t rlen = 0;
     if (serving) { /* the server's average, worker by worker in worker order, as in one process */
         const size_t lo = seg_lo(tt->n, S, mine), m = seg_len(tt->n, S, mine);
-        const qz_params q = seg_quant(x, scales, mine);
+        const qz_params q = seg_quant(x, tt, scales, mine);
         float *a = x->avg + off + lo;
         memset(a, 0, m * sizeof *a);
         if (rk == REPLY_LEVELS) memset(x->lev, 0, m * sizeof *x->lev);
@@ -288,7 +349,8 @@ static gq_err exchange_ps_mpi(xstate *x, int t, float *scales)
             x->it.decode_s += gq_now() - t0;
         }
         if (e == GQ_OK && rk == REPLY_REQUANT) {
-            e = enc(x, x->reply, a, m, &x->c->quant, reply_seed(x, t, mine), &rlen, "re-quantizing", tt->layer);
+            const qz_params rq = tensor_quant(x, tt);
+            e = enc(x, x->reply, a, m, &rq, reply_seed(x, t, mine), &rlen, "re-quantizing", tt->layer);
             if (e == GQ_OK) e = dec_into(x, a, m, x->reply, rlen, "re-quantizing", tt->layer);
         } else if (rk == REPLY_LEVELS) {
             level_means(a, x->lev, m, q.shared_scale, W);
@@ -327,25 +389,55 @@ static gq_err exchange_ps_mpi(xstate *x, int t, float *scales)
     return e;
 }
 
-/* Ring all-reduce: W-1 reduce-scatter steps (rank r sends chunk r-s to r+1), W-1 all-gather steps. */
+/* The average over the ranks of `len` floats (this rank's: mine) into out, by ring all-reduce: W-1 reduce-scatter
+ * steps (rank r sends chunk r-s to r+1, which adds its own), W-1 all-gather steps; each chunk summed from its own
+ * rank on, as ring_average_local does. */
+static gq_err ring_average_mpi(xstate *x, const float *mine, size_t len, float *out, int layer)
+{
+    const int W = x->W, r = x->rank, next = (r + 1) % W, prev = (r + W - 1) % W;
+    float *p = x->part;
+    gq_err e = GQ_OK;
+    size_t lo = seg_lo(len, W, r), m = seg_len(len, W, r), sz = m * sizeof *p;
+    for (size_t k = 0; k < m; k++) p[k] = 0, p[k] += mine[lo + k] / W; /* as add_average does from zero */
+    memcpy(x->buf, p, sz);
+    for (int s = 0; s < W - 1 && e == GQ_OK; s++) {
+        const int cs = (r - s + W) % W, cr = (r - s - 1 + 2 * W) % W;
+        int ns = 0, nr = 0;
+        if (seg_len(len, W, cs)) post(x->sends, &ns, next, x->buf, sz);
+        if (seg_len(len, W, cr)) post(x->recvs, &nr, prev, x->reply, x->cap);
+        if ((e = wait_all(x, ns, nr)) != GQ_OK || !nr) continue;
+        lo = seg_lo(len, W, cr), m = seg_len(len, W, cr);
+        if ((e = take_floats(x, p, m, x->reply, x->recvs[0].len, layer)) != GQ_OK) break;
+        add_average(p, mine + lo, m, W);
+        memcpy(x->buf, p, sz = m * sizeof *p);
+        if (s == W - 2) memcpy(out + lo, p, sz);
+    }
+    for (int s = 0; s < W - 1 && e == GQ_OK; s++) { /* all-gather: forward what came in */
+        const int cs = (r + 1 - s + W) % W, cr = (r - s + W) % W;
+        int ns = 0, nr = 0;
+        if (seg_len(len, W, cs))
+            post(x->sends, &ns, next, out + seg_lo(len, W, cs), seg_len(len, W, cs) * sizeof(float));
+        if (seg_len(len, W, cr))
+            post(x->recvs, &nr, prev, out + seg_lo(len, W, cr), seg_len(len, W, cr) * sizeof(float));
+        if ((e = wait_all(x, ns, nr)) == GQ_OK && nr) e = check_floats(x, seg_len(len, W, cr), x->recvs[0].len, layer);
+    }
+    return e;
+}
+
+/* Ring all-reduce of a tensor re-quantized at every hop: the reduce-scatter's partial sums are decoded, added to,
+ * and encoded again; the finished average is encoded once and forwarded as it is by the all-gather. */
 static gq_err exchange_ring_mpi(xstate *x, int t)
 {
     const xch_tensor *tt = &x->T[t];
     const size_t off = tensor_off(x, tt), cap = x->cap;
-    const int W = x->W, r = x->rank, next = (r + 1) % W, prev = (r + W - 1) % W, quantized = tt->quantized;
+    if (!hop_quantized(x, tt)) return ring_average_mpi(x, x->g + off, tt->n, x->avg + off, tt->layer);
+    const int W = x->W, r = x->rank, next = (r + 1) % W, prev = (r + W - 1) % W;
     const float *g = x->g + off;
     float *p = x->part;
     gq_err e = GQ_OK;
-    size_t lo, m, sz = 0;
-    lo = seg_lo(tt->n, W, r), m = seg_len(tt->n, W, r);
-    if (quantized) {
-        memcpy(p, g + lo, m * sizeof *p);
-        if (m) e = enc(x, x->buf, p, m, &x->c->quant, hop_seed(x, t, r, 0), &sz, "quantizing", tt->layer);
-    } else {
-        for (size_t k = 0; k < m; k++) p[k] = 0, p[k] += g[lo + k] / W; /* as add_average does from zero */
-        sz = m * sizeof *p;
-        memcpy(x->buf, p, sz);
-    }
+    size_t lo = seg_lo(tt->n, W, r), m = seg_len(tt->n, W, r), sz = 0;
+    memcpy(p, g + lo, m * sizeof *p);
+    if (m) e = enc(x, x->buf, p, m, &x->c->quant, hop_seed(x, t, r, 0), &sz, "quantizing", tt->layer);
     for (int s = 0; s < W - 1 && e == GQ_OK; s++) {
         const int cs = (r - s + W) % W, cr = (r - s - 1 + 2 * W) % W;
         int ns = 0, nr = 0;
@@ -353,15 +445,7 @@ static gq_err exchange_ring_mpi(xstate *x, int t)
         if (seg_len(tt->n, W, cr)) post(x->recvs, &nr, prev, x->reply, cap);
         if ((e = wait_all(x, ns, nr)) != GQ_OK || !nr) continue;
         lo = seg_lo(tt->n, W, cr), m = seg_len(tt->n, W, cr);
-        const size_t len = x->recvs[0].len;
-        if (!quantized) {
-            if ((e = take_floats(x, p, m, x->reply, len, tt->layer)) != GQ_OK) break;
-            add_average(p, g + lo, m, W);
-            memcpy(x->buf, p, sz = m * sizeof *p);
-            if (s == W - 2) memcpy(x->avg + off + lo, p, sz);
-            continue;
-        }
-        if ((e = dec_into(x, x->dec, m, x->reply, len, "decoding", tt->layer)) != GQ_OK) break;
+        if ((e = dec_into(x, x->dec, m, x->reply, x->recvs[0].len, "decoding", tt->layer)) != GQ_OK) break;
         for (size_t k = 0; k < m; k++) p[k] = x->dec[k] + g[lo + k];
         if (s < W - 2) {
             e = enc(x, x->buf, p, m, &x->c->quant, hop_seed(x, t, cr, s + 1), &sz, "quantizing", tt->layer);
@@ -376,27 +460,108 @@ static gq_err exchange_ring_mpi(xstate *x, int t)
     for (int s = 0; s < W - 1 && e == GQ_OK; s++) { /* all-gather: forward what came in */
         const int cs = (r + 1 - s + W) % W, cr = (r - s + W) % W;
         int ns = 0, nr = 0;
-        if (seg_len(tt->n, W, cs))
-            post(x->sends, &ns, next,
-                 quantized ? (void *)(x->rbuf + cs * cap) : (void *)(x->avg + off + seg_lo(tt->n, W, cs)),
-                 quantized ? x->rsz[cs] : seg_len(tt->n, W, cs) * sizeof(float));
-        if (seg_len(tt->n, W, cr))
-            post(x->recvs, &nr, prev,
-                 quantized ? (void *)(x->rbuf + cr * cap) : (void *)(x->avg + off + seg_lo(tt->n, W, cr)),
-                 quantized ? cap : seg_len(tt->n, W, cr) * sizeof(float));
+        if (seg_len(tt->n, W, cs)) post(x->sends, &ns, next, x->rbuf + cs * cap, x->rsz[cs]);
+        if (seg_len(tt->n, W, cr)) post(x->recvs, &nr, prev, x->rbuf + cr * cap, cap);
         if ((e = wait_all(x, ns, nr)) != GQ_OK || !nr) continue;
         lo = seg_lo(tt->n, W, cr), m = seg_len(tt->n, W, cr);
-        if (quantized) {
-            x->rsz[cr] = x->recvs[0].len;
-            e = dec_into(x, x->avg + off + lo, m, x->rbuf + cr * cap, x->rsz[cr], "decoding", tt->layer);
-        } else {
-            e = check_floats(x, m, x->recvs[0].len, tt->layer);
-        }
+        x->rsz[cr] = x->recvs[0].len;
+        e = dec_into(x, x->avg + off + lo, m, x->rbuf + cr * cap, x->rsz[cr], "decoding", tt->layer);
     }
     return e;
 }
 
+/* ---- PowerSGD in a ring: its factors all-reduced ---------------------------------------------------------
+ * Vogels et al.'s Algorithm 1 with error feedback (their Algorithm 2), for every worker held here: M = gradient +
+ * residual; P = M Q, all-reduced (averaged), orthonormalised by everyone alike; Q' = M^T P, all-reduced; the
+ * update P Q'^T (the average of the workers' rank-r approximations P Q'_w^T); each worker's residual M - P Q'_w^T;
+ * the next Q is the averaged Q' (warm start). The averages go round a ring as plain floats, in the same order in
+ * one process as over MPI, so both give the same bits. */
+static gq_err factors_average(xstate *x, const float *mine, size_t stride, size_t len, float *out, int layer)
+{
+    if (x->c->comm) return ring_average_mpi(x, mine, len, out, layer);
+    ring_average_local(x, mine, stride, len, out);
+    return GQ_OK;
+}
+
+static gq_err factors_exchange(xstate *x, int t, size_t *bytes)
+{
+    const xch_tensor *tt = &x->T[t];
+    const size_t off = tensor_off(x, tt), stride = x->maxn;
+    const qz_params q = xch_tensor_quant(&x->c->quant, tt);
+    const int local = x->c->comm ? 1 : x->W;
+    size_t rows, cols, r;
+    qz_powersgd_shape(&q, tt->n, &rows, &cols, &r);
+    float *Q = x->qst + x->qoff[(size_t)t * x->W], *Pbar = x->fac + (size_t)local * stride, *Qbar = Pbar + rows * r;
+    if (!q.warm) qz_powersgd_init_q(Q, cols, r, rng_derive(x->c->seed, (uint64_t)x->step, 0x9e5 + (uint64_t)t));
+    double t0 = gq_now();
+    for (int l = 0; l < local; l++)
+        qz_powersgd_project(x->g + (size_t)l * x->P + off, rows, cols, Q, r, x->fac + (size_t)l * stride);
+    codec_time(x, t0, 0, tt->n, 0.5); /* the first of the encode's two GEMMs */
+    gq_err e = factors_average(x, x->fac, stride, rows * r, Pbar, tt->layer);
+    if (e != GQ_OK) return e;
+    t0 = gq_now();
+    qz_powersgd_orthonormalize(Pbar, rows, r);
+    for (int l = 0; l < local; l++) {
+        const float *M = x->g + (size_t)l * x->P + off;
+        float *Ql = x->fac + (size_t)l * stride; /* P_l is spent: Q'_l in its place */
+        qz_powersgd_back(M, rows, cols, Pbar, r, Ql);
+        qz_powersgd_expand(Pbar, Ql, rows, cols, r, x->dec); /* the worker's own approximation: its error */
+        double err = 0, norm = 0;
+        for (size_t k = 0; k < tt->n; k++) {
+            const double d = (double)x->dec[k] - M[k];
+            err += d * d, norm += (double)M[k] * M[k];
+            if (x->ef) x->res[(size_t)l * x->P + off + k] = M[k] - x->dec[k];
+        }
+        if (norm > 0) x->nmse_sum += err / norm, x->nmse_n++;
+    }
+    codec_time(x, t0, 0, tt->n, 0.5);
+    if ((e = factors_average(x, x->fac, stride, cols * r, Qbar, tt->layer)) != GQ_OK) return e;
+    t0 = gq_now();
+    qz_powersgd_expand(Pbar, Qbar, rows, cols, r, x->avg + off);
+    codec_time(x, t0, 1, tt->n, 1);
+    if (q.warm) memcpy(Q, Qbar, cols * r * sizeof *Q);
+    *bytes = 4 * r * (rows + cols);
+    return GQ_OK;
+}
+
 /* ---- training ------------------------------------------------------------------------------------ */
+
+/* PowerSGD's matrix for segment j of S of tensor t: its columns and rank (0: floats). */
+static void segment_shape(const xstate *x, int t, int j, int S, size_t *cols, size_t *r)
+{
+    const size_t m = seg_len(x->T[t].n, S, j);
+    const qz_params q = S == 1 ? xch_tensor_quant(&x->c->quant, &x->T[t]) : x->c->quant;
+    size_t rows;
+    qz_powersgd_shape(&q, m ? m : 1, &rows, cols, r);
+}
+
+/* PowerSGD's state: each worker's Q for every tensor and segment it encodes (in a ring, one per tensor, the
+ * same on every worker), from the same seeded start everywhere; in a ring, room for every worker's factors and
+ * their averages. @return 0 when out of memory. */
+static int powersgd_alloc(xstate *x, int local)
+{
+    const int S = factor_ring(x) ? 1 : nsegs(x);
+    size_t cols, r;
+    x->qoff = calloc((size_t)x->nt * x->W + 1, sizeof *x->qoff);
+    if (!x->qoff) return 0;
+    for (int t = 0; t < x->nt; t++)
+        for (int j = 0; j < S; j++) {
+            segment_shape(x, t, j, S, &cols, &r);
+            x->qoff[(size_t)t * x->W + j] = x->qtotal;
+            x->qtotal += cols * r;
+        }
+    x->qst = malloc(((size_t)local * x->qtotal + 1) * sizeof *x->qst);
+    x->fac = factor_ring(x) ? malloc(((size_t)local + 1) * x->maxn * sizeof *x->fac) : NULL;
+    if (!x->qst || (factor_ring(x) && !x->fac)) return 0;
+    for (int t = 0; t < x->nt; t++)
+        for (int j = 0; j < S; j++) {
+            segment_shape(x, t, j, S, &cols, &r);
+            for (int l = 0; l < local && r; l++)
+                qz_powersgd_init_q(x->qst + (size_t)l * x->qtotal + x->qoff[(size_t)t * x->W + j], cols, r,
+                                   rng_derive(x->c->seed, (uint64_t)t, (uint64_t)j));
+        }
+    return 1;
+}
 
 /* The tensor list and every exchange buffer, sized for the largest tensor: `local` workers' gradients held here (and
  * their residuals when x->ef), `slots` message buffers (one per peer or segment; 0 in one process). Needs x->c, W, P,
@@ -409,6 +574,7 @@ int xstate_alloc(xstate *x, int local, int slots)
     x->nt = (int)xch_tensors(c->model, &c->quant, &c->exchange, x->T);
     size_t maxn = 1;
     for (int t = 0; t < x->nt; t++) maxn = x->T[t].n > maxn ? x->T[t].n : maxn;
+    x->maxn = maxn;
     const size_t bound = qz_bound(&c->quant, maxn), levels = xch_levels_size(maxn, x->W);
     x->cap = gq_is_error(bound) ? 0 : bound;
     x->cap = 4 * maxn > x->cap ? 4 * maxn : x->cap;
@@ -423,6 +589,7 @@ int xstate_alloc(xstate *x, int local, int slots)
     x->sbuf = slots ? malloc((size_t)slots * x->cap) : NULL, x->rbuf = slots ? malloc((size_t)slots * x->cap) : NULL;
     x->ssz = calloc(W, sizeof *x->ssz), x->rsz = calloc(W, sizeof *x->rsz);
     x->sends = calloc(2 * W, sizeof *x->sends), x->recvs = calloc(2 * W, sizeof *x->recvs);
+    if (c->quant.id == QZ_POWERSGD && !powersgd_alloc(x, local)) return 0;
     return x->g && (!x->ef || x->res) && x->avg && x->dec && x->part && x->lev && x->buf && x->reply && x->work &&
            (!slots || (x->sbuf && x->rbuf)) && x->ssz && x->rsz && x->sends && x->recvs;
 }
@@ -431,13 +598,17 @@ void xstate_free(xstate *x)
 {
     free(x->T), free(x->g), free(x->res), free(x->avg), free(x->dec), free(x->part), free(x->lev), free(x->buf);
     free(x->reply), free(x->work), free(x->sbuf), free(x->rbuf), free(x->ssz), free(x->rsz), free(x->sends);
-    free(x->recvs);
+    free(x->recvs), free(x->qst), free(x->qoff), free(x->fac);
 }
 
 gq_err xstate_exchange(xstate *x, int t, float *scales)
 {
     if (!x->c->comm) return exchange_local(x, t, scales);
-    return ring(x) ? exchange_ring_mpi(x, t) : exchange_ps_mpi(x, t, scales);
+    if (!ring(x)) return exchange_ps_mpi(x, t, scales);
+    if (!factor_ring(x) || !x->T[t].quantized || !factor_rank(x, &x->T[t])) return exchange_ring_mpi(x, t);
+    size_t bytes;
+    gq_err e = prepare(x, t, 1, scales);
+    return e == GQ_OK ? factors_exchange(x, t, &bytes) : e;
 }
 
 /* ---- the exchange alone, under SMPI -------------------------------------------------------------- */

@@ -19,7 +19,7 @@ typedef struct {
     xch_tensor *T;
     int nt, W, rank; /* tensors; workers; this rank (0 in one process) */
     long step;
-    size_t P, cap;                      /* parameters; room of one message */
+    size_t P, cap, maxn;                /* parameters; room of one message; the largest tensor's elements */
     float *g, *res, *avg, *dec, *part;  /* g and res: one gradient per worker held here */
     int32_t *lev;                       /* TernGrad's summed levels */
     uint8_t *buf, *reply, *sbuf, *rbuf; /* cap bytes each; sbuf and rbuf W x cap */
@@ -27,6 +27,10 @@ typedef struct {
     comm_msg *sends, *recvs;
     void *work;
     size_t wcap;
+    float *qst;   /* PowerSGD's Q, per worker held here (qtotal floats each), for each tensor and segment */
+    size_t *qoff; /* where tensor t's segment j's Q starts in a worker's: qoff[t * W + j] */
+    size_t qtotal;
+    float *fac; /* PowerSGD in a ring: each worker's factors (P, then Q), maxn floats a worker */
     int ef;
     double up, down, nmse_sum; /* in one process: the policy's bytes */
     long nmse_n;

@@ -153,8 +153,9 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
     if (iters < 1)
         return gq_fail(GQ_ERR_PARAM, msg, cap, "%d training images are fewer than one global batch of %d workers x %d",
                        ntrain, W, B);
-    const int ring_sync = c->sync == SYNC_RING && W > 1;
-    if (ring_sync && c->quant.id != QZ_FP32 && c->error_feedback == 1)
+    /* in a ring that re-quantizes partial sums no error is any one worker's (PowerSGD's factors sum exactly) */
+    const int residual = W == 1 || xch_keeps_residual(c->sync, &c->quant);
+    if (!residual && c->error_feedback == 1)
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "ring all-reduce re-quantizes partial sums: no worker's own error to feed back "
                        "(--ef 0, or another --sync)");
@@ -167,7 +168,7 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
     }
     const size_t P = net.num_params, px = (size_t)train->rows * train->cols;
     xstate x = {.c = c, .w_off = net.w_off, .b_off = net.b_off, .W = W, .rank = rank, .P = P, .msg = msg, .mcap = cap};
-    x.ef = ring_sync ? 0 : c->error_feedback >= 0 ? c->error_feedback : qz_biased(c->quant.id);
+    x.ef = !residual ? 0 : c->error_feedback >= 0 ? c->error_feedback : qz_biased(c->quant.id);
 
     const int slots = comm ? W : 0; /* message buffers, one per peer or segment */
     const int made = xstate_alloc(&x, local, slots);
