@@ -225,6 +225,32 @@ static int dump_gradient(void *dir, const char *name, const float *data, size_t 
     return cli_write_file(path, data, n * sizeof *data); /* little-endian host */
 }
 
+/* --versus: each run (a quantizer and worker count) against the versus quantizer's run with as many workers, its
+ * last test accuracy paired seed by seed. */
+static void paired_table(char (*specs)[256], const int *workers, double (*finals)[16], size_t nruns, size_t ns,
+                         const char *versus, cli_format fmt)
+{
+    static const char *const H[] = {"quant",           "workers",         "versus",    "seeds",
+                                    "test_accuracy",   "versus_accuracy", "difference", "difference_sd",
+                                    "difference_ci95_low", "difference_ci95_high", "significant"};
+    gq_table p;
+    table_init(&p, H, sizeof H / sizeof H[0]);
+    p.key_cols = 3;
+    for (size_t r = 0; r < nruns; r++) {
+        size_t v = 0;
+        while (v < nruns && !(strcmp(specs[v], versus) == 0 && workers[v] == workers[r])) v++;
+        if (v == nruns || v == r) continue;
+        double mean, sd, lo, hi;
+        cli_paired_ci(finals[r], finals[v], ns, &mean, &sd, &lo, &hi);
+        /* told apart where the interval leaves zero out: an end at zero exactly does not */
+        table_row(&p, "%s\t%d\t%s\t%zu\t%.4f\t%.4f\t%+.4f\t%.4f\t%+.4f\t%+.4f\t%s", specs[r], workers[r], versus, ns,
+                  gsl_stats_mean(finals[r], 1, ns), gsl_stats_mean(finals[v], 1, ns), mean, sd, lo, hi,
+                  lo > 0 || hi < 0 ? "yes" : "no");
+    }
+    table_print(&p, fmt);
+    table_free(&p);
+}
+
 int cmd_train(int argc, char **argv)
 {
     cli_args a;
@@ -237,6 +263,27 @@ int cmd_train(int argc, char **argv)
     if (nq == 0) quants[nq++] = "fp32";
     uint64_t seeds[16];
     const size_t ns = seeds_of(&a, seeds);
+    char versus[256] = "";
+    if (a.versus) { /* paired seed by seed: two seeds at least; trained too where no --quant names it */
+        if (ns < 2)
+            return cli_error("--versus pairs each quantizer's runs with %s's seed by seed: give --seeds with two or "
+                             "more",
+                             a.versus),
+                   EXIT_USAGE;
+        qz_params v;
+        qz_parse_spec(a.versus, &v, NULL, 0);
+        qz_format_spec(&v, versus, sizeof versus);
+        int named = 0;
+        for (int k = 0; k < nq; k++) {
+            qz_params q;
+            char canon[256];
+            qz_parse_spec(quants[k], &q, NULL, 0);
+            qz_format_spec(&q, canon, sizeof canon);
+            named |= strcmp(canon, versus) == 0;
+        }
+        if (!named && nq < MAX_QUANTS) quants[nq++] = a.versus;
+        if (nq < 2) return cli_error("--versus %s: nothing to pair it with (give --quant)", a.versus), EXIT_USAGE;
+    }
     if ((a.measured_out || a.timings_out) && !a.mpi)
         return cli_error("--measured-out and --timings-out time an MPI run: add --mpi (and start under mpirun)"),
                EXIT_USAGE;
@@ -317,6 +364,7 @@ int cmd_train(int argc, char **argv)
     t.key_cols = summary.key_cols = 3; /* quant, workers, epoch */
     char *dat = NULL, labels[MAX_RUNS * MAX_RUNS][QZ_LABEL_MAX + 48], msg[512];
     int run_workers[MAX_RUNS * MAX_RUNS];
+    double(*finals)[16] = gq_xcalloc(MAX_RUNS * MAX_RUNS, sizeof *finals); /* each run's last test accuracy by seed */
     size_t dlen = 0;
     FILE *f = open_memstream(&dat, &dlen);
     const char *label_ptr[MAX_RUNS * MAX_RUNS];
@@ -372,6 +420,7 @@ int cmd_train(int argc, char **argv)
                 fprintf(f, "%d %.6f %.6f\n", e + 1, mean, sd);
             }
             snprintf(specs[nlabels], sizeof specs[0], "%s", canon);
+            for (size_t si = 0; si < ns; si++) finals[nlabels][si] = runs[si].epochs ? runs[si].acc[runs[si].epochs - 1] : 0;
             run_workers[nlabels] = c.workers;
             label_ptr[nlabels] = labels[nlabels];
             nlabels++;
@@ -380,7 +429,9 @@ int cmd_train(int argc, char **argv)
     if (rank != 0) goto done; /* rank 0 prints and writes for all */
     if (rc == 0 && a.measured_out && table_write_csv(&measured, a.measured_out) != 0) rc = 1;
     if (rc == 0 && a.timings_out && table_write_csv(&timings, a.timings_out) != 0) rc = 1;
-    if (rc == 0) {
+    if (rc == 0 && versus[0]) { /* the comparison asked for is the output; the epochs still go to --output */
+        paired_table(specs, run_workers, finals, nlabels, ns, versus, (cli_format)a.format);
+    } else if (rc == 0) {
         table_print(&t, (cli_format)a.format);
         if (ns > 1 && a.format == FMT_TABLE) {
             printf("\nOver %zu seeds: the mean and standard deviation of the test accuracy\n\n", ns);
@@ -406,6 +457,7 @@ int cmd_train(int argc, char **argv)
 done:
     free(dat);
     free(runs);
+    free(finals);
     table_free(&t);
     table_free(&summary);
 out:

@@ -50,6 +50,7 @@ typedef enum {
  * defaults before parsing: the parser overwrites what is given. */
 typedef struct {
     const char *positional; /* a command's one operand (models show MODEL, platforms show NAME), or NULL */
+    const char *versus; /* train: the quantizer the others are paired with, seed by seed */
     const char *model, *platform, *gpu, *gpu_file, *plot, *out, *output, *measured, *input, *data, *dump_grads,
         *accuracy_curve, *measured_out, *timings_out, *pingpong;
     const char *quant[MAX_QUANTS];

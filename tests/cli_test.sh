@@ -33,7 +33,8 @@ check "help quant encode: that subcommand only" sh -c "grep -q '^usage: gqsim qu
 
 # ---- list ---------------------------------------------------------------------
 "$GQ" quant list --format csv > list.csv
-check "list csv header" test "$(head -1 list.csv)" = "name,keys (defaults),description"
+check "list csv header" test "$(head -1 list.csv)" = "name,keys (defaults),allreduce,description"
+check "list: all-reduce compatible are fp32, fp16, powersgd; terngrad with a shared scaler" test "$(grep -c ",yes," list.csv) $(grep ",shared scaler," list.csv | cut -d, -f1)" = "3 terngrad"
 check "list has 10 quantizers" test "$(tail -n +2 list.csv | wc -l)" -eq 10
 
 # ---- wire-format version 1 (the old checksum) still decodes ------------------------
@@ -559,6 +560,16 @@ if [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] || [ -n "
   check "train --seeds 3,4: 2 seeds x 2 epochs, seed column" sh -c "test \$(tail -n +2 seeds.csv | wc -l) -eq 4 && \
       head -1 seeds.csv | cut -d, -f18 | grep -qx seed && test \$(cut -d, -f18 seeds.csv | grep -cx 3) -eq 2 && \
       test \$(cut -d, -f18 seeds.csv | grep -cx 4) -eq 2"
+  # --versus: each quantizer's last test accuracy paired with the versus one's, seed by seed; top-k keeping every
+  # element is fp32 to the last bit, so every difference is 0, the interval [0, 0], and an end at 0 is not "yes"
+  "$GQ" train --epochs 1 --workers 2 --batch 32 --train-limit 1024 --test-limit 256 --seeds 3,4 --quant topk:ratio=1 \
+      --quant signsgd --versus fp32 --format csv > versus.csv
+  check "train --versus fp32: a row per other quantizer" sh -c "test \$(head -1 versus.csv | cut -d, -f3,7,9,10,11) = \
+      versus,difference,difference_ci95_low,difference_ci95_high,significant && test \$(tail -n +2 versus.csv | wc -l) -eq 2"
+  check "train --versus: equal runs, difference 0 in [0, 0], not significant" \
+      grep -qx 'topk:ratio=1,2,fp32,2,\([0-9.]*\),\1,+0.0000,0.0000,+0.0000,+0.0000,no' versus.csv
+  "$GQ" train --epochs 1 --quant topk --versus fp32 2> err.txt; rc=$?
+  check "--versus with one seed: usage error, one line" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1"
   # tta trains as train does: the target is reached at the first epoch at or above it, epochs x iterations
   "$GQ" train --epochs 3 --workers 4 --batch 32 --train-limit 2048 --test-limit 512 --seed 5 --format csv > t5.csv
   # just below epoch 2's accuracy as printed (a multiple of 1/512, rounded to 4 places): reached by epoch 2
