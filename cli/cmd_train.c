@@ -230,9 +230,17 @@ static int dump_gradient(void *dir, const char *name, const float *data, size_t 
 static void paired_table(char (*specs)[256], const int *workers, double (*finals)[16], size_t nruns, size_t ns,
                          const char *versus, cli_format fmt)
 {
-    static const char *const H[] = {"quant",           "workers",         "versus",    "seeds",
-                                    "test_accuracy",   "versus_accuracy", "difference", "difference_sd",
-                                    "difference_ci95_low", "difference_ci95_high", "significant"};
+    static const char *const H[] = {"quant",
+                                    "workers",
+                                    "versus",
+                                    "seeds",
+                                    "test_accuracy",
+                                    "versus_accuracy",
+                                    "difference",
+                                    "difference_sd",
+                                    "difference_ci95_low",
+                                    "difference_ci95_high",
+                                    "significant"};
     gq_table p;
     table_init(&p, H, sizeof H / sizeof H[0]);
     p.key_cols = 3;
@@ -420,7 +428,8 @@ int cmd_train(int argc, char **argv)
                 fprintf(f, "%d %.6f %.6f\n", e + 1, mean, sd);
             }
             snprintf(specs[nlabels], sizeof specs[0], "%s", canon);
-            for (size_t si = 0; si < ns; si++) finals[nlabels][si] = runs[si].epochs ? runs[si].acc[runs[si].epochs - 1] : 0;
+            for (size_t si = 0; si < ns; si++)
+                finals[nlabels][si] = runs[si].epochs ? runs[si].acc[runs[si].epochs - 1] : 0;
             run_workers[nlabels] = c.workers;
             label_ptr[nlabels] = labels[nlabels];
             nlabels++;

@@ -12,14 +12,14 @@ cmake -S . -B build-mutate -DCMAKE_BUILD_TYPE=Release > /dev/null || exit 1
 
 # file | exact text | replacement | what the mutation does
 mutations=(
-  'sim/plan.c|(p->per_node - 1) * b->down_bytes;|(p->per_node - 1) * b->up_bytes;|hierarchical traffic: the leader sends uploads, not replies'
+  'sim/plan.c|(p->per_node - 1) * (b->down_bytes + b->up2_bytes);|(p->per_node - 1) * (b->up_bytes + b->up2_bytes);|hierarchical traffic: the leader sends uploads, not replies'
   'sim/analytic.c|(P - 1) * (a + b->up_bytes / bw) + (P - 1) * b->dec_s;|(P - 1) * (a + b->up_bytes / bw);|analytic all-gather without its decode cost'
   'sim/analytic.c|share * b->down_bytes / bw_inter + 2|share * b->up_bytes / bw_inter + 2|analytic sharded PS: the reply charged at upload size'
   'sim/analytic.c|double steps = 2 * (N - 1);|double steps = 4 * (N - 1);|analytic hierarchical ring: steps doubled'
   'exchange/exchange.c|return q->id == QZ_TERNGRAD ? DOWNLINK_TERNGRAD : DOWNLINK_REQUANT;|return DOWNLINK_REQUANT;|TernGrad automatic downlink switched to requant'
   'sim/analytic.c|double server = P * b->srv_dec_s + b->srv_enc_s|double server = b->srv_dec_s + b->srv_enc_s|single PS decodes one contribution, not P'
   'sim/analytic.c|return steps * (a + b->up_bytes / P / bw)|return steps * (a + b->up_bytes / bw)|ring: every step sends the whole bucket'
-  'sim/plan.c|case SYNC_RING: u += 2 * (P - 1) / P * b->up_bytes|case SYNC_RING: u += (P - 1) / P * b->up_bytes|ring traffic halved'
+  'sim/plan.c|u += 2 * (P - 1) / P * (b->up_bytes + b->up2_bytes), d|u += (P - 1) / P * (b->up_bytes + b->up2_bytes), d|ring traffic halved'
   'sim/sg_child.c|double steps = 2.0 * (w->N - 1);|double steps = 1.0 * (w->N - 1);|SimGrid hierarchical ring: half the steps'
   'sim/sg_child.c|sleep_s(w->P * (b->srv_dec_s + w->c->rpc_recv_s) + b->srv_enc_s|sleep_s(w->P * w->c->rpc_recv_s + b->srv_enc_s|SimGrid single PS without its decode cost'
   'exchange/exchange.c|if (xch_shares_scaler(p, q)) *up += 4, *down += 4;|if (xch_shares_scaler(p, q)) *up += 4;|scaler sharing: the shared scaler not sent back'
@@ -28,7 +28,7 @@ mutations=(
   'sim/plan.c|cur->dec_down_s += requant_down ? dec + copy|cur->dec_down_s += requant_down ? copy|the reply decoded for free'
   'sim/plan.c|if (c->codec_serial && c->gpus > 1)|if (0 && c->gpus > 1)|GPU codec kernels do not delay backward'
   'sim/plan.c|const double copy = q && c->host_copy_bw > 0 ? 4 * n / c->host_copy_bw : 0;|const double copy = 0;|host codec without its PCIe copies'
-  'sim/codec_cost.c|c->enc_ns = t.enc.bytes / g->mem_bw * 1e9 * inv;|c->enc_ns = t.enc.bytes / 900e9 * 1e9 * inv;|fitted GPU cost ignores the GPU bandwidth'
+  'sim/codec_cost.c|const double enc_mem = t.enc.bytes / g->mem_bw * 1e9 * inv|const double enc_mem = t.enc.bytes / 900e9 * 1e9 * inv|fitted GPU cost ignores the GPU bandwidth'
   'platforms/xml_write.c|G(phys_range_of(PHYS_FATPIPE_RATE)->hi)); /* never the bottleneck */|G(1e9)); /* never the bottleneck */|the racks backplane limits'
   'quant/topk.c|if (nc < k |if (nc < 1 |top-k trusts an unlucky sample'
   'quant/fp16.c|_mm256_set1_ps(65504.0f)|_mm256_set1_ps(65536.0f)|fp16 vector path saturates to Inf'
@@ -59,7 +59,20 @@ mutations=(
   'sim/scenario.c|if (q->engine != ENGINE_SIMGRID && (q->exact_flows|if (0 && (q->exact_flows|--exact-flows ignored by the analytic engine'
   'sim/scenario.c|        if (row->gpus > 1) ape[scored++] = fabs(err);|        ape[scored++] = fabs(err);|validate scores the exact 1-GPU rows'
   'sim/plan.c|cur->host_s += 2 * 4 * n / b_up + |cur->host_s += 4 * n / b_up + |a ring through host memory copied one way only'
-  'sim/sg_child.c|                sleep_s(b->host_s);|                (void)0;|SimGrid ring through host memory without its copies and sums'
+  'sim/sg_child.c|        sleep_s(b->host_s);|        (void)0;|SimGrid ring through host memory without its copies and sums'
+  'quant/powersgd.c|(double)r * (double)(*rows + *cols) < (double)*rows|(double)r * (double)(*rows + *cols) <= (double)*rows|PowerSGD compresses factors no smaller than the matrix'
+  'quant/powersgd.c|(uint64_t)n >= p->min_elements ? r : 0;|(uint64_t)n > p->min_elements ? r : 0;|PowerSGD: a tensor of exactly min= elements sent as floats'
+  'quant/powersgd.c|const double inv = norm > 1e-8 * before && norm > 0|const double inv = norm > 0|PowerSGD normalises rounding noise into a direction'
+  'train/exchange_run.c|    qz_powersgd_orthonormalize(Pbar, rows, r);|    (void)0;|PowerSGD ring: P not orthonormalised'
+  'train/exchange_run.c|    if (q.warm) memcpy(Q, Qbar, cols * r * sizeof *Q);|    (void)0;|PowerSGD ring: no warm start'
+  'train/exchange_run.c|if (x->ef) x->res[(size_t)l * x->P + off + k] = M[k] - x->dec[k];|if (x->ef) x->res[(size_t)l * x->P + off + k] = x->g[k] - x->dec[k];|PowerSGD ring: the residual from the wrong worker'
+  'train/exchange_run.c|add_average(out + lo, base + (size_t)((j + s) % x->W) * stride + lo|add_average(out + lo, base + (size_t)s * stride + lo|one process sums a ring chunk from worker 0, not from its own'
+  'sim/plan.c|up2 = rank ? 4.0 * (double)(rank * cols) : 0;|up2 = 0;|PowerSGD: Q not all-reduced'
+  'sim/analytic.c|    if (b->up2_bytes > 0) t += scheme_comm(c, p, &phase);|    (void)0;|analytic PowerSGD: the second all-reduce free'
+  'sim/sg_child.c|                sleep_s(b->enc_s / 2);|                (void)0;|SimGrid PowerSGD: the encode s first half free'
+  'sim/codec_cost.c|    c->enc_ns = fmax(enc_mem, enc_alu);|    c->enc_ns = enc_mem;|GPU codec model: FLOPs never bound the encode'
+  'sim/scenario.c|    if (q->ef == EF_ON && gpus > 1 && !xch_keeps_residual(q->sync, &c.quant))|    if (0)|--ef on accepted in a re-quantizing ring'
+  'cli/cmd_train.c|lo > 0 || hi < 0 ? "yes" : "no"|lo >= 0 || hi <= 0 ? "yes" : "no"|train --versus: an interval ending at 0 told apart'
 )
 
 killed=0

@@ -60,6 +60,29 @@ static void test_sources(void)
           "the host CPU's built-in profile (%s)", c.source);
 }
 
+/* PowerSGD's GEMMs as a roofline: memory-bound at rank 4 (its 8 bytes an element at the fitted share of the
+ * bandwidth, as TernGrad's 8.25 are), FLOP-bound at rank 64 (256 FLOPs an element at the V100's 15.7 TFLOP/s
+ * peak, above the memory time); the decode likewise (2r FLOPs, 4 bytes); launches 2 + 2r encoding, 1 decoding. */
+static void test_roofline(void)
+{
+    const gpu_spec *v100 = gpu_find(&Z.gpus, "V100");
+    qz_params tg, p4, p64;
+    codec_cost t, c4, c64;
+    char msg[256];
+    qz_parse_spec("terngrad", &tg, NULL, 0);
+    qz_parse_spec("powersgd:rank=4", &p4, NULL, 0);
+    qz_parse_spec("powersgd:rank=64", &p64, NULL, 0);
+    codec_cost_for(&tg, CODEC_ON_GPU, &Z.gpus, v100, NULL, &t, msg, sizeof msg);
+    codec_cost_for(&p4, CODEC_ON_GPU, &Z.gpus, v100, NULL, &c4, msg, sizeof msg);
+    codec_cost_for(&p64, CODEC_ON_GPU, &Z.gpus, v100, NULL, &c64, msg, sizeof msg);
+    CHECK(fabs(c4.enc_ns / t.enc_ns - 8 / 8.25) < 1e-9 && fabs(c4.enc_fixed_ns / t.enc_fixed_ns - 10 / 2.0) < 1e-9 &&
+              !strstr(c4.source, "FLOP"),
+          "rank 4: memory-bound, 8 bytes an element (%.5f ns) and 10 launches (%s)", c4.enc_ns, c4.source);
+    CHECK(fabs(c64.enc_ns - 256 / v100->peak_flops * 1e9) < 1e-12 && c64.enc_ns > c4.enc_ns &&
+              fabs(c64.dec_ns - 128 / v100->peak_flops * 1e9) < 1e-12 && strstr(c64.source, "FLOP-bound"),
+          "rank 64: 256 FLOPs an element at peak, %.5f ns (%s)", c64.enc_ns, c64.source);
+}
+
 /* Whole iterations: TernGrad's encode time per iteration of AlexNet, V100 against K80; none. */
 static void test_iterations(void)
 {
@@ -158,6 +181,7 @@ int main(void)
     if (zoo_load(&Z, NULL, NULL, 0) != GQ_OK) return 2;
     test_fit();
     test_sources();
+    test_roofline();
     test_iterations();
     test_profile();
     test_rpc_costs();

@@ -268,6 +268,14 @@ static void test_error_feedback(void)
     CHECK(strstr(on.codec_source, "error feedback +0.025 ns/element") != NULL && !strstr(off.codec_source, "error") &&
               !strstr(tern.codec_source, "error feedback"),
           "named where charged: '%s' / '%s' / '%s'", on.codec_source, off.codec_source, tern.codec_source);
+    /* in a ring: refused where each hop re-quantizes (no worker's own error), charged where PowerSGD all-reduces its
+     * factors and every worker keeps its residual */
+    s.req.sync = SYNC_RING, s.req.ef = EF_ON;
+    CHECK(scenario_run(&s, "signsgd", 8, &on, msg, sizeof msg) == GQ_ERR_USAGE && strstr(msg, "no one residual"),
+          "--ef on with signsgd in a ring: refused (%s)", msg);
+    CHECK(scenario_run(&s, "signsgd", 1, &on, msg, sizeof msg) == GQ_OK, "one GPU has no ring: accepted (%s)", msg);
+    CHECK(scenario_run(&s, "powersgd", 8, &on, msg, sizeof msg) == GQ_OK && strstr(on.codec_source, "error feedback"),
+          "--ef on with powersgd in a ring: charged (%s)", on.codec_source);
     scenario_close(&s);
 }
 
