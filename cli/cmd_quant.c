@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blas_core.h"
 #include "cli_util.h"
 #include "codec_cost.h"
 #include "commands.h"
@@ -219,6 +220,7 @@ static int quant_bench(int argc, char **argv)
     memset(&a, 0, sizeof a);
     a.n = 1u << 22, a.trials = 5, a.seed = 1;
     if (cli_parse_command(C_QUANT_BENCH, argc, argv, &a)) return EXIT_USAGE;
+    openblas_set_num_threads(1); /* PowerSGD's GEMMs on one core, as every codec here runs */
     const char *specs[MAX_QUANTS], *dist = a.ndist ? a.dist[0] : "gaussian";
     size_t nspecs = a.nquant;
     for (size_t k = 0; k < nspecs; k++) specs[k] = a.quant[k];
@@ -404,6 +406,7 @@ static int quant_calibrate(int argc, char **argv)
     memset(&a, 0, sizeof a);
     a.trials = 5;
     if (cli_parse_command(C_QUANT_CALIBRATE, argc, argv, &a)) return EXIT_USAGE;
+    openblas_set_num_threads(1); /* "one thread", as the profile's source says: PowerSGD's GEMMs too */
     const char *const *specs = a.nquant ? a.quant : CALIBRATE_DEFAULT;
     const size_t n = a.nquant ? a.nquant : NCALIBRATE;
     gq_table t;

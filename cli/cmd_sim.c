@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "advise.h"
 #include "cli_util.h"
 #include "commands.h"
 #include "gq_csv.h"
@@ -593,6 +594,54 @@ static const char VALIDATE_DETAILS[] =
     "and error per row, then the median and mean absolute percentage error.\n"
     "Example: gqsim validate --measured data/single_node_scaling.csv (published single-node runs).\n";
 
+/* ---- advise ---------------------------------------------------------------------------------------------- */
+
+static int cmd_advise(int argc, char **argv)
+{
+    cli_args a = {0};
+    cli_sim_defaults(&a);
+    a.top = 5;
+    if (cli_parse_command(C_ADVISE, argc, argv, &a)) return EXIT_USAGE;
+    const sim_request q = cli_request_of(&a);
+    gq_table all = {0};
+    int rc = 0;
+    for (size_t g = 0; g < a.ngpus && rc == 0; g++) {
+        advise_request r = {a.nquant ? a.quant : NULL, a.nquant, (int)a.gpus[g], (int)a.top, on_progress, NULL};
+        gq_table t = {0}, *rows = a.format == FMT_TABLE ? &t : &all; /* CSV: one table for every GPU count */
+        char why[512], msg[1024];
+        advise_counts n = {0, 0};
+        const gq_err e = sim_advise(&q, &r, rows, why, sizeof why, &n, msg, sizeof msg);
+        if (e != GQ_OK) {
+            cli_error("%s", msg);
+            rc = cli_exit_of(e);
+            break;
+        }
+        if (a.format == FMT_TABLE) {
+            printf("%s%s on %s, %d GPU%s: %zu configurations screened (analytic), %zu simulated again (%s: the best "
+                   "%d and each scheme's best), the best %zu of those:\n",
+                   g ? "\n" : "", q.model, q.platform, r.gpus, gq_s(r.gpus), n.screened, n.finalists,
+                   sim_engine_name(q.engine), r.top, t.nrows - 1);
+            printf("Why: %s\n\n", why);
+            table_print(&t, FMT_TABLE);
+        }
+        table_free(&t);
+    }
+    if (rc == 0 && a.format != FMT_TABLE) table_print(&all, (cli_format)a.format);
+    table_free(&all);
+    return rc;
+}
+
+#define ADVISE_DETAILS                                                                                                 \
+    "Searches every combination of: the quantizers (--quant, repeatable; default fp32, fp16, terngrad, qsgd-5,\n"      \
+    "qsgd-9 max norm, orq-5, bingrad-pb, signsgd, topk 1% and 0.1%, powersgd ranks 1, 2, 4), the synchronisation\n"    \
+    "schemes (ps-sharded, ring, hierarchical, allgather, ps, ps-flat), fusion (per tensor; PyTorch DDP's 25 MiB;\n"    \
+    "Horovod's 64 MiB and 5 ms cycles), --fp32-below (0 and 16384) and --codec-on (gpu, cpu). An option given\n"       \
+    "holds its axis at that value (--sync ring searches rings only). Every combination is screened with the\n"         \
+    "analytic engine; the best K (--top) are simulated again with --engine (SimGrid by default) and printed in\n"      \
+    "that order, with their speedup over the best fp32 configuration, itself simulated again. Combinations the\n"      \
+    "simulator refuses are skipped. One line says why the winner wins.\n"                                              \
+    "Example: gqsim advise --model alexnet --platform terngrad-ethernet --gpus 16\n"
+
 const cli_command SIM_CMDS[] = {
     {"simulate", cmd_simulate, C_SIMULATE, NULL, "simulate one configuration of data-parallel training", SIM_DETAILS},
     {"speedup", cmd_speedup, C_SPEEDUP, NULL, "speedup curves over GPU counts, per quantizer (and a figure)",
@@ -600,5 +649,8 @@ const cli_command SIM_CMDS[] = {
     {"report", cmd_report, C_REPORT, NULL,
      "the main job: each quantizer's speedup on each cluster and model (default TernGrad's Figure 5)", REPORT_DETAILS},
     {"validate", cmd_validate, C_VALIDATE, NULL, "predictions against measured throughputs", VALIDATE_DETAILS},
+    {"advise", cmd_advise, C_ADVISE, NULL,
+     "the fastest way to train a model on a cluster: every quantizer, scheme, fusion and codec placement searched",
+     ADVISE_DETAILS},
     {NULL, NULL, 0, NULL, NULL, NULL},
 };

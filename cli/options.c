@@ -18,7 +18,7 @@
 #include "zoo.h"
 
 #define B(c) (1ul << (c))
-#define SIMS (B(C_SIMULATE) | B(C_SPEEDUP) | B(C_REPORT) | B(C_VALIDATE) | B(C_TTA))
+#define SIMS (B(C_SIMULATE) | B(C_SPEEDUP) | B(C_REPORT) | B(C_VALIDATE) | B(C_TTA) | B(C_ADVISE))
 #define FORMATS                                                                                                        \
     (B(C_QUANT_LIST) | B(C_QUANT_BENCH) | B(C_QUANT_SWEEP) | B(C_QUANT_COSTS) | B(C_MODELS_LIST) | B(C_MODELS_SHOW) |  \
      B(C_MODELS_COMPUTE) | B(C_GPUS_LIST) | B(C_GPUS_FIT) | B(C_PLATFORMS_LIST) | B(C_PLATFORMS_SHOW) |                \
@@ -112,7 +112,7 @@ static const cli_option OPTIONS[] = {
      .type = T_STR,
      .field = F(model),
      .cmds = SIMS | B(C_MODELS_COMPUTE) | B(C_TRAIN),
-     .required = B(C_SIMULATE) | B(C_SPEEDUP) | B(C_MODELS_COMPUTE),
+     .required = B(C_SIMULATE) | B(C_SPEEDUP) | B(C_MODELS_COMPUTE) | B(C_ADVISE),
      .check = CHK_MODEL,
      .help = "a built-in model ('gqsim models list') or a path to a .model file"},
     {.name = "--platform",
@@ -120,7 +120,7 @@ static const cli_option OPTIONS[] = {
      .type = T_STR,
      .field = F(platform),
      .cmds = SIMS | B(C_TRAIN),
-     .required = B(C_SIMULATE) | B(C_SPEEDUP) | B(C_TTA),
+     .required = B(C_SIMULATE) | B(C_SPEEDUP) | B(C_TTA) | B(C_ADVISE),
      .check = CHK_PLATFORM,
      .help = "a built-in cluster ('gqsim platforms list'), cluster:gpus-per-node=G,gpu=NAME,intra=K,inter=K[,...], "
              "or a SimGrid XML file ('gqsim platforms xml NAME > my.xml')"},
@@ -145,6 +145,25 @@ static const cli_option OPTIONS[] = {
      .hi = 65536,
      .cmds = B(C_SPEEDUP) | B(C_REPORT),
      .help = "GPU counts (default 1,2,4,...,512; on a platform XML up to the GPUs it has)"},
+    {.name = "--gpus",
+     .meta = "N,N,...",
+     .type = T_U64S,
+     .field = F(gpus),
+     .count = F(ngpus),
+     .cap = MAX_GPU_COUNTS,
+     .lo = 1,
+     .hi = 65536,
+     .cmds = B(C_ADVISE),
+     .required = B(C_ADVISE),
+     .help = "GPU counts, each searched on its own"},
+    {.name = "--top",
+     .meta = "K",
+     .type = T_U64,
+     .field = F(top),
+     .lo = 1,
+     .hi = 100,
+     .cmds = B(C_ADVISE),
+     .help = "the best K configurations of the screening, simulated again with --engine and printed (default 5)"},
     {.name = "--quant",
      .meta = "SPEC",
      .type = T_STRS,
@@ -162,7 +181,7 @@ static const cli_option OPTIONS[] = {
      .count = F(nquant),
      .cap = MAX_QUANTS,
      .cmds = B(C_SPEEDUP) | B(C_REPORT) | B(C_QUANT_BENCH) | B(C_TRAIN) | B(C_QUANT_CALIBRATE) | B(C_QUANT_COSTS) |
-             B(C_TTA),
+             B(C_TTA) | B(C_ADVISE),
      .check = CHK_QUANT,
      .help = "a quantizer, repeatable ('gqsim quant list')"},
     {.name = "--gpu",

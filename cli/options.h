@@ -40,6 +40,7 @@ typedef enum {
     C_VALIDATE,
     C_TRAIN,
     C_TTA,
+    C_ADVISE,
     C_COUNT_
 } cli_cmd;
 
@@ -50,7 +51,7 @@ typedef enum {
  * defaults before parsing: the parser overwrites what is given. */
 typedef struct {
     const char *positional; /* a command's one operand (models show MODEL, platforms show NAME), or NULL */
-    const char *versus; /* train: the quantizer the others are paired with, seed by seed */
+    const char *versus;     /* train: the quantizer the others are paired with, seed by seed */
     const char *model, *platform, *gpu, *gpu_file, *plot, *out, *output, *measured, *input, *data, *dump_grads,
         *accuracy_curve, *measured_out, *timings_out, *pingpong;
     const char *quant[MAX_QUANTS];
@@ -59,7 +60,7 @@ typedef struct {
     size_t ndist;
     uint64_t gpus[MAX_GPU_COUNTS], bucket[32], levels[8], workers[16], dump_at[64], seeds[16];
     size_t ngpus, nbucket, nlevels, nworkers, ndump_at, nseeds;
-    uint64_t batch, n, trials, seed, epochs, nodes, train_limit, test_limit, dataset_size;
+    uint64_t batch, n, trials, seed, epochs, nodes, train_limit, test_limit, dataset_size, top;
     double target;
     double shared_scale, lr, momentum, weight_decay;
     int format, optimizer;

@@ -131,9 +131,14 @@ static size_t ps_encode_warm(uint8_t *dst, size_t cap, const float *src, size_t 
 {
     (void)cap;
     size_t rows, cols, r;
-    float big = 0;
-    for (size_t i = 0; i < n; i++) big = fabsf(src[i]) > big || src[i] != src[i] ? fabsf(src[i]) : big;
-    if (!(big < QZ_POWERSGD_LARGEST)) return gq_error_result(GQ_ERR_NONFINITE);
+    /* the largest |g| by its bits (a float's magnitude orders as its bit pattern does, NaN and Inf above every
+     * finite one): one vectorised pass, no branch */
+    uint32_t big = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t b = f32_bits(src[i]) & 0x7FFFFFFFu;
+        big = b > big ? b : big;
+    }
+    if (big >= f32_bits(QZ_POWERSGD_LARGEST)) return gq_error_result(GQ_ERR_NONFINITE);
     qz_powersgd_shape(p, n, &rows, &cols, &r);
     if (r == 0) {
         store_floats(dst, src, n);

@@ -412,6 +412,21 @@ printf 'model,gpu,gpus\nalexnet,P100,1\n' > badmeas.csv
 "$GQ" validate --measured badmeas.csv 2> err.txt
 check "validate: missing columns named" grep -q 'badmeas.csv:1: needs columns' err.txt
 
+# ---- advise ----------------------------------------------------------------------------------
+"$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 8,16 --top 2 --engine analytic --format csv \
+    > adv.csv 2> err.txt
+check "advise: one CSV table, 2 rows a GPU count" sh -c "test \$(head -1 adv.csv | cut -d, -f1-4) = rank,gpus,quant,sync \
+    && test \$(tail -n +2 adv.csv | wc -l) -eq 4 && test \$(cut -d, -f2 adv.csv | grep -cx 16) -eq 2"
+# an option given holds its axis: --codec-on gpu and --sync ring put every row there
+"$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 8 --top 5 --engine analytic --sync ring \
+    --codec-on gpu --quant fp32 --quant terngrad --quant powersgd:rank=2 --format csv > adv2.csv 2> err.txt
+check "advise --sync ring --codec-on gpu: every row a ring on the GPU" sh -c "test \$(tail -n +2 adv2.csv | wc -l) -eq 5 \
+    && test \$(tail -n +2 adv2.csv | cut -d, -f4 | sort -u) = ring && test \$(tail -n +2 adv2.csv | cut -d, -f8 | sort -u) = gpu"
+"$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 8 --top 101 2> err.txt; rc=$?
+check "advise --top 101: usage error, one line" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1"
+"$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 8 --quant qsgd:levels=4 2> err.txt; rc=$?
+check "advise with a bad spec: one line naming it" sh -c "test $rc -ne 0 && test \$(wc -l < err.txt) -eq 1 && grep -q levels err.txt"
+
 # ---- codec costs: deterministic, per device -------------------------------------------------
 # the same command twice, the second beside a process burning a CPU: the same bytes
 "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --quant terngrad --format csv > d1.csv

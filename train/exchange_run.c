@@ -161,7 +161,8 @@ static gq_err prepare(xstate *x, int t, int local, float *scales)
     const size_t off = tensor_off(x, tt);
     const int S = nsegs(x);
     if (!tt->quantized || (ring(x) && !factor_ring(x))) return GQ_OK;
-    if (x->ef && !(factor_ring(x) && !factor_rank(x, tt)))
+    const int as_floats = factor_ring(x) && !factor_rank(x, tt); /* exact: no error to keep */
+    if (x->ef && !as_floats)
         for (int l = 0; l < local; l++)
             for (size_t k = 0; k < tt->n; k++) x->g[(size_t)l * x->P + off + k] += x->res[(size_t)l * x->P + off + k];
     if (!xch_shares_scaler(&x->c->exchange, &x->c->quant)) return GQ_OK;
@@ -180,12 +181,13 @@ static gq_err prepare(xstate *x, int t, int local, float *scales)
     return x->c->comm ? x->c->comm->max_floats(x->c->comm, scales, S) : GQ_OK;
 }
 
-/* Segment j's quantizer: the shared TernGrad scaler; for PowerSGD the tensor's matrix shape when it travels whole
- * (a segment of it has none: the squarest of its length) */
+/* A tensor's quantizer: for PowerSGD its matrix shape where it travels whole (a segment of it has none: the
+ * codec takes the squarest of the segment's length) */
 static qz_params tensor_quant(const xstate *x, const xch_tensor *tt)
 {
     return nsegs(x) == 1 ? xch_tensor_quant(&x->c->quant, tt) : x->c->quant;
 }
+/* Segment j's quantizer: the tensor's, with the workers' shared TernGrad scaler */
 static qz_params seg_quant(const xstate *x, const xch_tensor *tt, const float *scales, int j)
 {
     qz_params q = tensor_quant(x, tt);

@@ -1,0 +1,255 @@
+/* The search behind `gqsim advise`; see advise.h. One scenario per setting of the run parameters (scheme, fusion,
+ * fp32 threshold, codec device), opened as `simulate` would open it so that a setting simulate refuses is skipped
+ * the same way; the quantizers run inside it. Screening runs the analytic engine, the finalists the request's. */
+#include "advise.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run_params.h"
+#include "sim_bounds.h"
+
+const char *const ADVISE_QUANTS[] = {"fp32",
+                                     "fp16",
+                                     "terngrad",
+                                     "qsgd:levels=5",
+                                     "qsgd:levels=9,norm=max",
+                                     "orq:levels=5",
+                                     "bingrad-pb",
+                                     "signsgd",
+                                     "topk:ratio=0.01",
+                                     "topk:ratio=0.001",
+                                     "powersgd:rank=1",
+                                     "powersgd:rank=2",
+                                     "powersgd:rank=4",
+                                     NULL};
+const double ADVISE_FUSIONS[][2] = {{0, 0}, {25 * 1048576.0, 0}, {64 * 1048576.0, 0.005}};
+const size_t ADVISE_NFUSIONS = sizeof ADVISE_FUSIONS / sizeof ADVISE_FUSIONS[0];
+const double ADVISE_FP32_BELOW[] = {0, 16384};
+const size_t ADVISE_NFP32_BELOW = sizeof ADVISE_FP32_BELOW / sizeof ADVISE_FP32_BELOW[0];
+
+const char *const ADVISE_COLUMNS[] = {"rank",
+                                      "gpus",
+                                      "quant",
+                                      "sync",
+                                      "fusion_bytes",
+                                      "fusion_cycle_s",
+                                      "fp32_below",
+                                      "codec_on",
+                                      "iteration_s",
+                                      "images_per_s",
+                                      "speedup_over_fp32",
+                                      "bytes_per_gpu_up",
+                                      "codec_share",
+                                      "screened_iteration_s",
+                                      "engine",
+                                      "codec_source"};
+const size_t ADVISE_NCOLUMNS = sizeof ADVISE_COLUMNS / sizeof ADVISE_COLUMNS[0];
+
+/* One setting of the run parameters advise varies. */
+typedef struct {
+    sync_kind sync;
+    double fusion_bytes, fusion_cycle_s, fp32_below;
+    codec_device codec_on;
+} setting;
+
+/* A screened configuration. */
+typedef struct {
+    size_t setting, quant, order;
+    double screened_s;
+    int fp32;
+} candidate;
+
+static int by_time(const void *a, const void *b)
+{
+    const candidate *x = a, *y = b;
+    if (x->screened_s != y->screened_s) return x->screened_s < y->screened_s ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int held(const sim_request *q, const char *key) { return run_param_given(run_param_by_key(key), q); }
+
+/* Every setting: the values held where the request gives them, else each of the axis's. */
+static size_t settings_of(const sim_request *q, int gpus, setting *out, size_t cap)
+{
+    static const sync_kind SYNCS[] = {SYNC_PS_SHARDED, SYNC_RING, SYNC_HIERARCHICAL,
+                                      SYNC_ALLGATHER,  SYNC_PS,   SYNC_PS_FLAT};
+    const size_t nsync = held(q, "sync") ? 1 : sizeof SYNCS / sizeof SYNCS[0];
+    const size_t nfusion = held(q, "fusion") || held(q, "fusion_cycle") ? 1 : ADVISE_NFUSIONS;
+    const size_t nfp32 = held(q, "fp32_below") ? 1 : ADVISE_NFP32_BELOW;
+    static const codec_device DEVICES[] = {CODEC_ON_GPU, CODEC_ON_CPU};
+    const size_t ndev = held(q, "codec_on") ? 1 : 2;
+    size_t n = 0;
+    for (size_t a = 0; a < nsync; a++)
+        for (size_t b = 0; b < nfusion; b++)
+            for (size_t c = 0; c < nfp32; c++)
+                for (size_t d = 0; d < ndev && n < cap; d++) {
+                    setting s = {nsync == 1 ? q->sync : SYNCS[a], nfusion == 1 ? q->fusion_bytes : ADVISE_FUSIONS[b][0],
+                                 nfusion == 1 ? q->fusion_cycle_s : ADVISE_FUSIONS[b][1],
+                                 nfp32 == 1 ? q->exchange.fp32_below : ADVISE_FP32_BELOW[c],
+                                 ndev == 1 ? q->codec_on : DEVICES[d]};
+                    /* every GPU to every other: SimGrid's limit, past which no finalist could be simulated */
+                    if (s.sync == SYNC_PS_FLAT && nsync > 1 && gpus > SIM_SIMGRID_MAX_FLAT_GPUS) continue;
+                    out[n++] = s;
+                }
+    return n;
+}
+
+static sim_request request_of(const sim_request *base, const setting *s, engine_kind engine)
+{
+    sim_request q = *base;
+    q.sync = s->sync, q.fusion_bytes = s->fusion_bytes, q.fusion_cycle_s = s->fusion_cycle_s;
+    q.exchange.fp32_below = s->fp32_below, q.codec_on = s->codec_on, q.engine = engine;
+    return q;
+}
+
+/* One configuration with `engine`; GQ_ERR_USAGE where the simulator refuses the combination. */
+static gq_err run_one(const sim_request *base, const setting *st, const char *quant, int gpus, engine_kind engine,
+                      sim_outcome *o, char *msg, size_t cap)
+{
+    const sim_request q = request_of(base, st, engine);
+    sim_scenario s;
+    gq_err e = scenario_open(&s, &q, msg, cap);
+    if (e == GQ_OK) e = scenario_run(&s, quant, gpus, o, msg, cap);
+    scenario_close(&s);
+    return e;
+}
+
+gq_err sim_advise(const sim_request *base, const advise_request *a, gq_table *rows, char *why, size_t why_cap,
+                  advise_counts *counts, char *msg, size_t cap)
+{
+    const char *const *quants = a->quants ? a->quants : ADVISE_QUANTS;
+    size_t nq = a->quants ? a->nquants : 0;
+    while (!a->quants && ADVISE_QUANTS[nq]) nq++;
+    if (a->gpus < 1 || a->top < 1 || nq < 1)
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "advise needs a GPU count, quantizers and K >= 1");
+    for (size_t k = 0; k < nq; k++) { /* a spec that does not parse is the user's error, not a skipped row */
+        qz_params p;
+        char whyq[256];
+        if (qz_parse_spec(quants[k], &p, whyq, sizeof whyq) != GQ_OK)
+            return gq_fail(GQ_ERR_SPEC, msg, cap, "--quant '%s': %s", quants[k], whyq);
+    }
+    setting st[128];
+    const size_t nst = settings_of(base, a->gpus, st, sizeof st / sizeof st[0]);
+    candidate *c = calloc(nst * nq + 1, sizeof *c);
+    if (!c) return GQ_ERR_NOMEM;
+    size_t n = 0;
+    char skip[1024];
+    /* the screening: one scenario a setting, every quantizer in it, the analytic engine */
+    for (size_t i = 0; i < nst; i++) {
+        const sim_request q = request_of(base, &st[i], ENGINE_ANALYTIC);
+        sim_scenario s;
+        gq_err e = scenario_open(&s, &q, skip, sizeof skip);
+        if (e == GQ_ERR_USAGE) continue; /* a setting simulate would refuse */
+        if (e != GQ_OK) return free(c), gq_fail(e, msg, cap, "%s", skip);
+        for (size_t k = 0; k < nq; k++) {
+            qz_params p;
+            qz_parse_spec(quants[k], &p, NULL, 0);
+            /* fp32 has no codec and no tensor to keep in fp32: one setting of those is enough */
+            if (p.id == QZ_FP32 && ((nst > 1 && st[i].codec_on != CODEC_ON_GPU) || st[i].fp32_below != 0)) continue;
+            if (a->progress) {
+                char what[300];
+                snprintf(what, sizeof what, "advise: screening %zu of %zu settings", i + 1, nst);
+                a->progress(a->progress_ctx, what);
+            }
+            sim_outcome o;
+            e = scenario_run(&s, quants[k], a->gpus, &o, skip, sizeof skip);
+            if (e == GQ_ERR_USAGE || (e == GQ_ERR_PARAM && strstr(skip, "no CPU cost"))) continue;
+            if (e != GQ_OK) return scenario_close(&s), free(c), gq_fail(e, msg, cap, "%s", skip);
+            c[n] = (candidate){i, k, n, o.r.iteration_s, p.id == QZ_FP32};
+            n++;
+        }
+        scenario_close(&s);
+    }
+    if (n == 0) return free(c), gq_fail(GQ_ERR_PARAM, msg, cap, "advise: no configuration could be simulated");
+    qsort(c, n, sizeof *c, by_time);
+    /* The finalists, simulated again with the request's engine: the best K of the screening, and the best of each
+     * scheme, compressed and fp32 -- the analytic engine counts no contention (a lower bound where flows share a
+     * server's link), so it ranks configurations of one scheme alike but may put a slow scheme above a fast one;
+     * with each scheme's best simulated, no scheme's winner is lost to another's optimism. The fp32 baseline is
+     * the best fp32 finalist. */
+    size_t *pick = calloc(n, sizeof *pick), nf = 0;
+    if (!pick) return free(c), GQ_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        int first_of_kind = 1; /* the first (best screened) of its scheme and of fp32-or-not */
+        for (size_t j = 0; j < i && first_of_kind; j++)
+            first_of_kind = !(st[c[j].setting].sync == st[c[i].setting].sync && c[j].fp32 == c[i].fp32);
+        if (i < (size_t)a->top || first_of_kind) pick[nf++] = i;
+    }
+    sim_outcome *fin = calloc(nf, sizeof *fin);
+    size_t *order = calloc(nf, sizeof *order);
+    gq_err e = fin && order ? GQ_OK : GQ_ERR_NOMEM;
+    for (size_t f = 0; f < nf && e == GQ_OK; f++) {
+        if (a->progress) {
+            char what[300];
+            snprintf(what, sizeof what, "advise: %s %zu of %zu finalists", sim_engine_name(base->engine), f + 1, nf);
+            a->progress(a->progress_ctx, what);
+        }
+        const candidate *x = &c[pick[f]];
+        e = run_one(base, &st[x->setting], quants[x->quant], a->gpus, base->engine, &fin[f], msg, cap);
+        if (e == GQ_ERR_USAGE)
+            e = GQ_OK, fin[f].r.iteration_s = INFINITY; /* the engine refuses it (smpi: a scheme
+                                                          the trainer does not run): last */
+        order[f] = f;
+    }
+    /* in order of their final time (insertion sort: few finalists; equal times keep the screening's order) */
+    for (size_t i = 1; e == GQ_OK && i < nf; i++)
+        for (size_t j = i; j > 0 && fin[order[j - 1]].r.iteration_s > fin[order[j]].r.iteration_s; j--) {
+            size_t t = order[j];
+            order[j] = order[j - 1], order[j - 1] = t;
+        }
+    sim_outcome base_o;
+    memset(&base_o, 0, sizeof base_o);
+    for (size_t f = 0; e == GQ_OK && f < nf; f++)
+        if (c[pick[order[f]]].fp32 && !isinf(fin[order[f]].r.iteration_s)) {
+            base_o = fin[order[f]];
+            break;
+        }
+    size_t K = (size_t)a->top < nf ? (size_t)a->top : nf;
+    while (K > 0 && isinf(fin[order[K - 1]].r.iteration_s)) K--;
+    if (e == GQ_OK && K == 0)
+        e = gq_fail(GQ_ERR_PARAM, msg, cap, "advise: %s ran none of the finalists", sim_engine_name(base->engine));
+    if (counts) counts->screened = n, counts->finalists = nf;
+    if (e == GQ_OK) {
+        if (rows->ncols == 0) table_init(rows, ADVISE_COLUMNS, ADVISE_NCOLUMNS), rows->key_cols = 4;
+        for (size_t r = 0; r < K; r++) {
+            const candidate *x = &c[pick[order[r]]];
+            const setting *s = &st[x->setting];
+            const sim_outcome *o = &fin[order[r]];
+            char sync[96];
+            sync_describe(s->sync, base->ps_shards, base->ps_placement, base->ps_on_cpu, sync, sizeof sync);
+            const double codec = o->r.iteration_s > 0 ? (o->r.encode_s + o->r.decode_s) / o->r.iteration_s : 0;
+            table_row(rows,
+                      "%zu\t%d\t%s\t%s\t%.0f\t" TABLE_REAL "\t%.0f\t%s\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
+                      "\t%.0f\t" TABLE_REAL "\t" TABLE_REAL "\t%s\t%s",
+                      r + 1, a->gpus, o->quant, sync, s->fusion_bytes, s->fusion_cycle_s, s->fp32_below,
+                      codec_device_name(s->codec_on), o->r.iteration_s, o->images_per_s,
+                      base_o.images_per_s > 0 ? o->images_per_s / base_o.images_per_s : NAN, o->r.bytes_up, codec,
+                      x->screened_s, sim_engine_name(base->engine), o->codec_source);
+        }
+        /* why the winner wins, against the best fp32 configuration */
+        const sim_outcome *w = &fin[order[0]];
+        const candidate *wc = &c[pick[order[0]]];
+        const double comm = base_o.r.iteration_s > 0 ? base_o.r.comm_exposed_s / base_o.r.iteration_s : 0;
+        const double saved = base_o.r.bytes_up > 0 ? 1 - w->r.bytes_up / base_o.r.bytes_up : 0;
+        const double codec = w->r.iteration_s > 0 ? (w->r.encode_s + w->r.decode_s) / w->r.iteration_s : 0;
+        if (wc->fp32 || base_o.images_per_s == 0)
+            snprintf(why, why_cap,
+                     "fp32 wins: communication not hidden behind backward is %.0f%% of its iteration, too little for "
+                     "a codec to repay",
+                     100 * comm);
+        else {
+            const setting *ws = &st[wc->setting];
+            snprintf(why, why_cap,
+                     "communication not hidden behind backward is %.0f%% of the best fp32 configuration's iteration; "
+                     "%s (%s, codec on the %s) moves %.1f%% fewer bytes a GPU for %.0f%% of its iteration in its "
+                     "codec: %.2fx fp32's images/s",
+                     100 * comm, w->quant, sync_name(ws->sync), codec_device_name(ws->codec_on), 100 * saved,
+                     100 * codec, base_o.images_per_s > 0 ? w->images_per_s / base_o.images_per_s : NAN);
+        }
+    }
+    free(c), free(pick), free(fin), free(order);
+    return e;
+}

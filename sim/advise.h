@@ -1,0 +1,44 @@
+/* gqsim advise: the fastest way to train a model on a cluster among the options the simulator knows -- quantizer
+ * and its parameters, synchronisation scheme, fusion, small tensors in fp32, where the codec runs -- found by
+ * screening every combination with the analytic engine and simulating the best K again with the request's engine
+ * (SimGrid by default). Every axis the user set in the request (run_param_given) is held at that value; the others
+ * take the values below. A library call returning a table: the CLI only prints it. */
+#ifndef GQ_ADVISE_H
+#define GQ_ADVISE_H
+
+#include "scenario.h"
+
+/* The axes' values when not held (NULL-terminated or counted): */
+extern const char *const ADVISE_QUANTS[]; /* every quantizer family with its customary parameters */
+extern const double ADVISE_FUSIONS[][2];  /* {bytes, cycle seconds}: per tensor, PyTorch DDP's, Horovod's */
+extern const size_t ADVISE_NFUSIONS;
+extern const double ADVISE_FP32_BELOW[]; /* 0, and tensors under 16,384 elements in fp32 */
+extern const size_t ADVISE_NFP32_BELOW;
+
+typedef struct {
+    const char *const *quants; /* candidate specs, or NULL: ADVISE_QUANTS */
+    size_t nquants;
+    int gpus;
+    int top; /* K: the best K of the screening simulated again and returned, in order */
+    sim_progress progress;
+    void *progress_ctx;
+} advise_request;
+
+/* The columns of advise's rows: rank, then the configuration, its predicted time, throughput, speedup over the
+ * best fp32 configuration found (simulated with the same engine), bytes, the codec's share, the screening's time,
+ * the engine of the final prediction and where the codec's costs come from. */
+extern const char *const ADVISE_COLUMNS[];
+extern const size_t ADVISE_NCOLUMNS;
+
+/* Searches: `base` carries the model, platform, engine and the axes held; rows (initialised with ADVISE_COLUMNS
+ * here if empty) gets the best a->top configurations appended, best first, ties in enumeration order; `why` one line on
+ * the winner against the best fp32 configuration; counts (if not NULL) how many were screened and simulated again.
+ * Combinations the simulator refuses (an option that means nothing there) are skipped, not errors. */
+typedef struct {
+    size_t screened;  /* configurations screened with the analytic engine */
+    size_t finalists; /* simulated again with the request's engine: the best K and each scheme's best */
+} advise_counts;
+gq_err sim_advise(const sim_request *base, const advise_request *a, gq_table *rows, char *why, size_t why_cap,
+                  advise_counts *counts, char *msg, size_t cap);
+
+#endif

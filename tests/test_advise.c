@@ -1,0 +1,139 @@
+/* advise's screening must not drop the true best: on a small space (AlexNet, 8 GPUs of terngrad-ethernet; fp32,
+ * TernGrad and PowerSGD; every scheme and fusion; fp32-below and the codec's device held) every configuration is
+ * simulated with SimGrid here, one by one, and advise's winner (screened with the analytic engine, its best 5
+ * simulated again) is that exhaustive search's best, to the bit; its speedup is over the best fp32 configuration
+ * found the same way; an axis the request holds stays held (--sync ring: rings only); a quantizer that does not
+ * parse is an error, not a skipped row. */
+#include "advise.h"
+#include "check.h"
+#include "run_params.h"
+
+static sim_request base(void)
+{
+    sim_request q;
+    sim_request_defaults(&q);
+    q.model = "alexnet", q.platform = "terngrad-ethernet";
+    char msg[256];
+    run_param_set(run_param_by_key("fp32_below"), &q, "0", msg, sizeof msg);
+    run_param_set(run_param_by_key("codec_on"), &q, "gpu", msg, sizeof msg);
+    return q;
+}
+
+static const char *const QUANTS[] = {"fp32", "terngrad", "powersgd:rank=2"};
+
+/* Where the screening misleads: VGG-A on 32 GPUs of InfiniBand, where the analytic engine (no contention) puts a
+ * single parameter server first and SimGrid (its link shared by 31 flows) puts it last. Every scheme's best is
+ * simulated again, so advise still finds the exhaustive best with K = 1. */
+static void test_misleading_screen(void)
+{
+    static const char *const Q2[] = {"fp32", "fp16"};
+    sim_request q = base();
+    char msg[1024], why[512];
+    q.model = "vgg-a", q.platform = "terngrad-infiniband";
+    run_param_set(run_param_by_key("fusion"), &q, "26214400", msg, sizeof msg);
+    double best = INFINITY, ps_analytic = 0, ps_simgrid = 0, best_analytic = INFINITY;
+    char best_quant[256] = "";
+    sync_kind best_sync = SYNC_PS;
+    for (int s = 0; s < SYNC_COUNT; s++)
+        for (int e = 0; e < 2; e++) {
+            sim_request r = q;
+            r.sync = (sync_kind)s, r.engine = e ? ENGINE_SIMGRID : ENGINE_ANALYTIC;
+            sim_scenario sc;
+            if (scenario_open(&sc, &r, msg, sizeof msg) != GQ_OK) continue;
+            for (size_t k = 0; k < 2; k++) {
+                sim_outcome o;
+                if (scenario_run(&sc, Q2[k], 32, &o, msg, sizeof msg) != GQ_OK) continue;
+                if (!e) best_analytic = fmin(best_analytic, o.r.iteration_s);
+                if (s == SYNC_PS && k == 0) *(e ? &ps_simgrid : &ps_analytic) = o.r.iteration_s;
+                if (e && o.r.iteration_s < best)
+                    best = o.r.iteration_s, best_sync = (sync_kind)s, snprintf(best_quant, 256, "%s", o.quant);
+            }
+            scenario_close(&sc);
+        }
+    CHECK(ps_analytic == best_analytic && ps_simgrid > 10 * best,
+          "the screen misleads here: one server screened best (%g s) and simulated at %g s, the best %g s", ps_analytic,
+          ps_simgrid, best);
+    advise_request a = {Q2, 2, 32, 1, NULL, NULL};
+    gq_table t = {0};
+    gq_err e = sim_advise(&q, &a, &t, why, sizeof why, NULL, msg, sizeof msg);
+    CHECK(e == GQ_OK && strtod(table_cell(&t, 1, (size_t)table_column(&t, "iteration_s")), NULL) == best &&
+              strcmp(table_cell(&t, 1, (size_t)table_column(&t, "quant")), best_quant) == 0 &&
+              strcmp(table_cell(&t, 1, (size_t)table_column(&t, "sync")), sync_name(best_sync)) == 0,
+          "K = 1: advise still finds the best, %s in %s at %.6g s (it says %s %s)", best_quant, sync_name(best_sync),
+          best, table_cell(&t, 1, 2), table_cell(&t, 1, 3));
+    table_free(&t);
+}
+
+int main(void)
+{
+    test_misleading_screen();
+    const sim_request q = base();
+    static const sync_kind SYNCS[] = {SYNC_PS_SHARDED, SYNC_RING, SYNC_HIERARCHICAL,
+                                      SYNC_ALLGATHER,  SYNC_PS,   SYNC_PS_FLAT};
+    double best = INFINITY, best_fp32 = INFINITY;
+    char best_quant[256] = "", best_sync[32] = "", msg[1024];
+    int ran = 0;
+    for (size_t s = 0; s < 6; s++)
+        for (size_t f = 0; f < ADVISE_NFUSIONS; f++) {
+            sim_request r = q;
+            r.sync = SYNCS[s], r.fusion_bytes = ADVISE_FUSIONS[f][0], r.fusion_cycle_s = ADVISE_FUSIONS[f][1];
+            sim_scenario sc;
+            if (scenario_open(&sc, &r, msg, sizeof msg) != GQ_OK) continue;
+            for (size_t k = 0; k < 3; k++) {
+                sim_outcome o;
+                if (scenario_run(&sc, QUANTS[k], 8, &o, msg, sizeof msg) != GQ_OK) continue;
+                ran++;
+                if (k == 0 && o.r.iteration_s < best_fp32) best_fp32 = o.r.iteration_s;
+                if (o.r.iteration_s < best) {
+                    best = o.r.iteration_s;
+                    snprintf(best_quant, sizeof best_quant, "%s", o.quant);
+                    snprintf(best_sync, sizeof best_sync, "%s", sync_name(SYNCS[s]));
+                }
+            }
+            scenario_close(&sc);
+        }
+    CHECK(ran == 6 * 3 * 3, "the exhaustive search simulated %d configurations (54)", ran);
+
+    advise_request a = {QUANTS, 3, 8, 5, NULL, NULL};
+    gq_table t = {0};
+    char why[512];
+    advise_counts n = {0, 0};
+    gq_err e = sim_advise(&q, &a, &t, why, sizeof why, &n, msg, sizeof msg);
+    const int it = table_column(&t, "iteration_s"), qc = table_column(&t, "quant"), sc = table_column(&t, "sync"),
+              sp = table_column(&t, "speedup_over_fp32"), ips = table_column(&t, "images_per_s");
+    /* finalists: the best 5, and the best of each of the 6 schemes, fp32 and not, where not among those 5 */
+    CHECK(e == GQ_OK && n.screened == 54 && n.finalists >= 12 && n.finalists <= 17 && t.nrows == 6,
+          "advise screened %zu, simulated %zu again and kept %zu (54, 12..17, 5): %s", n.screened, n.finalists,
+          t.nrows ? t.nrows - 1 : 0, e == GQ_OK ? "" : msg);
+    CHECK(e == GQ_OK && strtod(table_cell(&t, 1, (size_t)it), NULL) == best &&
+              strcmp(table_cell(&t, 1, (size_t)qc), best_quant) == 0 &&
+              strcmp(table_cell(&t, 1, (size_t)sc), best_sync) == 0,
+          "advise's winner is the exhaustive best: %s %s %s s (want %s %s %.17g s)", table_cell(&t, 1, (size_t)qc),
+          table_cell(&t, 1, (size_t)sc), table_cell(&t, 1, (size_t)it), best_quant, best_sync, best);
+    const double speedup = strtod(table_cell(&t, 1, (size_t)sp), NULL),
+                 want = strtod(table_cell(&t, 1, (size_t)ips), NULL) / (8.0 * 128 / best_fp32); /* batch 128 */
+    CHECK(e == GQ_OK && fabs(speedup / want - 1) < 1e-12 && strstr(why, best_quant),
+          "its speedup is over the best fp32 configuration (%g, want %g); why: %s", speedup, want, why);
+    for (size_t r = 2; e == GQ_OK && r < t.nrows; r++)
+        CHECK(strtod(table_cell(&t, r, (size_t)it), NULL) >= strtod(table_cell(&t, r - 1, (size_t)it), NULL),
+              "rows in order of their time (row %zu)", r);
+    table_free(&t);
+
+    /* held: --sync ring */
+    sim_request ring = q;
+    run_param_set(run_param_by_key("sync"), &ring, "ring", msg, sizeof msg);
+    gq_table u = {0};
+    e = sim_advise(&ring, &a, &u, why, sizeof why, &n, msg, sizeof msg);
+    int rings = 0;
+    for (size_t r = 1; e == GQ_OK && r < u.nrows; r++) rings += strcmp(table_cell(&u, r, (size_t)sc), "ring") == 0;
+    CHECK(e == GQ_OK && n.screened == 9 && rings == 5, "--sync ring held: %zu screened (9), %d of 5 rings", n.screened,
+          rings);
+    table_free(&u);
+    const char *bad[] = {"fp32", "qsgd:levels=4"};
+    advise_request b = {bad, 2, 8, 5, NULL, NULL};
+    gq_table v = {0};
+    CHECK(sim_advise(&q, &b, &v, why, sizeof why, NULL, msg, sizeof msg) == GQ_ERR_SPEC && strstr(msg, "levels"),
+          "a bad spec is an error: %s", msg);
+    table_free(&v);
+    return check_summary();
+}
