@@ -5,7 +5,8 @@
 # difference and its 95% confidence interval from Student's t). Two trainings at a time (one per core); about
 # 35 minutes on 2 cores. Not part of CI.
 # Usage: bash scripts/accuracy_tables.sh [BUILD_DIR]   (default build; EPOCHS, SEEDS and LIMIT override the
-#        protocol for a quick look: LIMIT=4096 EPOCHS=1 SEEDS=1,2 writes to stdout instead of the docs)
+#        protocol for a quick look: LIMIT=4096 EPOCHS=1 SEEDS=1,2 writes to stdout instead of the docs;
+#        ACCURACY_DIR=DIR keeps each comparison's CSV there and skips those already made)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -14,8 +15,15 @@ gq=$build/gqsim
 epochs=${EPOCHS:-10}
 seeds=${SEEDS:-1,2,3,4,5}
 limit=${LIMIT:-0}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# each comparison's CSV in ACCURACY_DIR (default a scratch directory): one already there is not run again, so an
+# interrupted run resumes where it stopped
+if [ -n "${ACCURACY_DIR:-}" ]; then
+    work=$ACCURACY_DIR
+    mkdir -p "$work"
+else
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+fi
 
 # name | what it measures | the train options
 comparisons=(
@@ -32,20 +40,21 @@ comparisons=(
 run() { # run NAME OPTIONS...
     local name=$1
     shift
+    [ -s "$work/$name.csv" ] && return 0
     # shellcheck disable=SC2086
     "$gq" train --epochs "$epochs" --seeds "$seeds" --train-limit "$limit" --test-limit 0 --format csv "$@" \
         > "$work/$name.csv" 2> "$work/$name.err" || { echo "accuracy_tables: $name failed: $(cat "$work/$name.err")" >&2; return 1; }
 }
 
-pids=()
+running=0
 for c in "${comparisons[@]}"; do
     IFS='|' read -r name _ opts <<< "$c"
+    if ((running == 2)); then wait -n || exit 1; running=$((running - 1)); fi # a core as soon as one is free
     # shellcheck disable=SC2086
     run "$name" $opts &
-    pids+=($!)
-    if (( ${#pids[@]} == 2 )); then wait "${pids[0]}"; pids=("${pids[1]}"); fi
+    running=$((running + 1))
 done
-for p in "${pids[@]}"; do wait "$p"; done
+while ((running > 0)); do wait -n || exit 1; running=$((running - 1)); done
 
 render() {
     echo "# Accuracy tables"
