@@ -2,6 +2,7 @@
 #include "cli_util.h"
 
 #include "gq_file.h"
+#include "user_tables.h"
 
 #include <errno.h>
 #include <gsl/gsl_cdf.h>
@@ -316,4 +317,27 @@ void cli_paired_ci(const double *a, const double *b, size_t n, double *mean, dou
     *sd = n > 1 ? gsl_stats_sd_m(d, 1, n, *mean) : 0;
     const double half = n > 1 ? gsl_cdf_tdist_Pinv(0.975, (double)n - 1) * *sd / sqrt((double)n) : INFINITY;
     *lo = *mean - half, *hi = *mean + half;
+}
+
+/* Reads --accuracy-curve (sim/user_tables.c) into one-seed curves. @return curves or -1 after printing. */
+int cli_read_curves(const char *path, double dataset, tta_curve *curves, int cap)
+{
+    char *text, msg[512];
+    size_t len;
+    if (gq_read_file(path, (size_t)16 << 20, 1, &text, &len, msg, sizeof msg) != GQ_OK) return cli_error("%s", msg), -1;
+    acc_curve *read = gq_xcalloc((size_t)cap, sizeof *read);
+    int n = 0;
+    const gq_err e = acc_curves_parse(text, len, path, read, cap, &n, msg, sizeof msg);
+    free(text);
+    if (e != GQ_OK) return free(read), cli_error("%s", e == GQ_ERR_NOMEM ? "out of memory" : msg), -1;
+    for (int k = 0; k < n; k++) {
+        memset(&curves[k], 0, sizeof curves[k]);
+        snprintf(curves[k].quant, sizeof curves[k].quant, "%s", read[k].quant);
+        snprintf(curves[k].source, sizeof curves[k].source, "file %s, %.0f images per epoch", path, dataset);
+        curves[k].nseeds = 1;
+        curves[k].epochs = read[k].epochs;
+        for (size_t i = 0; i < read[k].epochs; i++) curves[k].acc[0][i] = read[k].acc[i];
+    }
+    free(read);
+    return n;
 }

@@ -603,10 +603,26 @@ static int cmd_advise(int argc, char **argv)
     a.top = 5;
     if (cli_parse_command(C_ADVISE, argc, argv, &a)) return EXIT_USAGE;
     const sim_request q = cli_request_of(&a);
+    if (!a.accuracy_curve != !(a.target > 0))
+        return cli_error("advise: --target-accuracy and --accuracy-curve go together (the curve says when each "
+                         "quantizer reaches the target)"),
+               EXIT_USAGE;
+    static tta_curve curves[MAX_QUANTS * 4];
+    const double dataset = a.dataset_size ? (double)a.dataset_size : 1281167;
+    const int ncurves = a.accuracy_curve ? cli_read_curves(a.accuracy_curve, dataset, curves, MAX_QUANTS * 4) : 0;
+    if (ncurves < 0) return 1;
     gq_table all = {0};
     int rc = 0;
     for (size_t g = 0; g < a.ngpus && rc == 0; g++) {
-        advise_request r = {a.nquant ? a.quant : NULL, a.nquant, (int)a.gpus[g], (int)a.top, on_progress, NULL};
+        advise_request r = {.quants = a.nquant ? a.quant : NULL,
+                            .nquants = a.nquant,
+                            .gpus = (int)a.gpus[g],
+                            .top = (int)a.top,
+                            .curves = a.accuracy_curve ? curves : NULL,
+                            .ncurves = ncurves,
+                            .target = a.target,
+                            .dataset_images = dataset,
+                            .progress = on_progress};
         gq_table t = {0}, *rows = a.format == FMT_TABLE ? &t : &all; /* CSV: one table for every GPU count */
         char why[512], msg[1024];
         advise_counts n = {0, 0};

@@ -482,29 +482,6 @@ out:
 
 /* ---- tta ------------------------------------------------------------------------------------------- */
 
-/* Reads --accuracy-curve (sim/user_tables.c) into one-seed curves. @return curves or -1 after printing. */
-static int read_curves(const char *path, double dataset, tta_curve *curves, int cap)
-{
-    char *text, msg[512];
-    size_t len;
-    if (gq_read_file(path, (size_t)16 << 20, 1, &text, &len, msg, sizeof msg) != GQ_OK) return cli_error("%s", msg), -1;
-    acc_curve *read = gq_xcalloc((size_t)cap, sizeof *read);
-    int n = 0;
-    const gq_err e = acc_curves_parse(text, len, path, read, cap, &n, msg, sizeof msg);
-    free(text);
-    if (e != GQ_OK) return free(read), cli_error("%s", e == GQ_ERR_NOMEM ? "out of memory" : msg), -1;
-    for (int k = 0; k < n; k++) {
-        memset(&curves[k], 0, sizeof curves[k]);
-        snprintf(curves[k].quant, sizeof curves[k].quant, "%s", read[k].quant);
-        snprintf(curves[k].source, sizeof curves[k].source, "file %s, %.0f images per epoch", path, dataset);
-        curves[k].nseeds = 1;
-        curves[k].epochs = read[k].epochs;
-        for (size_t i = 0; i < read[k].epochs; i++) curves[k].acc[0][i] = read[k].acc[i];
-    }
-    free(read);
-    return n;
-}
-
 static int cmd_tta(int argc, char **argv)
 {
     cli_args a;
@@ -576,7 +553,7 @@ static int cmd_tta(int argc, char **argv)
                 cv->iterations_per_epoch = r.iterations;
             }
         }
-    } else if ((ncurves = read_curves(a.accuracy_curve, dataset, curves, MAX_RUNS)) < 0) {
+    } else if ((ncurves = cli_read_curves(a.accuracy_curve, dataset, curves, MAX_RUNS)) < 0) {
         rc = 1;
         goto out;
     }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gq_epoch.h"
 #include "run_params.h"
 #include "sim_bounds.h"
 
@@ -44,6 +45,8 @@ const char *const ADVISE_COLUMNS[] = {"rank",
                                       "bytes_per_gpu_up",
                                       "codec_share",
                                       "screened_iteration_s",
+                                      "iterations_to_target",
+                                      "time_to_target_s",
                                       "engine",
                                       "codec_source"};
 const size_t ADVISE_NCOLUMNS = sizeof ADVISE_COLUMNS / sizeof ADVISE_COLUMNS[0];
@@ -117,14 +120,44 @@ static gq_err run_one(const sim_request *base, const setting *st, const char *qu
     return e;
 }
 
+/* The iterations quantizer k needs to reach the target on `gpus` GPUs of `batch` images: from its curve (the
+ * curve of its canonical spec), 0 where it has none or never reaches it. */
+static double iterations_to_target(const advise_request *a, const char *quant, int batch)
+{
+    qz_params p;
+    char canon[256];
+    qz_parse_spec(quant, &p, NULL, 0);
+    qz_format_spec(&p, canon, sizeof canon);
+    for (int j = 0; j < a->ncurves; j++) {
+        const tta_curve *cv = &a->curves[j];
+        if (strcmp(cv->quant, canon) != 0) continue;
+        const double per_epoch = (double)gq_iterations_per_epoch((long long)a->dataset_images, a->gpus, batch);
+        if (per_epoch < 1) return 0;
+        const tta_result r =
+            tta_reach(&cv->acc[0][0], cv->nseeds, ACC_CURVE_MAX_EPOCHS, cv->epochs, a->target, per_epoch);
+        return r.reached ? r.iterations : 0;
+    }
+    return 0;
+}
+
+/* What a configuration is ranked by: its iteration, or with curves its time to the target. */
+static double rank_time(double iteration_s, double iterations)
+{
+    return iterations > 0 ? iteration_s * iterations : iteration_s;
+}
+
 gq_err sim_advise(const sim_request *base, const advise_request *a, gq_table *rows, char *why, size_t why_cap,
                   advise_counts *counts, char *msg, size_t cap)
 {
-    const char *const *quants = a->quants ? a->quants : ADVISE_QUANTS;
-    size_t nq = a->quants ? a->nquants : 0;
-    while (!a->quants && ADVISE_QUANTS[nq]) nq++;
-    if (a->gpus < 1 || a->top < 1 || nq < 1)
-        return gq_fail(GQ_ERR_PARAM, msg, cap, "advise needs a GPU count, quantizers and K >= 1");
+    const char *curve_quants[TTA_MAX_SEEDS * 4];
+    for (int j = 0; a->curves && j < a->ncurves && j < (int)(sizeof curve_quants / sizeof *curve_quants); j++)
+        curve_quants[j] = a->curves[j].quant;
+    const char *const *quants = a->quants ? a->quants : a->curves ? curve_quants : ADVISE_QUANTS;
+    size_t nq = a->quants ? a->nquants : a->curves ? (size_t)a->ncurves : 0;
+    while (!a->quants && !a->curves && ADVISE_QUANTS[nq]) nq++;
+    if (a->gpus < 1 || a->top < 1 || nq < 1 || nq > sizeof curve_quants / sizeof *curve_quants)
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "advise needs a GPU count, 1 to %zu quantizers and K >= 1",
+                       sizeof curve_quants / sizeof *curve_quants);
     for (size_t k = 0; k < nq; k++) { /* a spec that does not parse is the user's error, not a skipped row */
         qz_params p;
         char whyq[256];
@@ -134,8 +167,10 @@ gq_err sim_advise(const sim_request *base, const advise_request *a, gq_table *ro
     setting st[128];
     const size_t nst = settings_of(base, a->gpus, st, sizeof st / sizeof st[0]);
     candidate *c = calloc(nst * nq + 1, sizeof *c);
-    if (!c) return GQ_ERR_NOMEM;
+    double *iters = calloc(nq, sizeof *iters); /* with curves: each quantizer's iterations to the target */
+    if (!c || !iters) return free(c), free(iters), GQ_ERR_NOMEM;
     size_t n = 0;
+    int batch = 0;
     char skip[1024];
     /* the screening: one scenario a setting, every quantizer in it, the analytic engine */
     for (size_t i = 0; i < nst; i++) {
@@ -143,12 +178,16 @@ gq_err sim_advise(const sim_request *base, const advise_request *a, gq_table *ro
         sim_scenario s;
         gq_err e = scenario_open(&s, &q, skip, sizeof skip);
         if (e == GQ_ERR_USAGE) continue; /* a setting simulate would refuse */
-        if (e != GQ_OK) return free(c), gq_fail(e, msg, cap, "%s", skip);
+        if (e != GQ_OK) return free(c), free(iters), gq_fail(e, msg, cap, "%s", skip);
+        if (!batch) /* the batch is the scenario's (the request's, else the model's) */
+            for (size_t k = 0; k < nq && a->curves; k++) iters[k] = iterations_to_target(a, quants[k], s.batch);
+        batch = s.batch;
         for (size_t k = 0; k < nq; k++) {
             qz_params p;
             qz_parse_spec(quants[k], &p, NULL, 0);
             /* fp32 has no codec and no tensor to keep in fp32: one setting of those is enough */
             if (p.id == QZ_FP32 && ((nst > 1 && st[i].codec_on != CODEC_ON_GPU) || st[i].fp32_below != 0)) continue;
+            if (a->curves && iters[k] <= 0) continue; /* no curve, or it never reaches the target */
             if (a->progress) {
                 char what[300];
                 snprintf(what, sizeof what, "advise: screening %zu of %zu settings", i + 1, nst);
@@ -156,14 +195,20 @@ gq_err sim_advise(const sim_request *base, const advise_request *a, gq_table *ro
             }
             sim_outcome o;
             e = scenario_run(&s, quants[k], a->gpus, &o, skip, sizeof skip);
-            if (e == GQ_ERR_USAGE || (e == GQ_ERR_PARAM && strstr(skip, "no CPU cost"))) continue;
-            if (e != GQ_OK) return scenario_close(&s), free(c), gq_fail(e, msg, cap, "%s", skip);
-            c[n] = (candidate){i, k, n, o.r.iteration_s, p.id == QZ_FP32};
+            if (e == GQ_ERR_USAGE) continue;
+            if (e != GQ_OK) return scenario_close(&s), free(c), free(iters), gq_fail(e, msg, cap, "%s", skip);
+            c[n] = (candidate){i, k, n, rank_time(o.r.iteration_s, iters[k]), p.id == QZ_FP32};
             n++;
         }
         scenario_close(&s);
     }
-    if (n == 0) return free(c), gq_fail(GQ_ERR_PARAM, msg, cap, "advise: no configuration could be simulated");
+    if (counts) counts->screened = n;
+    if (n == 0)
+        return free(c), free(iters),
+               gq_fail(GQ_ERR_PARAM, msg, cap,
+                       a->curves ? "advise: no quantizer with a curve reaches %g, or none could be simulated"
+                                 : "advise: no configuration could be simulated%.0g",
+                       a->target);
     qsort(c, n, sizeof *c, by_time);
     /* The finalists, simulated again with the request's engine: the best K of the screening, and the best of each
      * scheme, compressed and fp32 -- the analytic engine counts no contention (a lower bound where flows share a
@@ -171,7 +216,7 @@ gq_err sim_advise(const sim_request *base, const advise_request *a, gq_table *ro
      * with each scheme's best simulated, no scheme's winner is lost to another's optimism. The fp32 baseline is
      * the best fp32 finalist. */
     size_t *pick = calloc(n, sizeof *pick), nf = 0;
-    if (!pick) return free(c), GQ_ERR_NOMEM;
+    if (!pick) return free(c), free(iters), GQ_ERR_NOMEM;
     for (size_t i = 0; i < n; i++) {
         int first_of_kind = 1; /* the first (best screened) of its scheme and of fp32-or-not */
         for (size_t j = 0; j < i && first_of_kind; j++)
@@ -195,20 +240,25 @@ gq_err sim_advise(const sim_request *base, const advise_request *a, gq_table *ro
         order[f] = f;
     }
     /* in order of their final time (insertion sort: few finalists; equal times keep the screening's order) */
+    double *final_rank = calloc(nf + 1, sizeof *final_rank);
+    if (!final_rank) e = GQ_ERR_NOMEM;
+    for (size_t f = 0; e == GQ_OK && f < nf; f++)
+        final_rank[f] = rank_time(fin[f].r.iteration_s, iters[c[pick[f]].quant]);
     for (size_t i = 1; e == GQ_OK && i < nf; i++)
-        for (size_t j = i; j > 0 && fin[order[j - 1]].r.iteration_s > fin[order[j]].r.iteration_s; j--) {
+        for (size_t j = i; j > 0 && final_rank[order[j - 1]] > final_rank[order[j]]; j--) {
             size_t t = order[j];
             order[j] = order[j - 1], order[j - 1] = t;
         }
     sim_outcome base_o;
     memset(&base_o, 0, sizeof base_o);
+    double base_ttt = 0; /* with curves, the fp32 baseline's time to the target */
     for (size_t f = 0; e == GQ_OK && f < nf; f++)
         if (c[pick[order[f]]].fp32 && !isinf(fin[order[f]].r.iteration_s)) {
-            base_o = fin[order[f]];
+            base_o = fin[order[f]], base_ttt = a->curves ? final_rank[order[f]] : 0;
             break;
         }
     size_t K = (size_t)a->top < nf ? (size_t)a->top : nf;
-    while (K > 0 && isinf(fin[order[K - 1]].r.iteration_s)) K--;
+    while (e == GQ_OK && K > 0 && isinf(fin[order[K - 1]].r.iteration_s)) K--;
     if (e == GQ_OK && K == 0)
         e = gq_fail(GQ_ERR_PARAM, msg, cap, "advise: %s ran none of the finalists", sim_engine_name(base->engine));
     if (counts) counts->screened = n, counts->finalists = nf;
@@ -221,13 +271,19 @@ gq_err sim_advise(const sim_request *base, const advise_request *a, gq_table *ro
             char sync[96];
             sync_describe(s->sync, base->ps_shards, base->ps_placement, base->ps_on_cpu, sync, sizeof sync);
             const double codec = o->r.iteration_s > 0 ? (o->r.encode_s + o->r.decode_s) / o->r.iteration_s : 0;
+            char to_target[2][40] = {"", ""};
+            if (a->curves) {
+                table_real(to_target[0], sizeof to_target[0], iters[x->quant]);
+                table_real(to_target[1], sizeof to_target[1], final_rank[order[r]]);
+            }
             table_row(rows,
                       "%zu\t%d\t%s\t%s\t%.0f\t" TABLE_REAL "\t%.0f\t%s\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
-                      "\t%.0f\t" TABLE_REAL "\t" TABLE_REAL "\t%s\t%s",
+                      "\t%.0f\t" TABLE_REAL "\t" TABLE_REAL "\t%s\t%s\t%s\t%s",
                       r + 1, a->gpus, o->quant, sync, s->fusion_bytes, s->fusion_cycle_s, s->fp32_below,
                       codec_device_name(s->codec_on), o->r.iteration_s, o->images_per_s,
                       base_o.images_per_s > 0 ? o->images_per_s / base_o.images_per_s : NAN, o->r.bytes_up, codec,
-                      x->screened_s, sim_engine_name(base->engine), o->codec_source);
+                      x->screened_s / (a->curves ? iters[x->quant] : 1), to_target[0], to_target[1],
+                      sim_engine_name(base->engine), o->codec_source);
         }
         /* why the winner wins, against the best fp32 configuration */
         const sim_outcome *w = &fin[order[0]];
@@ -242,14 +298,18 @@ gq_err sim_advise(const sim_request *base, const advise_request *a, gq_table *ro
                      100 * comm);
         else {
             const setting *ws = &st[wc->setting];
+            char target[96] = "";
+            if (base_ttt > 0)
+                snprintf(target, sizeof target, "; it reaches %g in %.4g s, fp32 in %.4g s", a->target,
+                         final_rank[order[0]], base_ttt);
             snprintf(why, why_cap,
                      "communication not hidden behind backward is %.0f%% of the best fp32 configuration's iteration; "
                      "%s (%s, codec on the %s) moves %.1f%% fewer bytes a GPU for %.0f%% of its iteration in its "
-                     "codec: %.2fx fp32's images/s",
+                     "codec: %.2fx fp32's images/s%s",
                      100 * comm, w->quant, sync_name(ws->sync), codec_device_name(ws->codec_on), 100 * saved,
-                     100 * codec, base_o.images_per_s > 0 ? w->images_per_s / base_o.images_per_s : NAN);
+                     100 * codec, base_o.images_per_s > 0 ? w->images_per_s / base_o.images_per_s : NAN, target);
         }
     }
-    free(c), free(pick), free(fin), free(order);
+    free(c), free(iters), free(pick), free(fin), free(order), free(final_rank);
     return e;
 }

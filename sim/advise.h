@@ -16,17 +16,25 @@ extern const double ADVISE_FP32_BELOW[]; /* 0, and tensors under 16,384 elements
 extern const size_t ADVISE_NFP32_BELOW;
 
 typedef struct {
-    const char *const *quants; /* candidate specs, or NULL: ADVISE_QUANTS */
+    const char *const *quants; /* candidate specs, or NULL: ADVISE_QUANTS (with curves: the curves' quantizers) */
     size_t nquants;
     int gpus;
     int top; /* K: the best K of the screening simulated again and returned, in order */
+    /* time to accuracy: with curves (measured test accuracy per epoch of each quantizer), configurations are ranked
+     * by the time to reach `target` -- the iterations its quantizer's curve needs (tta_reach, epochs of
+     * dataset_images images) times its iteration -- and quantizers without a curve, or whose curve never reaches
+     * the target, are left out. NULL: ranked by the iteration alone. */
+    const tta_curve *curves;
+    int ncurves;
+    double target, dataset_images;
     sim_progress progress;
     void *progress_ctx;
 } advise_request;
 
 /* The columns of advise's rows: rank, then the configuration, its predicted time, throughput, speedup over the
  * best fp32 configuration found (simulated with the same engine), bytes, the codec's share, the screening's time,
- * the engine of the final prediction and where the codec's costs come from. */
+ * with curves the iterations and time to the target accuracy (empty without), the engine of the final prediction
+ * and where the codec's costs come from. */
 extern const char *const ADVISE_COLUMNS[];
 extern const size_t ADVISE_NCOLUMNS;
 

@@ -427,6 +427,18 @@ check "advise --top 101: usage error, one line" sh -c "test $rc -eq 2 && test \$
 "$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 8 --quant qsgd:levels=4 2> err.txt; rc=$?
 check "advise with a bad spec: one line naming it" sh -c "test $rc -ne 0 && test \$(wc -l < err.txt) -eq 1 && grep -q levels err.txt"
 
+# time to accuracy: a curve where only fp32 and terngrad reach 0.8 (epochs 2 and 3); each row's time to it is
+# its iterations (epochs x floor(128000 / (16 x 128)) = 62 an epoch) times its iteration
+printf 'quant,epoch,accuracy\nfp32,1,0.7\nfp32,2,0.81\nterngrad,1,0.6\nterngrad,2,0.79\nterngrad,3,0.82\nsignsgd,1,0.5\n' > curve.csv
+"$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 16 --accuracy-curve curve.csv --target-accuracy 0.8 \
+    --dataset-size 128000 --engine analytic --format csv > adv3.csv 2> err.txt
+check "advise to 0.8: fp32 in 124 iterations, terngrad in 186, each time = iterations x iteration, no signsgd" \
+    perl -e 'open F, "adv3.csv" or exit 1; <F>; my $n = 0; while (<F>) { s/"[^"]*"/Q/g; my @f = split /,/;
+        my $want = $f[2] eq "fp32" ? 124 : 186; exit 1 if $f[2] =~ /signsgd/ || $f[14] != $want
+        || abs($f[15] - $f[14] * $f[8]) > 1e-9 * $f[15]; $n++ } exit($n == 5 ? 0 : 1)'
+"$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 16 --target-accuracy 0.8 2> err.txt; rc=$?
+check "advise --target-accuracy without a curve: usage error, one line" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1"
+
 # ---- codec costs: deterministic, per device -------------------------------------------------
 # the same command twice, the second beside a process burning a CPU: the same bytes
 "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --quant terngrad --format csv > d1.csv

@@ -53,7 +53,7 @@ static void test_misleading_screen(void)
     CHECK(ps_analytic == best_analytic && ps_simgrid > 10 * best,
           "the screen misleads here: one server screened best (%g s) and simulated at %g s, the best %g s", ps_analytic,
           ps_simgrid, best);
-    advise_request a = {Q2, 2, 32, 1, NULL, NULL};
+    advise_request a = {.quants = Q2, .nquants = 2, .gpus = 32, .top = 1};
     gq_table t = {0};
     gq_err e = sim_advise(&q, &a, &t, why, sizeof why, NULL, msg, sizeof msg);
     CHECK(e == GQ_OK && strtod(table_cell(&t, 1, (size_t)table_column(&t, "iteration_s")), NULL) == best &&
@@ -64,8 +64,51 @@ static void test_misleading_screen(void)
     table_free(&t);
 }
 
+/* Time to accuracy: curves where fp32 reaches 0.8 at epoch 2, TernGrad at epoch 4 and PowerSGD never; ranked by
+ * iterations to the target x the iteration: PowerSGD left out, every row's time its iterations (epochs x
+ * floor(128,000 / (8 x 128)) = 125 an epoch) times its iteration. */
+static void test_time_to_target(void)
+{
+    static tta_curve cv[3];
+    static const char *const SPECS[] = {"fp32", "terngrad", "powersgd:rank=2"};
+    static const double ACC[3][4] = {{0.7, 0.81, 0.85, 0.86}, {0.6, 0.7, 0.75, 0.8}, {0.5, 0.6, 0.7, 0.79}};
+    for (int k = 0; k < 3; k++) {
+        qz_params p;
+        qz_parse_spec(SPECS[k], &p, NULL, 0);
+        qz_format_spec(&p, cv[k].quant, sizeof cv[k].quant);
+        cv[k].nseeds = 1, cv[k].epochs = 4;
+        for (int e = 0; e < 4; e++) cv[k].acc[0][e] = ACC[k][e];
+    }
+    sim_request q = base();
+    run_param_set(run_param_by_key("engine"), &q, "analytic", NULL, 0);
+    advise_request a = {.gpus = 8, .top = 5, .curves = cv, .ncurves = 3, .target = 0.8, .dataset_images = 128000};
+    gq_table t = {0};
+    char msg[1024], why[512];
+    gq_err e = sim_advise(&q, &a, &t, why, sizeof why, NULL, msg, sizeof msg);
+    int ok = e == GQ_OK && t.nrows == 6, none = 1;
+    const int it = table_column(&t, "iteration_s"), nit = table_column(&t, "iterations_to_target"),
+              ttt = table_column(&t, "time_to_target_s"), qc = table_column(&t, "quant");
+    for (size_t r = 1; ok && r < t.nrows; r++) {
+        const int fp32 = strcmp(table_cell(&t, r, (size_t)qc), "fp32") == 0;
+        const double n = strtod(table_cell(&t, r, (size_t)nit), NULL), s = strtod(table_cell(&t, r, (size_t)it), NULL);
+        ok &= n == (fp32 ? 2 : 4) * 125.0 && strtod(table_cell(&t, r, (size_t)ttt), NULL) == s * n;
+        ok &=
+            r == 1 || strtod(table_cell(&t, r, (size_t)ttt), NULL) >= strtod(table_cell(&t, r - 1, (size_t)ttt), NULL);
+        none &= strstr(table_cell(&t, r, (size_t)qc), "powersgd") == NULL;
+    }
+    CHECK(ok && none,
+          "time to 0.8: iterations 250 (fp32) and 500 (terngrad) x the iteration, in order, no powersgd (%s)",
+          e == GQ_OK ? why : msg);
+    table_free(&t);
+    a.target = 0.9; /* nobody reaches it */
+    CHECK(sim_advise(&q, &a, &t, why, sizeof why, NULL, msg, sizeof msg) == GQ_ERR_PARAM && strstr(msg, "reaches"),
+          "no curve reaches 0.9: one line (%s)", msg);
+    table_free(&t);
+}
+
 int main(void)
 {
+    test_time_to_target();
     test_misleading_screen();
     const sim_request q = base();
     static const sync_kind SYNCS[] = {SYNC_PS_SHARDED, SYNC_RING, SYNC_HIERARCHICAL,
@@ -94,7 +137,7 @@ int main(void)
         }
     CHECK(ran == 6 * 3 * 3, "the exhaustive search simulated %d configurations (54)", ran);
 
-    advise_request a = {QUANTS, 3, 8, 5, NULL, NULL};
+    advise_request a = {.quants = QUANTS, .nquants = 3, .gpus = 8, .top = 5};
     gq_table t = {0};
     char why[512];
     advise_counts n = {0, 0};
@@ -130,7 +173,7 @@ int main(void)
           rings);
     table_free(&u);
     const char *bad[] = {"fp32", "qsgd:levels=4"};
-    advise_request b = {bad, 2, 8, 5, NULL, NULL};
+    advise_request b = {.quants = bad, .nquants = 2, .gpus = 8, .top = 5};
     gq_table v = {0};
     CHECK(sim_advise(&q, &b, &v, why, sizeof why, NULL, msg, sizeof msg) == GQ_ERR_SPEC && strstr(msg, "levels"),
           "a bad spec is an error: %s", msg);
