@@ -9,6 +9,7 @@
 
 #include "advise.h"
 #include "cli_util.h"
+#include "comm.h"
 #include "commands.h"
 #include "gq_csv.h"
 #include "gq_file.h"
@@ -596,6 +597,20 @@ static const char VALIDATE_DETAILS[] =
 
 /* ---- advise ---------------------------------------------------------------------------------------------- */
 
+/* Started by mpirun with more than one rank (OpenMPI says so in its environment): the finalists are spread over
+ * the ranks. */
+static int under_mpirun(void)
+{
+    const char *n = getenv("OMPI_COMM_WORLD_SIZE");
+    return n && atoi(n) > 1;
+}
+
+static gq_err gather_doubles(void *ctx, const double *mine, int n, double *all)
+{
+    train_comm *c = ctx;
+    return c->allgather_doubles(c, mine, n, all);
+}
+
 static int cmd_advise(int argc, char **argv)
 {
     cli_args a = {0};
@@ -611,6 +626,10 @@ static int cmd_advise(int argc, char **argv)
     const double dataset = a.dataset_size ? (double)a.dataset_size : 1281167;
     const int ncurves = a.accuracy_curve ? cli_read_curves(a.accuracy_curve, dataset, curves, MAX_QUANTS * 4) : 0;
     if (ncurves < 0) return 1;
+    train_comm comm = {0};
+    char cmsg[256];
+    if (under_mpirun() && comm_mpi_open(&comm, cmsg, sizeof cmsg) != GQ_OK) return cli_error("advise: %s", cmsg), 1;
+    const int rank = comm.size > 1 ? comm.rank : 0; /* rank 0 prints; every rank computes the same rows */
     gq_table all = {0};
     int rc = 0;
     for (size_t g = 0; g < a.ngpus && rc == 0; g++) {
@@ -622,17 +641,21 @@ static int cmd_advise(int argc, char **argv)
                             .ncurves = ncurves,
                             .target = a.target,
                             .dataset_images = dataset,
-                            .progress = on_progress};
+                            .rank = rank,
+                            .ranks = comm.size,
+                            .gather = comm.size > 1 ? gather_doubles : NULL,
+                            .gather_ctx = &comm,
+                            .progress = rank == 0 ? on_progress : NULL};
         gq_table t = {0}, *rows = a.format == FMT_TABLE ? &t : &all; /* CSV: one table for every GPU count */
         char why[512], msg[1024];
         advise_counts n = {0, 0};
         const gq_err e = sim_advise(&q, &r, rows, why, sizeof why, &n, msg, sizeof msg);
         if (e != GQ_OK) {
-            cli_error("%s", msg);
+            if (rank == 0) cli_error("%s", msg);
             rc = cli_exit_of(e);
             break;
         }
-        if (a.format == FMT_TABLE) {
+        if (a.format == FMT_TABLE && rank == 0) {
             printf("%s%s on %s, %d GPU%s: %zu configurations screened (analytic), %zu simulated again (%s: the best "
                    "%d and each scheme's best), the best %zu of those:\n",
                    g ? "\n" : "", q.model, q.platform, r.gpus, gq_s(r.gpus), n.screened, n.finalists,
@@ -642,8 +665,9 @@ static int cmd_advise(int argc, char **argv)
         }
         table_free(&t);
     }
-    if (rc == 0 && a.format != FMT_TABLE) table_print(&all, (cli_format)a.format);
+    if (rc == 0 && a.format != FMT_TABLE && rank == 0) table_print(&all, (cli_format)a.format);
     table_free(&all);
+    if (comm.size > 1) comm_mpi_close(&comm);
     return rc;
 }
 

@@ -226,19 +226,70 @@ gq_err sim_advise(const sim_request *base, const advise_request *a, gq_table *ro
     sim_outcome *fin = calloc(nf, sizeof *fin);
     size_t *order = calloc(nf, sizeof *order);
     gq_err e = fin && order ? GQ_OK : GQ_ERR_NOMEM;
+    const int ranks = a->ranks > 1 && a->gather ? a->ranks : 1;
+    int *owner = calloc(nf + 1, sizeof *owner);
+    if (!owner) e = GQ_ERR_NOMEM;
+    if (e == GQ_OK && ranks > 1) { /* the heaviest finalist first, each to the least loaded rank, ties to the lowest */
+        cluster_spec cl;
+        char why_cl[256];
+        const int known = cluster_parse(base->platform, &cl, why_cl, sizeof why_cl) == GQ_OK;
+        double *cost = calloc(nf, sizeof *cost), load[1024] = {0};
+        size_t *by_cost = calloc(nf, sizeof *by_cost);
+        if (!cost || !by_cost) e = GQ_ERR_NOMEM;
+        for (size_t f = 0; e == GQ_OK && f < nf; f++) {
+            cost[f] = known ? sim_simgrid_cost_s(&cl, st[c[pick[f]].setting].sync, a->gpus, base->iterations) : 1;
+            by_cost[f] = f;
+            for (size_t j = f; j > 0 && cost[by_cost[j - 1]] < cost[by_cost[j]]; j--) {
+                size_t t = by_cost[j];
+                by_cost[j] = by_cost[j - 1], by_cost[j - 1] = t;
+            }
+        }
+        for (size_t i = 0; e == GQ_OK && i < nf; i++) {
+            int least = 0;
+            for (int r = 1; r < ranks && r < 1024; r++)
+                if (load[r] < load[least]) least = r;
+            owner[by_cost[i]] = least, load[least] += cost[by_cost[i]] + 1e-9; /* +: an unknown cost still counts */
+        }
+        free(cost), free(by_cost);
+    }
+    /* what a finalist's row needs from its run, shared as doubles: every rank also runs the analytic engine on every
+     * finalist for the rest (the spec, the codec's source: the same whichever engine runs) */
+    enum { SHARED = 8 };
+    double *mine = ranks > 1 ? calloc(SHARED * nf, sizeof *mine) : NULL;
+    double *all = ranks > 1 ? calloc(SHARED * nf * (size_t)ranks, sizeof *all) : NULL;
+    if (ranks > 1 && (!mine || !all)) e = GQ_ERR_NOMEM;
+    size_t done = 0, own = 0;
+    for (size_t f = 0; f < nf; f++) own += owner[f] == (ranks > 1 ? a->rank : 0);
     for (size_t f = 0; f < nf && e == GQ_OK; f++) {
-        if (a->progress) {
+        const candidate *x = &c[pick[f]];
+        const int here = owner[f] == (ranks > 1 ? a->rank : 0);
+        if (here && a->progress) {
             char what[300];
-            snprintf(what, sizeof what, "advise: %s %zu of %zu finalists", sim_engine_name(base->engine), f + 1, nf);
+            snprintf(what, sizeof what, "advise: %s, finalist %zu of %zu%s", sim_engine_name(base->engine), ++done, own,
+                     ranks > 1 ? " on this rank" : "");
             a->progress(a->progress_ctx, what);
         }
-        const candidate *x = &c[pick[f]];
-        e = run_one(base, &st[x->setting], quants[x->quant], a->gpus, base->engine, &fin[f], msg, cap);
+        e = run_one(base, &st[x->setting], quants[x->quant], a->gpus, here ? base->engine : ENGINE_ANALYTIC, &fin[f],
+                    msg, cap);
         if (e == GQ_ERR_USAGE)
             e = GQ_OK, fin[f].r.iteration_s = INFINITY; /* the engine refuses it (smpi: a scheme
                                                           the trainer does not run): last */
+        if (mine && here) {
+            const sim_result *r = &fin[f].r;
+            const double v[SHARED] = {r->iteration_s, r->comm_exposed_s,   r->encode_s,    r->decode_s,
+                                      r->bytes_up,    fin[f].images_per_s, fin[f].speedup, r->comm_s};
+            memcpy(mine + SHARED * f, v, sizeof v);
+        }
         order[f] = f;
     }
+    if (ranks > 1 && e == GQ_OK) e = a->gather(a->gather_ctx, mine, (int)(SHARED * nf), all);
+    for (size_t f = 0; ranks > 1 && e == GQ_OK && f < nf; f++) {
+        const double *v = all + (size_t)owner[f] * SHARED * nf + SHARED * f;
+        sim_result *r = &fin[f].r;
+        r->iteration_s = v[0], r->comm_exposed_s = v[1], r->encode_s = v[2], r->decode_s = v[3], r->bytes_up = v[4];
+        fin[f].images_per_s = v[5], fin[f].speedup = v[6], r->comm_s = v[7];
+    }
+    free(mine), free(all), free(owner);
     /* in order of their final time (insertion sort: few finalists; equal times keep the screening's order) */
     double *final_rank = calloc(nf + 1, sizeof *final_rank);
     if (!final_rank) e = GQ_ERR_NOMEM;

@@ -27,6 +27,13 @@ typedef struct {
     const tta_curve *curves;
     int ncurves;
     double target, dataset_images;
+    /* spread over processes (MPI ranks): every rank screens alike, finalist f is simulated by one rank (the
+     * heaviest first, each to the least loaded: SimGrid's cost estimate), and each finalist's numbers are shared by
+     * gather -- all[r * n + i] = rank r's mine[i], on every rank (the trainer's allgather_doubles). ranks 0 or 1:
+     * one process. Every rank returns the same rows, bit for bit as one process would. */
+    int rank, ranks;
+    gq_err (*gather)(void *ctx, const double *mine, int n, double *all);
+    void *gather_ctx;
     sim_progress progress;
     void *progress_ctx;
 } advise_request;

@@ -61,6 +61,23 @@ same 4 ring powersgd:rank=1,warm=off
 same 2 allgather powersgd:rank=2
 same 3 ps-sharded powersgd:rank=4
 
+# ---- advise spread over ranks: the finalists simulated by different ranks, the same bytes as one process -----
+ADV="advise --model alexnet --platform terngrad-ethernet --gpus 8,16 --top 4"
+# shellcheck disable=SC2086
+"$GQ" $ADV > adv1.txt 2> /dev/null
+# shellcheck disable=SC2086
+"$GQ" $ADV --format csv > adv1.csv 2> /dev/null
+for np in 1 2 4; do
+    # shellcheck disable=SC2086
+    mpirun --allow-run-as-root --oversubscribe -np "$np" --mca btl tcp,self --mca mpi_yield_when_idle 1 \
+        --mca rtc ^hwloc "$GQ" $ADV > "adv$np-mpi.txt" 2> /dev/null
+    # shellcheck disable=SC2086
+    mpirun --allow-run-as-root --oversubscribe -np "$np" --mca btl tcp,self --mca mpi_yield_when_idle 1 \
+        --mca rtc ^hwloc "$GQ" $ADV --format csv > "adv$np-mpi.csv" 2> /dev/null
+    check "advise under mpirun -np $np: the one-process output, byte for byte (table and CSV)" \
+        sh -c "test -s adv1.txt && cmp -s adv1.txt adv$np-mpi.txt && cmp -s adv1.csv adv$np-mpi.csv"
+done
+
 # ---- measured bytes: 2 (W - 1) / W x 4P per worker and iteration for fp32 (LeNet-5: P = 61,706) ----------
 for sync in ps ps-sharded ring; do
     # shellcheck disable=SC2086
