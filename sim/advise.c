@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frameworks.h"
 #include "gq_epoch.h"
 #include "run_params.h"
 #include "sim_bounds.h"
@@ -73,6 +74,24 @@ static int by_time(const void *a, const void *b)
 }
 
 static int held(const sim_request *q, const char *key) { return run_param_given(run_param_by_key(key), q); }
+
+/* A framework's preset holds the axes it sets (PyTorch DDP: rings of 25 MiB buckets), as the user's options do:
+ * applied, and its keys marked as given. */
+static gq_err hold_framework(sim_request *q, char *msg, size_t cap)
+{
+    if (!q->framework) return GQ_OK;
+    gq_err e = framework_apply(q, msg, cap);
+    for (size_t i = 0; e == GQ_OK && i < FRAMEWORK_COUNT; i++) {
+        if (strcmp(FRAMEWORKS[i].name, q->framework) != 0) continue;
+        for (const char *kv = FRAMEWORKS[i].settings; *kv; kv += strcspn(kv, ","), kv += *kv == ',') {
+            char key[64];
+            snprintf(key, sizeof key, "%.*s", (int)strcspn(kv, "="), kv);
+            const run_param *p = run_param_by_key(key);
+            if (p) run_param_mark(p, q);
+        }
+    }
+    return e;
+}
 
 /* Every setting: the values held where the request gives them, else each of the axis's. */
 static size_t settings_of(const sim_request *q, int gpus, setting *out, size_t cap)
@@ -146,9 +165,12 @@ static double rank_time(double iteration_s, double iterations)
     return iterations > 0 ? iteration_s * iterations : iteration_s;
 }
 
-gq_err sim_advise(const sim_request *base, const advise_request *a, gq_table *rows, char *why, size_t why_cap,
+gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table *rows, char *why, size_t why_cap,
                   advise_counts *counts, char *msg, size_t cap)
 {
+    sim_request held_request = *request, *base = &held_request;
+    gq_err fe = hold_framework(base, msg, cap);
+    if (fe != GQ_OK) return fe;
     const char *curve_quants[TTA_MAX_SEEDS * 4];
     for (int j = 0; a->curves && j < a->ncurves && j < (int)(sizeof curve_quants / sizeof *curve_quants); j++)
         curve_quants[j] = a->curves[j].quant;

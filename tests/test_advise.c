@@ -172,6 +172,21 @@ int main(void)
     CHECK(e == GQ_OK && n.screened == 9 && rings == 5, "--sync ring held: %zu screened (9), %d of 5 rings", n.screened,
           rings);
     table_free(&u);
+    /* a framework holds what it sets: PyTorch DDP's rings of 25 MiB buckets; fp32-below and the codec held by base() */
+    sim_request ddp = base();
+    run_param_set(run_param_by_key("framework"), &ddp, "pytorch-ddp", msg, sizeof msg);
+    run_param_set(run_param_by_key("engine"), &ddp, "analytic", msg, sizeof msg);
+    advise_request all = {.gpus = 8, .top = 3};
+    gq_table w = {0};
+    e = sim_advise(&ddp, &all, &w, why, sizeof why, &n, msg, sizeof msg);
+    int ddp_rows = 0;
+    for (size_t r = 1; e == GQ_OK && r < w.nrows; r++)
+        ddp_rows += strcmp(table_cell(&w, r, (size_t)sc), "ring") == 0 &&
+                    strcmp(table_cell(&w, r, (size_t)table_column(&w, "fusion_bytes")), "26214400") == 0;
+    CHECK(e == GQ_OK && n.screened == 13 && ddp_rows == 3,
+          "--framework pytorch-ddp: 13 quantizers in one setting (%zu), every row a ring of 25 MiB (%d of 3)",
+          n.screened, ddp_rows);
+    table_free(&w);
     const char *bad[] = {"fp32", "qsgd:levels=4"};
     advise_request b = {.quants = bad, .nquants = 2, .gpus = 8, .top = 5};
     gq_table v = {0};
