@@ -289,7 +289,7 @@ int cmd_train(int argc, char **argv)
             qz_format_spec(&q, canon, sizeof canon);
             named |= strcmp(canon, versus) == 0;
         }
-        if (!named && nq < MAX_QUANTS) quants[nq++] = a.versus;
+        if (!named && nq < MAX_RUNS) quants[nq++] = a.versus;
         if (nq < 2) return cli_error("--versus %s: nothing to pair it with (give --quant)", a.versus), EXIT_USAGE;
     }
     if ((a.measured_out || a.timings_out) && !a.mpi)
@@ -381,7 +381,7 @@ int cmd_train(int argc, char **argv)
     if (!f || !runs) {
         cli_error("out of memory");
         if (f) fclose(f);
-        free(dat), free(runs);
+        free(dat), free(runs), free(finals);
         table_free(&t), table_free(&summary);
         goto out;
     }
