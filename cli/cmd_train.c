@@ -289,7 +289,10 @@ int cmd_train(int argc, char **argv)
             qz_format_spec(&q, canon, sizeof canon);
             named |= strcmp(canon, versus) == 0;
         }
-        if (!named && nq < MAX_RUNS) quants[nq++] = a.versus;
+        if (!named && nq == MAX_RUNS)
+            return cli_error("--versus %s: no room for it beside %d quantizers (name it with --quant)", a.versus, nq),
+                   EXIT_USAGE;
+        if (!named) quants[nq++] = a.versus;
         if (nq < 2) return cli_error("--versus %s: nothing to pair it with (give --quant)", a.versus), EXIT_USAGE;
     }
     if ((a.measured_out || a.timings_out) && !a.mpi)
