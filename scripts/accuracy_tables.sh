@@ -29,8 +29,8 @@ fi
 comparisons=(
     "terngrad|TernGrad against fp32 as workers are added (one server)|--quant terngrad --versus fp32 --workers 2,4,8"
     "clip|TernGrad's gradient clipping (c = 2.5 sigma) against none|--quant terngrad --versus terngrad:clip=0"
-    "orq3|ORQ against QSGD at 3 levels, buckets of 512|--quant orq:levels=3 --versus qsgd:levels=3"
-    "orq5|ORQ against QSGD at 5 levels, buckets of 512|--quant orq:levels=5 --versus qsgd:levels=5"
+    "orq3|ORQ against QSGD (max norm: with the L2 norm QSGD-3 diverges) at 3 levels, buckets of 512|--quant orq:levels=3 --versus qsgd:levels=3,norm=max"
+    "orq5|ORQ against QSGD (the paper's L2 norm) at 5 levels, buckets of 512|--quant orq:levels=5 --versus qsgd:levels=5"
     "bingrad|BinGrad-b (biased, minimum error) against BinGrad-pb (unbiased inside)|--quant bingrad-b --versus bingrad-pb"
     "powersgd|PowerSGD ranks 1, 2, 4 (factors all-reduced in a ring, error feedback) against fp32 in the same ring|--sync ring --quant powersgd:rank=1 --quant powersgd:rank=2 --quant powersgd:rank=4 --versus fp32"
     "ef|signSGD and top-k 1% with error feedback (the trainer's default for biased quantizers) against fp32|--ef on --quant signsgd --quant topk --versus fp32"
@@ -43,18 +43,18 @@ run() { # run NAME OPTIONS...
     [ -s "$work/$name.csv" ] && return 0
     # shellcheck disable=SC2086
     "$gq" train --epochs "$epochs" --seeds "$seeds" --train-limit "$limit" --test-limit 0 --format csv "$@" \
-        > "$work/$name.csv" 2> "$work/$name.err" || { echo "accuracy_tables: $name failed: $(cat "$work/$name.err")" >&2; return 1; }
+        > "$work/$name.csv" 2> "$work/$name.err" || { echo "accuracy_tables: $name failed: $(cat "$work/$name.err")" >&2; rm -f "$work/$name.csv"; }
 }
 
 running=0
 for c in "${comparisons[@]}"; do
     IFS='|' read -r name _ opts <<< "$c"
-    if ((running == 2)); then wait -n || exit 1; running=$((running - 1)); fi # a core as soon as one is free
+    if ((running == 2)); then wait -n; running=$((running - 1)); fi # a core as soon as one is free
     # shellcheck disable=SC2086
     run "$name" $opts &
     running=$((running + 1))
 done
-while ((running > 0)); do wait -n || exit 1; running=$((running - 1)); done
+while ((running > 0)); do wait -n; running=$((running - 1)); done
 
 render() {
     echo "# Accuracy tables"
@@ -75,6 +75,10 @@ render() {
         echo
         echo "| quant | workers | versus | accuracy | versus | difference (points) | 95% CI (points) | told apart |"
         echo "|---|---:|---|---:|---:|---:|---:|---|"
+        if [ ! -s "$work/$name.csv" ]; then # a failed comparison says why instead of a table's rows
+            echo "| failed: $(tr '\n|' '  ' < "$work/$name.err") | | | | | | | |"
+            continue
+        fi
         # columns: quant,workers,versus,seeds,test_accuracy,versus_accuracy,difference,difference_sd,lo,hi,significant
         perl -ne 'next if $. == 1; chomp; my @f; push @f, defined $1 ? $1 : $2 while /\G(?:"([^"]*)"|([^,]*))(?:,|$)/g;
             printf "| %s | %d | %s | %.2f%% | %.2f%% | %+.2f | [%+.2f, %+.2f] | %s |\n", $f[0], $f[1], $f[2],
