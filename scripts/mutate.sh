@@ -73,7 +73,7 @@ mutations=(
   'sim/codec_cost.c|    c->enc_ns = fmax(enc_mem, enc_alu);|    c->enc_ns = enc_mem;|GPU codec model: FLOPs never bound the encode'
   'sim/scenario.c|    if (q->ef == EF_ON && gpus > 1 && !xch_keeps_residual(q->sync, &c.quant))|    if (0)|--ef on accepted in a re-quantizing ring'
   'cli/cmd_train.c|lo > 0 |lo >= 0 |train --versus: an interval ending at 0 told apart'
-  'sim/advise.c|first_of_kind) pick[nf++] = i;|0) pick[nf++] = i;|advise: only the screening s best simulated again'
+  'sim/advise.c|!*kind) pick[nf++] = i;|0) pick[nf++] = i;|advise: only the screening s best simulated again'
   'sim/advise.c|const double *v = all + (size_t)owner[f] * SHARED * nf + SHARED * f;|const double *v = all + SHARED * f;|advise over MPI ranks: every finalist read from rank 0'
   'sim/advise.c|if (x->screened_s != y->screened_s) return x->screened_s < y->screened_s ? -1 : 1;|if (x->screened_s != y->screened_s) return x->screened_s > y->screened_s ? -1 : 1;|advise: the screening sorted slowest first'
 )

@@ -75,24 +75,6 @@ static int by_time(const void *a, const void *b)
 
 static int held(const sim_request *q, const char *key) { return run_param_given(run_param_by_key(key), q); }
 
-/* A framework's preset holds the axes it sets (PyTorch DDP: rings of 25 MiB buckets), as the user's options do:
- * applied, and its keys marked as given. */
-static gq_err hold_framework(sim_request *q, char *msg, size_t cap)
-{
-    if (!q->framework) return GQ_OK;
-    gq_err e = framework_apply(q, msg, cap);
-    for (size_t i = 0; e == GQ_OK && i < FRAMEWORK_COUNT; i++) {
-        if (strcmp(FRAMEWORKS[i].name, q->framework) != 0) continue;
-        for (const char *kv = FRAMEWORKS[i].settings; *kv; kv += strcspn(kv, ","), kv += *kv == ',') {
-            char key[64];
-            snprintf(key, sizeof key, "%.*s", (int)strcspn(kv, "="), kv);
-            const run_param *p = run_param_by_key(key);
-            if (p) run_param_mark(p, q);
-        }
-    }
-    return e;
-}
-
 /* Every setting: the values held where the request gives them, else each of the axis's. */
 static size_t settings_of(const sim_request *q, int gpus, setting *out, size_t cap)
 {
@@ -169,7 +151,7 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
                   advise_counts *counts, char *msg, size_t cap)
 {
     sim_request held_request = *request, *base = &held_request;
-    gq_err fe = hold_framework(base, msg, cap);
+    gq_err fe = framework_hold(base, msg, cap); /* a preset holds the axes it sets, as the user's options do */
     if (fe != GQ_OK) return fe;
     const char *curve_quants[TTA_MAX_SEEDS * 4];
     for (int j = 0; a->curves && j < a->ncurves && j < (int)(sizeof curve_quants / sizeof *curve_quants); j++)
@@ -239,11 +221,11 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
      * the best fp32 finalist. */
     size_t *pick = calloc(n, sizeof *pick), nf = 0;
     if (!pick) return free(c), free(iters), GQ_ERR_NOMEM;
+    int seen[SYNC_COUNT][2] = {{0}}; /* a scheme's best, compressed and fp32, already picked */
     for (size_t i = 0; i < n; i++) {
-        int first_of_kind = 1; /* the first (best screened) of its scheme and of fp32-or-not */
-        for (size_t j = 0; j < i && first_of_kind; j++)
-            first_of_kind = !(st[c[j].setting].sync == st[c[i].setting].sync && c[j].fp32 == c[i].fp32);
-        if (i < (size_t)a->top || first_of_kind) pick[nf++] = i;
+        int *kind = &seen[st[c[i].setting].sync][c[i].fp32];
+        if (i < (size_t)a->top || !*kind) pick[nf++] = i;
+        *kind = 1;
     }
     sim_outcome *fin = calloc(nf, sizeof *fin);
     size_t *order = calloc(nf, sizeof *order);

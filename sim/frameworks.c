@@ -72,8 +72,8 @@ int framework_check(const char *v, char *msg, size_t cap)
 }
 
 /* Applies the preset's settings that q does not mark as given: the servers' (ps_*) when servers_only, else the
- * others. */
-static gq_err apply(const framework_preset *f, sim_request *q, int servers_only, char *msg, size_t cap)
+ * others; hold: marked as given once set (the user's from then on). */
+static gq_err apply(const framework_preset *f, sim_request *q, int servers_only, int hold, char *msg, size_t cap)
 {
     char key[64], value[96];
     for (const char *p = f->settings; *p;) {
@@ -89,17 +89,20 @@ static gq_err apply(const framework_preset *f, sim_request *q, int servers_only,
         char why[256];
         if (run_param_set(rp, q, value, why, sizeof why) != GQ_OK)
             return gq_fail(GQ_ERR_PARAM, msg, cap, "framework %s: %s", f->name, why);
-        run_param_forget(rp, q); /* the preset's, not the user's: another preset could still set it */
+        if (!hold) run_param_forget(rp, q); /* the preset's, not the user's: another preset could still set it */
     }
     return GQ_OK;
 }
 
-gq_err framework_apply(sim_request *q, char *msg, size_t cap)
+static gq_err apply_preset(sim_request *q, int hold, char *msg, size_t cap)
 {
     if (!q->framework) return GQ_OK;
     const framework_preset *f = find(q->framework);
     if (!f) return framework_check(q->framework, msg, cap) ? GQ_ERR_USAGE : GQ_OK;
-    gq_err e = apply(f, q, 0, msg, cap);
-    if (e == GQ_OK && (q->sync == SYNC_PS || q->sync == SYNC_PS_SHARDED)) e = apply(f, q, 1, msg, cap);
+    gq_err e = apply(f, q, 0, hold, msg, cap);
+    if (e == GQ_OK && (q->sync == SYNC_PS || q->sync == SYNC_PS_SHARDED)) e = apply(f, q, 1, hold, msg, cap);
     return e;
 }
+
+gq_err framework_apply(sim_request *q, char *msg, size_t cap) { return apply_preset(q, 0, msg, cap); }
+gq_err framework_hold(sim_request *q, char *msg, size_t cap) { return apply_preset(q, 1, msg, cap); }

@@ -28,5 +28,8 @@ int framework_check(const char *v, char *msg, size_t cap);
 /* Applies q->framework's preset to q: each setting whose parameter q does not mark as given; the servers'
  * settings (ps_*) only where the resulting sync has servers. No framework: nothing. */
 gq_err framework_apply(sim_request *q, char *msg, size_t cap);
+/* The same, the settings it sets then marked as given, as if the user had: what a search over the run parameters
+ * (advise) must leave alone. */
+gq_err framework_hold(sim_request *q, char *msg, size_t cap);
 
 #endif

@@ -216,8 +216,9 @@ const run_param RUN_PARAMS[] = {
      .offset = AT(ef),
      .names = EF_NAMES,
      .scope = RP_SIM | RP_TRAIN | RP_COLUMN,
-     .help = "error feedback (auto: on for the biased signsgd, topk, bingrad-b, except in a ring, as the trainer "
-             "does); the simulator charges its pass over the gradient (a read and a write) to each encode"},
+     .help = "error feedback (auto: on for the biased signsgd, topk, bingrad-b, powersgd, except in a ring that "
+             "re-quantizes at each hop, as the trainer does); the simulator charges its pass over the gradient (a read "
+             "and a write) to each encode"},
     {.key = "framework",
      .flag = "--framework",
      .meta = "horovod|horovod-0.20|horovod-mpi|pytorch-ddp|tf-ps",
