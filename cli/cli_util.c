@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *error_context;
@@ -280,6 +281,25 @@ void cli_progress(int done, const char *fmt, ...)
     if (done) fputc('\n', stderr);
     fflush(stderr);
     va_end(ap);
+}
+
+void cli_progress_eta(const char *what, size_t done, size_t total)
+{
+    static char phase[128];
+    static struct timespec start;
+    if (!isatty(STDERR_FILENO)) return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (done == 0 || strncmp(phase, what, sizeof phase - 1) != 0) {
+        snprintf(phase, sizeof phase, "%s", what);
+        start = now;
+    }
+    const double spent = (double)(now.tv_sec - start.tv_sec) + 1e-9 * (double)(now.tv_nsec - start.tv_nsec);
+    if (done > 0 && total > done && spent > 0.5)
+        cli_progress(0, "%s: %zu of %zu, about %.0f s left", what, done, total,
+                     spent / (double)done * (double)(total - done));
+    else
+        cli_progress(0, "%s: %zu of %zu", what, done, total);
 }
 
 /* ---- the zoo, with its errors printed ---------------------------------------------------- */

@@ -105,6 +105,9 @@ int table_write_csv(const gq_table *t, const char *path);
 /* ---- progress and plots ---------------------------------------------------------- */
 /* "\r<message>" on stderr, only when stderr is a terminal; done=1 ends the line. */
 void cli_progress(int done, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "<what>: D of N, about S s left" (cli_progress): the rate from the wall clock since `what` was last told with
+ * done 0 or another `what` -- progress only, never part of an output. */
+void cli_progress_eta(const char *what, size_t done, size_t total);
 
 /* ---- figures (cli_plot.c) -------------------------------------------------------------- */
 /* gnuplot variables for a figure: strings are quoted by gnuplot's rules. */

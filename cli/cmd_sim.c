@@ -611,13 +611,98 @@ static gq_err gather_doubles(void *ctx, const double *mine, int n, double *all)
     return c->allgather_doubles(c, mine, n, all);
 }
 
+static void advise_progress(void *ctx, const char *phase, size_t done, size_t total)
+{
+    char what[160];
+    snprintf(what, sizeof what, "advise %s%s", (const char *)ctx, phase);
+    cli_progress_eta(what, done, total);
+}
+
+/* Table mode, more than one platform: each platform's winner at a GPU count, fastest first (by the time to the
+ * target where there is one, else by images/s), each against the fastest. */
+static void advise_across(const gq_table *best, int gpus, int to_target)
+{
+    const int ips = table_column(best, "images_per_s"), ttt = table_column(best, "time_to_target_s"),
+              pc = table_column(best, "platform"), qc = table_column(best, "quant"), sc = table_column(best, "sync");
+    size_t order[MAX_PLATFORMS], n = best->nrows - 1;
+    for (size_t i = 0; i < n; i++) { /* insertion sort, ties in the order given */
+        order[i] = i + 1;
+        for (size_t j = i; j > 0; j--) {
+            const double x = atof(table_cell(best, order[j], to_target ? ttt : ips)),
+                         y = atof(table_cell(best, order[j - 1], to_target ? ttt : ips));
+            if (to_target ? !(x < y) : !(x > y)) break;
+            size_t t = order[j];
+            order[j] = order[j - 1], order[j - 1] = t;
+        }
+    }
+    printf("\nAcross platforms at %d GPU%s, fastest first:\n", gpus, gq_s(gpus));
+    const double first = atof(table_cell(best, order[0], to_target ? ttt : ips));
+    for (size_t i = 0; i < n; i++) {
+        const double v = atof(table_cell(best, order[i], to_target ? ttt : ips));
+        printf("  %-24s %10.6g %s  %s, %s", table_cell(best, order[i], pc), v,
+               to_target ? "s to the target" : "images/s", table_cell(best, order[i], qc),
+               table_cell(best, order[i], sc));
+        if (i > 0) printf("  (%.2fx the fastest's time)", to_target ? v / first : first / v);
+        printf("\n");
+    }
+}
+
+/* --plot: a bar for each row printed, its speedup over its search's fp32, coloured by search. */
+static int advise_plot(const char *path, const gq_table *rows, const char *model)
+{
+    const int pc = table_column(rows, "platform"), gc = table_column(rows, "gpus"), qc = table_column(rows, "quant"),
+              sc = table_column(rows, "sync"), fc = table_column(rows, "fusion_bytes"),
+              cc = table_column(rows, "codec_on"), xc = table_column(rows, "speedup_over_fp32"),
+              bc = table_column(rows, "fp32_below");
+    char *dat = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&dat, &len);
+    const size_t n = rows->nrows > 0 ? rows->nrows - 1 : 0;
+    char(*labels)[256] = gq_xcalloc(n + 1, sizeof *labels);
+    const char **ptr = gq_xcalloc(n + 1, sizeof *ptr);
+    if (!f) return free(labels), free(ptr), -1;
+    int search = -1;
+    double xmax = 1;
+    for (size_t r = 1; r <= n; r++) {
+        if (r == 1 || strcmp(table_cell(rows, r, pc), table_cell(rows, r - 1, pc)) != 0 ||
+            strcmp(table_cell(rows, r, gc), table_cell(rows, r - 1, gc)) != 0)
+            search++;
+        const double fusion = atof(table_cell(rows, r, fc));
+        char fu[32];
+        if (fusion > 0)
+            snprintf(fu, sizeof fu, "%.0f MiB", fusion / 1048576);
+        else
+            snprintf(fu, sizeof fu, "per tensor");
+        const char *below = table_cell(rows, r, bc);
+        snprintf(labels[r - 1], sizeof labels[r - 1], "%.30s, %s GPUs: %.28s, %s, %s%s%s, codec %s",
+                 table_cell(rows, r, pc), table_cell(rows, r, gc), table_cell(rows, r, qc), table_cell(rows, r, sc), fu,
+                 atof(below) > 0 ? ", fp32 below " : "", atof(below) > 0 ? below : "", table_cell(rows, r, cc));
+        ptr[r - 1] = labels[r - 1];
+        const char *x = table_cell(rows, r, xc);
+        fprintf(f, "%zu %s %d\n", r - 1, *x && strcmp(x, "nan") != 0 ? x : "0", search);
+        if (atof(x) > xmax) xmax = atof(x);
+    }
+    if (fclose(f) != 0) return free(dat), free(labels), free(ptr), -1;
+    char title[400];
+    snprintf(title, sizeof title, "%.100s: advise's best configurations, speedup over the best fp32 of each search",
+             model);
+    gp_vars vars = {0};
+    gpv_string(&vars, "ptitle", title);
+    gpv_number(&vars, "xmax", xmax);
+    gpv_array(&vars, "labels", ptr, n);
+    const int rc = cli_plot("advise", path, dat, &vars);
+    gpv_free(&vars);
+    free(dat), free(labels), free(ptr);
+    return rc;
+}
+
 static int cmd_advise(int argc, char **argv)
 {
     cli_args a = {0};
     cli_sim_defaults(&a);
     a.top = 5;
     if (cli_parse_command(C_ADVISE, argc, argv, &a)) return EXIT_USAGE;
-    const sim_request q = cli_request_of(&a);
+    sim_request q = cli_request_of(&a);
     if (!a.accuracy_curve != !(a.target > 0))
         return cli_error("advise: --target-accuracy and --accuracy-curve go together (the curve says when each "
                          "quantizer reaches the target)"),
@@ -630,46 +715,173 @@ static int cmd_advise(int argc, char **argv)
     char cmsg[256];
     if (under_mpirun() && comm_mpi_open(&comm, cmsg, sizeof cmsg) != GQ_OK) return cli_error("advise: %s", cmsg), 1;
     const int rank = comm.size > 1 ? comm.rank : 0; /* rank 0 prints; every rank computes the same rows */
-    gq_table all = {0};
+    gq_table all = {0}, plotted = {0};              /* plotted: every row printed, for --plot */
     int rc = 0;
+    /* GPU counts outer, platforms inner: each platform's best at a count side by side */
     for (size_t g = 0; g < a.ngpus && rc == 0; g++) {
-        advise_request r = {.quants = a.nquant ? a.quant : NULL,
-                            .nquants = a.nquant,
-                            .gpus = (int)a.gpus[g],
-                            .top = (int)a.top,
-                            .curves = a.accuracy_curve ? curves : NULL,
-                            .ncurves = ncurves,
-                            .target = a.target,
-                            .dataset_images = dataset,
-                            .rank = rank,
-                            .ranks = comm.size,
-                            .gather = comm.size > 1 ? gather_doubles : NULL,
-                            .gather_ctx = &comm,
-                            .progress = rank == 0 ? on_progress : NULL};
-        gq_table t = {0}, *rows = a.format == FMT_TABLE ? &t : &all; /* CSV: one table for every GPU count */
-        char why[512], msg[1024];
-        advise_counts n = {0, 0};
-        const gq_err e = sim_advise(&q, &r, rows, why, sizeof why, &n, msg, sizeof msg);
-        if (e != GQ_OK) {
-            if (rank == 0) cli_error("%s", msg);
-            rc = cli_exit_of(e);
-            break;
+        gq_table best = {0}; /* each platform's winner at this count */
+        for (size_t pi = 0; pi < a.nplatforms && rc == 0; pi++) {
+            q.platform = a.platforms[pi];
+            char where[160] = "";
+            if (a.nplatforms > 1 || a.ngpus > 1)
+                snprintf(where, sizeof where, "%.100s, %llu GPUs, ", q.platform, (unsigned long long)a.gpus[g]);
+            advise_request r = {.quants = a.nquant ? a.quant : NULL,
+                                .nquants = a.nquant,
+                                .gpus = (int)a.gpus[g],
+                                .top = (int)a.top,
+                                .curves = a.accuracy_curve ? curves : NULL,
+                                .ncurves = ncurves,
+                                .target = a.target,
+                                .dataset_images = dataset,
+                                .rank = rank,
+                                .ranks = comm.size,
+                                .gather = comm.size > 1 ? gather_doubles : NULL,
+                                .gather_ctx = &comm,
+                                .progress = rank == 0 ? advise_progress : NULL,
+                                .progress_ctx = where};
+            gq_table t = {0}, *rows = a.format == FMT_TABLE ? &t : &all; /* CSV: one table for every search */
+            char why[512], msg[1024];
+            advise_counts n = {0, 0};
+            const size_t before = rows->nrows;
+            const gq_err e = sim_advise(&q, &r, rows, why, sizeof why, &n, msg, sizeof msg);
+            if (e != GQ_OK) {
+                if (rank == 0) cli_progress(0, "%s", ""), cli_error("%s", msg);
+                rc = cli_exit_of(e);
+                break;
+            }
+            table_copy_row(&best, rows, before ? before : 1);
+            for (size_t k = before ? before : 1; k < rows->nrows; k++) table_copy_row(&plotted, rows, k);
+            if (a.format == FMT_TABLE && rank == 0) {
+                cli_progress(0, "%s", "");
+                printf("%s%s on %s, %d GPU%s: %zu configurations screened (analytic), %zu simulated again (%s: the "
+                       "best %d and each scheme's best), the best %zu of those:\n",
+                       g || pi ? "\n" : "", q.model, q.platform, r.gpus, gq_s(r.gpus), n.screened, n.finalists,
+                       sim_engine_name(q.engine), r.top, t.nrows - 1);
+                printf("Why: %s\n\n", why);
+                table_print(&t, FMT_TABLE);
+            }
+            table_free(&t);
         }
-        if (a.format == FMT_TABLE && rank == 0) {
-            printf("%s%s on %s, %d GPU%s: %zu configurations screened (analytic), %zu simulated again (%s: the best "
-                   "%d and each scheme's best), the best %zu of those:\n",
-                   g ? "\n" : "", q.model, q.platform, r.gpus, gq_s(r.gpus), n.screened, n.finalists,
-                   sim_engine_name(q.engine), r.top, t.nrows - 1);
-            printf("Why: %s\n\n", why);
-            table_print(&t, FMT_TABLE);
-        }
-        table_free(&t);
+        if (rc == 0 && rank == 0 && a.format == FMT_TABLE && a.nplatforms > 1)
+            advise_across(&best, (int)a.gpus[g], a.accuracy_curve != NULL);
+        table_free(&best);
     }
     if (rc == 0 && a.format != FMT_TABLE && rank == 0) table_print(&all, (cli_format)a.format);
+    if (rc == 0 && a.plot && rank == 0 && advise_plot(a.plot, &plotted, q.model) != 0) rc = 1;
     table_free(&all);
+    table_free(&plotted);
     if (comm.size > 1) comm_mpi_close(&comm);
     return rc;
 }
+
+/* ---- sweep ------------------------------------------------------------------------------------------- */
+
+static void sweep_progress(void *ctx, const char *phase, size_t done, size_t total)
+{
+    (void)phase;
+    cli_progress_eta((const char *)ctx, done, total);
+}
+
+/* Every rank's rows (or, where a rank failed, its message) to rank 0, in rank order: rows then holds the whole
+ * grid's, as one process would have made them; *e the first failure's code and msg its message. Rows travel as
+ * their cells joined by tabs, rows ended by NULs (a cell holds neither). */
+static gq_err sweep_gather(train_comm *comm, gq_table *rows, gq_err *e, char *msg, size_t cap)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) return GQ_ERR_NOMEM;
+    if (*e != GQ_OK)
+        fputs(msg, f);
+    else
+        for (size_t r = 1; r < rows->nrows; r++)
+            for (size_t c = 0; c < rows->ncols; c++)
+                fprintf(f, "%s%c", table_cell(rows, r, c), c + 1 < rows->ncols ? '\t' : '\0');
+    if (fclose(f) != 0) return free(text), GQ_ERR_NOMEM;
+    const int R = comm->size;
+    const double mine[2] = {(double)*e, (double)len};
+    double *all = calloc(2 * (size_t)R, sizeof *all);
+    comm_msg *msgs = calloc((size_t)R, sizeof *msgs);
+    char **bufs = calloc((size_t)R, sizeof *bufs);
+    gq_err ge = all && msgs && bufs ? comm->allgather_doubles(comm, mine, 2, all) : GQ_ERR_NOMEM;
+    int nrecv = 0;
+    for (int r = 1; ge == GQ_OK && comm->rank == 0 && r < R; r++) {
+        bufs[r] = malloc((size_t)all[2 * r + 1] + 1);
+        if (!bufs[r]) ge = GQ_ERR_NOMEM;
+        msgs[nrecv++] = (comm_msg){r, bufs[r], (size_t)all[2 * r + 1]};
+    }
+    comm_msg send = {0, text, len};
+    if (ge == GQ_OK)
+        ge = comm->rank == 0 ? comm->exchange(comm, NULL, 0, msgs, nrecv) : comm->exchange(comm, &send, 1, NULL, 0);
+    for (int r = 1; ge == GQ_OK && comm->rank == 0 && r < R && *e == GQ_OK; r++) {
+        const size_t n = msgs[r - 1].len;
+        bufs[r][n] = '\0';
+        if (all[2 * r] != GQ_OK) { /* the first failing row is in the first failing rank's block */
+            *e = (gq_err)all[2 * r];
+            snprintf(msg, cap, "%s", bufs[r]);
+            break;
+        }
+        for (size_t at = 0; at < n; at += strlen(bufs[r] + at) + 1) table_row(rows, "%s", bufs[r] + at);
+    }
+    for (int r = 0; r < R && bufs; r++) free(bufs[r]);
+    free(bufs), free(msgs), free(all), free(text);
+    return ge;
+}
+
+static int cmd_sweep(int argc, char **argv)
+{
+    cli_args a = {0};
+    cli_sim_defaults(&a);
+    if (cli_parse_command(C_SWEEP, argc, argv, &a)) return EXIT_USAGE;
+    unsigned char *text;
+    size_t size;
+    if (cli_read_file(a.grid, &text, &size) != 0) return 1;
+    measured_set grid;
+    char msg[1024];
+    gq_err e = measured_parse_grid((const char *)text, size, a.grid, &grid, msg, sizeof msg);
+    free(text);
+    if (e != GQ_OK) return cli_error("%s", e == GQ_ERR_NOMEM ? "out of memory" : msg), 1;
+    const sim_request q = cli_request_of(&a);
+    train_comm comm = {0};
+    char cmsg[256];
+    if (under_mpirun() && comm_mpi_open(&comm, cmsg, sizeof cmsg) != GQ_OK)
+        return measured_free(&grid), cli_error("sweep: %s", cmsg), 1;
+    const int ranks = comm.size > 1 ? comm.size : 1, rank = comm.size > 1 ? comm.rank : 0;
+    size_t *bounds = gq_xcalloc((size_t)ranks + 1, sizeof *bounds);
+    sim_grid_blocks(&grid, &q, ranks, bounds); /* the same blocks on every rank: a function of the grid alone */
+    gq_table rows = {0};
+    char where[64] = "sweep";
+    if (ranks > 1) snprintf(where, sizeof where, "sweep, rank 0's block");
+    e = sim_grid(&grid, a.grid, &q, bounds[rank], bounds[rank + 1], &rows, rank == 0 ? sweep_progress : NULL, where,
+                 msg, sizeof msg);
+    if (ranks > 1) {
+        const gq_err ge = sweep_gather(&comm, &rows, &e, msg, sizeof msg);
+        if (ge != GQ_OK && e == GQ_OK) e = ge, snprintf(msg, sizeof msg, "sweep: gathering the rows failed");
+    }
+    int rc = 0;
+    if (rank == 0) {
+        cli_progress(0, "%s", "");
+        if (e != GQ_OK)
+            cli_error("%s", e == GQ_ERR_NOMEM ? "out of memory" : msg), rc = cli_exit_of(e);
+        else
+            table_print(&rows, (cli_format)a.format);
+    } else if (e != GQ_OK)
+        rc = cli_exit_of(e);
+    table_free(&rows);
+    free(bounds);
+    measured_free(&grid);
+    if (comm.size > 1) comm_mpi_close(&comm);
+    return rc;
+}
+
+#define SWEEP_DETAILS                                                                                                  \
+    "Predicts every row of a grid: a CSV file in validate's columns (see 'gqsim help validate'), of which model,\n"    \
+    "gpus and platform (or machine, with gpu) are required; an empty gpu, batch or sync is the platform's GPU,\n"      \
+    "the model's batch and ps-sharded, an empty quant fp32, and a run parameter's column overrides its option for\n"   \
+    "that row. Each row gives simulate's columns, after its line in the file. Started by mpirun with R > 1 ranks,\n"   \
+    "the rows are cut into R contiguous blocks of about equal estimated cost, each rank runs its block and rank 0\n"   \
+    "prints them all: the same bytes as one process. The first row that fails stops the sweep with its FILE:LINE.\n"   \
+    "Example: mpirun -np 2 gqsim sweep --grid grid.csv --format csv\n"
 
 #define ADVISE_DETAILS                                                                                                 \
     "Searches every combination of: the quantizers (--quant, repeatable; default fp32, fp16, terngrad, qsgd-5,\n"      \
@@ -679,7 +891,9 @@ static int cmd_advise(int argc, char **argv)
     "holds its axis at that value (--sync ring searches rings only). Every combination is screened with the\n"         \
     "analytic engine; the best K (--top) are simulated again with --engine (SimGrid by default) and printed in\n"      \
     "that order, with their speedup over the best fp32 configuration, itself simulated again. Combinations the\n"      \
-    "simulator refuses are skipped. One line says why the winner wins.\n"                                              \
+    "simulator refuses are skipped. One line says why the winner wins. Several --platform and --gpus are searched\n"   \
+    "one by one (GPU counts outer); in a table, each count ends with the platforms' winners side by side. --plot\n"    \
+    "draws every printed row's speedup over its search's fp32.\n"                                                      \
     "Example: gqsim advise --model alexnet --platform terngrad-ethernet --gpus 16\n"
 
 const cli_command SIM_CMDS[] = {
@@ -692,5 +906,9 @@ const cli_command SIM_CMDS[] = {
     {"advise", cmd_advise, C_ADVISE, NULL,
      "the fastest way to train a model on a cluster: every quantizer, scheme, fusion and codec placement searched",
      ADVISE_DETAILS},
+    {"sweep", cmd_sweep, C_SWEEP, NULL, "predictions for every row of a grid of configurations, spread over MPI ranks",
+     SWEEP_DETAILS},
+    {"sweep", cmd_sweep, C_SWEEP, NULL, "predictions for every row of a grid of configurations, spread over MPI ranks",
+     SWEEP_DETAILS},
     {NULL, NULL, 0, NULL, NULL, NULL},
 };

@@ -192,7 +192,7 @@ void cli_print_sub(FILE *out, const char *group, const cli_command *c)
     fprintf(out, "\n%s.\n\noptions:\n", c->summary);
     cli_options_help(out, c->id);
     if (c->details) fprintf(out, "\n%s", c->details);
-    if (c->id == C_VALIDATE) cli_run_param_columns_help(out);
+    if (c->id == C_VALIDATE || c->id == C_SWEEP) cli_run_param_columns_help(out);
 }
 
 int cli_dispatch(const char *group, const cli_command *cmds, int argc, char **argv)

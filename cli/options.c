@@ -22,7 +22,7 @@
 #define FORMATS                                                                                                        \
     (B(C_QUANT_LIST) | B(C_QUANT_BENCH) | B(C_QUANT_SWEEP) | B(C_QUANT_COSTS) | B(C_MODELS_LIST) | B(C_MODELS_SHOW) |  \
      B(C_MODELS_COMPUTE) | B(C_GPUS_LIST) | B(C_GPUS_FIT) | B(C_PLATFORMS_LIST) | B(C_PLATFORMS_SHOW) |                \
-     B(C_PLATFORMS_CALIBRATE) | SIMS | B(C_TRAIN))
+     B(C_PLATFORMS_CALIBRATE) | SIMS | B(C_TRAIN) | B(C_SWEEP))
 #define CODECS (B(C_QUANT_ENCODE) | B(C_QUANT_ROUNDTRIP))
 
 typedef enum {
@@ -119,11 +119,21 @@ static const cli_option OPTIONS[] = {
      .meta = "P",
      .type = T_STR,
      .field = F(platform),
-     .cmds = SIMS | B(C_TRAIN),
-     .required = B(C_SIMULATE) | B(C_SPEEDUP) | B(C_TTA) | B(C_ADVISE),
+     .cmds = (SIMS & ~B(C_ADVISE)) | B(C_TRAIN),
+     .required = B(C_SIMULATE) | B(C_SPEEDUP) | B(C_TTA),
      .check = CHK_PLATFORM,
      .help = "a built-in cluster ('gqsim platforms list'), cluster:gpus-per-node=G,gpu=NAME,intra=K,inter=K[,...], "
              "or a SimGrid XML file ('gqsim platforms xml NAME > my.xml')"},
+    {.name = "--platform",
+     .meta = "P",
+     .type = T_STRS,
+     .field = F(platforms),
+     .count = F(nplatforms),
+     .cap = MAX_PLATFORMS,
+     .cmds = B(C_ADVISE),
+     .required = B(C_ADVISE),
+     .check = CHK_PLATFORM,
+     .help = "a cluster as simulate takes it; repeatable: each searched on its own, their best compared"},
     {.name = "--gpus",
      .meta = "N",
      .type = T_U64S,
@@ -195,7 +205,7 @@ static const cli_option OPTIONS[] = {
      .meta = "FILE.csv",
      .type = T_STR,
      .field = F(gpu_file),
-     .cmds = SIMS | B(C_MODELS_COMPUTE),
+     .cmds = SIMS | B(C_MODELS_COMPUTE) | B(C_SWEEP),
      .help = "more GPUs: rows gpu,peak_fp32_tflops,mem_bw_gbs,source"},
     {.name = "--batch",
      .meta = "B",
@@ -237,7 +247,7 @@ static const cli_option OPTIONS[] = {
      .meta = "FIG.png|FIG.svg",
      .type = T_STR,
      .field = F(plot),
-     .cmds = B(C_SPEEDUP) | B(C_VALIDATE) | B(C_QUANT_SWEEP) | B(C_TRAIN) | B(C_TTA),
+     .cmds = B(C_SPEEDUP) | B(C_VALIDATE) | B(C_QUANT_SWEEP) | B(C_TRAIN) | B(C_TTA) | B(C_ADVISE),
      .check = CHK_PLOT,
      .help = "a figure, with its gnuplot script (.gp) and data (.dat) beside it"},
     {.name = "--out",
@@ -254,6 +264,13 @@ static const cli_option OPTIONS[] = {
      .cmds = B(C_REPORT),
      .check = CHK_DIR,
      .help = "the same as --out (as the other commands name their output)"},
+    {.name = "--grid",
+     .meta = "FILE.csv",
+     .type = T_STR,
+     .field = F(grid),
+     .cmds = B(C_SWEEP),
+     .required = B(C_SWEEP),
+     .help = "configurations, a row each, in validate's columns (model, platform, gpus required; measured ones not)"},
     {.name = "--measured",
      .meta = "FILE.csv",
      .type = T_STR,
@@ -601,7 +618,7 @@ static unsigned long param_cmds(const run_param *p)
         {"--codec-on", B(C_QUANT_COSTS)},
         {"--codec-costs", B(C_QUANT_COSTS)},
     };
-    unsigned long c = (p->scope & RP_SIM ? SIMS : 0) | (p->scope & RP_TRAIN ? B(C_TRAIN) | B(C_TTA) : 0);
+    unsigned long c = (p->scope & RP_SIM ? SIMS | B(C_SWEEP) : 0) | (p->scope & RP_TRAIN ? B(C_TRAIN) | B(C_TTA) : 0);
     for (size_t i = 0; i < sizeof ALSO / sizeof ALSO[0]; i++)
         if (strcmp(ALSO[i].flag, p->flag) == 0) c |= ALSO[i].cmds;
     return c;

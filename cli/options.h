@@ -41,11 +41,13 @@ typedef enum {
     C_TRAIN,
     C_TTA,
     C_ADVISE,
+    C_SWEEP,
     C_COUNT_
 } cli_cmd;
 
 #define MAX_QUANTS 16
 #define MAX_GPU_COUNTS 32
+#define MAX_PLATFORMS 8
 
 /* The values of every option; a command reads the ones it takes. Set the
  * defaults before parsing: the parser overwrites what is given. */
@@ -53,9 +55,11 @@ typedef struct {
     const char *positional; /* a command's one operand (models show MODEL, platforms show NAME), or NULL */
     const char *versus;     /* train: the quantizer the others are paired with, seed by seed */
     const char *model, *platform, *gpu, *gpu_file, *plot, *out, *output, *measured, *input, *data, *dump_grads,
-        *accuracy_curve, *measured_out, *timings_out, *pingpong;
+        *accuracy_curve, *grid, *measured_out, *timings_out, *pingpong;
     const char *quant[MAX_QUANTS];
     size_t nquant;
+    const char *platforms[MAX_PLATFORMS]; /* advise: every --platform, searched one after the other */
+    size_t nplatforms;
     const char *dist[8];
     size_t ndist;
     uint64_t gpus[MAX_GPU_COUNTS], bucket[32], levels[8], workers[16], dump_at[64], seeds[16];

@@ -93,6 +93,17 @@ const char *table_cell(const gq_table *t, size_t r, size_t c)
     return r < t->nrows && c < t->ncols ? t->cells[r * t->ncols + c] : "";
 }
 
+void table_copy_row(gq_table *dst, const gq_table *src, size_t r)
+{
+    if (dst->ncols == 0) table_init(dst, (const char *const *)src->cells, src->ncols), dst->key_cols = src->key_cols;
+    if ((dst->nrows + 1) * dst->ncols > dst->cap) {
+        dst->cap = 2 * (dst->nrows + 1) * dst->ncols;
+        dst->cells = gq_xrealloc(dst->cells, dst->cap * sizeof *dst->cells);
+    }
+    for (size_t c = 0; c < dst->ncols; c++) dst->cells[dst->nrows * dst->ncols + c] = stored(table_cell(src, r, c));
+    dst->nrows++;
+}
+
 int table_column(const gq_table *t, const char *name)
 {
     for (size_t c = 0; c < t->ncols; c++)

@@ -24,6 +24,8 @@ void table_init(gq_table *t, const char *const *header, size_t ncols);
 void table_row(gq_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Cell (row r >= 1 is data, 0 the header; c the column), or "" out of range. */
 const char *table_cell(const gq_table *t, size_t r, size_t c);
+/* Appends src's row r (>= 1) to dst, initialised with src's header (and key columns) where it is empty. */
+void table_copy_row(gq_table *dst, const gq_table *src, size_t r);
 /* Index of a column by name, or -1. */
 int table_column(const gq_table *t, const char *name);
 void table_free(gq_table *t);

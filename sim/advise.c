@@ -33,6 +33,7 @@ const double ADVISE_FP32_BELOW[] = {0, 16384};
 const size_t ADVISE_NFP32_BELOW = sizeof ADVISE_FP32_BELOW / sizeof ADVISE_FP32_BELOW[0];
 
 const char *const ADVISE_COLUMNS[] = {"rank",
+                                      "platform",
                                       "gpus",
                                       "quant",
                                       "sync",
@@ -192,11 +193,7 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
             /* fp32 has no codec and no tensor to keep in fp32: one setting of those is enough */
             if (p.id == QZ_FP32 && ((nst > 1 && st[i].codec_on != CODEC_ON_GPU) || st[i].fp32_below != 0)) continue;
             if (a->curves && iters[k] <= 0) continue; /* no curve, or it never reaches the target */
-            if (a->progress) {
-                char what[300];
-                snprintf(what, sizeof what, "advise: screening %zu of %zu settings", i + 1, nst);
-                a->progress(a->progress_ctx, what);
-            }
+            if (a->progress) a->progress(a->progress_ctx, "screening", i * nq + k, nst * nq);
             sim_outcome o;
             e = scenario_run(&s, quants[k], a->gpus, &o, skip, sizeof skip);
             if (e == GQ_ERR_USAGE) continue;
@@ -267,12 +264,7 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
     for (size_t f = 0; f < nf && e == GQ_OK; f++) {
         const candidate *x = &c[pick[f]];
         const int here = owner[f] == (ranks > 1 ? a->rank : 0);
-        if (here && a->progress) {
-            char what[300];
-            snprintf(what, sizeof what, "advise: %s, finalist %zu of %zu%s", sim_engine_name(base->engine), ++done, own,
-                     ranks > 1 ? " on this rank" : "");
-            a->progress(a->progress_ctx, what);
-        }
+        if (here && a->progress) a->progress(a->progress_ctx, sim_engine_name(base->engine), done++, own);
         e = run_one(base, &st[x->setting], quants[x->quant], a->gpus, here ? base->engine : ENGINE_ANALYTIC, &fin[f],
                     msg, cap);
         if (e == GQ_ERR_USAGE)
@@ -318,7 +310,7 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
         e = gq_fail(GQ_ERR_PARAM, msg, cap, "advise: %s ran none of the finalists", sim_engine_name(base->engine));
     if (counts) counts->screened = n, counts->finalists = nf;
     if (e == GQ_OK) {
-        if (rows->ncols == 0) table_init(rows, ADVISE_COLUMNS, ADVISE_NCOLUMNS), rows->key_cols = 4;
+        if (rows->ncols == 0) table_init(rows, ADVISE_COLUMNS, ADVISE_NCOLUMNS), rows->key_cols = 5;
         for (size_t r = 0; r < K; r++) {
             const candidate *x = &c[pick[order[r]]];
             const setting *s = &st[x->setting];
@@ -332,9 +324,9 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
                 table_real(to_target[1], sizeof to_target[1], final_rank[order[r]]);
             }
             table_row(rows,
-                      "%zu\t%d\t%s\t%s\t%.0f\t" TABLE_REAL "\t%.0f\t%s\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
+                      "%zu\t%s\t%d\t%s\t%s\t%.0f\t" TABLE_REAL "\t%.0f\t%s\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
                       "\t%.0f\t" TABLE_REAL "\t" TABLE_REAL "\t%s\t%s\t%s\t%s",
-                      r + 1, a->gpus, o->quant, sync, s->fusion_bytes, s->fusion_cycle_s, s->fp32_below,
+                      r + 1, base->platform, a->gpus, o->quant, sync, s->fusion_bytes, s->fusion_cycle_s, s->fp32_below,
                       codec_device_name(s->codec_on), o->r.iteration_s, o->images_per_s,
                       base_o.images_per_s > 0 ? o->images_per_s / base_o.images_per_s : NAN, o->r.bytes_up, codec,
                       x->screened_s / (a->curves ? iters[x->quant] : 1), to_target[0], to_target[1],

@@ -34,14 +34,16 @@ typedef struct {
     int rank, ranks;
     gq_err (*gather)(void *ctx, const double *mine, int n, double *all);
     void *gather_ctx;
-    sim_progress progress;
+    /* told before each run this process makes: the phase ("screening", or the finalists' engine), how many of the
+     * phase's runs are done and how many it has (for a progress line with an ETA; NULL: none) */
+    sim_progress_n progress;
     void *progress_ctx;
 } advise_request;
 
-/* The columns of advise's rows: rank, then the configuration, its predicted time, throughput, speedup over the
- * best fp32 configuration found (simulated with the same engine), bytes, the codec's share, the screening's time,
- * with curves the iterations and time to the target accuracy (empty without), the engine of the final prediction
- * and where the codec's costs come from. */
+/* The columns of advise's rows: rank, the platform (the request's), then the configuration, its predicted time,
+ * throughput, speedup over the best fp32 configuration found (simulated with the same engine), bytes, the codec's
+ * share, the screening's time, with curves the iterations and time to the target accuracy (empty without), the engine
+ * of the final prediction and where the codec's costs come from. */
 extern const char *const ADVISE_COLUMNS[];
 extern const size_t ADVISE_NCOLUMNS;
 

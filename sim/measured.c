@@ -73,7 +73,7 @@ static const char *misspelled(const char *field)
     return gq_suggest(field, known, n);
 }
 
-gq_err measured_parse(const char *text, size_t len, const char *file, measured_set *s, char *msg, size_t cap)
+static gq_err parse(const char *text, size_t len, const char *file, int grid, measured_set *s, char *msg, size_t cap)
 {
     memset(s, 0, sizeof *s);
     gq_csv *h = malloc(sizeof *h), *r = malloc(sizeof *r);
@@ -108,7 +108,11 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
             goto out;
         }
     }
-    if (cm < 0 || cg < 0 || cb < 0 || cn < 0 || ci < 0 || (cp < 0 && cmach < 0)) {
+    if (grid && (cm < 0 || cn < 0 || (cp < 0 && cmach < 0) || (cmach >= 0 && cg < 0))) {
+        e = fail(s, msg, cap, file, 1, "needs columns model, gpus and platform (or machine, with gpu)");
+        goto out;
+    }
+    if (!grid && (cm < 0 || cg < 0 || cb < 0 || cn < 0 || ci < 0 || (cp < 0 && cmach < 0))) {
         e = fail(s, msg, cap, file, 1,
                  "needs columns model, gpu, batch (or batch_per_gpu), gpus, images_per_s and platform (or "
                  "machine)");
@@ -149,7 +153,7 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
             e = fail(s, msg, cap, file, line, "model '%.100s' is empty or too long", r->field[cm]);
             goto out;
         }
-        if (copy(row->gpu, sizeof row->gpu, r->field[cg]) ||
+        if ((cg >= 0 && copy(row->gpu, sizeof row->gpu, r->field[cg])) ||
             (cp >= 0 && copy(row->platform, sizeof row->platform, r->field[cp])) ||
             (cmach >= 0 && copy(row->machine, sizeof row->machine, r->field[cmach])) ||
             (cint >= 0 && copy(row->interconnect, sizeof row->interconnect, r->field[cint])) ||
@@ -163,7 +167,8 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
             e = fail(s, msg, cap, file, line, "needs a platform or a machine");
             goto out;
         }
-        if (parse_count(f = r->field[cb], 1, MEASURED_MAX_BATCH, &row->batch)) {
+        if (!(grid && (cb < 0 || !*r->field[cb])) &&
+            parse_count(f = r->field[cb], 1, MEASURED_MAX_BATCH, &row->batch)) {
             e = fail(s, msg, cap, file, line, "batch '%.40s' must be an integer in 1..%d", f, MEASURED_MAX_BATCH);
             goto out;
         }
@@ -171,7 +176,7 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
             e = fail(s, msg, cap, file, line, "gpus '%.40s' must be an integer in 1..%d", f, MEASURED_MAX_GPUS);
             goto out;
         }
-        if (parse_real(f = r->field[ci], 0, 1, 1e9, &row->images_per_s)) {
+        if (!(grid && (ci < 0 || !*r->field[ci])) && parse_real(f = r->field[ci], 0, 1, 1e9, &row->images_per_s)) {
             e = fail(s, msg, cap, file, line, "images_per_s '%.40s' must be a number in (0, 1e9]", f);
             goto out;
         }
@@ -187,10 +192,20 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
         }
         s->n++;
     }
-    if (s->n == 0) e = fail(s, msg, cap, file, r->line > 2 ? r->line - 1 : 1, "no measured rows");
+    if (s->n == 0) e = fail(s, msg, cap, file, r->line > 2 ? r->line - 1 : 1, grid ? "no rows" : "no measured rows");
 out:
     free(h), free(r);
     return e;
+}
+
+gq_err measured_parse(const char *text, size_t len, const char *file, measured_set *s, char *msg, size_t cap)
+{
+    return parse(text, len, file, 0, s, msg, cap);
+}
+
+gq_err measured_parse_grid(const char *text, size_t len, const char *file, measured_set *s, char *msg, size_t cap)
+{
+    return parse(text, len, file, 1, s, msg, cap);
 }
 
 void measured_free(measured_set *s)

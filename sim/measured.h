@@ -42,6 +42,10 @@ typedef struct {
  * "FILE:LINE: reason" into msg and leaves s empty. @return GQ_OK,
  * GQ_ERR_SPEC or GQ_ERR_NOMEM. */
 gq_err measured_parse(const char *text, size_t len, const char *file, measured_set *s, char *msg, size_t cap);
+/* A grid of configurations for `gqsim sweep`: the same columns, but only model, gpus and platform (or machine,
+ * with gpu) are required; an empty or absent gpu, batch or images_per_s is the platform's GPU, the model's batch,
+ * none (0). */
+gq_err measured_parse_grid(const char *text, size_t len, const char *file, measured_set *s, char *msg, size_t cap);
 void measured_free(measured_set *s);
 
 #endif

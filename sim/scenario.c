@@ -396,6 +396,35 @@ static int row_sync(const char *s, sync_kind *k, int *on_cpu)
     return -1;
 }
 
+/* A row's request: its columns over base's options (its platform in platform[], its quantizer's spec in *quant). */
+static gq_err row_request(const measured_row *row, const char *file, const sim_request *base, sim_request *q,
+                          char *platform, size_t platform_cap, const char **quant, char *msg, size_t cap)
+{
+    *q = *base;
+    char why[1024];
+    if (row_sync(row->sync, &q->sync, &q->ps_on_cpu))
+        return gq_fail(
+            GQ_ERR_SPEC, msg, cap,
+            "%s:%d: sync '%s' is not ps, ps-sharded, ps-flat, ring, hierarchical, allgather, parameter_server(...) "
+            "or replicated(...)",
+            file, row->line, row->sync);
+    *quant = row->quant[0] ? row->quant : "fp32";
+    qz_params qp;
+    if (qz_parse_spec(*quant, &qp, why, sizeof why) != GQ_OK)
+        return gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: quant '%s': %s", file, row->line, *quant, why);
+    row_platform(platform, platform_cap, row);
+    for (size_t k = 0; k < RUN_PARAM_COUNT; k++) { /* the row's run parameters over the base's */
+        const int col = run_param_column(&RUN_PARAMS[k]);
+        if (col >= 0 && row->param[col][0] && run_param_set(&RUN_PARAMS[k], q, row->param[col], why, sizeof why))
+            return gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: %s", file, row->line, why);
+    }
+    q->model = row->model;
+    q->platform = platform;
+    if (row->gpu[0]) q->gpu = row->gpu; /* a grid may leave them to the platform and the model */
+    if (row->batch) q->batch = (int)row->batch;
+    return GQ_OK;
+}
+
 tta_result tta_reach(const double *acc, size_t nseeds, size_t stride, size_t epochs, double target,
                      double iterations_per_epoch)
 {
@@ -473,33 +502,11 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
     char why[1024];
     for (size_t i = 0; i < ms->n && e == GQ_OK; i++) {
         const measured_row *row = &ms->rows[i];
-        sim_request q = *base;
-        if (row_sync(row->sync, &q.sync, &q.ps_on_cpu)) {
-            e = gq_fail(
-                GQ_ERR_SPEC, msg, cap,
-                "%s:%d: sync '%s' is not ps, ps-sharded, ps-flat, ring, hierarchical, allgather, parameter_server(...) "
-                "or replicated(...)",
-                file, row->line, row->sync);
-            break;
-        }
-        const char *quant = row->quant[0] ? row->quant : "fp32";
-        qz_params qp;
-        if (qz_parse_spec(quant, &qp, why, sizeof why) != GQ_OK) {
-            e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: quant '%s': %s", file, row->line, quant, why);
-            break;
-        }
+        sim_request q;
         char platform[1024];
-        row_platform(platform, sizeof platform, row);
-        for (size_t k = 0; k < RUN_PARAM_COUNT && e == GQ_OK; k++) { /* the row's run parameters over the base's */
-            const int col = run_param_column(&RUN_PARAMS[k]);
-            if (col >= 0 && row->param[col][0] && run_param_set(&RUN_PARAMS[k], &q, row->param[col], why, sizeof why))
-                e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: %s", file, row->line, why);
-        }
-        if (e != GQ_OK) break;
-        q.model = row->model;
-        q.platform = platform;
-        q.gpu = row->gpu;
-        q.batch = (int)row->batch;
+        const char *quant;
+        if ((e = row_request(row, file, base, &q, platform, sizeof platform, &quant, msg, cap)) != GQ_OK) break;
+        q.gpu = row->gpu, q.batch = (int)row->batch; /* measured: both named */
         tell(progress, ctx, row->model, platform, quant, (int)row->gpus);
         sim_scenario s;
         sim_outcome o;
@@ -528,4 +535,74 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
     if (scored_rows) *scored_rows = scored;
     free(ape);
     return e;
+}
+
+/* ---- a grid of configurations ------------------------------------------------------------------------- */
+
+gq_err sim_grid(const measured_set *grid, const char *file, const sim_request *base, size_t lo, size_t hi,
+                gq_table *rows, sim_progress_n progress, void *ctx, char *msg, size_t cap)
+{
+    if (rows->ncols == 0) {
+        const char *h[1 + sizeof SIM_COLUMNS / sizeof SIM_COLUMNS[0]] = {"line"};
+        memcpy(h + 1, SIM_COLUMNS, sizeof SIM_COLUMNS);
+        table_init(rows, h, 1 + SIM_NCOLUMNS);
+        rows->key_cols = 1 + SIM_KEY_COLUMNS;
+    }
+    char why[1024];
+    for (size_t i = lo; i < hi && i < grid->n; i++) {
+        const measured_row *row = &grid->rows[i];
+        sim_request q;
+        char platform[1024];
+        const char *quant;
+        gq_err e = row_request(row, file, base, &q, platform, sizeof platform, &quant, msg, cap);
+        if (e != GQ_OK) return e;
+        if (progress) progress(ctx, "sweep", i - lo, hi - lo);
+        sim_scenario s;
+        sim_outcome o;
+        e = scenario_open(&s, &q, why, sizeof why);
+        if (e == GQ_OK) e = scenario_run(&s, quant, (int)row->gpus, &o, why, sizeof why);
+        if (e != GQ_OK) {
+            scenario_close(&s);
+            return gq_fail(e, msg, cap, "%s:%d: %s", file, row->line, why);
+        }
+        gq_table one = {0};
+        table_init(&one, SIM_COLUMNS, SIM_NCOLUMNS);
+        scenario_row(&one, &s, &o);
+        char line[4096];
+        size_t n = (size_t)snprintf(line, sizeof line, "%d", row->line);
+        for (size_t c = 0; c < SIM_NCOLUMNS && n < sizeof line; c++)
+            n += (size_t)snprintf(line + n, sizeof line - n, "\t%s", table_cell(&one, 1, c));
+        table_row(rows, "%s", line);
+        table_free(&one);
+        scenario_close(&s);
+    }
+    return GQ_OK;
+}
+
+double sim_grid_cost_s(const measured_row *row, const sim_request *base)
+{
+    if (base->engine == ENGINE_ANALYTIC) return 0.001;
+    sim_request q;
+    char platform[1024], msg[256];
+    const char *quant;
+    cluster_spec cl;
+    if (row_request(row, "", base, &q, platform, sizeof platform, &quant, msg, sizeof msg) != GQ_OK ||
+        cluster_parse(platform, &cl, msg, sizeof msg) != GQ_OK)
+        return 1; /* a platform file, or a row that will fail: a second */
+    return sim_simgrid_cost_s(&cl, q.sync, (int)row->gpus, q.iterations);
+}
+
+void sim_grid_blocks(const measured_set *grid, const sim_request *base, int ranks, size_t *bounds)
+{
+    double total = 0, *cost = malloc((grid->n + 1) * sizeof *cost);
+    for (size_t i = 0; i < grid->n; i++) total += cost ? (cost[i] = sim_grid_cost_s(&grid->rows[i], base)) : 1;
+    bounds[0] = 0;
+    double sum = 0;
+    size_t i = 0;
+    for (int r = 1; r < ranks; r++) { /* block r-1 ends where the running cost first reaches r/ranks of the total */
+        while (i < grid->n && sum + (cost ? cost[i] : 1) / 2 < total * r / ranks) sum += cost ? cost[i] : 1, i++;
+        bounds[r] = i;
+    }
+    bounds[ranks] = grid->n;
+    free(cost);
 }

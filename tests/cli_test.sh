@@ -412,20 +412,76 @@ printf 'model,gpu,gpus\nalexnet,P100,1\n' > badmeas.csv
 "$GQ" validate --measured badmeas.csv 2> err.txt
 check "validate: missing columns named" grep -q 'badmeas.csv:1: needs columns' err.txt
 
+# ---- sweep: a grid of configurations, each as simulate predicts it ----------------------------
+cat > grid.csv <<'EOF2'
+model,platform,gpus,quant,sync,fusion,batch
+alexnet,terngrad-ethernet,8,terngrad,,,
+alexnet,terngrad-ethernet,16,fp32,ring,26214400,64
+vgg-a,terngrad-infiniband,32,"qsgd:levels=5",ps,,
+
+googlenet,"cluster:gpus-per-node=4,gpu=V100,intra=nvlink2,inter=ib-edr,nodes=2",8,powersgd:rank=2,ring,,
+EOF2
+"$GQ" sweep --grid grid.csv --engine analytic --format csv > sw.csv 2> err.txt
+{
+    "$GQ" simulate --engine analytic --format csv --model alexnet --platform terngrad-ethernet --gpus 8 --quant terngrad
+    "$GQ" simulate --engine analytic --format csv --model alexnet --platform terngrad-ethernet --gpus 16 --sync ring --fusion 26214400 --batch 64 | tail -n +2
+    "$GQ" simulate --engine analytic --format csv --model vgg-a --platform terngrad-infiniband --gpus 32 --quant qsgd:levels=5 --sync ps | tail -n +2
+    "$GQ" simulate --engine analytic --format csv --model googlenet --platform "cluster:gpus-per-node=4,gpu=V100,intra=nvlink2,inter=ib-edr,nodes=2" --gpus 8 --quant powersgd:rank=2 --sync ring | tail -n +2
+} > sim4.csv
+check "sweep: each grid row is simulate's row for the same options, after its line (2, 3, 4, 6)" \
+    sh -c "test \"\$(cut -d, -f1 sw.csv | tr '\n' ' ')\" = 'line 2 3 4 6 ' && sed 's/^[^,]*,//' sw.csv | cmp -s - sim4.csv"
+printf 'model,gpus\nalexnet,8\n' > badgrid.csv
+"$GQ" sweep --grid badgrid.csv 2> err.txt; rc=$?
+check "sweep: a grid without a platform, its columns named in one line" \
+    sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'badgrid.csv:1: needs columns model, gpus and platform' err.txt"
+printf 'model,platform,gpus\nalexnet,terngrad-ethernet,8\nalexnet,terngrad-ethernet,0\n' > badgrid.csv
+"$GQ" sweep --grid badgrid.csv > sw-bad.csv 2> err.txt; rc=$?
+check "sweep: a bad row names its line, nothing printed" \
+    sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'badgrid.csv:3: gpus' err.txt && test ! -s sw-bad.csv"
+printf 'model,platform,gpus,quant\nalexnet,terngrad-ethernet,8,fp32\nalexnet,nosuch,8,fp32\n' > badgrid.csv
+"$GQ" sweep --grid badgrid.csv --engine analytic > sw-bad.csv 2> err.txt; rc=$?
+check "sweep: a row that cannot be simulated stops it with FILE:LINE" \
+    sh -c "test $rc -ne 0 && test \$(wc -l < err.txt) -eq 1 && grep -q '^gqsim: badgrid.csv:3: ' err.txt && test ! -s sw-bad.csv"
+
 # ---- advise ----------------------------------------------------------------------------------
 "$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 8,16 --top 2 --engine analytic --format csv \
     > adv.csv 2> err.txt
-check "advise: one CSV table, 2 rows a GPU count" sh -c "test \$(head -1 adv.csv | cut -d, -f1-4) = rank,gpus,quant,sync \
-    && test \$(tail -n +2 adv.csv | wc -l) -eq 4 && test \$(cut -d, -f2 adv.csv | grep -cx 16) -eq 2"
+check "advise: one CSV table, 2 rows a GPU count" sh -c "test \$(head -1 adv.csv | cut -d, -f1-5) = rank,platform,gpus,quant,sync \
+    && test \$(tail -n +2 adv.csv | wc -l) -eq 4 && test \$(cut -d, -f3 adv.csv | grep -cx 16) -eq 2"
 # an option given holds its axis: --codec-on gpu and --sync ring put every row there
 "$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 8 --top 5 --engine analytic --sync ring \
     --codec-on gpu --quant fp32 --quant terngrad --quant powersgd:rank=2 --format csv > adv2.csv 2> err.txt
 check "advise --sync ring --codec-on gpu: every row a ring on the GPU" sh -c "test \$(tail -n +2 adv2.csv | wc -l) -eq 5 \
-    && test \$(tail -n +2 adv2.csv | cut -d, -f4 | sort -u) = ring && test \$(tail -n +2 adv2.csv | cut -d, -f8 | sort -u) = gpu"
+    && test \$(tail -n +2 adv2.csv | cut -d, -f5 | sort -u) = ring && test \$(tail -n +2 adv2.csv | cut -d, -f9 | sort -u) = gpu"
 "$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 8 --top 101 2> err.txt; rc=$?
 check "advise --top 101: usage error, one line" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1"
 "$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 8 --quant qsgd:levels=4 2> err.txt; rc=$?
 check "advise with a bad spec: one line naming it" sh -c "test $rc -ne 0 && test \$(wc -l < err.txt) -eq 1 && grep -q levels err.txt"
+
+# several platforms: each searched as on its own, GPU counts outer; in a table, their winners compared
+A1="--model alexnet --top 2 --engine analytic --quant fp32 --quant terngrad --quant topk:ratio=0.01 --format csv"
+# shellcheck disable=SC2086
+"$GQ" advise $A1 --platform terngrad-ethernet --platform terngrad-infiniband --gpus 8,16 > advp.csv 2> err.txt
+: > advq.csv
+for g in 8 16; do for p in terngrad-ethernet terngrad-infiniband; do
+    # shellcheck disable=SC2086
+    "$GQ" advise $A1 --platform $p --gpus $g | tail -n +2 >> advq.csv
+done; done
+check "advise with two platforms: the four single searches' rows, in order" \
+    sh -c "test \$(tail -n +2 advp.csv | wc -l) -eq 8 && tail -n +2 advp.csv | cmp -s - advq.csv"
+# shellcheck disable=SC2086
+"$GQ" advise $A1 --platform terngrad-ethernet --platform terngrad-infiniband --gpus 8 --format table > advp.txt 2> err.txt
+check "advise across platforms: the faster first, the other's ratio its images/s over the first's" \
+    perl -e 'open F, "advq.csv" or exit 1; my %ips; while (<F>) { s/"[^"]*"/Q/g; my @f = split /,/;
+        $ips{$f[1]} = $f[10] if $f[0] == 1 && $f[2] == 8 } open T, "advp.txt" or exit 1; my @l = grep /images\/s  /, <T>;
+        exit 1 unless @l == 2 && $l[0] =~ /^\s+terngrad-infiniband\s/ && $l[1] =~ /^\s+terngrad-ethernet\s.*\(([0-9.]+)x/;
+        exit($1 eq sprintf("%.2f", $ips{"terngrad-infiniband"} / $ips{"terngrad-ethernet"}) ? 0 : 1)'
+# shellcheck disable=SC2086
+"$GQ" advise $A1 --platform terngrad-ethernet --platform terngrad-infiniband --gpus 8 --plot advp.svg > /dev/null 2> err.txt
+check "advise --plot: a bar a row, coloured by search, with its script and data" \
+    sh -c "test -s advp.svg && test -s advp.gp && test \$(wc -l < advp.dat) -eq 4 && test \"\$(cut -d' ' -f3 advp.dat | tr '\n' ' ')\" = '0 0 1 1 '"
+"$GQ" advise --model alexnet --platform terngrad-ethernet --platform nosuch --gpus 8 2> err.txt; rc=$?
+check "advise with an unknown second platform: usage error, one line" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1"
 
 # time to accuracy: a curve where only fp32 and terngrad reach 0.8 (epochs 2 and 3); each row's time to it is
 # its iterations (epochs x floor(128000 / (16 x 128)) = 62 an epoch) times its iteration
@@ -434,8 +490,8 @@ printf 'quant,epoch,accuracy\nfp32,1,0.7\nfp32,2,0.81\nterngrad,1,0.6\nterngrad,
     --dataset-size 128000 --engine analytic --format csv > adv3.csv 2> err.txt
 check "advise to 0.8: fp32 in 124 iterations, terngrad in 186, each time = iterations x iteration, no signsgd" \
     perl -e 'open F, "adv3.csv" or exit 1; <F>; my $n = 0; while (<F>) { s/"[^"]*"/Q/g; my @f = split /,/;
-        my $want = $f[2] eq "fp32" ? 124 : 186; exit 1 if $f[2] =~ /signsgd/ || $f[14] != $want
-        || abs($f[15] - $f[14] * $f[8]) > 1e-9 * $f[15]; $n++ } exit($n == 5 ? 0 : 1)'
+        my $want = $f[3] eq "fp32" ? 124 : 186; exit 1 if $f[3] =~ /signsgd/ || $f[15] != $want
+        || abs($f[16] - $f[15] * $f[9]) > 1e-9 * $f[16]; $n++ } exit($n == 5 ? 0 : 1)'
 "$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 16 --target-accuracy 0.8 2> err.txt; rc=$?
 check "advise --target-accuracy without a curve: usage error, one line" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1"
 

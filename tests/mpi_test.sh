@@ -78,6 +78,30 @@ for np in 1 2 4; do
         sh -c "test -s adv1.txt && cmp -s adv1.txt adv$np-mpi.txt && cmp -s adv1.csv adv$np-mpi.csv"
 done
 
+# ---- sweep spread over ranks: contiguous blocks of rows, gathered on rank 0 in order, the same bytes --------
+cat > grid.csv <<'EOF2'
+model,platform,gpus,quant,sync
+alexnet,terngrad-ethernet,8,terngrad,
+alexnet,terngrad-ethernet,16,fp32,ring
+vgg-a,terngrad-infiniband,32,"qsgd:levels=5",ps
+googlenet,terngrad-infiniband,4,,
+alexnet,terngrad-infiniband,8,powersgd:rank=2,ring
+EOF2
+"$GQ" sweep --grid grid.csv --format csv > sw1.csv 2> /dev/null
+sed 's/^googlenet,terngrad-infiniband,4/googlenet,nosuch,4/' grid.csv > badgrid.csv
+"$GQ" sweep --grid badgrid.csv --format csv > /dev/null 2> swerr.txt
+for np in 1 2 4; do
+    mpirun --allow-run-as-root --oversubscribe -np "$np" --mca btl tcp,self --mca mpi_yield_when_idle 1 \
+        --mca rtc ^hwloc "$GQ" sweep --grid grid.csv --format csv > "sw$np-mpi.csv" 2> /dev/null
+    check "sweep under mpirun -np $np: the one-process CSV, byte for byte" \
+        sh -c "test \$(wc -l < sw1.csv) -eq 6 && cmp -s sw1.csv sw$np-mpi.csv"
+    mpirun --allow-run-as-root --oversubscribe -np "$np" --mca btl tcp,self --mca mpi_yield_when_idle 1 \
+        --mca rtc ^hwloc "$GQ" sweep --grid badgrid.csv --format csv > "swbad$np.csv" 2> "swerr$np.txt"; rc=$?
+    check "sweep under mpirun -np $np: a failing row (line 5) stops it with the one-process message, once" \
+        sh -c "test $rc -ne 0 && test ! -s swbad$np.csv && grep -q badgrid.csv:5 swerr.txt && \
+            test \$(grep -o 'gqsim: ' swerr$np.txt | wc -l) -eq 1 && grep -o 'gqsim: .*' swerr$np.txt | cmp -s - swerr.txt"
+done
+
 # ---- measured bytes: 2 (W - 1) / W x 4P per worker and iteration for fp32 (LeNet-5: P = 61,706) ----------
 for sync in ps ps-sharded ring; do
     # shellcheck disable=SC2086

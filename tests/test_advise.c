@@ -106,8 +106,70 @@ static void test_time_to_target(void)
     table_free(&t);
 }
 
+/* sweep's blocks: contiguous, covering every row once, each within half a row's cost of an even share (the cut
+ * falls where the running cost first passes r/R of the total, by half the row at the cut); the analytic engine's
+ * rows cost alike, so blocks differ by one row at most. And a row's prediction is simulate's. */
+static void test_grid_blocks(void)
+{
+    const char *grid_csv = "model,platform,gpus,sync\n"
+                           "alexnet,terngrad-ethernet,64,ring\n"
+                           "alexnet,terngrad-ethernet,2,ring\n"
+                           "alexnet,terngrad-ethernet,8,ps\n"
+                           "alexnet,terngrad-ethernet,128,allgather\n"
+                           "alexnet,terngrad-ethernet,4,\n"
+                           "alexnet,terngrad-ethernet,16,hierarchical\n"
+                           "alexnet,terngrad-ethernet,32,ring\n";
+    measured_set g;
+    char msg[1024];
+    CHECK(measured_parse_grid(grid_csv, strlen(grid_csv), "g.csv", &g, msg, sizeof msg) == GQ_OK && g.n == 7,
+          "a grid of 7 rows: %s", msg);
+    sim_request q = base();
+    for (int engine = 0; engine < 2; engine++) {
+        q.engine = engine ? ENGINE_SIMGRID : ENGINE_ANALYTIC;
+        double total = 0, most = 0;
+        for (size_t i = 0; i < g.n; i++) {
+            const double c = sim_grid_cost_s(&g.rows[i], &q);
+            total += c, most = c > most ? c : most;
+        }
+        for (int R = 1; R <= 4; R++) {
+            size_t bounds[5];
+            sim_grid_blocks(&g, &q, R, bounds);
+            int ok = bounds[0] == 0 && bounds[R] == g.n;
+            for (int r = 0; r < R; r++) {
+                double c = 0;
+                for (size_t i = bounds[r]; i < bounds[r + 1]; i++) c += sim_grid_cost_s(&g.rows[i], &q);
+                ok &= bounds[r] <= bounds[r + 1] &&
+                      fabs(c - total / R) <= most * (r == 0 || r == R - 1 ? 0.5 : 1) + 1e-12;
+                if (!engine)
+                    ok &= bounds[r + 1] - bounds[r] + 1 >= g.n / (size_t)R &&
+                          bounds[r + 1] - bounds[r] <= g.n / (size_t)R + 1;
+            }
+            CHECK(ok, "%s engine, %d ranks: blocks cover the rows in order, each near an even share of the cost",
+                  engine ? "simgrid" : "analytic", R);
+        }
+    }
+    q.engine = ENGINE_ANALYTIC;
+    gq_table t = {0};
+    CHECK(sim_grid(&g, "g.csv", &q, 1, 3, &t, NULL, NULL, msg, sizeof msg) == GQ_OK && t.nrows == 3 &&
+              strcmp(table_cell(&t, 1, 0), "3") == 0 && strcmp(table_cell(&t, 2, 0), "4") == 0,
+          "rows 1..2 of the grid: lines 3 and 4 (%zu rows): %s", t.nrows ? t.nrows - 1 : 0, msg);
+    sim_request r = q;
+    r.sync = SYNC_PS;
+    sim_scenario sc;
+    sim_outcome o;
+    CHECK(scenario_open(&sc, &r, msg, sizeof msg) == GQ_OK &&
+              scenario_run(&sc, "fp32", 8, &o, msg, sizeof msg) == GQ_OK &&
+              strtod(table_cell(&t, 2, (size_t)table_column(&t, "iteration_s")), NULL) == o.r.iteration_s,
+          "line 4's iteration is simulate's for alexnet, 8 GPUs, ps: %s vs %.17g",
+          table_cell(&t, 2, (size_t)table_column(&t, "iteration_s")), o.r.iteration_s);
+    scenario_close(&sc);
+    table_free(&t);
+    measured_free(&g);
+}
+
 int main(void)
 {
+    test_grid_blocks();
     test_time_to_target();
     test_misleading_screen();
     const sim_request q = base();
