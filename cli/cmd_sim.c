@@ -141,7 +141,20 @@ static int cmd_simulate(int argc, char **argv)
     sim_outcome o;
     char msg[1024];
     int rc = 1;
-    const gq_err ran = scenario_run(&s, a.nquant ? a.quant[0] : "fp32", (int)a.gpus[0], &o, msg, sizeof msg);
+    tensor_plan plan = {0};
+    if (a.plan) { /* each tensor's codec from the file, checked against the model */
+        unsigned char *text;
+        size_t size;
+        if (a.nquant)
+            return scenario_close(&s), cli_error("--plan gives every tensor's codec: no --quant with it"), EXIT_USAGE;
+        if (cli_read_file(a.plan, &text, &size) != 0) return scenario_close(&s), 1;
+        const gq_err pe = tensor_plan_parse((const char *)text, size, a.plan, s.model, &plan, msg, sizeof msg);
+        free(text);
+        if (pe != GQ_OK) return scenario_close(&s), cli_error("%s", msg), cli_exit_of(pe);
+    }
+    const gq_err ran = scenario_run_plan(&s, a.nquant ? a.quant[0] : "fp32", a.plan ? &plan : NULL, (int)a.gpus[0], &o,
+                                         msg, sizeof msg);
+    tensor_plan_free(&plan);
     if (ran == GQ_OK) {
         gq_table t;
         table_init(&t, SIM_COLUMNS, SIM_NCOLUMNS);
@@ -696,6 +709,44 @@ static int advise_plot(const char *path, const gq_table *rows, const char *model
     return rc;
 }
 
+/* --per-tensor: the winner's codec tensor by tensor, its plan written (rank 0) and summed up (in a table). */
+static int advise_per_tensor(const cli_args *a, const advise_counts *n, int gpus, int rank)
+{
+    tensor_plan plan;
+    advise_plan_result pr;
+    char msg[1024];
+    gq_err e = sim_advise_plan(&n->winner, n->winner_quant, gpus, &plan, &pr, rank == 0 ? advise_progress : NULL, "",
+                               msg, sizeof msg);
+    if (e != GQ_OK)
+        return rank == 0 ? (cli_progress(0, "%s", ""), cli_error("advise --per-tensor: %s", msg)) : 0, cli_exit_of(e);
+    int rc = 0;
+    if (rank == 0) {
+        gq_table t = {0};
+        gq_zoo z = {0};
+        const model_t *m = cli_zoo_load(&z, n->winner.gpu_file) == 0 ? cli_zoo_model(&z, n->winner.model) : NULL;
+        if (!m || tensor_plan_table(m, &plan, &t) != GQ_OK || table_write_csv(&t, a->per_tensor) != 0) rc = 1;
+        char what[512];
+        tensor_plan_describe(&plan, what, sizeof what);
+        FILE *out = a->format == FMT_TABLE ? stdout : stderr; /* CSV: stdout holds the one table */
+        cli_progress(0, "%s", "");
+        if (rc == 0) {
+            const sim_request *w = &n->winner;
+            fprintf(out,
+                    "%sPer tensor, from the winner (%s): %s, %.6g s an iteration (%s) where every tensor as it was "
+                    "takes %.6g s (%.3fx); %zu analytic runs over %zu pass%s. Plan: %s; simulate it with the options "
+                    "above and --plan %s --sync %s --fusion %.0f --fusion-cycle %g --codec-on %s\n",
+                    a->format == FMT_TABLE ? "\n" : "", n->winner_quant, what, pr.plan_s, sim_engine_name(w->engine),
+                    pr.start_s, pr.start_s / pr.plan_s, pr.evaluations, pr.passes, pr.passes == 1 ? "" : "es",
+                    a->per_tensor, a->per_tensor, sync_name(w->sync), w->fusion_bytes, w->fusion_cycle_s,
+                    codec_device_name(w->codec_on));
+        }
+        table_free(&t);
+        zoo_free(&z);
+    }
+    tensor_plan_free(&plan);
+    return rc;
+}
+
 static int cmd_advise(int argc, char **argv)
 {
     cli_args a = {0};
@@ -711,6 +762,9 @@ static int cmd_advise(int argc, char **argv)
     const double dataset = a.dataset_size ? (double)a.dataset_size : 1281167;
     const int ncurves = a.accuracy_curve ? cli_read_curves(a.accuracy_curve, dataset, curves, MAX_QUANTS * 4) : 0;
     if (ncurves < 0) return 1;
+    if (a.per_tensor && (a.nplatforms > 1 || a.ngpus > 1))
+        return cli_error("advise: --per-tensor plans one search's winner: give one --platform and one --gpus"),
+               EXIT_USAGE;
     train_comm comm = {0};
     char cmsg[256];
     if (under_mpirun() && comm_mpi_open(&comm, cmsg, sizeof cmsg) != GQ_OK) return cli_error("advise: %s", cmsg), 1;
@@ -741,7 +795,7 @@ static int cmd_advise(int argc, char **argv)
                                 .progress_ctx = where};
             gq_table t = {0}, *rows = a.format == FMT_TABLE ? &t : &all; /* CSV: one table for every search */
             char why[512], msg[1024];
-            advise_counts n = {0, 0};
+            advise_counts n = {0};
             const size_t before = rows->nrows;
             const gq_err e = sim_advise(&q, &r, rows, why, sizeof why, &n, msg, sizeof msg);
             if (e != GQ_OK) {
@@ -761,6 +815,7 @@ static int cmd_advise(int argc, char **argv)
                 table_print(&t, FMT_TABLE);
             }
             table_free(&t);
+            if (a.per_tensor) rc = advise_per_tensor(&a, &n, r.gpus, rank);
         }
         if (rc == 0 && rank == 0 && a.format == FMT_TABLE && a.nplatforms > 1)
             advise_across(&best, (int)a.gpus[g], a.accuracy_curve != NULL);

@@ -55,7 +55,7 @@ typedef struct {
     const char *positional; /* a command's one operand (models show MODEL, platforms show NAME), or NULL */
     const char *versus;     /* train: the quantizer the others are paired with, seed by seed */
     const char *model, *platform, *gpu, *gpu_file, *plot, *out, *output, *measured, *input, *data, *dump_grads,
-        *accuracy_curve, *grid, *measured_out, *timings_out, *pingpong;
+        *accuracy_curve, *grid, *per_tensor, *plan, *measured_out, *timings_out, *pingpong;
     const char *quant[MAX_QUANTS];
     size_t nquant;
     const char *platforms[MAX_PLATFORMS]; /* advise: every --platform, searched one after the other */

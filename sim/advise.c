@@ -308,7 +308,14 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
     while (e == GQ_OK && K > 0 && isinf(fin[order[K - 1]].r.iteration_s)) K--;
     if (e == GQ_OK && K == 0)
         e = gq_fail(GQ_ERR_PARAM, msg, cap, "advise: %s ran none of the finalists", sim_engine_name(base->engine));
-    if (counts) counts->screened = n, counts->finalists = nf;
+    if (counts) {
+        counts->screened = n, counts->finalists = nf;
+        if (e == GQ_OK && K > 0) {
+            const candidate *w = &c[pick[order[0]]];
+            counts->winner = request_of(base, &st[w->setting], base->engine);
+            snprintf(counts->winner_quant, sizeof counts->winner_quant, "%s", quants[w->quant]);
+        }
+    }
     if (e == GQ_OK) {
         if (rows->ncols == 0) table_init(rows, ADVISE_COLUMNS, ADVISE_NCOLUMNS), rows->key_cols = 5;
         for (size_t r = 0; r < K; r++) {
@@ -338,7 +345,13 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
         const double comm = base_o.r.iteration_s > 0 ? base_o.r.comm_exposed_s / base_o.r.iteration_s : 0;
         const double saved = base_o.r.bytes_up > 0 ? 1 - w->r.bytes_up / base_o.r.bytes_up : 0;
         const double codec = w->r.iteration_s > 0 ? (w->r.encode_s + w->r.decode_s) / w->r.iteration_s : 0;
-        if (wc->fp32 || base_o.images_per_s == 0)
+        if (!wc->fp32 && base_o.images_per_s == 0)
+            snprintf(why, why_cap,
+                     "no fp32 configuration was searched (--quant names none), so no speedup over it: %s (%s, codec "
+                     "on the %s) is the fastest of those given, %.4g s an iteration",
+                     w->quant, sync_name(st[wc->setting].sync), codec_device_name(st[wc->setting].codec_on),
+                     w->r.iteration_s);
+        else if (wc->fp32)
             snprintf(why, why_cap,
                      "fp32 wins: communication not hidden behind backward is %.0f%% of its iteration, too little for "
                      "a codec to repay",
@@ -358,5 +371,93 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
         }
     }
     free(c), free(iters), free(pick), free(fin), free(order), free(final_rank);
+    return e;
+}
+
+/* The plan's iteration on the open scenario. */
+static gq_err plan_time(sim_scenario *s, const tensor_plan *p, int gpus, double *t, size_t *evaluations, char *msg,
+                        size_t cap)
+{
+    sim_outcome o;
+    gq_err e = scenario_run_plan(s, NULL, p, gpus, &o, msg, cap);
+    if (e == GQ_OK) *t = o.r.iteration_s, ++*evaluations;
+    return e;
+}
+
+gq_err sim_advise_plan(const sim_request *q, const char *quant, int gpus, tensor_plan *plan, advise_plan_result *r,
+                       sim_progress_n progress, void *progress_ctx, char *msg, size_t cap)
+{
+    memset(r, 0, sizeof *r);
+    memset(plan, 0, sizeof *plan);
+    qz_params opt[3]; /* the choices, most accurate first */
+    size_t nopt = 0;
+    char why[512];
+    if (qz_parse_spec("fp32", &opt[nopt++], NULL, 0) != GQ_OK || qz_parse_spec("fp16", &opt[nopt++], NULL, 0) != GQ_OK)
+        return GQ_ERR_PARAM;
+    if (qz_parse_spec(quant, &opt[nopt], why, sizeof why) != GQ_OK)
+        return gq_fail(GQ_ERR_SPEC, msg, cap, "--quant '%s': %s", quant, why);
+    if (opt[nopt].id != QZ_FP32 && opt[nopt].id != QZ_FP16) nopt++;
+    sim_request aq = *q;
+    aq.engine = ENGINE_ANALYTIC;
+    sim_scenario s;
+    gq_err e = scenario_open(&s, &aq, msg, cap);
+    if (e != GQ_OK) return e;
+    /* the start: the configuration as it is, its fp32 tensors by its own policy */
+    xch_tensor *T = malloc((2 * s.model->nlayers + 1) * sizeof *T);
+    size_t *by_size = malloc((2 * s.model->nlayers + 1) * sizeof *by_size);
+    if (!T || !by_size) e = GQ_ERR_NOMEM;
+    size_t nt = 0;
+    if (e == GQ_OK) nt = xch_tensors(s.model, &opt[nopt - 1], &q->exchange, T);
+    if (e == GQ_OK) e = tensor_plan_init(plan, nt, &opt[nopt - 1]);
+    for (size_t k = 0; e == GQ_OK && k < nt; k++) {
+        if (!T[k].quantized) plan->quant[k] = opt[0];
+        by_size[k] = k;
+        for (size_t j = k; j > 0 && T[by_size[j - 1]].n < T[by_size[j]].n; j--) { /* largest first, stable */
+            size_t x = by_size[j];
+            by_size[j] = by_size[j - 1], by_size[j - 1] = x;
+        }
+    }
+    tensor_plan start = {0};
+    if (e == GQ_OK) e = tensor_plan_init(&start, nt, &opt[0]);
+    if (e == GQ_OK) memcpy(start.quant, plan->quant, nt * sizeof *plan->quant);
+    double now = 0;
+    if (e == GQ_OK) e = plan_time(&s, plan, gpus, &now, &r->evaluations, msg, cap);
+    r->start_screened_s = now;
+    for (int changed = 1; e == GQ_OK && changed && r->passes < ADVISE_PLAN_PASSES; r->passes++) {
+        changed = 0;
+        for (size_t i = 0; e == GQ_OK && i < nt; i++) {
+            const size_t k = by_size[i];
+            if (progress) progress(progress_ctx, "per tensor", r->passes * nt + i, ADVISE_PLAN_PASSES * nt);
+            const qz_params had = plan->quant[k];
+            size_t best = nopt, current = nopt;
+            double best_t = INFINITY;
+            for (size_t j = 0; e == GQ_OK && j < nopt; j++) {
+                if (memcmp(&opt[j], &had, sizeof had) == 0) { /* its time is the plan's now */
+                    current = j;
+                    if (now < best_t) best_t = now, best = j;
+                    continue;
+                }
+                plan->quant[k] = opt[j];
+                double t = 0;
+                e = plan_time(&s, plan, gpus, &t, &r->evaluations, msg, cap);
+                if (e == GQ_OK && t < best_t) best_t = t, best = j;
+            }
+            plan->quant[k] = best < nopt ? opt[best] : had;
+            if (e == GQ_OK && best != current) changed = 1, now = best_t;
+        }
+    }
+    r->plan_screened_s = now;
+    scenario_close(&s);
+    /* both again with the request's engine */
+    if (e == GQ_OK) e = scenario_open(&s, q, msg, cap);
+    size_t again = 0;
+    if (e == GQ_OK) {
+        e = plan_time(&s, &start, gpus, &r->start_s, &again, msg, cap);
+        if (e == GQ_OK) e = plan_time(&s, plan, gpus, &r->plan_s, &again, msg, cap);
+        scenario_close(&s);
+    }
+    tensor_plan_free(&start);
+    free(T), free(by_size);
+    if (e != GQ_OK) tensor_plan_free(plan);
     return e;
 }

@@ -52,10 +52,27 @@ extern const size_t ADVISE_NCOLUMNS;
  * the winner against the best fp32 configuration; counts (if not NULL) how many were screened and simulated again.
  * Combinations the simulator refuses (an option that means nothing there) are skipped, not errors. */
 typedef struct {
-    size_t screened;  /* configurations screened with the analytic engine */
-    size_t finalists; /* simulated again with the request's engine: the best K and each scheme's best */
+    size_t screened;        /* configurations screened with the analytic engine */
+    size_t finalists;       /* simulated again with the request's engine: the best K and each scheme's best */
+    sim_request winner;     /* the winner's request: the base's with its setting (platform and model the base's) */
+    char winner_quant[256]; /* and its quantizer */
 } advise_counts;
 gq_err sim_advise(const sim_request *base, const advise_request *a, gq_table *rows, char *why, size_t why_cap,
                   advise_counts *counts, char *msg, size_t cap);
+
+/* Per tensor, Espresso-style: from the configuration `quant` on `gpus` GPUs with q's options (its tensors under
+ * fp32_below, or the classifier with fp32_last, in fp32), each tensor in turn, the largest first, takes whichever of
+ * fp32, fp16 and quant gives the shortest iteration with the analytic engine (its critical path: buckets, ready
+ * times, codec time on the GPU's stream), ties to the more accurate (fp32, then fp16); passes until one changes
+ * nothing (at most ADVISE_PLAN_PASSES). plan gets the result (initialised here); start_s and plan_s the
+ * configuration's and the plan's iteration with q's engine. */
+#define ADVISE_PLAN_PASSES 8
+typedef struct {
+    double start_s, plan_s;                   /* with the request's engine */
+    double start_screened_s, plan_screened_s; /* with the analytic engine */
+    size_t evaluations, passes;
+} advise_plan_result;
+gq_err sim_advise_plan(const sim_request *q, const char *quant, int gpus, tensor_plan *plan, advise_plan_result *r,
+                       sim_progress_n progress, void *progress_ctx, char *msg, size_t cap);
 
 #endif

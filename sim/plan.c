@@ -257,23 +257,32 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     if (!p->b || !T || (p->servers && (!server_of || !p->share || !p->msgs)))
         return free(T), free(server_of), GQ_ERR_NOMEM;
     const size_t nt = xch_tensors(m, &c->quant, &c->exchange, T);
+    if (c->tensor_codec && c->ntensor_codec != nt)
+        return free(T), free(server_of),
+               gq_fail(GQ_ERR_PARAM, msg, cap, "the plan has %zu tensors, model '%s' %zu", c->ntensor_codec, m->name,
+                       nt);
     if (p->servers && c->ps_placement != PS_EVEN) place_tensors(c, T, nt, p->servers, server_of);
-    const int requant_down = xch_downlink(&c->exchange, &c->quant) != DOWNLINK_FP32;
-    const int factors = p->factors = xch_factor_allreduce(c->sync, &c->quant) && c->gpus > 1;
     const int on_cpu = c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED);
     double t = c->fwd_s, cur_cycle = -1, serial_s = 0, serial_seen = 0;
     sim_bucket *cur = NULL;
     int layer_done = (int)m->nlayers; /* backward has passed layers >= this */
     for (size_t k = nt; k-- > 0;) {
+        /* the tensor's codec: the configuration's, or the plan's for it */
+        const sim_tensor_codec whole = {c->quant, c->encode_ns, c->decode_ns, c->encode_fixed_ns, c->decode_fixed_ns};
+        const sim_tensor_codec *tc = c->tensor_codec ? &c->tensor_codec[k] : &whole;
+        if (c->tensor_codec) T[k].quantized = tc->quant.id != QZ_FP32;
         const xch_tensor *tt = &T[k];
+        const int requant_down = xch_downlink(&c->exchange, &tc->quant) != DOWNLINK_FP32;
+        const int factors = xch_factor_allreduce(c->sync, &tc->quant) && c->gpus > 1;
+        p->factors |= factors;
         for (; layer_done > tt->layer; layer_done--) t += bwd[layer_done - 1];
         const double n = (double)tt->n;
-        const qz_params tq = xch_tensor_quant(&c->quant, tt); /* with its matrix shape, for PowerSGD */
+        const qz_params tq = xch_tensor_quant(&tc->quant, tt); /* with its matrix shape, for PowerSGD */
         size_t rows = 1, cols = tt->n, rank = 1;
         if (tq.id == QZ_POWERSGD) qz_powersgd_shape(&tq, tt->n, &rows, &cols, &rank);
         const double wire = tt->quantized ? encoded_size(&tq, tt->n) : 4 * n;
         double up, dn, up2 = 0;
-        xch_tensor_bytes(&c->exchange, &c->quant, tt, c->gpus, wire, wire, &up, &dn);
+        xch_tensor_bytes(&c->exchange, &tc->quant, tt, c->gpus, wire, wire, &up, &dn);
         if (factors && tt->quantized) /* P's floats, then Q's; a tensor PowerSGD sends as floats, in the first */
             up = dn = rank ? 4.0 * (double)(rank * rows) : 4 * n, up2 = rank ? 4.0 * (double)(rank * cols) : 0;
         /* a new bucket: per tensor without fusion; when the bucket is full; and, with
@@ -305,8 +314,8 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         }
         /* one codec call per tensor: a fixed cost and a cost per element; on the host, the
          * tensor's copy over PCIe before encoding, and the reply's back after decoding */
-        const double enc = q ? 1e-9 * (c->encode_fixed_ns + c->encode_ns * n) : 0;
-        const double dec = q ? 1e-9 * (c->decode_fixed_ns + c->decode_ns * n) : 0;
+        const double enc = q ? 1e-9 * (tc->encode_fixed_ns + tc->encode_ns * n) : 0;
+        const double dec = q ? 1e-9 * (tc->decode_fixed_ns + tc->decode_ns * n) : 0;
         const double copy = q && c->host_copy_bw > 0 ? 4 * n / c->host_copy_bw : 0;
         cur->enc_s += enc + copy;
         cur->dec_s += dec;

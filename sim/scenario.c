@@ -131,29 +131,118 @@ void scenario_close(sim_scenario *s)
     codec_profile_free(&s->profile);
 }
 
+/* Quantizer qp's codec on the request's device: its costs (--quant-rate's, else the profile's or the built-in
+ * ones, scaled by --quant-cost-scale) and, where the trainer keeps a residual, error feedback's pass over the
+ * gradient; source says where they come from. */
+static gq_err codec_of(const sim_scenario *s, const qz_params *qp, sim_tensor_codec *tc, char *source, size_t scap,
+                       char *msg, size_t cap)
+{
+    const sim_request *q = &s->req;
+    char why[512];
+    codec_cost cost;
+    if (q->quant_rate > 0 && qp->id != QZ_FP32 && q->codec_on != CODEC_ON_NONE) {
+        memset(&cost, 0, sizeof cost);
+        cost.enc_ns = cost.dec_ns = 1e9 / q->quant_rate;
+        snprintf(cost.source, sizeof cost.source, "--quant-rate %g on the %s", q->quant_rate,
+                 codec_device_name(q->codec_on));
+    } else {
+        gq_err e = codec_cost_for(qp, q->codec_on, &s->zoo.gpus, s->gpu, s->req.codec_costs ? &s->profile : NULL, &cost,
+                                  why, sizeof why);
+        if (e != GQ_OK) return gq_fail(e, msg, cap, "%s", why);
+    }
+    /* error feedback, where the trainer keeps it (not in rings that re-quantize): adding the residual before encoding
+     * and keeping the new one after is a pass over the gradient, a read and a write of 4 bytes an element, at the
+     * memory bandwidth of the device that encodes (the host's: its measured pass, the sum a CPU server does) */
+    const int ef = qp->id != QZ_FP32 && q->codec_on != CODEC_ON_NONE && xch_keeps_residual(q->sync, qp) &&
+                   (q->ef == EF_ON || (q->ef == EF_AUTO && qz_biased(qp->id)));
+    double ef_ns = 0;
+    if (ef && q->codec_on == CODEC_ON_GPU && s->gpu->mem_bw > 0) {
+        ef_ns = 8.0 / s->gpu->mem_bw * 1e9;
+    } else if (ef) {
+        codec_cost host;
+        gq_err e = codec_server_cost_cpu(qp, s->req.codec_costs ? &s->profile : NULL, &host, &ef_ns, why, sizeof why);
+        if (e != GQ_OK) return gq_fail(e, msg, cap, "--ef: %s", why);
+    }
+    tc->quant = *qp;
+    tc->encode_ns = cost.enc_ns * q->quant_cost_scale + ef_ns;
+    tc->decode_ns = cost.dec_ns * q->quant_cost_scale;
+    tc->encode_fixed_ns = cost.enc_fixed_ns * q->quant_cost_scale;
+    tc->decode_fixed_ns = cost.dec_fixed_ns * q->quant_cost_scale;
+    if (ef)
+        snprintf(source, scap, "%s; error feedback +%.3g ns/element", cost.source, ef_ns);
+    else
+        snprintf(source, scap, "%s", cost.source);
+    return GQ_OK;
+}
+
 gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o, char *msg, size_t cap)
+{
+    return scenario_run_plan(s, quant, NULL, gpus, o, msg, cap);
+}
+
+gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *plan, int gpus, sim_outcome *o,
+                         char *msg, size_t cap)
 {
     const sim_request *q = &s->req;
     sim_config c;
     memset(&c, 0, sizeof c);
     memset(o, 0, sizeof *o);
     char why[512];
-    if (qz_parse_spec(quant, &c.quant, why, sizeof why) != GQ_OK)
+    sim_tensor_codec *per = NULL; /* with a plan: each tensor's codec */
+    if (plan) {
+        /* the configuration's quantizer, for what is decided once: the plan's first compressor, else fp32 */
+        qz_parse_spec("fp32", &c.quant, NULL, 0);
+        for (size_t k = 0; k < plan->n; k++)
+            if (plan->quant[k].id != QZ_FP32) {
+                c.quant = plan->quant[k];
+                break;
+            }
+        if (q->engine == ENGINE_SMPI)
+            return gq_fail(GQ_ERR_USAGE, msg, cap,
+                           "--plan with --engine smpi: the trainer's exchange sends every tensor with one quantizer");
+        if (q->ps_on_cpu && c.quant.id != QZ_FP32)
+            return gq_fail(GQ_ERR_USAGE, msg, cap,
+                           "--plan with --ps-on cpu: the host's codecs are modelled for one "
+                           "quantizer a run, not one a tensor");
+    } else if (qz_parse_spec(quant, &c.quant, why, sizeof why) != GQ_OK)
         return gq_fail(GQ_ERR_SPEC, msg, cap, "--quant '%s': %s", quant, why);
-    if (q->ef == EF_ON && gpus > 1 && !xch_keeps_residual(q->sync, &c.quant))
-        return gq_fail(GQ_ERR_USAGE, msg, cap,
-                       "--ef on with %s in a ring: each hop re-quantizes a partial sum, there is no one residual to "
-                       "feed back (the trainer refuses it too; powersgd all-reduces its factors and keeps one)",
-                       quant);
-    codec_cost cost;
-    if (q->quant_rate > 0 && c.quant.id != QZ_FP32 && q->codec_on != CODEC_ON_NONE) {
-        memset(&cost, 0, sizeof cost);
-        cost.enc_ns = cost.dec_ns = 1e9 / q->quant_rate;
-        snprintf(cost.source, sizeof cost.source, "--quant-rate %g on the %s", q->quant_rate,
-                 codec_device_name(q->codec_on));
+    for (size_t k = 0; k < (plan ? plan->n : 1); k++) {
+        const qz_params *kq = plan ? &plan->quant[k] : &c.quant;
+        if (q->ef == EF_ON && gpus > 1 && kq->id != QZ_FP32 && !xch_keeps_residual(q->sync, kq)) {
+            char spec[256];
+            qz_format_spec(kq, spec, sizeof spec);
+            return gq_fail(GQ_ERR_USAGE, msg, cap,
+                           "--ef on with %s in a ring: each hop re-quantizes a partial sum, there is no one residual "
+                           "to feed back (the trainer refuses it too; powersgd all-reduces its factors and keeps one)",
+                           spec);
+        }
+    }
+    char codec_source[512] = "";
+    sim_tensor_codec whole;
+    if (plan) { /* each distinct codec's costs once, said once in the source */
+        per = calloc(plan->n + 1, sizeof *per);
+        if (!per) return GQ_ERR_NOMEM;
+        size_t used = 0;
+        for (size_t k = 0; k < plan->n; k++) {
+            size_t j = 0;
+            while (j < k && memcmp(&plan->quant[j], &plan->quant[k], sizeof plan->quant[k]) != 0) j++;
+            if (j < k) {
+                per[k] = per[j];
+                continue;
+            }
+            char src[300], spec[256];
+            gq_err e = codec_of(s, &plan->quant[k], &per[k], src, sizeof src, why, sizeof why);
+            qz_format_spec(&plan->quant[k], spec, sizeof spec);
+            if (e != GQ_OK) return free(per), gq_fail(e, msg, cap, "--plan, %s: %s", spec, why);
+            if (plan->quant[k].id != QZ_FP32 && used < sizeof codec_source)
+                used += (size_t)snprintf(codec_source + used, sizeof codec_source - used, "%s%s: %s", used ? " | " : "",
+                                         spec, src);
+        }
+        if (!used) snprintf(codec_source, sizeof codec_source, "none (fp32)");
+        c.tensor_codec = per, c.ntensor_codec = plan->n;
+        whole = per[0];
     } else {
-        gq_err e = codec_cost_for(&c.quant, q->codec_on, &s->zoo.gpus, s->gpu, s->req.codec_costs ? &s->profile : NULL,
-                                  &cost, why, sizeof why);
+        gq_err e = codec_of(s, &c.quant, &whole, codec_source, sizeof codec_source, why, sizeof why);
         if (e != GQ_OK) return gq_fail(e, msg, cap, "--quant '%s': %s", quant, why);
     }
     c.model = s->model;
@@ -168,21 +257,23 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
     char server_source[168] = "";
     if (q->reduce_on_host) { /* MPI sums fp32 on the host: quantized buffers would need a codec there too */
         if (c.quant.id != QZ_FP32)
-            return gq_fail(GQ_ERR_USAGE, msg, cap,
-                           "--reduce-on host stages an fp32 all-reduce (MPI's), not --quant '%s': quantized rings run "
-                           "on the GPUs",
-                           quant);
+            return free(per),
+                   gq_fail(GQ_ERR_USAGE, msg, cap,
+                           "--reduce-on host stages an fp32 all-reduce (MPI's), not %s%s%s: quantized rings "
+                           "run on the GPUs",
+                           plan ? "a plan that compresses" : "--quant '", plan ? "" : quant, plan ? "" : "'");
         codec_cost srv;
         gq_err e = codec_server_cost_cpu(&c.quant, s->req.codec_costs ? &s->profile : NULL, &srv, &c.server_sum_ns, why,
                                          sizeof why);
-        if (e != GQ_OK) return gq_fail(e, msg, cap, "--reduce-on host: %s", why);
+        if (e != GQ_OK) return free(per), gq_fail(e, msg, cap, "--reduce-on host: %s", why);
         snprintf(server_source, sizeof server_source, "; the ring on the host: %.140s", srv.source);
     }
     if (q->ps_on_cpu) { /* the host's codec and its summation */
         codec_cost srv;
         gq_err e = codec_server_cost_cpu(&c.quant, s->req.codec_costs ? &s->profile : NULL, &srv, &c.server_sum_ns, why,
                                          sizeof why);
-        if (e != GQ_OK) return gq_fail(e, msg, cap, "--ps-on cpu, --quant '%s': %s", quant, why);
+        if (e != GQ_OK)
+            return free(per), gq_fail(e, msg, cap, "--ps-on cpu, --quant '%s': %s", plan ? "fp32" : quant, why);
         if (q->quant_rate > 0 && c.quant.id != QZ_FP32) srv.enc_ns = srv.dec_ns = 1e9 / q->quant_rate;
         c.server_encode_ns = srv.enc_ns * q->quant_cost_scale;
         c.server_decode_ns = srv.dec_ns * q->quant_cost_scale;
@@ -198,26 +289,8 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
     const double slowest = sim_slowest_of(gpus, q->compute_jitter); /* every step waits for the slowest GPU */
     c.fwd_s = s->compute.fwd_s * slowest;
     c.bwd_s = s->compute.bwd_s * slowest;
-    /* error feedback, where the trainer keeps it (not in rings that re-quantize): adding the residual before encoding
-     * and keeping the new one after is a pass over the gradient, a read and a write of 4 bytes an element, at the
-     * memory bandwidth of the device that encodes (the host's: its measured pass, the sum a CPU server does) */
-    const int ef = c.quant.id != QZ_FP32 && q->codec_on != CODEC_ON_NONE && xch_keeps_residual(q->sync, &c.quant) &&
-                   (q->ef == EF_ON || (q->ef == EF_AUTO && qz_biased(c.quant.id)));
-    double ef_ns = 0;
-    if (ef && q->codec_on == CODEC_ON_GPU && s->gpu->mem_bw > 0) {
-        ef_ns = 8.0 / s->gpu->mem_bw * 1e9;
-    } else if (ef) {
-        codec_cost host;
-        gq_err e =
-            codec_server_cost_cpu(&c.quant, s->req.codec_costs ? &s->profile : NULL, &host, &ef_ns, why, sizeof why);
-        if (e != GQ_OK) return gq_fail(e, msg, cap, "--ef: %s", why);
-    }
-    char ef_source[64] = "";
-    if (ef) snprintf(ef_source, sizeof ef_source, "; error feedback +%.3g ns/element", ef_ns);
-    c.encode_ns = cost.enc_ns * q->quant_cost_scale + ef_ns;
-    c.decode_ns = cost.dec_ns * q->quant_cost_scale;
-    c.encode_fixed_ns = cost.enc_fixed_ns * q->quant_cost_scale;
-    c.decode_fixed_ns = cost.dec_fixed_ns * q->quant_cost_scale;
+    c.encode_ns = whole.encode_ns, c.decode_ns = whole.decode_ns;
+    c.encode_fixed_ns = whole.encode_fixed_ns, c.decode_fixed_ns = whole.decode_fixed_ns;
     c.codec_serial = q->codec_on == CODEC_ON_GPU;
     /* the host sits behind PCIe 3 x16 whatever joins the GPUs (NVLink links GPUs, not the host) */
     c.host_copy_bw = q->codec_on == CODEC_ON_CPU && s->gpu != &HOST_CPU ? link_kind_find("pcie3", 1)->bandwidth : 0;
@@ -226,11 +299,15 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
     c.iterations = q->iterations;
     c.exact_flows = q->exact_flows;
     gq_err e = sim_run(&c, &o->r, why, sizeof why);
+    free(per);
     if (e != GQ_OK)
         return gq_fail(e, msg, cap, "simulate %s on %s with %d GPU%s: %s", s->model->name, q->platform, gpus,
                        gq_s(gpus), why);
-    qz_format_spec(&c.quant, o->quant, sizeof o->quant);
-    snprintf(o->codec_source, sizeof o->codec_source, "%s%s%s%s", cost.source, ef_source, server_source, s->rpc_source);
+    if (plan)
+        tensor_plan_describe(plan, o->quant, sizeof o->quant);
+    else
+        qz_format_spec(&c.quant, o->quant, sizeof o->quant);
+    snprintf(o->codec_source, sizeof o->codec_source, "%s%s%s", codec_source, server_source, s->rpc_source);
     o->gpus = gpus;
     o->images_per_s = (double)gpus * s->batch / o->r.iteration_s;
     o->speedup = o->images_per_s / s->compute.images_per_s; /* one GPU, fp32, no communication */

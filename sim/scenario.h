@@ -12,6 +12,7 @@
 #include "gq_table.h"
 #include "measured.h"
 #include "sim.h"
+#include "tensor_plan.h"
 #include "user_tables.h"
 #include "zoo.h"
 
@@ -86,6 +87,12 @@ typedef struct {
 
 /* Runs quantizer `quant` (a spec) on `gpus` GPUs. */
 gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o, char *msg, size_t cap);
+/* The same with a per-tensor plan (quant unread, NULL allowed): each tensor with its codec at that codec's costs;
+ * the outcome's quant is tensor_plan_describe's. Refused (GQ_ERR_USAGE) with --engine smpi (the trainer sends
+ * every tensor alike) and with servers on the host CPU; a plan for another model, GQ_ERR_PARAM. NULL plan:
+ * scenario_run. */
+gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *plan, int gpus, sim_outcome *o,
+                         char *msg, size_t cap);
 
 /* The columns of a run's row, and the row. */
 extern const char *const SIM_COLUMNS[];

@@ -55,6 +55,13 @@ int ps_placement_parse(const char *s, ps_placement *out);
  * "ps-sharded:shards=K,placement=P,on=cpu" (the keys that differ); "ps" or "ps:on=cpu". */
 void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int ps_on_cpu, char *out, size_t cap);
 
+/* One tensor's codec in a per-tensor plan (sim_config.tensor_codec): its quantizer and what it costs, as the
+ * configuration's own encode_ns ... decode_fixed_ns are for the whole model's. */
+typedef struct {
+    qz_params quant;
+    double encode_ns, decode_ns, encode_fixed_ns, decode_fixed_ns;
+} sim_tensor_codec;
+
 typedef struct {
     const model_t *model;
     const char *model_source; /* the model as named (built-in name or .model path): the smpi engine reloads it */
@@ -84,6 +91,10 @@ typedef struct {
     int codec_serial;    /* 1: the codec runs on the GPU, its kernels delay backward (a GPU is one stream) */
     double host_copy_bw; /* > 0: the codec runs on the host: the tensor crosses PCIe at this many bytes/s
                             before encoding and after decoding the reply */
+    /* a per-tensor plan: tensor k (xch_tensors' order) travels as tensor_codec[k].quant at its costs, fp32 where
+     * that is fp32 (fp32_below and fp32_last then do not apply); NULL: every tensor as quant, at the costs above */
+    const sim_tensor_codec *tensor_codec;
+    size_t ntensor_codec;
     engine_kind engine;
     const char *network_model; /* NULL: LV08 for TCP links, CM02 for RDMA; see sim_network_parse */
     int iterations;            /* simulated iterations (SimGrid engine); >= 1 */

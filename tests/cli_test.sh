@@ -483,6 +483,25 @@ check "advise --plot: a bar a row, coloured by search, with its script and data"
 "$GQ" advise --model alexnet --platform terngrad-ethernet --platform nosuch --gpus 8 2> err.txt; rc=$?
 check "advise with an unknown second platform: usage error, one line" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1"
 
+# per tensor: the winner's plan written; simulate --plan with the options it names gives the iteration it printed
+"$GQ" advise --model alexnet --platform terngrad-infiniband --gpus 16 --top 1 --engine analytic --quant terngrad \
+    --sync ps-sharded --per-tensor plan.csv > advt.txt 2> err.txt
+"$GQ" simulate --model alexnet --platform terngrad-infiniband --gpus 16 --engine analytic --plan plan.csv \
+    --sync ps-sharded --fusion "$(sed -n 's/.* --fusion \([0-9]*\) .*/\1/p' advt.txt)" \
+    --fusion-cycle "$(sed -n 's/.* --fusion-cycle \([0-9.e-]*\) .*/\1/p' advt.txt)" \
+    --codec-on "$(sed -n 's/.* --codec-on \([a-z]*\)$/\1/p' advt.txt)" --format csv > plan-sim.csv 2> err2.txt
+check "advise --per-tensor: a plan of alexnet's 16 tensors; simulate --plan gives the iteration it printed" \
+    perl -e 'open F, "advt.txt" or exit 1; my ($t) = join("", <F>) =~ /, ([0-9.e-]+) s an iteration \(analytic\)/ or exit 1;
+        open P, "plan.csv" or exit 1; my @p = <P>; exit 1 unless @p == 17 && $p[0] eq "tensor,elements,codec\n";
+        open S, "plan-sim.csv" or exit 1; <S>; $_ = <S>; s/"[^"]*"/Q/g; my @f = split /,/;
+        exit(sprintf("%.6g", $f[5]) eq $t ? 0 : 1)'
+"$GQ" simulate --model alexnet --platform terngrad-infiniband --gpus 16 --plan plan.csv --quant fp16 2> err.txt; rc=$?
+check "simulate --plan with --quant: usage error, one line" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1"
+"$GQ" simulate --model vgg-a --platform terngrad-infiniband --gpus 16 --plan plan.csv 2> err.txt; rc=$?
+check "simulate --plan of another model: its line named" sh -c "test $rc -ne 0 && test \$(wc -l < err.txt) -eq 1 && grep -q 'plan.csv:2: model .vgg-a. has no tensor' err.txt"
+"$GQ" advise --model alexnet --platform terngrad-infiniband --gpus 8,16 --per-tensor plan2.csv 2> err.txt; rc=$?
+check "advise --per-tensor with two GPU counts: usage error, no plan" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && test ! -e plan2.csv"
+
 # time to accuracy: a curve where only fp32 and terngrad reach 0.8 (epochs 2 and 3); each row's time to it is
 # its iterations (epochs x floor(128000 / (16 x 128)) = 62 an epoch) times its iteration
 printf 'quant,epoch,accuracy\nfp32,1,0.7\nfp32,2,0.81\nterngrad,1,0.6\nterngrad,2,0.79\nterngrad,3,0.82\nsignsgd,1,0.5\n' > curve.csv

@@ -202,7 +202,7 @@ int main(void)
     advise_request a = {.quants = QUANTS, .nquants = 3, .gpus = 8, .top = 5};
     gq_table t = {0};
     char why[512];
-    advise_counts n = {0, 0};
+    advise_counts n = {0};
     gq_err e = sim_advise(&q, &a, &t, why, sizeof why, &n, msg, sizeof msg);
     const int it = table_column(&t, "iteration_s"), qc = table_column(&t, "quant"), sc = table_column(&t, "sync"),
               sp = table_column(&t, "speedup_over_fp32"), ips = table_column(&t, "images_per_s");
