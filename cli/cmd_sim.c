@@ -754,9 +754,9 @@ static int cmd_advise(int argc, char **argv)
     a.top = 5;
     if (cli_parse_command(C_ADVISE, argc, argv, &a)) return EXIT_USAGE;
     sim_request q = cli_request_of(&a);
-    if (!a.accuracy_curve != !(a.target > 0))
-        return cli_error("advise: --target-accuracy and --accuracy-curve go together (the curve says when each "
-                         "quantizer reaches the target)"),
+    if (a.accuracy_curve ? !(a.target > 0) && !(a.budget > 0) : a.target > 0 || a.budget > 0)
+        return cli_error("advise: --accuracy-curve goes with --target-accuracy, --budget or both (the curve says when "
+                         "each quantizer reaches an accuracy)"),
                EXIT_USAGE;
     static tta_curve curves[MAX_QUANTS * 4];
     const double dataset = a.dataset_size ? (double)a.dataset_size : 1281167;
@@ -786,6 +786,7 @@ static int cmd_advise(int argc, char **argv)
                                 .curves = a.accuracy_curve ? curves : NULL,
                                 .ncurves = ncurves,
                                 .target = a.target,
+                                .budget_s = a.budget,
                                 .dataset_images = dataset,
                                 .rank = rank,
                                 .ranks = comm.size,

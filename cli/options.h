@@ -65,7 +65,7 @@ typedef struct {
     uint64_t gpus[MAX_GPU_COUNTS], bucket[32], levels[8], workers[16], dump_at[64], seeds[16];
     size_t ngpus, nbucket, nlevels, nworkers, ndump_at, nseeds;
     uint64_t batch, n, trials, seed, epochs, nodes, train_limit, test_limit, dataset_size, top;
-    double target;
+    double target, budget;
     double shared_scale, lr, momentum, weight_decay;
     int format, optimizer;
     int lr_schedule, step_every; /* --lr-schedule: const, step:E:G, poly:P */

@@ -49,6 +49,7 @@ const char *const ADVISE_COLUMNS[] = {"rank",
                                       "screened_iteration_s",
                                       "iterations_to_target",
                                       "time_to_target_s",
+                                      "accuracy_at_budget",
                                       "engine",
                                       "codec_source"};
 const size_t ADVISE_NCOLUMNS = sizeof ADVISE_COLUMNS / sizeof ADVISE_COLUMNS[0];
@@ -63,13 +64,14 @@ typedef struct {
 /* A screened configuration. */
 typedef struct {
     size_t setting, quant, order;
-    double screened_s;
+    double key, screened_s; /* what it is ranked by (lower first), then its screened iteration */
     int fp32;
 } candidate;
 
 static int by_time(const void *a, const void *b)
 {
     const candidate *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
     if (x->screened_s != y->screened_s) return x->screened_s < y->screened_s ? -1 : 1;
     return x->order < y->order ? -1 : x->order > y->order;
 }
@@ -122,30 +124,63 @@ static gq_err run_one(const sim_request *base, const setting *st, const char *qu
     return e;
 }
 
-/* The iterations quantizer k needs to reach the target on `gpus` GPUs of `batch` images: from its curve (the
- * curve of its canonical spec), 0 where it has none or never reaches it. */
-static double iterations_to_target(const advise_request *a, const char *quant, int batch)
+/* Quantizer `quant`'s curve (the curve of its canonical spec), or NULL. */
+static const tta_curve *curve_of(const advise_request *a, const char *quant)
 {
     qz_params p;
     char canon[256];
     qz_parse_spec(quant, &p, NULL, 0);
     qz_format_spec(&p, canon, sizeof canon);
-    for (int j = 0; j < a->ncurves; j++) {
-        const tta_curve *cv = &a->curves[j];
-        if (strcmp(cv->quant, canon) != 0) continue;
-        const double per_epoch = (double)gq_iterations_per_epoch((long long)a->dataset_images, a->gpus, batch);
-        if (per_epoch < 1) return 0;
-        const tta_result r =
-            tta_reach(&cv->acc[0][0], cv->nseeds, ACC_CURVE_MAX_EPOCHS, cv->epochs, a->target, per_epoch);
-        return r.reached ? r.iterations : 0;
-    }
-    return 0;
+    for (int j = 0; a->curves && j < a->ncurves; j++)
+        if (strcmp(a->curves[j].quant, canon) == 0) return &a->curves[j];
+    return NULL;
 }
 
-/* What a configuration is ranked by: its iteration, or with curves its time to the target. */
-static double rank_time(double iteration_s, double iterations)
+/* A quantizer's accuracy data on `gpus` GPUs of `batch` images: its curve, its iterations an epoch, and the
+ * iterations it needs to reach the target (0: it never does, or no target). */
+typedef struct {
+    const tta_curve *curve;
+    double per_epoch, to_target;
+} quant_accuracy;
+
+static quant_accuracy accuracy_of(const advise_request *a, const char *quant, int batch)
 {
-    return iterations > 0 ? iteration_s * iterations : iteration_s;
+    quant_accuracy q = {curve_of(a, quant),
+                        (double)gq_iterations_per_epoch((long long)a->dataset_images, a->gpus, batch), 0};
+    if (q.curve && q.per_epoch >= 1 && a->target > 0) {
+        const tta_result r = tta_reach(&q.curve->acc[0][0], q.curve->nseeds, ACC_CURVE_MAX_EPOCHS, q.curve->epochs,
+                                       a->target, q.per_epoch);
+        q.to_target = r.reached ? r.iterations : 0;
+    }
+    return q;
+}
+
+/* The test accuracy after `budget` seconds of iterations of iteration_s: the seeds' mean at the last epoch the
+ * budget completes (the curve's last where it completes more), NAN where it completes none. */
+static double accuracy_at(const quant_accuracy *q, double iteration_s, double budget)
+{
+    if (!q->curve || q->per_epoch < 1 || !(iteration_s > 0)) return NAN;
+    const double epochs = floor(budget / (iteration_s * q->per_epoch));
+    if (epochs < 1) return NAN;
+    const size_t e = epochs < (double)q->curve->epochs ? (size_t)epochs : q->curve->epochs;
+    double sum = 0;
+    for (size_t si = 0; si < q->curve->nseeds; si++) sum += q->curve->acc[si][e - 1];
+    return sum / (double)q->curve->nseeds;
+}
+
+/* What a configuration is ranked by, lower first: its iteration; with a target, its time to it (within the budget,
+ * if any); with a budget alone, minus its accuracy at the budget. @return 0 where it is left out (no curve, the
+ * target never or not within the budget reached, not one epoch within the budget). */
+static int rank_key(const advise_request *a, const quant_accuracy *q, double iteration_s, double *key)
+{
+    if (!a->curves) return *key = iteration_s, 1;
+    if (a->target > 0) {
+        *key = q->to_target * iteration_s;
+        return q->to_target > 0 && !(a->budget_s > 0 && *key > a->budget_s);
+    }
+    const double acc = accuracy_at(q, iteration_s, a->budget_s);
+    *key = -acc;
+    return !isnan(acc);
 }
 
 gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table *rows, char *why, size_t why_cap,
@@ -172,8 +207,8 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
     setting st[128];
     const size_t nst = settings_of(base, a->gpus, st, sizeof st / sizeof st[0]);
     candidate *c = calloc(nst * nq + 1, sizeof *c);
-    double *iters = calloc(nq, sizeof *iters); /* with curves: each quantizer's iterations to the target */
-    if (!c || !iters) return free(c), free(iters), GQ_ERR_NOMEM;
+    quant_accuracy *qa = calloc(nq, sizeof *qa); /* with curves: each quantizer's */
+    if (!c || !qa) return free(c), free(qa), GQ_ERR_NOMEM;
     size_t n = 0;
     int batch = 0;
     char skip[1024];
@@ -183,29 +218,31 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
         sim_scenario s;
         gq_err e = scenario_open(&s, &q, skip, sizeof skip);
         if (e == GQ_ERR_USAGE) continue; /* a setting simulate would refuse */
-        if (e != GQ_OK) return free(c), free(iters), gq_fail(e, msg, cap, "%s", skip);
+        if (e != GQ_OK) return free(c), free(qa), gq_fail(e, msg, cap, "%s", skip);
         if (!batch) /* the batch is the scenario's (the request's, else the model's) */
-            for (size_t k = 0; k < nq && a->curves; k++) iters[k] = iterations_to_target(a, quants[k], s.batch);
+            for (size_t k = 0; k < nq && a->curves; k++) qa[k] = accuracy_of(a, quants[k], s.batch);
         batch = s.batch;
         for (size_t k = 0; k < nq; k++) {
             qz_params p;
             qz_parse_spec(quants[k], &p, NULL, 0);
             /* fp32 has no codec and no tensor to keep in fp32: one setting of those is enough */
             if (p.id == QZ_FP32 && ((nst > 1 && st[i].codec_on != CODEC_ON_GPU) || st[i].fp32_below != 0)) continue;
-            if (a->curves && iters[k] <= 0) continue; /* no curve, or it never reaches the target */
+            if (a->curves && !qa[k].curve) continue; /* no curve: nothing to rank it by */
             if (a->progress) a->progress(a->progress_ctx, "screening", i * nq + k, nst * nq);
             sim_outcome o;
             e = scenario_run(&s, quants[k], a->gpus, &o, skip, sizeof skip);
             if (e == GQ_ERR_USAGE) continue;
-            if (e != GQ_OK) return scenario_close(&s), free(c), free(iters), gq_fail(e, msg, cap, "%s", skip);
-            c[n] = (candidate){i, k, n, rank_time(o.r.iteration_s, iters[k]), p.id == QZ_FP32};
+            if (e != GQ_OK) return scenario_close(&s), free(c), free(qa), gq_fail(e, msg, cap, "%s", skip);
+            double key;
+            if (!rank_key(a, &qa[k], o.r.iteration_s, &key)) continue; /* the target or the budget out of reach */
+            c[n] = (candidate){i, k, n, key, o.r.iteration_s, p.id == QZ_FP32};
             n++;
         }
         scenario_close(&s);
     }
     if (counts) counts->screened = n;
     if (n == 0)
-        return free(c), free(iters),
+        return free(c), free(qa),
                gq_fail(GQ_ERR_PARAM, msg, cap,
                        a->curves ? "advise: no quantizer with a curve reaches %g, or none could be simulated"
                                  : "advise: no configuration could be simulated%.0g",
@@ -217,7 +254,7 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
      * with each scheme's best simulated, no scheme's winner is lost to another's optimism. The fp32 baseline is
      * the best fp32 finalist. */
     size_t *pick = calloc(n, sizeof *pick), nf = 0;
-    if (!pick) return free(c), free(iters), GQ_ERR_NOMEM;
+    if (!pick) return free(c), free(qa), GQ_ERR_NOMEM;
     int seen[SYNC_COUNT][2] = {{0}}; /* a scheme's best, compressed and fp32, already picked */
     for (size_t i = 0; i < n; i++) {
         int *kind = &seen[st[c[i].setting].sync][c[i].fp32];
@@ -286,28 +323,34 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
         fin[f].images_per_s = v[5], fin[f].speedup = v[6], r->comm_s = v[7];
     }
     free(mine), free(all), free(owner);
-    /* in order of their final time (insertion sort: few finalists; equal times keep the screening's order) */
+    /* in order of their final key, then iteration (insertion sort: few finalists; ties keep the screening's order);
+     * one the final engine puts out of the target's or the budget's reach, last */
     double *final_rank = calloc(nf + 1, sizeof *final_rank);
     if (!final_rank) e = GQ_ERR_NOMEM;
     for (size_t f = 0; e == GQ_OK && f < nf; f++)
-        final_rank[f] = rank_time(fin[f].r.iteration_s, iters[c[pick[f]].quant]);
+        if (isinf(fin[f].r.iteration_s) || !rank_key(a, &qa[c[pick[f]].quant], fin[f].r.iteration_s, &final_rank[f]))
+            final_rank[f] = INFINITY;
+#define AFTER(x, y)                                                                                                    \
+    (final_rank[x] > final_rank[y] || (final_rank[x] == final_rank[y] && fin[x].r.iteration_s > fin[y].r.iteration_s))
     for (size_t i = 1; e == GQ_OK && i < nf; i++)
-        for (size_t j = i; j > 0 && final_rank[order[j - 1]] > final_rank[order[j]]; j--) {
+        for (size_t j = i; j > 0 && AFTER(order[j - 1], order[j]); j--) {
             size_t t = order[j];
             order[j] = order[j - 1], order[j - 1] = t;
         }
+#undef AFTER
     sim_outcome base_o;
     memset(&base_o, 0, sizeof base_o);
-    double base_ttt = 0; /* with curves, the fp32 baseline's time to the target */
+    double base_key = INFINITY; /* with curves, the fp32 baseline's rank key (time to the target, -accuracy) */
     for (size_t f = 0; e == GQ_OK && f < nf; f++)
         if (c[pick[order[f]]].fp32 && !isinf(fin[order[f]].r.iteration_s)) {
-            base_o = fin[order[f]], base_ttt = a->curves ? final_rank[order[f]] : 0;
+            base_o = fin[order[f]], base_key = final_rank[order[f]];
             break;
         }
     size_t K = (size_t)a->top < nf ? (size_t)a->top : nf;
-    while (e == GQ_OK && K > 0 && isinf(fin[order[K - 1]].r.iteration_s)) K--;
+    while (e == GQ_OK && K > 0 && isinf(final_rank[order[K - 1]])) K--;
     if (e == GQ_OK && K == 0)
-        e = gq_fail(GQ_ERR_PARAM, msg, cap, "advise: %s ran none of the finalists", sim_engine_name(base->engine));
+        e = gq_fail(GQ_ERR_PARAM, msg, cap, "advise: %s ran none of the finalists%s", sim_engine_name(base->engine),
+                    a->curves ? " within the target's or the budget's reach" : "");
     if (counts) {
         counts->screened = n, counts->finalists = nf;
         if (e == GQ_OK && K > 0) {
@@ -325,19 +368,22 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
             char sync[96];
             sync_describe(s->sync, base->ps_shards, base->ps_placement, base->ps_on_cpu, sync, sizeof sync);
             const double codec = o->r.iteration_s > 0 ? (o->r.encode_s + o->r.decode_s) / o->r.iteration_s : 0;
-            char to_target[2][40] = {"", ""};
-            if (a->curves) {
-                table_real(to_target[0], sizeof to_target[0], iters[x->quant]);
+            char to_target[3][40] = {"", "", ""};
+            if (a->curves && a->target > 0) {
+                table_real(to_target[0], sizeof to_target[0], qa[x->quant].to_target);
                 table_real(to_target[1], sizeof to_target[1], final_rank[order[r]]);
             }
+            if (a->curves && a->budget_s > 0)
+                table_real(to_target[2], sizeof to_target[2],
+                           accuracy_at(&qa[x->quant], o->r.iteration_s, a->budget_s));
             table_row(rows,
                       "%zu\t%s\t%d\t%s\t%s\t%.0f\t" TABLE_REAL "\t%.0f\t%s\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
-                      "\t%.0f\t" TABLE_REAL "\t" TABLE_REAL "\t%s\t%s\t%s\t%s",
+                      "\t%.0f\t" TABLE_REAL "\t" TABLE_REAL "\t%s\t%s\t%s\t%s\t%s",
                       r + 1, base->platform, a->gpus, o->quant, sync, s->fusion_bytes, s->fusion_cycle_s, s->fp32_below,
                       codec_device_name(s->codec_on), o->r.iteration_s, o->images_per_s,
                       base_o.images_per_s > 0 ? o->images_per_s / base_o.images_per_s : NAN, o->r.bytes_up, codec,
-                      x->screened_s / (a->curves ? iters[x->quant] : 1), to_target[0], to_target[1],
-                      sim_engine_name(base->engine), o->codec_source);
+                      x->screened_s, to_target[0], to_target[1], to_target[2], sim_engine_name(base->engine),
+                      o->codec_source);
         }
         /* why the winner wins, against the best fp32 configuration */
         const sim_outcome *w = &fin[order[0]];
@@ -347,10 +393,18 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
         const double codec = w->r.iteration_s > 0 ? (w->r.encode_s + w->r.decode_s) / w->r.iteration_s : 0;
         if (!wc->fp32 && base_o.images_per_s == 0)
             snprintf(why, why_cap,
-                     "no fp32 configuration was searched (--quant names none), so no speedup over it: %s (%s, codec "
-                     "on the %s) is the fastest of those given, %.4g s an iteration",
+                     "no fp32 configuration to compare with (--quant names none%s), so no speedup over it: %s (%s, "
+                     "codec on the %s) wins, %.4g s an iteration",
+                     !a->curves        ? ""
+                     : a->budget_s > 0 ? ", or none completes an epoch or reaches the target within the budget"
+                                       : ", or it never reaches the target",
                      w->quant, sync_name(st[wc->setting].sync), codec_device_name(st[wc->setting].codec_on),
                      w->r.iteration_s);
+        else if (wc->fp32 && a->curves)
+            snprintf(why, why_cap, "fp32 wins: %s; communication not hidden behind backward is %.0f%% of its iteration",
+                     a->target > 0 ? "no compressor reaches the target sooner"
+                                   : "no compressor reaches more within the budget",
+                     100 * comm);
         else if (wc->fp32)
             snprintf(why, why_cap,
                      "fp32 wins: communication not hidden behind backward is %.0f%% of its iteration, too little for "
@@ -358,10 +412,13 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
                      100 * comm);
         else {
             const setting *ws = &st[wc->setting];
-            char target[96] = "";
-            if (base_ttt > 0)
+            char target[128] = "";
+            if (a->curves && a->target > 0 && !isinf(base_key))
                 snprintf(target, sizeof target, "; it reaches %g in %.4g s, fp32 in %.4g s", a->target,
-                         final_rank[order[0]], base_ttt);
+                         final_rank[order[0]], base_key);
+            else if (a->curves && !isinf(base_key))
+                snprintf(target, sizeof target, "; in %g s it reaches %.4f, fp32 %.4f", a->budget_s,
+                         -final_rank[order[0]], -base_key);
             snprintf(why, why_cap,
                      "communication not hidden behind backward is %.0f%% of the best fp32 configuration's iteration; "
                      "%s (%s, codec on the %s) moves %.1f%% fewer bytes a GPU for %.0f%% of its iteration in its "
@@ -370,7 +427,7 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
                      100 * codec, base_o.images_per_s > 0 ? w->images_per_s / base_o.images_per_s : NAN, target);
         }
     }
-    free(c), free(iters), free(pick), free(fin), free(order), free(final_rank);
+    free(c), free(qa), free(pick), free(fin), free(order), free(final_rank);
     return e;
 }
 

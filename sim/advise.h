@@ -27,6 +27,10 @@ typedef struct {
     const tta_curve *curves;
     int ncurves;
     double target, dataset_images;
+    /* > 0, with curves: the training time it has. With a target, configurations that reach it later are left out;
+     * without, they are ranked by the accuracy their curve has at the last epoch the budget completes (the curve's
+     * last, if it completes more; those that complete none are left out), then by their iteration. */
+    double budget_s;
     /* spread over processes (MPI ranks): every rank screens alike, finalist f is simulated by one rank (the
      * heaviest first, each to the least loaded: SimGrid's cost estimate), and each finalist's numbers are shared by
      * gather -- all[r * n + i] = rank r's mine[i], on every rank (the trainer's allgather_doubles). ranks 0 or 1:

@@ -513,6 +513,17 @@ check "advise to 0.8: fp32 in 124 iterations, terngrad in 186, each time = itera
         || abs($f[16] - $f[15] * $f[9]) > 1e-9 * $f[16]; $n++ } exit($n == 5 ? 0 : 1)'
 "$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 16 --target-accuracy 0.8 2> err.txt; rc=$?
 check "advise --target-accuracy without a curve: usage error, one line" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1"
+"$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 16 --budget 100 2> err.txt; rc=$?
+check "advise --budget without a curve: usage error, one line" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1"
+"$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 16 --accuracy-curve curve.csv 2> err.txt; rc=$?
+check "advise --accuracy-curve with neither a target nor a budget: usage error, one line" \
+    sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1"
+# a budget of 60 s with the target: only what reaches 0.8 within it (terngrad's 186 iterations; fp32's 124 take longer)
+"$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 16 --accuracy-curve curve.csv --target-accuracy 0.8 \
+    --budget 60 --dataset-size 128000 --engine analytic --top 10 --format csv > adv4.csv 2> err.txt
+check "advise to 0.8 within 60 s: terngrad rows only, each at most 60 s, at 3 epochs' 0.82 budget accuracy" \
+    perl -e 'open F, "adv4.csv" or exit 1; <F>; my $n = 0; while (<F>) { s/"[^"]*"/Q/g; my @f = split /,/;
+        exit 1 if $f[3] ne "Q" || $f[16] > 60 || $f[15] != 186 || $f[17] != 0.82; $n++ } exit($n >= 5 ? 0 : 1)'
 
 # ---- codec costs: deterministic, per device -------------------------------------------------
 # the same command twice, the second beside a process burning a CPU: the same bytes

@@ -104,6 +104,73 @@ static void test_time_to_target(void)
     CHECK(sim_advise(&q, &a, &t, why, sizeof why, NULL, msg, sizeof msg) == GQ_ERR_PARAM && strstr(msg, "reaches"),
           "no curve reaches 0.9: one line (%s)", msg);
     table_free(&t);
+
+    /* a budget with the target: the best time to 0.8 is kept at a budget equal to it, left out just under it */
+    a.target = 0.8, a.top = 1;
+    e = sim_advise(&q, &a, &t, why, sizeof why, NULL, msg, sizeof msg);
+    const double best = e == GQ_OK ? strtod(table_cell(&t, 1, (size_t)ttt), NULL) : NAN;
+    char best_quant[256];
+    snprintf(best_quant, sizeof best_quant, "%s", table_cell(&t, 1, (size_t)qc));
+    table_free(&t);
+    a.budget_s = best;
+    e = sim_advise(&q, &a, &t, why, sizeof why, NULL, msg, sizeof msg);
+    CHECK(e == GQ_OK && strtod(table_cell(&t, 1, (size_t)ttt), NULL) == best &&
+              strcmp(table_cell(&t, 1, (size_t)qc), best_quant) == 0,
+          "a budget equal to the best time to the target keeps it (%.17g s): %s", best, e == GQ_OK ? "" : msg);
+    table_free(&t);
+    a.budget_s = nextafter(best, 0);
+    e = sim_advise(&q, &a, &t, why, sizeof why, NULL, msg, sizeof msg);
+    CHECK(e != GQ_OK || strtod(table_cell(&t, 1, (size_t)ttt), NULL) > best,
+          "a budget just under it leaves that configuration out");
+    table_free(&t);
+
+    /* a budget alone: the accuracy at the last epoch it completes, floor(budget / (iteration x 125)), the curve's
+     * last beyond it; best accuracy first, then the shorter iteration */
+    a.target = 0, a.top = 40;
+    const double fp32_iteration = 0.3; /* a budget of exactly 2 epochs of an fp32 configuration at 0.3 s */
+    a.budget_s = fp32_iteration * 125 * 2;
+    e = sim_advise(&q, &a, &t, why, sizeof why, NULL, msg, sizeof msg);
+    const int acc = table_column(&t, "accuracy_at_budget");
+    ok = e == GQ_OK && t.nrows > 10;
+    for (size_t r = 1; ok && r < t.nrows; r++) {
+        const char *quant = table_cell(&t, r, (size_t)qc);
+        const int k = strcmp(quant, "fp32") == 0 ? 0 : strncmp(quant, "terngrad", 8) == 0 ? 1 : 2;
+        const double s = strtod(table_cell(&t, r, (size_t)it), NULL), epochs = floor(a.budget_s / (s * 125));
+        const double want = ACC[k][(epochs > 4 ? 4 : (int)epochs) - 1],
+                     got = strtod(table_cell(&t, r, (size_t)acc), NULL);
+        ok &= epochs >= 1 && got == want;
+        if (r > 1) {
+            const double prev = strtod(table_cell(&t, r - 1, (size_t)acc), NULL);
+            ok &= got < prev || (got == prev && s >= strtod(table_cell(&t, r - 1, (size_t)it), NULL));
+        }
+        if (!ok) fprintf(stderr, "row %zu: %s %.17g s, %g epochs: %g (want %g)\n", r, quant, s, epochs, got, want);
+    }
+    CHECK(ok,
+          "a budget of %g s alone: each row's accuracy from its curve at the epochs it completes, in order (%zu rows): "
+          "%s",
+          a.budget_s, t.nrows ? t.nrows - 1 : 0, e == GQ_OK ? why : msg);
+    table_free(&t);
+    /* at equality: one fp32 configuration, a budget of exactly two of its epochs reaches epoch 2's 0.81, a hair less
+     * epoch 1's 0.7 */
+    static const char *const FP32[] = {"fp32"};
+    sim_request ring = q;
+    run_param_set(run_param_by_key("sync"), &ring, "ring", msg, sizeof msg);
+    run_param_set(run_param_by_key("fusion"), &ring, "0", msg, sizeof msg);
+    advise_request one = a;
+    one.quants = FP32, one.nquants = 1, one.top = 1, one.budget_s = 1e6;
+    e = sim_advise(&ring, &one, &t, why, sizeof why, NULL, msg, sizeof msg);
+    const double s1 = e == GQ_OK ? strtod(table_cell(&t, 1, (size_t)it), NULL) : NAN;
+    table_free(&t);
+    double got[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        one.budget_s = s1 * 125 * 2;
+        if (i) one.budget_s = nextafter(one.budget_s, 0);
+        if (sim_advise(&ring, &one, &t, why, sizeof why, NULL, msg, sizeof msg) == GQ_OK)
+            got[i] = strtod(table_cell(&t, 1, (size_t)acc), NULL);
+        table_free(&t);
+    }
+    CHECK(got[0] == 0.81 && got[1] == 0.7, "a budget of exactly 2 epochs (%.17g s): %g (0.81); a hair less: %g (0.7)",
+          s1 * 250, got[0], got[1]);
 }
 
 /* sweep's blocks: contiguous, covering every row once, each within half a row's cost of an even share (the cut
