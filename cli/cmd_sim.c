@@ -16,6 +16,7 @@
 #include "options.h"
 #include "scenario.h"
 #include "sim_args.h"
+#include "trainer.h"
 #include "user_tables.h"
 
 /* ---- arguments into a request ------------------------------------------------------------------ */
@@ -631,31 +632,33 @@ static void advise_progress(void *ctx, const char *phase, size_t done, size_t to
     cli_progress_eta(what, done, total);
 }
 
-/* Table mode, more than one platform: each platform's winner at a GPU count, fastest first (by the time to the
- * target where there is one, else by images/s), each against the fastest. */
-static void advise_across(const gq_table *best, int gpus, int to_target)
+/* Table mode, more than one platform: each platform's winner at a GPU count, best first by what the search ranked
+ * by (mode 0: images/s; 1: the time to the target; 2: the accuracy at the budget), each against the best. */
+static void advise_across(const gq_table *best, int gpus, int mode)
 {
-    const int ips = table_column(best, "images_per_s"), ttt = table_column(best, "time_to_target_s"),
-              pc = table_column(best, "platform"), qc = table_column(best, "quant"), sc = table_column(best, "sync");
-    size_t order[MAX_PLATFORMS], n = best->nrows - 1;
+    static const char *const COLUMN[] = {"images_per_s", "time_to_target_s", "accuracy_at_budget"};
+    static const char *const UNIT[] = {"images/s", "s to the target", "test accuracy within the budget"};
+    const int vc = table_column(best, COLUMN[mode]), pc = table_column(best, "platform"),
+              qc = table_column(best, "quant"), sc = table_column(best, "sync");
+    size_t order[MAX_PLATFORMS] = {0}, n = best->nrows - 1;
     for (size_t i = 0; i < n; i++) { /* insertion sort, ties in the order given */
         order[i] = i + 1;
         for (size_t j = i; j > 0; j--) {
-            const double x = atof(table_cell(best, order[j], to_target ? ttt : ips)),
-                         y = atof(table_cell(best, order[j - 1], to_target ? ttt : ips));
-            if (to_target ? !(x < y) : !(x > y)) break;
+            const double x = atof(table_cell(best, order[j], vc)), y = atof(table_cell(best, order[j - 1], vc));
+            if (mode == 1 ? !(x < y) : !(x > y)) break;
             size_t t = order[j];
             order[j] = order[j - 1], order[j - 1] = t;
         }
     }
-    printf("\nAcross platforms at %d GPU%s, fastest first:\n", gpus, gq_s(gpus));
-    const double first = atof(table_cell(best, order[0], to_target ? ttt : ips));
+    printf("\nAcross platforms at %d GPU%s, best first:\n", gpus, gq_s(gpus));
+    const double first = atof(table_cell(best, order[0], vc));
     for (size_t i = 0; i < n; i++) {
-        const double v = atof(table_cell(best, order[i], to_target ? ttt : ips));
-        printf("  %-24s %10.6g %s  %s, %s", table_cell(best, order[i], pc), v,
-               to_target ? "s to the target" : "images/s", table_cell(best, order[i], qc),
-               table_cell(best, order[i], sc));
-        if (i > 0) printf("  (%.2fx the fastest's time)", to_target ? v / first : first / v);
+        const double v = atof(table_cell(best, order[i], vc));
+        printf("  %-24s %10.6g %s  %s, %s", table_cell(best, order[i], pc), v, UNIT[mode],
+               table_cell(best, order[i], qc), table_cell(best, order[i], sc));
+        if (i > 0 && mode == 0) printf("  (%.2fx the best's time)", first / v);
+        if (i > 0 && mode == 1) printf("  (%.2fx the best's time)", v / first);
+        if (i > 0 && mode == 2) printf("  (%+.4f)", v - first);
         printf("\n");
     }
 }
@@ -749,25 +752,43 @@ static int advise_per_tensor(const cli_args *a, const advise_counts *n, int gpus
 
 static int cmd_advise(int argc, char **argv)
 {
-    cli_args a = {0};
+    cli_args a;
+    cli_train_defaults(&a); /* --train's trainer options, then the simulator's */
     cli_sim_defaults(&a);
+    a.batch = 0; /* the simulated model's customary batch unless given; the trainer keeps its own */
     a.top = 5;
     if (cli_parse_command(C_ADVISE, argc, argv, &a)) return EXIT_USAGE;
     sim_request q = cli_request_of(&a);
-    if (a.accuracy_curve ? !(a.target > 0) && !(a.budget > 0) : a.target > 0 || a.budget > 0)
-        return cli_error("advise: --accuracy-curve goes with --target-accuracy, --budget or both (the curve says when "
-                         "each quantizer reaches an accuracy)"),
+    if (a.train && a.accuracy_curve)
+        return cli_error("advise: --train or --accuracy-curve, not both (each gives the curves)"), EXIT_USAGE;
+    if (a.accuracy_curve || a.train ? !(a.target > 0) && !(a.budget > 0) : a.target > 0 || a.budget > 0)
+        return cli_error("advise: --accuracy-curve or --train goes with --target-accuracy, --budget or both (the "
+                         "curves say when each quantizer reaches an accuracy)"),
                EXIT_USAGE;
-    static tta_curve curves[MAX_QUANTS * 4];
-    const double dataset = a.dataset_size ? (double)a.dataset_size : 1281167;
-    const int ncurves = a.accuracy_curve ? cli_read_curves(a.accuracy_curve, dataset, curves, MAX_QUANTS * 4) : 0;
-    if (ncurves < 0) return 1;
     if (a.per_tensor && (a.nplatforms > 1 || a.ngpus > 1))
         return cli_error("advise: --per-tensor plans one search's winner: give one --platform and one --gpus"),
                EXIT_USAGE;
+    static tta_curve curves[MAX_QUANTS * 4];
+    const double dataset = a.dataset_size ? (double)a.dataset_size : 1281167;
+    int ncurves = a.accuracy_curve ? cli_read_curves(a.accuracy_curve, dataset, curves, MAX_QUANTS * 4) : 0;
+    if (ncurves < 0) return 1;
     train_comm comm = {0};
     char cmsg[256];
     if (under_mpirun() && comm_mpi_open(&comm, cmsg, sizeof cmsg) != GQ_OK) return cli_error("advise: %s", cmsg), 1;
+    if (a.train) { /* every quantizer searched, trained here (the runs spread over the ranks) */
+        size_t nq = 0;
+        while (ADVISE_QUANTS[nq]) nq++;
+        const char *const *quants = a.nquant ? a.quant : ADVISE_QUANTS;
+        nq = a.nquant ? a.nquant : nq;
+        cli_args trainer = a;
+        trainer.batch = (uint64_t)train_config_defaults().batch;
+        int workers = (int)a.workers[0];
+        if (cli_train_curves(&trainer, "lenet5", quants, nq, &workers, curves, &comm) != 0) {
+            if (comm.size > 1) comm_mpi_close(&comm);
+            return 1;
+        }
+        ncurves = (int)nq;
+    }
     const int rank = comm.size > 1 ? comm.rank : 0; /* rank 0 prints; every rank computes the same rows */
     gq_table all = {0}, plotted = {0};              /* plotted: every row printed, for --plot */
     int rc = 0;
@@ -783,7 +804,7 @@ static int cmd_advise(int argc, char **argv)
                                 .nquants = a.nquant,
                                 .gpus = (int)a.gpus[g],
                                 .top = (int)a.top,
-                                .curves = a.accuracy_curve ? curves : NULL,
+                                .curves = ncurves ? curves : NULL,
                                 .ncurves = ncurves,
                                 .target = a.target,
                                 .budget_s = a.budget,
@@ -818,8 +839,8 @@ static int cmd_advise(int argc, char **argv)
             table_free(&t);
             if (a.per_tensor) rc = advise_per_tensor(&a, &n, r.gpus, rank);
         }
-        if (rc == 0 && rank == 0 && a.format == FMT_TABLE && a.nplatforms > 1)
-            advise_across(&best, (int)a.gpus[g], a.accuracy_curve != NULL);
+        if (rc == 0 && rank == 0 && a.format == FMT_TABLE && a.nplatforms > 1 && best.nrows > 1)
+            advise_across(&best, (int)a.gpus[g], !ncurves ? 0 : a.target > 0 ? 1 : 2);
         table_free(&best);
     }
     if (rc == 0 && a.format != FMT_TABLE && rank == 0) table_print(&all, (cli_format)a.format);

@@ -483,6 +483,86 @@ out:
     return rc;
 }
 
+/* ---- accuracy curves, trained -------------------------------------------------------------------------- */
+
+void cli_train_defaults(cli_args *a) { train_defaults(a); }
+
+int cli_train_curves(const cli_args *a, const char *model, const char *const *quants, size_t nq, int *workers,
+                     tta_curve *curves, train_comm *comm)
+{
+    const int R = comm && comm->size > 1 ? comm->size : 1, me = R > 1 ? comm->rank : 0;
+    gq_zoo z = {0};
+    idx_dataset tr = {0}, te = {0};
+    const model_t *m = NULL;
+    uint64_t seeds[16];
+    const size_t ns = seeds_of(a, seeds);
+    char msg[1024];
+    int rc = 0;
+    if (cli_zoo_load(&z, NULL) != 0 || !(m = cli_zoo_model(&z, model)) || load_fashion(a->data, &tr, &te) != 0) rc = -1;
+    if (rc == 0) {
+        const int ntrain = a->train_limit > 0 && a->train_limit < (uint64_t)tr.n ? (int)a->train_limit : tr.n;
+        int most = ntrain / (int)a->batch; /* workers that still get one batch each per iteration */
+        if (most > TRAIN_MAX_WORKERS) most = TRAIN_MAX_WORKERS;
+        if (*workers > most) {
+            if (me == 0)
+                fprintf(stderr, "gqsim: trained with %d workers (not %d): %d images make at most %d batches of %llu\n",
+                        most < 1 ? 1 : most, *workers, ntrain, most, (unsigned long long)a->batch);
+            *workers = most < 1 ? 1 : most;
+        }
+    }
+    /* run j = (quantizer j / ns, seed j % ns) on rank j % R; its epochs' accuracies, then its epochs and its
+     * iterations an epoch, shared by one all-gather */
+    const size_t E = a->epochs < MAX_EPOCHS ? (size_t)a->epochs : MAX_EPOCHS, W = E + 2, jobs = nq * ns;
+    double *mine = calloc(jobs * W + 1, sizeof *mine),
+           *all = R > 1 ? calloc(jobs * W * (size_t)R + 1, sizeof *all) : NULL;
+    if (!mine || (R > 1 && !all)) rc = (cli_error("out of memory"), -1);
+    for (size_t j = 0; j < jobs && rc == 0; j++) {
+        if ((int)(j % (size_t)R) != me) continue;
+        train_config c = config_of(a);
+        c.model = m, c.workers = *workers;
+        qz_parse_spec(quants[j / ns], &c.quant, NULL, 0);
+        char canon[256];
+        qz_format_spec(&c.quant, canon, sizeof canon);
+        run_ctx r = {.quant = canon, .workers = *workers, .seed = seeds[j % ns]};
+        c.seed = seeds[j % ns];
+        if (train_run(&c, &tr, &te, on_epoch, &r, msg, sizeof msg) != GQ_OK) {
+            cli_error("train %s with %d workers, seed %llu: %s", canon, *workers, (unsigned long long)c.seed, msg);
+            rc = -1;
+            break;
+        }
+        for (size_t e = 0; e < E; e++) mine[j * W + e] = r.acc[e];
+        mine[j * W + E] = r.epochs, mine[j * W + E + 1] = r.iterations;
+    }
+    if (R > 1) { /* a rank that failed says so with a negative epoch count in its first run's slot */
+        if (rc != 0 && jobs > 0) mine[(size_t)me * W + E] = -1;
+        if (all && comm->allgather_doubles(comm, mine, (int)(jobs * W), all) != GQ_OK) rc = -1;
+        for (size_t j = 0; all && rc == 0 && j < jobs; j++)
+            memcpy(mine + j * W, all + (j % (size_t)R) * jobs * W + j * W, W * sizeof *mine);
+        for (int r = 0; all && r < R && (size_t)r < jobs; r++)
+            if (all[(size_t)r * jobs * W + (size_t)r * W + E] < 0) rc = -1;
+    }
+    for (size_t k = 0; k < nq && rc == 0; k++) {
+        tta_curve *cv = &curves[k];
+        memset(cv, 0, sizeof *cv);
+        qz_params p;
+        qz_parse_spec(quants[k], &p, NULL, 0);
+        qz_format_spec(&p, cv->quant, sizeof cv->quant);
+        cv->nseeds = ns, cv->workers = *workers;
+        snprintf(cv->source, sizeof cv->source, "trained: %s, %d workers x %llu", model, *workers,
+                 (unsigned long long)a->batch);
+        for (size_t si = 0; si < ns; si++) {
+            const double *v = mine + (k * ns + si) * W;
+            for (size_t e = 0; e < E; e++) cv->acc[si][e] = v[e];
+            cv->epochs = (size_t)v[E];
+            cv->iterations_per_epoch = v[E + 1];
+        }
+    }
+    free(mine), free(all);
+    idx_free(&tr), idx_free(&te);
+    zoo_free(&z);
+    return rc;
+}
+
 /* ---- tta ------------------------------------------------------------------------------------------- */
 
 static int cmd_tta(int argc, char **argv)
@@ -500,12 +580,8 @@ static int cmd_tta(int argc, char **argv)
     if (!a.model) return cli_error("tta: --accuracy-curve needs --model (the model the curve is of)"), EXIT_USAGE;
     if (training && !a.batch) a.batch = 64;
     static tta_curve curves[MAX_RUNS];
-    uint64_t seeds[16];
-    const size_t ns = seeds_of(&a, seeds);
     int ncurves = 0, rc = 0, workers = gpus;
     const double dataset = a.dataset_size ? (double)a.dataset_size : 1281167;
-    idx_dataset tr = {0}, te = {0};
-    gq_zoo z = {0};
     char msg[1024];
 
     /* the cluster first: options that do not go together are refused before minutes of training */
@@ -519,43 +595,11 @@ static int cmd_tta(int argc, char **argv)
     }
 
     if (training) { /* the trainer's accuracy after each epoch, per quantizer and seed */
-        const model_t *m = NULL;
-        if (cli_zoo_load(&z, NULL) != 0 || !(m = cli_zoo_model(&z, a.model)) || load_fashion(a.data, &tr, &te) != 0) {
+        if (cli_train_curves(&a, a.model, quants, nq, &workers, curves, NULL) != 0) {
             rc = 1;
             goto out;
         }
-        int ntrain = a.train_limit > 0 && a.train_limit < (uint64_t)tr.n ? (int)a.train_limit : tr.n;
-        int most = ntrain / (int)a.batch; /* workers that still get one batch each per iteration */
-        if (most > TRAIN_MAX_WORKERS) most = TRAIN_MAX_WORKERS;
-        if (workers > most) {
-            workers = most < 1 ? 1 : most;
-            fprintf(stderr, "gqsim: tta: trained with %d workers (not %d): %d images make at most %d batches of %llu\n",
-                    workers, gpus, ntrain, most, (unsigned long long)a.batch);
-        }
-        for (size_t k = 0; k < nq && rc == 0; k++) {
-            train_config c = config_of(&a);
-            c.model = m, c.workers = workers;
-            qz_parse_spec(quants[k], &c.quant, NULL, 0);
-            tta_curve *cv = &curves[ncurves++];
-            memset(cv, 0, sizeof *cv);
-            qz_format_spec(&c.quant, cv->quant, sizeof cv->quant);
-            cv->nseeds = ns, cv->workers = workers;
-            snprintf(cv->source, sizeof cv->source, "trained: %s, %d workers x %llu", a.model, workers,
-                     (unsigned long long)a.batch);
-            for (size_t si = 0; si < ns && rc == 0; si++) {
-                run_ctx r = {.quant = cv->quant, .workers = workers, .seed = seeds[si]};
-                c.seed = seeds[si];
-                if (train_run(&c, &tr, &te, on_epoch, &r, msg, sizeof msg) != GQ_OK) {
-                    cli_error("train %s with %d workers, seed %llu: %s", cv->quant, workers,
-                              (unsigned long long)seeds[si], msg);
-                    rc = 1;
-                    break;
-                }
-                memcpy(cv->acc[si], r.acc, sizeof r.acc);
-                cv->epochs = (size_t)r.epochs;
-                cv->iterations_per_epoch = r.iterations;
-            }
-        }
+        ncurves = (int)nq;
     } else if ((ncurves = cli_read_curves(a.accuracy_curve, dataset, curves, MAX_RUNS)) < 0) {
         rc = 1;
         goto out;
@@ -603,9 +647,6 @@ static int cmd_tta(int argc, char **argv)
     table_free(&t);
 out:
     scenario_close(&s);
-    idx_free(&tr);
-    idx_free(&te);
-    zoo_free(&z);
     return rc;
 }
 

@@ -30,6 +30,17 @@ const char *cli_command_name(cli_cmd id, const cli_command **row);
  * again. @return 0, or EXIT_USAGE after printing. */
 int cli_parse_command(cli_cmd id, int argc, char **argv, cli_args *a);
 
+/* ---- accuracy curves, trained (cmd_train.c) ------------------------------------------------------------ */
+struct train_comm;
+/* The trainer's defaults in a (clearing it), to be set before parsing the options of a command that trains. */
+void cli_train_defaults(cli_args *a);
+/* Trains `model` (Fashion-MNIST) with *workers workers (fewer where the data cannot feed them: *workers is then
+ * what it used, said on stderr) and a's trainer options, each quantizer once per seed, into curves[0..nq): the
+ * test accuracy after each epoch. Under comm with more than one rank, the runs are dealt round-robin over the
+ * ranks and shared, so that every rank ends with every curve. @return 0, or -1 after printing. */
+int cli_train_curves(const cli_args *a, const char *model, const char *const *quants, size_t nq, int *workers,
+                     tta_curve *curves, struct train_comm *comm);
+
 /* The tables: groups, and the top-level commands that take options. */
 extern const cli_command QUANT_CMDS[], MODELS_CMDS[], GPUS_CMDS[], PLATFORM_CMDS[], SIM_CMDS[], TRAIN_CMDS[];
 

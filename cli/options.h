@@ -71,6 +71,7 @@ typedef struct {
     int lr_schedule, step_every; /* --lr-schedule: const, step:E:G, poly:P */
     double step_gamma, poly_power;
     int fit;
+    int train;           /* advise: train the accuracy curves */
     sim_request req;     /* the run parameters (sim/run_params.c), each at its place in a request */
     int mpi, train_sync; /* train: over MPI; its train_sync */
 } cli_args;

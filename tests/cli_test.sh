@@ -502,6 +502,22 @@ check "simulate --plan of another model: its line named" sh -c "test $rc -ne 0 &
 "$GQ" advise --model alexnet --platform terngrad-infiniband --gpus 8,16 --per-tensor plan2.csv 2> err.txt; rc=$?
 check "advise --per-tensor with two GPU counts: usage error, no plan" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && test ! -e plan2.csv"
 
+# --train: the curves trained here are train's own (same options, same seed): the rows advise gives with the
+# curve file train writes
+TR="--quant fp32 --quant terngrad --epochs 2 --train-limit 1024 --test-limit 256"
+# shellcheck disable=SC2086
+"$GQ" train $TR --format csv --output trained.csv > /dev/null 2> err.txt
+# shellcheck disable=SC2086
+"$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 16 --engine analytic --top 4 --dataset-size 128000 \
+    --target-accuracy 0.3 --accuracy-curve trained.csv --quant fp32 --quant terngrad --format csv > advc.csv 2> err.txt
+# shellcheck disable=SC2086
+"$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 16 --engine analytic --top 4 --dataset-size 128000 \
+    --target-accuracy 0.3 --train $TR --format csv > advtr.csv 2> err.txt
+check "advise --train: the rows of advise --accuracy-curve on train's own curves" \
+    sh -c "test \$(wc -l < advtr.csv) -eq 5 && cmp -s advc.csv advtr.csv"
+"$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 16 --train --accuracy-curve trained.csv --budget 9 2> err.txt; rc=$?
+check "advise --train with --accuracy-curve: usage error, one line" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1"
+
 # time to accuracy: a curve where only fp32 and terngrad reach 0.8 (epochs 2 and 3); each row's time to it is
 # its iterations (epochs x floor(128000 / (16 x 128)) = 62 an epoch) times its iteration
 printf 'quant,epoch,accuracy\nfp32,1,0.7\nfp32,2,0.81\nterngrad,1,0.6\nterngrad,2,0.79\nterngrad,3,0.82\nsignsgd,1,0.5\n' > curve.csv

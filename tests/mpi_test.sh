@@ -78,6 +78,19 @@ for np in 1 2 4; do
         sh -c "test -s adv1.txt && cmp -s adv1.txt adv$np-mpi.txt && cmp -s adv1.csv adv$np-mpi.csv"
 done
 
+# ---- advise --train: the (quantizer, seed) runs dealt over the ranks, their curves shared: the same bytes ----
+ADVT="advise --model alexnet --platform terngrad-ethernet --gpus 16 --engine analytic --top 3 --train --quant fp32 \
+    --quant terngrad --quant signsgd --epochs 2 --train-limit 1024 --test-limit 256 --target-accuracy 0.3 --format csv"
+# shellcheck disable=SC2086
+"$GQ" $ADVT > advt1.csv 2> /dev/null
+for np in 2 3; do
+    # shellcheck disable=SC2086
+    mpirun --allow-run-as-root --oversubscribe -np "$np" --mca btl tcp,self --mca mpi_yield_when_idle 1 \
+        --mca rtc ^hwloc "$GQ" $ADVT > "advt$np-mpi.csv" 2> /dev/null
+    check "advise --train under mpirun -np $np: the one-process CSV, byte for byte" \
+        sh -c "test \$(wc -l < advt1.csv) -eq 4 && cmp -s advt1.csv advt$np-mpi.csv"
+done
+
 # ---- sweep spread over ranks: contiguous blocks of rows, gathered on rank 0 in order, the same bytes --------
 cat > grid.csv <<'EOF2'
 model,platform,gpus,quant,sync
