@@ -129,6 +129,28 @@ else
     within $bound || cat cal.csv m.csv v.csv err.txt >&2 # what a failure needs to be understood
 fi
 
+# ---- advise and sweep spread over the lab's nodes: the same bytes as one process -----------------------------
+ADV="advise --model alexnet --platform terngrad-ethernet --gpus 8 --top 3 --format csv"
+printf 'model,platform,gpus,quant,sync\nalexnet,terngrad-ethernet,8,terngrad,\nvgg-a,terngrad-infiniband,32,fp16,ring\ngooglenet,terngrad-infiniband,16,qsgd:levels=5,ps\nalexnet,terngrad-ethernet,64,fp32,ring\n' > grid.csv
+# shellcheck disable=SC2086
+"$GQ" $ADV > adv-local.csv 2> /dev/null
+"$GQ" sweep --grid grid.csv --format csv > sw-local.csv 2> /dev/null
+lab_same() { # lab_same NP: advise and sweep over NP nodes print what one process does
+    # shellcheck disable=SC2086
+    $LAB mpirun "$1" -- "$GQ" $ADV > "adv-lab$1.csv" 2> err.txt
+    check "advise over $1 lab node(s): the one-process CSV, byte for byte" \
+        sh -c "test \$(wc -l < adv-local.csv) -eq 4 && cmp -s adv-local.csv adv-lab$1.csv"
+    $LAB mpirun "$1" -- "$GQ" sweep --grid grid.csv --format csv > "sw-lab$1.csv" 2> err.txt
+    check "sweep over $1 lab node(s): the one-process CSV, byte for byte" \
+        sh -c "test \$(wc -l < sw-local.csv) -eq 5 && cmp -s sw-local.csv sw-lab$1.csv"
+}
+lab_same 1
+lab_same 2
+$LAB down
+$LAB up 4 1gbit > /dev/null 2> err.txt
+check "up 4 1gbit" test $? -eq 0
+lab_same 4
+
 # ---- down: nothing left ------------------------------------------------------------------------------------
 $LAB down
 check "down: no namespace left" sh -c "! ip netns list | grep -q '^gq-n'"
