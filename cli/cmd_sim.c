@@ -44,7 +44,7 @@ static void on_progress(void *ctx, const char *what)
 static void warn_cost(const sim_request *q, const sim_scenario *s, int gpus)
 {
     if (q->engine != ENGINE_SIMGRID) return;
-    double secs = sim_simgrid_cost_s(&s->cluster, q->sync, gpus, q->iterations);
+    double secs = sim_simgrid_cost_s(&s->cluster, q->sync, gpus, q->iterations, 0);
     if (secs > 2)
         cli_progress(1, "simulating %d GPUs with SimGrid: about %.0f s and %.0f MB on a 2-core machine", gpus, secs,
                      sim_simgrid_cost_mb(&s->cluster, q->sync, gpus));

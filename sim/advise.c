@@ -65,7 +65,7 @@ typedef struct {
 typedef struct {
     size_t setting, quant, order;
     double key, screened_s; /* what it is ranked by (lower first), then its screened iteration */
-    int fp32;
+    int fp32, buckets;
 } candidate;
 
 static int by_time(const void *a, const void *b)
@@ -235,7 +235,7 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
             if (e != GQ_OK) return scenario_close(&s), free(c), free(qa), gq_fail(e, msg, cap, "%s", skip);
             double key;
             if (!rank_key(a, &qa[k], o.r.iteration_s, &key)) continue; /* the target or the budget out of reach */
-            c[n] = (candidate){i, k, n, key, o.r.iteration_s, p.id == QZ_FP32};
+            c[n] = (candidate){i, k, n, key, o.r.iteration_s, p.id == QZ_FP32, o.r.buckets};
             n++;
         }
         scenario_close(&s);
@@ -275,7 +275,9 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
         size_t *by_cost = calloc(nf, sizeof *by_cost);
         if (!cost || !by_cost) e = GQ_ERR_NOMEM;
         for (size_t f = 0; e == GQ_OK && f < nf; f++) {
-            cost[f] = known ? sim_simgrid_cost_s(&cl, st[c[pick[f]].setting].sync, a->gpus, base->iterations) : 1;
+            cost[f] = known ? sim_simgrid_cost_s(&cl, st[c[pick[f]].setting].sync, a->gpus, base->iterations,
+                                                 c[pick[f]].buckets)
+                            : 1;
             by_cost[f] = f;
             for (size_t j = f; j > 0 && cost[by_cost[j - 1]] < cost[by_cost[j]]; j--) {
                 size_t t = by_cost[j];

@@ -665,8 +665,19 @@ double sim_grid_cost_s(const measured_row *row, const sim_request *base)
     cluster_spec cl;
     if (row_request(row, "", base, &q, platform, sizeof platform, &quant, msg, sizeof msg) != GQ_OK ||
         cluster_parse(platform, &cl, msg, sizeof msg) != GQ_OK)
-        return 1; /* a platform file, or a row that will fail: a second */
-    return sim_simgrid_cost_s(&cl, q.sync, (int)row->gpus, q.iterations);
+        return 1;    /* a platform file, or a row that will fail: a second */
+    int buckets = 0; /* ps-flat's cost grows with its buckets: the analytic engine's plan says how many */
+    if (q.sync == SYNC_PS_FLAT) {
+        sim_request aq = q;
+        aq.engine = ENGINE_ANALYTIC;
+        sim_scenario s;
+        sim_outcome o;
+        if (scenario_open(&s, &aq, msg, sizeof msg) == GQ_OK &&
+            scenario_run(&s, quant, (int)row->gpus, &o, msg, sizeof msg) == GQ_OK)
+            buckets = o.r.buckets;
+        scenario_close(&s);
+    }
+    return sim_simgrid_cost_s(&cl, q.sync, (int)row->gpus, q.iterations, buckets);
 }
 
 void sim_grid_blocks(const measured_set *grid, const sim_request *base, int ranks, size_t *bounds)

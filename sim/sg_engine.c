@@ -138,7 +138,7 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
                        mode == NODE_FOLDED ? "one per node"
                        : grouped           ? "two per node"
                                            : "one per GPU",
-                       SIM_SIMGRID_MAX_ACTORS, sim_simgrid_cost_s(c->cluster, c->sync, c->gpus, c->iterations),
+                       SIM_SIMGRID_MAX_ACTORS, sim_simgrid_cost_s(c->cluster, c->sync, c->gpus, c->iterations, p->n),
                        sim_simgrid_cost_mb(c->cluster, c->sync, c->gpus));
     if (c->sync == SYNC_PS_FLAT && c->gpus > SIM_SIMGRID_MAX_FLAT_GPUS)
         return gq_fail(GQ_ERR_PARAM, msg, cap,
@@ -241,9 +241,12 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
  * (dgx1: a zone of 72 routes) where not grouped (rings; partly used nodes),
  * ResNet-50: 4096 GPUs 10.3 s and 102 MB, 16384 GPUs 95 s and 376 MB (those
  * three before mimalloc). */
-double sim_simgrid_cost_s(const cluster_spec *cl, sync_kind sync, int gpus, int iterations)
+double sim_simgrid_cost_s(const cluster_spec *cl, sync_kind sync, int gpus, int iterations, int buckets)
 {
     int it = iterations > 1 ? iterations : 1;
+    /* ps-flat: every GPU to every other, a flow each way a bucket: 0.08 s a bucket at 64 GPUs, as GPUs^2.6 (VGG-A,
+     * AlexNet per tensor and ResNet-50 per tensor at 64 and 128 GPUs, 2-core EPYC, 2026-12-03) */
+    if (sync == SYNC_PS_FLAT) return 0.08 * (buckets > 1 ? buckets : 1) * pow(gpus / 64.0, 2.6) * it;
     const node_actors mode = actors_mode(cl, sync, gpus, 0, NULL);
     const double nodes = cluster_nodes_for(cl, gpus);
     if (mode == NODE_FOLDED) return 4.0 * pow(nodes / 8192.0, 1.3) * it;

@@ -148,8 +148,9 @@ gq_err sim_run(const sim_config *c, sim_result *r, char *msg, size_t cap);
 #define SIM_SIMGRID_MAX_XML_HOSTS (4 * SIM_SIMGRID_MAX_ACTORS)
 /* Rough cost of a SimGrid run on this kind of machine, from measurements
  * (docs/performance.md#simulation-cost): seconds and megabytes. For a
- * warning before long runs and the refusal beyond the limits. */
-double sim_simgrid_cost_s(const cluster_spec *cl, sync_kind sync, int gpus, int iterations);
+ * warning before long runs, the refusal beyond the limits and the spread of runs over MPI ranks. buckets: the
+ * plan's (0: not known, counted as 1), which ps-flat's all-to-all grows with. */
+double sim_simgrid_cost_s(const cluster_spec *cl, sync_kind sync, int gpus, int iterations, int buckets);
 double sim_simgrid_cost_mb(const cluster_spec *cl, sync_kind sync, int gpus);
 
 #endif

@@ -46,6 +46,7 @@ value_of() {
     --ef) echo on ;;
     --format) echo table ;;
     --plot) echo fig.svg ;; # a figure: honoured when it is written
+    --plan) echo plan.csv ;; # with the base run's --quant: refused, naming it
     --out | --output) echo rep ;; # the report's directory: honoured when it holds the report
     *) return 1 ;;
     esac
