@@ -736,12 +736,12 @@ static int advise_per_tensor(const cli_args *a, const advise_counts *n, int gpus
             const sim_request *w = &n->winner;
             fprintf(out,
                     "%sPer tensor, from the winner (%s): %s, %.6g s an iteration (%s) where every tensor as it was "
-                    "takes %.6g s (%.3fx); %zu analytic runs over %zu pass%s. Plan: %s; simulate it with the options "
-                    "above and --plan %s --sync %s --fusion %.0f --fusion-cycle %g --codec-on %s\n",
+                    "takes %.6g s (%.3fx); %zu analytic runs over %zu pass%s, then %zu with %s. Plan: %s; simulate it "
+                    "with the options above and --plan %s --sync %s --fusion %.0f --fusion-cycle %g --codec-on %s\n",
                     a->format == FMT_TABLE ? "\n" : "", n->winner_quant, what, pr.plan_s, sim_engine_name(w->engine),
                     pr.start_s, pr.start_s / pr.plan_s, pr.evaluations, pr.passes, pr.passes == 1 ? "" : "es",
-                    a->per_tensor, a->per_tensor, sync_name(w->sync), w->fusion_bytes, w->fusion_cycle_s,
-                    codec_device_name(w->codec_on));
+                    pr.final_evaluations, sim_engine_name(w->engine), a->per_tensor, a->per_tensor, sync_name(w->sync),
+                    w->fusion_bytes, w->fusion_cycle_s, codec_device_name(w->codec_on));
         }
         table_free(&t);
         zoo_free(&z);

@@ -68,13 +68,16 @@ gq_err sim_advise(const sim_request *base, const advise_request *a, gq_table *ro
  * fp32_below, or the classifier with fp32_last, in fp32), each tensor in turn, the largest first, takes whichever of
  * fp32, fp16 and quant gives the shortest iteration with the analytic engine (its critical path: buckets, ready
  * times, codec time on the GPU's stream), ties to the more accurate (fp32, then fp16); passes until one changes
- * nothing (at most ADVISE_PLAN_PASSES). plan gets the result (initialised here); start_s and plan_s the
- * configuration's and the plan's iteration with q's engine. */
+ * nothing (at most ADVISE_PLAN_PASSES). Then with q's engine (where not analytic): from the faster of the start
+ * and that plan, each tensor the plan changed takes whichever of its two codecs is faster there, so that the
+ * plan is never slower than the start with q's engine. plan gets the result (initialised here); start_s and
+ * plan_s the configuration's and the plan's iteration with q's engine. */
 #define ADVISE_PLAN_PASSES 8
 typedef struct {
     double start_s, plan_s;                   /* with the request's engine */
     double start_screened_s, plan_screened_s; /* with the analytic engine */
-    size_t evaluations, passes;
+    size_t evaluations, passes;               /* analytic runs, passes over the tensors */
+    size_t final_evaluations;                 /* runs with the request's engine: the start, the plan, each refinement */
 } advise_plan_result;
 gq_err sim_advise_plan(const sim_request *q, const char *quant, int gpus, tensor_plan *plan, advise_plan_result *r,
                        sim_progress_n progress, void *progress_ctx, char *msg, size_t cap);
