@@ -307,7 +307,7 @@ gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *
         tensor_plan_describe(plan, o->quant, sizeof o->quant);
     else
         qz_format_spec(&c.quant, o->quant, sizeof o->quant);
-    snprintf(o->codec_source, sizeof o->codec_source, "%s%s%s", codec_source, server_source, s->rpc_source);
+    snprintf(o->codec_source, sizeof o->codec_source, "%.248s%.167s%.95s", codec_source, server_source, s->rpc_source);
     o->gpus = gpus;
     o->images_per_s = (double)gpus * s->batch / o->r.iteration_s;
     o->speedup = o->images_per_s / s->compute.images_per_s; /* one GPU, fp32, no communication */

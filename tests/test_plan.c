@@ -21,7 +21,8 @@ static sim_request request(const char *model, const char *platform, const char *
     return q;
 }
 
-/* quant's run and the plan's on one scenario: @return both iterations (NAN where one fails). */
+/* quant's run with q, and the plan's with q less its fp32 policy (the plan alone says which tensors travel in fp32):
+ * @return both iterations (NAN where one fails). */
 static void both(const sim_request *q, const char *quant, const tensor_plan *plan, int gpus, double *run,
                  double *planned)
 {
@@ -31,8 +32,55 @@ static void both(const sim_request *q, const char *quant, const tensor_plan *pla
     *run = *planned = NAN;
     if (scenario_open(&s, q, msg, sizeof msg) != GQ_OK) return;
     if (scenario_run(&s, quant, gpus, &o, msg, sizeof msg) == GQ_OK) *run = o.r.iteration_s;
+    scenario_close(&s);
+    sim_request bare = *q;
+    bare.exchange.fp32_below = 0, bare.exchange.fp32_last = 0;
+    if (scenario_open(&s, &bare, msg, sizeof msg) != GQ_OK) return;
     if (scenario_run_plan(&s, NULL, plan, gpus, &o, msg, sizeof msg) == GQ_OK) *planned = o.r.iteration_s;
     scenario_close(&s);
+}
+
+/* The plan's bytes a GPU sends and receives an iteration. */
+static void bytes_of(const sim_request *q, const tensor_plan *plan, double *up, double *down)
+{
+    sim_scenario s;
+    sim_outcome o;
+    char msg[1024];
+    *up = *down = NAN;
+    if (scenario_open(&s, q, msg, sizeof msg) == GQ_OK &&
+        scenario_run_plan(&s, NULL, plan, 8, &o, msg, sizeof msg) == GQ_OK)
+        *up = o.r.bytes_up, *down = o.r.bytes_down;
+    scenario_close(&s);
+}
+
+/* Each tensor charged its own codec's bytes both ways: a plan mixing TernGrad (its reply the sum of levels under one
+ * scaler) and fp16 (its reply re-encoded) sends, through one server and a bucket a tensor, what the TernGrad-only
+ * plan and the fp16-only plan send, less the fp32 tensors both count. */
+static void test_mixed_bytes(void)
+{
+    sim_request q = request("alexnet", "terngrad-ethernet", "ps", ENGINE_ANALYTIC);
+    char msg[256];
+    run_param_set(run_param_by_key("fusion"), &q, "0", msg, sizeof msg);
+    qz_params tern, fp16, fp32;
+    qz_parse_spec("terngrad", &tern, NULL, 0);
+    qz_parse_spec("fp16", &fp16, NULL, 0);
+    qz_parse_spec("fp32", &fp32, NULL, 0);
+    tensor_plan mixed, t_only, h_only, none;
+    tensor_plan_init(&mixed, 16, &fp32), tensor_plan_init(&t_only, 16, &fp32), tensor_plan_init(&h_only, 16, &fp32);
+    tensor_plan_init(&none, 16, &fp32);
+    for (size_t k = 0; k < 16; k++) { /* terngrad on the even tensors (the first among them), fp16 on odd thirds */
+        if (k % 2 == 0) mixed.quant[k] = t_only.quant[k] = tern;
+        if (k % 2 == 1 && k % 3 == 0) mixed.quant[k] = h_only.quant[k] = fp16;
+    }
+    double up[4], down[4];
+    bytes_of(&q, &mixed, &up[0], &down[0]);
+    bytes_of(&q, &t_only, &up[1], &down[1]);
+    bytes_of(&q, &h_only, &up[2], &down[2]);
+    bytes_of(&q, &none, &up[3], &down[3]);
+    CHECK(up[0] > 0 && up[0] == up[1] + up[2] - up[3] && down[0] == down[1] + down[2] - down[3] && down[1] != down[3],
+          "mixed plan's bytes: up %.17g = %.17g + %.17g - %.17g, down %.17g = %.17g + %.17g - %.17g", up[0], up[1],
+          up[2], up[3], down[0], down[1], down[2], down[3]);
+    tensor_plan_free(&mixed), tensor_plan_free(&t_only), tensor_plan_free(&h_only), tensor_plan_free(&none);
 }
 
 static void test_uniform(void)
@@ -192,6 +240,7 @@ static void test_refined(void)
 
 int main(void)
 {
+    test_mixed_bytes();
     test_refined();
     test_file();
     test_uniform();
