@@ -368,22 +368,27 @@ static int cmd_report(int argc, char **argv)
 
 /* ---- validate ---------------------------------------------------------------------------------------- */
 
+/* A measured set (validate) or a grid (sweep) from its file. @return 0, or 1 after printing. */
+static int read_measured(const char *path, int grid, measured_set *ms)
+{
+    unsigned char *text;
+    size_t size;
+    char msg[1024];
+    if (cli_read_file(path, &text, &size) != 0) return 1;
+    const gq_err e = (grid ? measured_parse_grid : measured_parse)((const char *)text, size, path, ms, msg, sizeof msg);
+    free(text);
+    if (e != GQ_OK) return cli_error("%s", e == GQ_ERR_NOMEM ? "out of memory" : msg), 1;
+    return 0;
+}
+
 static int cmd_validate(int argc, char **argv)
 {
     cli_args a = {0};
     cli_sim_defaults(&a);
     if (cli_parse_command(C_VALIDATE, argc, argv, &a)) return EXIT_USAGE;
-    unsigned char *text;
-    size_t size;
-    if (cli_read_file(a.measured, &text, &size) != 0) return 1;
     measured_set ms;
     char msg[1024];
-    gq_err e = measured_parse((const char *)text, size, a.measured, &ms, msg, sizeof msg);
-    free(text);
-    if (e != GQ_OK) {
-        cli_error("%s", e == GQ_ERR_NOMEM ? "out of memory" : msg);
-        return 1;
-    }
+    if (read_measured(a.measured, 0, &ms) != 0) return 1;
     sim_request q = cli_request_of(&a);
     gq_table rows = {0};
     double median = 0, mean = 0;
@@ -910,14 +915,10 @@ static int cmd_sweep(int argc, char **argv)
     cli_args a = {0};
     cli_sim_defaults(&a);
     if (cli_parse_command(C_SWEEP, argc, argv, &a)) return EXIT_USAGE;
-    unsigned char *text;
-    size_t size;
-    if (cli_read_file(a.grid, &text, &size) != 0) return 1;
     measured_set grid;
     char msg[1024];
-    gq_err e = measured_parse_grid((const char *)text, size, a.grid, &grid, msg, sizeof msg);
-    free(text);
-    if (e != GQ_OK) return cli_error("%s", e == GQ_ERR_NOMEM ? "out of memory" : msg), 1;
+    if (read_measured(a.grid, 1, &grid) != 0) return 1;
+    gq_err e;
     const sim_request q = cli_request_of(&a);
     train_comm comm = {0};
     char cmsg[256];

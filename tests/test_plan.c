@@ -83,6 +83,17 @@ static void test_mixed_bytes(void)
     tensor_plan_free(&mixed), tensor_plan_free(&t_only), tensor_plan_free(&h_only), tensor_plan_free(&none);
 }
 
+/* A built-in model from the zoo z (freed by the caller) and its tensors. */
+static const model_t *model_of(gq_zoo *z, const char *name, xch_tensor *T, size_t *nt)
+{
+    char msg[1024];
+    CHECK(zoo_load(z, NULL, msg, sizeof msg) == GQ_OK, "zoo: %s", msg);
+    const model_t *m = zoo_model(z, name, msg, sizeof msg);
+    CHECK(m != NULL, "%s: %s", name, msg);
+    if (m) *nt = tensor_plan_tensors(m, T);
+    return m;
+}
+
 static void test_uniform(void)
 {
     static const struct {
@@ -94,10 +105,9 @@ static void test_uniform(void)
                  {"ps-sharded", "terngrad", ENGINE_SIMGRID}};
     gq_zoo z;
     char msg[1024];
-    CHECK(zoo_load(&z, NULL, msg, sizeof msg) == GQ_OK, "zoo: %s", msg);
-    const model_t *m = zoo_model(&z, "alexnet", msg, sizeof msg);
     xch_tensor T[64];
-    const size_t nt = tensor_plan_tensors(m, T);
+    size_t nt = 0;
+    model_of(&z, "alexnet", T, &nt);
     CHECK(nt == 16, "alexnet's 16 tensors (%zu)", nt);
     for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
         const sim_request q = request("alexnet", "terngrad-infiniband", CASES[i].sync, CASES[i].engine);
@@ -169,10 +179,9 @@ static void test_file(void)
 {
     gq_zoo z;
     char msg[1024];
-    CHECK(zoo_load(&z, NULL, msg, sizeof msg) == GQ_OK, "zoo: %s", msg);
-    const model_t *m = zoo_model(&z, "lenet5", msg, sizeof msg);
     xch_tensor T[64];
-    const size_t nt = tensor_plan_tensors(m, T);
+    size_t nt = 0;
+    const model_t *m = model_of(&z, "lenet5", T, &nt);
     qz_params tern, fp16;
     qz_parse_spec("terngrad", &tern, NULL, 0);
     qz_parse_spec("fp16", &fp16, NULL, 0);
