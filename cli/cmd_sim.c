@@ -747,6 +747,10 @@ static int advise_per_tensor(const cli_args *a, const advise_counts *n, int gpus
                     pr.start_s, pr.start_s / pr.plan_s, pr.evaluations, pr.passes, pr.passes == 1 ? "" : "es",
                     pr.final_evaluations, sim_engine_name(w->engine), a->per_tensor, a->per_tensor, sync_name(w->sync),
                     w->fusion_bytes, w->fusion_cycle_s, codec_device_name(w->codec_on));
+            if (a->format == FMT_TABLE) { /* the plan itself, as its file holds it */
+                printf("\n");
+                table_print(&t, FMT_TABLE);
+            }
         }
         table_free(&t);
         zoo_free(&z);
