@@ -722,17 +722,16 @@ static int advise_per_tensor(const cli_args *a, const advise_counts *n, int gpus
 {
     tensor_plan plan;
     advise_plan_result pr;
+    gq_table t = {0};
     char msg[1024];
-    gq_err e = sim_advise_plan(&n->winner, n->winner_quant, gpus, &plan, &pr, rank == 0 ? advise_progress : NULL, "",
-                               msg, sizeof msg);
+    gq_err e = sim_advise_plan(&n->winner, n->winner_quant, gpus, &plan, &t, &pr, rank == 0 ? advise_progress : NULL,
+                               "", msg, sizeof msg);
     if (e != GQ_OK)
-        return rank == 0 ? (cli_progress(0, "%s", ""), cli_error("advise --per-tensor: %s", msg)) : 0, cli_exit_of(e);
+        return table_free(&t), rank == 0 ? (cli_progress(0, "%s", ""), cli_error("advise --per-tensor: %s", msg)) : 0,
+               cli_exit_of(e);
     int rc = 0;
     if (rank == 0) {
-        gq_table t = {0};
-        gq_zoo z = {0};
-        const model_t *m = cli_zoo_load(&z, n->winner.gpu_file) == 0 ? cli_zoo_model(&z, n->winner.model) : NULL;
-        if (!m || tensor_plan_table(m, &plan, &t) != GQ_OK || table_write_csv(&t, a->per_tensor) != 0) rc = 1;
+        if (table_write_csv(&t, a->per_tensor) != 0) rc = 1;
         char what[512];
         tensor_plan_describe(&plan, what, sizeof what);
         FILE *out = a->format == FMT_TABLE ? stdout : stderr; /* CSV: stdout holds the one table */
@@ -752,9 +751,8 @@ static int advise_per_tensor(const cli_args *a, const advise_counts *n, int gpus
                 table_print(&t, FMT_TABLE);
             }
         }
-        table_free(&t);
-        zoo_free(&z);
     }
+    table_free(&t);
     tensor_plan_free(&plan);
     return rc;
 }
@@ -785,10 +783,9 @@ static int cmd_advise(int argc, char **argv)
     char cmsg[256];
     if (under_mpirun() && comm_mpi_open(&comm, cmsg, sizeof cmsg) != GQ_OK) return cli_error("advise: %s", cmsg), 1;
     if (a.train) { /* every quantizer searched, trained here (the runs spread over the ranks) */
-        size_t nq = 0;
-        while (ADVISE_QUANTS[nq]) nq++;
         const char *const *quants = a.nquant ? a.quant : ADVISE_QUANTS;
-        nq = a.nquant ? a.nquant : nq;
+        size_t nq = a.nquant;
+        while (!a.nquant && ADVISE_QUANTS[nq]) nq++;
         cli_args trainer = a;
         trainer.batch = (uint64_t)train_config_defaults().batch;
         int workers = (int)a.workers[0];
@@ -799,7 +796,7 @@ static int cmd_advise(int argc, char **argv)
         ncurves = (int)nq;
     }
     const int rank = comm.size > 1 ? comm.rank : 0; /* rank 0 prints; every rank computes the same rows */
-    gq_table all = {0}, plotted = {0};              /* plotted: every row printed, for --plot */
+    gq_table all = {0}; /* every search's rows: CSV prints them as one table, --plot draws them */
     int rc = 0;
     /* GPU counts outer, platforms inner: each platform's best at a count side by side */
     for (size_t g = 0; g < a.ngpus && rc == 0; g++) {
@@ -824,19 +821,19 @@ static int cmd_advise(int argc, char **argv)
                                 .gather_ctx = &comm,
                                 .progress = rank == 0 ? advise_progress : NULL,
                                 .progress_ctx = where};
-            gq_table t = {0}, *rows = a.format == FMT_TABLE ? &t : &all; /* CSV: one table for every search */
             char why[512], msg[1024];
             advise_counts n = {0};
-            const size_t before = rows->nrows;
-            const gq_err e = sim_advise(&q, &r, rows, why, sizeof why, &n, msg, sizeof msg);
+            const size_t first = all.nrows ? all.nrows : 1; /* this search's first row */
+            const gq_err e = sim_advise(&q, &r, &all, why, sizeof why, &n, msg, sizeof msg);
             if (e != GQ_OK) {
                 if (rank == 0) cli_progress(0, "%s", ""), cli_error("%s", msg);
                 rc = cli_exit_of(e);
                 break;
             }
-            table_copy_row(&best, rows, before ? before : 1);
-            for (size_t k = before ? before : 1; k < rows->nrows; k++) table_copy_row(&plotted, rows, k);
+            table_copy_row(&best, &all, first);
             if (a.format == FMT_TABLE && rank == 0) {
+                gq_table t = {0}; /* this search's rows, under its own heading */
+                for (size_t k = first; k < all.nrows; k++) table_copy_row(&t, &all, k);
                 cli_progress(0, "%s", "");
                 printf("%s%s on %s, %d GPU%s: %zu configurations screened (analytic), %zu simulated again (%s: the "
                        "best %d and each scheme's best), the best %zu of those:\n",
@@ -844,8 +841,8 @@ static int cmd_advise(int argc, char **argv)
                        sim_engine_name(q.engine), r.top, t.nrows - 1);
                 printf("Why: %s\n\n", why);
                 table_print(&t, FMT_TABLE);
+                table_free(&t);
             }
-            table_free(&t);
             if (a.per_tensor) rc = advise_per_tensor(&a, &n, r.gpus, rank);
         }
         if (rc == 0 && rank == 0 && a.format == FMT_TABLE && a.nplatforms > 1 && best.nrows > 1)
@@ -853,9 +850,8 @@ static int cmd_advise(int argc, char **argv)
         table_free(&best);
     }
     if (rc == 0 && a.format != FMT_TABLE && rank == 0) table_print(&all, (cli_format)a.format);
-    if (rc == 0 && a.plot && rank == 0 && advise_plot(a.plot, &plotted, q.model) != 0) rc = 1;
+    if (rc == 0 && a.plot && rank == 0 && advise_plot(a.plot, &all, q.model) != 0) rc = 1;
     table_free(&all);
-    table_free(&plotted);
     if (comm.size > 1) comm_mpi_close(&comm);
     return rc;
 }

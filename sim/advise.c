@@ -433,6 +433,14 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
     return e;
 }
 
+/* Which of the choices (most accurate first) q is; nopt where none. */
+static size_t choice_of(const qz_params *opt, size_t nopt, const qz_params *q)
+{
+    size_t j = 0;
+    while (j < nopt && memcmp(&opt[j], q, sizeof *q) != 0) j++;
+    return j;
+}
+
 /* The plan's iteration on the open scenario. */
 static gq_err plan_time(sim_scenario *s, const tensor_plan *p, int gpus, double *t, size_t *evaluations, char *msg,
                         size_t cap)
@@ -443,8 +451,8 @@ static gq_err plan_time(sim_scenario *s, const tensor_plan *p, int gpus, double 
     return e;
 }
 
-gq_err sim_advise_plan(const sim_request *q, const char *quant, int gpus, tensor_plan *plan, advise_plan_result *r,
-                       sim_progress_n progress, void *progress_ctx, char *msg, size_t cap)
+gq_err sim_advise_plan(const sim_request *q, const char *quant, int gpus, tensor_plan *plan, gq_table *table,
+                       advise_plan_result *r, sim_progress_n progress, void *progress_ctx, char *msg, size_t cap)
 {
     memset(r, 0, sizeof *r);
     memset(plan, 0, sizeof *plan);
@@ -477,8 +485,7 @@ gq_err sim_advise_plan(const sim_request *q, const char *quant, int gpus, tensor
         }
     }
     tensor_plan start = {0};
-    if (e == GQ_OK) e = tensor_plan_init(&start, nt, &opt[0]);
-    if (e == GQ_OK) memcpy(start.quant, plan->quant, nt * sizeof *plan->quant);
+    if (e == GQ_OK) e = tensor_plan_copy(&start, plan);
     double now = 0;
     if (e == GQ_OK) e = plan_time(&s, plan, gpus, &now, &r->evaluations, msg, cap);
     r->start_screened_s = now;
@@ -488,11 +495,11 @@ gq_err sim_advise_plan(const sim_request *q, const char *quant, int gpus, tensor
             const size_t k = by_size[i];
             if (progress) progress(progress_ctx, "per tensor", r->passes * nt + i, ADVISE_PLAN_PASSES * nt);
             const qz_params had = plan->quant[k];
-            size_t best = nopt, current = nopt;
+            const size_t current = choice_of(opt, nopt, &had);
+            size_t best = nopt;
             double best_t = INFINITY;
             for (size_t j = 0; e == GQ_OK && j < nopt; j++) {
-                if (memcmp(&opt[j], &had, sizeof had) == 0) { /* its time is the plan's now */
-                    current = j;
+                if (j == current) { /* its time is the plan's now */
                     if (now < best_t) best_t = now, best = j;
                     continue;
                 }
@@ -506,22 +513,24 @@ gq_err sim_advise_plan(const sim_request *q, const char *quant, int gpus, tensor
         }
     }
     r->plan_screened_s = now;
-    scenario_close(&s);
     /* both again with the request's engine, which may see what the analytic one does not (a server's link
      * shared, a tie it broke towards fp32 that costs there): from the faster of the two, each tensor the analytic
      * plan changed, the largest first, takes whichever of its two codecs is faster there (ties: the more
-     * accurate) -- so the plan is never slower than the start with that engine */
-    if (e == GQ_OK) e = scenario_open(&s, q, msg, cap);
+     * accurate) -- so the plan is never slower than the start with that engine; with the analytic engine itself,
+     * the screening's times are the answer */
+    r->start_s = r->start_screened_s, r->plan_s = now;
+    const int again = q->engine != ENGINE_ANALYTIC;
+    sim_scenario fs;
+    int opened = 0;
     tensor_plan screened = {0};
-    if (e == GQ_OK) e = tensor_plan_init(&screened, nt, &opt[0]);
-    if (e == GQ_OK) {
-        memcpy(screened.quant, plan->quant, nt * sizeof *plan->quant);
-        e = plan_time(&s, &start, gpus, &r->start_s, &r->final_evaluations, msg, cap);
-        if (e == GQ_OK) e = plan_time(&s, plan, gpus, &r->plan_s, &r->final_evaluations, msg, cap);
+    if (e == GQ_OK && again) e = tensor_plan_copy(&screened, plan);
+    if (e == GQ_OK && again) e = scenario_open(&fs, q, msg, cap), opened = 1;
+    if (e == GQ_OK && again) {
+        e = plan_time(&fs, &start, gpus, &r->start_s, &r->final_evaluations, msg, cap);
+        if (e == GQ_OK) e = plan_time(&fs, plan, gpus, &r->plan_s, &r->final_evaluations, msg, cap);
         if (e == GQ_OK && r->start_s < r->plan_s) /* the analytic plan is slower here: refine the start instead */
             memcpy(plan->quant, start.quant, nt * sizeof *plan->quant), r->plan_s = r->start_s;
-        double now_final = r->plan_s;
-        for (size_t i = 0; e == GQ_OK && q->engine != ENGINE_ANALYTIC && i < nt; i++) {
+        for (size_t i = 0; e == GQ_OK && i < nt; i++) {
             const size_t k = by_size[i];
             if (memcmp(&start.quant[k], &screened.quant[k], sizeof start.quant[k]) == 0) continue;
             const qz_params had = plan->quant[k];
@@ -529,20 +538,17 @@ gq_err sim_advise_plan(const sim_request *q, const char *quant, int gpus, tensor
             plan->quant[k] = back ? screened.quant[k] : start.quant[k];
             if (progress) progress(progress_ctx, sim_engine_name(q->engine), i, nt);
             double t = 0;
-            e = plan_time(&s, plan, gpus, &t, &r->final_evaluations, msg, cap);
-            size_t rank_had = 0, rank_new = 0; /* the choices' order: the more accurate first */
-            for (size_t j = 0; j < nopt; j++) {
-                if (memcmp(&opt[j], &had, sizeof had) == 0) rank_had = j;
-                if (memcmp(&opt[j], &plan->quant[k], sizeof had) == 0) rank_new = j;
-            }
-            if (e == GQ_OK && (t < now_final || (t == now_final && rank_new < rank_had)))
-                now_final = t;
+            e = plan_time(&fs, plan, gpus, &t, &r->final_evaluations, msg, cap);
+            if (e == GQ_OK && (t < r->plan_s ||
+                               (t == r->plan_s && choice_of(opt, nopt, &plan->quant[k]) < choice_of(opt, nopt, &had))))
+                r->plan_s = t;
             else
                 plan->quant[k] = had;
         }
-        r->plan_s = now_final;
-        scenario_close(&s);
     }
+    if (opened) scenario_close(&fs);
+    if (e == GQ_OK && table) e = tensor_plan_table(s.model, plan, table);
+    scenario_close(&s);
     tensor_plan_free(&screened);
     tensor_plan_free(&start);
     free(T), free(by_size);

@@ -70,8 +70,9 @@ gq_err sim_advise(const sim_request *base, const advise_request *a, gq_table *ro
  * times, codec time on the GPU's stream), ties to the more accurate (fp32, then fp16); passes until one changes
  * nothing (at most ADVISE_PLAN_PASSES). Then with q's engine (where not analytic): from the faster of the start
  * and that plan, each tensor the plan changed takes whichever of its two codecs is faster there, so that the
- * plan is never slower than the start with q's engine. plan gets the result (initialised here); start_s and
- * plan_s the configuration's and the plan's iteration with q's engine. */
+ * plan is never slower than the start with q's engine. plan gets the result (initialised here), table (if not
+ * NULL) it as tensor_plan_table's rows; start_s and plan_s the configuration's and the plan's iteration with q's
+ * engine (with the analytic engine, the screening's). */
 #define ADVISE_PLAN_PASSES 8
 typedef struct {
     double start_s, plan_s;                   /* with the request's engine */
@@ -79,7 +80,7 @@ typedef struct {
     size_t evaluations, passes;               /* analytic runs, passes over the tensors */
     size_t final_evaluations;                 /* runs with the request's engine: the start, the plan, each refinement */
 } advise_plan_result;
-gq_err sim_advise_plan(const sim_request *q, const char *quant, int gpus, tensor_plan *plan, advise_plan_result *r,
-                       sim_progress_n progress, void *progress_ctx, char *msg, size_t cap);
+gq_err sim_advise_plan(const sim_request *q, const char *quant, int gpus, tensor_plan *plan, gq_table *table,
+                       advise_plan_result *r, sim_progress_n progress, void *progress_ctx, char *msg, size_t cap);
 
 #endif

@@ -266,9 +266,9 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     double t = c->fwd_s, cur_cycle = -1, serial_s = 0, serial_seen = 0;
     sim_bucket *cur = NULL;
     int layer_done = (int)m->nlayers; /* backward has passed layers >= this */
+    /* each tensor's codec: the configuration's, or the plan's for it */
+    const sim_tensor_codec whole = {c->quant, c->encode_ns, c->decode_ns, c->encode_fixed_ns, c->decode_fixed_ns};
     for (size_t k = nt; k-- > 0;) {
-        /* the tensor's codec: the configuration's, or the plan's for it */
-        const sim_tensor_codec whole = {c->quant, c->encode_ns, c->decode_ns, c->encode_fixed_ns, c->decode_fixed_ns};
         const sim_tensor_codec *tc = c->tensor_codec ? &c->tensor_codec[k] : &whole;
         if (c->tensor_codec) T[k].quantized = tc->quant.id != QZ_FP32;
         const xch_tensor *tt = &T[k];

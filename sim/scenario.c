@@ -240,7 +240,7 @@ gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *
         }
         if (!used) snprintf(codec_source, sizeof codec_source, "none (fp32)");
         c.tensor_codec = per, c.ntensor_codec = plan->n;
-        whole = per[0];
+        memset(&whole, 0, sizeof whole); /* no one codec for the model: each tensor has its own */
     } else {
         gq_err e = codec_of(s, &c.quant, &whole, codec_source, sizeof codec_source, why, sizeof why);
         if (e != GQ_OK) return gq_fail(e, msg, cap, "--quant '%s': %s", quant, why);

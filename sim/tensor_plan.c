@@ -17,6 +17,15 @@ gq_err tensor_plan_init(tensor_plan *p, size_t n, const qz_params *q)
     return GQ_OK;
 }
 
+gq_err tensor_plan_copy(tensor_plan *dst, const tensor_plan *src)
+{
+    dst->n = src->n;
+    dst->quant = malloc((src->n + 1) * sizeof *dst->quant);
+    if (!dst->quant) return dst->n = 0, GQ_ERR_NOMEM;
+    memcpy(dst->quant, src->quant, src->n * sizeof *src->quant);
+    return GQ_OK;
+}
+
 void tensor_plan_free(tensor_plan *p)
 {
     free(p->quant);

@@ -20,6 +20,8 @@ typedef struct {
 /* n tensors, each q. @return GQ_OK or GQ_ERR_NOMEM. */
 gq_err tensor_plan_init(tensor_plan *p, size_t n, const qz_params *q);
 void tensor_plan_free(tensor_plan *p);
+/* dst a copy of src. @return GQ_OK or GQ_ERR_NOMEM. */
+gq_err tensor_plan_copy(tensor_plan *dst, const tensor_plan *src);
 
 /* The model's gradient tensors (as xch_tensors lists them, whatever is quantized), into out (room for 2 x
  * nlayers); @return how many. */

@@ -150,7 +150,7 @@ static void test_greedy(void)
     tensor_plan plan;
     advise_plan_result r;
     char msg[1024];
-    gq_err e = sim_advise_plan(&q, "terngrad", 16, &plan, &r, NULL, NULL, msg, sizeof msg);
+    gq_err e = sim_advise_plan(&q, "terngrad", 16, &plan, NULL, &r, NULL, NULL, msg, sizeof msg);
     CHECK(e == GQ_OK && r.plan_screened_s < r.start_screened_s && r.plan_s == r.plan_screened_s && r.passes >= 2,
           "the plan is faster than every tensor in terngrad: %.17g < %.17g s (%zu passes): %s", r.plan_screened_s,
           r.start_screened_s, r.passes, e == GQ_OK ? "" : msg);
@@ -236,7 +236,7 @@ static void test_refined(void)
     tensor_plan plan;
     advise_plan_result r;
     char msg[1024];
-    gq_err e = sim_advise_plan(&q, "terngrad", 16, &plan, &r, NULL, NULL, msg, sizeof msg);
+    gq_err e = sim_advise_plan(&q, "terngrad", 16, &plan, NULL, &r, NULL, NULL, msg, sizeof msg);
     CHECK(e == GQ_OK && r.plan_s <= r.start_s && r.final_evaluations >= 2,
           "SimGrid: the plan %.17g s, the start %.17g s (%zu SimGrid runs): %s", r.plan_s, r.start_s,
           r.final_evaluations, e == GQ_OK ? "" : msg);
