@@ -986,7 +986,5 @@ const cli_command SIM_CMDS[] = {
      ADVISE_DETAILS},
     {"sweep", cmd_sweep, C_SWEEP, NULL, "predictions for every row of a grid of configurations, spread over MPI ranks",
      SWEEP_DETAILS},
-    {"sweep", cmd_sweep, C_SWEEP, NULL, "predictions for every row of a grid of configurations, spread over MPI ranks",
-     SWEEP_DETAILS},
     {NULL, NULL, 0, NULL, NULL, NULL},
 };

@@ -20,6 +20,8 @@ mutations=(
   'sim/analytic.c|double server = P * b->srv_dec_s + b->srv_enc_s|double server = b->srv_dec_s + b->srv_enc_s|single PS decodes one contribution, not P'
   'sim/analytic.c|return steps * (a + b->up_bytes / P / bw)|return steps * (a + b->up_bytes / bw)|ring: every step sends the whole bucket'
   'sim/plan.c|u += 2 * (P - 1) / P * (b->up_bytes + b->up2_bytes), d|u += (P - 1) / P * (b->up_bytes + b->up2_bytes), d|ring traffic halved'
+  'sim/sg_engine.c|? NODE_FOLDED : NODE_GROUPED;|? NODE_GROUPED : NODE_GROUPED;|SimGrid leaders schemes unfolded: one actor a GPU group again'
+  'sim/sg_child.c|w->flows += 1; /* as put() counts */|w->flows += 0;|SimGrid folded flows not counted'
   'sim/sg_child.c|double steps = 2.0 * (w->N - 1);|double steps = 1.0 * (w->N - 1);|SimGrid hierarchical ring: half the steps'
   'sim/sg_child.c|sleep_s(w->P * (b->srv_dec_s + w->c->rpc_recv_s) + b->srv_enc_s|sleep_s(w->P * w->c->rpc_recv_s + b->srv_enc_s|SimGrid single PS without its decode cost'
   'exchange/exchange.c|if (xch_shares_scaler(p, q)) *up += 4, *down += 4;|if (xch_shares_scaler(p, q)) *up += 4;|scaler sharing: the shared scaler not sent back'

@@ -54,6 +54,7 @@ typedef struct {
     int ntook;          /* and a last one partly used */
     sg_mutex_t took_lock;
     sg_cond_t took_done; /* notified as each first flow of a size ends */
+    long flows;          /* flows moved, the count of the engine's work that tests bound (sim_result.flows) */
 } sg_world;
 
 /* A worker actor: one GPU, or (on a generated, uniform platform, in a ring or all-gather) the hops of a node's other
@@ -92,6 +93,18 @@ static void sleep_s(double s)
 static void sleep_until(double t) { sleep_s(t - simgrid_get_clock()); }
 static long bytes_of(double b) { return b < 1 ? 1 : (long)(b + 0.5); }
 
+/* Every flow starts here, counted. */
+static sg_comm_t put_async(sg_world *w, sg_mailbox_t to, double bytes)
+{
+    w->flows++;
+    return sg_mailbox_put_async(to, &w->token, bytes_of(bytes));
+}
+static void put(sg_world *w, sg_mailbox_t to, double bytes)
+{
+    w->flows++;
+    sg_mailbox_put(to, &w->token, bytes_of(bytes));
+}
+
 /* A folded stand-in's flow between its host and its leader's. It is alone on its node's links (its leader waits for
  * it, and no other flow reaches the node meanwhile), so every such flow of one size and direction takes as long:
  * the first of each is moved, and the others take as long as it did -- those started while it is under way wait
@@ -106,6 +119,7 @@ static void folded_flow(sg_world *w, sg_host_t from, sg_host_t to, long bytes, i
         if (k == 4 * w->plan->n) abort(); /* cannot be: see took */
         /* filed before any simcall, so that the leaders who come next at the same time find it */
         w->took[w->ntook++] = (flow_took){bytes, down, -1};
+        w->flows += 1; /* as put() counts */
         sg_host_sendto(from, to, (double)bytes);
         w->took[k].s = simgrid_get_clock() - t0;
         sg_cond_notify_all(w->took_done);
@@ -124,7 +138,7 @@ static void folded_flow(sg_world *w, sg_host_t from, sg_host_t to, long bytes, i
 static void send_recv(sg_world *w, sg_mailbox_t to, double nbytes, sg_mailbox_t from)
 {
     sg_comm_t c[2];
-    c[0] = sg_mailbox_put_async(to, &w->token, bytes_of(nbytes));
+    c[0] = put_async(w, to, nbytes);
     void *data;
     c[1] = sg_mailbox_get_async(from, &data);
     sg_comm_wait_all(c, 2);
@@ -157,7 +171,7 @@ static void ring_steps(sg_world *w, const char *tag, int pos, int members, doubl
 static void ps_worker(sg_world *w, int r, const sim_bucket *b) /* one GPU per actor */
 {
     sleep_s(b->enc_s + w->c->rpc_send_s);
-    sg_mailbox_put(mbox("pu%d", r), &w->token, bytes_of(b->up_bytes));
+    put(w, mbox("pu%d", r), b->up_bytes);
     sg_mailbox_get(mbox("pd%d", r));
     sleep_s(w->c->rpc_recv_s + b->dec_down_s);
 }
@@ -175,8 +189,7 @@ static void ps_server(int argc, char **argv)
             for (int r = 0; r < w->R; r++) c[r] = sg_mailbox_get_async(mbox("pu%d", r), &data);
             sg_comm_wait_all(c, (size_t)w->R);
             sleep_s(w->P * (b->srv_dec_s + w->c->rpc_recv_s) + b->srv_enc_s + w->P * w->c->rpc_send_s);
-            for (int r = 0; r < w->R; r++)
-                c[r] = sg_mailbox_put_async(mbox("pd%d", r), &w->token, bytes_of(b->down_bytes));
+            for (int r = 0; r < w->R; r++) c[r] = put_async(w, mbox("pd%d", r), b->down_bytes);
             sg_comm_wait_all(c, (size_t)w->R);
         }
     free(c);
@@ -195,13 +208,13 @@ static void flat_worker(sg_world *w, int a, const sim_bucket *b)
     sleep_s(b->enc_s + (P - 1) * send);
     int n = 0;
     for (int j = 0; j < P; j++)
-        if (j != a) c[n++] = sg_mailbox_put_async(mbox("fu%d", j), &w->token, bytes_of(b->up_bytes / P));
+        if (j != a) c[n++] = put_async(w, mbox("fu%d", j), b->up_bytes / P);
     for (int j = 1; j < P; j++) c[n++] = sg_mailbox_get_async(mbox("fu%d", a), &data);
     sg_comm_wait_all(c, (size_t)n);
     sleep_s((P - 1) * recv + b->srv_dec_s + b->srv_enc_s / P + (P - 1) * send);
     n = 0;
     for (int j = 0; j < P; j++)
-        if (j != a) c[n++] = sg_mailbox_put_async(mbox("fd%d", j), &w->token, bytes_of(b->down_bytes / P));
+        if (j != a) c[n++] = put_async(w, mbox("fd%d", j), b->down_bytes / P);
     for (int j = 1; j < P; j++) c[n++] = sg_mailbox_get_async(mbox("fd%d", a), &data);
     sg_comm_wait_all(c, (size_t)n);
     sleep_s((P - 1) * recv + b->dec_down_s);
@@ -218,7 +231,7 @@ static void node_reduce_bcast(sg_world *w, sg_actor_ctx *me, const sim_bucket *b
     const int a = me->index, here = me->node_gpus;
     if (me->slot != 0) {
         sleep_s(b->enc_s);
-        sg_mailbox_put(mbox("lu%d", a), &w->token, bytes_of(b->up_bytes));
+        put(w, mbox("lu%d", a), b->up_bytes);
         sg_mailbox_get(mbox("ld%d", a));
         sleep_s(b->dec_down_s);
         return;
@@ -246,8 +259,7 @@ static void node_reduce_bcast(sg_world *w, sg_actor_ctx *me, const sim_bucket *b
             folded_flow(w, sg_host_self(), me->folded.host, bytes_of((here - 1) * b->down_bytes), 1);
             me->folded.clock = simgrid_get_clock() + b->dec_down_s; /* they decode the reply */
         } else {
-            for (int l = 0; l < me->followers; l++)
-                c[l] = sg_mailbox_put_async(mbox("ld%d", a + 1 + l), &w->token, bytes_of(b->down_bytes));
+            for (int l = 0; l < me->followers; l++) c[l] = put_async(w, mbox("ld%d", a + 1 + l), b->down_bytes);
             sg_comm_wait_all(c, (size_t)me->followers);
         }
     }
@@ -273,7 +285,7 @@ static void all_to_all(sg_world *w, const char *tag, int node, double nbytes)
     if (!c) abort(); /* the child dies and the parent reports a failed run */
     int k = 0;
     for (int o = 0; o < w->N; o++)
-        if (o != node) c[k++] = sg_mailbox_put_async(mbox("%s%d", tag, o), &w->token, bytes_of(nbytes));
+        if (o != node) c[k++] = put_async(w, mbox("%s%d", tag, o), nbytes);
     for (int o = 0; o < w->N; o++)
         if (o != node) c[k++] = sg_mailbox_get_async(mbox("%s%d", tag, node), &data);
     sg_comm_wait_all(c, (size_t)k);
@@ -315,16 +327,14 @@ static void leaders_placed(sg_world *w, int node, const sim_bucket *b)
     sleep_s(sent * send);
     size_t n = 0;
     for (int s = 0; s < K; s++)
-        if (s != node && share[s] > 0)
-            c[n++] = sg_mailbox_put_async(mbox("xu%d.%d", s, node), &w->token, bytes_of(share[s] * b->up_bytes));
+        if (s != node && share[s] > 0) c[n++] = put_async(w, mbox("xu%d.%d", s, node), share[s] * b->up_bytes);
     for (int o = 0; mine > 0 && o < N; o++)
         if (o != node) c[n++] = sg_mailbox_get_async(mbox("xu%d.%d", node, o), &data);
     sg_comm_wait_all(c, n);
     sleep_s(served * recv + N * mine * b->srv_dec_s + mine * b->srv_enc_s + served * send);
     n = 0;
     for (int o = 0; mine > 0 && o < N; o++)
-        if (o != node)
-            c[n++] = sg_mailbox_put_async(mbox("xd%d.%d", o, node), &w->token, bytes_of(mine * b->down_bytes));
+        if (o != node) c[n++] = put_async(w, mbox("xd%d.%d", o, node), mine * b->down_bytes);
     for (int s = 0; s < K; s++)
         if (s != node && share[s] > 0) c[n++] = sg_mailbox_get_async(mbox("xd%d.%d", node, s), &data);
     sg_comm_wait_all(c, n);
@@ -337,7 +347,7 @@ static void leaders_placed(sg_world *w, int node, const sim_bucket *b)
 static void to_host(sg_world *w, const sg_actor_ctx *me, const sim_bucket *b)
 {
     sleep_s(b->enc_s + w->c->rpc_send_s);
-    sg_mailbox_put(mbox("hu%d", me->index), &w->token, bytes_of(b->up_bytes));
+    put(w, mbox("hu%d", me->index), b->up_bytes);
     sg_mailbox_get(mbox("hd%d", me->index));
     sleep_s(w->c->rpc_recv_s + b->dec_down_s);
 }
@@ -361,8 +371,7 @@ static void host_server(int argc, char **argv)
             sleep_s(G * (b->srv_dec_s + w->c->rpc_recv_s));
             if (w->N > 1) (w->plan->servers ? leaders_placed : leaders_shards)(w, me->node, b);
             sleep_s(b->srv_enc_s + G * w->c->rpc_send_s);
-            for (int g = 0; g < G; g++)
-                c[g] = sg_mailbox_put_async(mbox("hd%d", first + g), &w->token, bytes_of(b->down_bytes));
+            for (int g = 0; g < G; g++) c[g] = put_async(w, mbox("hd%d", first + g), b->down_bytes);
             sg_comm_wait_all(c, (size_t)G);
         }
     free(c);
@@ -539,7 +548,8 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
     free(grid);
     double end = 0, comm = 0;
     for (int a = 0; a < w.R; a++) end = fmax(end, w.end[a]), comm = fmax(comm, w.comm[a]);
-    const double result[2] = {end / w.iters, comm / w.iters}; /* iteration, and its exchanges' time */
+    /* iteration, its exchanges' time, and the flows moved in all iterations */
+    const double result[3] = {end / w.iters, comm / w.iters, (double)w.flows};
     free(w.end);
     free(w.comm);
     free(ctx);

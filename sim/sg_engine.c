@@ -196,7 +196,7 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
         _exit(run(c, p, platform, mode, cfg, pipefd[1]));
     }
     close(pipefd[1]);
-    double result[2] = {-1, -1}; /* iteration, and its exchanges' time */
+    double result[3] = {-1, -1, -1}; /* iteration, its exchanges' time, flows moved */
     ssize_t got = -1;
     if (pid > 0) do
             got = read(pipefd[0], result, sizeof result);
@@ -227,6 +227,7 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     r->comm_exposed_s = per_iter - p->compute_s;
     if (r->comm_exposed_s < 0) r->comm_exposed_s = 0;
     r->comm_s = result[1];
+    r->flows = (long)result[2];
     r->encode_s = r->decode_s = 0;
     for (int k = 0; c->gpus > 1 && k < p->n; k++) r->encode_s += p->b[k].enc_s, r->decode_s += p->b[k].dec_down_s;
     return GQ_OK;

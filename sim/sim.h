@@ -110,6 +110,7 @@ typedef struct {
     double encode_s, decode_s;   /* per GPU per iteration (on its critical path or not) */
     double bytes_up, bytes_down; /* per GPU per iteration, as sent and received */
     int buckets;
+    long flows; /* the SimGrid engine: flows it moved over all iterations (its work, which tests bound); else 0 */
     char network_model[80];
 } sim_result;
 

@@ -16,6 +16,7 @@ printf 'abc' > odd.f32
 # ---- dispatch -----------------------------------------------------------------
 "$GQ" --help > out.txt; check "--help exits 0" test $? -eq 0
 check "--help lists quant" grep -q '^  quant ' out.txt
+check "--help: each command once" test -z "$(sed -n 's/^  \([a-z]*\) .*/\1/p' out.txt | sort | uniq -d)"
 check "--version" sh -c "'$GQ' --version | grep -qx 'gqsim [0-9.]*'"
 check "CMD --help is help CMD" sh -c "'$GQ' train --help > h1.txt && '$GQ' help train > h2.txt && cmp -s h1.txt h2.txt"
 "$GQ" frobnicate 2> err.txt; rc=$?

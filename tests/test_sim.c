@@ -18,7 +18,12 @@
  *    it meets GPUs that are not peers, between nodes at the leader's PCIe x16;
  *    the reduce to the first GPU waits on the GPUs that reach it by PCIe;
  *  - servers on the host CPU: the GPUs' flows share a K80 board's x16 and
- *    the host's sums add up; ps-sharded between hosts skips the leaders. */
+ *    the host's sums add up; ps-sharded between hosts skips the leaders;
+ *  - the SimGrid engine's work, counted in flows (never in seconds): a ring
+ *    moves one flow a bucket per node's two actors, the leaders' schemes one
+ *    per node (twice for the sharded one's push and reply) and each folded
+ *    flow size once a run -- linear in nodes, so twice the GPUs twice the
+ *    flows; a folding undone would multiply them by the GPUs a node. */
 #include "check.h"
 #include "sim.h"
 #include "zoo.h"
@@ -463,6 +468,50 @@ static void test_powersgd(void)
     CHECK(bare < run(f, ENGINE_ANALYTIC), "powersgd's all-reduce faster than fp32's on 10 GbE (%.6f s)", bare);
 }
 
+/* The SimGrid engine's flows against their counts (the regression check of its work: a count, not a time). */
+static sim_result engine_run(sim_config c)
+{
+    sim_result r;
+    char msg[256];
+    c.engine = ENGINE_SIMGRID;
+    if (sim_run(&c, &r, msg, sizeof msg) != GQ_OK) {
+        fprintf(stderr, "sim failed: %s\n", msg);
+        memset(&r, 0, sizeof r);
+        r.flows = -1;
+    }
+    return r;
+}
+
+static void test_engine_work(void)
+{
+    cluster_spec eth = cluster("terngrad-ethernet"); /* 4 GPUs a node */
+    for (int gpus = 64; gpus <= 128; gpus *= 2) {
+        const long nodes = gpus / 4;
+        sim_config c = base("alexnet", &eth, gpus, "terngrad", SYNC_RING);
+        sim_result one = engine_run(c);
+        CHECK(one.buckets > 1 && one.flows == 2 * nodes * one.buckets, "ring, %d GPUs: %ld flows, %ld expected", gpus,
+              one.flows, 2 * nodes * one.buckets);
+        c.iterations = 3;
+        sim_result three = engine_run(c);
+        CHECK(three.flows == 3 * one.flows, "ring, 3 iterations, %d GPUs: %ld flows, 3 x %ld expected", gpus,
+              three.flows, one.flows);
+        static const sync_kind S[] = {SYNC_HIERARCHICAL, SYNC_PS_SHARDED};
+        for (int s = 0; s < 2; s++) {
+            const long per_bucket = S[s] == SYNC_HIERARCHICAL ? nodes : 2 * nodes; /* the leaders' */
+            c = base("alexnet", &eth, gpus, "terngrad", S[s]);
+            one = engine_run(c);
+            c.iterations = 3;
+            three = engine_run(c);
+            /* the folded stand-ins' flows: one a size and direction, up and down each bucket at most, once a run */
+            const long folded = one.flows - per_bucket * one.buckets;
+            CHECK(folded >= 2 && folded <= 2 * one.buckets && three.flows == 3 * per_bucket * one.buckets + folded,
+                  "%s, %d GPUs: %ld and %ld flows in 1 and 3 iterations, %ld a bucket, %d buckets",
+                  S[s] == SYNC_HIERARCHICAL ? "hierarchical" : "ps-sharded", gpus, one.flows, three.flows, per_bucket,
+                  one.buckets);
+        }
+    }
+}
+
 int main(void)
 {
     if (zoo_load(&Z, NULL, NULL, 0) != GQ_OK) return 2;
@@ -479,6 +528,7 @@ int main(void)
     test_inside_nodes();
     test_ps_on_cpu();
     test_rpc();
+    test_engine_work();
     zoo_free(&Z);
     return check_summary();
 }
