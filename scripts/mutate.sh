@@ -22,6 +22,7 @@ mutations=(
   'sim/plan.c|u += 2 * (P - 1) / P * (b->up_bytes + b->up2_bytes), d|u += (P - 1) / P * (b->up_bytes + b->up2_bytes), d|ring traffic halved'
   'sim/sg_engine.c|? NODE_FOLDED : NODE_GROUPED;|? NODE_GROUPED : NODE_GROUPED;|SimGrid leaders schemes unfolded: one actor a GPU group again'
   'sim/sg_child.c|w->flows += 1; /* as put() counts */|w->flows += 0;|SimGrid folded flows not counted'
+  'train/exchange_run.c|x->sizes_only ? qz_exact_size(q, n) : qz_encode_warm|x->sizes_only ? qz_exact_size(q, n) + 4 : qz_encode_warm|SMPI sizes only: every encoded message 4 bytes too long'
   'sim/sg_child.c|double steps = 2.0 * (w->N - 1);|double steps = 1.0 * (w->N - 1);|SimGrid hierarchical ring: half the steps'
   'sim/sg_child.c|sleep_s(w->P * (b->srv_dec_s + w->c->rpc_recv_s) + b->srv_enc_s|sleep_s(w->P * w->c->rpc_recv_s + b->srv_enc_s|SimGrid single PS without its decode cost'
   'exchange/exchange.c|if (xch_shares_scaler(p, q)) *up += 4, *down += 4;|if (xch_shares_scaler(p, q)) *up += 4;|scaler sharing: the shared scaler not sent back'

@@ -397,6 +397,16 @@ if [ -x "$(dirname "$GQ")/gqsim-smpi" ]; then
     smpi_vs 4 ring 0.995 1.005
     smpi_vs 4 allgather 0.99 1.01
     smpi_vs 4 ps 2.5 3.5
+    # sizes only: where every encoded size follows from the element count, gqsim-smpi computes no value and its
+    # buffers are one block the ranks share (SMPI_SHARED_MALLOC); GQSIM_SMPI_VALUES=1 computes every value as the
+    # trainer does. The two give the same bytes: the same messages, sizes and charges, so the same simulated times
+    for q in fp32 terngrad signsgd topk powersgd; do for s in ps ps-flat ring allgather; do
+        for v in 0 1; do
+            GQSIM_SMPI_VALUES=$v "$GQ" simulate --model lenet5 --platform "cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=1gbe" \
+                --gpus 4 --quant $q --sync $s --engine smpi --overlap off --fusion 0 --format csv > "sizes-$v.csv" 2>&1
+        done
+        check "smpi sizes only = every value computed ($q, $s, 4 GPUs)" sh -c 'grep -q ",smpi," sizes-0.csv && cmp -s sizes-0.csv sizes-1.csv'
+    done; done
     "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 8 --engine smpi 2> err.txt; rc=$?
     check "smpi with overlap on: one line saying what it runs" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'overlap off' err.txt"
     "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 8 --engine smpi --overlap off --fusion 0 --sync hierarchical 2> err.txt; rc=$?

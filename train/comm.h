@@ -30,6 +30,10 @@ typedef struct train_comm {
     /* Under SMPI: charges this many seconds of computation (NULL elsewhere), and the simulated clock. */
     void (*execute)(struct train_comm *c, double seconds);
     double (*now)(struct train_comm *c);
+    /* Under SMPI: memory every rank shares (SMPI_SHARED_MALLOC: one physical block folded over the range, its
+     * contents garbage, never copied by a message), for payloads whose values do not matter; NULL elsewhere. */
+    void *(*shared_alloc)(struct train_comm *c, size_t bytes);
+    void (*shared_free)(struct train_comm *c, void *p);
     /* Ends every rank: one worker failed (it diverged) while the others wait for it in an exchange. */
     void (*abort)(struct train_comm *c, int code);
     double bytes_sent, bytes_received; /* counted by exchange */

@@ -61,6 +61,16 @@ static void smpi_charge(train_comm *c, double seconds)
     (void)c;
     if (seconds > 0) smpi_execute_flops(seconds * sg_host_get_speed(sg_host_self()));
 }
+static void *smpi_shared(train_comm *c, size_t bytes)
+{
+    (void)c;
+    return SMPI_SHARED_MALLOC(bytes ? bytes : 1);
+}
+static void smpi_shared_release(train_comm *c, void *p)
+{
+    (void)c;
+    if (p) SMPI_SHARED_FREE(p);
+}
 #endif
 
 static double mpi_now(train_comm *c)
@@ -95,6 +105,8 @@ gq_err comm_mpi_open(train_comm *c, char *msg, size_t cap)
     c->now = mpi_now;
 #ifdef GQ_SMPI
     c->execute = smpi_charge;
+    c->shared_alloc = smpi_shared;
+    c->shared_free = smpi_shared_release;
 #endif
     return GQ_OK;
 }

@@ -32,6 +32,9 @@ typedef struct {
     size_t qtotal;
     float *fac; /* PowerSGD in a ring: each worker's factors (P, then Q), maxn floats a worker */
     int ef;
+    int sizes_only; /* under SMPI where every size is exact: no value computed, every buffer the shared block */
+    void *shared;   /* that block (comm->shared_alloc), or NULL */
+    size_t slot;    /* bytes between message slots in sbuf and rbuf: cap, or 0 in the shared block */
     double up, down, nmse_sum; /* in one process: the policy's bytes */
     long nmse_n;
     iter_stats it;
