@@ -153,6 +153,16 @@ static void put_node(sbuf *b, const cluster_spec *c, int i, const char *ind, int
     put(b, "%s</zone>\n", ind);
 }
 
+/* The hub's link (CLUSTER_XML_HUB, stars only): never shared, never the bottleneck, a NIC's latency, so that a node's
+ * flow to the hub crosses what its flows to another node crossed up to the switch, and as much delay. */
+static void put_hub_link(sbuf *b, const char *router, const cluster_spec *c)
+{
+    char g1[40], g2[40];
+    put(b, "    <link id=\"hublink\" bandwidth=\"%sBps\" latency=\"%ss\" sharing_policy=\"FATPIPE\"/>\n",
+        shortest(phys_range_of(PHYS_FATPIPE_RATE)->hi, g1), shortest(c->inter->latency, g2));
+    put(b, "    <route src=\"hub\" dst=\"%s\"><link_ctn id=\"hublink\"/></route>\n", router);
+}
+
 char *cluster_xml(const cluster_spec *c, int nodes, int layout)
 {
     sbuf b = {malloc(4096), 0, 4096, 0};
@@ -212,7 +222,7 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
     /* Racked, the NICs (and the links inside nodes) are declared in the top zone's first child: SimGrid 3.32 finds
      * a route's links by name from the top zone down, depth first through every zone, so a NIC declared in rack r
      * was found only after searching racks 0..r-1 (quadratic in nodes); in the first child, at once. */
-    const int host_cpu = (layout & CLUSTER_XML_HOST_CPUS) != 0;
+    const int host_cpu = (layout & CLUSTER_XML_HOST_CPUS) != 0, hub = (layout & CLUSTER_XML_HUB) != 0;
     if (racks) put(&b, "  <zone id=\"links\" routing=\"None\">\n"); /* the DTD wants zones before links */
     static const char NIC[] =
         "%s<link id=\"nic%d\" bandwidth=\"%sBps\" latency=\"%ss\" sharing_policy=\"SPLITDUPLEX\"/>\n";
@@ -254,8 +264,10 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
                 r, r);
         } else {
             put(&b, "  <zone id=\"fabric\" routing=\"%s\">\n", leaves ? "Floyd" : "Full");
+            if (hub && !leaves) put(&b, "    <host id=\"hub\" speed=\"1f\"/>\n");
             if (!leaves) {
                 put(&b, "    <router id=\"switch\"/>\n");
+                if (hub) put_hub_link(&b, "switch", c);
             } else { /* the DTD wants routers, then links, then routes */
                 put(&b, "    <router id=\"core\"/>\n");
                 for (int l = 0; l < leaves; l++) put(&b, "    <router id=\"leaf%d\"/>\n", l);
@@ -290,7 +302,11 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
         if (racks) put(&b, "  </zone>\n");
     }
     if (racks) {
-        put(&b, "  <zone id=\"fabric\" routing=\"Full\">\n    <router id=\"switch\"/>\n  </zone>\n");
+        put(&b, "  <zone id=\"fabric\" routing=\"Full\">\n");
+        if (hub) put(&b, "    <host id=\"hub\" speed=\"1f\"/>\n");
+        put(&b, "    <router id=\"switch\"/>\n");
+        if (hub) put_hub_link(&b, "switch", c);
+        put(&b, "  </zone>\n");
         put(&b, "  <link id=\"backplane\" bandwidth=\"%sBps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n",
             G(phys_range_of(PHYS_FATPIPE_RATE)->hi)); /* never the bottleneck */
         for (int r = 0; r < racks; r++)

@@ -198,7 +198,8 @@ const run_param RUN_PARAMS[] = {
      .type = RP_FLAG,
      .offset = AT(exact_flows),
      .scope = RP_SIM,
-     .help = "SimGrid: every ring step and pair as its own message (slow; checks the aggregated flows)"},
+     .help = "SimGrid: every ring step, pair and worker-server pair as its own message (slow; checks the aggregated "
+             "flows)"},
     {.key = "compute_jitter",
      .flag = "--compute-jitter",
      .meta = "CV",

@@ -55,6 +55,10 @@ typedef struct {
     sg_mutex_t took_lock;
     sg_cond_t took_done; /* notified as each first flow of a size ends */
     long flows;          /* flows moved, the count of the engine's work that tests bound (sim_result.flows) */
+    sg_host_t hub;       /* the placed servers' flows aggregated (leaders_placed): the platform's hub, else NULL */
+    struct hub_state *hub_phases; /* and its phases, in the order every node runs them */
+    int *hub_calls;               /* per node: its leaders_placed calls so far */
+    sg_cond_t hub_cond;           /* notified as a phase's first sender starts and its last one ends */
 } sg_world;
 
 /* A worker actor: one GPU, or (on a generated, uniform platform, in a ring or all-gather) the hops of a node's other
@@ -311,11 +315,101 @@ static void leaders_shards(sg_world *w, int node, const sim_bucket *b)
     sleep_s(others * recv);
 }
 
+/* The placed servers' exchange aggregated at the hub: one phase (a bucket's push or its replies) in the order every
+ * node runs them, phase = 2 x the node's count of leaders_placed calls + 0 (push) or 1 (replies). */
+typedef struct hub_state {
+    int started;           /* a sender's flow to the hub is under way: the receivers' flows from it may start */
+    int out_done, in_done; /* senders whose flow to the hub has ended; receivers whose flow from it has */
+    int servers;           /* the phase's servers: the push's receivers, the replies' senders */
+} hub_state;
+
+/* A flow into a node from the hub, moved by an actor of its own while the node moves its own flow out; it starts
+ * once some sender's flow has (nothing arrives before anything is sent). */
+typedef struct {
+    sg_world *w;
+    hub_state *ph;
+    sg_host_t to;
+    double bytes;
+} hub_flow;
+static void hub_flow_actor(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const hub_flow *f = sg_actor_self_get_data();
+    sg_mutex_lock(f->w->took_lock);
+    while (!f->ph->started) sg_cond_wait(f->w->hub_cond, f->w->took_lock);
+    sg_mutex_unlock(f->w->took_lock);
+    sg_host_sendto(f->w->hub, f->to, f->bytes);
+    if (++f->ph->in_done == f->ph->servers) sg_cond_notify_all(f->w->hub_cond);
+}
+
+/* One phase from one node's side: all it sends (to the servers, or as a server to the workers) as one flow to the
+ * hub, all it receives as one flow from the hub, both at once. Every flow of the pairwise exchange crosses its
+ * sender's NIC and its receiver's, so each NIC carries the same bytes as there. A pairwise flow ends when the
+ * server's NIC has moved all the flows it shares, so the node also waits, as it waited for its flows there, for the
+ * servers' flows: pushing, for every server's flow in (`push`: a push is done once received); receiving replies,
+ * for every server's flow out (a reply arrives no sooner than its server sends it). What is lost is how max-min
+ * fairness splits a NIC between the flows of different pairs: docs/simulation.md compares it with the pairwise
+ * exchange (--exact-flows). */
+static void hub_phase(sg_world *w, int phase, double out, double in, int servers, int push)
+{
+    hub_state *ph = &w->hub_phases[phase];
+    ph->servers = servers;
+    sg_host_t here = sg_host_self();
+    hub_flow f = {w, ph, here, (double)bytes_of(in)};
+    sg_actor_t helper = NULL;
+    if (in > 0) {
+        helper = sg_actor_init("hubin", here);
+        sg_actor_set_data(helper, &f);
+        sg_actor_ref(helper);
+        sg_actor_start(helper, hub_flow_actor, 0, NULL);
+        w->flows++;
+    }
+    if (out > 0) {
+        if (!ph->started) ph->started = 1, sg_cond_notify_all(w->hub_cond);
+        w->flows += 1; /* the hub's flow, counted as put() counts */
+        sg_host_sendto(here, w->hub, (double)bytes_of(out));
+        if (++ph->out_done == servers && !push) sg_cond_notify_all(w->hub_cond);
+    }
+    if (helper) {
+        sg_actor_join(helper, -1);
+        sg_actor_unref(helper);
+    }
+    /* the servers' flows: in, where this node pushed to them; out, where it takes their replies */
+    int *servers_done = push ? &ph->in_done : &ph->out_done;
+    if (push ? out > 0 : in > 0) {
+        sg_mutex_lock(w->took_lock);
+        while (*servers_done < servers) sg_cond_wait(w->hub_cond, w->took_lock);
+        sg_mutex_unlock(w->took_lock);
+    }
+}
+
+static void leaders_placed_hub(sg_world *w, int node, const sim_bucket *b)
+{
+    const int N = w->N, K = w->plan->servers;
+    const size_t k = (size_t)(b - w->plan->b);
+    const double *share = w->plan->share + k * K, *msgs = w->plan->msgs + k * K, mine = node < K ? share[node] : 0;
+    const double send = w->c->rpc_send_s, recv = w->c->rpc_recv_s;
+    const double sent = placed_sent(w->plan, k, node), served = node < K ? (N - 1) * msgs[node] : 0;
+    double others = 0; /* the shares this node sends away, and receives replies for */
+    int servers = 0;   /* those that reply */
+    for (int s = 0; s < K; s++) others += s != node && share[s] > 0 ? share[s] : 0, servers += share[s] > 0;
+    const int phase = 2 * w->hub_calls[node]++;
+    sleep_s(sent * send);
+    hub_phase(w, phase, others * b->up_bytes, mine > 0 ? (N - 1) * mine * b->up_bytes : 0, servers, 1);
+    sleep_s(served * recv + N * mine * b->srv_dec_s + mine * b->srv_enc_s + served * send);
+    hub_phase(w, phase + 1, mine > 0 ? (N - 1) * mine * b->down_bytes : 0, others * b->down_bytes, servers, 0);
+    sleep_s(sent * recv);
+}
+
 /* ps-sharded with the plan's servers (nodes 0..K-1) and shares: every leader sends each server its share of the
  * node's contribution, one flow per pair; each server decodes the N contributions to its share, encodes its reply
  * and sends it to every leader. A leader that serves keeps its own share. */
 static void leaders_placed(sg_world *w, int node, const sim_bucket *b)
 {
+    if (w->hub) {
+        leaders_placed_hub(w, node, b);
+        return;
+    }
     const int N = w->N, K = w->plan->servers;
     const size_t k = (size_t)(b - w->plan->b);
     const double *share = w->plan->share + k * K, *msgs = w->plan->msgs + k * K, mine = node < K ? share[node] : 0;
@@ -496,6 +590,7 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
     if (!w.took) return 1;
     w.took_lock = sg_mutex_init();
     w.took_done = sg_cond_init();
+    w.hub_cond = sg_cond_init();
     /* hosts by (node, GPU) from one listing: sg_host_by_name searches the
      * zones linearly, which made starting P actors cost O(P^2); the host
      * CPUs n<node>cpu where servers run on them */
@@ -511,6 +606,13 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
         else if (end = 0,
                  sscanf(name, "n%dcpu%n", &node, &end) == 1 && end > 0 && name[end] == '\0' && node >= 0 && node < w.N)
             cpu[node] = all[h];
+        else if (strcmp(name, "hub") == 0 && p->servers && !c->exact_flows)
+            w.hub = all[h];
+    }
+    if (w.hub) { /* two phases a call: a bucket, or PowerSGD's two all-reduces of one */
+        w.hub_phases = calloc(4 * (size_t)w.iters * (size_t)p->n, sizeof *w.hub_phases);
+        w.hub_calls = calloc((size_t)w.N, sizeof *w.hub_calls);
+        if (!w.hub_phases || !w.hub_calls) return 1;
     }
     free(all);
     const int ps_cpu = c->sync == SYNC_PS && c->ps_on_cpu;
@@ -544,6 +646,9 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
     simgrid_run();
     free(w.took);
     sg_cond_destroy(w.took_done);
+    sg_cond_destroy(w.hub_cond);
+    free(w.hub_phases);
+    free(w.hub_calls);
     sg_mutex_destroy(w.took_lock);
     free(grid);
     double end = 0, comm = 0;

@@ -156,12 +156,17 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
         snprintf(platform, sizeof platform, "%s", c->cluster->xml_path);
     } else {
         xmlfd = gq_unnamed_file();
+        /* the placed servers' flows through a hub, on a star: where a fat tree's uplinks are shared, which pairs
+         * cross them matters (sg_child.c's leaders_placed_hub) */
+        const int hub = p->servers && !c->exact_flows && c->cluster->topo != TOPO_FAT_TREE;
         cluster_spec reduced = *c->cluster;
         reduced.grouped = stand_in;
         if (grouped) reduced.gpus_per_node = 2;
-        char *xml = xmlfd >= 0 ? cluster_xml(&reduced, cluster_nodes_built(c->cluster, c->gpus),
-                                             CLUSTER_XML_RACKED | (on_cpu ? CLUSTER_XML_HOST_CPUS : 0))
-                               : NULL;
+        char *xml =
+            xmlfd >= 0
+                ? cluster_xml(&reduced, cluster_nodes_built(c->cluster, c->gpus),
+                              CLUSTER_XML_RACKED | (on_cpu ? CLUSTER_XML_HOST_CPUS : 0) | (hub ? CLUSTER_XML_HUB : 0))
+                : NULL;
         size_t len = xml ? strlen(xml) : 0;
         int ok = xml && write(xmlfd, xml, len) == (ssize_t)len;
         free(xml);

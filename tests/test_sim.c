@@ -23,7 +23,9 @@
  *    moves one flow a bucket per node's two actors, the leaders' schemes one
  *    per node (twice for the sharded one's push and reply) and each folded
  *    flow size once a run -- linear in nodes, so twice the GPUs twice the
- *    flows; a folding undone would multiply them by the GPUs a node. */
+ *    flows; a folding undone would multiply them by the GPUs a node;
+ *  - the placed servers' flows through a hub, a flow a node a phase each way,
+ *    within 1% of every pair as its own flow, in 2 (N + K) flows, not 2 K (N - 1). */
 #include "check.h"
 #include "sim.h"
 #include "zoo.h"
@@ -512,6 +514,46 @@ static void test_engine_work(void)
     }
 }
 
+/* The placed servers' flows through the hub (one a node a phase each way) against every pair as its own flow
+ * (--exact-flows, the pairwise exchange): within 1% of it on a star -- Piz Daint's 8-GPU row is the furthest, 0.6%
+ * (docs/simulation.md) -- in 2 (N + K) flows a bucket where the pairs take 2 K (N - 1). */
+static void test_ps_hub(void)
+{
+    cluster_spec k80 = cluster("cluster:gpus-per-node=1,gpu=K80,intra=pcie3,inter=1gbe"),
+                 daint = cluster("cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=aries"),
+                 ib = cluster("terngrad-infiniband");
+    struct {
+        const char *model;
+        const cluster_spec *cl;
+        int gpus, shards, on_cpu;
+    } C[] = {{"inception3", &k80, 32, 32, 1},
+             {"inception3", &daint, 2, 1, 1}, /* the replies wait for their server: 7.5% early without it */
+             {"inception3", &daint, 8, 2, 1},
+             {"vgg-a", &ib, 64, 8, 0}};
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        sim_config c = base(C[i].model, C[i].cl, C[i].gpus, "fp32", SYNC_PS_SHARDED);
+        c.ps_shards = C[i].shards, c.ps_placement = PS_GREEDY, c.ps_on_cpu = C[i].on_cpu;
+        c.server_sum_ns = C[i].on_cpu ? 0.335 : 0; /* the host's sums, as every run from the CLI charges them */
+        const double hub = run(c, ENGINE_SIMGRID);
+        c.exact_flows = 1;
+        const double pairs = run(c, ENGINE_SIMGRID);
+        CHECK(fabs(hub / pairs - 1) <= 0.01, "%s on %d GPUs, %d greedy servers: hub %.6f s, pairs %.6f s", C[i].model,
+              C[i].gpus, C[i].shards, hub, pairs);
+    }
+    /* even shards on 16 of 64 nodes: every node pushes to 15 or 16 servers, each server replies to 63 nodes */
+    const long N = 64, K = 16;
+    sim_config c = base("alexnet", &k80, (int)N, "fp32", SYNC_PS_SHARDED);
+    c.ps_shards = (int)K;
+    sim_result hub = engine_run(c);
+    c.exact_flows = 1;
+    sim_result pairs = engine_run(c);
+    CHECK(hub.buckets > 1 && hub.flows == 2 * (N + K) * hub.buckets && pairs.flows == 2 * K * (N - 1) * pairs.buckets,
+          "64 nodes, 16 even servers, %d buckets: %ld flows through the hub (%ld expected), %ld pairwise (%ld)",
+          hub.buckets, hub.flows, 2 * (N + K) * hub.buckets, pairs.flows, 2 * K * (N - 1) * pairs.buckets);
+    CHECK(fabs(hub.iteration_s / pairs.iteration_s - 1) <= 0.01, "even over 16 of 64: hub %.6f s, pairs %.6f s",
+          hub.iteration_s, pairs.iteration_s);
+}
+
 int main(void)
 {
     if (zoo_load(&Z, NULL, NULL, 0) != GQ_OK) return 2;
@@ -529,6 +571,7 @@ int main(void)
     test_ps_on_cpu();
     test_rpc();
     test_engine_work();
+    test_ps_hub();
     zoo_free(&Z);
     return check_summary();
 }
