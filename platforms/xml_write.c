@@ -157,9 +157,8 @@ static void put_node(sbuf *b, const cluster_spec *c, int i, const char *ind, int
  * flow to the hub crosses what its flows to another node crossed up to the switch, and as much delay. */
 static void put_hub_link(sbuf *b, const char *router, const cluster_spec *c)
 {
-    char g1[40], g2[40];
     put(b, "    <link id=\"hublink\" bandwidth=\"%sBps\" latency=\"%ss\" sharing_policy=\"FATPIPE\"/>\n",
-        shortest(phys_range_of(PHYS_FATPIPE_RATE)->hi, g1), shortest(c->inter->latency, g2));
+        G(phys_range_of(PHYS_FATPIPE_RATE)->hi), G(c->inter->latency));
     put(b, "    <route src=\"hub\" dst=\"%s\"><link_ctn id=\"hublink\"/></route>\n", router);
 }
 

@@ -35,11 +35,11 @@ for round in $(seq "$ROUNDS"); do
 done
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' '), model $(grep -m1 '^model[[:space:]]' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')"
 echo "codecs: n = $N floats, fractions of the same run's memcpy, encode / decode; trainer: forward + backward over the same run's sgemm; median of $ROUNDS rounds [their range]"
-perl -e '
+perl -MText::ParseWords -e '
     use strict;
     my ($dir, $rounds, @isas) = @ARGV;
     my (%v, @rows);
-    sub fields { my @f; my $l = shift; push @f, defined $1 ? $1 : $2 while $l =~ /\G(?:"([^"]*)"|([^,]*))(?:,|$)/g && @f < 40; @f }
+    sub fields { my $l = shift; chomp $l; parse_line(",", 0, $l) }
     sub header { my %i; my @h = fields(shift); @i{@h} = 0 .. $#h; %i }
     for my $isa (@isas) {
         for my $r (1 .. $rounds) {

@@ -23,7 +23,7 @@ mutations=(
   'sim/sg_engine.c|? NODE_FOLDED : NODE_GROUPED;|? NODE_GROUPED : NODE_GROUPED;|SimGrid leaders schemes unfolded: one actor a GPU group again'
   'sim/sg_child.c|w->flows += 1; /* as put() counts */|w->flows += 0;|SimGrid folded flows not counted'
   'train/exchange_run.c|x->sizes_only ? qz_exact_size(q, n) : qz_encode_warm|x->sizes_only ? qz_exact_size(q, n) + 4 : qz_encode_warm|SMPI sizes only: every encoded message 4 bytes too long'
-  'sim/sg_engine.c|const int hub = p->servers && !c->exact_flows|const int hub = 0 && p->servers && !c->exact_flows|SimGrid placed servers: every pair its own flow again'
+  'sim/sg_engine.c|const int hub = !user_xml && p->servers|const int hub = 0 && !user_xml && p->servers|SimGrid placed servers: every pair its own flow again'
   'sim/sg_child.c|        while (*servers_done < servers) sg_cond_wait|        while (0 && *servers_done < servers) sg_cond_wait|SimGrid hub: pushes and replies stop waiting for the servers flows'
   'sim/sg_child.c|double steps = 2.0 * (w->N - 1);|double steps = 1.0 * (w->N - 1);|SimGrid hierarchical ring: half the steps'
   'sim/sg_child.c|sleep_s(w->P * (b->srv_dec_s + w->c->rpc_recv_s) + b->srv_enc_s|sleep_s(w->P * w->c->rpc_recv_s + b->srv_enc_s|SimGrid single PS without its decode cost'

@@ -52,10 +52,10 @@ typedef struct {
     int token;          /* the payload pointed to: only the byte count is simulated */
     flow_took *took;    /* the folded stand-ins' flows by size: 4 a bucket at most, up and down for full nodes */
     int ntook;          /* and a last one partly used */
-    sg_mutex_t took_lock;
+    sg_mutex_t lock;
     sg_cond_t took_done; /* notified as each first flow of a size ends */
     long flows;          /* flows moved, the count of the engine's work that tests bound (sim_result.flows) */
-    sg_host_t hub;       /* the placed servers' flows aggregated (leaders_placed): the platform's hub, else NULL */
+    sg_host_t hub;       /* the placed servers' flows aggregated (placed_phase): the platform's hub, else NULL */
     struct hub_state *hub_phases; /* and its phases, in the order every node runs them */
     int *hub_calls;               /* per node: its leaders_placed calls so far */
     sg_cond_t hub_cond;           /* notified as a phase's first sender starts and its last one ends */
@@ -133,9 +133,9 @@ static void folded_flow(sg_world *w, sg_host_t from, sg_host_t to, long bytes, i
         sleep_s(w->took[k].s);
         return;
     }
-    sg_mutex_lock(w->took_lock);
-    while (w->took[k].s < 0) sg_cond_wait(w->took_done, w->took_lock);
-    sg_mutex_unlock(w->took_lock);
+    sg_mutex_lock(w->lock);
+    while (w->took[k].s < 0) sg_cond_wait(w->took_done, w->lock);
+    sg_mutex_unlock(w->lock);
     sleep_until(t0 + w->took[k].s);
 }
 
@@ -335,9 +335,9 @@ static void hub_flow_actor(int argc, char **argv)
 {
     (void)argc, (void)argv;
     const hub_flow *f = sg_actor_self_get_data();
-    sg_mutex_lock(f->w->took_lock);
-    while (!f->ph->started) sg_cond_wait(f->w->hub_cond, f->w->took_lock);
-    sg_mutex_unlock(f->w->took_lock);
+    sg_mutex_lock(f->w->lock);
+    while (!f->ph->started) sg_cond_wait(f->w->hub_cond, f->w->lock);
+    sg_mutex_unlock(f->w->lock);
     sg_host_sendto(f->w->hub, f->to, f->bytes);
     if (++f->ph->in_done == f->ph->servers) sg_cond_notify_all(f->w->hub_cond);
 }
@@ -377,63 +377,60 @@ static void hub_phase(sg_world *w, int phase, double out, double in, int servers
     /* the servers' flows: in, where this node pushed to them; out, where it takes their replies */
     int *servers_done = push ? &ph->in_done : &ph->out_done;
     if (push ? out > 0 : in > 0) {
-        sg_mutex_lock(w->took_lock);
-        while (*servers_done < servers) sg_cond_wait(w->hub_cond, w->took_lock);
-        sg_mutex_unlock(w->took_lock);
+        sg_mutex_lock(w->lock);
+        while (*servers_done < servers) sg_cond_wait(w->hub_cond, w->lock);
+        sg_mutex_unlock(w->lock);
     }
 }
 
-static void leaders_placed_hub(sg_world *w, int node, const sim_bucket *b)
+/* One phase of the placed servers' exchange from this node's side (push: its shares to the servers and, a server,
+ * every node's share of its own; else the replies the other way), through the hub where the platform has one, else
+ * one flow per pair. */
+static void placed_phase(sg_world *w, int node, size_t k, double bytes, int push)
 {
     const int N = w->N, K = w->plan->servers;
-    const size_t k = (size_t)(b - w->plan->b);
-    const double *share = w->plan->share + k * K, *msgs = w->plan->msgs + k * K, mine = node < K ? share[node] : 0;
-    const double send = w->c->rpc_send_s, recv = w->c->rpc_recv_s;
-    const double sent = placed_sent(w->plan, k, node), served = node < K ? (N - 1) * msgs[node] : 0;
-    double others = 0; /* the shares this node sends away, and receives replies for */
-    int servers = 0;   /* those that reply */
-    for (int s = 0; s < K; s++) others += s != node && share[s] > 0 ? share[s] : 0, servers += share[s] > 0;
-    const int phase = 2 * w->hub_calls[node]++;
-    sleep_s(sent * send);
-    hub_phase(w, phase, others * b->up_bytes, mine > 0 ? (N - 1) * mine * b->up_bytes : 0, servers, 1);
-    sleep_s(served * recv + N * mine * b->srv_dec_s + mine * b->srv_enc_s + served * send);
-    hub_phase(w, phase + 1, mine > 0 ? (N - 1) * mine * b->down_bytes : 0, others * b->down_bytes, servers, 0);
-    sleep_s(sent * recv);
-}
-
-/* ps-sharded with the plan's servers (nodes 0..K-1) and shares: every leader sends each server its share of the
- * node's contribution, one flow per pair; each server decodes the N contributions to its share, encodes its reply
- * and sends it to every leader. A leader that serves keeps its own share. */
-static void leaders_placed(sg_world *w, int node, const sim_bucket *b)
-{
+    const double *share = w->plan->share + k * K, mine = node < K ? share[node] : 0;
     if (w->hub) {
-        leaders_placed_hub(w, node, b);
+        double others = 0; /* the shares this node sends away, and receives replies for */
+        int servers = 0;   /* those that reply */
+        for (int s = 0; s < K; s++) others += s != node && share[s] > 0 ? share[s] : 0, servers += share[s] > 0;
+        const double away = others * bytes, served = mine > 0 ? (N - 1) * mine * bytes : 0;
+        const int phase = 2 * w->hub_calls[node] + !push;
+        w->hub_calls[node] += !push;
+        hub_phase(w, phase, push ? away : served, push ? served : away, servers, push);
         return;
     }
-    const int N = w->N, K = w->plan->servers;
-    const size_t k = (size_t)(b - w->plan->b);
-    const double *share = w->plan->share + k * K, *msgs = w->plan->msgs + k * K, mine = node < K ? share[node] : 0;
-    const double send = w->c->rpc_send_s, recv = w->c->rpc_recv_s; /* each message, at each end */
-    const double sent = placed_sent(w->plan, k, node), served = node < K ? (N - 1) * msgs[node] : 0;
     sg_comm_t *c = malloc((size_t)(N + K) * sizeof *c);
     void *data;
     if (!c) abort(); /* the child dies and the parent reports a failed run */
-    sleep_s(sent * send);
-    size_t n = 0;
-    for (int s = 0; s < K; s++)
-        if (s != node && share[s] > 0) c[n++] = put_async(w, mbox("xu%d.%d", s, node), share[s] * b->up_bytes);
+    size_t n = 0;    /* what this node sends is posted first */
+    for (int s = 0; push && s < K; s++)
+        if (s != node && share[s] > 0) c[n++] = put_async(w, mbox("xu%d.%d", s, node), share[s] * bytes);
     for (int o = 0; mine > 0 && o < N; o++)
-        if (o != node) c[n++] = sg_mailbox_get_async(mbox("xu%d.%d", node, o), &data);
-    sg_comm_wait_all(c, n);
-    sleep_s(served * recv + N * mine * b->srv_dec_s + mine * b->srv_enc_s + served * send);
-    n = 0;
-    for (int o = 0; mine > 0 && o < N; o++)
-        if (o != node) c[n++] = put_async(w, mbox("xd%d.%d", o, node), mine * b->down_bytes);
-    for (int s = 0; s < K; s++)
+        if (o != node)
+            c[n++] = push ? sg_mailbox_get_async(mbox("xu%d.%d", node, o), &data)
+                          : put_async(w, mbox("xd%d.%d", o, node), mine * bytes);
+    for (int s = 0; !push && s < K; s++)
         if (s != node && share[s] > 0) c[n++] = sg_mailbox_get_async(mbox("xd%d.%d", node, s), &data);
     sg_comm_wait_all(c, n);
-    sleep_s(sent * recv);
     free(c);
+}
+
+/* ps-sharded with the plan's servers (nodes 0..K-1) and shares: every leader sends each server its share of the
+ * node's contribution; each server decodes the N contributions to its share, encodes its reply and sends it to
+ * every leader. A leader that serves keeps its own share. */
+static void leaders_placed(sg_world *w, int node, const sim_bucket *b)
+{
+    const int N = w->N, K = w->plan->servers;
+    const size_t k = (size_t)(b - w->plan->b);
+    const double mine = node < K ? w->plan->share[k * K + node] : 0, *msgs = w->plan->msgs + k * K;
+    const double send = w->c->rpc_send_s, recv = w->c->rpc_recv_s; /* each message, at each end */
+    const double sent = placed_sent(w->plan, k, node), served = node < K ? (N - 1) * msgs[node] : 0;
+    sleep_s(sent * send);
+    placed_phase(w, node, k, b->up_bytes, 1);
+    sleep_s(served * recv + N * mine * b->srv_dec_s + mine * b->srv_enc_s + served * send);
+    placed_phase(w, node, k, b->down_bytes, 0);
+    sleep_s(sent * recv);
 }
 
 /* ps-sharded on the host CPUs (--ps-on cpu): every GPU of a node, its first too, sends its contribution up to
@@ -563,7 +560,7 @@ static int build_actors(sg_world *w, sg_actor_ctx *ctx, node_actors mode)
     return a;
 }
 
-int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_path, node_actors mode,
+int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_path, node_actors mode, int hub,
                      char cfg[SIM_SG_NET_CFGS][64], int fd)
 {
     sg_world w = {.c = c,
@@ -588,7 +585,7 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
     simgrid_load_platform(xml_path);
     w.took = malloc(4 * (size_t)p->n * sizeof *w.took);
     if (!w.took) return 1;
-    w.took_lock = sg_mutex_init();
+    w.lock = sg_mutex_init();
     w.took_done = sg_cond_init();
     w.hub_cond = sg_cond_init();
     /* hosts by (node, GPU) from one listing: sg_host_by_name searches the
@@ -606,8 +603,12 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
         else if (end = 0,
                  sscanf(name, "n%dcpu%n", &node, &end) == 1 && end > 0 && name[end] == '\0' && node >= 0 && node < w.N)
             cpu[node] = all[h];
-        else if (strcmp(name, "hub") == 0 && p->servers && !c->exact_flows)
+        else if (hub && strcmp(name, "hub") == 0)
             w.hub = all[h];
+    }
+    if (hub && !w.hub) {
+        fprintf(stderr, "[gqsim/CRITICAL] Host not found: hub\n");
+        return 1;
     }
     if (w.hub) { /* two phases a call: a bucket, or PowerSGD's two all-reduces of one */
         w.hub_phases = calloc(4 * (size_t)w.iters * (size_t)p->n, sizeof *w.hub_phases);
@@ -649,7 +650,7 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
     sg_cond_destroy(w.hub_cond);
     free(w.hub_phases);
     free(w.hub_calls);
-    sg_mutex_destroy(w.took_lock);
+    sg_mutex_destroy(w.lock);
     free(grid);
     double end = 0, comm = 0;
     for (int a = 0; a < w.R; a++) end = fmax(end, w.end[a]), comm = fmax(comm, w.comm[a]);

@@ -22,7 +22,7 @@
 #include "gq_file.h"
 #include "sim_internal.h"
 
-typedef int (*child_fn)(const sim_config *c, const sim_plan *p, const char *xml_path, node_actors mode,
+typedef int (*child_fn)(const sim_config *c, const sim_plan *p, const char *xml_path, node_actors mode, int hub,
                         char cfg[SIM_SG_NET_CFGS][64], int fd);
 
 /* The module's entry, loaded once per process, in the parent before the first fork: every run's child
@@ -152,13 +152,13 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
                        c->cluster->xml_path, c->cluster->xml_hosts, SIM_SIMGRID_MAX_XML_HOSTS);
     char platform[4096];
     int xmlfd = -1;
+    /* the placed servers' flows through a hub, on a generated star: where a fat tree's uplinks are shared, which
+     * pairs cross them matters (sg_child.c's placed_phase) */
+    const int hub = !user_xml && p->servers && !c->exact_flows && c->cluster->topo != TOPO_FAT_TREE;
     if (user_xml) {
         snprintf(platform, sizeof platform, "%s", c->cluster->xml_path);
     } else {
         xmlfd = gq_unnamed_file();
-        /* the placed servers' flows through a hub, on a star: where a fat tree's uplinks are shared, which pairs
-         * cross them matters (sg_child.c's leaders_placed_hub) */
-        const int hub = p->servers && !c->exact_flows && c->cluster->topo != TOPO_FAT_TREE;
         cluster_spec reduced = *c->cluster;
         reduced.grouped = stand_in;
         if (grouped) reduced.gpus_per_node = 2;
@@ -198,7 +198,7 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
         if (getppid() != parent) _exit(1);
         close(pipefd[0]);
         if (errfd >= 0) dup2(errfd, STDERR_FILENO);
-        _exit(run(c, p, platform, mode, cfg, pipefd[1]));
+        _exit(run(c, p, platform, mode, hub, cfg, pipefd[1]));
     }
     close(pipefd[1]);
     double result[3] = {-1, -1, -1}; /* iteration, its exchanges' time, flows moved */

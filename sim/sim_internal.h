@@ -87,9 +87,10 @@ static inline int node_followers(int here, node_actors mode)
 }
 
 /* The SimGrid engine's child (sg_child.c, the module gqsim-simgrid.so): runs the plan on the platform at
- * xml_path with SimGrid, `cfg` its network options, and writes the iteration time (a double) to fd.
+ * xml_path with SimGrid, `cfg` its network options (hub: the platform has the placed servers' hub,
+ * CLUSTER_XML_HUB), and writes the iteration time, the exchanges' time and the flows moved (doubles) to fd.
  * @return the child's exit status. Reached only through dlopen from sg_engine.c's forked child. */
-int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_path, node_actors mode,
+int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_path, node_actors mode, int hub,
                      char cfg[SIM_SG_NET_CFGS][64], int fd);
 
 gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);

@@ -51,17 +51,21 @@ static sim_config base(const char *model, const cluster_spec *cl, int gpus, cons
     return c;
 }
 
-static double run(sim_config c, engine_kind e)
+/* A run's result; a failed one has a NaN iteration (which fails every comparison, also a ratio of two failed
+ * runs) and -1 flows. */
+static sim_result result_of(sim_config c, engine_kind e)
 {
     sim_result r;
     char msg[256];
     c.engine = e;
     if (sim_run(&c, &r, msg, sizeof msg) != GQ_OK) {
         fprintf(stderr, "sim failed: %s\n", msg);
-        return NAN; /* fails every comparison, also a ratio of two failed runs */
+        memset(&r, 0, sizeof r);
+        r.iteration_s = NAN, r.flows = -1;
     }
-    return r.iteration_s;
+    return r;
 }
+static double run(sim_config c, engine_kind e) { return result_of(c, e).iteration_s; }
 
 static cluster_spec cluster(const char *spec)
 {
@@ -471,18 +475,7 @@ static void test_powersgd(void)
 }
 
 /* The SimGrid engine's flows against their counts (the regression check of its work: a count, not a time). */
-static sim_result engine_run(sim_config c)
-{
-    sim_result r;
-    char msg[256];
-    c.engine = ENGINE_SIMGRID;
-    if (sim_run(&c, &r, msg, sizeof msg) != GQ_OK) {
-        fprintf(stderr, "sim failed: %s\n", msg);
-        memset(&r, 0, sizeof r);
-        r.flows = -1;
-    }
-    return r;
-}
+static sim_result engine_run(sim_config c) { return result_of(c, ENGINE_SIMGRID); }
 
 static void test_engine_work(void)
 {
