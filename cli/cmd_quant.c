@@ -214,6 +214,8 @@ static const char *const DEFAULT_BENCH[] = {
     "bingrad-pb",    "signsgd",       "topk:ratio=0.01",
 };
 
+#define BENCH_EXCESS_BUCKETS 8 /* buckets an ORQ row's levels are compared with the exact optimum on */
+
 static int quant_bench(int argc, char **argv)
 {
     cli_args a;
@@ -247,14 +249,15 @@ static int quant_bench(int argc, char **argv)
                                     "encode_frac_of_ref",
                                     "decode_frac_of_ref",
                                     "nmse",
-                                    "bias"};
+                                    "bias",
+                                    "levels_err_vs_opt"};
     gq_table t;
     table_init(&t, H, sizeof H / sizeof H[0]);
 
     /* the memory-bandwidth reference: stream the floats in and out once */
     double ref_s = qz_measure_memcpy(x, count, (int)trials);
     double ref_ns = 1e9 * ref_s / (double)count;
-    table_row(&t, "reference\t%zu\t0\t%zu\t32\t1\t%.4f\t%.4f\t1\t1\t0\t0", count, 4 * count, ref_ns, ref_ns);
+    table_row(&t, "reference\t%zu\t0\t%zu\t32\t1\t%.4f\t%.4f\t1\t1\t0\t0\t-", count, 4 * count, ref_ns, ref_ns);
 
     int rc = 0;
     for (size_t k = 0; k < nspecs; k++) {
@@ -269,10 +272,15 @@ static int quant_bench(int argc, char **argv)
             break;
         }
         double enc_ns = 1e9 * m.enc_s / (double)count, dec_ns = 1e9 * m.dec_s / (double)count;
-        table_row(&t, "%s\t%zu\t%llu\t%zu\t%.6g\t%.5g\t%.4f\t%.4f\t%.4f\t%.4f\t%.6g\t%.6g", canon, count,
+        /* a level search's error over the optimum's (ORQ, buckets short enough to solve exactly), else - */
+        char excess[32] = "-";
+        double ratio;
+        if (qz_levels_excess(&params[k], x, count, BENCH_EXCESS_BUCKETS, &ratio) == GQ_OK)
+            snprintf(excess, sizeof excess, "%.5f", ratio);
+        table_row(&t, "%s\t%zu\t%llu\t%zu\t%.6g\t%.5g\t%.4f\t%.4f\t%.4f\t%.4f\t%.6g\t%.6g\t%s", canon, count,
                   (unsigned long long)params[k].bucket, m.bytes, 8.0 * (double)m.bytes / (double)count,
                   4.0 * (double)count / (double)m.bytes, enc_ns, dec_ns, ref_ns / enc_ns, ref_ns / dec_ns, m.nmse,
-                  m.bias);
+                  m.bias, excess);
     }
     cli_progress(1, "bench: done");
     if (rc == 0) table_print(&t, fmt);
@@ -564,6 +572,9 @@ static const char BENCH_DETAILS[] =
     "is as fast as copying the gradient once; nmse = mean over trials of ||Q(g) - g||^2 / ||g||^2;\n"
     "bias = ||mean over trials of Q(g) - g||^2 / ||g||^2: for an unbiased quantizer it shrinks as nmse /\n"
     "trials (more --trials, smaller bias), for a biased one (signsgd, topk, bingrad-b) it stays near nmse.\n"
+    "levels_err_vs_opt (orq, buckets up to 1024): the expected rounding error of the levels the encoder\n"
+    "fits, over that of the exact optimum, summed over 8 buckets spread over the gradient (1 = optimal;\n"
+    "fit=hist trades some of it for speed); - where there is no level search.\n"
     "Make a gradient to bench with 'gqsim quant gen', or dump real ones with 'gqsim train --dump-grads'.\n";
 
 static const char ENCODE_DETAILS[] =

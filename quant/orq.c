@@ -17,10 +17,15 @@
  *     pruned by the quadrangle inequality), polished by exact joint moves of
  *     all levels within a band of candidate points. The cheaper of the two
  *     results wins; up to ORQ_DP_ONLY levels the second start alone is taken.
+ * `fit=hist` skips both: the exact optimum over the edges of a 48-bin
+ * histogram, faster and further from the optimum (orq_levels_hist).
  * Wire: s floats per bucket, ceil(log2 s) bits per element. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef __AVX__
+#include <immintrin.h>
+#endif
 
 #include "orq.h"
 #include "rng.h"
@@ -181,58 +186,102 @@ static void dp_point(const qz_sorted *s, size_t i, double mid, float *x, float *
     *p = (float)(s->s1[i] - mid * s->n[i]);
 }
 
-/* Lane by lane, c and its predecessor a where c is lower: strictly, so the first of equal predecessors stays. */
+/* Lane by lane, c and its predecessor a where c is lower: strictly, so the
+ * first of equal predecessors stays. The new best is a select on the compare
+ * (x86's min), so the loop-carried chain is one instruction, not a compare
+ * and a blend. */
 static inline void keep_better(dp_vec c, int32_t a, dp_vec *best, dp_ivec *at)
 {
     const dp_ivec better = c < *best;
+#ifdef __AVX__
+    *best = (dp_vec)_mm256_min_ps((__m256)c, (__m256)*best); /* c where c < best, else best */
+#else
     *best = (dp_vec)(((dp_ivec)c & better) | ((dp_ivec)*best & ~better));
+#endif
     *at = (a & better) | (*at & ~better);
+}
+
+/* Two chains (even and odd predecessors) merged: lane by lane the lower, the
+ * earlier predecessor where they are equal, as one chain would have kept. */
+static inline void merge_chains(dp_vec b1, dp_ivec a1, dp_vec *best, dp_ivec *at)
+{
+    const dp_ivec take = (b1 < *best) | ((b1 == *best) & (a1 < *at));
+    *best = (dp_vec)(((dp_ivec)b1 & take) | ((dp_ivec)*best & ~take));
+    *at = (a1 & take) | (*at & ~take);
 }
 
 /* The best k levels with level l taken from layer[l] (layer[0] = {0} and
  * layer[k-1] = {d-1}); writes their indices. Eight ends j of a layer at a
  * time, one lane each, against every predecessor i in turn. */
+/* A layer's candidate points as the programme reads them, padded to whole
+ * vectors with the last point: x, alpha = P - x N, base = x P, the index. */
+typedef struct {
+    float x[DP_CAP], alpha[DP_CAP], base[DP_CAP];
+    int32_t at[DP_CAP];
+} dp_points;
+
+static void dp_points_of(dp_points *q, const cand_set *c, const qz_sorted *s, double mid)
+{
+    const size_t padded = (c->n + DP_LANES - 1) / DP_LANES * DP_LANES;
+    for (size_t t = 0; t < padded; t++) {
+        float x, p, n;
+        const size_t i = c->idx[t < c->n ? t : c->n - 1];
+        dp_point(s, i, mid, &x, &p, &n);
+        q->x[t] = x, q->alpha[t] = p - x * n, q->base[t] = x * p, q->at[t] = (int32_t)i;
+    }
+}
+
 static void dp_select(size_t *idx, unsigned k, const qz_sorted *s, const cand_set *const *layer)
 {
     const double mid = 0.5 * ((double)s->x[0] + s->x[s->len - 1]);
-    float f[2][DP_CAP], pa[DP_CAP], pu[DP_CAP], pv[DP_CAP];
+    float f[2][DP_CAP], pa[DP_CAP];
     int32_t from[QZ_ORQ_MAX_LEVELS][DP_CAP];
+    dp_points pts[2]; /* layers l-1 and l; a layer the same as the one before is not computed again */
     f[0][0] = 0;
+    dp_points_of(&pts[0], layer[0], s, mid);
     for (unsigned l = 1; l < k; l++) {
         const cand_set *ci = layer[l - 1], *cj = layer[l];
+        const dp_points *qi = &pts[(l - 1) & 1], *qj = &pts[l & 1];
+        if (cj == ci)
+            pts[l & 1] = *qi;
+        else
+            dp_points_of(&pts[l & 1], cj, s, mid);
         const float *fi = f[(l - 1) & 1];
         float *fj = f[l & 1];
         const size_t ni = ci->n;
-        for (size_t a = 0; a < ni; a++) { /* predecessor i: F(i) - x_i P_i, x_i, x_i N_i - P_i */
-            float x, p, n;
-            dp_point(s, ci->idx[a], mid, &x, &p, &n);
-            pa[a] = fi[a] == INFINITY ? INFINITY : fi[a] - x * p;
-            pu[a] = x;
-            pv[a] = x * n - p;
-        }
+        /* predecessor i: F(i) - x_i P_i; with x_i and alpha_i, F(i) + T(i, j) - x_j P_j =
+         * pa_i + x_i alpha_j - alpha_i x_j */
+        for (size_t a = 0; a < ni; a++) pa[a] = fi[a] == INFINITY ? INFINITY : fi[a] - qi->base[a];
+        const float *ux = qi->x, *ua = qi->alpha;
         size_t limit = 0; /* predecessors at or before the chunk's last end: a prefix of layer l-1 */
         size_t first = 0; /* T has the quadrangle inequality, so a later end's best predecessor is no earlier */
         for (size_t b0 = 0; b0 < cj->n; b0 += DP_LANES) {
             const size_t nb = cj->n - b0 < DP_LANES ? cj->n - b0 : DP_LANES;
-            dp_vec alpha = {0}, xj = {0}, inf, best, base = {0};
-            dp_ivec jat = {0}, at = {0};
-            for (int t = 0; t < DP_LANES; t++) {
-                float x = 0, p = 0, n = 0;
-                const size_t j = cj->idx[b0 + ((size_t)t < nb ? (size_t)t : nb - 1)];
-                dp_point(s, j, mid, &x, &p, &n);
-                alpha[t] = p - x * n, xj[t] = x, base[t] = x * p;
-                jat[t] = (int32_t)j, inf[t] = INFINITY;
-            }
+            dp_vec alpha, xj, base, inf, best;
+            dp_ivec jat, at = {0};
+            memcpy(&alpha, qj->alpha + b0, sizeof alpha);
+            memcpy(&xj, qj->x + b0, sizeof xj);
+            memcpy(&base, qj->base + b0, sizeof base);
+            memcpy(&jat, qj->at + b0, sizeof jat);
+            for (int t = 0; t < DP_LANES; t++) inf[t] = INFINITY;
             best = inf;
             /* predecessors at or before every lane's j need no mask; the rest, before some lanes' only */
             size_t all = limit;
             while (all < ni && ci->idx[all] <= cj->idx[b0]) all++;
             while (limit < ni && ci->idx[limit] <= cj->idx[b0 + nb - 1]) limit++;
-            for (size_t a = first; a < all; a++)
-                keep_better(pa[a] + pu[a] * alpha + pv[a] * xj, (int32_t)a, &best, &at);
-            for (size_t a = all > first ? all : first; a < limit; a++) {
+            /* two chains, as the compare's latency, not the arithmetic, bounds one */
+            dp_vec best1 = inf;
+            dp_ivec at1 = {0};
+            size_t a = first;
+            for (; a + 1 < all; a += 2) {
+                keep_better(pa[a] + ux[a] * alpha - ua[a] * xj, (int32_t)a, &best, &at);
+                keep_better(pa[a + 1] + ux[a + 1] * alpha - ua[a + 1] * xj, (int32_t)(a + 1), &best1, &at1);
+            }
+            if (a < all) keep_better(pa[a] + ux[a] * alpha - ua[a] * xj, (int32_t)a, &best, &at);
+            merge_chains(best1, at1, &best, &at);
+            for (a = all > first ? all : first; a < limit; a++) {
                 const dp_ivec valid = (int32_t)ci->idx[a] <= jat; /* i at or before this lane's j */
-                const dp_vec c = pa[a] + pu[a] * alpha + pv[a] * xj;
+                const dp_vec c = pa[a] + ux[a] * alpha - ua[a] * xj;
                 keep_better((dp_vec)(((dp_ivec)c & valid) | ((dp_ivec)inf & ~valid)), (int32_t)a, &best, &at);
             }
             /* whole vectors (the arrays have room): an unreachable end stays +inf, as base is finite */
@@ -391,6 +440,35 @@ done:
     return err;
 }
 
+/* ---- how far the fitted levels are from the optimum -------------------------------- */
+
+gq_err qz_levels_excess(const qz_params *p, const float *x, size_t n, size_t max_buckets, double *ratio)
+{
+    const size_t bucket = p->bucket && p->bucket < n ? (size_t)p->bucket : n;
+    if (p->id != QZ_ORQ || bucket == 0 || bucket > QZ_EXCESS_MAX_BUCKET || max_buckets == 0) return GQ_ERR_PARAM;
+    const size_t whole = n / bucket, take = whole < max_buckets ? whole : max_buckets;
+    void *work = malloc(qz_sorted_workspace(bucket)), *work2 = malloc(qz_sorted_workspace(bucket));
+    gq_err err = work && work2 ? GQ_OK : GQ_ERR_NOMEM;
+    double fitted = 0, best = 0;
+    for (size_t t = 0; t < take && err == GQ_OK; t++) {
+        const float *b = x + (whole - 1) * t / (take > 1 ? take - 1 : 1) * bucket; /* spread from first to last */
+        float lf[QZ_ORQ_MAX_LEVELS], lo[QZ_ORQ_MAX_LEVELS];
+        qz_sorted s;
+        err = p->fit == QZ_FIT_HIST ? orq_levels_hist(lf, p->levels, b, bucket, work)
+                                    : orq_levels_bucket(lf, p->levels, b, bucket, work);
+        if (err == GQ_OK) {
+            qz_sorted_build(&s, b, bucket, work2);
+            err = orq_levels_exact(lo, p->levels, &s);
+        }
+        if (err == GQ_OK)
+            fitted += orq_expected_error(lf, p->levels, &s), best += orq_expected_error(lo, p->levels, &s);
+    }
+    free(work);
+    free(work2);
+    if (err == GQ_OK) *ratio = best > 0 ? fitted / best : 1.0; /* no error to make: every value is a level */
+    return err;
+}
+
 /* ---- codec ------------------------------------------------------------------------ */
 
 static unsigned orq_nstored(const qz_params *p) { return p->levels; }
@@ -445,9 +523,35 @@ gq_err orq_levels_bucket(float *levels, unsigned k, const float *x, size_t len, 
     return GQ_OK;
 }
 
+/* fit=hist: the levels the exact optimum would take if every element sat on
+ * the edges of a histogram of ORQ_FIT_HIST_BINS equal bins: one streaming
+ * pass and a dynamic programme over its edges, no sort, no refinement. Its
+ * excess error over the optimum is measured (`quant bench`'s
+ * levels_err_vs_opt column, docs/quantizers.md#orq-fithist). */
+#ifndef ORQ_FIT_HIST_BINS
+#define ORQ_FIT_HIST_BINS 48
+#endif
+_Static_assert(ORQ_FIT_HIST_BINS + 1 <= ORQ_CANDIDATES, "every edge a candidate of the exact programme");
+
+gq_err orq_levels_hist(float *levels, unsigned k, const float *x, size_t len, void *work)
+{
+    qz_sorted s;
+    size_t idx[QZ_ORQ_MAX_LEVELS];
+    if (len <= ORQ_FIT_HIST_BINS) { /* no fewer points than the bins: sorted, and solved exactly */
+        qz_sorted_build(&s, x, len, work);
+        if (!isfinite(s.s2[len])) return GQ_ERR_NONFINITE;
+    } else if (qz_hist_build(&s, x, len, ORQ_FIT_HIST_BINS, work) != 0) {
+        return GQ_ERR_NONFINITE;
+    }
+    coarse_dp(idx, k, &s); /* no more points than candidates: the exact optimum over them */
+    for (unsigned m = 0; m < k; m++) levels[m] = s.x[idx[m]];
+    return GQ_OK;
+}
+
 static gq_err orq_fit(float *stored, const float *x, size_t len, const qz_params *p, void *work)
 {
     if ((uint64_t)len > UINT32_MAX) return GQ_ERR_TOO_LARGE; /* the radix sort counts in 32 bits */
+    if (p->fit == QZ_FIT_HIST) return orq_levels_hist(stored, p->levels, x, len, work);
     return orq_levels_bucket(stored, p->levels, x, len, work);
 }
 
@@ -524,7 +628,8 @@ static void orq_defaults(qz_params *p)
 
 static int orq_format(const qz_params *p, char *buf, size_t cap)
 {
-    return snprintf(buf, cap, ":levels=%u,bucket=%llu", p->levels, (unsigned long long)p->bucket);
+    return snprintf(buf, cap, ":levels=%u,bucket=%llu%s", p->levels, (unsigned long long)p->bucket,
+                    p->fit == QZ_FIT_HIST ? ",fit=hist" : "");
 }
 static int orq_check_params(const qz_params *p, char *why, size_t cap)
 {
@@ -543,8 +648,8 @@ const qz_codec qz_orq = {
     .id = QZ_ORQ,
     .name = "orq",
     .summary = "ORQ: unbiased rounding onto per-bucket optimal levels (greedy + refinement)",
-    .keys_help = "levels=5 (2..16) bucket=512",
-    .keys = QZ_KEY_LEVELS | QZ_KEY_BUCKET,
+    .keys_help = "levels=5 (2..16) bucket=512 fit=exact|hist",
+    .keys = QZ_KEY_LEVELS | QZ_KEY_BUCKET | QZ_KEY_FIT,
     .defaults = orq_defaults,
     .level_count = orq_nlevels,
     .dense = &ORQ,

@@ -15,6 +15,12 @@ void orq_levels_greedy(float *levels, unsigned k, const qz_sorted *s);
  * @return GQ_OK, or GQ_ERR_NONFINITE when x holds a NaN or an infinity. */
 gq_err orq_levels_bucket(float *levels, unsigned k, const float *x, size_t len, void *work);
 
+/* fit=hist: the exact optimum over the edges of a histogram of the bucket
+ * (ORQ_FIT_HIST_BINS bins; short buckets sorted and solved exactly), an
+ * approximation one streaming pass long. work: qz_sorted_workspace(len).
+ * @return GQ_OK, or GQ_ERR_NONFINITE. */
+gq_err orq_levels_hist(float *levels, unsigned k, const float *x, size_t len, void *work);
+
 /* The exact optimum over all k-level sets (levels lie on data points, as the
  * cost is piecewise linear between them); O(k len^2), for small buckets.
  * @return GQ_OK or GQ_ERR_NOMEM. */

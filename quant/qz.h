@@ -38,6 +38,7 @@ typedef enum { QZ_PACK_2BIT = 0, QZ_PACK_TRITS = 1, QZ_PACK_BYTE = 2 } qz_pack;
 typedef enum { QZ_INDEX_AUTO = 0, QZ_INDEX_32 = 1, QZ_INDEX_64 = 2 } qz_index; /* topk index width */
 typedef enum { QZ_NORM_L2 = 0, QZ_NORM_MAX = 1 } qz_norm;                      /* qsgd norm */
 typedef enum { QZ_CODE_DENSE = 0, QZ_CODE_ELIAS = 1 } qz_code;                 /* qsgd wire code */
+typedef enum { QZ_FIT_EXACT = 0, QZ_FIT_HIST = 1 } qz_fit; /* orq level search: the optimum's, or a histogram's */
 
 #define QZ_QSGD_MAX_LEVELS 255u
 #define QZ_ORQ_MAX_LEVELS 16u
@@ -56,6 +57,7 @@ typedef struct {
     qz_pack pack;          /* terngrad: 2 bits, 5 trits per byte, or int8; signsgd: 1 bit or a byte */
     qz_norm norm;          /* qsgd */
     qz_code code;          /* qsgd */
+    qz_fit fit;            /* orq: how the levels are searched (not on the wire: the levels are) */
     float ratio;           /* topk: fraction of elements kept, (0, 1] */
     qz_index index;        /* topk: u32 indices where n <= 2^32 else u64 (auto), or always u32 / u64 */
     float shared_scale;    /* terngrad scaler sharing: > 0 replaces every bucket's
@@ -145,6 +147,15 @@ size_t qz_encode(void *dst, size_t dst_cap, const float *src, size_t n, const qz
  * worker's scaler, then the maximum, passed back as p->shared_scale.
  * @return GQ_OK or GQ_ERR_NONFINITE / GQ_ERR_EMPTY / GQ_ERR_PARAM. */
 gq_err qz_terngrad_scale(const qz_params *p, const float *x, size_t n, float *scale);
+
+/* How close an ORQ encoder's levels come to the optimum: over up to max_buckets
+ * whole buckets of x[0..n) spread from the first to the last, the expected
+ * rounding error of the levels p's search fits (fit=exact or fit=hist) summed,
+ * over that of the exact optimum's (an O(levels bucket^2) search); 1 is optimal.
+ * @return GQ_OK; GQ_ERR_PARAM for a codec other than ORQ or a bucket longer
+ * than QZ_EXCESS_MAX_BUCKET; GQ_ERR_NONFINITE; GQ_ERR_NOMEM. */
+#define QZ_EXCESS_MAX_BUCKET 1024u
+gq_err qz_levels_excess(const qz_params *p, const float *x, size_t n, size_t max_buckets, double *ratio);
 
 /* ---- PowerSGD's pieces, for all-reducing its factors (train/exchange_run.c) ------------------------------
  * Shapes row-major: M rows x cols, P rows x r, Q cols x r. */

@@ -68,6 +68,7 @@ enum { /* keys a codec accepts in its spec */
        QZ_KEY_RANK = 1u << 9,
        QZ_KEY_WARM = 1u << 10,
        QZ_KEY_MIN = 1u << 11,
+       QZ_KEY_FIT = 1u << 12,
 };
 
 typedef struct qz_dense qz_dense;
@@ -122,7 +123,8 @@ typedef struct qz_codec {
 extern const char *const QZ_SCALE_NAMES[],
     *const QZ_NORM_NAMES[], *const QZ_CODE_NAMES[], *const QZ_TG_PACK_NAMES[], *const QZ_SG_PACK_NAMES[],
                                                                                    *const QZ_INDEX_NAMES[],
-                                                                                       *const QZ_OFF_ON[];
+                                                                                       *const QZ_OFF_ON[],
+                                                                                           *const QZ_FIT_NAMES[];
 
 extern const qz_codec qz_fp32, qz_fp16, qz_terngrad, qz_qsgd, qz_orq, qz_bingrad_b, qz_bingrad_pb, qz_signsgd, qz_topk,
     qz_powersgd;

@@ -31,13 +31,15 @@ gq_err qz_validate(const qz_params *p, char *msg, size_t cap)
     if (!(p->shared_scale >= 0.0f && isfinite(p->shared_scale)))
         return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: shared scale %g must be finite and >= 0", name, p->shared_scale);
     if ((unsigned)p->scale > 1 || (unsigned)p->pack > 2 || (unsigned)p->norm > 1 || (unsigned)p->code > 1 ||
-        (unsigned)p->index > 2)
+        (unsigned)p->index > 2 || (unsigned)p->fit > 1)
         return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: bad enumerated option", name);
     /* a packing or index width only where the codec has it */
     if (p->pack != QZ_PACK_2BIT && (!c->pack_names || strcmp(c->pack_names[p->pack], "-") == 0))
         return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: no such packing", name);
     if (p->index != QZ_INDEX_AUTO && !(c->keys & QZ_KEY_INDEX))
         return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: no index width to set", name);
+    if (p->fit != QZ_FIT_EXACT && !(c->keys & QZ_KEY_FIT))
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: no level search to set", name);
     return GQ_OK;
 }
 
@@ -52,6 +54,7 @@ static const key_name KEYS[] = {
     {"bucket", QZ_KEY_BUCKET}, {"levels", QZ_KEY_LEVELS}, {"clip", QZ_KEY_CLIP}, {"scale", QZ_KEY_SCALE},
     {"pack", QZ_KEY_PACK},     {"norm", QZ_KEY_NORM},     {"code", QZ_KEY_CODE}, {"ratio", QZ_KEY_RATIO},
     {"index", QZ_KEY_INDEX},   {"rank", QZ_KEY_RANK},     {"warm", QZ_KEY_WARM}, {"min", QZ_KEY_MIN},
+    {"fit", QZ_KEY_FIT},
 };
 
 /* The packings' names, by qz_pack: TernGrad's, and signSGD's (which has no trits). */
@@ -59,7 +62,8 @@ const char *const QZ_SCALE_NAMES[] = {"max", "sigma", NULL}, *const QZ_NORM_NAME
                   *const QZ_CODE_NAMES[] = {"dense", "elias", NULL},
                   *const QZ_TG_PACK_NAMES[] = {"2bit", "trits", "int8", NULL},
                   *const QZ_SG_PACK_NAMES[] = {"bit", "-", "byte", NULL},
-                  *const QZ_INDEX_NAMES[] = {"auto", "32", "64", NULL}, *const QZ_OFF_ON[] = {"off", "on", NULL};
+                  *const QZ_INDEX_NAMES[] = {"auto", "32", "64", NULL}, *const QZ_OFF_ON[] = {"off", "on", NULL},
+                  *const QZ_FIT_NAMES[] = {"exact", "hist", NULL};
 
 static int parse_u64(const char *s, uint64_t *v)
 {
@@ -139,6 +143,10 @@ static gq_err set_key(qz_params *p, const char *name, const char *key, const cha
         if ((e = parse_enum(val, QZ_NORM_NAMES)) < 0)
             return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: norm='%s' is not l2 or max", name, val);
         p->norm = (qz_norm)e;
+    } else if (strcmp(key, "fit") == 0) {
+        if ((e = parse_enum(val, QZ_FIT_NAMES)) < 0)
+            return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: fit='%s' is not exact or hist", name, val);
+        p->fit = (qz_fit)e;
     } else if (strcmp(key, "code") == 0) {
         if ((e = parse_enum(val, QZ_CODE_NAMES)) < 0)
             return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: code='%s' is not dense or elias", name, val);

@@ -92,6 +92,11 @@ mutations=(
   'sim/scenario.c|(cost ? cost[i] : 1) / 2 < total|(cost ? cost[i] : 1) * 4 < total|sweep: blocks cut late'
   'cli/cmd_sim.c|if (all[2 * r] != GQ_OK) {|if (0) {|sweep over ranks: another rank s failure ignored'
   'cli/cmd_sim.c|time)", first / v);|time)", v / first);|advise across platforms: the ratio inverted'
+  'quant/orq.c|#define ORQ_FIT_HIST_BINS 48|#define ORQ_FIT_HIST_BINS 40|orq fit=hist on a histogram of other bins'
+  'quant/orq.c|    if (p->fit == QZ_FIT_HIST) return orq_levels_hist(|    if (0) return orq_levels_hist(|orq fit=hist ignored by the encoder'
+  'quant/orq.c|(b1 < *best) |(b1 > *best) |orq programme: the second chain merged the wrong way'
+  'quant/orq.c|fi[a] == INFINITY ? INFINITY : fi[a] - qi->base[a];|fi[a] == INFINITY ? INFINITY : fi[a] + qi->base[a];|orq programme: a predecessor term of the wrong sign'
+  'quant/orq.c|if (err == GQ_OK) *ratio = best > 0 ? fitted / best : 1.0;|if (err == GQ_OK) *ratio = best > 0 ? best / fitted : 1.0;|levels excess inverted'
 )
 
 killed=0

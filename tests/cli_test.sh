@@ -107,12 +107,19 @@ check "missing file named" grep -q 'missing.gq' err.txt
 # ---- bench and sweep CSV contracts -------------------------------------------------
 "$GQ" quant bench --n 20000 --trials 2 --quant terngrad --quant 'qsgd:levels=5,bucket=512' --format csv > bench.csv
 check "bench succeeds" test $? -eq 0
-check "bench columns" sh -c "head -1 bench.csv | grep -q '^quant,n,bucket,bytes,bits_per_element,ratio_vs_fp32,encode_ns_per_element,decode_ns_per_element,encode_frac_of_ref,decode_frac_of_ref,nmse,bias$'"
+check "bench columns" sh -c "head -1 bench.csv | grep -q '^quant,n,bucket,bytes,bits_per_element,ratio_vs_fp32,encode_ns_per_element,decode_ns_per_element,encode_frac_of_ref,decode_frac_of_ref,nmse,bias,levels_err_vs_opt$'"
 check "bench rows: reference + 2" test "$(tail -n +2 bench.csv | wc -l)" -eq 3
 check "bench reference row" grep -q '^reference,20000,0,80000,32,' bench.csv
 check "bench quotes specs with commas" grep -q '^"qsgd:levels=5,bucket=512,norm=l2,code=dense",20000,512,' bench.csv
 # terngrad on 20000: 32 + 4 + 5000 bytes
 check "bench exact bytes" grep -q '^"terngrad:bucket=0,clip=2.5,scale=max,pack=2bit",20000,0,5036,' bench.csv
+check "bench: no level search, no excess" sh -c "tail -n +2 bench.csv | grep -c ',-\$' | grep -qx 3"
+# ORQ's levels against the exact optimum: the default search within the 2% test_orq holds it to, fit=hist at or above it
+"$GQ" quant bench --n 8192 --trials 1 --quant orq:levels=5 --quant orq:levels=5,fit=hist --format csv > ob.csv
+check "bench: ORQ excess in [1, 1.02], fit=hist no better" perl -MText::ParseWords -ne '
+  next if $. == 1; my @f = parse_line(",", 0, $_); chomp $f[-1]; $e{$f[0]} = $f[-1];
+  END { my ($d, $h) = ($e{"orq:levels=5,bucket=512"}, $e{"orq:levels=5,bucket=512,fit=hist"});
+        exit !(defined $d && defined $h && $d >= 1 && $d <= 1.02 && $h >= $d) }' ob.csv
 "$GQ" quant bench --n 1000 --dist nosuch 2> err.txt; check "bench bad dist" test $? -ne 0
 "$GQ" quant bench --n 1000 --trials 1 --dist g.f32 --quant fp16 --format csv > fb.csv
 check "bench on a real gradient file" grep -q '^fp16,1000,' fb.csv

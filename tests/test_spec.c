@@ -8,7 +8,7 @@ static int same_params(const qz_params *a, const qz_params *b)
 {
     return a->id == b->id && a->bucket == b->bucket && a->levels == b->levels && a->clip == b->clip &&
            a->scale == b->scale && a->pack == b->pack && a->norm == b->norm && a->code == b->code &&
-           a->ratio == b->ratio && a->index == b->index && a->shared_scale == b->shared_scale;
+           a->ratio == b->ratio && a->index == b->index && a->shared_scale == b->shared_scale && a->fit == b->fit;
 }
 
 static void expect_error(const char *spec, const char *needle)
@@ -70,6 +70,21 @@ int main(void)
     CHECK(p.id == QZ_QSGD && p.levels == 9 && p.norm == QZ_NORM_MAX && p.code == QZ_CODE_DENSE, "qsgd keys");
     p = test_spec("orq:levels=5,bucket=512");
     CHECK(p.id == QZ_ORQ && p.levels == 5 && p.bucket == 512, "orq keys");
+    p = test_spec("orq:levels=9,fit=hist");
+    CHECK(p.id == QZ_ORQ && p.levels == 9 && p.fit == QZ_FIT_HIST, "orq fit=hist");
+    p = test_spec("orq:fit=exact");
+    CHECK(p.fit == QZ_FIT_EXACT, "orq fit=exact");
+    {
+        char buf[128];
+        qz_format_spec(&p, buf, sizeof buf);
+        CHECK(strcmp(buf, "orq:levels=5,bucket=512") == 0, "the default search is left out of the canonical form: '%s'",
+              buf);
+        p.fit = QZ_FIT_HIST;
+        qz_format_spec(&p, buf, sizeof buf);
+        qz_params back = test_spec(buf);
+        CHECK(strcmp(buf, "orq:levels=5,bucket=512,fit=hist") == 0 && same_params(&p, &back),
+              "fit=hist round-trips: '%s'", buf);
+    }
     p = test_spec("bingrad-pb:bucket=128");
     CHECK(p.id == QZ_BINGRAD_PB && p.bucket == 128, "bingrad-pb keys");
     p = test_spec("terngrad:pack=int8");
@@ -111,6 +126,8 @@ int main(void)
     expect_error("qsgd:pack=int8", "unknown key 'pack'");
     expect_error("topk:index=16", "index='16' is not auto, 32 or 64");
     expect_error("orq:index=64", "unknown key 'index'");
+    expect_error("orq:fit=sorted", "fit='sorted' is not exact or hist");
+    expect_error("qsgd:fit=hist", "unknown key 'fit'");
     expect_error("topk:ratio=0", "ratio=0");
     expect_error("topk:ratio=1.5", "ratio=1.5");
     expect_error("qsgd:norm=l1", "norm='l1'");
