@@ -54,28 +54,37 @@ static double levels_cost(const size_t *idx, unsigned k, const qz_sorted *s)
     return e;
 }
 
+/* D(t) >= 0 for a level at candidate t between candidates i and j: what the
+ * split searches probe (non-decreasing in t). */
+typedef struct {
+    const qz_sorted *s;
+    size_t i, j;
+    double a, c;
+} split_probe;
+
+static int slope_at_least_0(const void *ctx, size_t t)
+{
+    const split_probe *q = ctx;
+    const double left = qz_sum1(q->s, q->i, t) - q->a * qz_nelem(q->s, q->i, t);
+    const double right = q->c * qz_nelem(q->s, t, q->j) - qz_sum1(q->s, t, q->j);
+    return left >= right;
+}
+
 /* The best level between candidate indices i < j, placed by the optimality
  * condition: the first t where D(t) = sum_{[x_i, x_t)}(x - x_i) -
  * sum_{[x_t, x_j)}(x_j - x) turns non-negative (D is non-decreasing), or a
- * neighbour of it, whichever costs least. Returns i when nothing lies
- * strictly inside. */
-static size_t best_split(const qz_sorted *s, size_t i, size_t j, double *cost_out)
+ * neighbour of it, whichever costs least; searched outward from hint (a
+ * refinement re-places a level near where it was: a few probes, not a
+ * binary search's eight), the same t either way. Returns i when nothing
+ * lies strictly inside. */
+static size_t best_split(const qz_sorted *s, size_t i, size_t j, size_t hint, double *cost_out)
 {
     if (j <= i + 1) {
         *cost_out = index_cost(s, i, j);
         return i;
     }
-    const double a = s->x[i], c = s->x[j];
-    size_t lo = i + 1, hi = j;
-    while (lo < hi) {
-        size_t t = lo + (hi - lo) / 2;
-        double left = qz_sum1(s, i, t) - a * qz_nelem(s, i, t);
-        double right = c * qz_nelem(s, t, j) - qz_sum1(s, t, j);
-        if (left >= right)
-            hi = t;
-        else
-            lo = t + 1;
-    }
+    const split_probe q = {s, i, j, s->x[i], s->x[j]};
+    const size_t lo = qz_gallop_first(i + 1, j, hint, slope_at_least_0, &q);
     size_t best = i;
     double best_cost = INFINITY;
     for (size_t t = lo > i + 1 ? lo - 1 : lo; t <= lo + 1 && t < j; t++) {
@@ -92,7 +101,7 @@ static size_t best_split(const qz_sorted *s, size_t i, size_t j, double *cost_ou
 static void score_interval(const qz_sorted *s, const size_t *idx, unsigned m, double *gain, size_t *split)
 {
     double after;
-    split[m] = best_split(s, idx[m], idx[m + 1], &after);
+    split[m] = best_split(s, idx[m], idx[m + 1], idx[m] + (idx[m + 1] - idx[m]) / 2, &after);
     gain[m] = index_cost(s, idx[m], idx[m + 1]) - after;
 }
 
@@ -132,7 +141,7 @@ static void refine(size_t *idx, unsigned k, const qz_sorted *s)
             if (!stale[m]) continue;
             stale[m] = 0;
             double cost;
-            size_t t = best_split(s, idx[m - 1], idx[m + 1], &cost);
+            size_t t = best_split(s, idx[m - 1], idx[m + 1], idx[m], &cost);
             if (t != idx[m] && cost < index_cost(s, idx[m - 1], idx[m]) + index_cost(s, idx[m], idx[m + 1])) {
                 idx[m] = t;
                 moved = 1;
@@ -166,7 +175,10 @@ static void refine(size_t *idx, unsigned k, const qz_sorted *s)
 #define ORQ_ROUNDS 3
 #endif
 #ifndef ORQ_BAND
-#define ORQ_BAND 12 /* half-width of the band of joint moves around each level */
+#define ORQ_BAND 12 /* half-width of the band of joint moves around each level, in data points */
+#endif
+#ifndef ORQ_BAND_HIST
+#define ORQ_BAND_HIST 6 /* the same in histogram edges (see orq_levels_bucket) */
 #endif
 #define DP_LANES 8
 #define DP_CAP ((ORQ_CANDIDATES + 2 * ORQ_BAND + 1 + DP_LANES - 1) / DP_LANES * DP_LANES)
@@ -350,15 +362,15 @@ static void coarse_dp(size_t *idx, unsigned k, const qz_sorted *s)
     dp_select(idx, k, s, layer);
 }
 
-/* Joint move of every interior level within +-ORQ_BAND data points of where
+/* Joint move of every interior level within +-w candidate points of where
  * it is: the exact optimum over that band. Unlike one-level moves it shifts
  * neighbouring levels together, which is where coordinate descent stalls on
  * this piecewise-linear cost. @return 1 if it lowered the cost. */
-static int band_dp(size_t *idx, unsigned k, const qz_sorted *s)
+static int band_dp(size_t *idx, unsigned k, const qz_sorted *s, size_t w)
 {
     cand_set band[QZ_ORQ_MAX_LEVELS], ends[2];
     const cand_set *layer[QZ_ORQ_MAX_LEVELS];
-    size_t d = s->len, w = ORQ_BAND;
+    size_t d = s->len;
     for (unsigned l = 1; l + 1 < k; l++) {
         size_t at = idx[l], lo = at > w ? at - w : 0, hi = at + w < d - 1 ? at + w : d - 1;
         band[l].n = 0;
@@ -380,7 +392,7 @@ static int band_dp(size_t *idx, unsigned k, const qz_sorted *s)
  * search; with 9 levels it won 27 times, by up to 5.4%, so it stays there. */
 #define ORQ_DP_ONLY 5
 
-void orq_levels_greedy(float *levels, unsigned k, const qz_sorted *s)
+static void levels_search(float *levels, unsigned k, const qz_sorted *s, size_t band)
 {
     size_t idx[QZ_ORQ_MAX_LEVELS], alt[QZ_ORQ_MAX_LEVELS];
     if (k <= 3 || k > ORQ_DP_ONLY) {
@@ -390,11 +402,13 @@ void orq_levels_greedy(float *levels, unsigned k, const qz_sorted *s)
     if (k > 3) { /* with one interior level the greedy step is already the optimum */
         coarse_dp(alt, k, s);
         refine(alt, k, s);
-        for (int round = 0; round < ORQ_ROUNDS && band_dp(alt, k, s); round++) refine(alt, k, s);
+        for (int round = 0; round < ORQ_ROUNDS && band_dp(alt, k, s, band); round++) refine(alt, k, s);
         if (k <= ORQ_DP_ONLY || levels_cost(alt, k, s) < levels_cost(idx, k, s)) memcpy(idx, alt, sizeof alt);
     }
     for (unsigned m = 0; m < k; m++) levels[m] = s->x[idx[m]];
 }
+
+void orq_levels_greedy(float *levels, unsigned k, const qz_sorted *s) { levels_search(levels, k, s, ORQ_BAND); }
 
 gq_err orq_levels_exact(float *levels, unsigned k, const qz_sorted *s)
 {
@@ -519,7 +533,11 @@ gq_err orq_levels_bucket(float *levels, unsigned k, const float *x, size_t len, 
         qz_sorted_build(&s, x, len, work);
         if (!isfinite(s.s2[len])) return GQ_ERR_NONFINITE;
     }
-    orq_levels_greedy(levels, k, &s);
+    /* on a histogram's edges a narrower band: measured on 750 buckets of 512 (five kinds of data, 5 and 9
+     * levels) the levels' error over the optimum rose by at most 0.006% in aggregate and 0.04% in the
+     * worst bucket, and the search is 9% (5 levels) and 19% (9) faster; on data points the wider band is
+     * what keeps small sorted buckets within 2% of the optimum (tests/test_orq.c) */
+    levels_search(levels, k, &s, sort ? ORQ_BAND : ORQ_BAND_HIST);
     return GQ_OK;
 }
 
