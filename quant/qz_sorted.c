@@ -324,6 +324,19 @@ static void prefix_sums(double *s1, double *s2, const float *v, size_t len)
     for (size_t g0 = 0; g0 < segs; g0 += PREFIX_LANES) {
         const size_t ng = segs - g0 < PREFIX_LANES ? segs - g0 : PREFIX_LANES;
         double a1[PREFIX_LANES] = {0}, a2[PREFIX_LANES] = {0};
+        if ((g0 + PREFIX_LANES) * PREFIX_SEG <= len) {
+            /* every lane whole: a constant trip count and no test, so that the running sums stay in
+             * registers (with the test they lived on the stack, a store and a load an element) */
+            for (size_t t = 0; t < PREFIX_SEG; t++)
+                for (size_t g = 0; g < PREFIX_LANES; g++) {
+                    const size_t i = (g0 + g) * PREFIX_SEG + t;
+                    a1[g] += v[i];
+                    a2[g] += (double)v[i] * v[i];
+                    s1[i + 1] = a1[g];
+                    s2[i + 1] = a2[g];
+                }
+            continue;
+        }
         for (size_t t = 0; t < PREFIX_SEG; t++)
             for (size_t g = 0; g < ng; g++) {
                 const size_t i = (g0 + g) * PREFIX_SEG + t;
