@@ -97,6 +97,7 @@ mutations=(
   'quant/orq.c|(b1 < *best) |(b1 > *best) |orq programme: the second chain merged the wrong way'
   'quant/orq.c|fi[a] == INFINITY ? INFINITY : fi[a] - qi->base[a];|fi[a] == INFINITY ? INFINITY : fi[a] + qi->base[a];|orq programme: a predecessor term of the wrong sign'
   'quant/orq.c|if (err == GQ_OK) *ratio = best > 0 ? fitted / best : 1.0;|if (err == GQ_OK) *ratio = best > 0 ? best / fitted : 1.0;|levels excess inverted'
+  'quant/orq.c|#define ORQ_BAND_HIST 6|#define ORQ_BAND_HIST 0|orq band of joint moves on histogram edges removed'
 )
 
 killed=0
