@@ -222,9 +222,6 @@ static inline void merge_chains(dp_vec b1, dp_ivec a1, dp_vec *best, dp_ivec *at
     *at = (a1 & take) | (*at & ~take);
 }
 
-/* The best k levels with level l taken from layer[l] (layer[0] = {0} and
- * layer[k-1] = {d-1}); writes their indices. Eight ends j of a layer at a
- * time, one lane each, against every predecessor i in turn. */
 /* A layer's candidate points as the programme reads them, padded to whole
  * vectors with the last point: x, alpha = P - x N, base = x P, the index. */
 typedef struct {
@@ -243,21 +240,26 @@ static void dp_points_of(dp_points *q, const cand_set *c, const qz_sorted *s, do
     }
 }
 
+/* The best k levels with level l taken from layer[l] (layer[0] = {0} and
+ * layer[k-1] = {d-1}); writes their indices. Eight ends j of a layer at a
+ * time, one lane each, against every predecessor i in turn. */
 static void dp_select(size_t *idx, unsigned k, const qz_sorted *s, const cand_set *const *layer)
 {
     const double mid = 0.5 * ((double)s->x[0] + s->x[s->len - 1]);
     float f[2][DP_CAP], pa[DP_CAP];
     int32_t from[QZ_ORQ_MAX_LEVELS][DP_CAP];
     dp_points pts[2]; /* layers l-1 and l; a layer the same as the one before is not computed again */
+    const dp_points *qi = &pts[0];
     f[0][0] = 0;
     dp_points_of(&pts[0], layer[0], s, mid);
     for (unsigned l = 1; l < k; l++) {
         const cand_set *ci = layer[l - 1], *cj = layer[l];
-        const dp_points *qi = &pts[(l - 1) & 1], *qj = &pts[l & 1];
-        if (cj == ci)
-            pts[l & 1] = *qi;
-        else
-            dp_points_of(&pts[l & 1], cj, s, mid);
+        const dp_points *qj = qi;
+        if (cj != ci) {
+            dp_points *other = qi == &pts[0] ? &pts[1] : &pts[0];
+            dp_points_of(other, cj, s, mid);
+            qj = other;
+        }
         const float *fi = f[(l - 1) & 1];
         float *fj = f[l & 1];
         const size_t ni = ci->n;
@@ -302,6 +304,7 @@ static void dp_select(size_t *idx, unsigned k, const qz_sorted *s, const cand_se
             memcpy(&from[l][b0], &at, sizeof at);
             if (best[nb - 1] != INFINITY) first = (size_t)at[nb - 1];
         }
+        qi = qj;
     }
     size_t b = 0;
     for (unsigned l = k - 1; l > 0; l--) {
