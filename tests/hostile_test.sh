@@ -286,7 +286,9 @@ check "stderr closed: a SimGrid run still succeeds" grep -q '^alexnet,terngrad-e
 check "stdin closed: a file is still written" test -s in.f32
 if command -v smpirun > /dev/null && [ -x "$(dirname "$GQ")/gqsim-smpi" ]; then
     for sig in TERM INT; do
-        "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --engine smpi --overlap off --fusion 0 \
+        # 64 GPUs: a run of seconds (8 GPUs take 0.4 s since the engine computes sizes only, and could end
+        # before the poll below saw smpirun: a race this test lost under a parallel ctest)
+        "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 64 --engine smpi --overlap off --fusion 0 \
             --sync ring > /dev/null 2>&1 &
         pid=$!
         # until smpirun's simulation is under way (its platform lies in this test's TMPDIR), at most 20 s
