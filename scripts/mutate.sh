@@ -98,6 +98,8 @@ mutations=(
   'quant/orq.c|fi[a] == INFINITY ? INFINITY : fi[a] - qi->base[a];|fi[a] == INFINITY ? INFINITY : fi[a] + qi->base[a];|orq programme: a predecessor term of the wrong sign'
   'quant/orq.c|if (err == GQ_OK) *ratio = best > 0 ? fitted / best : 1.0;|if (err == GQ_OK) *ratio = best > 0 ? best / fitted : 1.0;|levels excess inverted'
   'quant/orq.c|#define ORQ_BAND_HIST 6|#define ORQ_BAND_HIST 0|orq band of joint moves on histogram edges removed'
+  'quant/bingrad_pb.c|    while (((size_t)2 << steps) - 1 < len / 2) steps++;|    while (0) steps++;|BinGrad-pb descent from min and max alone'
+  'quant/bingrad_pb.c|        if (r.f < p.f) p = r;|        if (0) p = r;|BinGrad-pb start without its mirror image'
 )
 
 killed=0
