@@ -464,8 +464,8 @@ gq_err qz_levels_excess(const qz_params *p, const float *x, size_t n, size_t max
     const size_t bucket = p->bucket && p->bucket < n ? (size_t)p->bucket : n;
     if (p->id != QZ_ORQ || bucket == 0 || bucket > QZ_EXCESS_MAX_BUCKET || max_buckets == 0) return GQ_ERR_PARAM;
     const size_t whole = n / bucket, take = whole < max_buckets ? whole : max_buckets;
-    void *work = malloc(qz_sorted_workspace(bucket)), *work2 = malloc(qz_sorted_workspace(bucket));
-    gq_err err = work && work2 ? GQ_OK : GQ_ERR_NOMEM;
+    void *work = malloc(qz_sorted_workspace(bucket)); /* the search's summary, then the sorted bucket's */
+    gq_err err = work ? GQ_OK : GQ_ERR_NOMEM;
     double fitted = 0, best = 0;
     for (size_t t = 0; t < take && err == GQ_OK; t++) {
         const float *b = x + (whole - 1) * t / (take > 1 ? take - 1 : 1) * bucket; /* spread from first to last */
@@ -474,14 +474,13 @@ gq_err qz_levels_excess(const qz_params *p, const float *x, size_t n, size_t max
         err = p->fit == QZ_FIT_HIST ? orq_levels_hist(lf, p->levels, b, bucket, work)
                                     : orq_levels_bucket(lf, p->levels, b, bucket, work);
         if (err == GQ_OK) {
-            qz_sorted_build(&s, b, bucket, work2);
+            qz_sorted_build(&s, b, bucket, work);
             err = orq_levels_exact(lo, p->levels, &s);
         }
         if (err == GQ_OK)
             fitted += orq_expected_error(lf, p->levels, &s), best += orq_expected_error(lo, p->levels, &s);
     }
     free(work);
-    free(work2);
     if (err == GQ_OK) *ratio = best > 0 ? fitted / best : 1.0; /* no error to make: every value is a level */
     return err;
 }

@@ -317,35 +317,33 @@ static void network_sort(uint32_t *keys, const float *x, size_t len)
  * order is fixed (the same bits in every build), not the sequential one. */
 #define PREFIX_SEG 64
 #define PREFIX_LANES 8
+/* The running sums of lanes g0 .. g0+ng-1, in the order above. Inlined twice: for groups of whole lanes (ng and
+ * whole constant: no test, so that the sums stay in registers -- with the test they lived on the stack, a store
+ * and a load an element) and for the last, partial group. */
+static inline __attribute__((always_inline)) void prefix_group(double *s1, double *s2, const float *v, size_t len,
+                                                               size_t g0, size_t ng, int whole)
+{
+    double a1[PREFIX_LANES] = {0}, a2[PREFIX_LANES] = {0};
+    for (size_t t = 0; t < PREFIX_SEG; t++)
+        for (size_t g = 0; g < ng; g++) {
+            const size_t i = (g0 + g) * PREFIX_SEG + t;
+            if (!whole && i >= len) continue;
+            a1[g] += v[i];
+            a2[g] += (double)v[i] * v[i];
+            s1[i + 1] = a1[g];
+            s2[i + 1] = a2[g];
+        }
+}
+
 static void prefix_sums(double *s1, double *s2, const float *v, size_t len)
 {
     s1[0] = s2[0] = 0;
     const size_t segs = (len + PREFIX_SEG - 1) / PREFIX_SEG;
     for (size_t g0 = 0; g0 < segs; g0 += PREFIX_LANES) {
-        const size_t ng = segs - g0 < PREFIX_LANES ? segs - g0 : PREFIX_LANES;
-        double a1[PREFIX_LANES] = {0}, a2[PREFIX_LANES] = {0};
-        if ((g0 + PREFIX_LANES) * PREFIX_SEG <= len) {
-            /* every lane whole: a constant trip count and no test, so that the running sums stay in
-             * registers (with the test they lived on the stack, a store and a load an element) */
-            for (size_t t = 0; t < PREFIX_SEG; t++)
-                for (size_t g = 0; g < PREFIX_LANES; g++) {
-                    const size_t i = (g0 + g) * PREFIX_SEG + t;
-                    a1[g] += v[i];
-                    a2[g] += (double)v[i] * v[i];
-                    s1[i + 1] = a1[g];
-                    s2[i + 1] = a2[g];
-                }
-            continue;
-        }
-        for (size_t t = 0; t < PREFIX_SEG; t++)
-            for (size_t g = 0; g < ng; g++) {
-                const size_t i = (g0 + g) * PREFIX_SEG + t;
-                if (i >= len) continue;
-                a1[g] += v[i];
-                a2[g] += (double)v[i] * v[i];
-                s1[i + 1] = a1[g];
-                s2[i + 1] = a2[g];
-            }
+        if ((g0 + PREFIX_LANES) * PREFIX_SEG <= len)
+            prefix_group(s1, s2, v, len, g0, PREFIX_LANES, 1);
+        else
+            prefix_group(s1, s2, v, len, g0, segs - g0, 0);
     }
     for (size_t g = 1; g < segs; g++) { /* the segments before g sum to s1[g * PREFIX_SEG], final by now */
         const size_t first = g * PREFIX_SEG, last = first + PREFIX_SEG < len ? first + PREFIX_SEG : len;

@@ -338,8 +338,10 @@ static gq_err exchange_ps_mpi(xstate *x, int t, float *scales)
         const size_t lo = seg_lo(tt->n, S, mine), m = seg_len(tt->n, S, mine);
         const qz_params q = seg_quant(x, tt, scales, mine);
         float *a = x->avg + off + lo;
-        if (!x->sizes_only) memset(a, 0, m * sizeof *a);
-        if (rk == REPLY_LEVELS && !x->sizes_only) memset(x->lev, 0, m * sizeof *x->lev);
+        if (!x->sizes_only) {
+            memset(a, 0, m * sizeof *a);
+            if (rk == REPLY_LEVELS) memset(x->lev, 0, m * sizeof *x->lev);
+        }
         for (int w = 0; w < W && e == GQ_OK; w++) {
             const uint8_t *src = w == r ? x->sbuf + mine * x->slot : x->rbuf + w * x->slot;
             const size_t len = w == r ? x->ssz[mine] : x->rsz[w];
@@ -348,8 +350,10 @@ static gq_err exchange_ps_mpi(xstate *x, int t, float *scales)
             if (e != GQ_OK) break;
             /* the clock read as ever: under SMPI each read moves simulated time (smpi/wtime), sizes only or not */
             double t0 = gq_now();
-            if (!x->sizes_only) add_average(a, x->dec, m, W);
-            if (rk == REPLY_LEVELS && !x->sizes_only) add_levels(x->lev, x->dec, m);
+            if (!x->sizes_only) {
+                add_average(a, x->dec, m, W);
+                if (rk == REPLY_LEVELS) add_levels(x->lev, x->dec, m);
+            }
             x->it.decode_s += gq_now() - t0;
         }
         if (e == GQ_OK && rk == REPLY_REQUANT) {
@@ -357,8 +361,10 @@ static gq_err exchange_ps_mpi(xstate *x, int t, float *scales)
             e = enc(x, x->reply, a, m, &rq, reply_seed(x, t, mine), &rlen, "re-quantizing", tt->layer);
             if (e == GQ_OK) e = dec_into(x, a, m, x->reply, rlen, "re-quantizing", tt->layer);
         } else if (rk == REPLY_LEVELS) {
-            if (!x->sizes_only) level_means(a, x->lev, m, q.shared_scale, W);
-            if (!x->sizes_only) xch_levels_pack(x->reply, x->lev, m, q.shared_scale, W);
+            if (!x->sizes_only) {
+                level_means(a, x->lev, m, q.shared_scale, W);
+                xch_levels_pack(x->reply, x->lev, m, q.shared_scale, W);
+            }
             rlen = xch_levels_size(m, W);
         } else if (rk == REPLY_FP32) {
             rlen = m * sizeof *a;
