@@ -12,6 +12,7 @@
 
 #include "bitstream.h"
 #include "qz_internal.h"
+#include "qz_round_avx2.h"
 #include "rng.h"
 
 static unsigned qs_half(const qz_params *p) { return (p->levels - 1) / 2; }
@@ -45,14 +46,13 @@ static gq_err qs_fit_many(float *stored, const float *x, size_t blen, const qz_p
     return GQ_OK;
 }
 
-static void qs_quantize(uint8_t *codes, const float *x, size_t len, const float *stored, const qz_params *p,
-                        uint32_t key, uint32_t idx0)
+/* The reference: one element at a time. scale = s / norm. */
+static void qs_quantize_scalar(uint8_t *codes, const float *x, size_t len, float scale, unsigned s, uint32_t key,
+                               uint32_t j)
 {
-    const unsigned s = qs_half(p);
-    const float fs = (float)s, scale = fminf(fs * qz_safe_inv(stored[0]), FLT_MAX);
+    const float fs = (float)s;
     /* integer selects only: float ?: does not if-convert under -ftrapping-math */
     const int si = (int)s;
-    uint32_t j = idx0; /* 32-bit hash index beside i (64-bit lanes would need a repack) */
     for (size_t i = 0; i < len; i++, j++) {
         float r = fabsf(x[i]) * scale; /* in [0, s] up to rounding; max norm reaches s exactly */
         uint32_t rb, fb;               /* r = min(r, s) on the bit patterns: both are >= 0 */
@@ -67,6 +67,50 @@ static void qs_quantize(uint8_t *codes, const float *x, size_t len, const float 
         const int neg = -(int)(x[i] < 0);               /* 0 or -1 */
         codes[i] = (uint8_t)(si + ((mag ^ neg) - neg)); /* level index s -+ mag, 0..2s: no multiply */
     }
+}
+
+#if defined(__AVX2__)
+/* Eight elements' level indices as the reference computes them. */
+static inline __m256i qs_codes8(const float *x, __m256 scale, __m256i fs_bits, __m256i si, __m256i hv)
+{
+    const __m256 v = _mm256_loadu_ps(x);
+    const __m256 mag_in = _mm256_mul_ps(_mm256_and_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF))), scale);
+    const __m256 r = _mm256_castsi256_ps(_mm256_min_epi32(_mm256_castps_si256(mag_in), fs_bits));
+    const __m256i lo = _mm256_cvttps_epi32(r);
+    const __m256 frac = _mm256_sub_ps(r, _mm256_cvtepi32_ps(lo));
+    const __m256 u = _mm256_mul_ps(qz_hash8_u24(hv), _mm256_set1_ps(1.0f / 16777216.0f));
+    const __m256i up = _mm256_castps_si256(_mm256_cmp_ps(u, frac, _CMP_LT_OQ)); /* -1 rounds up */
+    /* lo = s only where r = s, whose fraction 0 never rounds up: mag <= s without the reference's min */
+    const __m256i mag = _mm256_sub_epi32(lo, up);
+    /* mag negated where x's bits are a negative integer: x < 0, or -0.0 whose mag is 0 */
+    return _mm256_add_epi32(si, _mm256_sign_epi32(mag, _mm256_castps_si256(v)));
+}
+#endif
+
+static void qs_quantize(uint8_t *codes, const float *x, size_t len, const float *stored, const qz_params *p,
+                        uint32_t key, uint32_t idx0)
+{
+    /* a 32-bit hash index j beside i (64-bit lanes would need a repack) */
+    const unsigned s = qs_half(p);
+    const float scale = fminf((float)s * qz_safe_inv(stored[0]), FLT_MAX);
+    size_t i = 0;
+#if defined(__AVX2__)
+    const __m256 vscale = _mm256_set1_ps(scale);
+    const float fs = (float)s;
+    int32_t fs_bits;
+    memcpy(&fs_bits, &fs, 4);
+    const __m256i vfs = _mm256_set1_epi32(fs_bits), vsi = _mm256_set1_epi32((int)s), eight = _mm256_set1_epi32(8);
+    __m256i hv = qz_hash8_base(key, idx0);
+    for (; i + 32 <= len; i += 32) {
+        const __m256i c0 = qs_codes8(x + i, vscale, vfs, vsi, hv);
+        const __m256i c1 = qs_codes8(x + i + 8, vscale, vfs, vsi, hv = _mm256_add_epi32(hv, eight));
+        const __m256i c2 = qs_codes8(x + i + 16, vscale, vfs, vsi, hv = _mm256_add_epi32(hv, eight));
+        const __m256i c3 = qs_codes8(x + i + 24, vscale, vfs, vsi, hv = _mm256_add_epi32(hv, eight));
+        hv = _mm256_add_epi32(hv, eight);
+        qz_store_codes32(codes + i, c0, c1, c2, c3);
+    }
+#endif
+    qs_quantize_scalar(codes + i, x + i, len - i, scale, s, key, idx0 + (uint32_t)i);
 }
 
 static void qs_table(float *table, const float *stored, const qz_params *p)

@@ -191,9 +191,13 @@ static inline qz_moments moments_finish(qz_moments r, int32_t maxbits, const flo
 
 /* One instantiation per set of wanted sums (the lz4 trick: constant flags,
  * the unwanted sums compiled out): QSGD's L2 norm needs only the squares,
- * signSGD only |x|, and every unneeded sum was ALU work in the one pass. */
-static inline qz_moments moments_generic(const float *x, size_t n, const int want_sum, const int want_sumsq,
-                                         const int want_sumabs)
+ * signSGD only |x|, and every unneeded sum was ALU work in the one pass.
+ * Forced inline: GCC otherwise kept one out-of-line copy of the many-bucket
+ * loop that tested the flags and spilled the sums each step (a quarter of
+ * an in-cache QSGD encode; docs/performance.md). */
+#define QZ_INSTANTIATE static inline __attribute__((always_inline))
+QZ_INSTANTIATE qz_moments moments_generic(const float *x, size_t n, const int want_sum, const int want_sumsq,
+                                          const int want_sumabs)
 {
     qz_moments r = {0, 0, 0, 0, 1};
     int32_t maxbits = 0; /* |x|'s bits: below 2^31, so the signed order is the float order */
@@ -201,9 +205,13 @@ static inline qz_moments moments_generic(const float *x, size_t n, const int wan
     for (; b0 + MOMENT_SETS * MOMENT_BLOCK <= n; b0 += MOMENT_SETS * MOMENT_BLOCK) {
         v8f s[MOMENT_SETS] = {{0}}, q[MOMENT_SETS] = {{0}}, a[MOMENT_SETS] = {{0}};
         v8i m[MOMENT_SETS] = {{0}};
-        for (size_t i = 0; i < MOMENT_BLOCK; i += 8)
-            for (int k = 0; k < MOMENT_SETS; k++)
+        const int ahead = b0 + 2 * MOMENT_SETS * MOMENT_BLOCK <= n;
+        for (size_t i = 0; i < MOMENT_BLOCK; i += 16)
+            for (int k = 0; k < MOMENT_SETS; k++) {
+                if (ahead) __builtin_prefetch(x + b0 + (size_t)(MOMENT_SETS + k) * MOMENT_BLOCK + i);
                 MOMENT_STEP(x + b0 + (size_t)k * MOMENT_BLOCK + i, s[k], q[k], a[k], m[k]);
+                MOMENT_STEP(x + b0 + (size_t)k * MOMENT_BLOCK + i + 8, s[k], q[k], a[k], m[k]);
+            }
         for (int k = 0; k < MOMENT_SETS; k++) moments_fold(&r, &maxbits, s[k], q[k], a[k], m[k]);
     }
     for (; b0 < n; b0 += MOMENT_BLOCK) {
@@ -219,8 +227,8 @@ static inline qz_moments moments_generic(const float *x, size_t n, const int wan
 
 /* Up to MOMENT_SETS buckets of blen <= MOMENT_BLOCK elements side by side,
  * each summed exactly as moments_generic sums it alone (one block). */
-static inline void moments_many_generic(qz_moments *out, const float *x, size_t blen, size_t count, const int want_sum,
-                                        const int want_sumsq, const int want_sumabs)
+QZ_INSTANTIATE void moments_many_generic(qz_moments *out, const float *x, size_t blen, size_t count, const int want_sum,
+                                         const int want_sumsq, const int want_sumabs)
 {
     if (count != MOMENT_SETS) {
         for (size_t k = 0; k < count; k++)

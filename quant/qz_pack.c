@@ -4,10 +4,50 @@
  * static inline generic called with a constant w (the lz4 trick). The plain
  * bit-stream writer in bitstream.h is the reference these are tested against. */
 #include "qz_internal.h"
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
+#if defined(__AVX2__)
+/* Thirty-two codes of w <= 6 bits at a time: byte pairs, then pairs of
+ * pairs, summed by the multiply-adds (c0 + c1 << w, then + c23 << 2w), two
+ * 4w-bit halves joined in each 64-bit lane (w bytes, LSB-first as the scalar
+ * loop writes them), the lanes' bytes gathered to the front of each 128-bit
+ * half and stored 16 bytes at a time: each store writes up to 16 - 2w bytes
+ * past its group, into the region the following codes overwrite, so the
+ * loop stops while this call's own bytes still cover them. @return codes done */
+static inline size_t pack_avx2(uint8_t *dst, const uint8_t *codes, size_t count, const unsigned w)
+{
+    const __m256i pair = _mm256_set1_epi16((short)((1 << w) << 8 | 1));
+    const __m256i quad = _mm256_set1_epi32((1 << (2 * w)) << 16 | 1);
+    const __m256i low32 = _mm256_set1_epi64x(0xFFFFFFFF);
+    /* per 128-bit half: bytes 0..w-1 of each 64-bit lane, then bytes 8..8+w-1 */
+    int8_t idx[16];
+    for (int b = 0; b < 16; b++) idx[b] = (int8_t)(b < (int)w ? b : b < 2 * (int)w ? 8 + b - (int)w : -1);
+    const __m256i gather = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)idx));
+    size_t g = 0;
+    for (; (count - g) * w >= 8 * (4 * (size_t)w + 16); g += 32, dst += 4 * w) {
+        const __m256i c = _mm256_loadu_si256((const __m256i *)(const void *)(codes + g));
+        const __m256i c4 = _mm256_madd_epi16(_mm256_maddubs_epi16(c, pair), quad);
+        const __m256i c8 =
+            _mm256_or_si256(_mm256_and_si256(c4, low32), _mm256_srli_epi64(_mm256_andnot_si256(low32, c4), 32 - 4 * w));
+        const __m256i packed = _mm256_shuffle_epi8(c8, gather);
+        _mm_storeu_si128((__m128i *)(void *)dst, _mm256_castsi256_si128(packed));
+        _mm_storeu_si128((__m128i *)(void *)(dst + 2 * w), _mm256_extracti128_si256(packed, 1));
+    }
+    return g;
+}
+#endif
 
 static inline void pack_generic(uint8_t *dst, const uint8_t *codes, size_t count, const unsigned w)
 {
     size_t g = 0;
+#if defined(__AVX2__)
+    if (w <= 6) {
+        g = pack_avx2(dst, codes, count, w);
+        dst += g / 8 * w;
+    }
+#endif
     for (; g + 8 <= count; g += 8) {
         uint64_t acc = 0;
         for (unsigned k = 0; k < 8; k++) acc |= (uint64_t)codes[g + k] << (k * w);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "qz_internal.h"
+#include "qz_round_avx2.h"
 #include "rng.h"
 
 static unsigned tg_nstored(const qz_params *p) { return (void)p, 1; }
@@ -59,14 +60,9 @@ static gq_err tg_fit_many(float *stored, const float *x, size_t blen, const qz_p
     return GQ_OK;
 }
 
-static void tg_quantize(uint8_t *codes, const float *x, size_t len, const float *stored, const qz_params *p,
-                        uint32_t key, uint32_t idx0)
+/* The reference: one element at a time. */
+static void tg_quantize_scalar(uint8_t *codes, const float *x, size_t len, float inv24, uint32_t key, uint32_t j)
 {
-    (void)p;
-    /* P(round away from 0) = |x|/s; compared against a 24-bit uniform integer, the
-     * probability pre-scaled by 2^24 (>= 2^24 always rounds away: clipping) */
-    const float inv24 = qz_safe_inv(stored[0]) * 16777216.0f;
-    uint32_t j = idx0; /* a 32-bit counter beside i: 64-bit index lanes cost a repack per vector */
     for (size_t i = 0; i < len; i++, j++) {
         float prob24 = fabsf(x[i]) * inv24;
         float u24 = (float)(rng_hash32(key, j) >> 8);
@@ -75,6 +71,43 @@ static void tg_quantize(uint8_t *codes, const float *x, size_t len, const float 
         uint32_t nz = u24 < prob24;
         codes[i] = (uint8_t)(nz + (nz & (bits >> 31))); /* 0, 1 (+s) or 2 (-s) */
     }
+}
+
+#if defined(__AVX2__)
+/* Eight elements' codes as the reference computes them: nz & (1 + sign bit). */
+static inline __m256i tg_codes8(const float *x, __m256 inv24, __m256i hv)
+{
+    const __m256 v = _mm256_loadu_ps(x);
+    const __m256 prob24 = _mm256_mul_ps(_mm256_and_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF))), inv24);
+    const __m256i nz = _mm256_castps_si256(_mm256_cmp_ps(qz_hash8_u24(hv), prob24, _CMP_LT_OQ));
+    const __m256i sign = _mm256_srli_epi32(_mm256_castps_si256(v), 31);
+    return _mm256_and_si256(nz, _mm256_add_epi32(sign, _mm256_set1_epi32(1)));
+}
+#endif
+
+static void tg_quantize(uint8_t *codes, const float *x, size_t len, const float *stored, const qz_params *p,
+                        uint32_t key, uint32_t idx0)
+{
+    (void)p;
+    /* P(round away from 0) = |x|/s; compared against a 24-bit uniform integer, the
+     * probability pre-scaled by 2^24 (>= 2^24 always rounds away: clipping).
+     * A 32-bit element counter j: 64-bit index lanes cost a repack per vector */
+    const float inv24 = qz_safe_inv(stored[0]) * 16777216.0f;
+    size_t i = 0;
+#if defined(__AVX2__)
+    const __m256 vinv24 = _mm256_set1_ps(inv24);
+    const __m256i eight = _mm256_set1_epi32(8);
+    __m256i hv = qz_hash8_base(key, idx0);
+    for (; i + 32 <= len; i += 32) {
+        const __m256i c0 = tg_codes8(x + i, vinv24, hv);
+        const __m256i c1 = tg_codes8(x + i + 8, vinv24, hv = _mm256_add_epi32(hv, eight));
+        const __m256i c2 = tg_codes8(x + i + 16, vinv24, hv = _mm256_add_epi32(hv, eight));
+        const __m256i c3 = tg_codes8(x + i + 24, vinv24, hv = _mm256_add_epi32(hv, eight));
+        hv = _mm256_add_epi32(hv, eight);
+        qz_store_codes32(codes + i, c0, c1, c2, c3);
+    }
+#endif
+    tg_quantize_scalar(codes + i, x + i, len - i, inv24, key, idx0 + (uint32_t)i);
 }
 
 static void tg_table(float *table, const float *stored, const qz_params *p)
