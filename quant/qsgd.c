@@ -70,12 +70,12 @@ static void qs_quantize_scalar(uint8_t *codes, const float *x, size_t len, float
 }
 
 #if defined(__AVX2__)
-/* Eight elements' level indices as the reference computes them. */
-static inline __m256i qs_codes8(const float *x, __m256 scale, __m256i fs_bits, __m256i si, __m256i hv)
+/* Eight elements' level indices as the reference computes them. k.f: s / norm; k.i0: s's float bits; k.i1: s. */
+static inline __m256i qs_codes8(const float *x, __m256i hv, qz_lanes_k k)
 {
     const __m256 v = _mm256_loadu_ps(x);
-    const __m256 mag_in = _mm256_mul_ps(_mm256_and_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF))), scale);
-    const __m256 r = _mm256_castsi256_ps(_mm256_min_epi32(_mm256_castps_si256(mag_in), fs_bits));
+    const __m256 mag_in = _mm256_mul_ps(_mm256_and_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF))), k.f);
+    const __m256 r = _mm256_castsi256_ps(_mm256_min_epi32(_mm256_castps_si256(mag_in), k.i0));
     const __m256i lo = _mm256_cvttps_epi32(r);
     const __m256 frac = _mm256_sub_ps(r, _mm256_cvtepi32_ps(lo));
     const __m256 u = _mm256_mul_ps(qz_hash8_u24(hv), _mm256_set1_ps(1.0f / 16777216.0f));
@@ -83,7 +83,7 @@ static inline __m256i qs_codes8(const float *x, __m256 scale, __m256i fs_bits, _
     /* lo = s only where r = s, whose fraction 0 never rounds up: mag <= s without the reference's min */
     const __m256i mag = _mm256_sub_epi32(lo, up);
     /* mag negated where x's bits are a negative integer: x < 0, or -0.0 whose mag is 0 */
-    return _mm256_add_epi32(si, _mm256_sign_epi32(mag, _mm256_castps_si256(v)));
+    return _mm256_add_epi32(k.i1, _mm256_sign_epi32(mag, _mm256_castps_si256(v)));
 }
 #endif
 
@@ -95,20 +95,11 @@ static void qs_quantize(uint8_t *codes, const float *x, size_t len, const float 
     const float scale = fminf((float)s * qz_safe_inv(stored[0]), FLT_MAX);
     size_t i = 0;
 #if defined(__AVX2__)
-    const __m256 vscale = _mm256_set1_ps(scale);
     const float fs = (float)s;
     int32_t fs_bits;
     memcpy(&fs_bits, &fs, 4);
-    const __m256i vfs = _mm256_set1_epi32(fs_bits), vsi = _mm256_set1_epi32((int)s), eight = _mm256_set1_epi32(8);
-    __m256i hv = qz_hash8_base(key, idx0);
-    for (; i + 32 <= len; i += 32) {
-        const __m256i c0 = qs_codes8(x + i, vscale, vfs, vsi, hv);
-        const __m256i c1 = qs_codes8(x + i + 8, vscale, vfs, vsi, hv = _mm256_add_epi32(hv, eight));
-        const __m256i c2 = qs_codes8(x + i + 16, vscale, vfs, vsi, hv = _mm256_add_epi32(hv, eight));
-        const __m256i c3 = qs_codes8(x + i + 24, vscale, vfs, vsi, hv = _mm256_add_epi32(hv, eight));
-        hv = _mm256_add_epi32(hv, eight);
-        qz_store_codes32(codes + i, c0, c1, c2, c3);
-    }
+    const qz_lanes_k k = {_mm256_set1_ps(scale), _mm256_set1_epi32(fs_bits), _mm256_set1_epi32((int)s)};
+    i = qz_round_lanes(codes, x, len, key, idx0, qs_codes8, k);
 #endif
     qs_quantize_scalar(codes + i, x + i, len - i, scale, s, key, idx0 + (uint32_t)i);
 }

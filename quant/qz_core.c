@@ -195,9 +195,8 @@ static inline qz_moments moments_finish(qz_moments r, int32_t maxbits, const flo
  * Forced inline: GCC otherwise kept one out-of-line copy of the many-bucket
  * loop that tested the flags and spilled the sums each step (a quarter of
  * an in-cache QSGD encode; docs/performance.md). */
-#define QZ_INSTANTIATE static inline __attribute__((always_inline))
-QZ_INSTANTIATE qz_moments moments_generic(const float *x, size_t n, const int want_sum, const int want_sumsq,
-                                          const int want_sumabs)
+static inline __attribute__((always_inline)) qz_moments moments_generic(const float *x, size_t n, const int want_sum,
+                                                                        const int want_sumsq, const int want_sumabs)
 {
     qz_moments r = {0, 0, 0, 0, 1};
     int32_t maxbits = 0; /* |x|'s bits: below 2^31, so the signed order is the float order */
@@ -227,8 +226,9 @@ QZ_INSTANTIATE qz_moments moments_generic(const float *x, size_t n, const int wa
 
 /* Up to MOMENT_SETS buckets of blen <= MOMENT_BLOCK elements side by side,
  * each summed exactly as moments_generic sums it alone (one block). */
-QZ_INSTANTIATE void moments_many_generic(qz_moments *out, const float *x, size_t blen, size_t count, const int want_sum,
-                                         const int want_sumsq, const int want_sumabs)
+static inline __attribute__((always_inline)) void moments_many_generic(qz_moments *out, const float *x, size_t blen,
+                                                                       size_t count, const int want_sum,
+                                                                       const int want_sumsq, const int want_sumabs)
 {
     if (count != MOMENT_SETS) {
         for (size_t k = 0; k < count; k++)

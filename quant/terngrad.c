@@ -74,11 +74,11 @@ static void tg_quantize_scalar(uint8_t *codes, const float *x, size_t len, float
 }
 
 #if defined(__AVX2__)
-/* Eight elements' codes as the reference computes them: nz & (1 + sign bit). */
-static inline __m256i tg_codes8(const float *x, __m256 inv24, __m256i hv)
+/* Eight elements' codes as the reference computes them: nz & (1 + sign bit). k.f: 2^24 / s. */
+static inline __m256i tg_codes8(const float *x, __m256i hv, qz_lanes_k k)
 {
     const __m256 v = _mm256_loadu_ps(x);
-    const __m256 prob24 = _mm256_mul_ps(_mm256_and_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF))), inv24);
+    const __m256 prob24 = _mm256_mul_ps(_mm256_and_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF))), k.f);
     const __m256i nz = _mm256_castps_si256(_mm256_cmp_ps(qz_hash8_u24(hv), prob24, _CMP_LT_OQ));
     const __m256i sign = _mm256_srli_epi32(_mm256_castps_si256(v), 31);
     return _mm256_and_si256(nz, _mm256_add_epi32(sign, _mm256_set1_epi32(1)));
@@ -95,17 +95,7 @@ static void tg_quantize(uint8_t *codes, const float *x, size_t len, const float 
     const float inv24 = qz_safe_inv(stored[0]) * 16777216.0f;
     size_t i = 0;
 #if defined(__AVX2__)
-    const __m256 vinv24 = _mm256_set1_ps(inv24);
-    const __m256i eight = _mm256_set1_epi32(8);
-    __m256i hv = qz_hash8_base(key, idx0);
-    for (; i + 32 <= len; i += 32) {
-        const __m256i c0 = tg_codes8(x + i, vinv24, hv);
-        const __m256i c1 = tg_codes8(x + i + 8, vinv24, hv = _mm256_add_epi32(hv, eight));
-        const __m256i c2 = tg_codes8(x + i + 16, vinv24, hv = _mm256_add_epi32(hv, eight));
-        const __m256i c3 = tg_codes8(x + i + 24, vinv24, hv = _mm256_add_epi32(hv, eight));
-        hv = _mm256_add_epi32(hv, eight);
-        qz_store_codes32(codes + i, c0, c1, c2, c3);
-    }
+    i = qz_round_lanes(codes, x, len, key, idx0, tg_codes8, (qz_lanes_k){.f = _mm256_set1_ps(inv24)});
 #endif
     tg_quantize_scalar(codes + i, x + i, len - i, inv24, key, idx0 + (uint32_t)i);
 }

@@ -102,7 +102,7 @@ mutations=(
   'quant/bingrad_pb.c|        if (r.f < p.f) p = r;|        if (0) p = r;|BinGrad-pb start without its mirror image'
   'quant/terngrad.c|return _mm256_and_si256(nz, _mm256_add_epi32(sign, _mm256_set1_epi32(1)));|return _mm256_and_si256(nz, _mm256_add_epi32(sign, _mm256_set1_epi32(0)));|TernGrad lanes: +s coded as 0'
   'quant/terngrad.c|tg_quantize_scalar(codes + i, x + i, len - i, inv24, key, idx0 + (uint32_t)i);|tg_quantize_scalar(codes + i, x + i, len - i, inv24, key, idx0);|TernGrad tail: the draws restart at the lanes first index'
-  'quant/qsgd.c|return _mm256_add_epi32(si, _mm256_sign_epi32(mag, _mm256_castps_si256(v)));|return _mm256_add_epi32(si, mag);|QSGD lanes: signs dropped'
+  'quant/qsgd.c|return _mm256_add_epi32(k.i1, _mm256_sign_epi32(mag, _mm256_castps_si256(v)));|return _mm256_add_epi32(k.i1, mag);|QSGD lanes: signs dropped'
   'quant/qsgd.c|_mm256_cmp_ps(u, frac, _CMP_LT_OQ)); /* -1 rounds up */|_mm256_cmp_ps(u, frac, _CMP_LE_OQ)); /* -1 rounds up */|QSGD lanes: a draw equal to the fraction rounds up'
   'quant/qz_round_avx2.h|_mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)|_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)|rounding lanes: codes stored in pack order, not element order'
   'quant/qz_pack.c|32 - 4 * w));|31 - 4 * w));|vector packer: the upper half of each lane shifted one bit short'
