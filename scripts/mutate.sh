@@ -107,6 +107,9 @@ mutations=(
   'quant/qz_round_avx2.h|_mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)|_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)|rounding lanes: codes stored in pack order, not element order'
   'quant/qz_pack.c|32 - 4 * w));|31 - 4 * w));|vector packer: the upper half of each lane shifted one bit short'
   'quant/terngrad.c|_mm256_cmp_ps(qz_hash8_u24(hv), prob24, _CMP_LT_OQ)|_mm256_cmp_ps(qz_hash8_u24(hv), prob24, _CMP_LE_OQ)|TernGrad lanes: a draw equal to the probability rounds away'
+  'sim/plan.c|p->a_ring_step = c->ring_pipelined ? p->a_ring / lat_factor : p->a_ring;|p->a_ring_step = p->a_ring;|pipelined ring: every step pays the latency factor again'
+  'sim/sg_child.c|steps / w->P * b->up_bytes, w->plan->a_ring_step, steps);|steps / w->P * b->up_bytes, w->plan->a_ring, steps);|SimGrid pipelined ring: the other steps with the factor'
+  'sim/frameworks.c|q->sync == SYNC_RING && q->engine != ENGINE_SMPI && !q->exact_flows)|q->sync == SYNC_RING)|NCCL presets pipeline the trainer ring under smpi and step flows'
 )
 
 killed=0

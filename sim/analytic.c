@@ -88,7 +88,9 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
     case SYNC_RING: { /* reduce-scatter then all-gather: 2(P-1) steps of 1/P */
         a = p->a_ring, bw = p->b_ring / p->reverse_load;
         double steps = 2 * (P - 1);
-        return steps * (a + b->up_bytes / P / bw) + steps * (b->enc_s + b->dec_s) / P + b->host_s;
+        /* every step after the first at a_ring_step (a_ring unless pipelined: the difference is then 0 exactly) */
+        return steps * (a + b->up_bytes / P / bw) - (steps - 1) * (a - p->a_ring_step) +
+               steps * (b->enc_s + b->dec_s) / P + b->host_s;
     }
     case SYNC_ALLGATHER: { /* ring all-gather of every encoded contribution */
         a = p->a_ring, bw = p->b_ring / p->reverse_load;

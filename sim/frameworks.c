@@ -10,19 +10,20 @@
 #include "run_params.h"
 
 const framework_preset FRAMEWORKS[] = {
-    {"horovod", "sync=ring,fusion=134217728,fusion_cycle=0.001,overlap=1",
+    {"horovod", "sync=ring,fusion=134217728,fusion_cycle=0.001,overlap=1,ring_steps=pipelined",
      "Horovod 0.21 and later over NCCL: tensors that are ready are fused into buffers of up to 128 MiB and "
      "all-reduced every 1 ms cycle while backward runs (docs/tensor-fusion.rst; v0.21.0 changelog: 'Changed "
-     "default cycle time from 5ms to 1ms and fusion threshold from 64MB to 128MB')"},
-    {"horovod-0.20", "sync=ring,fusion=67108864,fusion_cycle=0.005,overlap=1",
+     "default cycle time from 5ms to 1ms and fusion threshold from 64MB to 128MB'); NCCL's ring pipelined"},
+    {"horovod-0.20", "sync=ring,fusion=67108864,fusion_cycle=0.005,overlap=1,ring_steps=pipelined",
      "Horovod up to 0.20 over NCCL: 64 MB fusion buffers, 5 ms cycles (docs/tensor-fusion.rst of those "
-     "releases), gqsim's defaults"},
+     "releases), gqsim's defaults; NCCL's ring pipelined"},
     {"horovod-mpi", "sync=ring,reduce_on=host,fusion=134217728,fusion_cycle=0.001,overlap=1",
      "Horovod 0.21 and later built without HOROVOD_GPU_ALLREDUCE=NCCL: its 'CPU version' (docs/gpus.rst) all-reduces "
      "the fused buffers with MPI in host memory, each copied there over PCIe and back"},
-    {"pytorch-ddp", "sync=ring,fusion=26214400,fusion_cycle=0,overlap=1",
+    {"pytorch-ddp", "sync=ring,fusion=26214400,fusion_cycle=0,overlap=1,ring_steps=pipelined",
      "PyTorch DistributedDataParallel over NCCL: gradients in buckets of bucket_cap_mb = 25 MiB (its default), "
-     "each all-reduced as soon as backward has filled it (torch.nn.parallel.DistributedDataParallel)"},
+     "each all-reduced as soon as backward has filled it (torch.nn.parallel.DistributedDataParallel); NCCL's "
+     "ring pipelined"},
     {"tf-ps", "sync=ps-sharded,ps_placement=round-robin,ps_on=cpu,fusion=0,fusion_cycle=0,overlap=1",
      "TensorFlow 1.x parameter servers: variables on the parameter-server tasks' CPUs, placed round-robin (the "
      "default ps_strategy of tf.compat.v1.train.replica_device_setter), each gradient pushed and each variable "
@@ -71,9 +72,18 @@ int framework_check(const char *v, char *msg, size_t cap)
     return -1;
 }
 
-/* Applies the preset's settings that q does not mark as given: the servers' (ps_*) when servers_only, else the
- * others; hold: marked as given once set (the user's from then on). */
-static gq_err apply(const framework_preset *f, sim_request *q, int servers_only, int hold, char *msg, size_t cap)
+/* A setting's group: the servers' (ps_*) and the ring's (ring_*) apply only where the run has servers or a ring
+ * of gqsim's own (the smpi engine runs the trainer's MPI ring; --exact-flows makes every step a message). */
+typedef enum { GROUP_RUN, GROUP_SERVERS, GROUP_RING } setting_group;
+
+static setting_group group_of(const char *key)
+{
+    return strncmp(key, "ps_", 3) == 0 ? GROUP_SERVERS : strncmp(key, "ring_", 5) == 0 ? GROUP_RING : GROUP_RUN;
+}
+
+/* Applies the preset's settings of one group that q does not mark as given; hold: marked as given once set (the
+ * user's from then on). */
+static gq_err apply(const framework_preset *f, sim_request *q, setting_group group, int hold, char *msg, size_t cap)
 {
     char key[64], value[96];
     for (const char *p = f->settings; *p;) {
@@ -85,7 +95,7 @@ static gq_err apply(const framework_preset *f, sim_request *q, int servers_only,
         p += n + (p[n] == ',');
         const run_param *rp = run_param_by_key(key);
         if (!rp) return gq_fail(GQ_ERR_PARAM, msg, cap, "framework %s: no run parameter '%s'", f->name, key);
-        if ((strncmp(key, "ps_", 3) == 0) != servers_only || run_param_given(rp, q)) continue;
+        if (group_of(key) != group || run_param_given(rp, q)) continue;
         char why[256];
         if (run_param_set(rp, q, value, why, sizeof why) != GQ_OK)
             return gq_fail(GQ_ERR_PARAM, msg, cap, "framework %s: %s", f->name, why);
@@ -99,8 +109,11 @@ static gq_err apply_preset(sim_request *q, int hold, char *msg, size_t cap)
     if (!q->framework) return GQ_OK;
     const framework_preset *f = find(q->framework);
     if (!f) return framework_check(q->framework, msg, cap) ? GQ_ERR_USAGE : GQ_OK;
-    gq_err e = apply(f, q, 0, hold, msg, cap);
-    if (e == GQ_OK && (q->sync == SYNC_PS || q->sync == SYNC_PS_SHARDED)) e = apply(f, q, 1, hold, msg, cap);
+    gq_err e = apply(f, q, GROUP_RUN, hold, msg, cap);
+    if (e == GQ_OK && (q->sync == SYNC_PS || q->sync == SYNC_PS_SHARDED))
+        e = apply(f, q, GROUP_SERVERS, hold, msg, cap);
+    if (e == GQ_OK && q->sync == SYNC_RING && q->engine != ENGINE_SMPI && !q->exact_flows)
+        e = apply(f, q, GROUP_RING, hold, msg, cap);
     return e;
 }
 

@@ -237,6 +237,12 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     if (multi) p->a_ring = fmax(p->a_ring, cross);
     p->a_intra *= lat_factor, p->a_inter *= lat_factor, p->a_far *= lat_factor, p->a_ring *= lat_factor;
     p->b_intra *= bw_factor, p->b_inter *= bw_factor, p->b_far *= bw_factor, p->b_ring *= bw_factor;
+    /* A pipelined ring (NCCL) streams its steps over connections it keeps open: the model's latency factor, which
+     * stands for what a message costs TCP beyond its wire latency, is paid by the first step alone */
+    p->a_ring_step = c->ring_pipelined ? p->a_ring / lat_factor : p->a_ring;
+    if (c->ring_pipelined && c->sync == SYNC_RING)
+        snprintf(p->network_model + strlen(p->network_model), sizeof p->network_model - strlen(p->network_model),
+                 ", ring pipelined: lat x%g once a bucket", lat_factor);
 
     /* ps-sharded servers: K of them where asked, or a placement of whole tensors */
     if (c->ps_shards < 0 || c->ps_shards > SIM_MAX_PS_SHARDS)

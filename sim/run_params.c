@@ -15,6 +15,7 @@ const char *const CODEC_DEVICE_NAMES[] = {"gpu", "cpu", "none", NULL};
 const char *const ENGINE_NAMES[] = {"simgrid", "analytic", "smpi", NULL};
 static const char *const PS_ON_NAMES[] = {"gpu", "cpu", NULL};
 static const char *const REDUCE_ON_NAMES[] = {"gpu", "host", NULL};
+static const char *const RING_STEPS_NAMES[] = {"messages", "pipelined", NULL};
 static const char *const EF_NAMES[] = {"auto", "on", "off", NULL}; /* EF_AUTO, EF_ON, EF_OFF */
 
 static int check_network(const char *v, char *msg, size_t cap)
@@ -77,6 +78,14 @@ const run_param RUN_PARAMS[] = {
      .scope = RP_SIM | RP_COLUMN,
      .help = "ring: all-reduce on the GPUs (NCCL, default) or staged through host memory: each bucket copied to the "
              "host over PCIe, summed by the CPU, copied back (MPI's all-reduce)"},
+    {.key = "ring_steps",
+     .flag = "--ring-steps",
+     .type = RP_ENUM,
+     .offset = AT(ring_pipelined),
+     .names = RING_STEPS_NAMES,
+     .scope = RP_SIM | RP_COLUMN,
+     .help = "ring: each step a message paying the network model's latency factor (default; MPI's ring), or steps "
+             "pipelined on open connections paying it once a bucket, the others the links' latency (NCCL)"},
     {.key = "downlink",
      .flag = "--downlink",
      .type = RP_ENUM,

@@ -68,6 +68,11 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--reduce-on host: the smpi engine runs the trainer, which reduces on "
                        "its workers");
+    if (q->ring_pipelined && (q->sync != SYNC_RING || q->engine == ENGINE_SMPI || q->exact_flows))
+        return gq_fail(GQ_ERR_USAGE, msg, cap, "--ring-steps pipelined charges the steps of --sync ring%s",
+                       q->sync != SYNC_RING ? ", not of another scheme"
+                       : q->exact_flows     ? "; --exact-flows makes every step its own SimGrid message"
+                                            : "; the smpi engine runs the trainer's ring, one MPI message a step");
     if (q->engine != ENGINE_SIMGRID && (q->exact_flows || q->iterations > 1))
         return gq_fail(GQ_ERR_USAGE, msg, cap, "%s is the SimGrid engine's; the %s engine has no use for it",
                        q->exact_flows ? "--exact-flows" : "--iterations", sim_engine_name(q->engine));
@@ -254,6 +259,7 @@ gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *
     c.ps_placement = q->ps_placement;
     c.ps_on_cpu = q->ps_on_cpu;
     c.reduce_on_host = q->reduce_on_host;
+    c.ring_pipelined = q->ring_pipelined;
     char server_source[168] = "";
     if (q->reduce_on_host) { /* MPI sums fp32 on the host: quantized buffers would need a codec there too */
         if (c.quant.id != QZ_FP32)

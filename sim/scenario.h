@@ -29,6 +29,7 @@ typedef struct {
     ps_placement ps_placement; /* ps-sharded: even, or whole tensors as TensorFlow places them */
     int ps_on_cpu;             /* ps, ps-sharded: aggregate on the nodes' host CPUs */
     int reduce_on_host;        /* ring: staged through host memory and summed by the CPU (MPI's all-reduce) */
+    int ring_pipelined;        /* ring: the network model's latency factor once a ring, not once a step (NCCL) */
     xch_policy exchange;
     int overlap;
     double fusion_bytes, fusion_cycle_s;

@@ -492,7 +492,7 @@ static void exchange_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
             ring_steps(w, "rg", a, R, b->up_bytes / w->P, steps, (b->enc_s + b->dec_s) / w->P);
             break;
         }
-        ring_exchange(w, "rg", a, R, steps / w->P * b->up_bytes, a_hop, steps);
+        ring_exchange(w, "rg", a, R, steps / w->P * b->up_bytes, w->plan->a_ring_step, steps);
         sleep_s(steps * (b->enc_s + b->dec_s) / w->P);
         break;
     }

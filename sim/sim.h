@@ -74,6 +74,8 @@ typedef struct {
     int ps_on_cpu;             /* ps, ps-sharded: the servers aggregate on their node's host CPU (every GPU's
                                   contribution crosses PCIe to it), not on its first GPU */
     int reduce_on_host;        /* ring: each bucket copied to host memory, summed by the CPU, copied back */
+    int ring_pipelined;        /* ring: steps streamed on open connections, as NCCL pipelines them: the network
+                                  model's latency factor paid once a bucket, the other steps the links' latency */
     double server_sum_ns;      /* with ps_on_cpu or reduce_on_host: the host adding an element into a sum, */
     double server_decode_ns, server_decode_fixed_ns; /* decoding a contribution first (quantized tensors), */
     double server_encode_ns, server_encode_fixed_ns; /* encoding its reply (codec_server_cost_cpu) */
@@ -111,7 +113,7 @@ typedef struct {
     double bytes_up, bytes_down; /* per GPU per iteration, as sent and received */
     int buckets;
     long flows; /* the SimGrid engine: flows it moved over all iterations (its work, which tests bound); else 0 */
-    char network_model[80];
+    char network_model[128];
 } sim_result;
 
 /* The engines, behind one interface (analytic, SimGrid; engines to come

@@ -34,12 +34,14 @@ struct sim_plan {
     double a_inter, b_inter; /* a node's first GPU to another's, across the NICs */
     double a_far, b_far;     /* the farthest GPU to the first GPU of node 0 (the single parameter server) */
     double a_ring, b_ring;   /* a hop of the ring over all GPUs in rank order: its longest hop, its shared bandwidth */
+    double a_ring_step;      /* the latency each further step of a ring pays: a_ring, or without the model's factor
+                                where the ring is pipelined */
     int nodes, per_node;     /* nodes used, GPUs per node used (the last may hold fewer) */
     sim_network net;         /* the network model, its factors applied above */
     /* SimGrid's cross-traffic (LV08): a flow also loads its reverse path at 0.05 of its rate (its ACKs), so where
      * every link carries a flow each way -- rings, all-to-all -- each gets 1/1.05 of it; 1 without cross-traffic */
     double reverse_load;
-    char network_model[80];
+    char network_model[128];
     int tcp;
     int factors; /* PowerSGD's factors all-reduced, two phases a bucket (sim_bucket.up2_bytes) */
     /* ps-sharded with servers or placement other than one even shard per node: `servers` servers on nodes

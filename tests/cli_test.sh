@@ -290,6 +290,17 @@ check "--ps-on cpu: sync ps:on=cpu, the host's summation named in codec_source" 
     "grep -q ',ps:on=cpu,' psc.txt && grep -q 'server on cpu: sum 0.335 ns/element (data/codec_costs_cpu.csv)' psc.txt"
 "$GQ" simulate --model alexnet --platform p2.8xlarge --gpus 8 --sync ring --ps-on cpu 2> err.txt; rc=$?
 check "--ps-on cpu with a ring: refused in one line, a usage error" sh -c "test $rc -eq 2 && grep -q 'servers of --sync ps or ps-sharded, not ring' err.txt"
+# NCCL's pipelined ring: the row says so in network_model; refused where the ring is not gqsim's own or each step
+# is its own flow, one line each
+"$GQ" simulate --model resnet50 --platform 'cluster:gpus-per-node=1,gpu=V100,intra=pcie3,inter=10gbe' --gpus 8 \
+    --framework horovod --format csv | tail -1 > rsp.txt
+check "--framework horovod: the ring pipelined, named in network_model" grep -q 'ring pipelined: lat x13.01 once a bucket' rsp.txt
+for extra in "--sync ps" "--sync ring --exact-flows" "--sync ring --engine smpi"; do
+    # shellcheck disable=SC2086
+    "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --ring-steps pipelined $extra 2> err.txt; rc=$?
+    check "--ring-steps pipelined $extra: a usage error, one line" sh -c \
+        "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q -e '--ring-steps pipelined charges the steps of --sync ring' err.txt"
+done
 printf 'model,platform,gpu,batch,gpus,sync,images_per_s,ps_on,overlap\n' > pso.csv
 printf 'alexnet,p2.8xlarge,K80,512,8,ps,4640,cpu,0\nalexnet,p2.8xlarge,K80,512,8,parameter_server(cpu),4640,,0\n' >> pso.csv
 printf 'alexnet,p2.8xlarge,K80,512,8,ps,4640,,0\n' >> pso.csv

@@ -43,6 +43,7 @@ value_of() {
     --compute-jitter) echo 0.1 ;;
     --framework) echo pytorch-ddp ;;
     --reduce-on) echo host ;;
+    --ring-steps) echo pipelined ;;
     --ef) echo on ;;
     --format) echo table ;;
     --plot) echo fig.svg ;; # a figure: honoured when it is written

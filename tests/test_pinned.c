@@ -17,7 +17,7 @@
  *                + a_inter + (N-1)/N U/b_inter + d + e'/N + a_inter + (N-1)/N D/b_inter
  *                + [e' + a_intra + D/b_intra + d']
  *   hierarchical [the same node parts] + 2(N-1) (a_inter + U/N/b_inter) + 2(N-1)(e + d)/N
- *   ring         2(P-1) (a_inter + U/P/b_inter) + 2(P-1)(e + d)/P
+ *   ring         2(P-1) (a_inter + U/P/b_inter) + 2(P-1)(e + d)/P  (pipelined: below)
  *   allgather    e + (P-1)(a_inter + U/b_inter) + (P-1) d
  *   ps-flat      e + a_inter + x U + d + e'/P + a_inter + x D + d', where x, seconds a byte of the bucket, is
  *                the busier of a GPU's link, (P-1)/P / b_intra, and its node's NIC, G (P-G)/P / b_inter
@@ -153,6 +153,36 @@ int main(void)
         close_to(r.iteration_s, COMPUTE + ring + host, "ring through host memory: iteration");
         close_to(r.comm_s, ring + host, "ring through host memory: communication time");
         close_to(r.bytes_up, 2 * (P - 1) / P * raw, "ring through host memory: the same bytes on the network");
+    }
+
+    /* a pipelined ring (NCCL: --ring-steps pipelined) pays the network model's latency factor L on its first step
+     * alone, the links' latency on the other 2(P-1) - 1: with CM02 and L = 10 (bandwidth factor 1),
+     *   messages   2(P-1) (L a_inter + U/P/b_inter)
+     *   pipelined  L a_inter + (2(P-1) - 1) a_inter + 2(P-1) U/P/b_inter;
+     * at L = 1 the two are the same to the bit */
+    {
+        sim_config c;
+        memset(&c, 0, sizeof c);
+        c.model = &M, c.cluster = &CL, c.gpus = 4, c.sync = SYNC_RING, c.overlap = 0, c.fusion_bytes = 1e12;
+        qz_parse_spec("fp32", &c.quant, NULL, 0);
+        c.fwd_s = 0.01, c.bwd_s = 0.02, c.engine = ENGINE_ANALYTIC, c.iterations = 1;
+        c.network_model = "CM02:latency-factor=10";
+        sim_result r, r1;
+        char m2[256];
+        const double P = 4, L = 10, steps = 2 * (P - 1);
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.comm_s, steps * (L * AX + raw / P / BX), "ring, latency factor 10, a message a step");
+        c.ring_pipelined = 1;
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.comm_s, L * AX + (steps - 1) * AX + steps * raw / P / BX, "ring, latency factor 10, pipelined");
+        CHECK(strstr(r.network_model, "ring pipelined: lat x10 once a bucket") != NULL, "the row says so: '%s'",
+              r.network_model);
+        c.network_model = NULL; /* CM02, factor 1 */
+        CHECK(sim_run(&c, &r1, m2, sizeof m2) == GQ_OK, "%s", m2);
+        c.ring_pipelined = 0;
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        CHECK(r1.comm_s == r.comm_s, "factor 1: pipelined %.17g is the ring a message a step, %.17g", r1.comm_s,
+              r.comm_s);
     }
 
     /* the codec on the GPU (codec_serial): its kernels lengthen the compute by every encode and every

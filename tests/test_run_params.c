@@ -316,8 +316,30 @@ static void test_frameworks(void)
           "byteps refused with why: %s", msg);
     run_params_defaults(&q);
     q.framework = "horovod-mpi";
-    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_RING && q.reduce_on_host == 1,
-          "horovod-mpi: a ring through host memory");
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_RING && q.reduce_on_host == 1 &&
+              q.ring_pipelined == 0,
+          "horovod-mpi: a ring through host memory, MPI's, a message a step");
+    /* NCCL's pipelined ring: where the run's ring is gqsim's own; not for another scheme, the trainer's MPI ring
+     * under smpi, or SimGrid's step-by-step flows */
+    static const char *const NCCL[] = {"horovod", "horovod-0.20", "pytorch-ddp"};
+    for (int k = 0; k < 3; k++) {
+        run_params_defaults(&q);
+        q.framework = NCCL[k];
+        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.ring_pipelined == 1, "%s: ring pipelined", NCCL[k]);
+        run_params_defaults(&q);
+        CHECK(run_param_set(run_param_by_key("sync"), &q, "hierarchical", msg, sizeof msg) == GQ_OK, "%s", msg);
+        q.framework = NCCL[k];
+        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.ring_pipelined == 0,
+              "%s with --sync hierarchical: no ring setting", NCCL[k]);
+        run_params_defaults(&q);
+        q.engine = ENGINE_SMPI, q.framework = NCCL[k];
+        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.ring_pipelined == 0, "%s under smpi: MPI's ring",
+              NCCL[k]);
+        run_params_defaults(&q);
+        q.exact_flows = 1, q.framework = NCCL[k];
+        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.ring_pipelined == 0,
+              "%s with --exact-flows: a flow a step", NCCL[k]);
+    }
     q.framework = "pytorch-dp";
     CHECK(framework_check("pytorch-dp", msg, sizeof msg) != 0 && strstr(msg, "did you mean 'pytorch-ddp'") != NULL,
           "a misspelling: %s", msg);
