@@ -10,7 +10,7 @@
 #include "run_params.h"
 
 const framework_preset FRAMEWORKS[] = {
-    {"horovod", "sync=ring,fusion=134217728,fusion_cycle=0.001,overlap=1,ring_steps=pipelined",
+    {"horovod-nccl", "sync=ring,fusion=134217728,fusion_cycle=0.001,overlap=1,ring_steps=pipelined",
      "Horovod 0.21 and later over NCCL: tensors that are ready are fused into buffers of up to 128 MiB and "
      "all-reduced every 1 ms cycle while backward runs (docs/tensor-fusion.rst; v0.21.0 changelog: 'Changed "
      "default cycle time from 5ms to 1ms and fusion threshold from 64MB to 128MB'); NCCL's ring pipelined"},
@@ -45,8 +45,13 @@ static size_t preset_names(const char *names[MAX_PRESETS])
     return FRAMEWORK_COUNT;
 }
 
+/* Other names a preset answers to: the ones earlier releases gave it. */
+static const char *const ALIASES[][2] = {{"horovod", "horovod-nccl"}};
+
 static const framework_preset *find(const char *name)
 {
+    for (size_t i = 0; i < sizeof ALIASES / sizeof ALIASES[0]; i++)
+        if (strcasecmp(name, ALIASES[i][0]) == 0) name = ALIASES[i][1];
     const char *names[MAX_PRESETS];
     const int k = gq_match_name(name, names, preset_names(names));
     return k >= 0 ? &FRAMEWORKS[k] : NULL;

@@ -231,7 +231,7 @@ const run_param RUN_PARAMS[] = {
              "and a write) to each encode"},
     {.key = "framework",
      .flag = "--framework",
-     .meta = "horovod|horovod-0.20|horovod-mpi|pytorch-ddp|tf-ps",
+     .meta = "horovod-nccl|horovod-0.20|horovod-mpi|pytorch-ddp|tf-ps",
      .type = RP_TEXT,
      .offset = AT(framework),
      .check = framework_check,

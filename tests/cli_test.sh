@@ -293,8 +293,8 @@ check "--ps-on cpu with a ring: refused in one line, a usage error" sh -c "test 
 # NCCL's pipelined ring: the row says so in network_model; refused where the ring is not gqsim's own or each step
 # is its own flow, one line each
 "$GQ" simulate --model resnet50 --platform 'cluster:gpus-per-node=1,gpu=V100,intra=pcie3,inter=10gbe' --gpus 8 \
-    --framework horovod --format csv | tail -1 > rsp.txt
-check "--framework horovod: the ring pipelined, named in network_model" grep -q 'ring pipelined: lat x13.01 once a bucket' rsp.txt
+    --framework horovod-nccl --format csv | tail -1 > rsp.txt
+check "--framework horovod-nccl: the ring pipelined, named in network_model" grep -q 'ring pipelined: lat x13.01 once a bucket' rsp.txt
 for extra in "--sync ps" "--sync ring --exact-flows" "--sync ring --engine smpi"; do
     # shellcheck disable=SC2086
     "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --ring-steps pipelined $extra 2> err.txt; rc=$?

@@ -321,8 +321,8 @@ static void test_frameworks(void)
           "horovod-mpi: a ring through host memory, MPI's, a message a step");
     /* NCCL's pipelined ring: where the run's ring is gqsim's own; not for another scheme, the trainer's MPI ring
      * under smpi, or SimGrid's step-by-step flows */
-    static const char *const NCCL[] = {"horovod", "horovod-0.20", "pytorch-ddp"};
-    for (int k = 0; k < 3; k++) {
+    static const char *const NCCL[] = {"horovod-nccl", "horovod", "horovod-0.20", "pytorch-ddp"};
+    for (int k = 0; k < 4; k++) {
         run_params_defaults(&q);
         q.framework = NCCL[k];
         CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.ring_pipelined == 1, "%s: ring pipelined", NCCL[k]);
