@@ -110,6 +110,8 @@ mutations=(
   'sim/plan.c|p->a_ring_step = c->ring_pipelined ? p->a_ring / lat_factor : p->a_ring;|p->a_ring_step = p->a_ring;|pipelined ring: every step pays the latency factor again'
   'sim/sg_child.c|steps / w->P * b->up_bytes, w->plan->a_ring_step, steps);|steps / w->P * b->up_bytes, w->plan->a_ring, steps);|SimGrid pipelined ring: the other steps with the factor'
   'sim/frameworks.c|q->sync == SYNC_RING && q->engine != ENGINE_SMPI && !q->exact_flows)|q->sync == SYNC_RING)|NCCL presets pipeline the trainer ring under smpi and step flows'
+  'sim/analytic.c|        if (alone) t += b->enc_s;|        if (0) t += b->enc_s;|analytic ps-sharded, one GPU a node: its own encode not charged'
+  'sim/sg_child.c|    if (alone) sleep_s(b->dec_down_s);|    if (0) sleep_s(b->dec_down_s);|SimGrid ps-sharded, one GPU a node: the reply not decoded'
 )
 
 killed=0

@@ -58,6 +58,9 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
             t += b->enc_s + p->a_intra + b->up_bytes / p->b_intra + G * b->srv_dec_s + (G + 1) * rpc;
         else if (G > 1)
             t += b->enc_s + p->a_intra + b->up_bytes / p->b_intra + (G - 1) * b->dec_s;
+        /* one GPU a node sends the servers its own encoded contribution (a ring across leaders encodes its steps) */
+        const int alone = G == 1 && !host && c->sync == SYNC_PS_SHARDED && N > 1;
+        if (alone) t += b->enc_s;
         const double bw_inter = p->b_inter / p->reverse_load; /* every node sends and receives at once */
         if (N > 1 && c->sync == SYNC_PS_SHARDED && p->servers) {
             t += placed_servers(c, p, b, (int)(b - p->b));
@@ -73,6 +76,8 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
             t += b->srv_enc_s + p->a_intra + b->down_bytes / p->b_intra + b->dec_down_s;
         else if (G > 1)
             t += b->enc_down_s + p->a_intra + b->down_bytes / p->b_intra + b->dec_down_s;
+        else if (alone) /* and decodes the servers' reply */
+            t += b->dec_down_s;
         return t;
     }
     case SYNC_PS_FLAT: { /* every GPU serves 1/P of the bucket: its P - 1 shards out and in, each way */

@@ -256,7 +256,12 @@ static void node_reduce_bcast(sg_world *w, sg_actor_ctx *me, const sim_bucket *b
         }
         sleep_s((here - 1) * b->dec_s);
     }
+    /* one GPU a node sends the servers its own encoded contribution and decodes their reply (a ring across leaders
+     * encodes and decodes its steps) */
+    const int alone = here == 1 && w->N > 1 && w->c->sync == SYNC_PS_SHARDED;
+    if (alone) sleep_s(b->enc_s);
     if (w->N > 1) inter(w, me->node, b);
+    if (alone) sleep_s(b->dec_down_s);
     if (here > 1) {
         sleep_s(b->enc_down_s);
         if (me->folded.host) {

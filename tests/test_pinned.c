@@ -185,6 +185,30 @@ int main(void)
               r.comm_s);
     }
 
+    /* ps-sharded on nodes of one GPU: no node-local reduce, and each GPU encodes its own contribution for the
+     * servers and decodes their reply itself (until 2026-12-04 neither was charged):
+     *   e + a_inter + (N-1)/N U/b_inter + d + e'/N + a_inter + (N-1)/N D/b_inter + d', N = 2 nodes
+     * (TernGrad's summed reply: the reply's encode and decode at the codec's cost, e' = e, d' = d) */
+    {
+        cluster_spec one;
+        CHECK(cluster_parse("cluster:gpus-per-node=1,gpu=V100,intra=pcie3,inter=ib-edr", &one, msg, sizeof msg) ==
+                  GQ_OK,
+              "%s", msg);
+        sim_config c;
+        memset(&c, 0, sizeof c);
+        c.model = &M, c.cluster = &one, c.gpus = 2, c.sync = SYNC_PS_SHARDED, c.overlap = 0, c.fusion_bytes = 1e12;
+        qz_parse_spec("terngrad", &c.quant, NULL, 0);
+        c.fwd_s = 0.01, c.bwd_s = 0.02, c.engine = ENGINE_ANALYTIC, c.iterations = 1;
+        c.encode_ns = ENC_NS, c.decode_ns = DEC_NS;
+        sim_result r;
+        char m2[256];
+        /* the summed reply of 2 workers: log2(1 + 2 x 2) bits an element */
+        const double N = 2, D2 = ceil(NW * log2(5.0) / 8) + ceil(NB * log2(5.0) / 8) + 8;
+        const double want = e + AX + (N - 1) / N * U / BX + d + e / N + AX + (N - 1) / N * D2 / BX + d;
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.comm_s, want, "ps-sharded, one GPU a node: the GPU's own encode and decode");
+    }
+
     /* the codec on the GPU (codec_serial): its kernels lengthen the compute by every encode and every
      * reply decode, e + d; with a fixed cost of F ns per call (2 tensors: weights, biases) too. Ring,
      * TernGrad's summed reply, no overlap: the ring then starts when the longer compute ends. */
