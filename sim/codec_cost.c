@@ -2,7 +2,6 @@
 #include "codec_cost.h"
 
 #include <gsl/gsl_fit.h>
-#include <gsl/gsl_multifit.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,32 +164,30 @@ static const published_point *published(size_t *n)
     return pts;
 }
 
-/* Least squares of t = launches L + (n bytes / bw) / efficiency over the
- * points except `skip`. @return 0, or -1 if it cannot be fitted. */
+/* Least squares of t = launches L + (n bytes / bw) / efficiency over the points except `skip`, each point's
+ * relative error counting. Divided through by its launches (a >= 1), a point is one of a straight line,
+ * t/a = L + (x/a) / efficiency with weight a^2/t^2: the same minimum, found by gsl_fit_wlinear in plain loops.
+ * (gsl_multifit_wlinear found it through the CBLAS the program links, OpenBLAS, whose kernels differ from CPU to
+ * CPU in the last bits: the fitted costs, and the goldens that print them, did too.) @return 0, or -1 if it
+ * cannot be fitted. */
 static int fit_points(const gpu_db *db, const published_point *pts, size_t n, size_t skip, double *L, double *inv_eff)
 {
+    double x[64], y[64], w[64];
     size_t m = 0;
-    for (size_t i = 0; i < n; i++) m += i != skip && gpu_find(db, pts[i].device);
-    if (m < 3) return -1;
-    gsl_matrix *X = gsl_matrix_alloc(m, 2), *cov = gsl_matrix_alloc(2, 2);
-    gsl_vector *y = gsl_vector_alloc(m), *w = gsl_vector_alloc(m), *c = gsl_vector_alloc(2);
-    gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(m, 2);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && m < 64; i++) {
         const gpu_spec *g = gpu_find(db, pts[i].device);
         if (i == skip || !g) continue;
         const traffic *t = pts[i].decode ? &pts[i].codec->t.dec : &pts[i].codec->t.enc;
-        gsl_matrix_set(X, k, 0, t->launches);
-        gsl_matrix_set(X, k, 1, pts[i].elements * t->bytes / g->mem_bw * 1e6); /* microseconds at full bandwidth */
-        gsl_vector_set(y, k, pts[i].us);
-        gsl_vector_set(w, k, 1 / (pts[i].us * pts[i].us)); /* relative errors count */
-        k++;
+        const double a = t->launches;
+        if (!(a > 0)) return -1;
+        x[m] = pts[i].elements * t->bytes / g->mem_bw * 1e6 / a; /* microseconds at full bandwidth, a launch */
+        y[m] = pts[i].us / a;
+        w[m] = a * a / (pts[i].us * pts[i].us);
+        m++;
     }
-    double chisq;
-    int rc = gsl_multifit_wlinear(X, w, y, c, cov, &chisq, ws);
-    *L = gsl_vector_get(c, 0), *inv_eff = gsl_vector_get(c, 1);
-    gsl_matrix_free(X), gsl_matrix_free(cov), gsl_vector_free(y), gsl_vector_free(w), gsl_vector_free(c);
-    gsl_multifit_linear_free(ws);
+    if (m < 3) return -1;
+    double cov00, cov01, cov11, chisq;
+    int rc = gsl_fit_wlinear(x, 1, w, 1, y, 1, m, L, inv_eff, &cov00, &cov01, &cov11, &chisq);
     return rc == 0 && *L >= 0 && *inv_eff > 0 ? 0 : -1;
 }
 
