@@ -5,7 +5,7 @@
 #include <string.h>
 
 const char *const DOWNLINK_NAMES[] = {"auto", "fp32", "requant", "terngrad", NULL};
-const char *const SYNC_NAMES[] = {"ps", "ps-sharded", "ring", "hierarchical", "allgather", "ps-flat", NULL};
+const char *const SYNC_NAMES[] = {"ps", "ps-sharded", "ring", "hierarchical", "allgather", "ps-flat", "tree", NULL};
 
 const char *downlink_name(downlink_kind d) { return (unsigned)d < 4 ? DOWNLINK_NAMES[d] : "?"; }
 
@@ -33,7 +33,7 @@ int sync_parse(const char *s, sync_kind *out)
     return -1;
 }
 
-int sync_trainer_runs(sync_kind s) { return (unsigned)s < SYNC_COUNT && s != SYNC_HIERARCHICAL; }
+int sync_trainer_runs(sync_kind s) { return (unsigned)s < SYNC_COUNT && s != SYNC_HIERARCHICAL && s != SYNC_TREE; }
 
 size_t xch_tensors(const model_t *m, const qz_params *q, const xch_policy *p, xch_tensor *out)
 {
@@ -65,12 +65,12 @@ int xch_allreduce_compatible(const xch_policy *p, const qz_params *q)
 
 int xch_factor_allreduce(sync_kind s, const qz_params *q)
 {
-    return q->id == QZ_POWERSGD && (s == SYNC_RING || s == SYNC_HIERARCHICAL);
+    return q->id == QZ_POWERSGD && (s == SYNC_RING || s == SYNC_HIERARCHICAL || s == SYNC_TREE);
 }
 
 int xch_keeps_residual(sync_kind s, const qz_params *q)
 {
-    return s != SYNC_RING || q->id == QZ_FP32 || xch_factor_allreduce(s, q);
+    return (s != SYNC_RING && s != SYNC_TREE) || q->id == QZ_FP32 || xch_factor_allreduce(s, q);
 }
 
 downlink_kind xch_downlink(const xch_policy *p, const qz_params *q)

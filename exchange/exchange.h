@@ -16,13 +16,22 @@
 
 /* How the workers' gradients meet: the one list of schemes, for the simulator's engines and the
  * trainer (docs/simulation.md#synchronisation-schemes). */
-typedef enum { SYNC_PS, SYNC_PS_SHARDED, SYNC_RING, SYNC_HIERARCHICAL, SYNC_ALLGATHER, SYNC_PS_FLAT } sync_kind;
-#define SYNC_COUNT 6 /* a #define, not an enumerator: switches over sync_kind stay exhaustive */
+typedef enum {
+    SYNC_PS,
+    SYNC_PS_SHARDED,
+    SYNC_RING,
+    SYNC_HIERARCHICAL,
+    SYNC_ALLGATHER,
+    SYNC_PS_FLAT,
+    SYNC_TREE
+} sync_kind;
+#define SYNC_COUNT 7 /* a #define, not an enumerator: switches over sync_kind stay exhaustive */
 extern const char *const SYNC_NAMES[SYNC_COUNT + 1]; /* NULL-terminated */
 const char *sync_name(sync_kind s);
 int sync_parse(const char *s, sync_kind *out);
 /* 1 if the trainer runs the scheme (in one process, over MPI, under SMPI): all but hierarchical,
- * whose inside-a-node step has no meaning for one worker a rank. */
+ * whose inside-a-node step has no meaning for one worker a rank, and tree (NCCL's double binary
+ * tree, which the simulator models and the trainer does not run). */
 int sync_trainer_runs(sync_kind s);
 
 /* The server's reply. AUTO: fp32 for fp32, TernGrad's summed levels for
@@ -66,11 +75,12 @@ qz_params xch_tensor_quant(const qz_params *q, const xch_tensor *t);
 int xch_allreduce_compatible(const xch_policy *p, const qz_params *q);
 
 /* 1 if a ring of scheme s all-reduces q's PowerSGD factors (two all-reduces a tensor, P then Q) rather than
- * re-quantizing partial sums at each hop: PowerSGD in a ring or a hierarchical all-reduce. */
+ * re-quantizing partial sums at each hop: PowerSGD in a ring, a hierarchical or a tree all-reduce. */
 int xch_factor_allreduce(sync_kind s, const qz_params *q);
 
-/* 1 if a worker can keep its own quantization error (error feedback) in scheme s: everywhere but a ring that
- * re-quantizes partial sums (there, no error is any one worker's); fp32 has none to keep, and refuses nothing. */
+/* 1 if a worker can keep its own quantization error (error feedback) in scheme s: everywhere but a ring or a
+ * tree that re-quantizes partial sums (there, no error is any one worker's); fp32 has none to keep, and refuses
+ * nothing. */
 int xch_keeps_residual(sync_kind s, const qz_params *q);
 
 /* The reply actually sent: AUTO resolved for quantizer q. */

@@ -112,6 +112,15 @@ mutations=(
   'sim/frameworks.c|q->sync == SYNC_RING && q->engine != ENGINE_SMPI && !q->exact_flows)|q->sync == SYNC_RING)|NCCL presets pipeline the trainer ring under smpi and step flows'
   'sim/analytic.c|        if (alone) t += b->enc_s;|        if (0) t += b->enc_s;|analytic ps-sharded, one GPU a node: its own encode not charged'
   'sim/sg_child.c|    if (alone) sleep_s(b->dec_down_s);|    if (0) sleep_s(b->dec_down_s);|SimGrid ps-sharded, one GPU a node: the reply not decoded'
+  'sim/nccl_tree.h|        while (d >= 1 && x + d > nodes) d /= 2;|        while (d >= 1 && x + d > nodes + 1) d /= 2;|tree: a right child past the last node'
+  'sim/nccl_tree.h|t == 0 ? n + 1 : (n + 1) % nodes + 1;|t == 0 ? n + 1 : (n + 2) % nodes + 1;|tree: the second tree shifted by two'
+  'sim/analytic.c|tree_half_buckets(p) / 2.0 * b->up_bytes|tree_half_buckets(p) / 4.0 * b->up_bytes|analytic tree: a node NIC carries half its half-buckets'
+  'sim/analytic.c|const double hops = 2 * p->tree_depth * p->a_inter|const double hops = p->tree_depth * p->a_inter|analytic tree: the pipeline only one way'
+  'sim/analytic.c|return b->enc_s + b->dec_s + first + (hops - first) / L|return b->enc_s + b->dec_s + first + (hops - first) / (L / L)|analytic tree: every hop at the latency factor'
+  'sim/sg_child.c|c[n++] = put_async(w, mbox("t%d.%d.%d", t, o * w->G, lead), b->up_bytes / 2);|c[n++] = put_async(w, mbox("t%d.%d.%d", t, o * w->G, lead), b->up_bytes);|SimGrid tree: whole buckets on the tree edges'
+  'sim/sg_child.c|    sleep_s(hops / L - first / L + b->enc_s / 2 + b->dec_s);|    sleep_s(hops / L - first / L + b->dec_s);|SimGrid tree: the root encode not charged'
+  'sim/plan.c|            const double lead = tree_half_buckets(p) / 2 + (p->per_node > 1)|            const double lead = tree_half_buckets(p) / 2|tree traffic: the leader chain bytes left out'
+  'sim/codec_cost.c|        w[m] = a * a / (pts[i].us * pts[i].us);|        w[m] = 1 / (pts[i].us * pts[i].us);|codec fit: weights not scaled with the launches'
 )
 
 killed=0

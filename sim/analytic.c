@@ -97,6 +97,16 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
         return steps * (a + b->up_bytes / P / bw) - (steps - 1) * (a - p->a_ring_step) +
                steps * (b->enc_s + b->dec_s) / P + b->host_s;
     }
+    case SYNC_TREE: { /* NCCL's double binary tree between nodes, a chain inside each (sg_child.c's tree_exchange) */
+        const double G = p->per_node, N = p->nodes, L = p->net.latency_factor, x = p->reverse_load;
+        const double first = N > 1 ? p->a_inter : p->a_chain;
+        const double hops = 2 * p->tree_depth * p->a_inter + 2 * (G - 1) * p->a_chain;
+        /* every link carries as much each way: a leader's NIC its trees' half-buckets; each hop of a chain the bucket
+         * up and back (b_chain: where two hops share a link, each gets half) */
+        const double nic = N > 1 ? tree_half_buckets(p) / 2.0 * b->up_bytes * x / p->b_inter : 0;
+        const double chain = G > 1 ? b->up_bytes * x / p->b_chain : 0;
+        return b->enc_s + b->dec_s + first + (hops - first) / L + fmax(nic, chain) + b->enc_s / 2 + b->dec_s;
+    }
     case SYNC_ALLGATHER: { /* ring all-gather of every encoded contribution */
         a = p->a_ring, bw = p->b_ring / p->reverse_load;
         return b->enc_s + (P - 1) * (a + b->up_bytes / bw) + (P - 1) * b->dec_s;

@@ -110,38 +110,76 @@ static void leader_to_leader(const cluster_spec *cl, double *lat, double *bw)
     *bw = fmin(fmin(ba, bb), nic);
 }
 
-/* A ring over the G GPUs of each node in rank order (across nodes: the last GPU's flow leaves through the NICs
- * and enters the next node at its first GPU): the latency of its longest hop inside a node, with `multi` that of
- * the two legs inside the nodes of the hop between them, and the bandwidth each flow gets on its slowest link
- * with the ring's flows that share a link direction counted (under max-min sharing every ring step then lasts
- * bytes / that bandwidth; NICs not counted). @return -1 out of memory. */
-static int ring_cost(const cluster_spec *cl, int G, int multi, double *lat, double *cross, double *bw)
+/* Flows from[f] -> to[f] inside a node, all at once: each one's route latency (lat[f]) and the least bandwidth any
+ * gets on its slowest link, the flows that share a link direction counted (under max-min sharing every one then
+ * lasts bytes / that bandwidth). @return -1 out of memory. */
+static int flows_cost(const cluster_spec *cl, int nflows, const int *from, const int *to, double *lat, double *bw)
 {
-    const int L = node_link_count(cl), nflows = multi ? G + 1 : G;
+    const int L = node_link_count(cl);
     int *load = calloc(2 * (size_t)L, sizeof *load);
-    node_route *r = malloc((size_t)nflows * sizeof *r);
+    node_route *r = malloc((size_t)(nflows > 0 ? nflows : 1) * sizeof *r);
     if (!load || !r) return free(load), free(r), -1;
-    for (int f = 0; f < nflows; f++) { /* flows g -> g+1; the last GPU's to the gateway, the gateway's to GPU 0 */
-        const int from = f < G - 1 ? f : f == G - 1 ? G - 1 : NODE_GATEWAY;
-        const int to = f < G - 1 ? f + 1 : f == G - 1 ? (multi ? NODE_GATEWAY : 0) : 0;
-        node_route_between(cl, from, to, &r[f]);
+    for (int f = 0; f < nflows; f++) {
+        node_route_between(cl, from[f], to[f], &r[f]);
         for (int k = 0; k < r[f].n; k++) load[2 * r[f].hop[k].link + r[f].hop[k].up]++;
     }
-    *lat = *cross = 0, *bw = INFINITY;
+    *bw = INFINITY;
     for (int f = 0; f < nflows; f++) {
-        double l = 0;
+        lat[f] = 0;
         for (int k = 0; k < r[f].n; k++) {
             const node_link nl = node_link_at(cl, r[f].hop[k].link);
-            l += nl.latency;
+            lat[f] += nl.latency;
             *bw = fmin(*bw, nl.bandwidth / load[2 * r[f].hop[k].link + r[f].hop[k].up]);
         }
-        if (multi && f >= G - 1)
-            *cross += l;
-        else
-            *lat = fmax(*lat, l);
     }
     free(load), free(r);
     return 0;
+}
+
+/* A ring over the G GPUs of each node in rank order (across nodes: the last GPU's flow leaves through the NICs
+ * and enters the next node at its first GPU): the latency of its longest hop inside a node, with `multi` that of
+ * the two legs inside the nodes of the hop between them, and the bandwidth each flow gets (flows_cost; NICs not
+ * counted). @return -1 out of memory. */
+static int ring_cost(const cluster_spec *cl, int G, int multi, double *lat, double *cross, double *bw)
+{
+    const int nflows = multi ? G + 1 : G;
+    int *ends = calloc(2 * (size_t)nflows, sizeof *ends);
+    double *l = malloc((size_t)nflows * sizeof *l);
+    if (!ends || !l) return free(ends), free(l), -1;
+    for (int f = 0; f < nflows; f++) { /* flows g -> g+1; the last GPU's to the gateway, the gateway's to GPU 0 */
+        ends[f] = f < G - 1 ? f : f == G - 1 ? G - 1 : NODE_GATEWAY;
+        ends[nflows + f] = f < G - 1 ? f + 1 : f == G - 1 ? (multi ? NODE_GATEWAY : 0) : 0;
+    }
+    const int rc = flows_cost(cl, nflows, ends, ends + nflows, l, bw);
+    *lat = *cross = 0;
+    for (int f = 0; rc == 0 && f < nflows; f++) {
+        if (multi && f >= G - 1)
+            *cross += l[f];
+        else
+            *lat = fmax(*lat, l[f]);
+    }
+    free(ends), free(l);
+    return rc;
+}
+
+/* A tree's chain inside a node: GPU g to g+1 (the reduce, toward the leader) and back (the broadcast), every hop at
+ * once; its slowest hop's latency and the bandwidth a flow of it gets (flows_cost). @return -1 out of memory. */
+static int chain_cost(const cluster_spec *cl, int G, double *lat, double *bw)
+{
+    const int nflows = 2 * (G - 1);
+    *lat = 0, *bw = INFINITY;
+    if (nflows == 0) return 0;
+    int *ends = calloc(2 * (size_t)nflows, sizeof *ends);
+    double *l = malloc((size_t)nflows * sizeof *l);
+    if (!ends || !l) return free(ends), free(l), -1;
+    for (int f = 0; f < nflows; f++) {
+        const int g = f / 2, back = f % 2;
+        ends[f] = back ? g + 1 : g, ends[nflows + f] = back ? g : g + 1;
+    }
+    const int rc = flows_cost(cl, nflows, ends, ends + nflows, l, bw);
+    for (int f = 0; rc == 0 && f < nflows; f++) *lat = fmax(*lat, l[f]);
+    free(ends), free(l);
+    return rc;
 }
 
 int sim_network_calibrate(const cluster_spec *c, const char *base, const double *bytes, const double *seconds, size_t k,
@@ -183,6 +221,23 @@ void sim_simgrid_net_cfg(const sim_config *c, const sim_plan *p, char cfg[SIM_SG
     /* the TCP window must not throttle fast links: gamma >= 4 x bandwidth x RTT */
     const double need = 4 * cluster_nic_bandwidth(c->cluster) * 2 * p->a_inter;
     snprintf(cfg[4], 64, "--cfg=network/TCP-gamma:%.0f", need > 4194304 ? need : 4194304);
+}
+
+/* The two trees over `nodes` nodes: the deepest node's hops to its root, and the (parents, children) pairs found. */
+static void tree_shape(int nodes, int *depth, unsigned *roles)
+{
+    *depth = 0, *roles = 0;
+    for (int n = 0; n < nodes; n++) {
+        int parents = 0, children = 0;
+        for (int t = 0; t < 2; t++) {
+            int parent, child[2], hops = 0;
+            tree_links(nodes, t, n, &parent, child);
+            parents += parent >= 0, children += (child[0] >= 0) + (child[1] >= 0);
+            for (int up = parent, c2[2]; up >= 0 && hops <= nodes; hops++) tree_links(nodes, t, up, &up, c2);
+            *depth = hops > *depth ? hops : *depth;
+        }
+        *roles |= 1u << (parents * 5 + children);
+    }
 }
 
 gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
@@ -243,6 +298,13 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     if (c->ring_pipelined && c->sync == SYNC_RING)
         snprintf(p->network_model + strlen(p->network_model), sizeof p->network_model - strlen(p->network_model),
                  ", ring pipelined: lat x%g once a bucket", lat_factor);
+    if (c->sync == SYNC_TREE) { /* NCCL pipelines its trees too, over connections it keeps open */
+        snprintf(p->network_model + strlen(p->network_model), sizeof p->network_model - strlen(p->network_model),
+                 ", tree pipelined: lat x%g once a bucket", lat_factor);
+        tree_shape(p->nodes, &p->tree_depth, &p->tree_roles);
+        if (chain_cost(cl, G, &p->a_chain, &p->b_chain) != 0) return GQ_ERR_NOMEM;
+        p->a_chain *= lat_factor, p->b_chain *= bw_factor;
+    }
 
     /* ps-sharded servers: K of them where asked, or a placement of whole tensors */
     if (c->ps_shards < 0 || c->ps_shards > SIM_MAX_PS_SHARDS)
@@ -394,6 +456,12 @@ void sim_traffic(const sim_config *c, const sim_plan *p, double *up, double *dow
             break;
         }
         case SYNC_ALLGATHER: u += (P - 1) * b->up_bytes, d += (P - 1) * b->up_bytes; break;
+        case SYNC_TREE: { /* the busier of a node's leader (its trees' half-buckets, its chain) and a chain's middle */
+            const double lead = tree_half_buckets(p) / 2 + (p->per_node > 1), middle = p->per_node > 2 ? 2 : 0;
+            u += fmax(lead, middle) * (b->up_bytes + b->up2_bytes),
+                d += fmax(lead, middle) * (b->up_bytes + b->up2_bytes);
+            break;
+        }
         }
     }
     if (c->gpus == 1) u = d = 0;

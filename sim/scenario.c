@@ -59,7 +59,8 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--ps-on cpu places the servers of --sync ps or ps-sharded, not %s",
                        sync_name(q->sync));
     /* an option that would change nothing here is refused, not ignored */
-    if (q->exchange.downlink != DOWNLINK_AUTO && (q->sync == SYNC_RING || q->sync == SYNC_ALLGATHER))
+    if (q->exchange.downlink != DOWNLINK_AUTO &&
+        (q->sync == SYNC_RING || q->sync == SYNC_ALLGATHER || q->sync == SYNC_TREE))
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--downlink shapes a server's reply; %s has none", sync_name(q->sync));
     if (q->reduce_on_host && q->sync != SYNC_RING)
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--reduce-on host stages a ring all-reduce (--sync ring), not %s",
@@ -73,6 +74,10 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
                        q->sync != SYNC_RING ? ", not of another scheme"
                        : q->exact_flows     ? "; --exact-flows makes every step its own SimGrid message"
                                             : "; the smpi engine runs the trainer's ring, one MPI message a step");
+    if (q->exact_flows && q->sync == SYNC_TREE)
+        return gq_fail(GQ_ERR_USAGE, msg, cap,
+                       "--exact-flows: a tree's flows are already one an edge each way; its pipeline's chunks have "
+                       "no message of their own to check");
     if (q->engine != ENGINE_SIMGRID && (q->exact_flows || q->iterations > 1))
         return gq_fail(GQ_ERR_USAGE, msg, cap, "%s is the SimGrid engine's; the %s engine has no use for it",
                        q->exact_flows ? "--exact-flows" : "--iterations", sim_engine_name(q->engine));
@@ -217,9 +222,9 @@ gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *
             char spec[256];
             qz_format_spec(kq, spec, sizeof spec);
             return gq_fail(GQ_ERR_USAGE, msg, cap,
-                           "--ef on with %s in a ring: each hop re-quantizes a partial sum, there is no one residual "
-                           "to feed back (the trainer refuses it too; powersgd all-reduces its factors and keeps one)",
-                           spec);
+                           "--ef on with %s in a %s: each hop re-quantizes a partial sum, there is no one residual "
+                           "to feed back (%spowersgd all-reduces its factors and keeps one)",
+                           spec, sync_name(q->sync), q->sync == SYNC_RING ? "the trainer refuses it too; " : "");
         }
     }
     char codec_source[512] = "";

@@ -473,6 +473,44 @@ static void host_server(int argc, char **argv)
     free(c);
 }
 
+/* tree (NCCL's): inside a node a chain of its GPUs, the first (the leader) in both of the nodes' binary trees
+ * (tree_links); a bucket's half goes up each tree, summed on the way, and comes back down. NCCL pipelines it in
+ * chunks, so, as a ring's hops, every edge is one flow each way carrying all its bytes at once, the pipeline's other
+ * hop latencies added: 2 x depth between nodes, 2 x (GPUs - 1) along the chains, the first of them paid by the flows
+ * (at the model's latency factor; the rest without, the connections being open). Every partial sum is re-quantized
+ * on its way up, as a ring's are (a root the half it broadcasts): the codec's work before and after. */
+static void tree_exchange(sg_world *w, const sg_actor_ctx *me, const sim_bucket *b)
+{
+    const int a = me->index, lead = a - me->slot, up = w->N > 1 && me->slot == 0, G = me->node_gpus;
+    sg_comm_t c[12];
+    void *data;
+    int n = 0;
+    sleep_s(b->enc_s + b->dec_s);
+    if (me->slot > 0) { /* up the chain toward the leader, and its broadcast back */
+        c[n++] = put_async(w, mbox("tc%d.%d", a - 1, a), b->up_bytes);
+        c[n++] = sg_mailbox_get_async(mbox("tc%d.%d", a, a - 1), &data);
+    }
+    if (me->slot + 1 < G) {
+        c[n++] = sg_mailbox_get_async(mbox("tc%d.%d", a, a + 1), &data);
+        c[n++] = put_async(w, mbox("tc%d.%d", a + 1, a), b->up_bytes);
+    }
+    for (int t = 0; up && t < 2; t++) { /* half the bucket in each tree, between the nodes' leaders */
+        int parent, child[2];
+        tree_links(w->N, t, me->node, &parent, child);
+        for (int k = -1; k < 2; k++) {
+            const int o = k < 0 ? parent : child[k];
+            if (o < 0) continue;
+            c[n++] = put_async(w, mbox("t%d.%d.%d", t, o * w->G, lead), b->up_bytes / 2);
+            c[n++] = sg_mailbox_get_async(mbox("t%d.%d.%d", t, lead, o * w->G), &data);
+        }
+    }
+    sg_comm_wait_all(c, (size_t)n);
+    const double L = w->plan->net.latency_factor, depth = w->plan->tree_depth;
+    const double first = w->N > 1 ? w->plan->a_inter : w->plan->a_chain;
+    const double hops = 2 * depth * w->plan->a_inter + 2 * (w->G - 1) * w->plan->a_chain;
+    sleep_s(hops / L - first / L + b->enc_s / 2 + b->dec_s);
+}
+
 /* One bucket's exchange in the run's scheme, from this worker's side: rings' hop sizes and step counts are the P
  * GPUs' ring; the actors are its hops, one per GPU or one per run of GPUs whose hops are alike and disjoint (see
  * sim_simgrid). */
@@ -501,6 +539,7 @@ static void exchange_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
         sleep_s(steps * (b->enc_s + b->dec_s) / w->P);
         break;
     }
+    case SYNC_TREE: tree_exchange(w, me, b); break;
     case SYNC_ALLGATHER:
         sleep_s(b->enc_s);
         if (w->c->exact_flows) {

@@ -67,8 +67,10 @@ static void simgrid_reason(int fd, char *why, size_t cap)
 static int grouping(const cluster_spec *cl, sync_kind sync, int gpus, node_grouped *q)
 {
     int per_node = gpus < cl->gpus_per_node ? gpus : cl->gpus_per_node;
-    if (!(cl->xml_path[0] == '\0' && sync != SYNC_PS && sync != SYNC_PS_FLAT && per_node > 2 && cl->topo == TOPO_STAR))
-        return 0; /* a single server's flows, and ps-flat's, meet on other nodes' links: every GPU an actor */
+    if (!(cl->xml_path[0] == '\0' && sync != SYNC_PS && sync != SYNC_PS_FLAT && sync != SYNC_TREE && per_node > 2 &&
+          cl->topo == TOPO_STAR))
+        return 0; /* a single server's flows, and ps-flat's, meet on other nodes' links; a tree's chain is no run of
+                     alike hops: every GPU an actor */
     if (cluster_uniform_node(cl)) return 1;
     /* a node with an inside: its followers only meet the leader (the leaders' schemes), every node is full, and one
      * link moves their sum in the time the fan-in takes (node_fan_in) */

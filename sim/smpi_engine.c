@@ -52,7 +52,7 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
         (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED || c->sync == SYNC_PS_FLAT))
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "the smpi engine runs the trainer's MPI messages: no rpc= in the platform");
-    if (c->sync == SYNC_HIERARCHICAL) /* the trainer has no hierarchical all-reduce */
+    if (c->sync == SYNC_HIERARCHICAL || c->sync == SYNC_TREE) /* the trainer has neither */
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "the smpi engine runs the trainer's schemes: ps, ps-sharded, ps-flat, ring or allgather");
     if (c->overlap || c->fusion_bytes > 0)

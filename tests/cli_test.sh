@@ -301,6 +301,20 @@ for extra in "--sync ps" "--sync ring --exact-flows" "--sync ring --engine smpi"
     check "--ring-steps pipelined $extra: a usage error, one line" sh -c \
         "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q -e '--ring-steps pipelined charges the steps of --sync ring' err.txt"
 done
+# NCCL's double binary tree: the row names its pipeline; what has no meaning for it is refused in one line each
+"$GQ" simulate --model resnet50 --platform 'cluster:gpus-per-node=1,gpu=V100,intra=pcie3,inter=10gbe' --gpus 8 \
+    --sync tree --format csv | tail -1 > tree.txt
+check "--sync tree: the pipeline named in network_model" grep -q ',tree,.*tree pipelined: lat x13.01 once a bucket' tree.txt
+for extra in "--exact-flows:a tree's flows are already one an edge each way" "--downlink fp32:tree has none" \
+    "--ring-steps pipelined:not of another scheme" "--quant signsgd --ef on:in a tree: each hop re-quantizes"; do
+    # shellcheck disable=SC2086
+    "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --sync tree ${extra%%:*} 2> err.txt; rc=$?
+    check "--sync tree ${extra%%:*}: a usage error, one line" sh -c \
+        "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q -e \"${extra#*:}\" err.txt"
+done
+"$GQ" train --sync tree --workers 2 2> err.txt; rc=$?
+check "train --sync tree: refused (the trainer has no tree), one line" sh -c \
+    "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q -e \"--sync 'tree' is not\" err.txt"
 printf 'model,platform,gpu,batch,gpus,sync,images_per_s,ps_on,overlap\n' > pso.csv
 printf 'alexnet,p2.8xlarge,K80,512,8,ps,4640,cpu,0\nalexnet,p2.8xlarge,K80,512,8,parameter_server(cpu),4640,,0\n' >> pso.csv
 printf 'alexnet,p2.8xlarge,K80,512,8,ps,4640,,0\n' >> pso.csv

@@ -240,12 +240,12 @@ int main(void)
     test_time_to_target();
     test_misleading_screen();
     const sim_request q = base();
-    static const sync_kind SYNCS[] = {SYNC_PS_SHARDED, SYNC_RING, SYNC_HIERARCHICAL,
-                                      SYNC_ALLGATHER,  SYNC_PS,   SYNC_PS_FLAT};
+    static const sync_kind SYNCS[] = {SYNC_PS_SHARDED, SYNC_RING,    SYNC_HIERARCHICAL, SYNC_ALLGATHER,
+                                      SYNC_PS,         SYNC_PS_FLAT, SYNC_TREE};
     double best = INFINITY, best_fp32 = INFINITY;
     char best_quant[256] = "", best_sync[32] = "", msg[1024];
     int ran = 0;
-    for (size_t s = 0; s < 6; s++)
+    for (size_t s = 0; s < sizeof SYNCS / sizeof SYNCS[0]; s++)
         for (size_t f = 0; f < ADVISE_NFUSIONS; f++) {
             sim_request r = q;
             r.sync = SYNCS[s], r.fusion_bytes = ADVISE_FUSIONS[f][0], r.fusion_cycle_s = ADVISE_FUSIONS[f][1];
@@ -264,7 +264,7 @@ int main(void)
             }
             scenario_close(&sc);
         }
-    CHECK(ran == 6 * 3 * 3, "the exhaustive search simulated %d configurations (54)", ran);
+    CHECK(ran == 7 * 3 * 3, "the exhaustive search simulated %d configurations (63)", ran);
 
     advise_request a = {.quants = QUANTS, .nquants = 3, .gpus = 8, .top = 5};
     gq_table t = {0};
@@ -273,9 +273,9 @@ int main(void)
     gq_err e = sim_advise(&q, &a, &t, why, sizeof why, &n, msg, sizeof msg);
     const int it = table_column(&t, "iteration_s"), qc = table_column(&t, "quant"), sc = table_column(&t, "sync"),
               sp = table_column(&t, "speedup_over_fp32"), ips = table_column(&t, "images_per_s");
-    /* finalists: the best 5, and the best of each of the 6 schemes, fp32 and not, where not among those 5 */
-    CHECK(e == GQ_OK && n.screened == 54 && n.finalists >= 12 && n.finalists <= 17 && t.nrows == 6,
-          "advise screened %zu, simulated %zu again and kept %zu (54, 12..17, 5): %s", n.screened, n.finalists,
+    /* finalists: the best 5, and the best of each of the 7 schemes, fp32 and not, where not among those 5 */
+    CHECK(e == GQ_OK && n.screened == 63 && n.finalists >= 14 && n.finalists <= 19 && t.nrows == 6,
+          "advise screened %zu, simulated %zu again and kept %zu (63, 14..19, 5): %s", n.screened, n.finalists,
           t.nrows ? t.nrows - 1 : 0, e == GQ_OK ? "" : msg);
     CHECK(e == GQ_OK && strtod(table_cell(&t, 1, (size_t)it), NULL) == best &&
               strcmp(table_cell(&t, 1, (size_t)qc), best_quant) == 0 &&

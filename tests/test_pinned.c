@@ -21,9 +21,15 @@
  *   allgather    e + (P-1)(a_inter + U/b_inter) + (P-1) d
  *   ps-flat      e + a_inter + x U + d + e'/P + a_inter + x D + d', where x, seconds a byte of the bucket, is
  *                the busier of a GPU's link, (P-1)/P / b_intra, and its node's NIC, G (P-G)/P / b_inter
+ *   tree         3e/2 + 2d + 2 a_inter + 2 a_intra + U/b_inter: two nodes are each other's parent in one tree and
+ *                child in the other (depth 1), so a leader sends and receives two half-buckets, U, over its NIC
+ *                and one bucket over its chain's link (U/b_intra, less); the pipeline's hops are two between
+ *                nodes (up, down) and two along the chain of two GPUs; every node re-quantizes its half-sums on
+ *                the way up (e + d), decodes the way down (d), a root encodes its half (e/2)
  * Traffic per GPU per iteration (the busiest GPU for hierarchical):
  *   ps, ps-sharded U up, D down; ps-flat (P-1)/P U up, (P-1)/P D down; ring 2(P-1)/P U both ways; allgather (P-1)U
- *   both ways; hierarchical 2(N-1)/N U + (G-1) D up, 2(N-1)/N U + (G-1) U down. */
+ *   both ways; hierarchical 2(N-1)/N U + (G-1) D up, 2(N-1)/N U + (G-1) U down; tree 2U both ways (a leader: U to
+ *   the other node, U along its chain). */
 #include "check.h"
 #include "model.h"
 #include "sim.h"
@@ -33,14 +39,21 @@ static cluster_spec CL;
 static const double NW = 1e6, NB = 1000, AI = 2e-6, AX = 3.2e-6, BI = 15.75e9, BX = 12.5e9, COMPUTE = 0.03;
 static const double ENC_NS = 1.0, DEC_NS = 2.0; /* per element, for quantized runs */
 
-static sim_result simulate(const char *quant, sync_kind sync, int gpus, downlink_kind down)
+/* The setup above: one bucket after backward, the analytic engine, no codec cost (the callers set it). */
+static sim_config pinned(const cluster_spec *cl, const char *quant, sync_kind sync, int gpus)
 {
     sim_config c;
     memset(&c, 0, sizeof c);
-    c.model = &M, c.cluster = &CL, c.gpus = gpus, c.sync = sync, c.overlap = 0, c.fusion_bytes = 1e12;
+    c.model = &M, c.cluster = cl, c.gpus = gpus, c.sync = sync, c.overlap = 0, c.fusion_bytes = 1e12;
     qz_parse_spec(quant, &c.quant, NULL, 0);
-    c.exchange.downlink = down;
     c.fwd_s = 0.01, c.bwd_s = 0.02, c.engine = ENGINE_ANALYTIC, c.iterations = 1;
+    return c;
+}
+
+static sim_result simulate(const char *quant, sync_kind sync, int gpus, downlink_kind down)
+{
+    sim_config c = pinned(&CL, quant, sync, gpus);
+    c.exchange.downlink = down;
     c.encode_ns = c.quant.id == QZ_FP32 ? 0 : ENC_NS, c.decode_ns = c.quant.id == QZ_FP32 ? 0 : DEC_NS;
     sim_result r;
     char msg[256];
@@ -84,6 +97,10 @@ static void expect(const char *quant, sync_kind sync, downlink_kind down, double
         t = e + (P - 1) * (AX + U / BX) + (P - 1) * d;
         up = dn = (P - 1) * U;
         break;
+    case SYNC_TREE:
+        t = 1.5 * e + 2 * d + 2 * AX + 2 * AI + U / BX;
+        up = dn = 2 * U;
+        break;
     case SYNC_PS_FLAT: {
         const double x = fmax((P - 1) / P / BI, G * (P - G) / P / BX); /* here the NIC: 1/BX against 0.75/BI */
         t = e + AX + x * U + d + e2 / P + AX + x * D + d2;
@@ -112,7 +129,8 @@ int main(void)
         fprintf(stderr, "%s\n", msg);
         return 2;
     }
-    const sync_kind ALL[] = {SYNC_PS, SYNC_PS_SHARDED, SYNC_HIERARCHICAL, SYNC_RING, SYNC_ALLGATHER, SYNC_PS_FLAT};
+    const sync_kind ALL[] = {SYNC_PS,        SYNC_PS_SHARDED, SYNC_HIERARCHICAL, SYNC_RING,
+                             SYNC_ALLGATHER, SYNC_PS_FLAT,    SYNC_TREE};
     const int NS = sizeof ALL / sizeof ALL[0];
     /* fp32: 4 bytes an element both ways, no codec cost */
     const double raw = 4 * (NW + NB);
@@ -139,11 +157,7 @@ int main(void)
      * summed there by the CPU, (P-1)/P of the elements at S ns each, and back: the fp32 ring plus
      * 2 x 4n / BI + (P-1)/P n S, and no other change */
     {
-        sim_config c;
-        memset(&c, 0, sizeof c);
-        c.model = &M, c.cluster = &CL, c.gpus = 4, c.sync = SYNC_RING, c.overlap = 0, c.fusion_bytes = 1e12;
-        qz_parse_spec("fp32", &c.quant, NULL, 0);
-        c.fwd_s = 0.01, c.bwd_s = 0.02, c.engine = ENGINE_ANALYTIC, c.iterations = 1;
+        sim_config c = pinned(&CL, "fp32", SYNC_RING, 4);
         c.reduce_on_host = 1, c.server_sum_ns = 0.5;
         sim_result r;
         char m2[256];
@@ -161,11 +175,7 @@ int main(void)
      *   pipelined  L a_inter + (2(P-1) - 1) a_inter + 2(P-1) U/P/b_inter;
      * at L = 1 the two are the same to the bit */
     {
-        sim_config c;
-        memset(&c, 0, sizeof c);
-        c.model = &M, c.cluster = &CL, c.gpus = 4, c.sync = SYNC_RING, c.overlap = 0, c.fusion_bytes = 1e12;
-        qz_parse_spec("fp32", &c.quant, NULL, 0);
-        c.fwd_s = 0.01, c.bwd_s = 0.02, c.engine = ENGINE_ANALYTIC, c.iterations = 1;
+        sim_config c = pinned(&CL, "fp32", SYNC_RING, 4);
         c.network_model = "CM02:latency-factor=10";
         sim_result r, r1;
         char m2[256];
@@ -185,6 +195,34 @@ int main(void)
               r.comm_s);
     }
 
+    /* a tree on 8 nodes (16 GPUs), CM02 with latency factor L = 10, fp32: the trees' depth is floor(log2 8) = 3
+     * and the busiest node sends four half-buckets (inner in one tree: a parent, two children; a leaf in the
+     * other), 2U over its NIC; the chain of two GPUs U over PCIe. The pipeline's hops: 2 x 3 between nodes and
+     * 2 x 1 along the chain, the first (between nodes) at L a_inter, the others at the links' own latency:
+     *   L a_inter + (6 - 1) a_inter + 2 a_intra + 2U/b_inter
+     * and the row says so */
+    {
+        sim_config c = pinned(&CL, "fp32", SYNC_TREE, 16);
+        c.network_model = "CM02:latency-factor=10";
+        sim_result r;
+        char m2[256];
+        const double L = 10;
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.comm_s, L * AX + 5 * AX + 2 * AI + 2 * raw / BX, "tree, 8 nodes of 2 GPUs, latency factor 10");
+        close_to(r.bytes_up, 3 * raw, "tree, 8 nodes: a leader's bytes out, 2U to other nodes, U along its chain");
+        CHECK(strstr(r.network_model, "tree pipelined: lat x10 once a bucket") != NULL, "the row says so: '%s'",
+              r.network_model);
+        /* 3 nodes of 2: depth 1, the busiest node three half-buckets; one node of 2 (a chain alone, no NIC):
+         *   L a_inter + (2 - 1) a_inter + 2 a_intra + 1.5 U/b_inter      and      L a_intra + (2 - 1) a_intra +
+         * U/b_intra */
+        c.gpus = 6;
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.comm_s, L * AX + AX + 2 * AI + 1.5 * raw / BX, "tree, 3 nodes of 2 GPUs, latency factor 10");
+        c.gpus = 2;
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.comm_s, L * AI + AI + raw / BI, "tree, one node of 2 GPUs, latency factor 10");
+    }
+
     /* ps-sharded on nodes of one GPU: no node-local reduce, and each GPU encodes its own contribution for the
      * servers and decodes their reply itself (until 2026-12-04 neither was charged):
      *   e + a_inter + (N-1)/N U/b_inter + d + e'/N + a_inter + (N-1)/N D/b_inter + d', N = 2 nodes
@@ -194,11 +232,7 @@ int main(void)
         CHECK(cluster_parse("cluster:gpus-per-node=1,gpu=V100,intra=pcie3,inter=ib-edr", &one, msg, sizeof msg) ==
                   GQ_OK,
               "%s", msg);
-        sim_config c;
-        memset(&c, 0, sizeof c);
-        c.model = &M, c.cluster = &one, c.gpus = 2, c.sync = SYNC_PS_SHARDED, c.overlap = 0, c.fusion_bytes = 1e12;
-        qz_parse_spec("terngrad", &c.quant, NULL, 0);
-        c.fwd_s = 0.01, c.bwd_s = 0.02, c.engine = ENGINE_ANALYTIC, c.iterations = 1;
+        sim_config c = pinned(&one, "terngrad", SYNC_PS_SHARDED, 2);
         c.encode_ns = ENC_NS, c.decode_ns = DEC_NS;
         sim_result r;
         char m2[256];
@@ -214,11 +248,7 @@ int main(void)
      * TernGrad's summed reply, no overlap: the ring then starts when the longer compute ends. */
     {
         const double F = 1000; /* ns per call */
-        sim_config c;
-        memset(&c, 0, sizeof c);
-        c.model = &M, c.cluster = &CL, c.gpus = 4, c.sync = SYNC_RING, c.overlap = 0, c.fusion_bytes = 1e12;
-        qz_parse_spec("terngrad", &c.quant, NULL, 0);
-        c.fwd_s = 0.01, c.bwd_s = 0.02, c.engine = ENGINE_ANALYTIC, c.iterations = 1;
+        sim_config c = pinned(&CL, "terngrad", SYNC_RING, 4);
         c.encode_ns = ENC_NS, c.decode_ns = DEC_NS, c.encode_fixed_ns = F, c.decode_fixed_ns = F;
         c.codec_serial = 1;
         sim_result r;

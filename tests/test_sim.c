@@ -182,6 +182,47 @@ static void test_ring_pipelined(void)
     CHECK(pipe_s < msg_s / 2, "pipelined %.6f s, under half of a message a step %.6f s", pipe_s, msg_s);
 }
 
+/* NCCL's double binary tree (--sync tree): where nothing but a node's own NIC is shared (one GPU a node; a 4-GPU
+ * chain on NVLink) SimGrid's flows, one an edge each way with the pipeline's other hops added, take what the
+ * closed form says within 0.5%, on TCP (LV08's factor once a bucket, its cross-traffic) and on RDMA; the engine
+ * moves 2 N (G - 1) chain flows and 4 (N - 1) tree flows a bucket; and at 256 nodes of 10 GbE, one bucket a tensor,
+ * the tree's 2 log2 N hops beat the pipelined ring's 2 (P - 1). On two nodes a node's NIC carries the bucket once
+ * each way, the ring's about twice: the tree is nearly twice as fast there (NCCL's issue #946). */
+static void test_tree(void)
+{
+    cluster_spec eth = cluster("cluster:gpus-per-node=1,gpu=V100,intra=pcie3,inter=10gbe"),
+                 nv = cluster("cluster:gpus-per-node=4,gpu=V100,intra=nvlink2,inter=ib-edr");
+    const int GPUS[] = {2, 7, 64};
+    for (int i = 0; i < 3; i++) {
+        sim_config c = base("resnet50", &eth, GPUS[i], "fp32", SYNC_TREE);
+        c.overlap = 0, c.fusion_bytes = 0;
+        double s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+        CHECK(fabs(s / a - 1) < 0.005, "tree, %d GPUs of 10 GbE: SimGrid %.6f vs analytic %.6f", GPUS[i], s, a);
+        c = base("resnet50", &nv, 4 * GPUS[i], "qsgd", SYNC_TREE);
+        c.encode_ns = c.decode_ns = 1; /* the codec's share large enough to show */
+        sim_result r = result_of(c, ENGINE_SIMGRID);
+        a = run(c, ENGINE_ANALYTIC);
+        CHECK(fabs(r.iteration_s / a - 1) < 0.005, "tree, %d nodes of 4 V100: SimGrid %.6f vs analytic %.6f", GPUS[i],
+              r.iteration_s, a);
+        const long N = GPUS[i], want = (2 * N * 3 + 4 * (N - 1)) * r.buckets;
+        CHECK(r.flows == want, "tree, %ld nodes of 4: %ld flows, %ld expected", N, r.flows, want);
+    }
+    sim_config c = base("resnet50", &eth, 256, "fp32", SYNC_TREE);
+    c.overlap = 0, c.fusion_bytes = 0;
+    const double tree = run(c, ENGINE_ANALYTIC);
+    c.sync = SYNC_RING, c.ring_pipelined = 1;
+    const double ring = run(c, ENGINE_ANALYTIC);
+    CHECK(tree < ring / 2, "256 nodes of 10 GbE, a bucket a tensor: tree %.4f s, under half the ring's %.4f s", tree,
+          ring);
+    c = base("alexnet", &nv, 8, "fp32", SYNC_TREE);
+    c.overlap = 0, c.fusion_bytes = 1e12;
+    const double two_tree = result_of(c, ENGINE_SIMGRID).comm_s;
+    c.sync = SYNC_RING;
+    const double two_ring = result_of(c, ENGINE_SIMGRID).comm_s;
+    CHECK(two_ring / two_tree > 1.7 && two_ring / two_tree < 2, "two nodes: ring %.6f s / tree %.6f s = %.3f", two_ring,
+          two_tree, two_ring / two_tree);
+}
+
 static void test_contention(void)
 {
     cluster_spec eth = cluster("terngrad-ethernet");
@@ -573,6 +614,7 @@ int main(void)
     test_flat_and_comm();
     test_ring_on_host();
     test_ring_pipelined();
+    test_tree();
     test_contention();
     test_basics();
     test_scaling();
