@@ -103,9 +103,10 @@ static gq_err spec_row(gpu_db *db, char **f, int nf, const char *file, int line,
     return GQ_OK;
 }
 
-static gq_err meas_row(gpu_db *db, char **f, int nf, const char *file, int line, char *msg, size_t cap)
+/* A measured row from fields gpu, model, framework, batch, images_per_s, source, into *list. */
+static gq_err add_meas(gpu_measurement **list, size_t *count, char **f, precision_kind precision, const char *file,
+                       int line, char *msg, size_t cap)
 {
-    (void)nf;
     gpu_measurement r;
     memset(&r, 0, sizeof r);
     double batch;
@@ -122,11 +123,30 @@ static gq_err meas_row(gpu_db *db, char **f, int nf, const char *file, int line,
     snprintf(r.framework, sizeof r.framework, "%s", f[2]);
     snprintf(r.source, sizeof r.source, "%s", f[5]);
     r.batch = (int)batch;
-    gpu_measurement *n = realloc(db->meas, (db->nmeas + 1) * sizeof *n);
+    r.precision = precision;
+    gpu_measurement *n = realloc(*list, (*count + 1) * sizeof *n);
     if (!n) return GQ_ERR_NOMEM;
-    db->meas = n;
-    db->meas[db->nmeas++] = r;
+    *list = n;
+    n[(*count)++] = r;
     return GQ_OK;
+}
+
+static gq_err meas_row(gpu_db *db, char **f, int nf, const char *file, int line, char *msg, size_t cap)
+{
+    (void)nf;
+    return add_meas(&db->meas, &db->nmeas, f, PRECISION_FP32, file, line, msg, cap);
+}
+
+static gq_err prec_row(gpu_db *db, char **f, int nf, const char *file, int line, char *msg, size_t cap)
+{
+    (void)nf;
+    int p = 0;
+    while (PRECISION_NAMES[p] && strcmp(PRECISION_NAMES[p], f[2]) != 0) p++;
+    if (p != PRECISION_AMP && p != PRECISION_TF32)
+        return gq_fail_at(GQ_ERR_SPEC, msg, cap, file, line,
+                          "precision '%s' is not amp or tf32 (fp32 rows go in data/gpu_throughput.csv's table)", f[2]);
+    char *rest[6] = {f[0], f[1], f[3], f[4], f[5], f[6]}; /* the fp32 table's fields, in its order */
+    return add_meas(&db->prec, &db->nprec, rest, (precision_kind)p, file, line, msg, cap);
 }
 
 gq_err gpu_db_add_specs(gpu_db *db, const char *csv, const char *file, char *msg, size_t cap)
@@ -139,10 +159,16 @@ gq_err gpu_db_add_measurements(gpu_db *db, const char *csv, const char *file, ch
     return each_row(db, csv, file, "gpu,model,framework,batch,images_per_s,source", 6, meas_row, msg, cap);
 }
 
+gq_err gpu_db_add_precision_measurements(gpu_db *db, const char *csv, const char *file, char *msg, size_t cap)
+{
+    return each_row(db, csv, file, "gpu,model,precision,framework,batch,images_per_s,source", 7, prec_row, msg, cap);
+}
+
 void gpu_db_free(gpu_db *db)
 {
     free(db->gpus);
     free(db->meas);
+    free(db->prec);
     memset(db, 0, sizeof *db);
 }
 
@@ -270,13 +296,14 @@ int gpu_fit(const gpu_db *db, const model_zoo *zoo, const gpu_spec *g, const gpu
 
 /* The measured row for (g, m) nearest in batch, or NULL. */
 static const gpu_measurement *nearest_measurement(const gpu_db *db, const model_t *m, const gpu_spec *g, int batch,
-                                                  const gpu_measurement *exclude)
+                                                  precision_kind precision, const gpu_measurement *exclude)
 {
-    const gpu_measurement *best = NULL;
+    const gpu_measurement *best = NULL, *rows = precision == PRECISION_FP32 ? db->meas : db->prec;
+    const size_t n = precision == PRECISION_FP32 ? db->nmeas : db->nprec;
     double best_d = INFINITY;
-    for (size_t i = 0; i < db->nmeas; i++) {
-        const gpu_measurement *r = &db->meas[i];
-        if (!gpu_name_eq(r->gpu, g->name) || strcmp(r->model, m->name) != 0) continue;
+    for (size_t i = 0; i < n; i++) {
+        const gpu_measurement *r = &rows[i];
+        if (r->precision != precision || !gpu_name_eq(r->gpu, g->name) || strcmp(r->model, m->name) != 0) continue;
         if (exclude && gpu_name_eq(r->gpu, exclude->gpu) && strcmp(r->model, exclude->model) == 0) continue;
         double d = fabs(log((double)r->batch / batch));
         if (d < best_d - 1e-12 || (fabs(d - best_d) <= 1e-12 && r->images_per_s > best->images_per_s)) {
@@ -297,7 +324,7 @@ gq_err gpu_compute(const gpu_db *db, const model_zoo *zoo, const model_t *m, con
     if (user_images_per_s > 0) {
         per_image = 1.0 / user_images_per_s;
         out->source = COMPUTE_USER;
-    } else if ((r = nearest_measurement(db, m, g, batch, exclude)) != NULL) {
+    } else if ((r = nearest_measurement(db, m, g, batch, PRECISION_FP32, exclude)) != NULL) {
         per_image = 1.0 / r->images_per_s;
         out->source = COMPUTE_MEASURED;
         out->basis = r;
@@ -318,5 +345,23 @@ gq_err gpu_compute(const gpu_db *db, const model_zoo *zoo, const model_t *m, con
     out->fwd_s = out->iter_s / (1.0 + m->backward_ratio);
     out->bwd_s = out->iter_s - out->fwd_s;
     out->efficiency = model_train_flops(m) * out->images_per_s / g->peak_flops;
+    return GQ_OK;
+}
+
+gq_err gpu_compute_in(const gpu_db *db, const model_zoo *zoo, const model_t *m, const gpu_spec *g, int batch,
+                      precision_kind precision, double user_images_per_s, compute_estimate *out)
+{
+    if (precision == PRECISION_FP32) return gpu_compute(db, zoo, m, g, batch, user_images_per_s, NULL, out);
+    if (batch < 1) return GQ_ERR_PARAM;
+    const gpu_measurement *r = user_images_per_s > 0 ? NULL : nearest_measurement(db, m, g, batch, precision, NULL);
+    if (!r && !(user_images_per_s > 0)) return GQ_ERR_PARAM;
+    memset(out, 0, sizeof *out);
+    out->source = r ? COMPUTE_MEASURED : COMPUTE_USER;
+    out->basis = r;
+    out->iter_s = batch / (r ? r->images_per_s : user_images_per_s);
+    out->images_per_s = batch / out->iter_s;
+    out->fwd_s = out->iter_s / (1.0 + m->backward_ratio);
+    out->bwd_s = out->iter_s - out->fwd_s;
+    out->efficiency = model_train_flops(m) * out->images_per_s / g->peak_flops; /* of the fp32 peak */
     return GQ_OK;
 }

@@ -25,13 +25,16 @@ typedef struct {
     int batch;
     double images_per_s;
     char source[200];
+    precision_kind precision;
 } gpu_measurement;
 
 typedef struct {
     gpu_spec *gpus;
     size_t ngpus;
-    gpu_measurement *meas;
+    gpu_measurement *meas; /* fp32: the rows the fit learns from */
     size_t nmeas;
+    gpu_measurement *prec; /* other precisions: measured rows only, never fitted (no peak rate to fit them to) */
+    size_t nprec;
 } gpu_db;
 
 /* Adds GPU rows (header `gpu,peak_fp32_tflops,mem_bw_gbs,source`); a row whose
@@ -39,6 +42,9 @@ typedef struct {
 gq_err gpu_db_add_specs(gpu_db *db, const char *csv, const char *file, char *msg, size_t cap);
 /* Adds measured rows (header `gpu,model,framework,batch,images_per_s,source`). */
 gq_err gpu_db_add_measurements(gpu_db *db, const char *csv, const char *file, char *msg, size_t cap);
+/* Adds measured rows of other precisions (header `gpu,model,precision,framework,batch,images_per_s,source`,
+ * precision amp or tf32; fp32 rows belong to the table above). */
+gq_err gpu_db_add_precision_measurements(gpu_db *db, const char *csv, const char *file, char *msg, size_t cap);
 void gpu_db_free(gpu_db *db);
 
 /* Names compare case-insensitively, ignoring spaces, '-' and '_':
@@ -87,6 +93,10 @@ double grad_bytes_per_gflop(double params, double fwd_flops, double backward_rat
  * leave-one-out validation. */
 gq_err gpu_compute(const gpu_db *db, const model_zoo *zoo, const model_t *m, const gpu_spec *g, int batch,
                    double user_images_per_s, const gpu_measurement *exclude, compute_estimate *out);
+/* The same in another precision: user_images_per_s where given, else the row of that precision for (g, m) nearest
+ * in batch, else GQ_ERR_PARAM (nothing is fitted outside fp32). PRECISION_FP32 is gpu_compute. */
+gq_err gpu_compute_in(const gpu_db *db, const model_zoo *zoo, const model_t *m, const gpu_spec *g, int batch,
+                      precision_kind precision, double user_images_per_s, compute_estimate *out);
 
 /* The fitted coefficients (a, b, c) and g's scale (0 when g has no rows);
  * @return the number of measured rows behind the global fit, 0 if none. */

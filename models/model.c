@@ -71,6 +71,8 @@ static gq_err fail(parser *p, const char *fmt, ...)
     return GQ_ERR_SPEC;
 }
 
+const char *const PRECISION_NAMES[] = {"fp32", "amp", "tf32", NULL};
+
 const char *layer_type_name(layer_type t)
 {
     static const char *const NAMES[] = {"conv", "fc",     "pool", "relu",    "lrn",

@@ -71,6 +71,11 @@ static inline uint64_t layer_params(const model_layer *l) { return l->weight_par
 /* "conv", "fc", ... */
 const char *layer_type_name(layer_type t);
 
+/* The arithmetic a model trains in: fp32; AMP, mixed precision (fp16 on tensor cores, fp16 gradients); TF32, fp32
+ * storage with tensor-core matrix products (A100 and later). */
+typedef enum { PRECISION_FP32, PRECISION_AMP, PRECISION_TF32 } precision_kind;
+extern const char *const PRECISION_NAMES[]; /* NULL-terminated, in enum order */
+
 /* Per-layer compute times for one iteration: the forward and backward totals
  * split by each layer's share of the forward FLOPs. fwd_s and bwd_s have
  * m->nlayers entries. Gradients become ready in reverse layer order. */

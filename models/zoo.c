@@ -46,6 +46,9 @@ gq_err zoo_load(gq_zoo *z, const char *gpu_file, char *msg, size_t cap)
     if (e == GQ_OK) e = gpu_db_add_specs(&z->gpus, gq_builtin_data("gpus"), "data/gpus.csv", msg, cap);
     if (e == GQ_OK)
         e = gpu_db_add_measurements(&z->gpus, gq_builtin_data("gpu_throughput"), "data/gpu_throughput.csv", msg, cap);
+    if (e == GQ_OK)
+        e = gpu_db_add_precision_measurements(&z->gpus, gq_builtin_data("gpu_throughput_precision"),
+                                              "data/gpu_throughput_precision.csv", msg, cap);
     if (e == GQ_OK && gpu_file) {
         char *text;
         e = read_text(gpu_file, &text, msg, cap);

@@ -120,6 +120,9 @@ mutations=(
   'sim/sg_child.c|c[n++] = put_async(w, mbox("t%d.%d.%d", t, o * w->G, lead), b->up_bytes / 2);|c[n++] = put_async(w, mbox("t%d.%d.%d", t, o * w->G, lead), b->up_bytes);|SimGrid tree: whole buckets on the tree edges'
   'sim/sg_child.c|    sleep_s(hops / L - first / L + b->enc_s / 2 + b->dec_s);|    sleep_s(hops / L - first / L + b->dec_s);|SimGrid tree: the root encode not charged'
   'sim/plan.c|            const double lead = tree_half_buckets(p) / 2 + (p->per_node > 1)|            const double lead = tree_half_buckets(p) / 2|tree traffic: the leader chain bytes left out'
+  'sim/scenario.c|const int amp_native = q->precision == PRECISION_AMP|const int amp_native = q->precision == 99|amp: gradients not sent as fp16'
+  'models/gpu.c|if (r->precision != precision|if (r->precision != r->precision|a measured row of another precision taken'
+  'sim/scenario.c|        whole.quant = c.quant;|        whole.quant = c.quant, whole.encode_ns = 1;|amp: the native fp16 gradients charged an encode'
   'sim/codec_cost.c|        w[m] = a * a / (pts[i].us * pts[i].us);|        w[m] = 1 / (pts[i].us * pts[i].us);|codec fit: weights not scaled with the launches'
 )
 

@@ -127,12 +127,30 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
     }
     s->batch = q->batch ? q->batch : s->model->batch ? s->model->batch : 32;
     model_zoo view = zoo_view(&s->zoo);
-    if (gpu_compute(&s->zoo.gpus, &view, s->model, s->gpu, s->batch, q->gpu_images_per_s, NULL, &s->compute) != GQ_OK) {
-        gq_fail(GQ_ERR_PARAM, msg, cap, "no compute profile for %s on %s", s->model->name, s->gpu->name);
+    if (gpu_compute_in(&s->zoo.gpus, &view, s->model, s->gpu, s->batch, (precision_kind)q->precision,
+                       q->gpu_images_per_s, &s->compute) != GQ_OK) {
+        if (q->precision != PRECISION_FP32)
+            gq_fail(GQ_ERR_PARAM, msg, cap,
+                    "--precision %s: no measured %s throughput for %s on %s (data/gpu_throughput_precision.csv); "
+                    "give the measured rate with --gpu-images-per-s",
+                    PRECISION_NAMES[q->precision], PRECISION_NAMES[q->precision], s->model->name, s->gpu->name);
+        else
+            gq_fail(GQ_ERR_PARAM, msg, cap, "no compute profile for %s on %s", s->model->name, s->gpu->name);
         scenario_close(s);
         return GQ_ERR_PARAM;
     }
     return GQ_OK;
+}
+
+/* The compute_source column: the estimate's source, and the precision where it is not fp32. */
+static const char *compute_source_of(const sim_scenario *s)
+{
+    static const char *const AMP[] = {"measured (amp)", "fitted (amp)", "pooled (amp)", "user (amp)"},
+                             *const TF32[] = {"measured (tf32)", "fitted (tf32)", "pooled (tf32)", "user (tf32)"};
+    const int k = (int)s->compute.source;
+    if (s->req.precision == PRECISION_AMP) return AMP[k];
+    if (s->req.precision == PRECISION_TF32) return TF32[k];
+    return compute_source_name(s->compute.source);
 }
 
 void scenario_close(sim_scenario *s)
@@ -216,6 +234,14 @@ gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *
                            "quantizer a run, not one a tensor");
     } else if (qz_parse_spec(quant, &c.quant, why, sizeof why) != GQ_OK)
         return gq_fail(GQ_ERR_SPEC, msg, cap, "--quant '%s': %s", quant, why);
+    /* mixed precision makes fp16 gradients: sent as they are (fp32 or fp16 asked), with nothing to encode */
+    const int amp_native = q->precision == PRECISION_AMP && (c.quant.id == QZ_FP32 || c.quant.id == QZ_FP16);
+    if (q->precision == PRECISION_AMP && plan)
+        return gq_fail(GQ_ERR_USAGE, msg, cap,
+                       "--plan with --precision amp: a plan's fp32 tensors would travel as fp16, which it does not "
+                       "say; give the plan's codecs for fp16 gradients by hand");
+    if (amp_native && qz_parse_spec("fp16", &c.quant, why, sizeof why) != GQ_OK)
+        return gq_fail(GQ_ERR_SPEC, msg, cap, "fp16: %s", why);
     for (size_t k = 0; k < (plan ? plan->n : 1); k++) {
         const qz_params *kq = plan ? &plan->quant[k] : &c.quant;
         if (q->ef == EF_ON && gpus > 1 && kq->id != QZ_FP32 && !xch_keeps_residual(q->sync, kq)) {
@@ -251,6 +277,10 @@ gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *
         if (!used) snprintf(codec_source, sizeof codec_source, "none (fp32)");
         c.tensor_codec = per, c.ntensor_codec = plan->n;
         memset(&whole, 0, sizeof whole); /* no one codec for the model: each tensor has its own */
+    } else if (amp_native) {
+        memset(&whole, 0, sizeof whole);
+        whole.quant = c.quant;
+        snprintf(codec_source, sizeof codec_source, "none (amp: fp16 gradients as made, 2 bytes an element)");
     } else {
         gq_err e = codec_of(s, &c.quant, &whole, codec_source, sizeof codec_source, why, sizeof why);
         if (e != GQ_OK) return gq_fail(e, msg, cap, "--quant '%s': %s", quant, why);
@@ -364,8 +394,7 @@ void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o)
               s->model->name, q->platform, o->gpus, o->quant, sync, r->iteration_s, r->compute_s, r->comm_exposed_s,
               r->comm_s, r->compute_s > 0 ? r->comm_s / r->compute_s : 0, r->encode_s, r->decode_s, r->bytes_up,
               r->bytes_down, o->images_per_s, o->speedup, sim_engine_name(q->engine), s->batch, s->gpu->name,
-              q->overlap ? "on" : "off", q->fusion_bytes, compute_source_name(s->compute.source), r->network_model,
-              o->codec_source);
+              q->overlap ? "on" : "off", q->fusion_bytes, compute_source_of(s), r->network_model, o->codec_source);
 }
 
 /* "MODEL PLATFORM QUANT: N GPUs" to the progress callback, if any. */
@@ -611,7 +640,7 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
         sync_describe(q.sync, q.ps_shards, q.ps_placement, q.ps_on_cpu, sync, sizeof sync);
         table_row(rows, "%s\t%s\t%s\t%llu\t%s\t%s\t%llu\t" TABLE_REAL "\t" TABLE_REAL "\t%+.1f\t%s", s.model->name,
                   platform, s.gpu->name, (unsigned long long)row->batch, sync, quant, (unsigned long long)row->gpus,
-                  row->images_per_s, o.images_per_s, err, compute_source_name(s.compute.source));
+                  row->images_per_s, o.images_per_s, err, compute_source_of(&s));
         scenario_close(&s);
     }
     if (e == GQ_OK && scored == 0) *mean_pct = *median_pct = NAN;

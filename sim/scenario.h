@@ -35,7 +35,8 @@ typedef struct {
     double fusion_bytes, fusion_cycle_s;
     engine_kind engine;
     int iterations, exact_flows;
-    double gpu_images_per_s;  /* > 0: this GPU's measured fp32 throughput, instead of a profile */
+    double gpu_images_per_s;  /* > 0: this GPU's measured throughput (in `precision`), instead of a profile */
+    int precision;            /* precision_kind: fp32; amp (fp16 gradients, no codec for them); tf32 */
     codec_device codec_on;    /* where encode and decode run (default the GPU) */
     const char *codec_costs;  /* a codec cost profile file (quant,device,...), or NULL */
     double quant_rate;        /* > 0: codec cost as this many elements/s on every device, nothing fixed */

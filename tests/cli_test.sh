@@ -315,6 +315,18 @@ done
 "$GQ" train --sync tree --workers 2 2> err.txt; rc=$?
 check "train --sync tree: refused (the trainer has no tree), one line" sh -c \
     "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q -e \"--sync 'tree' is not\" err.txt"
+# --precision: AMP's measured rate and fp16 gradients, named in the row; where nothing is measured, one line
+"$GQ" simulate --model resnet50 --platform dgx1-v100 --gpus 8 --batch 256 --precision amp --format csv | tail -1 > amp.txt
+check "--precision amp: fp16 on the wire, the measured AMP rate, both named" sh -c \
+    "grep -q '^resnet50,dgx1-v100,8,fp16,' amp.txt && grep -q ',measured (amp),' amp.txt && grep -q 'none (amp: fp16 gradients' amp.txt"
+"$GQ" simulate --model resnet50 --platform dgx1-v100 --gpus 8 --precision tf32 2> err.txt; rc=$?
+check "--precision tf32 on a V100 (nothing measured): refused, one line" sh -c \
+    "test $rc -ne 0 && test \$(wc -l < err.txt) -eq 1 && grep -q 'no measured tf32 throughput for resnet50 on V100' err.txt"
+printf 'model,platform,gpu,gpus,batch,sync,precision,images_per_s\nresnet50,dgx-a100,A100,8,256,ring,tf32,7248\n' > prec.csv
+printf 'resnet50,dgx-a100,A100,8,256,ring,amp,16621\n' >> prec.csv
+"$GQ" validate --measured prec.csv --engine analytic --format csv > precv.txt
+check "validate: a precision column, each row at its own precision" sh -c \
+    "grep -q ',measured (tf32)' precv.txt && grep -q ',measured (amp)' precv.txt"
 printf 'model,platform,gpu,batch,gpus,sync,images_per_s,ps_on,overlap\n' > pso.csv
 printf 'alexnet,p2.8xlarge,K80,512,8,ps,4640,cpu,0\nalexnet,p2.8xlarge,K80,512,8,parameter_server(cpu),4640,,0\n' >> pso.csv
 printf 'alexnet,p2.8xlarge,K80,512,8,ps,4640,,0\n' >> pso.csv
@@ -557,6 +569,9 @@ check "advise --per-tensor: a plan of alexnet's 16 tensors; simulate --plan give
         exit(sprintf("%.6g", $f[5]) eq $t ? 0 : 1)'
 "$GQ" simulate --model alexnet --platform terngrad-infiniband --gpus 16 --plan plan.csv --quant fp16 2> err.txt; rc=$?
 check "simulate --plan with --quant: usage error, one line" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1"
+"$GQ" simulate --model alexnet --platform terngrad-infiniband --gpus 16 --plan plan.csv --precision amp 2> err.txt; rc=$?
+check "simulate --plan with --precision amp: usage error, one line" sh -c \
+    "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q -e '--plan with --precision amp' err.txt"
 "$GQ" simulate --model vgg-a --platform terngrad-infiniband --gpus 16 --plan plan.csv 2> err.txt; rc=$?
 check "simulate --plan of another model: its line named" sh -c "test $rc -ne 0 && test \$(wc -l < err.txt) -eq 1 && grep -q 'plan.csv:2: model .vgg-a. has no tensor' err.txt"
 "$GQ" advise --model alexnet --platform terngrad-infiniband --gpus 8,16 --per-tensor plan2.csv 2> err.txt; rc=$?

@@ -92,6 +92,16 @@ static void test_bad_csv(void)
                                   sizeof msg) == GQ_ERR_SPEC &&
               strstr(msg, "t.csv:2:") && strstr(msg, "batch"),
           "fractional batch: %s", msg);
+    CHECK(gpu_db_add_precision_measurements(
+              &db, "gpu,model,precision,framework,batch,images_per_s,source\nX,m,fp32,f,8,10,s\n", "p.csv", msg,
+              sizeof msg) == GQ_ERR_SPEC &&
+              strstr(msg, "p.csv:2:") && strstr(msg, "precision 'fp32' is not amp or tf32"),
+          "an fp32 row among the other precisions: %s", msg);
+    CHECK(gpu_db_add_precision_measurements(
+              &db, "gpu,model,precision,framework,batch,images_per_s,source\nX,m,amp,f,8,10,s\n", "p.csv", msg,
+              sizeof msg) == GQ_OK &&
+              db.nprec == 1 && db.prec[0].precision == PRECISION_AMP && db.prec[0].batch == 8 && db.nmeas == 0,
+          "an amp row: kept apart from the fp32 rows the fit learns from");
     CHECK(gpu_db_add_specs(&db, "gpu,peak_fp32_tflops,mem_bw_gbs,source\n\"My GPU, rev 2\",20,1000,mine\n", "g.csv",
                            msg, sizeof msg) == GQ_OK &&
               db.ngpus == 1 && strcmp(db.gpus[0].name, "My GPU, rev 2") == 0 && db.gpus[0].peak_flops == 20e12,

@@ -345,6 +345,65 @@ static void test_frameworks(void)
           "a misspelling: %s", msg);
 }
 
+/* --precision: AMP's measured rate (NVIDIA's 1,200 images/s for ResNet-50 on a V100 at batch 256, in
+ * data/gpu_throughput_precision.csv) and its fp16 gradients, sent as made: a ring's 2(P-1)/P of the fp16 sizes of
+ * every tensor, nothing encoded; fp16 asked is the same; another quantizer encodes as ever; TF32 where nothing
+ * was measured is refused in a line that says so, and a rate the user gives is taken. */
+static void test_precision(void)
+{
+    sim_request q;
+    sim_request_defaults(&q);
+    q.model = "resnet50", q.platform = "dgx1-v100", q.engine = ENGINE_ANALYTIC, q.batch = 256;
+    q.sync = SYNC_RING, q.overlap = 0, q.fusion_bytes = 1e12, q.precision = PRECISION_AMP;
+    sim_scenario s;
+    char msg[512];
+    CHECK(scenario_open(&s, &q, msg, sizeof msg) == GQ_OK, "open: %s", msg);
+    CHECK(s.compute.images_per_s == 1200 && s.compute.source == COMPUTE_MEASURED,
+          "amp on a V100: %g images/s, the published 1200", s.compute.images_per_s);
+    qz_params fp16;
+    qz_parse_spec("fp16", &fp16, NULL, 0);
+    double u16 = 0; /* every tensor's fp16 encoding */
+    for (size_t i = 0; i < s.model->nlayers; i++) {
+        if (s.model->layers[i].weight_params)
+            u16 += (double)qz_exact_size(&fp16, (size_t)s.model->layers[i].weight_params);
+        if (s.model->layers[i].bias_params) u16 += (double)qz_exact_size(&fp16, (size_t)s.model->layers[i].bias_params);
+    }
+    const double P = 8;
+    const char *QUANTS[] = {"fp32", "fp16"};
+    for (int k = 0; k < 2; k++) {
+        sim_outcome o;
+        CHECK(scenario_run(&s, QUANTS[k], 8, &o, msg, sizeof msg) == GQ_OK, "%s", msg);
+        CHECK(strcmp(o.quant, "fp16") == 0 && o.r.encode_s == 0 && o.r.decode_s == 0 &&
+                  fabs(o.r.bytes_up - 2 * (P - 1) / P * u16) <= 1e-9 * u16 &&
+                  fabs(o.r.compute_s - 256.0 / 1200) < 1e-12,
+              "amp, %s asked: %s, encode %g s, %.0f bytes up (2(P-1)/P x %.0f), compute %.9f s (256/1200)", QUANTS[k],
+              o.quant, o.r.encode_s, o.r.bytes_up, u16, o.r.compute_s);
+        CHECK(strstr(o.codec_source, "amp: fp16 gradients") != NULL, "the row says why: '%s'", o.codec_source);
+    }
+    sim_outcome tg;
+    CHECK(scenario_run(&s, "terngrad", 8, &tg, msg, sizeof msg) == GQ_OK && tg.r.encode_s > 0 &&
+              strncmp(tg.quant, "terngrad", 8) == 0,
+          "amp with terngrad: encoded as ever (%g s)", tg.r.encode_s);
+    scenario_close(&s);
+    q.precision = PRECISION_TF32;
+    CHECK(scenario_open(&s, &q, msg, sizeof msg) == GQ_ERR_PARAM &&
+              strstr(msg, "no measured tf32 throughput for resnet50 on V100") != NULL,
+          "tf32 on a V100 with nothing measured: refused, '%s'", msg);
+    q.platform = "dgx-a100"; /* an A100 has both: each precision its own row (TF32 938, AMP 2470 at batch 256) */
+    CHECK(scenario_open(&s, &q, msg, sizeof msg) == GQ_OK && s.compute.images_per_s == 938, "tf32 on an A100: %g",
+          s.compute.images_per_s);
+    scenario_close(&s);
+    q.precision = PRECISION_AMP;
+    CHECK(scenario_open(&s, &q, msg, sizeof msg) == GQ_OK && s.compute.images_per_s == 2470, "amp on an A100: %g",
+          s.compute.images_per_s);
+    scenario_close(&s);
+    q.platform = "dgx1-v100", q.precision = PRECISION_TF32, q.gpu_images_per_s = 500;
+    CHECK(scenario_open(&s, &q, msg, sizeof msg) == GQ_OK && s.compute.images_per_s == 500 &&
+              s.compute.source == COMPUTE_USER,
+          "a rate given is taken: %g", s.compute.images_per_s);
+    scenario_close(&s);
+}
+
 int main(void)
 {
     test_rows_well_formed();
@@ -358,5 +417,6 @@ int main(void)
     test_tta_run();
     test_frameworks();
     test_error_feedback();
+    test_precision();
     return check_summary();
 }
