@@ -123,6 +123,9 @@ mutations=(
   'sim/scenario.c|const int amp_native = q->precision == PRECISION_AMP|const int amp_native = q->precision == 99|amp: gradients not sent as fp16'
   'models/gpu.c|if (r->precision != precision|if (r->precision != r->precision|a measured row of another precision taken'
   'sim/scenario.c|        whole.quant = c.quant;|        whole.quant = c.quant, whole.encode_ns = 1;|amp: the native fp16 gradients charged an encode'
+  'sim/plan.c|        start = fmax(start + cycle, end);|        start = start + cycle;|Horovod loop: the next cycle does not wait for the last all-reduce'
+  'sim/plan.c|        while (k < p->n && p->b[k].ready_s < start) {|        while (k < p->n && p->b[k].ready_s <= start) {|Horovod loop: a tensor made at a cycle start taken at once'
+  'sim/frameworks.c|    if (e == GQ_OK && allreduce && q->fusion_cycle_s > 0 && q->overlap|    if (e == GQ_OK && allreduce && q->fusion_cycle_s >= 0 && q->overlap|Horovod presets pace cycles that are not there'
   'sim/codec_cost.c|        w[m] = a * a / (pts[i].us * pts[i].us);|        w[m] = 1 / (pts[i].us * pts[i].us);|codec fit: weights not scaled with the launches'
 )
 

@@ -117,7 +117,7 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
 
 /* PowerSGD's factors: half the encode (M Q), P's all-reduce, the other half (orthogonalisation, M^T P), Q's
  * all-reduce, the decode (P Q^T); each all-reduce the scheme's, of plain floats. */
-static double bucket_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
+double sim_bucket_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
 {
     if (!p->factors) return scheme_comm(c, p, b);
     sim_bucket phase = {0};
@@ -135,7 +135,7 @@ gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char 
     if (!comm) return GQ_ERR_NOMEM;
     r->encode_s = r->decode_s = r->comm_s = 0;
     for (int k = 0; c->gpus > 1 && k < p->n; k++) {
-        comm[k] = bucket_comm(c, p, &p->b[k]);
+        comm[k] = sim_bucket_comm(c, p, &p->b[k]);
         r->comm_s += comm[k];
         r->encode_s += p->b[k].enc_s;
         r->decode_s += p->b[k].dec_down_s;

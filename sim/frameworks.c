@@ -10,14 +10,16 @@
 #include "run_params.h"
 
 const framework_preset FRAMEWORKS[] = {
-    {"horovod-nccl", "sync=ring,fusion=134217728,fusion_cycle=0.001,overlap=1,ring_steps=pipelined",
+    {"horovod-nccl",
+     "sync=ring,fusion=134217728,fusion_cycle=0.001,overlap=1,fusion_wait=previous,ring_steps=pipelined",
      "Horovod 0.21 and later over NCCL: tensors that are ready are fused into buffers of up to 128 MiB and "
      "all-reduced every 1 ms cycle while backward runs (docs/tensor-fusion.rst; v0.21.0 changelog: 'Changed "
-     "default cycle time from 5ms to 1ms and fusion threshold from 64MB to 128MB'); NCCL's ring pipelined"},
-    {"horovod-0.20", "sync=ring,fusion=67108864,fusion_cycle=0.005,overlap=1,ring_steps=pipelined",
+     "default cycle time from 5ms to 1ms and fusion threshold from 64MB to 128MB'), a cycle waiting for the "
+     "previous one's all-reduces; NCCL's ring pipelined"},
+    {"horovod-0.20", "sync=ring,fusion=67108864,fusion_cycle=0.005,overlap=1,fusion_wait=previous,ring_steps=pipelined",
      "Horovod up to 0.20 over NCCL: 64 MB fusion buffers, 5 ms cycles (docs/tensor-fusion.rst of those "
      "releases), gqsim's defaults; NCCL's ring pipelined"},
-    {"horovod-mpi", "sync=ring,reduce_on=host,fusion=134217728,fusion_cycle=0.001,overlap=1",
+    {"horovod-mpi", "sync=ring,reduce_on=host,fusion=134217728,fusion_cycle=0.001,overlap=1,fusion_wait=previous",
      "Horovod 0.21 and later built without HOROVOD_GPU_ALLREDUCE=NCCL: its 'CPU version' (docs/gpus.rst) all-reduces "
      "the fused buffers with MPI in host memory, each copied there over PCIe and back"},
     {"pytorch-ddp", "sync=ring,fusion=26214400,fusion_cycle=0,overlap=1,ring_steps=pipelined",
@@ -78,12 +80,16 @@ int framework_check(const char *v, char *msg, size_t cap)
 }
 
 /* A setting's group: the servers' (ps_*) and the ring's (ring_*) apply only where the run has servers or a ring
- * of gqsim's own (the smpi engine runs the trainer's MPI ring; --exact-flows makes every step a message). */
-typedef enum { GROUP_RUN, GROUP_SERVERS, GROUP_RING } setting_group;
+ * of gqsim's own (the smpi engine runs the trainer's MPI ring; --exact-flows makes every step a message); the
+ * cycles' pacing (fusion_wait) only where there are cycles of all-reduces overlapped with backward. */
+typedef enum { GROUP_RUN, GROUP_SERVERS, GROUP_RING, GROUP_CYCLES } setting_group;
 
 static setting_group group_of(const char *key)
 {
-    return strncmp(key, "ps_", 3) == 0 ? GROUP_SERVERS : strncmp(key, "ring_", 5) == 0 ? GROUP_RING : GROUP_RUN;
+    return strncmp(key, "ps_", 3) == 0       ? GROUP_SERVERS
+           : strncmp(key, "ring_", 5) == 0   ? GROUP_RING
+           : strcmp(key, "fusion_wait") == 0 ? GROUP_CYCLES
+                                             : GROUP_RUN;
 }
 
 /* Applies the preset's settings of one group that q does not mark as given; hold: marked as given once set (the
@@ -119,6 +125,10 @@ static gq_err apply_preset(sim_request *q, int hold, char *msg, size_t cap)
         e = apply(f, q, GROUP_SERVERS, hold, msg, cap);
     if (e == GQ_OK && q->sync == SYNC_RING && q->engine != ENGINE_SMPI && !q->exact_flows)
         e = apply(f, q, GROUP_RING, hold, msg, cap);
+    const int allreduce =
+        q->sync == SYNC_RING || q->sync == SYNC_HIERARCHICAL || q->sync == SYNC_TREE || q->sync == SYNC_ALLGATHER;
+    if (e == GQ_OK && allreduce && q->fusion_cycle_s > 0 && q->overlap && q->engine != ENGINE_SMPI)
+        e = apply(f, q, GROUP_CYCLES, hold, msg, cap);
     return e;
 }
 

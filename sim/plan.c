@@ -240,6 +240,48 @@ static void tree_shape(int nodes, int *depth, unsigned *roles)
     }
 }
 
+/* b += a: a tensor joins a bucket. */
+static void bucket_add(sim_bucket *b, const sim_bucket *a)
+{
+    b->elements += a->elements, b->raw_bytes += a->raw_bytes, b->up_bytes += a->up_bytes;
+    b->down_bytes += a->down_bytes, b->up2_bytes += a->up2_bytes;
+    b->enc_s += a->enc_s, b->dec_s += a->dec_s, b->enc_down_s += a->enc_down_s, b->dec_down_s += a->dec_down_s;
+    b->srv_dec_s += a->srv_dec_s, b->srv_enc_s += a->srv_enc_s, b->host_s += a->host_s;
+}
+
+/* Horovod's background loop (docs/tensor-fusion.rst; its timeline shows it): every cycle it takes the tensors that
+ * are ready, fuses them into buffers of up to the threshold, and all-reduces them one after another; the next cycle
+ * starts a cycle after this one did, or when its all-reduces end if later (back-pressure), and takes everything
+ * ready by then. p->b holds one bucket a tensor in ready order, ready_s when backward made it; they become the
+ * loop's buckets, each ready when its cycle starts. A tensor made exactly at a cycle's start waits for the next, as
+ * with cycles on their clock; with all-reduces shorter than a cycle the two are the same buckets. The all-reduces'
+ * ends are the analytic engine's (contention-free): the SimGrid engine runs the same buckets. */
+static gq_err horovod_loop(const sim_config *c, sim_plan *p)
+{
+    sim_bucket *out = calloc((size_t)p->n, sizeof *out);
+    if (!out) return GQ_ERR_NOMEM;
+    const double cycle = c->fusion_cycle_s;
+    double start = 0; /* the cycle's start, from the iteration's */
+    int n = 0;
+    for (int k = 0; k < p->n;) {
+        if (!(p->b[k].ready_s < start)) /* nothing ready: the loop idles a whole number of cycles */
+            start += (floor((p->b[k].ready_s - start) / cycle) + 1) * cycle;
+        double end = start;
+        while (k < p->n && p->b[k].ready_s < start) {
+            sim_bucket *b = &out[n++];
+            do bucket_add(b, &p->b[k++]);
+            while (k < p->n && p->b[k].ready_s < start && !(c->fusion_bytes > 0 && b->raw_bytes >= c->fusion_bytes) &&
+                   c->fusion_bytes > 0);
+            b->ready_s = start;
+            end += sim_bucket_comm(c, p, b);
+        }
+        start = fmax(start + cycle, end);
+    }
+    free(p->b);
+    p->b = out, p->n = n;
+    return GQ_OK;
+}
+
 gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
 {
     memset(p, 0, sizeof *p);
@@ -331,6 +373,8 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
                        nt);
     if (p->servers && c->ps_placement != PS_EVEN) place_tensors(c, T, nt, p->servers, server_of);
     const int on_cpu = c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED);
+    /* Horovod's loop: a bucket a tensor first, each ready when backward makes it; fused as the loop runs below */
+    const int loop = c->fusion_wait_previous && c->fusion_cycle_s > 0 && c->overlap && c->gpus > 1 && !p->servers;
     double t = c->fwd_s, cur_cycle = -1, serial_s = 0, serial_seen = 0;
     sim_bucket *cur = NULL;
     int layer_done = (int)m->nlayers; /* backward has passed layers >= this */
@@ -362,7 +406,7 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
          * work side by side over the whole gradient -- one exchange, not buckets in turn (each of which would wait
          * for its own busiest server) */
         const int one_exchange = p->servers && c->ps_placement != PS_EVEN;
-        if (!cur ||
+        if (!cur || loop ||
             (!one_exchange && (c->fusion_bytes <= 0 || cur->raw_bytes >= c->fusion_bytes || cycle != cur_cycle))) {
             cur = &p->b[p->n++];
             cur_cycle = cycle;
@@ -402,7 +446,9 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         if (c->codec_serial && c->gpus > 1)
             serial_s += enc + (requant_down ? dec : 0); /* GPU time taken from backward */
         /* with cycles a bucket leaves at the end of its cycle (its tensors are ready by then) */
-        cur->ready_s = !c->overlap ? p->compute_s : c->fusion_cycle_s > 0 ? (cycle + 1) * c->fusion_cycle_s : t;
+        cur->ready_s = !c->overlap                      ? p->compute_s
+                       : c->fusion_cycle_s > 0 && !loop ? (cycle + 1) * c->fusion_cycle_s
+                                                        : t;
     }
     free(T), free(server_of);
     for (int k = 0; p->servers && k < p->n; k++)
@@ -415,7 +461,7 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
             if (!c->overlap) p->b[k].ready_s = p->compute_s;
     }
     if (p->n == 0) return gq_fail(GQ_ERR_PARAM, msg, cap, "model '%s' has no parameters", m->name);
-    return GQ_OK;
+    return loop ? horovod_loop(c, p) : GQ_OK;
 }
 
 void sim_plan_free(sim_plan *p)

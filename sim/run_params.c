@@ -16,6 +16,7 @@ const char *const ENGINE_NAMES[] = {"simgrid", "analytic", "smpi", NULL};
 static const char *const PS_ON_NAMES[] = {"gpu", "cpu", NULL};
 static const char *const REDUCE_ON_NAMES[] = {"gpu", "host", NULL};
 static const char *const RING_STEPS_NAMES[] = {"messages", "pipelined", NULL};
+static const char *const FUSION_WAIT_NAMES[] = {"cycle", "previous", NULL};
 static const char *const EF_NAMES[] = {"auto", "on", "off", NULL}; /* EF_AUTO, EF_ON, EF_OFF */
 
 static int check_network(const char *v, char *msg, size_t cap)
@@ -130,6 +131,14 @@ const run_param RUN_PARAMS[] = {
      .unit = "seconds",
      .scope = RP_SIM | RP_COLUMN,
      .help = "Horovod's cycle: tensors ready within one leave together (default 0.005)"},
+    {.key = "fusion_wait",
+     .flag = "--fusion-wait",
+     .type = RP_ENUM,
+     .offset = AT(fusion_wait_previous),
+     .names = FUSION_WAIT_NAMES,
+     .scope = RP_SIM | RP_COLUMN,
+     .help = "with cycles: every cycle on its clock (default), or, as Horovod's loop runs, the next cycle not before "
+             "the previous one's all-reduces end, taking everything ready by then (back-pressure)"},
     {.key = "engine",
      .flag = "--engine",
      .type = RP_ENUM,

@@ -74,6 +74,15 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
                        q->sync != SYNC_RING ? ", not of another scheme"
                        : q->exact_flows     ? "; --exact-flows makes every step its own SimGrid message"
                                             : "; the smpi engine runs the trainer's ring, one MPI message a step");
+    if (q->fusion_wait_previous &&
+        (q->fusion_cycle_s <= 0 || !q->overlap || q->engine == ENGINE_SMPI ||
+         !(q->sync == SYNC_RING || q->sync == SYNC_HIERARCHICAL || q->sync == SYNC_TREE || q->sync == SYNC_ALLGATHER)))
+        return gq_fail(GQ_ERR_USAGE, msg, cap, "--fusion-wait previous paces Horovod's cycles of all-reduces%s",
+                       q->fusion_cycle_s <= 0 ? ": it needs --fusion-cycle > 0"
+                       : !q->overlap          ? ": with --overlap off every bucket waits for backward's end anyway"
+                       : q->engine == ENGINE_SMPI
+                           ? "; the smpi engine runs the trainer's exchange, tensor by tensor"
+                           : " (ring, hierarchical, tree, allgather), not a parameter server's exchange");
     if (q->exact_flows && q->sync == SYNC_TREE)
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--exact-flows: a tree's flows are already one an edge each way; its pipeline's chunks have "
@@ -327,6 +336,7 @@ gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *
     c.overlap = q->overlap;
     c.fusion_bytes = q->fusion_bytes;
     c.fusion_cycle_s = q->fusion_cycle_s;
+    c.fusion_wait_previous = q->fusion_wait_previous;
     const double slowest = sim_slowest_of(gpus, q->compute_jitter); /* every step waits for the slowest GPU */
     c.fwd_s = s->compute.fwd_s * slowest;
     c.bwd_s = s->compute.bwd_s * slowest;

@@ -87,6 +87,8 @@ typedef struct {
     double fusion_bytes;           /* bucket size of raw fp32 gradients; 0 = one bucket per tensor */
     double fusion_cycle_s;         /* > 0: Horovod-style cycles: tensors ready within one cycle
                                       are fused (up to fusion_bytes) and leave at its end */
+    int fusion_wait_previous;      /* with cycles: the next cycle starts no sooner than the previous cycle's
+                                      all-reduces end, and takes everything ready by then (Horovod's loop) */
     double fwd_s, bwd_s;           /* compute per iteration per GPU */
     double encode_ns, decode_ns;   /* codec cost per element (0 for fp32) */
     double encode_fixed_ns, decode_fixed_ns; /* and per call (one call per tensor) */

@@ -111,6 +111,9 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
                      char cfg[SIM_SG_NET_CFGS][64], int fd);
 
 gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
+/* The analytic engine's time of one bucket's exchange, alone on the network (the plan's fused buckets pace
+ * Horovod's loop with it: sim_plan_build). */
+double sim_bucket_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b);
 gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
 gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
 

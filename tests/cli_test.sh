@@ -315,6 +315,15 @@ done
 "$GQ" train --sync tree --workers 2 2> err.txt; rc=$?
 check "train --sync tree: refused (the trainer has no tree), one line" sh -c \
     "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q -e \"--sync 'tree' is not\" err.txt"
+# Horovod's loop (--fusion-wait previous): refused where there is no loop of all-reduces to pace, one line each
+for extra in "--fusion-cycle 0:it needs --fusion-cycle > 0" "--overlap off:with --overlap off" \
+    "--sync ps-sharded:not a parameter server"; do
+    # shellcheck disable=SC2086
+    "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --sync ring --fusion-wait previous \
+        ${extra%%:*} 2> err.txt; rc=$?
+    check "--fusion-wait previous ${extra%%:*}: a usage error, one line" sh -c \
+        "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q -e \"${extra#*:}\" err.txt"
+done
 # --precision: AMP's measured rate and fp16 gradients, named in the row; where nothing is measured, one line
 "$GQ" simulate --model resnet50 --platform dgx1-v100 --gpus 8 --batch 256 --precision amp --format csv | tail -1 > amp.txt
 check "--precision amp: fp16 on the wire, the measured AMP rate, both named" sh -c \

@@ -340,6 +340,29 @@ static void test_frameworks(void)
         CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.ring_pipelined == 0,
               "%s with --exact-flows: a flow a step", NCCL[k]);
     }
+    /* Horovod's loop paces its cycles (fusion_wait previous) where there are cycles of all-reduces overlapped with
+     * backward; not with --overlap off, --fusion-cycle 0, a parameter server or the smpi engine; PyTorch has none */
+    static const char *const HOROVOD[] = {"horovod-nccl", "horovod-0.20", "horovod-mpi"};
+    for (int k = 0; k < 3; k++) {
+        run_params_defaults(&q);
+        q.framework = HOROVOD[k];
+        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.fusion_wait_previous == 1, "%s: the loop", HOROVOD[k]);
+        static const char *const OFF[][2] = {{"overlap", "0"}, {"fusion_cycle", "0"}, {"sync", "ps"}};
+        for (int j = 0; j < 3; j++) {
+            run_params_defaults(&q);
+            CHECK(run_param_set(run_param_by_key(OFF[j][0]), &q, OFF[j][1], msg, sizeof msg) == GQ_OK, "%s", msg);
+            q.framework = HOROVOD[k];
+            CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.fusion_wait_previous == 0,
+                  "%s with %s %s: no loop to pace", HOROVOD[k], OFF[j][0], OFF[j][1]);
+        }
+        run_params_defaults(&q);
+        q.engine = ENGINE_SMPI, q.framework = HOROVOD[k];
+        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.fusion_wait_previous == 0, "%s under smpi",
+              HOROVOD[k]);
+    }
+    run_params_defaults(&q);
+    q.framework = "pytorch-ddp";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.fusion_wait_previous == 0, "pytorch-ddp: no cycles");
     q.framework = "pytorch-dp";
     CHECK(framework_check("pytorch-dp", msg, sizeof msg) != 0 && strstr(msg, "did you mean 'pytorch-ddp'") != NULL,
           "a misspelling: %s", msg);
