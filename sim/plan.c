@@ -20,33 +20,51 @@ int ps_placement_parse(const char *s, ps_placement *out)
         if (strcmp(s, PS_PLACEMENT_NAMES[i]) == 0) return *out = (ps_placement)i, 0;
     return -1;
 }
-void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int ps_on_cpu, char *out, size_t cap)
+void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int ps_on_cpu, double partition_bytes, char *out,
+                   size_t cap)
 {
     const int sharded = s == SYNC_PS_SHARDED, on_cpu = ps_on_cpu && (sharded || s == SYNC_PS);
-    char keys[96] = "";
+    char keys[128] = "";
     size_t n = 0;
     if (sharded && ps_shards > 0) n += (size_t)snprintf(keys + n, sizeof keys - n, ",shards=%d", ps_shards);
     if (sharded && placement != PS_EVEN)
         n += (size_t)snprintf(keys + n, sizeof keys - n, ",placement=%s", ps_placement_name(placement));
+    if (sharded && placement != PS_EVEN && partition_bytes > 0)
+        n += (size_t)snprintf(keys + n, sizeof keys - n, ",partition=%.0f", partition_bytes);
     if (on_cpu) snprintf(keys + n, sizeof keys - n, ",on=cpu");
     snprintf(out, cap, "%s%s%s", sync_name(s), keys[0] ? ":" : "", keys[0] ? keys + 1 : "");
 }
 
-/* Each tensor's server (T in the model's order), as the placement puts them. */
-static void place_tensors(const sim_config *c, const xch_tensor *T, size_t nt, int servers, int *server_of)
+/* The pieces --partition cuts a tensor of n elements into: ceil(4n / partition bytes), at most n, 1 without. */
+static size_t pieces_of(const sim_config *c, size_t n)
+{
+    if (!(c->partition_bytes > 0) || 4.0 * (double)n <= c->partition_bytes) return 1;
+    const double k = ceil(4.0 * (double)n / c->partition_bytes);
+    return k < (double)n ? (size_t)k : n;
+}
+
+/* Piece j of k of n elements: the first n % k pieces one element more. */
+static size_t piece_n(size_t n, size_t k, size_t j) { return n / k + (j < n % k); }
+
+/* Each piece's server (the tensors in the model's order, each tensor's pieces in order: first[k] is tensor k's
+ * first), as the placement puts them: every piece a variable of its own. */
+static void place_tensors(const sim_config *c, const xch_tensor *T, size_t nt, int servers, const size_t *first,
+                          int *server_of)
 {
     double load[SIM_MAX_PS_SHARDS] = {0};
-    for (size_t k = 0; k < nt; k++) {
-        if (c->ps_placement == PS_ROUND_ROBIN) {
-            server_of[k] = (int)(k % (size_t)servers);
-        } else { /* greedy: the least-loaded server so far, the first of equals */
-            int best = 0;
-            for (int s = 1; s < servers; s++)
-                if (load[s] < load[best]) best = s;
-            server_of[k] = best;
-            load[best] += 4.0 * (double)T[k].n; /* TensorFlow's byte_size_load_fn: the variable's bytes */
+    for (size_t k = 0; k < nt; k++)
+        for (size_t j = 0, np = first[k + 1] - first[k]; j < np; j++) {
+            const size_t v = first[k] + j; /* the variable's index */
+            if (c->ps_placement == PS_ROUND_ROBIN) {
+                server_of[v] = (int)(v % (size_t)servers);
+            } else { /* greedy: the least-loaded server so far, the first of equals */
+                int best = 0;
+                for (int s = 1; s < servers; s++)
+                    if (load[s] < load[best]) best = s;
+                server_of[v] = best;
+                load[best] += 4.0 * (double)piece_n(T[k].n, np, j); /* TensorFlow's byte_size_load_fn */
+            }
         }
-    }
 }
 /* Exact encoded size of n elements; data-dependent codes are measured on a
  * synthetic Gaussian gradient (cached: models repeat tensor sizes). */
@@ -360,18 +378,21 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     if (m->nlayers > 4096) return gq_fail(GQ_ERR_PARAM, msg, cap, "model has too many layers");
     model_layer_times(m, c->fwd_s, c->bwd_s, fwd, bwd);
     xch_tensor *T = malloc((2 * m->nlayers + 1) * sizeof *T);
-    int *server_of = p->servers ? malloc((2 * m->nlayers + 1) * sizeof *server_of) : NULL;
+    size_t *first = calloc(2 * m->nlayers + 2, sizeof *first); /* each tensor's first piece, and the end */
+    int *server_of = NULL;
     p->b = calloc(2 * m->nlayers + 1, sizeof *p->b);
     p->share = p->servers ? calloc((2 * m->nlayers + 1) * (size_t)p->servers, sizeof *p->share) : NULL;
     p->msgs = p->servers ? calloc((2 * m->nlayers + 1) * (size_t)p->servers, sizeof *p->msgs) : NULL;
-    if (!p->b || !T || (p->servers && (!server_of || !p->share || !p->msgs)))
-        return free(T), free(server_of), GQ_ERR_NOMEM;
+    if (!p->b || !T || !first || (p->servers && (!p->share || !p->msgs))) return free(T), free(first), GQ_ERR_NOMEM;
     const size_t nt = xch_tensors(m, &c->quant, &c->exchange, T);
     if (c->tensor_codec && c->ntensor_codec != nt)
-        return free(T), free(server_of),
+        return free(T), free(first),
                gq_fail(GQ_ERR_PARAM, msg, cap, "the plan has %zu tensors, model '%s' %zu", c->ntensor_codec, m->name,
                        nt);
-    if (p->servers && c->ps_placement != PS_EVEN) place_tensors(c, T, nt, p->servers, server_of);
+    const int placed = p->servers && c->ps_placement != PS_EVEN;
+    for (size_t k = 0; k < nt; k++) first[k + 1] = first[k] + (placed ? pieces_of(c, T[k].n) : 1);
+    if (placed && !(server_of = malloc(first[nt] * sizeof *server_of))) return free(T), free(first), GQ_ERR_NOMEM;
+    if (placed) place_tensors(c, T, nt, p->servers, first, server_of);
     const int on_cpu = c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED);
     /* Horovod's loop: a bucket a tensor first, each ready when backward makes it; fused as the loop runs below */
     const int loop = c->fusion_wait_previous && c->fusion_cycle_s > 0 && c->overlap && c->gpus > 1 && !p->servers;
@@ -392,7 +413,14 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         const qz_params tq = xch_tensor_quant(&tc->quant, tt); /* with its matrix shape, for PowerSGD */
         size_t rows = 1, cols = tt->n, rank = 1;
         if (tq.id == QZ_POWERSGD) qz_powersgd_shape(&tq, tt->n, &rows, &cols, &rank);
-        const double wire = tt->quantized ? encoded_size(&tq, tt->n) : 4 * n;
+        /* pieces (--partition) are encoded each on its own: the sum of their sizes, a codec call each */
+        const size_t np = first[k + 1] - first[k];
+        double wire = 4 * n;
+        if (tt->quantized && (np == 1 || tq.id == QZ_POWERSGD))
+            wire = encoded_size(&tq, tt->n);
+        else if (tt->quantized) /* n % np pieces one element longer than the others */
+            wire = (double)(tt->n % np) * encoded_size(&tq, piece_n(tt->n, np, 0)) +
+                   (double)(np - tt->n % np) * encoded_size(&tq, tt->n / np);
         double up, dn, up2 = 0;
         xch_tensor_bytes(&c->exchange, &tc->quant, tt, c->gpus, wire, wire, &up, &dn);
         if (factors && tt->quantized) /* P's floats, then Q's; a tensor PowerSGD sends as floats, in the first */
@@ -421,22 +449,25 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
             double *share = p->share + (cur - p->b) * p->servers, *msgs = p->msgs + (cur - p->b) * p->servers;
             if (c->ps_placement == PS_EVEN)
                 for (int s = 0; s < p->servers; s++) share[s] += up / p->servers, msgs[s] = 1;
-            else
-                share[server_of[k]] += up, msgs[server_of[k]] += 1;
+            else /* each piece on its server, its share of the tensor's bytes as of its elements */
+                for (size_t j = 0; j < np; j++)
+                    share[server_of[first[k] + j]] += up * (double)piece_n(tt->n, np, j) / n,
+                        msgs[server_of[first[k] + j]] += 1;
         }
         /* one codec call per tensor: a fixed cost and a cost per element; on the host, the
          * tensor's copy over PCIe before encoding, and the reply's back after decoding */
-        const double enc = q ? 1e-9 * (tc->encode_fixed_ns + tc->encode_ns * n) : 0;
-        const double dec = q ? 1e-9 * (tc->decode_fixed_ns + tc->decode_ns * n) : 0;
+        const double enc = q ? 1e-9 * ((double)np * tc->encode_fixed_ns + tc->encode_ns * n) : 0;
+        const double dec = q ? 1e-9 * ((double)np * tc->decode_fixed_ns + tc->decode_ns * n) : 0;
         const double copy = q && c->host_copy_bw > 0 ? 4 * n / c->host_copy_bw : 0;
         cur->enc_s += enc + copy;
         cur->dec_s += dec;
         cur->enc_down_s += requant_down ? enc : 0;
         cur->dec_down_s += requant_down ? dec + copy : q ? copy : 0;
         if (on_cpu) { /* the host decodes (if encoded) and adds every contribution, even fp32, and encodes its reply */
-            cur->srv_dec_s +=
-                1e-9 * (c->server_sum_ns * n + (q ? c->server_decode_fixed_ns + c->server_decode_ns * n : 0));
-            cur->srv_enc_s += requant_down && q ? 1e-9 * (c->server_encode_fixed_ns + c->server_encode_ns * n) : 0;
+            cur->srv_dec_s += 1e-9 * (c->server_sum_ns * n +
+                                      (q ? (double)np * c->server_decode_fixed_ns + c->server_decode_ns * n : 0));
+            cur->srv_enc_s +=
+                requant_down && q ? 1e-9 * ((double)np * c->server_encode_fixed_ns + c->server_encode_ns * n) : 0;
         } else {
             cur->srv_dec_s += dec;
             cur->srv_enc_s += requant_down ? enc : 0;
@@ -450,7 +481,7 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
                        : c->fusion_cycle_s > 0 && !loop ? (cycle + 1) * c->fusion_cycle_s
                                                         : t;
     }
-    free(T), free(server_of);
+    free(T), free(first), free(server_of);
     for (int k = 0; p->servers && k < p->n; k++)
         for (int s = 0; s < p->servers; s++)
             p->share[k * p->servers + s] =

@@ -72,6 +72,19 @@ const run_param RUN_PARAMS[] = {
      .names = PS_PLACEMENT_NAMES,
      .scope = RP_SIM | RP_COLUMN,
      .help = "ps-sharded: every bucket split evenly (default), or whole tensors as TensorFlow places variables"},
+    {.key = "partition",
+     .flag = "--partition",
+     .meta = "BYTES",
+     .type = RP_REAL,
+     .offset = AT(partition_bytes),
+     .lo = 0,
+     .hi = SIM_MAX_FUSION_BYTES,
+     .unit = "bytes",
+     .scope = RP_SIM | RP_COLUMN,
+     .help = "ps-sharded with placement: a tensor of more fp32 bytes is cut into ceil(its bytes / BYTES) even pieces, "
+             "each placed as a variable of its own (TensorFlow's variable_axis_size_partitioner; BytePS's "
+             "BYTEPS_PARTITION_BYTES); "
+             "default 0, whole"},
     {.key = "ps_on",
      .flag = "--ps-on",
      .type = RP_ENUM,

@@ -55,6 +55,11 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
     if ((q->ps_shards > 0 || q->ps_placement != PS_EVEN) && q->sync != SYNC_PS_SHARDED)
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--ps-shards and --ps-placement shape --sync ps-sharded, not %s",
                        sync_name(q->sync));
+    if (q->partition_bytes > 0 && (q->sync != SYNC_PS_SHARDED || q->ps_placement == PS_EVEN))
+        return gq_fail(GQ_ERR_USAGE, msg, cap,
+                       "--partition cuts tensors that --ps-placement round-robin or greedy places whole; %s",
+                       q->sync != SYNC_PS_SHARDED ? "there are no placed servers here"
+                                                  : "with even placement every bucket is already split evenly");
     if (q->ps_on_cpu && q->sync != SYNC_PS && q->sync != SYNC_PS_SHARDED)
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--ps-on cpu places the servers of --sync ps or ps-sharded, not %s",
                        sync_name(q->sync));
@@ -337,6 +342,7 @@ gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *
     c.fusion_bytes = q->fusion_bytes;
     c.fusion_cycle_s = q->fusion_cycle_s;
     c.fusion_wait_previous = q->fusion_wait_previous;
+    c.partition_bytes = q->partition_bytes;
     const double slowest = sim_slowest_of(gpus, q->compute_jitter); /* every step waits for the slowest GPU */
     c.fwd_s = s->compute.fwd_s * slowest;
     c.bwd_s = s->compute.bwd_s * slowest;
@@ -396,7 +402,7 @@ void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o)
     const sim_request *q = &s->req;
     const sim_result *r = &o->r;
     char sync[96];
-    sync_describe(q->sync, q->ps_shards, q->ps_placement, q->ps_on_cpu, sync, sizeof sync);
+    sync_describe(q->sync, q->ps_shards, q->ps_placement, q->ps_on_cpu, q->partition_bytes, sync, sizeof sync);
     table_row(t,
               "%s\t%s\t%d\t%s\t%s\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
               "\t" TABLE_REAL "\t" TABLE_REAL "\t%.0f\t%.0f\t" TABLE_REAL "\t" TABLE_REAL
@@ -647,7 +653,7 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
         double err = 100 * (o.images_per_s - row->images_per_s) / row->images_per_s;
         if (row->gpus > 1) ape[scored++] = fabs(err); /* one GPU: the throughput's own measurement, exact */
         char sync[96];
-        sync_describe(q.sync, q.ps_shards, q.ps_placement, q.ps_on_cpu, sync, sizeof sync);
+        sync_describe(q.sync, q.ps_shards, q.ps_placement, q.ps_on_cpu, q.partition_bytes, sync, sizeof sync);
         table_row(rows, "%s\t%s\t%s\t%llu\t%s\t%s\t%llu\t" TABLE_REAL "\t" TABLE_REAL "\t%+.1f\t%s", s.model->name,
                   platform, s.gpu->name, (unsigned long long)row->batch, sync, quant, (unsigned long long)row->gpus,
                   row->images_per_s, o.images_per_s, err, compute_source_of(&s));

@@ -34,6 +34,7 @@ typedef struct {
     int overlap;
     double fusion_bytes, fusion_cycle_s;
     int fusion_wait_previous; /* Horovod's loop: a cycle waits for the previous one's all-reduces (back-pressure) */
+    double partition_bytes;   /* placed servers: tensors larger cut into pieces placed on their own; 0: whole */
     engine_kind engine;
     int iterations, exact_flows;
     double gpu_images_per_s;  /* > 0: this GPU's measured throughput (in `precision`), instead of a profile */

@@ -53,7 +53,8 @@ const char *ps_placement_name(ps_placement k);
 int ps_placement_parse(const char *s, ps_placement *out);
 /* "ps-sharded", or with servers, placement or server device other than the defaults
  * "ps-sharded:shards=K,placement=P,on=cpu" (the keys that differ); "ps" or "ps:on=cpu". */
-void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int ps_on_cpu, char *out, size_t cap);
+void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int ps_on_cpu, double partition_bytes, char *out,
+                   size_t cap);
 
 /* One tensor's codec in a per-tensor plan (sim_config.tensor_codec): its quantizer and what it costs, as the
  * configuration's own encode_ns ... decode_fixed_ns are for the whole model's. */
@@ -87,6 +88,8 @@ typedef struct {
     double fusion_bytes;           /* bucket size of raw fp32 gradients; 0 = one bucket per tensor */
     double fusion_cycle_s;         /* > 0: Horovod-style cycles: tensors ready within one cycle
                                       are fused (up to fusion_bytes) and leave at its end */
+    double partition_bytes;        /* ps-sharded with placement: a tensor of more fp32 bytes is cut into
+                                      ceil(bytes / this) even pieces, each placed as a variable of its own */
     int fusion_wait_previous;      /* with cycles: the next cycle starts no sooner than the previous cycle's
                                       all-reduces end, and takes everything ready by then (Horovod's loop) */
     double fwd_s, bwd_s;           /* compute per iteration per GPU */

@@ -315,6 +315,16 @@ done
 "$GQ" train --sync tree --workers 2 2> err.txt; rc=$?
 check "train --sync tree: refused (the trainer has no tree), one line" sh -c \
     "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q -e \"--sync 'tree' is not\" err.txt"
+# --partition: named in the sync column where it cuts; refused where nothing is placed whole, one line each
+"$GQ" simulate --model vgg-a --platform terngrad-ethernet --gpus 32 --ps-shards 8 --ps-placement greedy \
+    --partition 4000000 --engine analytic --format csv | tail -1 > part.txt
+check "--partition: the sync column names it" grep -q 'ps-sharded:shards=8,placement=greedy,partition=4000000' part.txt
+for extra in "--sync ring:there are no placed servers here" "--sync ps-sharded:with even placement"; do
+    # shellcheck disable=SC2086
+    "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --partition 1000000 ${extra%%:*} 2> err.txt; rc=$?
+    check "--partition ${extra%%:*}: a usage error, one line" sh -c \
+        "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q -e \"${extra#*:}\" err.txt"
+done
 # Horovod's loop (--fusion-wait previous): refused where there is no loop of all-reduces to pace, one line each
 for extra in "--fusion-cycle 0:it needs --fusion-cycle > 0" "--overlap off:with --overlap off" \
     "--sync ps-sharded:not a parameter server"; do
@@ -578,7 +588,8 @@ check "advise --per-tensor: a plan of alexnet's 16 tensors; simulate --plan give
         exit(sprintf("%.6g", $f[5]) eq $t ? 0 : 1)'
 "$GQ" simulate --model alexnet --platform terngrad-infiniband --gpus 16 --plan plan.csv --quant fp16 2> err.txt; rc=$?
 check "simulate --plan with --quant: usage error, one line" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1"
-"$GQ" simulate --model alexnet --platform terngrad-infiniband --gpus 16 --plan plan.csv --precision amp 2> err.txt; rc=$?
+"$GQ" simulate --model alexnet --platform terngrad-infiniband --gpus 16 --plan plan.csv --precision amp \
+    --gpu-images-per-s 5000 2> err.txt; rc=$?
 check "simulate --plan with --precision amp: usage error, one line" sh -c \
     "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q -e '--plan with --precision amp' err.txt"
 "$GQ" simulate --model vgg-a --platform terngrad-infiniband --gpus 16 --plan plan.csv 2> err.txt; rc=$?

@@ -44,6 +44,9 @@ value_of() {
     --framework) echo pytorch-ddp ;;
     --reduce-on) echo host ;;
     --ring-steps) echo pipelined ;;
+    --precision) echo amp ;;
+    --fusion-wait) echo previous ;;
+    --partition) echo 1000000 ;;
     --ef) echo on ;;
     --format) echo table ;;
     --plot) echo fig.svg ;; # a figure: honoured when it is written

@@ -266,6 +266,28 @@ int main(void)
         close_to(r.iteration_s, want, "host codec, ring: iteration");
     }
 
+    /* --partition with placed servers: 4 nodes of 2 GPUs, 4 servers round-robin, fp32. Whole, the weights (4 MB)
+     * sit on server 0 and the bias (4 kB) on server 1: server 0's NIC takes 3 x 4,000,000 bytes from the other
+     * nodes each way. Cut at 1 MB, the weights are 4 pieces of 250,000 elements on servers 0..3 and the bias, the
+     * fifth variable, on server 0 again: its NIC takes 3 x 1,004,000. With the node-local reduce and broadcast
+     * (a_intra + U/b_intra each) and no codec or RPC cost:
+     *   2 (a_intra + U/b_intra) + 2 a_inter + 2 x (the busiest NIC direction's bytes) / b_inter */
+    {
+        sim_config c = pinned(&CL, "fp32", SYNC_PS_SHARDED, 8);
+        c.ps_shards = 4, c.ps_placement = PS_ROUND_ROBIN;
+        const double U = raw, node = 2 * (AI + U / BI);
+        sim_result r;
+        char m2[256];
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.comm_s, node + 2 * AX + 2 * 3 * 4000000.0 / BX, "placed whole: server 0 takes the weights");
+        c.partition_bytes = 1e6;
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.comm_s, node + 2 * AX + 2 * 3 * 1004000.0 / BX, "cut at 1 MB: four pieces, the bias on server 0");
+        c.partition_bytes = 4e6; /* at equality: 4,000,000 bytes are not more than 4e6, the weights stay whole */
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.comm_s, node + 2 * AX + 2 * 3 * 4000000.0 / BX, "a partition the tensor's size: whole");
+    }
+
     /* one GPU: no communication at all */
     sim_result one = simulate("terngrad", SYNC_RING, 1, DOWNLINK_AUTO);
     close_to(one.iteration_s, COMPUTE, "one GPU: the compute alone");
