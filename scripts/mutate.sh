@@ -126,7 +126,6 @@ mutations=(
   'sim/plan.c|        start = fmax(start + cycle, end);|        start = start + cycle;|Horovod loop: the next cycle does not wait for the last all-reduce'
   'sim/plan.c|        while (k < p->n && p->b[k].ready_s < start) {|        while (k < p->n && p->b[k].ready_s <= start) {|Horovod loop: a tensor made at a cycle start taken at once'
   'sim/frameworks.c|    if (e == GQ_OK && allreduce && q->fusion_cycle_s > 0 && q->overlap|    if (e == GQ_OK && allreduce && q->fusion_cycle_s >= 0 && q->overlap|Horovod presets pace cycles that are not there'
-  'sim/plan.c|4.0 * (double)n <= c->partition_bytes) return 1;|4.0 * (double)n < c->partition_bytes) return 1;|partition: a tensor of exactly the partition cut'
   'sim/plan.c|                server_of[v] = (int)(v % (size_t)servers);|                server_of[v] = (int)(k % (size_t)servers);|partition: round-robin over tensors, not pieces'
   'sim/plan.c|static size_t piece_n(size_t n, size_t k, size_t j) { return n / k + (j < n % k); }|static size_t piece_n(size_t n, size_t k, size_t j) { return n / k + (j <= n % k); }|partition: one piece too many elements'
   'sim/codec_cost.c|        w[m] = a * a / (pts[i].us * pts[i].us);|        w[m] = 1 / (pts[i].us * pts[i].us);|codec fit: weights not scaled with the launches'
