@@ -652,8 +652,10 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
         }
         double err = 100 * (o.images_per_s - row->images_per_s) / row->images_per_s;
         if (row->gpus > 1) ape[scored++] = fabs(err); /* one GPU: the throughput's own measurement, exact */
-        char sync[96];
-        sync_describe(q.sync, q.ps_shards, q.ps_placement, q.ps_on_cpu, q.partition_bytes, sync, sizeof sync);
+        char sync[96]; /* the scheme that ran: the row's, with its framework's settings (scenario_open) */
+        const sim_request *ran = &s.req;
+        sync_describe(ran->sync, ran->ps_shards, ran->ps_placement, ran->ps_on_cpu, ran->partition_bytes, sync,
+                      sizeof sync);
         table_row(rows, "%s\t%s\t%s\t%llu\t%s\t%s\t%llu\t" TABLE_REAL "\t" TABLE_REAL "\t%+.1f\t%s", s.model->name,
                   platform, s.gpu->name, (unsigned long long)row->batch, sync, quant, (unsigned long long)row->gpus,
                   row->images_per_s, o.images_per_s, err, compute_source_of(&s));

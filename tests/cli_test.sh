@@ -341,6 +341,10 @@ check "--precision amp: fp16 on the wire, the measured AMP rate, both named" sh 
 "$GQ" simulate --model resnet50 --platform dgx1-v100 --gpus 8 --precision tf32 2> err.txt; rc=$?
 check "--precision tf32 on a V100 (nothing measured): refused, one line" sh -c \
     "test $rc -ne 0 && test \$(wc -l < err.txt) -eq 1 && grep -q 'no measured tf32 throughput for resnet50 on V100' err.txt"
+# a framework column: the row runs the framework's scheme, and its sync column says which (it said the default)
+printf 'model,platform,gpu,gpus,batch,framework,images_per_s\nresnet50,dgx1-v100,V100,8,64,horovod-nccl,2000\n' > fw.csv
+"$GQ" validate --measured fw.csv --engine analytic --format csv > fwv.txt
+check "validate: a framework column's scheme named in the row" grep -q '^resnet50,dgx1-v100,V100,64,ring,fp32,8,' fwv.txt
 printf 'model,platform,gpu,gpus,batch,sync,precision,images_per_s\nresnet50,dgx-a100,A100,8,256,ring,tf32,7248\n' > prec.csv
 printf 'resnet50,dgx-a100,A100,8,256,ring,amp,16621\n' >> prec.csv
 "$GQ" validate --measured prec.csv --engine analytic --format csv > precv.txt
