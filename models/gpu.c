@@ -314,6 +314,17 @@ static const gpu_measurement *nearest_measurement(const gpu_db *db, const model_
     return best;
 }
 
+/* An iteration of `batch` images at per_image seconds each: its time, split into forward and backward by the
+ * model's ratio, and the fraction of g's fp32 peak it reaches. */
+static void estimate_times(const model_t *m, const gpu_spec *g, int batch, double per_image, compute_estimate *out)
+{
+    out->iter_s = per_image * batch;
+    out->images_per_s = batch / out->iter_s;
+    out->fwd_s = out->iter_s / (1.0 + m->backward_ratio);
+    out->bwd_s = out->iter_s - out->fwd_s;
+    out->efficiency = model_train_flops(m) * out->images_per_s / g->peak_flops;
+}
+
 gq_err gpu_compute(const gpu_db *db, const model_zoo *zoo, const model_t *m, const gpu_spec *g, int batch,
                    double user_images_per_s, const gpu_measurement *exclude, compute_estimate *out)
 {
@@ -340,11 +351,7 @@ gq_err gpu_compute(const gpu_db *db, const model_zoo *zoo, const model_t *m, con
         per_image = (scale > 0 ? scale : 1.0) * dot(coef, x);
         if (!(per_image > 0)) return GQ_ERR_PARAM;
     }
-    out->iter_s = per_image * batch;
-    out->images_per_s = batch / out->iter_s;
-    out->fwd_s = out->iter_s / (1.0 + m->backward_ratio);
-    out->bwd_s = out->iter_s - out->fwd_s;
-    out->efficiency = model_train_flops(m) * out->images_per_s / g->peak_flops;
+    estimate_times(m, g, batch, per_image, out);
     return GQ_OK;
 }
 
@@ -358,10 +365,6 @@ gq_err gpu_compute_in(const gpu_db *db, const model_zoo *zoo, const model_t *m, 
     memset(out, 0, sizeof *out);
     out->source = r ? COMPUTE_MEASURED : COMPUTE_USER;
     out->basis = r;
-    out->iter_s = batch / (r ? r->images_per_s : user_images_per_s);
-    out->images_per_s = batch / out->iter_s;
-    out->fwd_s = out->iter_s / (1.0 + m->backward_ratio);
-    out->bwd_s = out->iter_s - out->fwd_s;
-    out->efficiency = model_train_flops(m) * out->images_per_s / g->peak_flops; /* of the fp32 peak */
+    estimate_times(m, g, batch, 1.0 / (r ? r->images_per_s : user_images_per_s), out); /* efficiency: of fp32's peak */
     return GQ_OK;
 }

@@ -103,7 +103,7 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
         const double hops = 2 * p->tree_depth * p->a_inter + 2 * (G - 1) * p->a_chain;
         /* every link carries as much each way: a leader's NIC its trees' half-buckets; each hop of a chain the bucket
          * up and back (b_chain: where two hops share a link, each gets half) */
-        const double nic = N > 1 ? tree_half_buckets(p) / 2.0 * b->up_bytes * x / p->b_inter : 0;
+        const double nic = N > 1 ? p->tree_half_buckets / 2.0 * b->up_bytes * x / p->b_inter : 0;
         const double chain = G > 1 ? b->up_bytes * x / p->b_chain : 0;
         return b->enc_s + b->dec_s + first + (hops - first) / L + fmax(nic, chain) + b->enc_s / 2 + b->dec_s;
     }

@@ -92,6 +92,13 @@ static setting_group group_of(const char *key)
                                              : GROUP_RUN;
 }
 
+int fusion_wait_applies(const sim_request *q)
+{
+    const int allreduce =
+        q->sync == SYNC_RING || q->sync == SYNC_HIERARCHICAL || q->sync == SYNC_TREE || q->sync == SYNC_ALLGATHER;
+    return allreduce && q->fusion_cycle_s > 0 && q->overlap && q->engine != ENGINE_SMPI;
+}
+
 /* Applies the preset's settings of one group that q does not mark as given; hold: marked as given once set (the
  * user's from then on). */
 static gq_err apply(const framework_preset *f, sim_request *q, setting_group group, int hold, char *msg, size_t cap)
@@ -125,10 +132,7 @@ static gq_err apply_preset(sim_request *q, int hold, char *msg, size_t cap)
         e = apply(f, q, GROUP_SERVERS, hold, msg, cap);
     if (e == GQ_OK && q->sync == SYNC_RING && q->engine != ENGINE_SMPI && !q->exact_flows)
         e = apply(f, q, GROUP_RING, hold, msg, cap);
-    const int allreduce =
-        q->sync == SYNC_RING || q->sync == SYNC_HIERARCHICAL || q->sync == SYNC_TREE || q->sync == SYNC_ALLGATHER;
-    if (e == GQ_OK && allreduce && q->fusion_cycle_s > 0 && q->overlap && q->engine != ENGINE_SMPI)
-        e = apply(f, q, GROUP_CYCLES, hold, msg, cap);
+    if (e == GQ_OK && fusion_wait_applies(q)) e = apply(f, q, GROUP_CYCLES, hold, msg, cap);
     return e;
 }
 

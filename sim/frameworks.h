@@ -25,6 +25,10 @@ extern const char *const FRAMEWORKS_NOT_MODELLED[];
  * gets "did you mean"). The run-parameter table's check for the framework column and --framework. */
 int framework_check(const char *v, char *msg, size_t cap);
 
+/* 1 if q has cycles of all-reduces overlapped with backward, which --fusion-wait previous paces (Horovod's loop):
+ * an all-reduce scheme, --fusion-cycle > 0, --overlap on, not the smpi engine (the trainer's exchange). */
+int fusion_wait_applies(const sim_request *q);
+
 /* Applies q->framework's preset to q: each setting whose parameter q does not mark as given; the servers'
  * settings (ps_*) only where the resulting sync has servers. No framework: nothing. */
 gq_err framework_apply(sim_request *q, char *msg, size_t cap);

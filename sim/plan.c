@@ -241,20 +241,20 @@ void sim_simgrid_net_cfg(const sim_config *c, const sim_plan *p, char cfg[SIM_SG
     snprintf(cfg[4], 64, "--cfg=network/TCP-gamma:%.0f", need > 4194304 ? need : 4194304);
 }
 
-/* The two trees over `nodes` nodes: the deepest node's hops to its root, and the (parents, children) pairs found. */
-static void tree_shape(int nodes, int *depth, unsigned *roles)
+/* The two trees over `nodes` nodes: the deepest node's hops to its root, and the most half-buckets a node moves. */
+static void tree_shape(int nodes, int *depth, int *most)
 {
-    *depth = 0, *roles = 0;
+    *depth = 0, *most = 0;
     for (int n = 0; n < nodes; n++) {
-        int parents = 0, children = 0;
+        int links = 0;
         for (int t = 0; t < 2; t++) {
             int parent, child[2], hops = 0;
             tree_links(nodes, t, n, &parent, child);
-            parents += parent >= 0, children += (child[0] >= 0) + (child[1] >= 0);
+            links += (parent >= 0) + (child[0] >= 0) + (child[1] >= 0);
             for (int up = parent, c2[2]; up >= 0 && hops <= nodes; hops++) tree_links(nodes, t, up, &up, c2);
             *depth = hops > *depth ? hops : *depth;
         }
-        *roles |= 1u << (parents * 5 + children);
+        *most = links > *most ? links : *most;
     }
 }
 
@@ -288,8 +288,7 @@ static gq_err horovod_loop(const sim_config *c, sim_plan *p)
         while (k < p->n && p->b[k].ready_s < start) {
             sim_bucket *b = &out[n++];
             do bucket_add(b, &p->b[k++]);
-            while (k < p->n && p->b[k].ready_s < start && !(c->fusion_bytes > 0 && b->raw_bytes >= c->fusion_bytes) &&
-                   c->fusion_bytes > 0);
+            while (k < p->n && p->b[k].ready_s < start && c->fusion_bytes > 0 && b->raw_bytes < c->fusion_bytes);
             b->ready_s = start;
             end += sim_bucket_comm(c, p, b);
         }
@@ -361,7 +360,7 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     if (c->sync == SYNC_TREE) { /* NCCL pipelines its trees too, over connections it keeps open */
         snprintf(p->network_model + strlen(p->network_model), sizeof p->network_model - strlen(p->network_model),
                  ", tree pipelined: lat x%g once a bucket", lat_factor);
-        tree_shape(p->nodes, &p->tree_depth, &p->tree_roles);
+        tree_shape(p->nodes, &p->tree_depth, &p->tree_half_buckets);
         if (chain_cost(cl, G, &p->a_chain, &p->b_chain) != 0) return GQ_ERR_NOMEM;
         p->a_chain *= lat_factor, p->b_chain *= bw_factor;
     }
@@ -433,9 +432,8 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         /* whole tensors on their servers: TensorFlow pushes each variable to its server on its own, so the servers
          * work side by side over the whole gradient -- one exchange, not buckets in turn (each of which would wait
          * for its own busiest server) */
-        const int one_exchange = p->servers && c->ps_placement != PS_EVEN;
         if (!cur || loop ||
-            (!one_exchange && (c->fusion_bytes <= 0 || cur->raw_bytes >= c->fusion_bytes || cycle != cur_cycle))) {
+            (!placed && (c->fusion_bytes <= 0 || cur->raw_bytes >= c->fusion_bytes || cycle != cur_cycle))) {
             cur = &p->b[p->n++];
             cur_cycle = cycle;
         }
@@ -534,7 +532,7 @@ void sim_traffic(const sim_config *c, const sim_plan *p, double *up, double *dow
         }
         case SYNC_ALLGATHER: u += (P - 1) * b->up_bytes, d += (P - 1) * b->up_bytes; break;
         case SYNC_TREE: { /* the busier of a node's leader (its trees' half-buckets, its chain) and a chain's middle */
-            const double lead = tree_half_buckets(p) / 2 + (p->per_node > 1), middle = p->per_node > 2 ? 2 : 0;
+            const double lead = p->tree_half_buckets / 2 + (p->per_node > 1), middle = p->per_node > 2 ? 2 : 0;
             u += fmax(lead, middle) * (b->up_bytes + b->up2_bytes),
                 d += fmax(lead, middle) * (b->up_bytes + b->up2_bytes);
             break;

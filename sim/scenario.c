@@ -79,9 +79,7 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
                        q->sync != SYNC_RING ? ", not of another scheme"
                        : q->exact_flows     ? "; --exact-flows makes every step its own SimGrid message"
                                             : "; the smpi engine runs the trainer's ring, one MPI message a step");
-    if (q->fusion_wait_previous &&
-        (q->fusion_cycle_s <= 0 || !q->overlap || q->engine == ENGINE_SMPI ||
-         !(q->sync == SYNC_RING || q->sync == SYNC_HIERARCHICAL || q->sync == SYNC_TREE || q->sync == SYNC_ALLGATHER)))
+    if (q->fusion_wait_previous && !fusion_wait_applies(q))
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--fusion-wait previous paces Horovod's cycles of all-reduces%s",
                        q->fusion_cycle_s <= 0 ? ": it needs --fusion-cycle > 0"
                        : !q->overlap          ? ": with --overlap off every bucket waits for backward's end anyway"
@@ -156,15 +154,12 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
     return GQ_OK;
 }
 
-/* The compute_source column: the estimate's source, and the precision where it is not fp32. */
-static const char *compute_source_of(const sim_scenario *s)
+/* The compute_source column: the estimate's source, and the precision where it is not fp32. @return out. */
+static const char *compute_source_of(const sim_scenario *s, char *out, size_t cap)
 {
-    static const char *const AMP[] = {"measured (amp)", "fitted (amp)", "pooled (amp)", "user (amp)"},
-                             *const TF32[] = {"measured (tf32)", "fitted (tf32)", "pooled (tf32)", "user (tf32)"};
-    const int k = (int)s->compute.source;
-    if (s->req.precision == PRECISION_AMP) return AMP[k];
-    if (s->req.precision == PRECISION_TF32) return TF32[k];
-    return compute_source_name(s->compute.source);
+    if (s->req.precision == PRECISION_FP32) return compute_source_name(s->compute.source);
+    snprintf(out, cap, "%s (%s)", compute_source_name(s->compute.source), PRECISION_NAMES[s->req.precision]);
+    return out;
 }
 
 void scenario_close(sim_scenario *s)
@@ -401,7 +396,7 @@ void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o)
 {
     const sim_request *q = &s->req;
     const sim_result *r = &o->r;
-    char sync[96];
+    char sync[96], compute[32];
     sync_describe(q->sync, q->ps_shards, q->ps_placement, q->ps_on_cpu, q->partition_bytes, sync, sizeof sync);
     table_row(t,
               "%s\t%s\t%d\t%s\t%s\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
@@ -410,7 +405,8 @@ void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o)
               s->model->name, q->platform, o->gpus, o->quant, sync, r->iteration_s, r->compute_s, r->comm_exposed_s,
               r->comm_s, r->compute_s > 0 ? r->comm_s / r->compute_s : 0, r->encode_s, r->decode_s, r->bytes_up,
               r->bytes_down, o->images_per_s, o->speedup, sim_engine_name(q->engine), s->batch, s->gpu->name,
-              q->overlap ? "on" : "off", q->fusion_bytes, compute_source_of(s), r->network_model, o->codec_source);
+              q->overlap ? "on" : "off", q->fusion_bytes, compute_source_of(s, compute, sizeof compute),
+              r->network_model, o->codec_source);
 }
 
 /* "MODEL PLATFORM QUANT: N GPUs" to the progress callback, if any. */
@@ -652,13 +648,13 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
         }
         double err = 100 * (o.images_per_s - row->images_per_s) / row->images_per_s;
         if (row->gpus > 1) ape[scored++] = fabs(err); /* one GPU: the throughput's own measurement, exact */
-        char sync[96]; /* the scheme that ran: the row's, with its framework's settings (scenario_open) */
+        char sync[96], compute[32]; /* sync: the scheme that ran, the row's with its framework's settings */
         const sim_request *ran = &s.req;
         sync_describe(ran->sync, ran->ps_shards, ran->ps_placement, ran->ps_on_cpu, ran->partition_bytes, sync,
                       sizeof sync);
         table_row(rows, "%s\t%s\t%s\t%llu\t%s\t%s\t%llu\t" TABLE_REAL "\t" TABLE_REAL "\t%+.1f\t%s", s.model->name,
                   platform, s.gpu->name, (unsigned long long)row->batch, sync, quant, (unsigned long long)row->gpus,
-                  row->images_per_s, o.images_per_s, err, compute_source_of(&s));
+                  row->images_per_s, o.images_per_s, err, compute_source_of(&s, compute, sizeof compute));
         scenario_close(&s);
     }
     if (e == GQ_OK && scored == 0) *mean_pct = *median_pct = NAN;

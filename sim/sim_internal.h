@@ -53,10 +53,9 @@ struct sim_plan {
     /* with servers: per bucket k the messages a node sends server s, msgs[k * servers + s]: one where the bucket is
      * split evenly, one per tensor placed whole (TensorFlow sends each variable on its own) */
     double *msgs;
-    /* tree: the deepest path of either binary tree, in hops between nodes, and which (parents, children) pairs some
-     * node has over the two trees (bit parents * 5 + children: 0..2 parents, 0..4 children) */
-    int tree_depth;
-    unsigned tree_roles;
+    /* tree: the deepest path of either binary tree, in hops between nodes, and the most half-buckets a node sends
+     * (as many as it receives) over the two trees: its parents and children */
+    int tree_depth, tree_half_buckets;
     double a_chain, b_chain; /* tree: the chain inside a node, its slowest hop and the bandwidth a flow of it gets */
 };
 
@@ -68,15 +67,6 @@ static inline double placed_sent(const sim_plan *p, size_t k, int node)
     double sent = 0;
     for (int s = 0; s < p->servers; s++) sent += s != node && share[s] > 0 ? msgs[s] : 0;
     return sent;
-}
-
-/* The most half-buckets a node sends (as many as it receives) over the two trees: its parents and children. */
-static inline int tree_half_buckets(const sim_plan *p)
-{
-    int most = 0;
-    for (int r = 0; r < 15; r++)
-        if (p->tree_roles >> r & 1) most = r / 5 + r % 5 > most ? r / 5 + r % 5 : most;
-    return most;
 }
 
 gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap);
