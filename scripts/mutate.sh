@@ -119,7 +119,7 @@ mutations=(
   'sim/analytic.c|return b->enc_s + b->dec_s + first + (hops - first) / L|return b->enc_s + b->dec_s + first + (hops - first) / (L / L)|analytic tree: every hop at the latency factor'
   'sim/sg_child.c|c[n++] = put_async(w, mbox("t%d.%d.%d", t, o * w->G, lead), b->up_bytes / 2);|c[n++] = put_async(w, mbox("t%d.%d.%d", t, o * w->G, lead), b->up_bytes);|SimGrid tree: whole buckets on the tree edges'
   'sim/sg_child.c|    sleep_s(hops / L - first / L + b->enc_s / 2 + b->dec_s);|    sleep_s(hops / L - first / L + b->dec_s);|SimGrid tree: the root encode not charged'
-  'sim/plan.c|            const double lead = p->tree_half_buckets / 2 + (p->per_node > 1)|            const double lead = p->tree_half_buckets / 2|tree traffic: the leader chain bytes left out'
+  'sim/plan.c|            const double lead = p->tree_half_buckets / 2.0 + (p->per_node > 1)|            const double lead = p->tree_half_buckets / 2.0|tree traffic: the leader chain bytes left out'
   'sim/scenario.c|const int amp_native = q->precision == PRECISION_AMP|const int amp_native = q->precision == 99|amp: gradients not sent as fp16'
   'models/gpu.c|if (r->precision != precision|if (r->precision != r->precision|a measured row of another precision taken'
   'sim/scenario.c|        whole.quant = c.quant;|        whole.quant = c.quant, whole.encode_ns = 1;|amp: the native fp16 gradients charged an encode'

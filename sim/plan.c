@@ -532,7 +532,7 @@ void sim_traffic(const sim_config *c, const sim_plan *p, double *up, double *dow
         }
         case SYNC_ALLGATHER: u += (P - 1) * b->up_bytes, d += (P - 1) * b->up_bytes; break;
         case SYNC_TREE: { /* the busier of a node's leader (its trees' half-buckets, its chain) and a chain's middle */
-            const double lead = p->tree_half_buckets / 2 + (p->per_node > 1), middle = p->per_node > 2 ? 2 : 0;
+            const double lead = p->tree_half_buckets / 2.0 + (p->per_node > 1), middle = p->per_node > 2 ? 2 : 0;
             u += fmax(lead, middle) * (b->up_bytes + b->up2_bytes),
                 d += fmax(lead, middle) * (b->up_bytes + b->up2_bytes);
             break;

@@ -218,6 +218,7 @@ int main(void)
         c.gpus = 6;
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.comm_s, L * AX + AX + 2 * AI + 1.5 * raw / BX, "tree, 3 nodes of 2 GPUs, latency factor 10");
+        close_to(r.bytes_up, 2.5 * raw, "tree, 3 nodes: a leader's bytes out, three half-buckets and U along its chain");
         c.gpus = 2;
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.comm_s, L * AI + AI + raw / BI, "tree, one node of 2 GPUs, latency factor 10");
