@@ -58,7 +58,8 @@ static train_config config_of(const cli_args *a)
 }
 
 /* Fashion-MNIST's four files. @return 0, or -1 after printing. */
-static int load_fashion(const char *data, idx_dataset *tr, idx_dataset *te)
+/* Only the images a run uses are read: `train_limit` and `test_limit` (0: all). */
+static int load_fashion(const char *data, uint64_t train_limit, uint64_t test_limit, idx_dataset *tr, idx_dataset *te)
 {
     char dir[1024], ip[1200], lp[1200], tip[1200], tlp[1200], msg[512];
     idx_fashion_dir(data, dir, sizeof dir);
@@ -66,7 +67,10 @@ static int load_fashion(const char *data, idx_dataset *tr, idx_dataset *te)
     snprintf(lp, sizeof lp, "%s/train-labels-idx1-ubyte.gz", dir);
     snprintf(tip, sizeof tip, "%s/t10k-images-idx3-ubyte.gz", dir);
     snprintf(tlp, sizeof tlp, "%s/t10k-labels-idx1-ubyte.gz", dir);
-    if (idx_load(tr, ip, lp, msg, sizeof msg) == GQ_OK && idx_load(te, tip, tlp, msg, sizeof msg) == GQ_OK) return 0;
+    const uint32_t ntr = train_limit > UINT32_MAX ? 0 : (uint32_t)train_limit;
+    const uint32_t nte = test_limit > UINT32_MAX ? 0 : (uint32_t)test_limit;
+    if (idx_load(tr, ip, lp, ntr, msg, sizeof msg) == GQ_OK && idx_load(te, tip, tlp, nte, msg, sizeof msg) == GQ_OK)
+        return 0;
     cli_error("%s (Fashion-MNIST: install dataset-fashion-mnist, or point --data or GQSIM_FASHION_MNIST at a "
               "directory with its four .gz files)",
               msg);
@@ -347,7 +351,7 @@ int cmd_train(int argc, char **argv)
     const model_t *m = cli_zoo_model(&z, model);
     idx_dataset tr = {0}, te = {0};
     char(*specs)[256] = gq_xcalloc(MAX_RUNS * MAX_RUNS, sizeof *specs); /* each run's canonical spec */
-    if (!m || load_fashion(a.data, &tr, &te) != 0) goto out;
+    if (!m || load_fashion(a.data, a.train_limit, a.test_limit, &tr, &te) != 0) goto out;
     static const char *const H[] = {"quant",
                                     "workers",
                                     "epoch",
@@ -498,7 +502,9 @@ int cli_train_curves(const cli_args *a, const char *model, const char *const *qu
     const size_t ns = seeds_of(a, seeds);
     char msg[1024];
     int rc = 0;
-    if (cli_zoo_load(&z, NULL) != 0 || !(m = cli_zoo_model(&z, model)) || load_fashion(a->data, &tr, &te) != 0) rc = -1;
+    if (cli_zoo_load(&z, NULL) != 0 || !(m = cli_zoo_model(&z, model)) ||
+        load_fashion(a->data, a->train_limit, a->test_limit, &tr, &te) != 0)
+        rc = -1;
     if (rc == 0) {
         const int ntrain = a->train_limit > 0 && a->train_limit < (uint64_t)tr.n ? (int)a->train_limit : tr.n;
         int most = ntrain / (int)a->batch; /* workers that still get one batch each per iteration */

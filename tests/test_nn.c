@@ -474,24 +474,45 @@ static void test_idx(void)
     snprintf(a, sizeof a, "%s/i.gz", dir), snprintf(b, sizeof b, "%s/l.gz", dir);
     write_gz(a, img, sizeof img), write_gz(b, lab, sizeof lab);
     idx_dataset d;
-    CHECK(idx_load(&d, a, b, msg, sizeof msg) == GQ_OK && d.n == 2 && d.rows == 2 && d.images[7] == 8 &&
+    CHECK(idx_load(&d, a, b, 0, msg, sizeof msg) == GQ_OK && d.n == 2 && d.rows == 2 && d.images[7] == 8 &&
               d.labels[1] == 9,
           "a good IDX pair loads: %s", msg);
     idx_free(&d);
+    CHECK(idx_load(&d, a, b, 1, msg, sizeof msg) == GQ_OK && d.n == 1 && d.images[3] == 4 && d.labels[0] == 3,
+          "the first item alone: %s", msg);
+    idx_free(&d);
+    /* a byte after the last item: an error whenever the whole file is read (0, or items at the count) */
+    unsigned char img_extra[sizeof img + 1];
+    memcpy(img_extra, img, sizeof img), img_extra[sizeof img] = 0;
+    write_gz(a, img_extra, sizeof img_extra);
+    CHECK(idx_load(&d, a, b, 0, msg, sizeof msg) != GQ_OK && strstr(msg, "data after"), "extra byte, all: %s", msg);
+    CHECK(idx_load(&d, a, b, 2, msg, sizeof msg) != GQ_OK && strstr(msg, "data after"), "extra byte, 2 of 2: %s", msg);
+    CHECK(idx_load(&d, a, b, 1, msg, sizeof msg) == GQ_OK && d.n == 1, "extra byte, 1 of 2 unread: %s", msg);
+    idx_free(&d);
+    /* a label out of range in the second item: refused when it is read */
+    lab[9] = 10;
+    write_gz(a, img, sizeof img), write_gz(b, lab, sizeof lab);
+    CHECK(idx_load(&d, a, b, 2, msg, sizeof msg) != GQ_OK && strstr(msg, "item 1"), "bad label read: %s", msg);
+    CHECK(idx_load(&d, a, b, 1, msg, sizeof msg) == GQ_OK && d.n == 1, "bad label unread: %s", msg);
+    idx_free(&d);
+    lab[9] = 9;
+    write_gz(b, lab, sizeof lab);
     write_gz(a, img, sizeof img - 1);
-    CHECK(idx_load(&d, a, b, msg, sizeof msg) != GQ_OK && strstr(msg, "i.gz: truncated"), "truncated: %s", msg);
+    CHECK(idx_load(&d, a, b, 1, msg, sizeof msg) == GQ_OK && d.n == 1, "truncated after the items read: %s", msg);
+    idx_free(&d);
+    CHECK(idx_load(&d, a, b, 0, msg, sizeof msg) != GQ_OK && strstr(msg, "i.gz: truncated"), "truncated: %s", msg);
     img[3] = 1;
     write_gz(a, img, sizeof img);
-    CHECK(idx_load(&d, a, b, msg, sizeof msg) != GQ_OK && strstr(msg, "magic"), "wrong magic: %s", msg);
+    CHECK(idx_load(&d, a, b, 0, msg, sizeof msg) != GQ_OK && strstr(msg, "magic"), "wrong magic: %s", msg);
     img[3] = 3;
     write_gz(a, img, sizeof img);
     lab[7] = 3;
     unsigned char lab3[11];
     memcpy(lab3, lab, 10), lab3[10] = 1;
     write_gz(b, lab3, sizeof lab3);
-    CHECK(idx_load(&d, a, b, msg, sizeof msg) != GQ_OK && strstr(msg, "2 images but") && strstr(msg, "3 labels"),
+    CHECK(idx_load(&d, a, b, 0, msg, sizeof msg) != GQ_OK && strstr(msg, "2 images but") && strstr(msg, "3 labels"),
           "count mismatch: %s", msg);
-    CHECK(idx_load(&d, "/nonexistent/x.gz", b, msg, sizeof msg) != GQ_OK && strstr(msg, "x.gz"), "missing file: %s",
+    CHECK(idx_load(&d, "/nonexistent/x.gz", b, 0, msg, sizeof msg) != GQ_OK && strstr(msg, "x.gz"), "missing file: %s",
           msg);
     remove(a), remove(b), rmdir(dir);
 }

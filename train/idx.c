@@ -16,9 +16,11 @@ static int read_be32(gzFile f, uint32_t *v)
     return 0;
 }
 
-/* Reads one IDX file of `ndims` dimensions; dims[] gets the sizes. */
-static gq_err read_idx(const char *path, uint32_t magic, int ndims, uint32_t *dims, uint8_t **data, char *msg,
-                       size_t cap)
+/* Reads one IDX file of `ndims` dimensions; dims[] gets the sizes the header states. Only the first `items`
+ * items are read (0: all of them, and then nothing may follow the last): a run that uses 1,024 of 60,000
+ * images need not inflate the other 59,000, and under mpirun every rank loads its own copy. */
+static gq_err read_idx(const char *path, uint32_t magic, int ndims, uint32_t *dims, uint32_t items, uint8_t **data,
+                       char *msg, size_t cap)
 {
     gzFile f = gzopen(path, "rb");
     if (!f) return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: cannot open it", path);
@@ -35,8 +37,9 @@ static gq_err read_idx(const char *path, uint32_t magic, int ndims, uint32_t *di
         else if (dims[i] == 0 || dims[i] > 10000000)
             e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: dimension %d is %u", path, i, dims[i]);
         else
-            total *= dims[i];
+            total *= i == 0 && items > 0 && items < dims[0] ? items : dims[i];
     }
+    const int whole = items == 0 || items >= dims[0];
     if (e == GQ_OK && total > ((size_t)1 << 31))
         e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: %zu bytes is too large", path, total);
     if (e == GQ_OK) {
@@ -70,7 +73,7 @@ static gq_err read_idx(const char *path, uint32_t magic, int ndims, uint32_t *di
             unsigned char extra;
             if (got < total)
                 e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: truncated: %zu of %zu data bytes", path, got, total);
-            else if (gzread(f, &extra, 1) == 1)
+            else if (whole && gzread(f, &extra, 1) == 1)
                 e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: data after the last item", path);
             if (e != GQ_OK) {
                 free(*data);
@@ -82,22 +85,23 @@ static gq_err read_idx(const char *path, uint32_t magic, int ndims, uint32_t *di
     return e;
 }
 
-gq_err idx_load(idx_dataset *d, const char *images, const char *labels, char *msg, size_t cap)
+gq_err idx_load(idx_dataset *d, const char *images, const char *labels, uint32_t items, char *msg, size_t cap)
 {
     memset(d, 0, sizeof *d);
     uint32_t di[3], dl[1];
-    gq_err e = read_idx(images, 0x00000803, 3, di, &d->images, msg, cap);
-    if (e == GQ_OK) e = read_idx(labels, 0x00000801, 1, dl, &d->labels, msg, cap);
+    gq_err e = read_idx(images, 0x00000803, 3, di, items, &d->images, msg, cap);
+    if (e == GQ_OK) e = read_idx(labels, 0x00000801, 1, dl, items, &d->labels, msg, cap);
     if (e == GQ_OK && di[0] != dl[0])
         e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s has %u images but %s %u labels", images, di[0], labels, dl[0]);
-    for (uint32_t i = 0; e == GQ_OK && i < dl[0]; i++)
+    const uint32_t n = items > 0 && items < di[0] ? items : di[0];
+    for (uint32_t i = 0; e == GQ_OK && i < n; i++)
         if (d->labels[i] > 9)
             e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: label %u of item %u is not 0..9", labels, d->labels[i], i);
     if (e != GQ_OK) {
         idx_free(d);
         return e;
     }
-    d->n = (int)di[0];
+    d->n = (int)n;
     d->rows = (int)di[1];
     d->cols = (int)di[2];
     return GQ_OK;

@@ -15,8 +15,10 @@ typedef struct {
     int n, rows, cols;
 } idx_dataset;
 
-/* Loads images and labels (their counts must match). */
-gq_err idx_load(idx_dataset *d, const char *images_path, const char *labels_path, char *msg, size_t cap);
+/* Loads images and labels (the counts their headers state must match): the first `items` of them, or all
+ * when `items` is 0 or more than the files hold. */
+gq_err idx_load(idx_dataset *d, const char *images_path, const char *labels_path, uint32_t items, char *msg,
+                size_t cap);
 void idx_free(idx_dataset *d);
 
 /* The directory holding Fashion-MNIST: `dir` if given, else $GQSIM_FASHION_MNIST,
