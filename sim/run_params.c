@@ -261,7 +261,7 @@ const run_param RUN_PARAMS[] = {
              "and a write) to each encode"},
     {.key = "framework",
      .flag = "--framework",
-     .meta = "horovod-nccl|horovod-0.20|horovod-mpi|pytorch-ddp|tf-ps",
+     .meta = "horovod-nccl|horovod-0.20|horovod-mpi|pytorch-ddp|tf-ps|tf-replicated",
      .type = RP_TEXT,
      .offset = AT(framework),
      .check = framework_check,

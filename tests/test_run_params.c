@@ -306,6 +306,16 @@ static void test_frameworks(void)
               q.ps_placement == PS_ROUND_ROBIN && q.fusion_bytes == 0,
           "tf-ps: sharded servers on the hosts, variables round-robin, one push a tensor");
     run_params_defaults(&q);
+    q.framework = "tf-replicated";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_PS_SHARDED && q.ps_on_cpu == 1 &&
+              q.ps_placement == PS_ROUND_ROBIN && q.fusion_bytes == 0 && q.fusion_cycle_s == 0 && q.overlap == 1,
+          "tf-replicated: the node's sum pushed a variable at a time to round-robin servers on the hosts");
+    run_params_defaults(&q);
+    CHECK(run_param_set(run_param_by_key("ps_placement"), &q, "greedy", msg, sizeof msg) == GQ_OK, "%s", msg);
+    q.framework = "tf-replicated";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.ps_placement == PS_GREEDY && q.ps_on_cpu == 1,
+          "tf-replicated with --ps-placement greedy: the user's placement, the preset's hosts");
+    run_params_defaults(&q);
     CHECK(run_param_set(run_param_by_key("sync"), &q, "ring", msg, sizeof msg) == GQ_OK, "%s", msg);
     q.framework = "tf-ps";
     CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_RING && q.ps_on_cpu == 0 &&
