@@ -130,6 +130,9 @@ static int models_compute(int argc, char **argv)
     if (e.basis)
         snprintf(basis, sizeof basis, "%s batch %d %.4g img/s (%s)", e.basis->framework, e.basis->batch,
                  e.basis->images_per_s, e.basis->source);
+    else if (e.source == COMPUTE_BATCH_LINE)
+        snprintf(basis, sizeof basis, "a line in batch, time = fixed + per image, over %d published rows",
+                 e.fit_points);
     else if (e.source == COMPUTE_FITTED)
         snprintf(basis, sizeof basis, "fit over %d published rows, scaled to this GPU's %d", e.fit_points,
                  e.gpu_points);

@@ -4,6 +4,7 @@
 #include "gq_csv.h"
 
 #include <ctype.h>
+#include <gsl/gsl_fit.h>
 #include <gsl/gsl_multifit.h>
 #include <math.h>
 #include <stdio.h>
@@ -176,6 +177,7 @@ const char *compute_source_name(compute_source s)
 {
     switch (s) {
     case COMPUTE_MEASURED: return "measured";
+    case COMPUTE_BATCH_LINE: return "measured-batches";
     case COMPUTE_FITTED: return "fitted";
     case COMPUTE_POOLED: return "pooled";
     case COMPUTE_USER: return "user";
@@ -314,6 +316,38 @@ static const gpu_measurement *nearest_measurement(const gpu_db *db, const model_
     return best;
 }
 
+/* The iteration time over the batch as a line, t(b) = c + b t1: a cost each iteration pays whatever its batch
+ * (kernel launches, the optimizer's pass over the weights, the framework's step) and a cost per image. It is
+ * fitted by least squares to the measured rows of r's GPU, model, precision and framework, where they hold two
+ * batches or more, and read at `batch`: a GPU's efficiency falls at small batches, as MXNet's published
+ * training rates at batch 1 to 128 show (docs/validation.md). @return the seconds per image at `batch`, or 0 where
+ * there is no line (fewer than two batches, or a line that is not a cost: t1 <= 0, or t(batch) <= 0). */
+static double batch_line(const gpu_measurement *rows, size_t n, const gpu_measurement *r, int batch, int *points)
+{
+    double x[64], y[64];
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < sizeof x / sizeof x[0]; i++) {
+        const gpu_measurement *q = &rows[i];
+        if (q->precision != r->precision || !gpu_name_eq(q->gpu, r->gpu) || strcmp(q->model, r->model) != 0 ||
+            strcmp(q->framework, r->framework) != 0)
+            continue;
+        x[k] = q->batch, y[k] = q->batch / q->images_per_s, k++;
+    }
+    int batches = 0; /* distinct batch sizes among the k rows */
+    for (size_t i = 0; i < k; i++) {
+        size_t j = 0;
+        while (j < i && x[j] != x[i]) j++;
+        batches += j == i;
+    }
+    if (batches < 2) return 0;
+    double c, t1, cov00, cov01, cov11, sumsq;
+    gsl_fit_linear(x, 1, y, 1, k, &c, &t1, &cov00, &cov01, &cov11, &sumsq);
+    const double t = c + t1 * batch;
+    if (!(t1 > 0 && t > 0)) return 0;
+    *points = (int)k;
+    return t / batch;
+}
+
 /* An iteration of `batch` images at per_image seconds each: its time, split into forward and backward by the
  * model's ratio, and the fraction of g's fp32 peak it reaches. */
 static void estimate_times(const model_t *m, const gpu_spec *g, int batch, double per_image, compute_estimate *out)
@@ -339,6 +373,8 @@ gq_err gpu_compute(const gpu_db *db, const model_zoo *zoo, const model_t *m, con
         per_image = 1.0 / r->images_per_s;
         out->source = COMPUTE_MEASURED;
         out->basis = r;
+        const double line = r->batch == batch ? 0 : batch_line(db->meas, db->nmeas, r, batch, &out->fit_points);
+        if (line > 0) per_image = line, out->source = COMPUTE_BATCH_LINE, out->basis = NULL;
     } else {
         double coef[NFEAT], scale, x[NFEAT];
         int pts;
@@ -365,6 +401,9 @@ gq_err gpu_compute_in(const gpu_db *db, const model_zoo *zoo, const model_t *m, 
     memset(out, 0, sizeof *out);
     out->source = r ? COMPUTE_MEASURED : COMPUTE_USER;
     out->basis = r;
-    estimate_times(m, g, batch, 1.0 / (r ? r->images_per_s : user_images_per_s), out); /* efficiency: of fp32's peak */
+    double per_image = 1.0 / (r ? r->images_per_s : user_images_per_s);
+    const double line = r && r->batch != batch ? batch_line(db->prec, db->nprec, r, batch, &out->fit_points) : 0;
+    if (line > 0) per_image = line, out->source = COMPUTE_BATCH_LINE, out->basis = NULL;
+    estimate_times(m, g, batch, per_image, out); /* efficiency: of fp32's peak */
     return GQ_OK;
 }

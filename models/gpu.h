@@ -58,7 +58,9 @@ typedef struct {
     size_t n;
 } model_zoo;
 
-typedef enum { COMPUTE_MEASURED, COMPUTE_FITTED, COMPUTE_POOLED, COMPUTE_USER } compute_source;
+/* measured: a published row at this batch (or the nearest, where it is the only batch of its kind);
+ * measured-batches: the line through a GPU and model's published rows at several batches (gpu.c, batch_line) */
+typedef enum { COMPUTE_MEASURED, COMPUTE_FITTED, COMPUTE_POOLED, COMPUTE_USER, COMPUTE_BATCH_LINE } compute_source;
 const char *compute_source_name(compute_source s);
 
 typedef struct {
@@ -67,7 +69,7 @@ typedef struct {
     double efficiency; /* achieved / peak FLOP rate */
     compute_source source;
     const gpu_measurement *basis; /* the measured row used, if any */
-    int fit_points;               /* published rows behind the fit */
+    int fit_points;               /* published rows behind the fit (or the batch line) */
     int gpu_points;               /* of which on this GPU (its scale) */
 } compute_estimate;
 

@@ -102,6 +102,8 @@ mutations=(
   'quant/bingrad_pb.c|        if (r.f < p.f) p = r;|        if (0) p = r;|BinGrad-pb start without its mirror image'
   'quant/terngrad.c|return _mm256_and_si256(nz, _mm256_add_epi32(sign, _mm256_set1_epi32(1)));|return _mm256_and_si256(nz, _mm256_add_epi32(sign, _mm256_set1_epi32(0)));|TernGrad lanes: +s coded as 0'
   'sim/frameworks.c|{"tf-replicated", "sync=ps-sharded,ps_placement=round-robin,|{"tf-replicated", "sync=ps-sharded,ps_placement=greedy,|tf-replicated: the master copies placed greedily, not as replica_device_setter does'
+  'models/gpu.c|if (!(t1 > 0 && t > 0)) return 0;|if (!(t1 >= 0 && t > 0)) return 0;|batch line: a flat line (t1 = 0) taken for a cost'
+  'models/gpu.c|            strcmp(q->framework, r->framework) != 0)|            0)|batch line: every framework s rows on one line'
   'train/idx.c|items >= dims[0];|items + 1 > 0;|IDX: the bytes after the items used taken for trailing data'
   'train/idx.c|total *= i == 0 && items > 0 && items < dims[0] ? items : dims[i];|total *= dims[i];|IDX: every item read whatever the limit'
   'quant/terngrad.c|tg_quantize_scalar(codes + i, x + i, len - i, inv24, key, idx0 + (uint32_t)i);|tg_quantize_scalar(codes + i, x + i, len - i, inv24, key, idx0);|TernGrad tail: the draws restart at the lanes first index'

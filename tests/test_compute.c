@@ -1,8 +1,10 @@
 /* GPU compute profiles: measured throughputs are reproduced exactly at their
  * own batch and scale linearly with batch; forward and backward split 1:2 by
  * FLOPs; the fitted fallback predicts every measured pair it did not see
- * within a mean error bound (leave-one-out); user overrides and custom GPU
- * rows take effect; malformed GPU data fails with FILE:LINE. */
+ * within a mean error bound (leave-one-out); where one framework measured a
+ * GPU and model at several batches, the iteration time is the least-squares
+ * line through them (checked against the closed form); user overrides and
+ * custom GPU rows take effect; malformed GPU data fails with FILE:LINE. */
 #include "check.h"
 #include "gpu.h"
 #include "zoo.h"
@@ -77,6 +79,65 @@ static void test_leave_one_out(gq_zoo *z)
     CHECK(n >= 30 && sum / n < 0.30, "leave-one-out mean absolute error %.1f%% over %d pairs", 100 * sum / n, n);
 }
 
+/* The least-squares line t(b) = c + t1 b through (b_i, b_i / r_i), written out: t1 = Sxy / Sxx, c = ybar - t1 xbar. */
+static double line_rate(const int *b, const double *r, int n, int at)
+{
+    double xbar = 0, ybar = 0, sxy = 0, sxx = 0;
+    for (int i = 0; i < n; i++) xbar += b[i] / (double)n, ybar += b[i] / r[i] / n;
+    for (int i = 0; i < n; i++) sxy += (b[i] - xbar) * (b[i] / r[i] - ybar), sxx += (b[i] - xbar) * (b[i] - xbar);
+    const double t1 = sxy / sxx, c = ybar - t1 * xbar;
+    return at / (c + t1 * at);
+}
+
+static void test_batch_line(void)
+{
+    gq_zoo z;
+    if (zoo_load(&z, NULL, NULL, 0) != GQ_OK) return;
+    model_zoo view = zoo_view(&z);
+    const model_t *rn50 = zoo_model(&z, "resnet50", NULL, 0), *inc3 = zoo_model(&z, "inception3", NULL, 0);
+    const model_t *lenet = zoo_model(&z, "lenet5", NULL, 0);
+    const gpu_spec *v100 = gpu_find(&z.gpus, "V100"), *k80 = gpu_find(&z.gpus, "K80");
+    /* MXNet 1.2's V100 ResNet-50 rows (data/gpu_throughput.csv) at batches 32, 64, 128 */
+    static const int B[] = {32, 64, 128};
+    static const double R[] = {298.51, 343.19, 363.69};
+    compute_estimate e;
+    for (int at = 1; at <= 512; at *= 2) {
+        gpu_compute(&z.gpus, &view, rn50, v100, at, 0, NULL, &e);
+        const int row = at == 32 || at == 64 || at == 128;
+        const double want = row ? R[at == 32 ? 0 : at == 64 ? 1 : 2] : line_rate(B, R, 3, at);
+        CHECK(e.source == (row ? COMPUTE_MEASURED : COMPUTE_BATCH_LINE) && fabs(e.images_per_s / want - 1) < 1e-12 &&
+                  (row || e.fit_points == 3),
+              "V100 resnet50 at batch %d: %s %.6g img/s, want %.6g", at, compute_source_name(e.source), e.images_per_s,
+              want);
+    }
+    gpu_compute(&z.gpus, &view, inc3, v100, 1, 0, NULL, &e); /* one batch measured: its rate at every batch */
+    CHECK(e.source == COMPUTE_MEASURED && fabs(e.images_per_s - 247.43) < 1e-9, "V100 inception3 at 1: %.6g",
+          e.images_per_s);
+    /* another framework's row at another batch is not on MXNet's line; a flat line (t1 = 0, the equality) is no
+     * line, a rising one is */
+    char msg[256] = "";
+    CHECK(gpu_db_add_measurements(&z.gpus,
+                                  "gpu,model,framework,batch,images_per_s,source\n"
+                                  "V100,inception3,other,32,200,test\n"
+                                  "K80,lenet5,flat,10,100,test\nK80,lenet5,flat,20,200,test\n"
+                                  "K80,lenet5,rising,40,300,test\nK80,lenet5,rising,80,400,test\n",
+                                  "rows.csv", msg, sizeof msg) == GQ_OK,
+          "%s", msg);
+    gpu_compute(&z.gpus, &view, inc3, v100, 1, 0, NULL, &e);
+    CHECK(e.source == COMPUTE_MEASURED && fabs(e.images_per_s - 200) < 1e-9, "one row of its framework: %.6g",
+          e.images_per_s);
+    gpu_compute(&z.gpus, &view, lenet, k80, 5, 0, NULL, &e);
+    CHECK(e.source == COMPUTE_MEASURED && fabs(e.images_per_s - 100) < 1e-9, "flat line: the nearest row, %.6g",
+          e.images_per_s);
+    static const int B2[] = {40, 80};
+    static const double R2[] = {300, 400};
+    gpu_compute(&z.gpus, &view, lenet, k80, 160, 0, NULL, &e);
+    CHECK(e.source == COMPUTE_BATCH_LINE && fabs(e.images_per_s / line_rate(B2, R2, 2, 160) - 1) < 1e-12 &&
+              fabs(e.images_per_s - 480) < 1e-9,
+          "rising line at 160: %.6g (t = 1/15 + b/600: 480)", e.images_per_s);
+    zoo_free(&z);
+}
+
 static void test_bad_csv(void)
 {
     gpu_db db = {0};
@@ -122,6 +183,7 @@ int main(void)
     test_measured(&z);
     test_fallbacks(&z);
     test_leave_one_out(&z);
+    test_batch_line();
     test_bad_csv();
     zoo_free(&z);
     return check_summary();
