@@ -57,8 +57,8 @@ static train_config config_of(const cli_args *a)
     return c;
 }
 
-/* Fashion-MNIST's four files. @return 0, or -1 after printing. */
-/* Only the images a run uses are read: `train_limit` and `test_limit` (0: all). */
+/* Fashion-MNIST's four files, only the images a run uses (`train_limit`, `test_limit`; 0: all). @return 0, or -1
+ * after printing. */
 static int load_fashion(const char *data, uint64_t train_limit, uint64_t test_limit, idx_dataset *tr, idx_dataset *te)
 {
     char dir[1024], ip[1200], lp[1200], tip[1200], tlp[1200], msg[512];

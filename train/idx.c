@@ -39,7 +39,7 @@ static gq_err read_idx(const char *path, uint32_t magic, int ndims, uint32_t *di
         else
             total *= i == 0 && items > 0 && items < dims[0] ? items : dims[i];
     }
-    const int whole = items == 0 || items >= dims[0];
+    const int whole = e != GQ_OK || items == 0 || items >= dims[0]; /* dims[0] is read only once it was */
     if (e == GQ_OK && total > ((size_t)1 << 31))
         e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: %zu bytes is too large", path, total);
     if (e == GQ_OK) {
@@ -93,7 +93,7 @@ gq_err idx_load(idx_dataset *d, const char *images, const char *labels, uint32_t
     if (e == GQ_OK) e = read_idx(labels, 0x00000801, 1, dl, items, &d->labels, msg, cap);
     if (e == GQ_OK && di[0] != dl[0])
         e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s has %u images but %s %u labels", images, di[0], labels, dl[0]);
-    const uint32_t n = items > 0 && items < di[0] ? items : di[0];
+    const uint32_t n = e != GQ_OK ? 0 : items > 0 && items < di[0] ? items : di[0];
     for (uint32_t i = 0; e == GQ_OK && i < n; i++)
         if (d->labels[i] > 9)
             e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: label %u of item %u is not 0..9", labels, d->labels[i], i);
