@@ -333,19 +333,26 @@ static double batch_line(const gpu_measurement *rows, size_t n, const gpu_measur
             continue;
         x[k] = q->batch, y[k] = q->batch / q->images_per_s, k++;
     }
-    int batches = 0; /* distinct batch sizes among the k rows */
-    for (size_t i = 0; i < k; i++) {
-        size_t j = 0;
-        while (j < i && x[j] != x[i]) j++;
-        batches += j == i;
-    }
-    if (batches < 2) return 0;
+    int two_batches = 0;
+    for (size_t i = 1; i < k; i++) two_batches |= x[i] != x[0];
+    if (!two_batches) return 0;
     double c, t1, cov00, cov01, cov11, sumsq;
     gsl_fit_linear(x, 1, y, 1, k, &c, &t1, &cov00, &cov01, &cov11, &sumsq);
     const double t = c + t1 * batch;
     if (!(t1 > 0 && t > 0)) return 0;
     *points = (int)k;
     return t / batch;
+}
+
+/* Seconds per image at `batch` from the measured row r (rows: its table): the line through r's batches where there
+ * is one, else r's own rate; out's source, basis and fit_points say which. */
+static double measured_per_image(const gpu_measurement *rows, size_t n, const gpu_measurement *r, int batch,
+                                 compute_estimate *out)
+{
+    const double line = r->batch == batch ? 0 : batch_line(rows, n, r, batch, &out->fit_points);
+    out->source = line > 0 ? COMPUTE_BATCH_LINE : COMPUTE_MEASURED;
+    out->basis = line > 0 ? NULL : r;
+    return line > 0 ? line : 1.0 / r->images_per_s;
 }
 
 /* An iteration of `batch` images at per_image seconds each: its time, split into forward and backward by the
@@ -370,11 +377,7 @@ gq_err gpu_compute(const gpu_db *db, const model_zoo *zoo, const model_t *m, con
         per_image = 1.0 / user_images_per_s;
         out->source = COMPUTE_USER;
     } else if ((r = nearest_measurement(db, m, g, batch, PRECISION_FP32, exclude)) != NULL) {
-        per_image = 1.0 / r->images_per_s;
-        out->source = COMPUTE_MEASURED;
-        out->basis = r;
-        const double line = r->batch == batch ? 0 : batch_line(db->meas, db->nmeas, r, batch, &out->fit_points);
-        if (line > 0) per_image = line, out->source = COMPUTE_BATCH_LINE, out->basis = NULL;
+        per_image = measured_per_image(db->meas, db->nmeas, r, batch, out);
     } else {
         double coef[NFEAT], scale, x[NFEAT];
         int pts;
@@ -399,11 +402,8 @@ gq_err gpu_compute_in(const gpu_db *db, const model_zoo *zoo, const model_t *m, 
     const gpu_measurement *r = user_images_per_s > 0 ? NULL : nearest_measurement(db, m, g, batch, precision, NULL);
     if (!r && !(user_images_per_s > 0)) return GQ_ERR_PARAM;
     memset(out, 0, sizeof *out);
-    out->source = r ? COMPUTE_MEASURED : COMPUTE_USER;
-    out->basis = r;
-    double per_image = 1.0 / (r ? r->images_per_s : user_images_per_s);
-    const double line = r && r->batch != batch ? batch_line(db->prec, db->nprec, r, batch, &out->fit_points) : 0;
-    if (line > 0) per_image = line, out->source = COMPUTE_BATCH_LINE, out->basis = NULL;
+    out->source = COMPUTE_USER;
+    const double per_image = r ? measured_per_image(db->prec, db->nprec, r, batch, out) : 1.0 / user_images_per_s;
     estimate_times(m, g, batch, per_image, out); /* efficiency: of fp32's peak */
     return GQ_OK;
 }

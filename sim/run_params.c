@@ -83,8 +83,7 @@ const run_param RUN_PARAMS[] = {
      .scope = RP_SIM | RP_COLUMN,
      .help = "ps-sharded with placement: a tensor of more fp32 bytes is cut into ceil(its bytes / BYTES) even pieces, "
              "each placed as a variable of its own (TensorFlow's variable_axis_size_partitioner; BytePS's "
-             "BYTEPS_PARTITION_BYTES); "
-             "default 0, whole"},
+             "BYTEPS_PARTITION_BYTES); default 0, whole"},
     {.key = "ps_on",
      .flag = "--ps-on",
      .type = RP_ENUM,
