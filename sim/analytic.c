@@ -6,7 +6,8 @@
  * sharing it does count, as SimGrid's LV08 does: where every link carries a
  * flow in each direction at once (rings, the leaders' all-to-all), each flow
  * shares its link with the ACKs of the one coming the other way. Servers on
- * the host CPU (--ps-on cpu) take the plan's host routes and costs. Where the
+ * the host CPU (--ps-on cpu) take the plan's host routes and costs; where
+ * the node's GPUs sum first (BytePS), the sum's copy to the host and back. Where the
  * platform says its servers talk gRPC (rpc=), each message costs its sender
  * and its receiver their CPU time, one message after another at each end. */
 #include <math.h>
@@ -39,6 +40,17 @@ static double placed_servers(const sim_config *c, const sim_plan *p, const sim_b
            load * b->down_bytes / p->b_inter + sends * c->rpc_recv_s;
 }
 
+/* ps-sharded on the hosts with the servers on M machines of their own: every worker node sends each server 1/M of
+ * its contribution and takes 1/M of the reply from each; a server takes in the N nodes' shares and answers each. A
+ * NIC carries one direction a phase (no cross-traffic): the worker's the whole bucket, the server's N/M of it. */
+static double cpu_machines(const sim_config *c, const sim_plan *p, const sim_bucket *b)
+{
+    const double N = p->nodes, M = p->cpu_machines, load = fmax(1, N / M);
+    const double work = N * b->srv_dec_s / M + b->srv_enc_s / M + N * (c->rpc_recv_s + c->rpc_send_s);
+    return M * c->rpc_send_s + p->a_inter + load * b->up_bytes / p->b_inter + work + p->a_inter +
+           load * b->down_bytes / p->b_inter + M * c->rpc_recv_s;
+}
+
 static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
 {
     const double P = c->gpus, rpc = c->rpc_send_s + c->rpc_recv_s; /* a message's two ends */
@@ -54,7 +66,12 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
         double G = p->per_node, N = p->nodes, t = 0;
         /* on the host CPU (ps-sharded) every GPU's contribution goes up to it, the leader's too */
         const int host = c->ps_on_cpu && c->sync == SYNC_PS_SHARDED;
-        if (host) /* the GPUs' messages to their host and its replies, as at the single server */
+        /* BytePS: the GPUs sum, one copy to the host and back (on one machine only the GPUs' sum) */
+        const int node_sum = host && c->node_sum_gpus, copies = node_sum && N > 1;
+        if (node_sum)
+            t += (G > 1 ? p->a_intra + b->node_bytes / p->b_intra : 0) +
+                 (copies ? p->a_lead + b->node_bytes / p->b_lead + b->host_enc_s : 0);
+        else if (host) /* the GPUs' messages to their host and its replies, as at the single server */
             t += b->enc_s + p->a_intra + b->up_bytes / p->b_intra + G * b->srv_dec_s + (G + 1) * rpc;
         else if (G > 1)
             t += b->enc_s + p->a_intra + b->up_bytes / p->b_intra + (G - 1) * b->dec_s;
@@ -62,7 +79,9 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
         const int alone = G == 1 && !host && c->sync == SYNC_PS_SHARDED && N > 1;
         if (alone) t += b->enc_s;
         const double bw_inter = p->b_inter / p->reverse_load; /* every node sends and receives at once */
-        if (N > 1 && c->sync == SYNC_PS_SHARDED && p->servers) {
+        if (p->cpu_machines) {
+            t += cpu_machines(c, p, b);
+        } else if (N > 1 && c->sync == SYNC_PS_SHARDED && p->servers) {
             t += placed_servers(c, p, b, (int)(b - p->b));
         } else if (N > 1 && c->sync == SYNC_PS_SHARDED) {
             double share = (N - 1) / N;
@@ -72,7 +91,10 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
             double steps = 2 * (N - 1);
             t += steps * (p->a_inter + b->up_bytes / N / bw_inter) + steps * (b->enc_s + b->dec_s) / N;
         }
-        if (host)
+        if (node_sum)
+            t += (copies ? b->host_dec_s + p->a_lead + b->node_bytes / p->b_lead : 0) +
+                 (G > 1 ? p->a_intra + b->node_bytes / p->b_intra : 0);
+        else if (host)
             t += b->srv_enc_s + p->a_intra + b->down_bytes / p->b_intra + b->dec_down_s;
         else if (G > 1)
             t += b->enc_down_s + p->a_intra + b->down_bytes / p->b_intra + b->dec_down_s;

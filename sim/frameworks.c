@@ -36,11 +36,17 @@ const framework_preset FRAMEWORKS[] = {
      "each variable to the server that owns it as backward makes it, and fetches the updated variable (the "
      "High-Performance Models guide, 'Replicated Variables in Distributed Training'); the master copies placed by "
      "replica_device_setter without a ps_strategy, round-robin (benchmark_cnn.py's param_server_device)"},
+    {"byteps", "sync=ps-sharded,ps_on=cpu,ps_node_sum=gpus,fusion=0,fusion_cycle=0,overlap=1",
+     "BytePS push-pull (docs/architecture.md): a node's GPUs reduce each tensor with NCCL, the sum is copied to host "
+     "memory, where BytePS's compressors run (docs/gradient-compression.md: 'copy them to the CPU buffer waiting for "
+     "next-level compression'), pushed to the servers, summed there on the CPU, pulled, copied back and broadcast "
+     "with NCCL; a server on every worker machine (colocated), tensors pushed as backward makes them. BytePS cuts "
+     "tensors into 4,096,000-byte partitions (docs/env.md, BYTEPS_PARTITION_BYTES) and hashes them over the servers: "
+     "gqsim splits each tensor evenly over them, the hash's expected load"},
 };
 const size_t FRAMEWORK_COUNT = sizeof FRAMEWORKS / sizeof FRAMEWORKS[0];
 
 const char *const FRAMEWORKS_NOT_MODELLED[] = {
-    "byteps: BytePS reduces inside a node with NCCL, then sums on CPU servers, which gqsim does not model yet",
     "hipress: HiPress sends each compressed tensor to its own root rank, which gqsim does not model yet", NULL};
 
 #define MAX_PRESETS 16

@@ -20,8 +20,8 @@ int ps_placement_parse(const char *s, ps_placement *out)
         if (strcmp(s, PS_PLACEMENT_NAMES[i]) == 0) return *out = (ps_placement)i, 0;
     return -1;
 }
-void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int ps_on_cpu, double partition_bytes, char *out,
-                   size_t cap)
+void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int ps_on_cpu, int node_sum_gpus,
+                   int cpu_machines, double partition_bytes, char *out, size_t cap)
 {
     const int sharded = s == SYNC_PS_SHARDED, on_cpu = ps_on_cpu && (sharded || s == SYNC_PS);
     char keys[128] = "";
@@ -31,7 +31,9 @@ void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int ps_on
         n += (size_t)snprintf(keys + n, sizeof keys - n, ",placement=%s", ps_placement_name(placement));
     if (sharded && placement != PS_EVEN && partition_bytes > 0)
         n += (size_t)snprintf(keys + n, sizeof keys - n, ",partition=%.0f", partition_bytes);
-    if (on_cpu) snprintf(keys + n, sizeof keys - n, ",on=cpu");
+    if (on_cpu) n += (size_t)snprintf(keys + n, sizeof keys - n, ",on=cpu");
+    if (on_cpu && sharded && node_sum_gpus) n += (size_t)snprintf(keys + n, sizeof keys - n, ",sum=gpus");
+    if (on_cpu && sharded && cpu_machines > 0) snprintf(keys + n, sizeof keys - n, ",machines=%d", cpu_machines);
     snprintf(out, cap, "%s%s%s", sync_name(s), keys[0] ? ":" : "", keys[0] ? keys + 1 : "");
 }
 
@@ -335,10 +337,12 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     if (multi) p->a_far = a_up + (on_host ? 0 : a_down) + 2 * cl->inter->latency;
     if (multi) p->b_far = fmin(on_host ? b_up : fmin(b_up, b_down), nic);
     if (on_host && !multi) p->a_far = a_up, p->b_far = b_up;
+    const int node_sum = on_host && c->sync == SYNC_PS_SHARDED && c->node_sum_gpus;
     if (on_host && c->sync == SYNC_PS_SHARDED) { /* GPUs to their host; hosts to hosts over the NICs alone */
-        p->a_intra = a_up, p->b_intra = b_up;
+        if (!node_sum) p->a_intra = a_up, p->b_intra = b_up; /* else the GPUs' reduce, then the first GPU's copy */
         p->a_inter = 2 * cl->inter->latency, p->b_inter = nic;
     }
+    route_cost(cl, 0, NODE_GATEWAY, &p->a_lead, &p->b_lead);
     double cross; /* the ring's hop between nodes, inside them */
     if (ring_cost(cl, G, multi, &p->a_ring, &cross, &p->b_ring) != 0) return GQ_ERR_NOMEM;
     cross += 2 * cl->inter->latency;
@@ -351,6 +355,7 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     if (multi) p->a_ring = fmax(p->a_ring, cross);
     p->a_intra *= lat_factor, p->a_inter *= lat_factor, p->a_far *= lat_factor, p->a_ring *= lat_factor;
     p->b_intra *= bw_factor, p->b_inter *= bw_factor, p->b_far *= bw_factor, p->b_ring *= bw_factor;
+    p->a_lead *= lat_factor, p->b_lead *= bw_factor;
     /* A pipelined ring (NCCL) streams its steps over connections it keeps open: the model's latency factor, which
      * stands for what a message costs TCP beyond its wire latency, is paid by the first step alone */
     p->a_ring_step = c->ring_pipelined ? p->a_ring / lat_factor : p->a_ring;
@@ -370,7 +375,10 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         return gq_fail(GQ_ERR_PARAM, msg, cap, "--ps-shards must be 1.." SIM_STR(SIM_MAX_PS_SHARDS));
     /* K servers on the first K nodes (fewer where fewer nodes are in use) */
     const int K = c->ps_shards > 0 && c->ps_shards < p->nodes ? c->ps_shards : p->nodes;
-    if (c->sync == SYNC_PS_SHARDED && p->nodes > 1 && (c->ps_placement != PS_EVEN || K != p->nodes)) p->servers = K;
+    if (c->sync == SYNC_PS_SHARDED && on_host && c->ps_cpu_machines > 0 && p->nodes > 1)
+        p->cpu_machines = c->ps_cpu_machines; /* the workers' nodes serve nothing: no servers among them */
+    else if (c->sync == SYNC_PS_SHARDED && p->nodes > 1 && (c->ps_placement != PS_EVEN || K != p->nodes))
+        p->servers = K;
 
     /* tensors in ready order: layers from last to first, biases before weights */
     double fwd[4096], bwd[4096];
@@ -461,6 +469,13 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         cur->dec_s += dec;
         cur->enc_down_s += requant_down ? enc : 0;
         cur->dec_down_s += requant_down ? dec + copy : q ? copy : 0;
+        if (node_sum) { /* the node's sum as the GPUs made it; the host's codec on it, the reply's */
+            cur->node_bytes += (c->grads_fp16 ? 2 : 4) * n;
+            cur->host_enc_s +=
+                q && !c->grads_fp16 ? 1e-9 * ((double)np * c->server_encode_fixed_ns + c->server_encode_ns * n) : 0;
+            cur->host_dec_s +=
+                requant_down && q ? 1e-9 * ((double)np * c->server_decode_fixed_ns + c->server_decode_ns * n) : 0;
+        }
         if (on_cpu) { /* the host decodes (if encoded) and adds every contribution, even fp32, and encodes its reply */
             cur->srv_dec_s += 1e-9 * (c->server_sum_ns * n +
                                       (q ? (double)np * c->server_decode_fixed_ns + c->server_decode_ns * n : 0));

@@ -14,6 +14,7 @@ const char *const PS_PLACEMENT_NAMES[] = {"even", "round-robin", "greedy", NULL}
 const char *const CODEC_DEVICE_NAMES[] = {"gpu", "cpu", "none", NULL};
 const char *const ENGINE_NAMES[] = {"simgrid", "analytic", "smpi", NULL};
 static const char *const PS_ON_NAMES[] = {"gpu", "cpu", NULL};
+static const char *const NODE_SUM_NAMES[] = {"host", "gpus", NULL};
 static const char *const REDUCE_ON_NAMES[] = {"gpu", "host", NULL};
 static const char *const RING_STEPS_NAMES[] = {"messages", "pipelined", NULL};
 static const char *const FUSION_WAIT_NAMES[] = {"cycle", "previous", NULL};
@@ -91,6 +92,25 @@ const run_param RUN_PARAMS[] = {
      .names = PS_ON_NAMES,
      .scope = RP_SIM | RP_COLUMN,
      .help = "ps, ps-sharded: servers aggregate on a node's first GPU (default) or its host CPU (over PCIe)"},
+    {.key = "ps_node_sum",
+     .flag = "--ps-node-sum",
+     .type = RP_ENUM,
+     .offset = AT(ps_node_sum_gpus),
+     .names = NODE_SUM_NAMES,
+     .scope = RP_SIM | RP_COLUMN,
+     .help = "ps-sharded with --ps-on cpu: every GPU's gradient crosses PCIe and the host adds them (host, default), "
+             "or the node's GPUs sum them with NCCL and one fp32 sum crosses PCIe, the host encoding it (gpus: "
+             "BytePS's push-pull)"},
+    {.key = "ps_cpu_machines",
+     .flag = "--ps-cpu-machines",
+     .meta = "K",
+     .type = RP_COUNT,
+     .offset = AT(ps_cpu_machines),
+     .lo = 1,
+     .hi = SIM_MAX_PS_SHARDS,
+     .scope = RP_SIM | RP_COLUMN,
+     .help = "ps-sharded with --ps-on cpu: the servers on K more machines without GPUs, each with the workers' NIC, "
+             "every bucket split evenly over them (BytePS's CPU-only servers); default none: on the workers' hosts"},
     {.key = "reduce_on",
      .flag = "--reduce-on",
      .type = RP_ENUM,

@@ -63,6 +63,25 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
     if (q->ps_on_cpu && q->sync != SYNC_PS && q->sync != SYNC_PS_SHARDED)
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--ps-on cpu places the servers of --sync ps or ps-sharded, not %s",
                        sync_name(q->sync));
+    if (q->ps_node_sum_gpus && (q->sync != SYNC_PS_SHARDED || !q->ps_on_cpu))
+        return gq_fail(GQ_ERR_USAGE, msg, cap,
+                       "--ps-node-sum gpus sums a node's GPUs before its host's servers: it needs --sync ps-sharded "
+                       "--ps-on cpu%s",
+                       q->sync == SYNC_PS_SHARDED ? ""
+                       : q->sync == SYNC_PS       ? " (ps has one server, on node 0)"
+                                                  : "");
+    if (q->ps_cpu_machines > 0 && (q->sync != SYNC_PS_SHARDED || !q->ps_on_cpu))
+        return gq_fail(GQ_ERR_USAGE, msg, cap,
+                       "--ps-cpu-machines puts the servers of --sync ps-sharded --ps-on cpu on machines of their own%s",
+                       q->sync == SYNC_PS_SHARDED ? ": it needs --ps-on cpu" : "");
+    if (q->ps_cpu_machines > 0 && (q->ps_shards > 0 || q->ps_placement != PS_EVEN))
+        return gq_fail(GQ_ERR_USAGE, msg, cap,
+                       "--ps-cpu-machines splits every bucket evenly over its machines: no --ps-shards or "
+                       "--ps-placement (they place servers on the workers' nodes)");
+    if (q->ps_node_sum_gpus && run_param_given(run_param_by_key("codec_on"), q))
+        return gq_fail(GQ_ERR_USAGE, msg, cap,
+                       "--codec-on with --ps-node-sum gpus: the host CPU encodes the node's sum there (BytePS's "
+                       "compressors run on the CPU)");
     /* an option that would change nothing here is refused, not ignored */
     if (q->exchange.downlink != DOWNLINK_AUTO &&
         (q->sync == SYNC_RING || q->sync == SYNC_ALLGATHER || q->sync == SYNC_TREE))
@@ -302,6 +321,9 @@ gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *
     c.ps_shards = q->ps_shards;
     c.ps_placement = q->ps_placement;
     c.ps_on_cpu = q->ps_on_cpu;
+    c.node_sum_gpus = q->ps_node_sum_gpus;
+    c.ps_cpu_machines = q->ps_cpu_machines;
+    c.grads_fp16 = amp_native;
     c.reduce_on_host = q->reduce_on_host;
     c.ring_pipelined = q->ring_pipelined;
     char server_source[168] = "";
@@ -346,6 +368,12 @@ gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *
     c.codec_serial = q->codec_on == CODEC_ON_GPU;
     /* the host sits behind PCIe 3 x16 whatever joins the GPUs (NVLink links GPUs, not the host) */
     c.host_copy_bw = q->codec_on == CODEC_ON_CPU && s->gpu != &HOST_CPU ? link_kind_find("pcie3", 1)->bandwidth : 0;
+    if (c.node_sum_gpus) { /* the GPUs only sum (NCCL); the host encodes the node's sum at its own costs */
+        c.encode_ns = c.decode_ns = c.encode_fixed_ns = c.decode_fixed_ns = 0;
+        c.codec_serial = 0, c.host_copy_bw = 0;
+        if (c.quant.id != QZ_FP32 && !amp_native)
+            snprintf(codec_source, sizeof codec_source, "the hosts' CPUs, after the node's sum is copied there");
+    }
     c.engine = q->engine;
     c.network_model = q->network_model;
     c.iterations = q->iterations;
@@ -397,7 +425,8 @@ void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o)
     const sim_request *q = &s->req;
     const sim_result *r = &o->r;
     char sync[96], compute[32];
-    sync_describe(q->sync, q->ps_shards, q->ps_placement, q->ps_on_cpu, q->partition_bytes, sync, sizeof sync);
+    sync_describe(q->sync, q->ps_shards, q->ps_placement, q->ps_on_cpu, q->ps_node_sum_gpus, q->ps_cpu_machines,
+                  q->partition_bytes, sync, sizeof sync);
     table_row(t,
               "%s\t%s\t%d\t%s\t%s\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
               "\t" TABLE_REAL "\t" TABLE_REAL "\t%.0f\t%.0f\t" TABLE_REAL "\t" TABLE_REAL
@@ -650,8 +679,8 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
         if (row->gpus > 1) ape[scored++] = fabs(err); /* one GPU: the throughput's own measurement, exact */
         char sync[96], compute[32]; /* sync: the scheme that ran, the row's with its framework's settings */
         const sim_request *ran = &s.req;
-        sync_describe(ran->sync, ran->ps_shards, ran->ps_placement, ran->ps_on_cpu, ran->partition_bytes, sync,
-                      sizeof sync);
+        sync_describe(ran->sync, ran->ps_shards, ran->ps_placement, ran->ps_on_cpu, ran->ps_node_sum_gpus,
+                      ran->ps_cpu_machines, ran->partition_bytes, sync, sizeof sync);
         table_row(rows, "%s\t%s\t%s\t%llu\t%s\t%s\t%llu\t" TABLE_REAL "\t" TABLE_REAL "\t%+.1f\t%s", s.model->name,
                   platform, s.gpu->name, (unsigned long long)row->batch, sync, quant, (unsigned long long)row->gpus,
                   row->images_per_s, o.images_per_s, err, compute_source_of(&s, compute, sizeof compute));

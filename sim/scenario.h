@@ -28,6 +28,8 @@ typedef struct {
     int ps_shards;             /* ps-sharded: servers (0: one per node) */
     ps_placement ps_placement; /* ps-sharded: even, or whole tensors as TensorFlow places them */
     int ps_on_cpu;             /* ps, ps-sharded: aggregate on the nodes' host CPUs */
+    int ps_node_sum_gpus;      /* ps-sharded on the host CPUs: a node's GPUs summed by NCCL first (BytePS) */
+    int ps_cpu_machines;       /* ps-sharded on the host CPUs: servers on this many machines without GPUs; 0: none */
     int reduce_on_host;        /* ring: staged through host memory and summed by the CPU (MPI's all-reduce) */
     int ring_pipelined;        /* ring: the network model's latency factor once a ring, not once a step (NCCL) */
     xch_policy exchange;

@@ -448,24 +448,91 @@ static void to_host(sg_world *w, const sg_actor_ctx *me, const sim_bucket *b)
     sleep_s(w->c->rpc_recv_s + b->dec_down_s);
 }
 
+/* ps-sharded on the hosts with the servers on M machines of their own (plan->cpu_machines): this node's host sends
+ * each server 1/M of its contribution and takes 1/M of the reply from each, a message each way a server. */
+static void to_cpu_machines(sg_world *w, int node, const sim_bucket *b)
+{
+    const int M = w->plan->cpu_machines;
+    sg_comm_t *c = malloc((size_t)M * sizeof *c);
+    void *data;
+    if (!c) abort(); /* the child dies and the parent reports a failed run */
+    sleep_s(M * w->c->rpc_send_s);
+    for (int s = 0; s < M; s++) c[s] = put_async(w, mbox("cu%d.%d", s, node), b->up_bytes / M);
+    sg_comm_wait_all(c, (size_t)M);
+    for (int s = 0; s < M; s++) c[s] = sg_mailbox_get_async(mbox("cd%d.%d", node, s), &data);
+    sg_comm_wait_all(c, (size_t)M);
+    sleep_s(M * w->c->rpc_recv_s);
+    free(c);
+}
+
+/* A server on a machine of its own (its index in me->node): takes in every worker node's share of each bucket,
+ * decodes and adds them, encodes its share of the reply and sends it to every node. */
+static void cpu_server(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const sg_actor_ctx *me = sg_actor_self_get_data();
+    sg_world *w = me->w;
+    const int N = w->N, M = w->plan->cpu_machines, s = me->node;
+    sg_comm_t *c = malloc((size_t)N * sizeof *c);
+    void *data;
+    if (!c) abort(); /* the child dies and the parent reports a failed run */
+    for (int it = 0; it < w->iters; it++)
+        for (int k = 0; k < w->plan->n; k++) {
+            const sim_bucket *b = &w->plan->b[k];
+            for (int n = 0; n < N; n++) c[n] = sg_mailbox_get_async(mbox("cu%d.%d", s, n), &data);
+            sg_comm_wait_all(c, (size_t)N);
+            sleep_s(N * (w->c->rpc_recv_s + b->srv_dec_s / M) + b->srv_enc_s / M + N * w->c->rpc_send_s);
+            for (int n = 0; n < N; n++) c[n] = put_async(w, mbox("cd%d.%d", n, s), b->down_bytes / M);
+            sg_comm_wait_all(c, (size_t)N);
+        }
+    free(c);
+}
+
+/* The exchange between the nodes' hosts: with the servers on machines of their own, placed on the nodes, or an
+ * even shard a node. */
+static void hosts_exchange(sg_world *w, int node, const sim_bucket *b)
+{
+    (w->plan->cpu_machines ? to_cpu_machines : w->plan->servers ? leaders_placed : leaders_shards)(w, node, b);
+}
+
+/* BytePS's push-pull from a node's first GPU, once the node's GPUs have summed (node_reduce_bcast): the sum
+ * copied to the host, whose servers' reply comes back the same way. The first GPUs of the nodes before are
+ * node x G: with servers on the hosts every GPU is an actor. */
+static void via_host(sg_world *w, int node, const sim_bucket *b)
+{
+    put(w, mbox("hu%d", node * w->G), b->node_bytes);
+    sg_mailbox_get(mbox("hd%d", node * w->G));
+}
+
 /* A node's host CPU as its server: takes in the node's GPUs' contributions (their indices first .. first +
- * node_gpus - 1), sums them, exchanges shards with the other hosts as the leaders would, replies. */
+ * node_gpus - 1), sums them, exchanges shards with the other hosts as the leaders would, replies. Where the GPUs
+ * summed first (BytePS), only the first GPU's copy of the sum comes in: the host encodes it, and decodes the reply
+ * before copying it back. */
 static void host_server(int argc, char **argv)
 {
     (void)argc, (void)argv;
     const sg_actor_ctx *me = sg_actor_self_get_data();
     sg_world *w = me->w;
     const int first = me->followers, G = me->node_gpus;
+    if (w->c->node_sum_gpus && w->N == 1) return; /* one machine: BytePS sums on its GPUs alone, no server */
     sg_comm_t *c = malloc((size_t)G * sizeof *c);
     void *data;
     if (!c) abort(); /* the child dies and the parent reports a failed run */
     for (int it = 0; it < w->iters; it++)
         for (int k = 0; k < w->plan->n; k++) {
             const sim_bucket *b = &w->plan->b[k];
+            if (w->c->node_sum_gpus) {
+                sg_mailbox_get(mbox("hu%d", first));
+                sleep_s(b->host_enc_s);
+                hosts_exchange(w, me->node, b);
+                sleep_s(b->host_dec_s);
+                put(w, mbox("hd%d", first), b->node_bytes);
+                continue;
+            }
             for (int g = 0; g < G; g++) c[g] = sg_mailbox_get_async(mbox("hu%d", first + g), &data);
             sg_comm_wait_all(c, (size_t)G);
             sleep_s(G * (b->srv_dec_s + w->c->rpc_recv_s));
-            if (w->N > 1) (w->plan->servers ? leaders_placed : leaders_shards)(w, me->node, b);
+            if (w->N > 1) hosts_exchange(w, me->node, b);
             sleep_s(b->srv_enc_s + G * w->c->rpc_send_s);
             for (int g = 0; g < G; g++) c[g] = put_async(w, mbox("hd%d", first + g), b->down_bytes);
             sg_comm_wait_all(c, (size_t)G);
@@ -522,7 +589,11 @@ static void exchange_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
     case SYNC_PS: ps_worker(w, a, b); break;
     case SYNC_PS_FLAT: flat_worker(w, a, b); break;
     case SYNC_PS_SHARDED:
-        if (w->c->ps_on_cpu)
+        if (w->c->ps_on_cpu && w->c->node_sum_gpus) { /* the GPUs sum and broadcast the gradient as made */
+            sim_bucket made = *b;
+            made.up_bytes = made.down_bytes = b->node_bytes;
+            node_reduce_bcast(w, me, &made, via_host);
+        } else if (w->c->ps_on_cpu)
             to_host(w, me, b);
         else
             node_reduce_bcast(w, me, b, w->plan->servers ? leaders_placed : leaders_shards);
@@ -688,7 +759,25 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
         sg_actor_set_data(act, &ctx[a]);
         sg_actor_start(act, server ? ps_server : host ? host_server : worker, 0, NULL);
     }
+    /* servers on machines of their own: the host CPUs of the nodes after the workers' */
+    const int M = p->cpu_machines;
+    sg_actor_ctx *srv = M ? calloc((size_t)M, sizeof *srv) : NULL;
+    if (M && !srv) return 1;
+    for (int s = 0; s < M; s++) {
+        char name[32];
+        snprintf(name, sizeof name, "n%dcpu", w.N + s);
+        sg_host_t where = sg_host_by_name(name);
+        if (!where) {
+            fprintf(stderr, "[gqsim/CRITICAL] Host not found: %s (a server machine for --ps-cpu-machines)\n", name);
+            return 1;
+        }
+        srv[s] = (sg_actor_ctx){&w, s, s, 0, 0, 0, {NULL, 0, 0}};
+        sg_actor_t act = sg_actor_init("cpu-server", where);
+        sg_actor_set_data(act, &srv[s]);
+        sg_actor_start(act, cpu_server, 0, NULL);
+    }
     simgrid_run();
+    free(srv);
     free(w.took);
     sg_cond_destroy(w.took_done);
     sg_cond_destroy(w.hub_cond);

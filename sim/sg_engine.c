@@ -110,6 +110,10 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     if (user_xml && p->nodes > c->cluster->nodes)
         return gq_fail(GQ_ERR_PARAM, msg, cap, "%s has %d nodes of %d GPUs: not enough for %d GPUs",
                        c->cluster->xml_path, c->cluster->nodes, c->cluster->gpus_per_node, c->gpus);
+    if (user_xml && p->nodes + p->cpu_machines > c->cluster->nodes)
+        return gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "%s has %d nodes: not enough for %d GPUs on %d and %d server machines after them",
+                       c->cluster->xml_path, c->cluster->nodes, c->gpus, p->nodes, p->cpu_machines);
     /* On a generated platform every node is alike, so a node's GPUs other
      * than the first act alike too: one actor (and in the platform one host)
      * stands for them, moving their summed bytes. Exact for the leader
@@ -131,7 +135,7 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     node_grouped stand_in = {0, 0, 0, 0};
     const node_actors mode = actors_mode(c->cluster, c->sync, c->gpus, on_cpu, &stand_in);
     const int grouped = mode != NODE_PER_GPU;
-    const int actors = on_cpu ? c->gpus + p->nodes : actors_for(c->cluster, c->gpus, mode);
+    const int actors = on_cpu ? c->gpus + p->nodes + p->cpu_machines : actors_for(c->cluster, c->gpus, mode);
     if (actors > SIM_SIMGRID_MAX_ACTORS)
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "%d GPUs need %d SimGrid actors (%s), beyond the SimGrid engine's %d (it would need about %.0f "
@@ -162,11 +166,15 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     } else {
         xmlfd = gq_unnamed_file();
         cluster_spec reduced = *c->cluster;
+        /* the nodes the GPUs use and, after them, the server machines (their GPUs unused) */
+        const int built = p->nodes + p->cpu_machines > cluster_nodes_built(c->cluster, c->gpus)
+                              ? p->nodes + p->cpu_machines
+                              : cluster_nodes_built(c->cluster, c->gpus);
         reduced.grouped = stand_in;
         if (grouped) reduced.gpus_per_node = 2;
         char *xml =
             xmlfd >= 0
-                ? cluster_xml(&reduced, cluster_nodes_built(c->cluster, c->gpus),
+                ? cluster_xml(&reduced, built,
                               CLUSTER_XML_RACKED | (on_cpu ? CLUSTER_XML_HOST_CPUS : 0) | (hub ? CLUSTER_XML_HUB : 0))
                 : NULL;
         size_t len = xml ? strlen(xml) : 0;

@@ -52,9 +52,10 @@ extern const char *const PS_PLACEMENT_NAMES[]; /* NULL-terminated, in run_params
 const char *ps_placement_name(ps_placement k);
 int ps_placement_parse(const char *s, ps_placement *out);
 /* "ps-sharded", or with servers, placement or server device other than the defaults
- * "ps-sharded:shards=K,placement=P,on=cpu" (the keys that differ); "ps" or "ps:on=cpu". */
-void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int ps_on_cpu, double partition_bytes, char *out,
-                   size_t cap);
+ * "ps-sharded:shards=K,placement=P,on=cpu" (the keys that differ; ",sum=gpus" where the node's GPUs sum first,
+ * ",machines=M" with servers on machines of their own); "ps" or "ps:on=cpu". */
+void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int ps_on_cpu, int node_sum_gpus,
+                   int cpu_machines, double partition_bytes, char *out, size_t cap);
 
 /* One tensor's codec in a per-tensor plan (sim_config.tensor_codec): its quantizer and what it costs, as the
  * configuration's own encode_ns ... decode_fixed_ns are for the whole model's. */
@@ -74,6 +75,15 @@ typedef struct {
     ps_placement ps_placement; /* ps-sharded: how the gradient is split over them */
     int ps_on_cpu;             /* ps, ps-sharded: the servers aggregate on their node's host CPU (every GPU's
                                   contribution crosses PCIe to it), not on its first GPU */
+    int node_sum_gpus;         /* ps-sharded with ps_on_cpu: a node's GPUs sum their gradients (NCCL) and one of
+                                  them copies the sum to the host, which encodes it with the host's codec costs
+                                  below, pushes it and decodes the reply; the reply copied back and broadcast
+                                  (BytePS's push-pull). 0: every GPU sends its own to the host */
+    int ps_cpu_machines;       /* ps-sharded with ps_on_cpu: the servers on this many more machines, without GPUs,
+                                  with the workers' NIC kind, every bucket split evenly over them; 0: the servers on
+                                  the workers' hosts */
+    int grads_fp16;            /* the GPUs make fp16 gradients (mixed precision): 2 bytes an element inside a node,
+                                  nothing to encode when they travel as fp16 */
     int reduce_on_host;        /* ring: each bucket copied to host memory, summed by the CPU, copied back */
     int ring_pipelined;        /* ring: steps streamed on open connections, as NCCL pipelines them: the network
                                   model's latency factor paid once a bucket, the other steps the links' latency */

@@ -19,6 +19,9 @@ typedef struct {
     double srv_enc_s;  /* a server encoding its reply (enc_down_s, or on a host CPU its encode there) */
     double ready_s;    /* when its last gradient is ready, from the start of the iteration */
     double host_s;     /* reduce_on_host: its copies to and from host memory and the CPU's sums on a ring's path */
+    /* node_sum_gpus (BytePS): the gradient as the GPUs made it, which they sum and broadcast and which crosses PCIe
+     * to the host and back; the host encoding the node's sum before its push, decoding the reply after its pull */
+    double node_bytes, host_enc_s, host_dec_s;
     /* PowerSGD's factors all-reduced (xch_factor_allreduce): up_bytes (and down_bytes) are the first all-reduce's,
      * P's and the tensors sent as floats; up2_bytes the second's, Q's, which waits for the first, the
      * orthogonalisation and the second GEMM (the encode's second half). 0 elsewhere. */
@@ -34,6 +37,7 @@ struct sim_plan {
     double a_intra, b_intra; /* a node's slowest GPU to its first GPU (the node-local reduce) */
     double a_inter, b_inter; /* a node's first GPU to another's, across the NICs */
     double a_far, b_far;     /* the farthest GPU to the first GPU of node 0 (the single parameter server) */
+    double a_lead, b_lead;   /* node_sum_gpus: a node's first GPU to its host (the copy of the node's sum) */
     double a_ring, b_ring;   /* a hop of the ring over all GPUs in rank order: its longest hop, its shared bandwidth */
     double a_ring_step;      /* the latency each further step of a ring pays: a_ring, or without the model's factor
                                 where the ring is pipelined */
@@ -49,6 +53,9 @@ struct sim_plan {
      * 0..servers-1, and per bucket k the share of it each serves, share[k * servers + s] (summing to 1);
      * servers 0 otherwise */
     int servers;
+    /* ps-sharded on the hosts with servers on machines of their own (ps_cpu_machines, more than one worker node):
+     * how many, each serving 1/cpu_machines of every bucket; the workers' nodes serve nothing. 0 otherwise */
+    int cpu_machines;
     double *share;
     /* with servers: per bucket k the messages a node sends server s, msgs[k * servers + s]: one where the bucket is
      * split evenly, one per tensor placed whole (TensorFlow sends each variable on its own) */

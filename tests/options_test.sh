@@ -26,6 +26,8 @@ value_of() {
     --ps-shards) echo 1 ;;
     --ps-placement) echo greedy ;;
     --ps-on) echo cpu ;;
+    --ps-node-sum) echo gpus ;;
+    --ps-cpu-machines) echo 2 ;;
     --downlink) echo fp32 ;;
     --overlap) echo off ;;
     --fusion) echo 0 ;;

@@ -463,6 +463,32 @@ static void test_ps_on_cpu(void)
     s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
     CHECK(fabs(s / expect - 1) < 0.005 && fabs(a / expect - 1) < 1e-6,
           "ps-sharded on 2 hosts: SimGrid %.6f s, analytic %.6f s, closed form %.6f s", s, a, expect);
+    /* BytePS's push-pull (--ps-node-sum gpus): GPU 1 sends its gradient to GPU 0 (2 PCIe links, 2 us), GPU 0 copies
+     * the sum to its host (1 us), the hosts swap halves and each adds the two of its half, and back the same way */
+    c.node_sum_gpus = 1;
+    expect =
+        0.15 + 2 * (2e-6 + S / 15.75e9) + 2 * (1e-6 + S / 15.75e9) + n * sum_ns * 1e-9 + 2 * (1.2e-6 + S / 2 / 12.5e9);
+    s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+    CHECK(fabs(s / expect - 1) < 0.005 && fabs(a / expect - 1) < 1e-6,
+          "BytePS push-pull on 2 nodes of 2: SimGrid %.6f s, analytic %.6f s, closed form %.6f s", s, a, expect);
+    /* the servers on machines of their own: one takes both nodes' sums in over its NIC (2 S a phase); with two,
+     * each node's NIC carries its own sum (S) and each server half of both; a server adds 2/M contributions */
+    for (int M = 1; M <= 2; M++) {
+        c.ps_cpu_machines = M;
+        expect = 0.15 + 2 * (2e-6 + S / 15.75e9) + 2 * (1e-6 + S / 15.75e9) + 2.0 / M * n * sum_ns * 1e-9 +
+                 2 * (1.2e-6 + 2.0 / M * S / 12.5e9);
+        s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+        CHECK(fabs(s / expect - 1) < 0.005 && fabs(a / expect - 1) < 1e-6,
+              "BytePS, servers on %d machine(s) of their own: SimGrid %.6f s, analytic %.6f s, closed form %.6f s", M,
+              s, a, expect);
+    }
+    c.ps_cpu_machines = 0;
+    /* one node: the GPUs' sum and broadcast, no host, no server */
+    c.gpus = 2;
+    expect = 0.15 + 2 * (2e-6 + S / 15.75e9);
+    s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+    CHECK(fabs(s / expect - 1) < 0.005 && fabs(a / expect - 1) < 1e-6,
+          "BytePS on one node of 2: SimGrid %.6f s, analytic %.6f s, closed form %.6f s", s, a, expect);
 }
 
 /* gRPC's cost per message (rpc=): each message costs its sender `send` and its receiver `recv` of CPU time, one after
