@@ -66,11 +66,17 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
         double G = p->per_node, N = p->nodes, t = 0;
         /* on the host CPU (ps-sharded) every GPU's contribution goes up to it, the leader's too */
         const int host = c->ps_on_cpu && c->sync == SYNC_PS_SHARDED;
-        /* BytePS: the GPUs sum, one copy to the host and back (on one machine only the GPUs' sum) */
+        /* BytePS: the GPUs sum, their copies to the host and back (on one machine only the GPUs' sum) */
         const int node_sum = host && c->node_sum_gpus, copies = node_sum && N > 1;
+        /* BytePS: NCCL's reduce-scatter over the node's ring, (G - 1) steps of a G-th of the sum (each hop carrying
+         * one flow each way; pipelined, the model's latency factor paid by the first step alone), each GPU's G-th
+         * copied to the host; the way back the same, the ring all-gathering */
+        const double ring = G > 1 ? p->a_node_ring + (G - 2) * p->a_node_ring / p->net.latency_factor +
+                                        (G - 1) * b->node_bytes / G / (p->b_node_ring / p->reverse_load)
+                                  : 0;
+        const double copy = p->a_copy + b->node_bytes / G / p->b_copy;
         if (node_sum)
-            t += (G > 1 ? p->a_intra + b->node_bytes / p->b_intra : 0) +
-                 (copies ? p->a_lead + b->node_bytes / p->b_lead + b->host_enc_s : 0);
+            t += ring + (copies ? copy + b->host_enc_s : 0);
         else if (host) /* the GPUs' messages to their host and its replies, as at the single server */
             t += b->enc_s + p->a_intra + b->up_bytes / p->b_intra + G * b->srv_dec_s + (G + 1) * rpc;
         else if (G > 1)
@@ -92,8 +98,7 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
             t += steps * (p->a_inter + b->up_bytes / N / bw_inter) + steps * (b->enc_s + b->dec_s) / N;
         }
         if (node_sum)
-            t += (copies ? b->host_dec_s + p->a_lead + b->node_bytes / p->b_lead : 0) +
-                 (G > 1 ? p->a_intra + b->node_bytes / p->b_intra : 0);
+            t += (copies ? b->host_dec_s + copy : 0) + ring;
         else if (host)
             t += b->srv_enc_s + p->a_intra + b->down_bytes / p->b_intra + b->dec_down_s;
         else if (G > 1)
@@ -159,8 +164,8 @@ gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char 
     for (int k = 0; c->gpus > 1 && k < p->n; k++) {
         comm[k] = sim_bucket_comm(c, p, &p->b[k]);
         r->comm_s += comm[k];
-        r->encode_s += p->b[k].enc_s;
-        r->decode_s += p->b[k].dec_down_s;
+        r->encode_s += p->b[k].enc_s + p->b[k].host_enc_s; /* on the GPUs, or BytePS's host */
+        r->decode_s += p->b[k].dec_down_s + p->b[k].host_dec_s;
     }
     r->iteration_s = sim_timeline(p, comm, &r->comm_exposed_s);
     free(comm);

@@ -342,7 +342,19 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         if (!node_sum) p->a_intra = a_up, p->b_intra = b_up; /* else the GPUs' reduce, then the first GPU's copy */
         p->a_inter = 2 * cl->inter->latency, p->b_inter = nic;
     }
-    route_cost(cl, 0, NODE_GATEWAY, &p->a_lead, &p->b_lead);
+    if (node_sum) { /* NCCL's ring inside the node; every GPU's slice of the sum to the host at once */
+        double cross;
+        int *ends = malloc(2 * (size_t)G * sizeof *ends);
+        double *lat = malloc((size_t)G * sizeof *lat);
+        int rc = ends && lat ? 0 : -1;
+        for (int g = 0; rc == 0 && g < G; g++) ends[g] = g, ends[G + g] = NODE_GATEWAY;
+        if (rc == 0) rc = ring_cost(cl, G, 0, &p->a_node_ring, &cross, &p->b_node_ring);
+        if (rc == 0) rc = flows_cost(cl, G, ends, ends + G, lat, &p->b_copy);
+        p->a_copy = 0;
+        for (int g = 0; rc == 0 && g < G; g++) p->a_copy = fmax(p->a_copy, lat[g]);
+        free(ends), free(lat);
+        if (rc != 0) return GQ_ERR_NOMEM;
+    }
     double cross; /* the ring's hop between nodes, inside them */
     if (ring_cost(cl, G, multi, &p->a_ring, &cross, &p->b_ring) != 0) return GQ_ERR_NOMEM;
     cross += 2 * cl->inter->latency;
@@ -355,7 +367,7 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     if (multi) p->a_ring = fmax(p->a_ring, cross);
     p->a_intra *= lat_factor, p->a_inter *= lat_factor, p->a_far *= lat_factor, p->a_ring *= lat_factor;
     p->b_intra *= bw_factor, p->b_inter *= bw_factor, p->b_far *= bw_factor, p->b_ring *= bw_factor;
-    p->a_lead *= lat_factor, p->b_lead *= bw_factor;
+    p->a_node_ring *= lat_factor, p->a_copy *= lat_factor, p->b_node_ring *= bw_factor, p->b_copy *= bw_factor;
     /* A pipelined ring (NCCL) streams its steps over connections it keeps open: the model's latency factor, which
      * stands for what a message costs TCP beyond its wire latency, is paid by the first step alone */
     p->a_ring_step = c->ring_pipelined ? p->a_ring / lat_factor : p->a_ring;
@@ -469,13 +481,13 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         cur->dec_s += dec;
         cur->enc_down_s += requant_down ? enc : 0;
         cur->dec_down_s += requant_down ? dec + copy : q ? copy : 0;
-        if (node_sum) { /* the node's sum as the GPUs made it; the host's codec on it, the reply's */
-            cur->node_bytes += (c->grads_fp16 ? 2 : 4) * n;
+        if (node_sum && multi) { /* the node's sum as the GPUs made it; the host's codec on it, the reply's */
             cur->host_enc_s +=
                 q && !c->grads_fp16 ? 1e-9 * ((double)np * c->server_encode_fixed_ns + c->server_encode_ns * n) : 0;
             cur->host_dec_s +=
                 requant_down && q ? 1e-9 * ((double)np * c->server_decode_fixed_ns + c->server_decode_ns * n) : 0;
         }
+        if (node_sum) cur->node_bytes += (c->grads_fp16 ? 2 : 4) * n;
         if (on_cpu) { /* the host decodes (if encoded) and adds every contribution, even fp32, and encodes its reply */
             cur->srv_dec_s += 1e-9 * (c->server_sum_ns * n +
                                       (q ? (double)np * c->server_decode_fixed_ns + c->server_decode_ns * n : 0));

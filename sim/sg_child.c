@@ -495,19 +495,33 @@ static void hosts_exchange(sg_world *w, int node, const sim_bucket *b)
     (w->plan->cpu_machines ? to_cpu_machines : w->plan->servers ? leaders_placed : leaders_shards)(w, node, b);
 }
 
-/* BytePS's push-pull from a node's first GPU, once the node's GPUs have summed (node_reduce_bcast): the sum
- * copied to the host, whose servers' reply comes back the same way. The first GPUs of the nodes before are
- * node x G: with servers on the hosts every GPU is an actor. */
-static void via_host(sg_world *w, int node, const sim_bucket *b)
+/* BytePS's push-pull from one GPU (docs/architecture.md): NCCL's reduce-scatter over the node's GPUs, a ring of
+ * G - 1 steps of a G-th of the sum (one flow a hop, the other steps' latencies added without the network model's
+ * latency factor, which the flow paid: NCCL pipelines them), so that each GPU holds a
+ * G-th of the node's sum; that G-th copied to the host, the reply's G-th copied back; the ring all-gathers it. With
+ * servers on the hosts every GPU is an actor: the node's first is its index - its slot. */
+static void node_sum_bucket(sg_world *w, const sg_actor_ctx *me, const sim_bucket *b)
 {
-    put(w, mbox("hu%d", node * w->G), b->node_bytes);
-    sg_mailbox_get(mbox("hd%d", node * w->G));
+    const int G = me->node_gpus, first = me->index - me->slot, next = first + (me->slot + 1) % G;
+    const double slice = b->node_bytes / G, hop = w->plan->a_node_ring / w->plan->net.latency_factor;
+    if (G > 1) {
+        send_recv(w, mbox("nr%d", next), (G - 1) * slice, mbox("nr%d", me->index));
+        sleep_s((G - 2) * hop);
+    }
+    if (w->N > 1) {
+        put(w, mbox("hu%d", me->index), slice);
+        sg_mailbox_get(mbox("hd%d", me->index));
+    }
+    if (G > 1) {
+        send_recv(w, mbox("na%d", next), (G - 1) * slice, mbox("na%d", me->index));
+        sleep_s((G - 2) * hop);
+    }
 }
 
 /* A node's host CPU as its server: takes in the node's GPUs' contributions (their indices first .. first +
  * node_gpus - 1), sums them, exchanges shards with the other hosts as the leaders would, replies. Where the GPUs
- * summed first (BytePS), only the first GPU's copy of the sum comes in: the host encodes it, and decodes the reply
- * before copying it back. */
+ * summed first (BytePS), each GPU's G-th of the sum comes in: the host encodes the sum, and decodes the reply
+ * before copying its G-ths back. */
 static void host_server(int argc, char **argv)
 {
     (void)argc, (void)argv;
@@ -521,16 +535,16 @@ static void host_server(int argc, char **argv)
     for (int it = 0; it < w->iters; it++)
         for (int k = 0; k < w->plan->n; k++) {
             const sim_bucket *b = &w->plan->b[k];
+            for (int g = 0; g < G; g++) c[g] = sg_mailbox_get_async(mbox("hu%d", first + g), &data);
+            sg_comm_wait_all(c, (size_t)G);
             if (w->c->node_sum_gpus) {
-                sg_mailbox_get(mbox("hu%d", first));
                 sleep_s(b->host_enc_s);
                 hosts_exchange(w, me->node, b);
                 sleep_s(b->host_dec_s);
-                put(w, mbox("hd%d", first), b->node_bytes);
+                for (int g = 0; g < G; g++) c[g] = put_async(w, mbox("hd%d", first + g), b->node_bytes / G);
+                sg_comm_wait_all(c, (size_t)G);
                 continue;
             }
-            for (int g = 0; g < G; g++) c[g] = sg_mailbox_get_async(mbox("hu%d", first + g), &data);
-            sg_comm_wait_all(c, (size_t)G);
             sleep_s(G * (b->srv_dec_s + w->c->rpc_recv_s));
             if (w->N > 1) hosts_exchange(w, me->node, b);
             sleep_s(b->srv_enc_s + G * w->c->rpc_send_s);
@@ -589,11 +603,9 @@ static void exchange_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
     case SYNC_PS: ps_worker(w, a, b); break;
     case SYNC_PS_FLAT: flat_worker(w, a, b); break;
     case SYNC_PS_SHARDED:
-        if (w->c->ps_on_cpu && w->c->node_sum_gpus) { /* the GPUs sum and broadcast the gradient as made */
-            sim_bucket made = *b;
-            made.up_bytes = made.down_bytes = b->node_bytes;
-            node_reduce_bcast(w, me, &made, via_host);
-        } else if (w->c->ps_on_cpu)
+        if (w->c->ps_on_cpu && w->c->node_sum_gpus)
+            node_sum_bucket(w, me, b);
+        else if (w->c->ps_on_cpu)
             to_host(w, me, b);
         else
             node_reduce_bcast(w, me, b, w->plan->servers ? leaders_placed : leaders_shards);

@@ -244,7 +244,8 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     r->comm_s = result[1];
     r->flows = (long)result[2];
     r->encode_s = r->decode_s = 0;
-    for (int k = 0; c->gpus > 1 && k < p->n; k++) r->encode_s += p->b[k].enc_s, r->decode_s += p->b[k].dec_down_s;
+    for (int k = 0; c->gpus > 1 && k < p->n; k++)
+        r->encode_s += p->b[k].enc_s + p->b[k].host_enc_s, r->decode_s += p->b[k].dec_down_s + p->b[k].host_dec_s;
     return GQ_OK;
 }
 

@@ -124,7 +124,8 @@ typedef struct {
     double compute_s;            /* forward + backward */
     double comm_exposed_s;       /* iteration time not hidden behind compute */
     double comm_s;               /* the exchanges' whole time, bucket after bucket, hidden or not (the slowest GPU's) */
-    double encode_s, decode_s;   /* per GPU per iteration (on its critical path or not) */
+    double encode_s, decode_s;   /* per GPU per iteration (on its critical path or not; with node_sum_gpus, its
+                                    node's host's) */
     double bytes_up, bytes_down; /* per GPU per iteration, as sent and received */
     int buckets;
     long flows; /* the SimGrid engine: flows it moved over all iterations (its work, which tests bound); else 0 */

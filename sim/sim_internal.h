@@ -37,12 +37,14 @@ struct sim_plan {
     double a_intra, b_intra; /* a node's slowest GPU to its first GPU (the node-local reduce) */
     double a_inter, b_inter; /* a node's first GPU to another's, across the NICs */
     double a_far, b_far;     /* the farthest GPU to the first GPU of node 0 (the single parameter server) */
-    double a_lead, b_lead;   /* node_sum_gpus: a node's first GPU to its host (the copy of the node's sum) */
-    double a_ring, b_ring;   /* a hop of the ring over all GPUs in rank order: its longest hop, its shared bandwidth */
-    double a_ring_step;      /* the latency each further step of a ring pays: a_ring, or without the model's factor
-                                where the ring is pipelined */
-    int nodes, per_node;     /* nodes used, GPUs per node used (the last may hold fewer) */
-    sim_network net;         /* the network model, its factors applied above */
+    /* node_sum_gpus: the ring over a node's GPUs (its longest hop's latency, the bandwidth each hop gets; the reduce-
+     * scatter and the all-gather) and every GPU's copy of its slice to the host, all at once */
+    double a_node_ring, b_node_ring, a_copy, b_copy;
+    double a_ring, b_ring; /* a hop of the ring over all GPUs in rank order: its longest hop, its shared bandwidth */
+    double a_ring_step;    /* the latency each further step of a ring pays: a_ring, or without the model's factor
+                              where the ring is pipelined */
+    int nodes, per_node;   /* nodes used, GPUs per node used (the last may hold fewer) */
+    sim_network net;       /* the network model, its factors applied above */
     /* SimGrid's cross-traffic (LV08): a flow also loads its reverse path at 0.05 of its rate (its ACKs), so where
      * every link carries a flow each way -- rings, all-to-all -- each gets 1/1.05 of it; 1 without cross-traffic */
     double reverse_load;

@@ -227,14 +227,15 @@ int main(void)
 
     /* BytePS's push-pull (ps-sharded on the hosts, the node's GPUs summing first): TernGrad re-quantized both ways,
      * the host's codec at E and D ns an element and F ns a call (2 tensors), its sum at S ns an element. The GPUs
-     * sum fp32 (a_intra + 4n/b_intra), the first GPU copies the sum to its host over its own PCIe link (1 us,
-     * b_intra), the host encodes (2F + E n), the hosts swap halves over the NICs (2 x 0.6 us each way, b_inter),
+     * reduce-scatter fp32 over their ring, one step of half the sum each way on the two GPUs' hop (a_intra +
+     * 2n/b_intra), each GPU copies its half to the host over its own PCIe link (1 us, b_intra), the host encodes
+     * (2F + E n), the hosts swap halves over the NICs (2 x 0.6 us each way, b_inter),
      * each server decodes and adds the 2 halves it serves (2F + D n + S n for the bucket's worth) and encodes its
      * half of the reply ((2F + E n) / 2), the host decodes the reply (2F + D n), and back the same way:
-     *   2 (a_intra + 4n/b_intra) + 2 (1 us + 4n/b_intra) + (2F + E n) + 2 (1.2 us + U/2/b_inter)
+     *   2 (a_intra + 2n/b_intra) + 2 (1 us + 2n/b_intra) + (2F + E n) + 2 (1.2 us + U/2/b_inter)
      *   + (2F + D n + S n) + (2F + E n)/2 + (2F + D n)
-     * The GPUs encode nothing; the bytes on the network are U each way. On one node (2 GPUs): the GPUs' sum and
-     * broadcast alone, 2 (a_intra + 4n/b_intra). */
+     * The GPUs encode nothing (encode_s and decode_s are the host's); the bytes on the network are U each way. On one
+     * node (2 GPUs): the reduce-scatter and the all-gather alone, 2 (a_intra + 2n/b_intra). */
     {
         const double E = 3, Dn = 4, S = 0.5, F = 500, n = NW + NB;
         sim_config c = pinned(&CL, "terngrad", SYNC_PS_SHARDED, 4);
@@ -244,23 +245,44 @@ int main(void)
         sim_result r;
         char m2[256];
         const double enc = 1e-9 * (2 * F + E * n), dec = 1e-9 * (2 * F + Dn * n);
-        const double want = 2 * (AI + raw / BI) + 2 * (1e-6 + raw / BI) + enc + 2 * (1.2e-6 + U / 2 / BX) + dec +
-                            S * n * 1e-9 + enc / 2 + dec;
+        const double want = 2 * (AI + raw / 2 / BI) + 2 * (1e-6 + raw / 2 / BI) + enc + 2 * (1.2e-6 + U / 2 / BX) +
+                            dec + S * n * 1e-9 + enc / 2 + dec;
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.comm_s, want, "BytePS push-pull, 2 nodes of 2: communication time");
         close_to(r.bytes_up, U, "BytePS push-pull: bytes up");
         close_to(r.bytes_down, U, "BytePS push-pull: bytes down (re-quantized)");
-        close_to(r.encode_s, 0, "BytePS push-pull: nothing encoded on the GPUs");
+        close_to(r.encode_s, enc, "BytePS push-pull: encode_s is the host's encode (the GPUs encode nothing)");
+        close_to(r.decode_s, dec, "BytePS push-pull: decode_s is the host's decode of the reply");
         c.gpus = 2;
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
-        close_to(r.comm_s, 2 * (AI + raw / BI), "BytePS on one node: the GPUs' sum and broadcast alone");
+        close_to(r.comm_s, 2 * (AI + raw / 2 / BI), "BytePS on one node: the reduce-scatter and all-gather alone");
+    }
+
+    /* BytePS on nodes of 4 GPUs, CM02 with latency factor L = 10, fp32, the host's sums free: the reduce-scatter's
+     * 3 steps of a quarter (every GPU's own PCIe link carries one flow each way, the hop 2 links) pay L on the first
+     * step alone (NCCL pipelines the ring), the 4 copies to the host run at once on their own links:
+     *   2 (L a_intra + 2 a_intra + 3 n/b_intra) + 2 (L 1 us + n/b_intra) + 2 (L 1.2 us + 2n/b_inter)     */
+    {
+        cluster_spec four;
+        CHECK(cluster_parse("cluster:gpus-per-node=4,gpu=V100,intra=pcie3,inter=ib-edr", &four, msg, sizeof msg) ==
+                  GQ_OK,
+              "%s", msg);
+        sim_config c = pinned(&four, "fp32", SYNC_PS_SHARDED, 8);
+        c.ps_on_cpu = 1, c.node_sum_gpus = 1, c.network_model = "CM02:latency-factor=10";
+        sim_result r;
+        char m2[256];
+        const double L = 10, n = NW + NB;
+        const double want =
+            2 * (L * AI + 2 * AI + 3 * n / BI) + 2 * (L * 1e-6 + n / BI) + 2 * (L * 1.2e-6 + 2 * n / BX);
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.comm_s, want, "BytePS on 2 nodes of 4, latency factor 10: the ring pipelined");
     }
 
     /* the servers on M machines of their own (--ps-cpu-machines), fp32, the node's GPUs summing first: each node's
      * host sends its whole sum out, 1/M to each server, and takes the whole reply back; a server's NIC takes N/M of a
      * bucket in and sends as much out. A NIC carries one direction a phase, so the busier side takes
      * max(1, N/M) x 4n / b_inter a phase; a server adds N contributions of 1/M of the bucket (S ns an element):
-     *   2 (a_intra + 4n/b_intra) + 2 (1 us + 4n/b_intra) + 2 (1.2 us + max(1, N/M) 4n/b_inter) + (N/M) S n
+     *   2 (a_intra + 2n/b_intra) + 2 (1 us + 2n/b_intra) + 2 (1.2 us + max(1, N/M) 4n/b_inter) + (N/M) S n
      * N = 2 nodes: M = 1 doubles the server's load; M = 2 and M = 4 leave each node's own NIC the bottleneck */
     {
         const double S = 0.5, n = NW + NB, N = 2;
@@ -270,8 +292,8 @@ int main(void)
         char m2[256], what[96];
         for (int M = 1; M <= 4; M *= 2) {
             c.ps_cpu_machines = M;
-            const double want = 2 * (AI + raw / BI) + 2 * (1e-6 + raw / BI) + 2 * (1.2e-6 + fmax(1, N / M) * raw / BX) +
-                                N / M * S * n * 1e-9;
+            const double want = 2 * (AI + raw / 2 / BI) + 2 * (1e-6 + raw / 2 / BI) +
+                                2 * (1.2e-6 + fmax(1, N / M) * raw / BX) + N / M * S * n * 1e-9;
             CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
             snprintf(what, sizeof what, "servers on %d machine%s of their own", M, M > 1 ? "s" : "");
             close_to(r.comm_s, want, what);
