@@ -142,6 +142,50 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
     return 0;
 }
 
+/* BytePS's pipeline (plan->pipelined): each stage's time for one bucket, the GPUs' reduce-scatter and copies to the
+ * host, the host's encode and push, a server's sums and its reply, the host's decode and copies back, the GPUs'
+ * all-gather; each push and reply ends when its flows do, every node and server alike. */
+static void pipeline_stages(const sim_config *c, const sim_plan *p, const sim_bucket *b, double st[5])
+{
+    const double G = p->per_node, N = p->nodes, send = c->rpc_send_s, recv = c->rpc_recv_s;
+    const double ring = G > 1 ? p->a_node_ring + (G - 2) * p->a_node_ring / p->net.latency_factor +
+                                    (G - 1) * b->node_bytes / G / (p->b_node_ring / p->reverse_load)
+                              : 0;
+    const double copy = p->a_copy + b->node_bytes / G / p->b_copy;
+    if (p->cpu_machines) { /* a phase's NICs carry one direction each */
+        const double M = p->cpu_machines, load = fmax(1, N / M);
+        st[1] = b->host_enc_s + M * send + p->a_inter + load * b->up_bytes / p->b_inter;
+        st[2] = N * (recv + b->srv_dec_s / M) + b->srv_enc_s / M + N * send + p->a_inter +
+                load * b->down_bytes / p->b_inter;
+        st[3] = M * recv + b->host_dec_s + copy;
+    } else { /* a server on every node: every NIC sends and receives at once */
+        const double share = (N - 1) / N, bw = p->b_inter / p->reverse_load;
+        st[1] = b->host_enc_s + (N - 1) * send + p->a_inter + share * b->up_bytes / bw;
+        st[2] =
+            (N - 1) * recv + b->srv_dec_s + b->srv_enc_s / N + (N - 1) * send + p->a_inter + share * b->down_bytes / bw;
+        st[3] = (N - 1) * recv + b->host_dec_s + copy;
+    }
+    st[0] = ring + copy, st[4] = ring;
+}
+
+/* The buckets through the pipeline's stages: a stage takes bucket k once it is done with k - 1 and the stage before
+ * has passed k on (the first once k is ready). The exchanges' time is the union of the buckets' spans, first
+ * stage's start to last stage's end. @return the last bucket's end. */
+static double pipeline(const sim_config *c, const sim_plan *p, double *comm_s)
+{
+    double done[5] = {0, 0, 0, 0, 0}, last_end = 0;
+    *comm_s = 0;
+    for (int k = 0; k < p->n; k++) {
+        double st[5], t = p->b[k].ready_s;
+        pipeline_stages(c, p, &p->b[k], st);
+        const double start = fmax(t, done[0]);
+        for (int j = 0; j < 5; j++) t = done[j] = fmax(t, done[j]) + st[j];
+        *comm_s += fmax(0, t - fmax(start, last_end));
+        last_end = t;
+    }
+    return last_end;
+}
+
 /* PowerSGD's factors: half the encode (M Q), P's all-reduce, the other half (orthogonalisation, M^T P), Q's
  * all-reduce, the decode (P Q^T); each all-reduce the scheme's, of plain floats. */
 double sim_bucket_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
@@ -167,7 +211,13 @@ gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char 
         r->encode_s += p->b[k].enc_s + p->b[k].host_enc_s; /* on the GPUs, or BytePS's host */
         r->decode_s += p->b[k].dec_down_s + p->b[k].host_dec_s;
     }
-    r->iteration_s = sim_timeline(p, comm, &r->comm_exposed_s);
+    if (p->pipelined && c->gpus > 1) { /* the stages' own timeline, not one bucket's exchange after another's */
+        const double end = pipeline(c, p, &r->comm_s);
+        r->iteration_s = fmax(end, p->compute_s);
+        r->comm_exposed_s = r->iteration_s - p->compute_s;
+    } else {
+        r->iteration_s = sim_timeline(p, comm, &r->comm_exposed_s);
+    }
     free(comm);
     return GQ_OK;
 }

@@ -36,13 +36,13 @@ const framework_preset FRAMEWORKS[] = {
      "each variable to the server that owns it as backward makes it, and fetches the updated variable (the "
      "High-Performance Models guide, 'Replicated Variables in Distributed Training'); the master copies placed by "
      "replica_device_setter without a ps_strategy, round-robin (benchmark_cnn.py's param_server_device)"},
-    {"byteps", "sync=ps-sharded,ps_on=cpu,ps_node_sum=gpus,fusion=0,fusion_cycle=0,overlap=1",
+    {"byteps", "sync=ps-sharded,ps_on=cpu,ps_node_sum=gpus,partition=4096000,fusion=0,fusion_cycle=0,overlap=1",
      "BytePS push-pull (docs/architecture.md): a node's GPUs reduce each tensor with NCCL, the sum is copied to host "
      "memory, where BytePS's compressors run (docs/gradient-compression.md: 'copy them to the CPU buffer waiting for "
      "next-level compression'), pushed to the servers, summed there on the CPU, pulled, copied back and broadcast "
-     "with NCCL; a server on every worker machine (colocated), tensors pushed as backward makes them. BytePS cuts "
-     "tensors into 4,096,000-byte partitions (docs/env.md, BYTEPS_PARTITION_BYTES) and hashes them over the servers: "
-     "gqsim splits each tensor evenly over them, the hash's expected load"},
+     "with NCCL; a server on every worker machine (colocated), tensors pushed as backward makes them, cut into "
+     "4,096,000-byte partitions (docs/env.md, BYTEPS_PARTITION_BYTES) that go through those stages as a pipeline; "
+     "BytePS hashes the partitions over the servers, gqsim splits each evenly over them, the hash's expected load"},
 };
 const size_t FRAMEWORK_COUNT = sizeof FRAMEWORKS / sizeof FRAMEWORKS[0];
 
@@ -91,17 +91,18 @@ int framework_check(const char *v, char *msg, size_t cap)
     return -1;
 }
 
-/* A setting's group: the servers' (ps_*) and the ring's (ring_*) apply only where the run has servers or a ring
+/* A setting's group: the servers' (ps_*, and partition, which cuts tensors for them) and the ring's (ring_*) apply
+ * only where the run has servers or a ring
  * of gqsim's own (the smpi engine runs the trainer's MPI ring; --exact-flows makes every step a message); the
  * cycles' pacing (fusion_wait) only where there are cycles of all-reduces overlapped with backward. */
 typedef enum { GROUP_RUN, GROUP_SERVERS, GROUP_RING, GROUP_CYCLES } setting_group;
 
 static setting_group group_of(const char *key)
 {
-    return strncmp(key, "ps_", 3) == 0       ? GROUP_SERVERS
-           : strncmp(key, "ring_", 5) == 0   ? GROUP_RING
-           : strcmp(key, "fusion_wait") == 0 ? GROUP_CYCLES
-                                             : GROUP_RUN;
+    return strncmp(key, "ps_", 3) == 0 || strcmp(key, "partition") == 0 ? GROUP_SERVERS
+           : strncmp(key, "ring_", 5) == 0                              ? GROUP_RING
+           : strcmp(key, "fusion_wait") == 0                            ? GROUP_CYCLES
+                                                                        : GROUP_RUN;
 }
 
 int fusion_wait_applies(const sim_request *q)

@@ -29,7 +29,7 @@ void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int ps_on
     if (sharded && ps_shards > 0) n += (size_t)snprintf(keys + n, sizeof keys - n, ",shards=%d", ps_shards);
     if (sharded && placement != PS_EVEN)
         n += (size_t)snprintf(keys + n, sizeof keys - n, ",placement=%s", ps_placement_name(placement));
-    if (sharded && placement != PS_EVEN && partition_bytes > 0)
+    if (sharded && (placement != PS_EVEN || (on_cpu && node_sum_gpus)) && partition_bytes > 0)
         n += (size_t)snprintf(keys + n, sizeof keys - n, ",partition=%.0f", partition_bytes);
     if (on_cpu) n += (size_t)snprintf(keys + n, sizeof keys - n, ",on=cpu");
     if (on_cpu && sharded && node_sum_gpus) n += (size_t)snprintf(keys + n, sizeof keys - n, ",sum=gpus");
@@ -387,6 +387,7 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         return gq_fail(GQ_ERR_PARAM, msg, cap, "--ps-shards must be 1.." SIM_STR(SIM_MAX_PS_SHARDS));
     /* K servers on the first K nodes (fewer where fewer nodes are in use) */
     const int K = c->ps_shards > 0 && c->ps_shards < p->nodes ? c->ps_shards : p->nodes;
+    p->pipelined = node_sum && multi;
     if (c->sync == SYNC_PS_SHARDED && on_host && c->ps_cpu_machines > 0 && p->nodes > 1)
         p->cpu_machines = c->ps_cpu_machines; /* the workers' nodes serve nothing: no servers among them */
     else if (c->sync == SYNC_PS_SHARDED && p->nodes > 1 && (c->ps_placement != PS_EVEN || K != p->nodes))
@@ -409,7 +410,21 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
                gq_fail(GQ_ERR_PARAM, msg, cap, "the plan has %zu tensors, model '%s' %zu", c->ntensor_codec, m->name,
                        nt);
     const int placed = p->servers && c->ps_placement != PS_EVEN;
-    for (size_t k = 0; k < nt; k++) first[k + 1] = first[k] + (placed ? pieces_of(c, T[k].n) : 1);
+    /* BytePS's pipeline with --partition: each piece of a tensor a bucket of its own (one a tensor before) */
+    const int split = p->pipelined && c->partition_bytes > 0;
+    if (p->pipelined && (p->servers || c->exact_flows || (split && (c->fusion_bytes > 0 || c->fusion_cycle_s > 0))))
+        return free(T), free(first),
+               gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "BytePS's pipeline (--ps-node-sum gpus) splits every bucket evenly over the servers, as "
+                       "aggregated flows%s",
+                       split && !p->servers && !c->exact_flows ? ", a partition a bucket: no fusion" : "");
+    for (size_t k = 0; k < nt; k++) first[k + 1] = first[k] + (placed || split ? pieces_of(c, T[k].n) : 1);
+    if (split && first[nt] > 2 * m->nlayers + 1) {
+        sim_bucket *more = realloc(p->b, (first[nt] + 1) * sizeof *p->b);
+        if (!more) return free(T), free(first), GQ_ERR_NOMEM;
+        p->b = more;
+        memset(p->b + 2 * m->nlayers + 1, 0, (first[nt] - 2 * m->nlayers) * sizeof *p->b);
+    }
     if (placed && !(server_of = malloc(first[nt] * sizeof *server_of))) return free(T), free(first), GQ_ERR_NOMEM;
     if (placed) place_tensors(c, T, nt, p->servers, first, server_of);
     const int on_cpu = c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED);
@@ -505,6 +520,18 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         cur->ready_s = !c->overlap                      ? p->compute_s
                        : c->fusion_cycle_s > 0 && !loop ? (cycle + 1) * c->fusion_cycle_s
                                                         : t;
+        if (split && np > 1) { /* the tensor's bucket as np alike, each a 1/np of it (its pieces differ by an element
+                                  at most; their exact sizes' sum is the whole's wire) */
+            const double f = 1.0 / (double)np;
+            sim_bucket piece = *cur;
+            double *v[] = {&piece.elements,  &piece.raw_bytes,  &piece.up_bytes,   &piece.down_bytes, &piece.up2_bytes,
+                           &piece.enc_s,     &piece.dec_s,      &piece.enc_down_s, &piece.dec_down_s, &piece.srv_dec_s,
+                           &piece.srv_enc_s, &piece.node_bytes, &piece.host_enc_s, &piece.host_dec_s, &piece.host_s};
+            for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) *v[i] *= f;
+            for (size_t j = 0; j < np; j++) p->b[p->n - 1 + (int)j] = piece;
+            p->n += (int)np - 1;
+            cur = &p->b[p->n - 1];
+        }
     }
     free(T), free(first), free(server_of);
     for (int k = 0; p->servers && k < p->n; k++)

@@ -55,7 +55,12 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
     if ((q->ps_shards > 0 || q->ps_placement != PS_EVEN) && q->sync != SYNC_PS_SHARDED)
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--ps-shards and --ps-placement shape --sync ps-sharded, not %s",
                        sync_name(q->sync));
-    if (q->partition_bytes > 0 && (q->sync != SYNC_PS_SHARDED || q->ps_placement == PS_EVEN))
+    if (q->partition_bytes > 0 && q->ps_node_sum_gpus && (q->fusion_bytes > 0 || q->fusion_cycle_s > 0))
+        return gq_fail(GQ_ERR_USAGE, msg, cap,
+                       "--partition with --ps-node-sum gpus makes each piece a bucket of BytePS's pipeline: "
+                       "%s would fuse them again (give --fusion 0 --fusion-cycle 0)",
+                       q->fusion_bytes > 0 ? "--fusion" : "--fusion-cycle");
+    if (q->partition_bytes > 0 && !q->ps_node_sum_gpus && (q->sync != SYNC_PS_SHARDED || q->ps_placement == PS_EVEN))
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--partition cuts tensors that --ps-placement round-robin or greedy places whole; %s",
                        q->sync != SYNC_PS_SHARDED ? "there are no placed servers here"
@@ -78,6 +83,12 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--ps-cpu-machines splits every bucket evenly over its machines: no --ps-shards or "
                        "--ps-placement (they place servers on the workers' nodes)");
+    if (q->ps_node_sum_gpus && (q->ps_shards > 0 || q->ps_placement != PS_EVEN || q->exact_flows))
+        return gq_fail(
+            GQ_ERR_USAGE, msg, cap,
+            "--ps-node-sum gpus splits every bucket evenly over the servers as BytePS does (a server a node, "
+            "or --ps-cpu-machines), as aggregated flows: no %s",
+            q->exact_flows ? "--exact-flows" : "--ps-shards or --ps-placement");
     if (q->ps_node_sum_gpus && run_param_given(run_param_by_key("codec_on"), q))
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--codec-on with --ps-node-sum gpus: the host CPU encodes the node's sum there (BytePS's "

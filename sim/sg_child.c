@@ -25,6 +25,7 @@
 #include <simgrid/host.h>
 #include <simgrid/mailbox.h>
 #include <simgrid/mutex.h>
+#include <simgrid/semaphore.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +60,10 @@ typedef struct {
     struct hub_state *hub_phases; /* and its phases, in the order every node runs them */
     int *hub_calls;               /* per node: its leaders_placed calls so far */
     sg_cond_t hub_cond;           /* notified as a phase's first sender starts and its last one ends */
+    /* BytePS's pipeline (plan->pipelined): per GPU actor its buckets' starts in the current iteration and the
+     * semaphore its down actor posts as it ends one; per node, its host's pushes done (its own server may sum) */
+    double *pipe_start;
+    sg_sem_t *pipe_iter, *pipe_own;
 } sg_world;
 
 /* A worker actor: one GPU, or (on a generated, uniform platform, in a ring or all-gather) the hops of a node's other
@@ -635,12 +640,193 @@ static void exchange_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
     }
 }
 
+/* ---- BytePS's pipeline: five stages, an actor each (per GPU two, per host three), each walking the buckets in
+ * order; every receiver posts its gets for a whole iteration at its start, so that a sender's flow starts when the
+ * sender is ready and a stage waits only for its own input (analytic.c's pipeline() is the same timeline). */
+
+/* Posts the gets of one iteration: `per` a bucket, from mailboxes named by name(k's j-th). */
+static sg_comm_t *pipe_gets(const sg_world *w, int per, sg_mailbox_t (*name)(const sg_actor_ctx *, int),
+                            const sg_actor_ctx *me)
+{
+    sg_comm_t *c = malloc((size_t)w->plan->n * (size_t)per * sizeof *c);
+    void *data;
+    if (!c) abort(); /* the child dies and the parent reports a failed run */
+    for (int k = 0; k < w->plan->n; k++)
+        for (int j = 0; j < per; j++) c[k * per + j] = sg_mailbox_get_async(name(me, j), &data);
+    return c;
+}
+
+static sg_mailbox_t copy_down_box(const sg_actor_ctx *me, int j) { return (void)j, mbox("hd%d", me->index); }
+static sg_mailbox_t copy_up_box(const sg_actor_ctx *me, int g) { return mbox("hu%d", me->followers + g); }
+static sg_mailbox_t shares_in_box(const sg_actor_ctx *me, int j) { return (void)j, mbox("su%d", me->node); }
+static sg_mailbox_t replies_in_box(const sg_actor_ctx *me, int s)
+{
+    return me->w->plan->cpu_machines ? mbox("cd%d.%d", me->node, s) : mbox("sd%d", me->node);
+}
+static sg_mailbox_t machine_in_box(const sg_actor_ctx *me, int n) { return mbox("cu%d.%d", me->node, n); }
+
+/* The GPUs' first stage: each bucket when backward has made it, the reduce-scatter over the node's ring, this GPU's
+ * slice of the sum copied to the host; the next iteration once this GPU's down actor has ended this one. */
+static void pipe_up(sg_world *w, sg_actor_ctx *me)
+{
+    const int G = me->node_gpus, a = me->index, next = a - me->slot + (me->slot + 1) % G;
+    const double hop = w->plan->a_node_ring / w->plan->net.latency_factor;
+    for (int it = 0; it < w->iters; it++) {
+        const double t0 = simgrid_get_clock();
+        for (int k = 0; k < w->plan->n; k++) {
+            const sim_bucket *b = &w->plan->b[k];
+            sleep_until(t0 + b->ready_s);
+            w->pipe_start[(size_t)a * w->plan->n + k] = simgrid_get_clock();
+            if (G > 1) {
+                send_recv(w, mbox("nr%d", next), (G - 1) * b->node_bytes / G, mbox("nr%d", a));
+                sleep_s((G - 2) * hop);
+            }
+            put(w, mbox("hu%d", a), b->node_bytes / G);
+        }
+        sleep_until(t0 + w->plan->compute_s);
+        sg_sem_acquire(w->pipe_iter[a]);
+    }
+    w->end[a] = simgrid_get_clock();
+}
+
+/* The GPUs' last stage: this GPU's slice of the reply from the host, the all-gather; the exchanges' time the union
+ * of the buckets' spans. */
+static void pipe_down(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    sg_actor_ctx *me = sg_actor_self_get_data();
+    sg_world *w = me->w;
+    const int G = me->node_gpus, a = me->index, next = a - me->slot + (me->slot + 1) % G;
+    const double hop = w->plan->a_node_ring / w->plan->net.latency_factor;
+    for (int it = 0; it < w->iters; it++) {
+        sg_comm_t *in = pipe_gets(w, 1, copy_down_box, me);
+        double last_end = 0;
+        for (int k = 0; k < w->plan->n; k++) {
+            const sim_bucket *b = &w->plan->b[k];
+            sg_comm_wait(in[k]);
+            if (G > 1) {
+                send_recv(w, mbox("na%d", next), (G - 1) * b->node_bytes / G, mbox("na%d", a));
+                sleep_s((G - 2) * hop);
+            }
+            const double end = simgrid_get_clock(), start = w->pipe_start[(size_t)a * w->plan->n + k];
+            w->comm[a] += fmax(0, end - fmax(start, last_end));
+            last_end = end;
+        }
+        free(in);
+        sg_sem_release(w->pipe_iter[a]);
+    }
+}
+
+/* The host's push: the node's slices of a bucket in, the encode, the push (to every other node's server, one flow
+ * to the next node carrying them all, as leaders_shards; or 1/M to each server machine). */
+static void pipe_push(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const sg_actor_ctx *me = sg_actor_self_get_data();
+    sg_world *w = me->w;
+    const int G = me->node_gpus, N = w->N, M = w->plan->cpu_machines;
+    sg_comm_t *out = malloc((size_t)(M > 0 ? M : 1) * sizeof *out);
+    if (!out) abort();
+    for (int it = 0; it < w->iters; it++) {
+        sg_comm_t *in = pipe_gets(w, G, copy_up_box, me);
+        for (int k = 0; k < w->plan->n; k++) {
+            const sim_bucket *b = &w->plan->b[k];
+            sg_comm_wait_all(in + (size_t)k * G, (size_t)G);
+            sleep_s(b->host_enc_s);
+            if (M) {
+                sleep_s(M * w->c->rpc_send_s);
+                for (int s = 0; s < M; s++) out[s] = put_async(w, mbox("cu%d.%d", s, me->node), b->up_bytes / M);
+                sg_comm_wait_all(out, (size_t)M);
+            } else {
+                sleep_s((N - 1) * w->c->rpc_send_s);
+                put(w, mbox("su%d", (me->node + 1) % N), (N - 1.0) / N * b->up_bytes);
+                sg_sem_release(w->pipe_own[me->node]);
+            }
+        }
+        free(in);
+    }
+    free(out);
+}
+
+/* A server on a worker node's host: the other nodes' shares of a bucket in (one flow from the previous node), once
+ * its own node has pushed, the sums, the reply to every other node (one flow to the next). */
+static void pipe_server(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const sg_actor_ctx *me = sg_actor_self_get_data();
+    sg_world *w = me->w;
+    const int N = w->N;
+    const double others = N - 1, send = w->c->rpc_send_s, recv = w->c->rpc_recv_s;
+    for (int it = 0; it < w->iters; it++) {
+        sg_comm_t *in = pipe_gets(w, 1, shares_in_box, me);
+        for (int k = 0; k < w->plan->n; k++) {
+            const sim_bucket *b = &w->plan->b[k];
+            sg_comm_wait(in[k]);
+            sg_sem_acquire(w->pipe_own[me->node]);
+            sleep_s(others * recv + b->srv_dec_s + b->srv_enc_s / N + others * send);
+            put(w, mbox("sd%d", (me->node + 1) % N), others / N * b->down_bytes);
+        }
+        free(in);
+    }
+}
+
+/* A server on a machine of its own (index me->node): every node's share of a bucket in, the sums, a reply to each. */
+static void pipe_machine(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const sg_actor_ctx *me = sg_actor_self_get_data();
+    sg_world *w = me->w;
+    const int N = w->N, M = w->plan->cpu_machines;
+    sg_comm_t *out = malloc((size_t)N * sizeof *out);
+    if (!out) abort();
+    for (int it = 0; it < w->iters; it++) {
+        sg_comm_t *in = pipe_gets(w, N, machine_in_box, me);
+        for (int k = 0; k < w->plan->n; k++) {
+            const sim_bucket *b = &w->plan->b[k];
+            sg_comm_wait_all(in + (size_t)k * N, (size_t)N);
+            sleep_s(N * (w->c->rpc_recv_s + b->srv_dec_s / M) + b->srv_enc_s / M + N * w->c->rpc_send_s);
+            for (int n = 0; n < N; n++) out[n] = put_async(w, mbox("cd%d.%d", n, me->node), b->down_bytes / M);
+            sg_comm_wait_all(out, (size_t)N);
+        }
+        free(in);
+    }
+    free(out);
+}
+
+/* The host's pull: the replies to a bucket in (from the previous node's flow, or 1/M from each server machine), the
+ * decode, each GPU's slice copied down. */
+static void pipe_pull(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const sg_actor_ctx *me = sg_actor_self_get_data();
+    sg_world *w = me->w;
+    const int G = me->node_gpus, N = w->N, M = w->plan->cpu_machines, per = M ? M : 1;
+    sg_comm_t *out = malloc((size_t)G * sizeof *out);
+    if (!out) abort();
+    for (int it = 0; it < w->iters; it++) {
+        sg_comm_t *in = pipe_gets(w, per, replies_in_box, me);
+        for (int k = 0; k < w->plan->n; k++) {
+            const sim_bucket *b = &w->plan->b[k];
+            sg_comm_wait_all(in + (size_t)k * per, (size_t)per);
+            sleep_s((M ? M : N - 1) * w->c->rpc_recv_s + b->host_dec_s);
+            for (int g = 0; g < G; g++) out[g] = put_async(w, mbox("hd%d", me->followers + g), b->node_bytes / G);
+            sg_comm_wait_all(out, (size_t)G);
+        }
+        free(in);
+    }
+    free(out);
+}
+
 static void worker(int argc, char **argv)
 {
     (void)argc, (void)argv;
     sg_actor_ctx *me = sg_actor_self_get_data();
     sg_world *w = me->w;
     const int a = me->index;
+    if (w->plan->pipelined) {
+        pipe_up(w, me);
+        return;
+    }
     for (int it = 0; it < w->iters; it++) {
         double t0 = simgrid_get_clock();
         me->folded.t0 = me->folded.clock;
@@ -712,6 +898,14 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
     simgrid_load_platform(xml_path);
     w.took = malloc(4 * (size_t)p->n * sizeof *w.took);
     if (!w.took) return 1;
+    if (p->pipelined) { /* semaphores: one per GPU actor and per node */
+        w.pipe_start = calloc((size_t)w.R * (size_t)p->n, sizeof *w.pipe_start);
+        w.pipe_iter = calloc((size_t)w.R, sizeof *w.pipe_iter);
+        w.pipe_own = calloc((size_t)w.N, sizeof *w.pipe_own);
+        if (!w.pipe_start || !w.pipe_iter || !w.pipe_own) return 1;
+        for (int a = 0; a < w.R; a++) w.pipe_iter[a] = sg_sem_init(0);
+        for (int n = 0; n < w.N; n++) w.pipe_own[n] = sg_sem_init(0);
+    }
     w.lock = sg_mutex_init();
     w.took_done = sg_cond_init();
     w.hub_cond = sg_cond_init();
@@ -769,7 +963,15 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
         }
         sg_actor_t act = sg_actor_init(server ? "ps" : host ? "host" : "worker", where);
         sg_actor_set_data(act, &ctx[a]);
-        sg_actor_start(act, server ? ps_server : host ? host_server : worker, 0, NULL);
+        /* BytePS's pipeline: the GPU's first stage is its worker, its last an actor of its own; the host's push,
+         * server (a server a node) and pull */
+        sg_actor_start(act, server ? ps_server : host ? (p->pipelined ? pipe_push : host_server) : worker, 0, NULL);
+        static const xbt_main_func_t HOST_STAGES[] = {pipe_pull, pipe_server};
+        for (int j = 0; p->pipelined && j < (host ? 2 - (p->cpu_machines > 0) : !server); j++) {
+            act = sg_actor_init(host ? "host-stage" : "worker-down", where);
+            sg_actor_set_data(act, &ctx[a]);
+            sg_actor_start(act, host ? HOST_STAGES[j] : pipe_down, 0, NULL);
+        }
     }
     /* servers on machines of their own: the host CPUs of the nodes after the workers' */
     const int M = p->cpu_machines;
@@ -786,9 +988,12 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
         srv[s] = (sg_actor_ctx){&w, s, s, 0, 0, 0, {NULL, 0, 0}};
         sg_actor_t act = sg_actor_init("cpu-server", where);
         sg_actor_set_data(act, &srv[s]);
-        sg_actor_start(act, cpu_server, 0, NULL);
+        sg_actor_start(act, p->pipelined ? pipe_machine : cpu_server, 0, NULL);
     }
     simgrid_run();
+    for (int a = 0; p->pipelined && a < w.R; a++) sg_sem_destroy(w.pipe_iter[a]);
+    for (int n = 0; p->pipelined && n < w.N; n++) sg_sem_destroy(w.pipe_own[n]);
+    free(w.pipe_start), free(w.pipe_iter), free(w.pipe_own);
     free(srv);
     free(w.took);
     sg_cond_destroy(w.took_done);

@@ -58,6 +58,11 @@ struct sim_plan {
     /* ps-sharded on the hosts with servers on machines of their own (ps_cpu_machines, more than one worker node):
      * how many, each serving 1/cpu_machines of every bucket; the workers' nodes serve nothing. 0 otherwise */
     int cpu_machines;
+    /* node_sum_gpus across nodes (BytePS): the buckets pipelined through five stages, each sequential over the
+     * buckets and starting a bucket when the stage before has passed it on -- the GPUs' reduce-scatter and copies,
+     * the host's encode and push, the servers' sums and replies, the host's decode and copies, the GPUs' all-gather
+     * (sim_pipeline) -- so that a NIC pushes one bucket while it pulls another */
+    int pipelined;
     double *share;
     /* with servers: per bucket k the messages a node sends server s, msgs[k * servers + s]: one where the bucket is
      * split evenly, one per tensor placed whole (TensorFlow sends each variable on its own) */

@@ -278,6 +278,31 @@ int main(void)
         close_to(r.comm_s, want, "BytePS on 2 nodes of 4, latency factor 10: the ring pipelined");
     }
 
+    /* BytePS's pipeline: 2 nodes of one GPU, servers on 2 machines of their own, fp32, the weights cut into 4 pieces
+     * of 250,000 elements (--partition 1000000), each a bucket; the biases (1000) a bucket first; all ready when
+     * backward ends. A piece's stages: its copy to the host c = 1 us + 1e6/b_intra, its push p = 1.2 us +
+     * 1e6/b_inter, a server's sums and reply s = N/M 250,000 S + 1.2 us + 1e6/b_inter (the bottleneck), the copy
+     * back c; a stage takes a bucket once done with the one before. So the last piece ends after the biases' copy
+     * c_b, the first piece's copy and push, the servers' four turns and the last copy back:
+     *   c_b + c + p + 4 s + c         (one bucket after another, it would be c_b' + 4 (2c + p + s)) */
+    {
+        cluster_spec one;
+        CHECK(cluster_parse("cluster:gpus-per-node=1,gpu=V100,intra=pcie3,inter=ib-edr", &one, msg, sizeof msg) ==
+                  GQ_OK,
+              "%s", msg);
+        const double S = 0.5, N = 2, M = 2;
+        sim_config c = pinned(&one, "fp32", SYNC_PS_SHARDED, 2);
+        c.ps_on_cpu = 1, c.node_sum_gpus = 1, c.ps_cpu_machines = 2, c.server_sum_ns = S;
+        c.fusion_bytes = 0, c.partition_bytes = 1e6;
+        sim_result r;
+        char m2[256];
+        const double cb = 1e-6 + 4 * NB / BI, cp = 1e-6 + 1e6 / BI, p = 1.2e-6 + 1e6 / BX;
+        const double s = N / M * 250000 * S * 1e-9 + 1.2e-6 + 1e6 / BX;
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.comm_s, cb + cp + p + 4 * s + cp, "BytePS's pipeline, 4 pieces through 2 server machines");
+        close_to(r.iteration_s, COMPUTE + cb + cp + p + 4 * s + cp, "BytePS's pipeline: iteration");
+    }
+
     /* the servers on M machines of their own (--ps-cpu-machines), fp32, the node's GPUs summing first: each node's
      * host sends its whole sum out, 1/M to each server, and takes the whole reply back; a server's NIC takes N/M of a
      * bucket in and sends as much out. A NIC carries one direction a phase, so the busier side takes
