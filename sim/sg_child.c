@@ -453,19 +453,30 @@ static void to_host(sg_world *w, const sg_actor_ctx *me, const sim_bucket *b)
     sleep_s(w->c->rpc_recv_s + b->dec_down_s);
 }
 
-/* ps-sharded on the hosts with the servers on M machines of their own (plan->cpu_machines): this node's host sends
- * each server 1/M of its contribution and takes 1/M of the reply from each, a message each way a server. */
+/* The N worker nodes and the M server machines (plan->cpu_machines) exchange alike shares, every node 1/M of its
+ * bucket with every machine. On a non-blocking switch L = lcm(N, M) flows load every NIC as the N x M pairs would
+ * -- flow f from node f mod N to machine f mod M (and its reply back), N/L of a node's bucket: a node's NIC carries
+ * its whole bucket, a machine's N/M of one -- in N flows instead of N^2 where M = N (as leaders_shards' one flow a
+ * node; on a fat tree, which pairs cross an uplink is not kept). Node i's flows are i + jN, machine s's s + jM. */
+static int gcd_int(int a, int b) { return b ? gcd_int(b, a % b) : a; }
+static int machine_flows(const sg_world *w)
+{
+    return w->N / gcd_int(w->N, w->plan->cpu_machines) * w->plan->cpu_machines;
+}
+
+/* ps-sharded on the hosts with the servers on machines of their own: this node's host sends its contribution to the
+ * machines and takes the reply from them, a message each way a machine (its gRPC costs). */
 static void to_cpu_machines(sg_world *w, int node, const sim_bucket *b)
 {
-    const int M = w->plan->cpu_machines;
-    sg_comm_t *c = malloc((size_t)M * sizeof *c);
+    const int M = w->plan->cpu_machines, L = machine_flows(w), per = L / w->N;
+    sg_comm_t *c = malloc((size_t)per * sizeof *c);
     void *data;
     if (!c) abort(); /* the child dies and the parent reports a failed run */
     sleep_s(M * w->c->rpc_send_s);
-    for (int s = 0; s < M; s++) c[s] = put_async(w, mbox("cu%d.%d", s, node), b->up_bytes / M);
-    sg_comm_wait_all(c, (size_t)M);
-    for (int s = 0; s < M; s++) c[s] = sg_mailbox_get_async(mbox("cd%d.%d", node, s), &data);
-    sg_comm_wait_all(c, (size_t)M);
+    for (int j = 0; j < per; j++) c[j] = put_async(w, mbox("cu%d", node + j * w->N), b->up_bytes / per);
+    sg_comm_wait_all(c, (size_t)per);
+    for (int j = 0; j < per; j++) c[j] = sg_mailbox_get_async(mbox("cd%d", node + j * w->N), &data);
+    sg_comm_wait_all(c, (size_t)per);
     sleep_s(M * w->c->rpc_recv_s);
     free(c);
 }
@@ -477,18 +488,18 @@ static void cpu_server(int argc, char **argv)
     (void)argc, (void)argv;
     const sg_actor_ctx *me = sg_actor_self_get_data();
     sg_world *w = me->w;
-    const int N = w->N, M = w->plan->cpu_machines, s = me->node;
-    sg_comm_t *c = malloc((size_t)N * sizeof *c);
+    const int N = w->N, M = w->plan->cpu_machines, s = me->node, L = machine_flows(w), per = L / M;
+    sg_comm_t *c = malloc((size_t)per * sizeof *c);
     void *data;
     if (!c) abort(); /* the child dies and the parent reports a failed run */
     for (int it = 0; it < w->iters; it++)
         for (int k = 0; k < w->plan->n; k++) {
             const sim_bucket *b = &w->plan->b[k];
-            for (int n = 0; n < N; n++) c[n] = sg_mailbox_get_async(mbox("cu%d.%d", s, n), &data);
-            sg_comm_wait_all(c, (size_t)N);
+            for (int j = 0; j < per; j++) c[j] = sg_mailbox_get_async(mbox("cu%d", s + j * M), &data);
+            sg_comm_wait_all(c, (size_t)per);
             sleep_s(N * (w->c->rpc_recv_s + b->srv_dec_s / M) + b->srv_enc_s / M + N * w->c->rpc_send_s);
-            for (int n = 0; n < N; n++) c[n] = put_async(w, mbox("cd%d.%d", n, s), b->down_bytes / M);
-            sg_comm_wait_all(c, (size_t)N);
+            for (int j = 0; j < per; j++) c[j] = put_async(w, mbox("cd%d", s + j * M), b->down_bytes * N / L);
+            sg_comm_wait_all(c, (size_t)per);
         }
     free(c);
 }
@@ -661,9 +672,12 @@ static sg_mailbox_t copy_up_box(const sg_actor_ctx *me, int g) { return mbox("hu
 static sg_mailbox_t shares_in_box(const sg_actor_ctx *me, int j) { return (void)j, mbox("su%d", me->node); }
 static sg_mailbox_t replies_in_box(const sg_actor_ctx *me, int s)
 {
-    return me->w->plan->cpu_machines ? mbox("cd%d.%d", me->node, s) : mbox("sd%d", me->node);
+    return me->w->plan->cpu_machines ? mbox("cd%d", me->node + s * me->w->N) : mbox("sd%d", me->node);
 }
-static sg_mailbox_t machine_in_box(const sg_actor_ctx *me, int n) { return mbox("cu%d.%d", me->node, n); }
+static sg_mailbox_t machine_in_box(const sg_actor_ctx *me, int j)
+{
+    return mbox("cu%d", me->node + j * me->w->plan->cpu_machines);
+}
 
 /* The GPUs' first stage: each bucket when backward has made it, the reduce-scatter over the node's ring, this GPU's
  * slice of the sum copied to the host; the next iteration once this GPU's down actor has ended this one. */
@@ -724,8 +738,8 @@ static void pipe_push(int argc, char **argv)
     (void)argc, (void)argv;
     const sg_actor_ctx *me = sg_actor_self_get_data();
     sg_world *w = me->w;
-    const int G = me->node_gpus, N = w->N, M = w->plan->cpu_machines;
-    sg_comm_t *out = malloc((size_t)(M > 0 ? M : 1) * sizeof *out);
+    const int G = me->node_gpus, N = w->N, M = w->plan->cpu_machines, per = M ? machine_flows(w) / N : 1;
+    sg_comm_t *out = malloc((size_t)per * sizeof *out);
     if (!out) abort();
     for (int it = 0; it < w->iters; it++) {
         sg_comm_t *in = pipe_gets(w, G, copy_up_box, me);
@@ -735,8 +749,8 @@ static void pipe_push(int argc, char **argv)
             sleep_s(b->host_enc_s);
             if (M) {
                 sleep_s(M * w->c->rpc_send_s);
-                for (int s = 0; s < M; s++) out[s] = put_async(w, mbox("cu%d.%d", s, me->node), b->up_bytes / M);
-                sg_comm_wait_all(out, (size_t)M);
+                for (int j = 0; j < per; j++) out[j] = put_async(w, mbox("cu%d", me->node + j * N), b->up_bytes / per);
+                sg_comm_wait_all(out, (size_t)per);
             } else {
                 sleep_s((N - 1) * w->c->rpc_send_s);
                 put(w, mbox("su%d", (me->node + 1) % N), (N - 1.0) / N * b->up_bytes);
@@ -776,17 +790,17 @@ static void pipe_machine(int argc, char **argv)
     (void)argc, (void)argv;
     const sg_actor_ctx *me = sg_actor_self_get_data();
     sg_world *w = me->w;
-    const int N = w->N, M = w->plan->cpu_machines;
-    sg_comm_t *out = malloc((size_t)N * sizeof *out);
+    const int N = w->N, M = w->plan->cpu_machines, L = machine_flows(w), per = L / M;
+    sg_comm_t *out = malloc((size_t)per * sizeof *out);
     if (!out) abort();
     for (int it = 0; it < w->iters; it++) {
-        sg_comm_t *in = pipe_gets(w, N, machine_in_box, me);
+        sg_comm_t *in = pipe_gets(w, per, machine_in_box, me);
         for (int k = 0; k < w->plan->n; k++) {
             const sim_bucket *b = &w->plan->b[k];
-            sg_comm_wait_all(in + (size_t)k * N, (size_t)N);
+            sg_comm_wait_all(in + (size_t)k * per, (size_t)per);
             sleep_s(N * (w->c->rpc_recv_s + b->srv_dec_s / M) + b->srv_enc_s / M + N * w->c->rpc_send_s);
-            for (int n = 0; n < N; n++) out[n] = put_async(w, mbox("cd%d.%d", n, me->node), b->down_bytes / M);
-            sg_comm_wait_all(out, (size_t)N);
+            for (int j = 0; j < per; j++) out[j] = put_async(w, mbox("cd%d", me->node + j * M), b->down_bytes * N / L);
+            sg_comm_wait_all(out, (size_t)per);
         }
         free(in);
     }
@@ -800,7 +814,7 @@ static void pipe_pull(int argc, char **argv)
     (void)argc, (void)argv;
     const sg_actor_ctx *me = sg_actor_self_get_data();
     sg_world *w = me->w;
-    const int G = me->node_gpus, N = w->N, M = w->plan->cpu_machines, per = M ? M : 1;
+    const int G = me->node_gpus, N = w->N, M = w->plan->cpu_machines, per = M ? machine_flows(w) / N : 1;
     sg_comm_t *out = malloc((size_t)G * sizeof *out);
     if (!out) abort();
     for (int it = 0; it < w->iters; it++) {

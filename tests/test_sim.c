@@ -493,18 +493,29 @@ static void test_ps_on_cpu(void)
         s = run(t, ENGINE_SIMGRID), a = run(t, ENGINE_ANALYTIC);
         CHECK(fabs(s / a - 1) < 1e-6, "BytePS on 2 nodes of 4 over TCP: SimGrid %.9f s, analytic %.9f s", s, a);
     }
-    /* BytePS's pipeline, AlexNet cut into 4 MB partitions through 2 server machines, nodes of one GPU over RDMA:
-     * every stage's flows alone in their direction, so SimGrid is the analytic engine's timeline */
+    /* BytePS's pipeline, AlexNet cut into 4 MB partitions, nodes of one GPU over RDMA: every stage's flows alone in
+     * their direction, so SimGrid is the analytic engine's timeline; 4 nodes and 2 machines, and 6 nodes and 4
+     * machines (lcm(6, 4) = 12 flows a phase stand for the 24 pairs) */
     {
         cluster_spec one = cluster("cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=ib-edr");
-        sim_config t = base("alexnet", &one, 4, "fp32", SYNC_PS_SHARDED);
-        t.fusion_bytes = 0, t.partition_bytes = 4096000, t.ps_on_cpu = 1, t.node_sum_gpus = 1, t.ps_cpu_machines = 2;
-        t.server_sum_ns = sum_ns;
-        const sim_result sg = result_of(t, ENGINE_SIMGRID), an = result_of(t, ENGINE_ANALYTIC);
-        CHECK(fabs(sg.iteration_s / an.iteration_s - 1) < 1e-6 && fabs(sg.comm_s / an.comm_s - 1) < 1e-6,
-              "BytePS's pipeline, 4 single-GPU nodes, 2 server machines: SimGrid %.9f s (exchanges %.9f), analytic "
-              "%.9f s (%.9f)",
-              sg.iteration_s, sg.comm_s, an.iteration_s, an.comm_s);
+        for (int i = 0; i < 2; i++) {
+            sim_config t = base("alexnet", &one, i ? 6 : 4, "fp32", SYNC_PS_SHARDED);
+            t.fusion_bytes = 0, t.partition_bytes = 4096000, t.ps_on_cpu = 1, t.node_sum_gpus = 1;
+            t.ps_cpu_machines = i ? 4 : 2, t.server_sum_ns = sum_ns;
+            const sim_result sg = result_of(t, ENGINE_SIMGRID), an = result_of(t, ENGINE_ANALYTIC);
+            CHECK(fabs(sg.iteration_s / an.iteration_s - 1) < 1e-6 && fabs(sg.comm_s / an.comm_s - 1) < 1e-6,
+                  "BytePS's pipeline, %d single-GPU nodes, %d server machines: SimGrid %.9f s (exchanges %.9f), "
+                  "analytic %.9f s (%.9f)",
+                  t.gpus, t.ps_cpu_machines, sg.iteration_s, sg.comm_s, an.iteration_s, an.comm_s);
+        }
+    }
+    /* every GPU to its host (--ps-node-sum host), the hosts to 3 server machines (lcm(2, 3) = 6 flows a phase): one
+     * bucket after backward, the two engines alike */
+    {
+        sim_config t = c;
+        t.node_sum_gpus = 0, t.ps_cpu_machines = 3, t.gpus = 4;
+        s = run(t, ENGINE_SIMGRID), a = run(t, ENGINE_ANALYTIC);
+        CHECK(fabs(s / a - 1) < 1e-6, "hosts to 3 server machines: SimGrid %.9f s, analytic %.9f s", s, a);
     }
     c.ps_cpu_machines = 0;
     /* one node: the reduce-scatter and the all-gather, no host, no server */
