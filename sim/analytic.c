@@ -51,6 +51,36 @@ static double cpu_machines(const sim_config *c, const sim_plan *p, const sim_buc
            load * b->down_bytes / p->b_inter + M * c->rpc_recv_s;
 }
 
+/* BytePS (--ps-node-sum gpus): each stage's time for one bucket, the GPUs' reduce-scatter (NCCL's ring over the
+ * node's GPUs, G - 1 steps of a G-th of the sum, each hop carrying one flow each way; pipelined, the model's
+ * latency factor paid by the first step alone) and each GPU's copy of its G-th to the host, the host's encode and
+ * push, a server's sums and its reply, the host's decode and copies back, the GPUs' all-gather; each push and
+ * reply ends when its flows do, every node and server alike. On one machine the reduce-scatter and the all-gather
+ * alone. */
+static void pipeline_stages(const sim_config *c, const sim_plan *p, const sim_bucket *b, double st[5])
+{
+    const double G = p->per_node, N = p->nodes, send = c->rpc_send_s, recv = c->rpc_recv_s;
+    const double ring = G > 1 ? p->a_node_ring + (G - 2) * p->a_node_ring / p->net.latency_factor +
+                                    (G - 1) * b->node_bytes / G / (p->b_node_ring / p->reverse_load)
+                              : 0;
+    const double copy = p->a_copy + b->node_bytes / G / p->b_copy;
+    if (p->cpu_machines) { /* a phase's NICs carry one direction each */
+        const double M = p->cpu_machines, load = fmax(1, N / M);
+        st[1] = b->host_enc_s + M * send + p->a_inter + load * b->up_bytes / p->b_inter;
+        st[2] = N * (recv + b->srv_dec_s / M) + b->srv_enc_s / M + N * send + p->a_inter +
+                load * b->down_bytes / p->b_inter;
+        st[3] = M * recv + b->host_dec_s + copy;
+    } else { /* a server on every node: every NIC sends and receives at once */
+        const double share = (N - 1) / N, bw = p->b_inter / p->reverse_load;
+        st[1] = b->host_enc_s + (N - 1) * send + p->a_inter + share * b->up_bytes / bw;
+        st[2] =
+            (N - 1) * recv + b->srv_dec_s + b->srv_enc_s / N + (N - 1) * send + p->a_inter + share * b->down_bytes / bw;
+        st[3] = (N - 1) * recv + b->host_dec_s + copy;
+    }
+    st[0] = ring + copy, st[4] = ring;
+    if (N == 1) st[0] = ring, st[1] = st[2] = st[3] = 0; /* BytePS connects to servers with more than one machine */
+}
+
 static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
 {
     const double P = c->gpus, rpc = c->rpc_send_s + c->rpc_recv_s; /* a message's two ends */
@@ -66,18 +96,12 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
         double G = p->per_node, N = p->nodes, t = 0;
         /* on the host CPU (ps-sharded) every GPU's contribution goes up to it, the leader's too */
         const int host = c->ps_on_cpu && c->sync == SYNC_PS_SHARDED;
-        /* BytePS: the GPUs sum, their copies to the host and back (on one machine only the GPUs' sum) */
-        const int node_sum = host && c->node_sum_gpus, copies = node_sum && N > 1;
-        /* BytePS: NCCL's reduce-scatter over the node's ring, (G - 1) steps of a G-th of the sum (each hop carrying
-         * one flow each way; pipelined, the model's latency factor paid by the first step alone), each GPU's G-th
-         * copied to the host; the way back the same, the ring all-gathering */
-        const double ring = G > 1 ? p->a_node_ring + (G - 2) * p->a_node_ring / p->net.latency_factor +
-                                        (G - 1) * b->node_bytes / G / (p->b_node_ring / p->reverse_load)
-                                  : 0;
-        const double copy = p->a_copy + b->node_bytes / G / p->b_copy;
-        if (node_sum)
-            t += ring + (copies ? copy + b->host_enc_s : 0);
-        else if (host) /* the GPUs' messages to their host and its replies, as at the single server */
+        if (host && c->node_sum_gpus) { /* BytePS: a bucket alone through the pipeline's stages */
+            double st[5];
+            pipeline_stages(c, p, b, st);
+            return st[0] + st[1] + st[2] + st[3] + st[4];
+        }
+        if (host) /* the GPUs' messages to their host and its replies, as at the single server */
             t += b->enc_s + p->a_intra + b->up_bytes / p->b_intra + G * b->srv_dec_s + (G + 1) * rpc;
         else if (G > 1)
             t += b->enc_s + p->a_intra + b->up_bytes / p->b_intra + (G - 1) * b->dec_s;
@@ -97,9 +121,7 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
             double steps = 2 * (N - 1);
             t += steps * (p->a_inter + b->up_bytes / N / bw_inter) + steps * (b->enc_s + b->dec_s) / N;
         }
-        if (node_sum)
-            t += (copies ? b->host_dec_s + copy : 0) + ring;
-        else if (host)
+        if (host)
             t += b->srv_enc_s + p->a_intra + b->down_bytes / p->b_intra + b->dec_down_s;
         else if (G > 1)
             t += b->enc_down_s + p->a_intra + b->down_bytes / p->b_intra + b->dec_down_s;
@@ -140,32 +162,6 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
     }
     }
     return 0;
-}
-
-/* BytePS's pipeline (plan->pipelined): each stage's time for one bucket, the GPUs' reduce-scatter and copies to the
- * host, the host's encode and push, a server's sums and its reply, the host's decode and copies back, the GPUs'
- * all-gather; each push and reply ends when its flows do, every node and server alike. */
-static void pipeline_stages(const sim_config *c, const sim_plan *p, const sim_bucket *b, double st[5])
-{
-    const double G = p->per_node, N = p->nodes, send = c->rpc_send_s, recv = c->rpc_recv_s;
-    const double ring = G > 1 ? p->a_node_ring + (G - 2) * p->a_node_ring / p->net.latency_factor +
-                                    (G - 1) * b->node_bytes / G / (p->b_node_ring / p->reverse_load)
-                              : 0;
-    const double copy = p->a_copy + b->node_bytes / G / p->b_copy;
-    if (p->cpu_machines) { /* a phase's NICs carry one direction each */
-        const double M = p->cpu_machines, load = fmax(1, N / M);
-        st[1] = b->host_enc_s + M * send + p->a_inter + load * b->up_bytes / p->b_inter;
-        st[2] = N * (recv + b->srv_dec_s / M) + b->srv_enc_s / M + N * send + p->a_inter +
-                load * b->down_bytes / p->b_inter;
-        st[3] = M * recv + b->host_dec_s + copy;
-    } else { /* a server on every node: every NIC sends and receives at once */
-        const double share = (N - 1) / N, bw = p->b_inter / p->reverse_load;
-        st[1] = b->host_enc_s + (N - 1) * send + p->a_inter + share * b->up_bytes / bw;
-        st[2] =
-            (N - 1) * recv + b->srv_dec_s + b->srv_enc_s / N + (N - 1) * send + p->a_inter + share * b->down_bytes / bw;
-        st[3] = (N - 1) * recv + b->host_dec_s + copy;
-    }
-    st[0] = ring + copy, st[4] = ring;
 }
 
 /* The buckets through the pipeline's stages: a stage takes bucket k once it is done with k - 1 and the stage before

@@ -511,11 +511,10 @@ static void hosts_exchange(sg_world *w, int node, const sim_bucket *b)
     (w->plan->cpu_machines ? to_cpu_machines : w->plan->servers ? leaders_placed : leaders_shards)(w, node, b);
 }
 
-/* BytePS's push-pull from one GPU (docs/architecture.md): NCCL's reduce-scatter over the node's GPUs, a ring of
- * G - 1 steps of a G-th of the sum (one flow a hop, the other steps' latencies added without the network model's
- * latency factor, which the flow paid: NCCL pipelines them), so that each GPU holds a
- * G-th of the node's sum; that G-th copied to the host, the reply's G-th copied back; the ring all-gathers it. With
- * servers on the hosts every GPU is an actor: the node's first is its index - its slot. */
+/* BytePS on one machine (across machines, the pipeline's actors below): NCCL's reduce-scatter over the node's GPUs,
+ * a ring of G - 1 steps of a G-th of the sum (one flow a hop, the other steps' latencies added without the network
+ * model's latency factor, which the flow paid: NCCL pipelines them), then the all-gather the same way. With servers
+ * on the hosts every GPU is an actor: the node's first is its index - its slot. */
 static void node_sum_bucket(sg_world *w, const sg_actor_ctx *me, const sim_bucket *b)
 {
     const int G = me->node_gpus, first = me->index - me->slot, next = first + (me->slot + 1) % G;
@@ -523,28 +522,20 @@ static void node_sum_bucket(sg_world *w, const sg_actor_ctx *me, const sim_bucke
     if (G > 1) {
         send_recv(w, mbox("nr%d", next), (G - 1) * slice, mbox("nr%d", me->index));
         sleep_s((G - 2) * hop);
-    }
-    if (w->N > 1) {
-        put(w, mbox("hu%d", me->index), slice);
-        sg_mailbox_get(mbox("hd%d", me->index));
-    }
-    if (G > 1) {
         send_recv(w, mbox("na%d", next), (G - 1) * slice, mbox("na%d", me->index));
         sleep_s((G - 2) * hop);
     }
 }
 
 /* A node's host CPU as its server: takes in the node's GPUs' contributions (their indices first .. first +
- * node_gpus - 1), sums them, exchanges shards with the other hosts as the leaders would, replies. Where the GPUs
- * summed first (BytePS), each GPU's G-th of the sum comes in: the host encodes the sum, and decodes the reply
- * before copying its G-ths back. */
+ * node_gpus - 1), sums them, exchanges shards with the other hosts as the leaders would, replies. */
 static void host_server(int argc, char **argv)
 {
     (void)argc, (void)argv;
     const sg_actor_ctx *me = sg_actor_self_get_data();
     sg_world *w = me->w;
     const int first = me->followers, G = me->node_gpus;
-    if (w->c->node_sum_gpus && w->N == 1) return; /* one machine: BytePS sums on its GPUs alone, no server */
+    if (w->c->node_sum_gpus) return; /* BytePS on one machine: no server (across machines, the pipeline's actors) */
     sg_comm_t *c = malloc((size_t)G * sizeof *c);
     void *data;
     if (!c) abort(); /* the child dies and the parent reports a failed run */
@@ -553,14 +544,6 @@ static void host_server(int argc, char **argv)
             const sim_bucket *b = &w->plan->b[k];
             for (int g = 0; g < G; g++) c[g] = sg_mailbox_get_async(mbox("hu%d", first + g), &data);
             sg_comm_wait_all(c, (size_t)G);
-            if (w->c->node_sum_gpus) {
-                sleep_s(b->host_enc_s);
-                hosts_exchange(w, me->node, b);
-                sleep_s(b->host_dec_s);
-                for (int g = 0; g < G; g++) c[g] = put_async(w, mbox("hd%d", first + g), b->node_bytes / G);
-                sg_comm_wait_all(c, (size_t)G);
-                continue;
-            }
             sleep_s(G * (b->srv_dec_s + w->c->rpc_recv_s));
             if (w->N > 1) hosts_exchange(w, me->node, b);
             sleep_s(b->srv_enc_s + G * w->c->rpc_send_s);
