@@ -87,7 +87,9 @@ static size_t settings_of(const sim_request *q, int gpus, setting *out, size_t c
     const size_t nfusion = held(q, "fusion") || held(q, "fusion_cycle") ? 1 : ADVISE_NFUSIONS;
     const size_t nfp32 = held(q, "fp32_below") ? 1 : ADVISE_NFP32_BELOW;
     static const codec_device DEVICES[] = {CODEC_ON_GPU, CODEC_ON_CPU};
-    const size_t ndev = held(q, "codec_on") ? 1 : 2;
+    /* BytePS's pushes are encoded by the host's CPU whatever codec_on says: one device, the CPU */
+    const size_t ndev = held(q, "codec_on") || q->ps_node_sum_gpus ? 1 : 2;
+    const codec_device dev = q->ps_node_sum_gpus ? CODEC_ON_CPU : q->codec_on;
     size_t n = 0;
     for (size_t a = 0; a < nsync; a++)
         for (size_t b = 0; b < nfusion; b++)
@@ -96,7 +98,7 @@ static size_t settings_of(const sim_request *q, int gpus, setting *out, size_t c
                     setting s = {nsync == 1 ? q->sync : SYNCS[a], nfusion == 1 ? q->fusion_bytes : ADVISE_FUSIONS[b][0],
                                  nfusion == 1 ? q->fusion_cycle_s : ADVISE_FUSIONS[b][1],
                                  nfp32 == 1 ? q->exchange.fp32_below : ADVISE_FP32_BELOW[c],
-                                 ndev == 1 ? q->codec_on : DEVICES[d]};
+                                 ndev == 1 ? dev : DEVICES[d]};
                     /* every GPU to every other: SimGrid's limit, past which no finalist could be simulated */
                     if (s.sync == SYNC_PS_FLAT && nsync > 1 && gpus > SIM_SIMGRID_MAX_FLAT_GPUS) continue;
                     out[n++] = s;
@@ -225,8 +227,9 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
         for (size_t k = 0; k < nq; k++) {
             qz_params p;
             qz_parse_spec(quants[k], &p, NULL, 0);
-            /* fp32 has no codec and no tensor to keep in fp32: one setting of those is enough */
-            if (p.id == QZ_FP32 && ((nst > 1 && st[i].codec_on != CODEC_ON_GPU) || st[i].fp32_below != 0)) continue;
+            /* fp32 has no codec and no tensor to keep in fp32: one setting of those is enough (the codec axis's
+             * first device: the GPU, or the one device held) */
+            if (p.id == QZ_FP32 && ((nst > 1 && st[i].codec_on != st[0].codec_on) || st[i].fp32_below != 0)) continue;
             if (a->curves && !qa[k].curve) continue; /* no curve: nothing to rank it by */
             if (a->progress) a->progress(a->progress_ctx, "screening", i * nq + k, nst * nq);
             sim_outcome o;

@@ -234,8 +234,39 @@ static void test_grid_blocks(void)
     measured_free(&g);
 }
 
+/* The codec's device held at the CPU, or BytePS's host encoding every push (--ps-node-sum gpus): fp32 is still
+ * simulated once a setting, the speedups are over it, and every row says the CPU encodes. */
+static void test_held_device(void)
+{
+    static const char *const Q2[] = {"fp32", "terngrad"};
+    for (int i = 0; i < 2; i++) {
+        sim_request q = base();
+        char msg[1024], why[512];
+        if (i) {
+            run_param_forget(run_param_by_key("codec_on"), &q);
+            run_param_set(run_param_by_key("sync"), &q, "ps-sharded", msg, sizeof msg);
+            run_param_set(run_param_by_key("ps_on"), &q, "cpu", msg, sizeof msg);
+            run_param_set(run_param_by_key("ps_node_sum"), &q, "gpus", msg, sizeof msg);
+        } else {
+            run_param_set(run_param_by_key("codec_on"), &q, "cpu", msg, sizeof msg);
+        }
+        advise_request a = {.quants = Q2, .nquants = 2, .gpus = 8, .top = 3};
+        gq_table t = {0};
+        const gq_err e = sim_advise(&q, &a, &t, why, sizeof why, NULL, msg, sizeof msg);
+        CHECK(e == GQ_OK && t.nrows >= 3 && strstr(why, "no fp32 configuration") == NULL,
+              "%s: advise compares with fp32 (%s; %s)", i ? "--ps-node-sum gpus" : "--codec-on cpu", why, msg);
+        const int dev = table_column(&t, "codec_on"), speedup = table_column(&t, "speedup_over_fp32");
+        for (size_t r = 1; e == GQ_OK && r < t.nrows && dev >= 0 && speedup >= 0; r++)
+            CHECK(strcmp(table_cell(&t, r, (size_t)dev), "cpu") == 0 && table_cell(&t, r, (size_t)speedup)[0] != '\0',
+                  "%s: row %zu encodes on the %s, speedup '%s'", i ? "--ps-node-sum gpus" : "--codec-on cpu", r,
+                  table_cell(&t, r, (size_t)dev), table_cell(&t, r, (size_t)speedup));
+        table_free(&t);
+    }
+}
+
 int main(void)
 {
+    test_held_device();
     test_grid_blocks();
     test_time_to_target();
     test_misleading_screen();

@@ -328,15 +328,16 @@ static void test_frameworks(void)
     run_params_defaults(&q);
     q.framework = "byteps";
     CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_PS_SHARDED && q.ps_on_cpu == 1 &&
-              q.ps_node_sum_gpus == 1 && q.ps_placement == PS_EVEN && q.fusion_bytes == 0 && q.fusion_cycle_s == 0 &&
-              q.overlap == 1,
-          "byteps: ps-sharded on the hosts after the GPUs' sum, no fusion (%s)", msg);
+              q.ps_node_sum_gpus == 1 && q.ps_placement == PS_EVEN && q.partition_bytes == 4096000 &&
+              q.fusion_bytes == 0 && q.fusion_cycle_s == 0 && q.overlap == 1,
+          "byteps: ps-sharded on the hosts after the GPUs' sum, BytePS's 4,096,000-byte partitions, no fusion (%s)",
+          msg);
     run_params_defaults(&q);
     CHECK(run_param_set(run_param_by_key("sync"), &q, "ring", msg, sizeof msg) == GQ_OK, "%s", msg);
     q.framework = "byteps";
     CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_RING && q.ps_node_sum_gpus == 0 &&
-              q.ps_on_cpu == 0,
-          "byteps with --sync ring: the ring, no servers' settings");
+              q.ps_on_cpu == 0 && q.partition_bytes == 0,
+          "byteps with --sync ring: the ring, no servers' settings (nor their partitions)");
     run_params_defaults(&q);
     q.framework = "horovod-mpi";
     CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_RING && q.reduce_on_host == 1 &&
