@@ -64,6 +64,7 @@ typedef struct {
      * semaphore its down actor posts as it ends one; per node, its host's pushes done (its own server may sum) */
     double *pipe_start;
     sg_sem_t *pipe_iter, *pipe_own;
+    void *pipe_sink; /* where the pipeline's gets, which outlive the call that posts them, put the payload pointer */
 } sg_world;
 
 /* A worker actor: one GPU, or (on a generated, uniform platform, in a ring or all-gather) the hops of a node's other
@@ -639,14 +640,13 @@ static void exchange_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
  * sender is ready and a stage waits only for its own input (analytic.c's pipeline() is the same timeline). */
 
 /* Posts the gets of one iteration: `per` a bucket, from mailboxes named by name(k's j-th). */
-static sg_comm_t *pipe_gets(const sg_world *w, int per, sg_mailbox_t (*name)(const sg_actor_ctx *, int),
+static sg_comm_t *pipe_gets(sg_world *w, int per, sg_mailbox_t (*name)(const sg_actor_ctx *, int),
                             const sg_actor_ctx *me)
 {
     sg_comm_t *c = malloc((size_t)w->plan->n * (size_t)per * sizeof *c);
-    void *data;
     if (!c) abort(); /* the child dies and the parent reports a failed run */
     for (int k = 0; k < w->plan->n; k++)
-        for (int j = 0; j < per; j++) c[k * per + j] = sg_mailbox_get_async(name(me, j), &data);
+        for (int j = 0; j < per; j++) c[k * per + j] = sg_mailbox_get_async(name(me, j), &w->pipe_sink);
     return c;
 }
 
