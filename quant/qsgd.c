@@ -13,6 +13,7 @@
 #include "bitstream.h"
 #include "qz_internal.h"
 #include "qz_round_avx2.h"
+#include "qz_round_avx512.h"
 #include "rng.h"
 
 static unsigned qs_half(const qz_params *p) { return (p->levels - 1) / 2; }
@@ -87,6 +88,26 @@ static inline __m256i qs_codes8(const float *x, __m256i hv, qz_lanes_k k)
 }
 #endif
 
+#if defined(__AVX512F__)
+/* Sixteen elements' level indices, as qs_codes8's; AVX-512 has no vpsignd: the magnitude negated under a mask where
+ * x's bits are a negative integer (x < 0, or -0.0 whose magnitude is 0). */
+static inline __m512i qs_codes16(const float *x, __m512i hv, qz_lanes16_k k)
+{
+    const __m512 v = _mm512_loadu_ps(x);
+    const __m512i bits = _mm512_castps_si512(v), zero = _mm512_setzero_si512();
+    const __m512 mag_in =
+        _mm512_mul_ps(_mm512_castsi512_ps(_mm512_and_si512(bits, _mm512_set1_epi32(0x7FFFFFFF))), k.f);
+    const __m512 r = _mm512_castsi512_ps(_mm512_min_epi32(_mm512_castps_si512(mag_in), k.i0));
+    const __m512i lo = _mm512_cvttps_epi32(r);
+    const __m512 frac = _mm512_sub_ps(r, _mm512_cvtepi32_ps(lo));
+    const __m512 u = _mm512_mul_ps(qz_hash16_u24(hv), _mm512_set1_ps(1.0f / 16777216.0f));
+    const __mmask16 up = _mm512_cmp_ps_mask(u, frac, _CMP_LT_OQ);
+    const __m512i mag = _mm512_mask_add_epi32(lo, up, lo, _mm512_set1_epi32(1)); /* <= s, as qs_codes8 says */
+    const __m512i signed_mag = _mm512_mask_sub_epi32(mag, _mm512_cmplt_epi32_mask(bits, zero), zero, mag);
+    return _mm512_add_epi32(k.i1, signed_mag);
+}
+#endif
+
 static void qs_quantize(uint8_t *codes, const float *x, size_t len, const float *stored, const qz_params *p,
                         uint32_t key, uint32_t idx0)
 {
@@ -98,6 +119,11 @@ static void qs_quantize(uint8_t *codes, const float *x, size_t len, const float 
     const float fs = (float)s;
     int32_t fs_bits;
     memcpy(&fs_bits, &fs, 4);
+#endif
+#if defined(__AVX512F__)
+    const qz_lanes16_k k = {_mm512_set1_ps(scale), _mm512_set1_epi32(fs_bits), _mm512_set1_epi32((int)s)};
+    i = qz_round_lanes16(codes, x, len, key, idx0, qs_codes16, k);
+#elif defined(__AVX2__)
     const qz_lanes_k k = {_mm256_set1_ps(scale), _mm256_set1_epi32(fs_bits), _mm256_set1_epi32((int)s)};
     i = qz_round_lanes(codes, x, len, key, idx0, qs_codes8, k);
 #endif

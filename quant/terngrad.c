@@ -11,6 +11,7 @@
 
 #include "qz_internal.h"
 #include "qz_round_avx2.h"
+#include "qz_round_avx512.h"
 #include "rng.h"
 
 static unsigned tg_nstored(const qz_params *p) { return (void)p, 1; }
@@ -85,6 +86,19 @@ static inline __m256i tg_codes8(const float *x, __m256i hv, qz_lanes_k k)
 }
 #endif
 
+#if defined(__AVX512F__)
+/* Sixteen elements' codes, as tg_codes8's: 1 + sign bit where the draw falls under |x| 2^24 / s, else 0. */
+static inline __m512i tg_codes16(const float *x, __m512i hv, qz_lanes16_k k)
+{
+    const __m512 v = _mm512_loadu_ps(x);
+    const __m512 prob24 = _mm512_mul_ps(
+        _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32(0x7FFFFFFF))), k.f);
+    const __mmask16 nz = _mm512_cmp_ps_mask(qz_hash16_u24(hv), prob24, _CMP_LT_OQ);
+    const __m512i sign = _mm512_srli_epi32(_mm512_castps_si512(v), 31);
+    return _mm512_maskz_add_epi32(nz, sign, _mm512_set1_epi32(1));
+}
+#endif
+
 static void tg_quantize(uint8_t *codes, const float *x, size_t len, const float *stored, const qz_params *p,
                         uint32_t key, uint32_t idx0)
 {
@@ -94,7 +108,9 @@ static void tg_quantize(uint8_t *codes, const float *x, size_t len, const float 
      * A 32-bit element counter j: 64-bit index lanes cost a repack per vector */
     const float inv24 = qz_safe_inv(stored[0]) * 16777216.0f;
     size_t i = 0;
-#if defined(__AVX2__)
+#if defined(__AVX512F__)
+    i = qz_round_lanes16(codes, x, len, key, idx0, tg_codes16, (qz_lanes16_k){.f = _mm512_set1_ps(inv24)});
+#elif defined(__AVX2__)
     i = qz_round_lanes(codes, x, len, key, idx0, tg_codes8, (qz_lanes_k){.f = _mm256_set1_ps(inv24)});
 #endif
     tg_quantize_scalar(codes + i, x + i, len - i, inv24, key, idx0 + (uint32_t)i);

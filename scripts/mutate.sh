@@ -116,6 +116,8 @@ mutations=(
   'sim/plan.c|        if (node_sum && multi) { /* the node|        if (0) { /* the node|byteps: the host encodes nothing'
   'sim/advise.c|st[i].codec_on != st[0].codec_on)|st[i].codec_on != CODEC_ON_GPU)|advise: fp32 dropped where the codec device is held at the CPU'
   'sim/advise.c|const codec_device dev = q->ps_node_sum_gpus ? CODEC_ON_CPU : q->codec_on;|const codec_device dev = q->codec_on;|advise: BytePS rows said to encode on the GPU'
+  'quant/terngrad.c|_mm512_maskz_add_epi32(nz, sign, _mm512_set1_epi32(1));|_mm512_maskz_add_epi32(nz, _mm512_and_si512(sign, _mm512_setzero_si512()), _mm512_set1_epi32(1));|TernGrad sixteen lanes: signs dropped (AVX-512 builds only)'
+  'quant/qsgd.c|_mm512_mask_add_epi32(lo, up, lo, _mm512_set1_epi32(1));|_mm512_mask_add_epi32(lo, up, lo, _mm512_set1_epi32(0));|QSGD sixteen lanes: never rounded up (AVX-512 builds only)'
   'quant/terngrad.c|tg_quantize_scalar(codes + i, x + i, len - i, inv24, key, idx0 + (uint32_t)i);|tg_quantize_scalar(codes + i, x + i, len - i, inv24, key, idx0);|TernGrad tail: the draws restart at the lanes first index'
   'quant/qsgd.c|return _mm256_add_epi32(k.i1, _mm256_sign_epi32(mag, _mm256_castps_si256(v)));|return _mm256_add_epi32(k.i1, mag);|QSGD lanes: signs dropped'
   'quant/qsgd.c|_mm256_cmp_ps(u, frac, _CMP_LT_OQ)); /* -1 rounds up */|_mm256_cmp_ps(u, frac, _CMP_LE_OQ)); /* -1 rounds up */|QSGD lanes: a draw equal to the fraction rounds up'
