@@ -70,7 +70,7 @@ static void qs_quantize_scalar(uint8_t *codes, const float *x, size_t len, float
     }
 }
 
-#if defined(__AVX2__)
+#if defined(__AVX2__) && !defined(__AVX512F__) /* the AVX-512 build runs sixteen lanes */
 /* Eight elements' level indices as the reference computes them. k.f: s / norm; k.i0: s's float bits; k.i1: s. */
 static inline __m256i qs_codes8(const float *x, __m256i hv, qz_lanes_k k)
 {

@@ -74,7 +74,7 @@ static void tg_quantize_scalar(uint8_t *codes, const float *x, size_t len, float
     }
 }
 
-#if defined(__AVX2__)
+#if defined(__AVX2__) && !defined(__AVX512F__) /* the AVX-512 build runs sixteen lanes */
 /* Eight elements' codes as the reference computes them: nz & (1 + sign bit). k.f: 2^24 / s. */
 static inline __m256i tg_codes8(const float *x, __m256i hv, qz_lanes_k k)
 {
