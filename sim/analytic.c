@@ -40,15 +40,27 @@ static double placed_servers(const sim_config *c, const sim_plan *p, const sim_b
            load * b->down_bytes / p->b_inter + sends * c->rpc_recv_s;
 }
 
-/* ps-sharded on the hosts with the servers on M machines of their own: every worker node sends each server 1/M of
- * its contribution and takes 1/M of the reply from each; a server takes in the N nodes' shares and answers each. A
- * NIC carries one direction a phase (no cross-traffic): the worker's the whole bucket, the server's N/M of it. */
-static double cpu_machines(const sim_config *c, const sim_plan *p, const sim_bucket *b)
+/* ps-sharded's exchange between the nodes (N > 1) split evenly over its servers, in three phases: a node's push
+ * (its messages' sends and the flows), a server's work and its reply (its messages in, its sums, its messages
+ * out, the flows back), a node's receipt of the replies. With a server on every node each NIC sends and receives
+ * at once, (N - 1)/N of a bucket each way; with the servers on M machines of their own (cpu_machines) a NIC
+ * carries one direction a phase (no cross-traffic): a node's the whole bucket, a machine's N/M of it. */
+static void shard_phases(const sim_config *c, const sim_plan *p, const sim_bucket *b, double ph[3])
 {
-    const double N = p->nodes, M = p->cpu_machines, load = fmax(1, N / M);
-    const double work = N * b->srv_dec_s / M + b->srv_enc_s / M + N * (c->rpc_recv_s + c->rpc_send_s);
-    return M * c->rpc_send_s + p->a_inter + load * b->up_bytes / p->b_inter + work + p->a_inter +
-           load * b->down_bytes / p->b_inter + M * c->rpc_recv_s;
+    const double N = p->nodes, send = c->rpc_send_s, recv = c->rpc_recv_s;
+    if (p->cpu_machines) {
+        const double M = p->cpu_machines, load = fmax(1, N / M);
+        ph[0] = M * send + p->a_inter + load * b->up_bytes / p->b_inter;
+        ph[1] = N * (recv + b->srv_dec_s / M) + b->srv_enc_s / M + N * send + p->a_inter +
+                load * b->down_bytes / p->b_inter;
+        ph[2] = M * recv;
+    } else {
+        const double share = (N - 1) / N, bw = p->b_inter / p->reverse_load;
+        ph[0] = (N - 1) * send + p->a_inter + share * b->up_bytes / bw;
+        ph[1] =
+            (N - 1) * recv + b->srv_dec_s + b->srv_enc_s / N + (N - 1) * send + p->a_inter + share * b->down_bytes / bw;
+        ph[2] = (N - 1) * recv;
+    }
 }
 
 /* BytePS (--ps-node-sum gpus): each stage's time for one bucket, the GPUs' reduce-scatter (NCCL's ring over the
@@ -59,26 +71,16 @@ static double cpu_machines(const sim_config *c, const sim_plan *p, const sim_buc
  * alone. */
 static void pipeline_stages(const sim_config *c, const sim_plan *p, const sim_bucket *b, double st[5])
 {
-    const double G = p->per_node, N = p->nodes, send = c->rpc_send_s, recv = c->rpc_recv_s;
+    const double G = p->per_node, N = p->nodes;
     const double ring = G > 1 ? p->a_node_ring + (G - 2) * p->a_node_ring / p->net.latency_factor +
                                     (G - 1) * b->node_bytes / G / (p->b_node_ring / p->reverse_load)
                               : 0;
     const double copy = p->a_copy + b->node_bytes / G / p->b_copy;
-    if (p->cpu_machines) { /* a phase's NICs carry one direction each */
-        const double M = p->cpu_machines, load = fmax(1, N / M);
-        st[1] = b->host_enc_s + M * send + p->a_inter + load * b->up_bytes / p->b_inter;
-        st[2] = N * (recv + b->srv_dec_s / M) + b->srv_enc_s / M + N * send + p->a_inter +
-                load * b->down_bytes / p->b_inter;
-        st[3] = M * recv + b->host_dec_s + copy;
-    } else { /* a server on every node: every NIC sends and receives at once */
-        const double share = (N - 1) / N, bw = p->b_inter / p->reverse_load;
-        st[1] = b->host_enc_s + (N - 1) * send + p->a_inter + share * b->up_bytes / bw;
-        st[2] =
-            (N - 1) * recv + b->srv_dec_s + b->srv_enc_s / N + (N - 1) * send + p->a_inter + share * b->down_bytes / bw;
-        st[3] = (N - 1) * recv + b->host_dec_s + copy;
-    }
-    st[0] = ring + copy, st[4] = ring;
-    if (N == 1) st[0] = ring, st[1] = st[2] = st[3] = 0; /* BytePS connects to servers with more than one machine */
+    st[0] = ring, st[1] = st[2] = st[3] = 0, st[4] = ring;
+    if (N == 1) return; /* BytePS connects to servers with more than one machine */
+    double ph[3];
+    shard_phases(c, p, b, ph);
+    st[0] += copy, st[1] = b->host_enc_s + ph[0], st[2] = ph[1], st[3] = ph[2] + b->host_dec_s + copy;
 }
 
 static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
@@ -109,14 +111,12 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
         const int alone = G == 1 && !host && c->sync == SYNC_PS_SHARDED && N > 1;
         if (alone) t += b->enc_s;
         const double bw_inter = p->b_inter / p->reverse_load; /* every node sends and receives at once */
-        if (p->cpu_machines) {
-            t += cpu_machines(c, p, b);
-        } else if (N > 1 && c->sync == SYNC_PS_SHARDED && p->servers) {
+        if (N > 1 && c->sync == SYNC_PS_SHARDED && p->servers) {
             t += placed_servers(c, p, b, (int)(b - p->b));
         } else if (N > 1 && c->sync == SYNC_PS_SHARDED) {
-            double share = (N - 1) / N;
-            t += p->a_inter + share * b->up_bytes / bw_inter + b->srv_dec_s + b->srv_enc_s / N + p->a_inter +
-                 share * b->down_bytes / bw_inter + 2 * (N - 1) * rpc; /* N - 1 messages each way, both ends */
+            double ph[3];
+            shard_phases(c, p, b, ph);
+            t += ph[0] + ph[1] + ph[2];
         } else if (N > 1) {
             double steps = 2 * (N - 1);
             t += steps * (p->a_inter + b->up_bytes / N / bw_inter) + steps * (b->enc_s + b->dec_s) / N;

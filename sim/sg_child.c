@@ -465,17 +465,32 @@ static int machine_flows(const sg_world *w)
     return w->N / gcd_int(w->N, w->plan->cpu_machines) * w->plan->cpu_machines;
 }
 
+/* Node `node`'s push of its `bytes` to the machines: its L/N flows at once (c: room for them). */
+static void machines_push(sg_world *w, int node, double bytes, sg_comm_t *c)
+{
+    const int per = machine_flows(w) / w->N;
+    for (int j = 0; j < per; j++) c[j] = put_async(w, mbox("cu%d", node + j * w->N), bytes / per);
+    sg_comm_wait_all(c, (size_t)per);
+}
+
+/* Machine s's reply, `bytes` to every node: its L/M flows at once (c: room for them). */
+static void machine_replies(sg_world *w, int s, double bytes, sg_comm_t *c)
+{
+    const int L = machine_flows(w), M = w->plan->cpu_machines, per = L / M;
+    for (int j = 0; j < per; j++) c[j] = put_async(w, mbox("cd%d", s + j * M), bytes * w->N / L);
+    sg_comm_wait_all(c, (size_t)per);
+}
+
 /* ps-sharded on the hosts with the servers on machines of their own: this node's host sends its contribution to the
  * machines and takes the reply from them, a message each way a machine (its gRPC costs). */
 static void to_cpu_machines(sg_world *w, int node, const sim_bucket *b)
 {
-    const int M = w->plan->cpu_machines, L = machine_flows(w), per = L / w->N;
+    const int M = w->plan->cpu_machines, per = machine_flows(w) / w->N;
     sg_comm_t *c = malloc((size_t)per * sizeof *c);
     void *data;
     if (!c) abort(); /* the child dies and the parent reports a failed run */
     sleep_s(M * w->c->rpc_send_s);
-    for (int j = 0; j < per; j++) c[j] = put_async(w, mbox("cu%d", node + j * w->N), b->up_bytes / per);
-    sg_comm_wait_all(c, (size_t)per);
+    machines_push(w, node, b->up_bytes, c);
     for (int j = 0; j < per; j++) c[j] = sg_mailbox_get_async(mbox("cd%d", node + j * w->N), &data);
     sg_comm_wait_all(c, (size_t)per);
     sleep_s(M * w->c->rpc_recv_s);
@@ -489,7 +504,7 @@ static void cpu_server(int argc, char **argv)
     (void)argc, (void)argv;
     const sg_actor_ctx *me = sg_actor_self_get_data();
     sg_world *w = me->w;
-    const int N = w->N, M = w->plan->cpu_machines, s = me->node, L = machine_flows(w), per = L / M;
+    const int N = w->N, M = w->plan->cpu_machines, s = me->node, per = machine_flows(w) / M;
     sg_comm_t *c = malloc((size_t)per * sizeof *c);
     void *data;
     if (!c) abort(); /* the child dies and the parent reports a failed run */
@@ -499,8 +514,7 @@ static void cpu_server(int argc, char **argv)
             for (int j = 0; j < per; j++) c[j] = sg_mailbox_get_async(mbox("cu%d", s + j * M), &data);
             sg_comm_wait_all(c, (size_t)per);
             sleep_s(N * (w->c->rpc_recv_s + b->srv_dec_s / M) + b->srv_enc_s / M + N * w->c->rpc_send_s);
-            for (int j = 0; j < per; j++) c[j] = put_async(w, mbox("cd%d", s + j * M), b->down_bytes * N / L);
-            sg_comm_wait_all(c, (size_t)per);
+            machine_replies(w, s, b->down_bytes, c);
         }
     free(c);
 }
@@ -512,20 +526,23 @@ static void hosts_exchange(sg_world *w, int node, const sim_bucket *b)
     (w->plan->cpu_machines ? to_cpu_machines : w->plan->servers ? leaders_placed : leaders_shards)(w, node, b);
 }
 
-/* BytePS on one machine (across machines, the pipeline's actors below): NCCL's reduce-scatter over the node's GPUs,
- * a ring of G - 1 steps of a G-th of the sum (one flow a hop, the other steps' latencies added without the network
- * model's latency factor, which the flow paid: NCCL pipelines them), then the all-gather the same way. With servers
- * on the hosts every GPU is an actor: the node's first is its index - its slot. */
+/* NCCL's ring over this GPU's node (BytePS's reduce-scatter, tag "nr", or all-gather, "na") moving `bytes`: G - 1
+ * steps of a G-th as one flow a hop, the other steps' latencies added without the network model's latency factor,
+ * which the flow paid (NCCL pipelines them). With servers on the hosts every GPU is an actor: the node's first is
+ * its index - its slot. */
+static void node_ring(sg_world *w, const sg_actor_ctx *me, const char *tag, double bytes)
+{
+    const int G = me->node_gpus, next = me->index - me->slot + (me->slot + 1) % G;
+    if (G < 2) return;
+    send_recv(w, mbox("%s%d", tag, next), (G - 1) * bytes / G, mbox("%s%d", tag, me->index));
+    sleep_s((G - 2) * w->plan->a_node_ring / w->plan->net.latency_factor);
+}
+
+/* BytePS on one machine (across machines, the pipeline's actors below): the reduce-scatter, then the all-gather. */
 static void node_sum_bucket(sg_world *w, const sg_actor_ctx *me, const sim_bucket *b)
 {
-    const int G = me->node_gpus, first = me->index - me->slot, next = first + (me->slot + 1) % G;
-    const double slice = b->node_bytes / G, hop = w->plan->a_node_ring / w->plan->net.latency_factor;
-    if (G > 1) {
-        send_recv(w, mbox("nr%d", next), (G - 1) * slice, mbox("nr%d", me->index));
-        sleep_s((G - 2) * hop);
-        send_recv(w, mbox("na%d", next), (G - 1) * slice, mbox("na%d", me->index));
-        sleep_s((G - 2) * hop);
-    }
+    node_ring(w, me, "nr", b->node_bytes);
+    node_ring(w, me, "na", b->node_bytes);
 }
 
 /* A node's host CPU as its server: takes in the node's GPUs' contributions (their indices first .. first +
@@ -536,7 +553,6 @@ static void host_server(int argc, char **argv)
     const sg_actor_ctx *me = sg_actor_self_get_data();
     sg_world *w = me->w;
     const int first = me->followers, G = me->node_gpus;
-    if (w->c->node_sum_gpus) return; /* BytePS on one machine: no server (across machines, the pipeline's actors) */
     sg_comm_t *c = malloc((size_t)G * sizeof *c);
     void *data;
     if (!c) abort(); /* the child dies and the parent reports a failed run */
@@ -666,18 +682,14 @@ static sg_mailbox_t machine_in_box(const sg_actor_ctx *me, int j)
  * slice of the sum copied to the host; the next iteration once this GPU's down actor has ended this one. */
 static void pipe_up(sg_world *w, sg_actor_ctx *me)
 {
-    const int G = me->node_gpus, a = me->index, next = a - me->slot + (me->slot + 1) % G;
-    const double hop = w->plan->a_node_ring / w->plan->net.latency_factor;
+    const int G = me->node_gpus, a = me->index;
     for (int it = 0; it < w->iters; it++) {
         const double t0 = simgrid_get_clock();
         for (int k = 0; k < w->plan->n; k++) {
             const sim_bucket *b = &w->plan->b[k];
             sleep_until(t0 + b->ready_s);
             w->pipe_start[(size_t)a * w->plan->n + k] = simgrid_get_clock();
-            if (G > 1) {
-                send_recv(w, mbox("nr%d", next), (G - 1) * b->node_bytes / G, mbox("nr%d", a));
-                sleep_s((G - 2) * hop);
-            }
+            node_ring(w, me, "nr", b->node_bytes);
             put(w, mbox("hu%d", a), b->node_bytes / G);
         }
         sleep_until(t0 + w->plan->compute_s);
@@ -693,18 +705,14 @@ static void pipe_down(int argc, char **argv)
     (void)argc, (void)argv;
     sg_actor_ctx *me = sg_actor_self_get_data();
     sg_world *w = me->w;
-    const int G = me->node_gpus, a = me->index, next = a - me->slot + (me->slot + 1) % G;
-    const double hop = w->plan->a_node_ring / w->plan->net.latency_factor;
+    const int a = me->index;
     for (int it = 0; it < w->iters; it++) {
         sg_comm_t *in = pipe_gets(w, 1, copy_down_box, me);
         double last_end = 0;
         for (int k = 0; k < w->plan->n; k++) {
             const sim_bucket *b = &w->plan->b[k];
             sg_comm_wait(in[k]);
-            if (G > 1) {
-                send_recv(w, mbox("na%d", next), (G - 1) * b->node_bytes / G, mbox("na%d", a));
-                sleep_s((G - 2) * hop);
-            }
+            node_ring(w, me, "na", b->node_bytes);
             const double end = simgrid_get_clock(), start = w->pipe_start[(size_t)a * w->plan->n + k];
             w->comm[a] += fmax(0, end - fmax(start, last_end));
             last_end = end;
@@ -732,8 +740,7 @@ static void pipe_push(int argc, char **argv)
             sleep_s(b->host_enc_s);
             if (M) {
                 sleep_s(M * w->c->rpc_send_s);
-                for (int j = 0; j < per; j++) out[j] = put_async(w, mbox("cu%d", me->node + j * N), b->up_bytes / per);
-                sg_comm_wait_all(out, (size_t)per);
+                machines_push(w, me->node, b->up_bytes, out);
             } else {
                 sleep_s((N - 1) * w->c->rpc_send_s);
                 put(w, mbox("su%d", (me->node + 1) % N), (N - 1.0) / N * b->up_bytes);
@@ -773,7 +780,7 @@ static void pipe_machine(int argc, char **argv)
     (void)argc, (void)argv;
     const sg_actor_ctx *me = sg_actor_self_get_data();
     sg_world *w = me->w;
-    const int N = w->N, M = w->plan->cpu_machines, L = machine_flows(w), per = L / M;
+    const int N = w->N, M = w->plan->cpu_machines, per = machine_flows(w) / M;
     sg_comm_t *out = malloc((size_t)per * sizeof *out);
     if (!out) abort();
     for (int it = 0; it < w->iters; it++) {
@@ -782,8 +789,7 @@ static void pipe_machine(int argc, char **argv)
             const sim_bucket *b = &w->plan->b[k];
             sg_comm_wait_all(in + (size_t)k * per, (size_t)per);
             sleep_s(N * (w->c->rpc_recv_s + b->srv_dec_s / M) + b->srv_enc_s / M + N * w->c->rpc_send_s);
-            for (int j = 0; j < per; j++) out[j] = put_async(w, mbox("cd%d", me->node + j * M), b->down_bytes * N / L);
-            sg_comm_wait_all(out, (size_t)per);
+            machine_replies(w, me->node, b->down_bytes, out);
         }
         free(in);
     }
@@ -880,7 +886,9 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
                   .N = p->nodes,
                   .iters = c->iterations > 0 ? c->iterations : 1};
     /* the workers; then a single server, or with servers on the host CPUs one per node */
-    const int hosts = c->ps_on_cpu && c->sync == SYNC_PS_SHARDED && w.P > 1 ? w.N : 0;
+    /* (BytePS on one machine has none: it connects to no server) */
+    const int hosts =
+        c->ps_on_cpu && c->sync == SYNC_PS_SHARDED && w.P > 1 && !(c->node_sum_gpus && w.N == 1) ? w.N : 0;
     sg_actor_ctx *ctx = calloc((size_t)w.P + 1 + (size_t)hosts, sizeof *ctx);
     w.end = calloc((size_t)w.P, sizeof *w.end);
     w.comm = calloc((size_t)w.P, sizeof *w.comm);

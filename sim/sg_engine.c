@@ -167,9 +167,8 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
         xmlfd = gq_unnamed_file();
         cluster_spec reduced = *c->cluster;
         /* the nodes the GPUs use and, after them, the server machines (their GPUs unused) */
-        const int built = p->nodes + p->cpu_machines > cluster_nodes_built(c->cluster, c->gpus)
-                              ? p->nodes + p->cpu_machines
-                              : cluster_nodes_built(c->cluster, c->gpus);
+        int built = cluster_nodes_built(c->cluster, c->gpus);
+        if (built < p->nodes + p->cpu_machines) built = p->nodes + p->cpu_machines;
         reduced.grouped = stand_in;
         if (grouped) reduced.gpus_per_node = 2;
         char *xml =
