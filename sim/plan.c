@@ -13,7 +13,7 @@
 #include "sim_bounds.h"
 #include "sim_internal.h"
 
-const char *ps_placement_name(ps_placement k) { return (unsigned)k < 3 ? PS_PLACEMENT_NAMES[k] : "?"; }
+const char *ps_placement_name(ps_placement k) { return (unsigned)k < 4 ? PS_PLACEMENT_NAMES[k] : "?"; }
 int ps_placement_parse(const char *s, ps_placement *out)
 {
     for (int i = 0; PS_PLACEMENT_NAMES[i]; i++)
@@ -23,7 +23,8 @@ int ps_placement_parse(const char *s, ps_placement *out)
 void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int ps_on_cpu, int node_sum_gpus,
                    int cpu_machines, double partition_bytes, char *out, size_t cap)
 {
-    const int sharded = s == SYNC_PS_SHARDED, on_cpu = ps_on_cpu && (sharded || s == SYNC_PS);
+    const int roots = s == SYNC_PS_FLAT && placement == PS_ROOTS;
+    const int sharded = s == SYNC_PS_SHARDED || roots, on_cpu = ps_on_cpu && (s == SYNC_PS_SHARDED || s == SYNC_PS);
     char keys[128] = "";
     size_t n = 0;
     if (sharded && ps_shards > 0) n += (size_t)snprintf(keys + n, sizeof keys - n, ",shards=%d", ps_shards);
@@ -47,6 +48,14 @@ static size_t pieces_of(const sim_config *c, size_t n)
 
 /* Piece j of k of n elements: the first n % k pieces one element more. */
 static size_t piece_n(size_t n, size_t k, size_t j) { return n / k + (j < n % k); }
+
+/* HiPress's roots: a tensor of at least the partition's fp32 bytes is cut into one piece a GPU (at most n), piece j
+ * rooted at GPU j; a smaller one stays whole. */
+static size_t root_pieces(const sim_config *c, size_t n)
+{
+    const size_t P = (size_t)c->gpus;
+    return c->partition_bytes > 0 && 4.0 * (double)n >= c->partition_bytes ? (P < n ? P : n) : 1;
+}
 
 /* Each piece's server (the tensors in the model's order, each tensor's pieces in order: first[k] is tensor k's
  * first), as the placement puts them: every piece a variable of its own. */
@@ -392,6 +401,8 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         p->cpu_machines = c->ps_cpu_machines; /* the workers' nodes serve nothing: no servers among them */
     else if (c->sync == SYNC_PS_SHARDED && p->nodes > 1 && (c->ps_placement != PS_EVEN || K != p->nodes))
         p->servers = K;
+    else if (c->sync == SYNC_PS_FLAT && c->ps_placement == PS_ROOTS && c->gpus > 1)
+        p->servers = c->gpus; /* HiPress: every GPU the root of some tensors */
 
     /* tensors in ready order: layers from last to first, biases before weights */
     double fwd[4096], bwd[4096];
@@ -409,7 +420,8 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         return free(T), free(first),
                gq_fail(GQ_ERR_PARAM, msg, cap, "the plan has %zu tensors, model '%s' %zu", c->ntensor_codec, m->name,
                        nt);
-    const int placed = p->servers && c->ps_placement != PS_EVEN;
+    const int roots = p->servers && c->sync == SYNC_PS_FLAT;
+    const int placed = p->servers && c->ps_placement != PS_EVEN && !roots;
     /* BytePS's pipeline with --partition: each piece of a tensor a bucket of its own (one a tensor before) */
     const int split = p->pipelined && c->partition_bytes > 0;
     if (p->pipelined && (p->servers || c->exact_flows || (split && (c->fusion_bytes > 0 || c->fusion_cycle_s > 0))))
@@ -418,7 +430,8 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
                        "BytePS's pipeline (--ps-node-sum gpus) splits every bucket evenly over the servers, as "
                        "aggregated flows%s",
                        split && !p->servers && !c->exact_flows ? ", a partition a bucket: no fusion" : "");
-    for (size_t k = 0; k < nt; k++) first[k + 1] = first[k] + (placed || split ? pieces_of(c, T[k].n) : 1);
+    for (size_t k = 0; k < nt; k++)
+        first[k + 1] = first[k] + (placed || split ? pieces_of(c, T[k].n) : roots ? root_pieces(c, T[k].n) : 1);
     if (split && first[nt] > 2 * m->nlayers + 1) {
         sim_bucket *more = realloc(p->b, (first[nt] + 1) * sizeof *p->b);
         if (!more) return free(T), free(first), GQ_ERR_NOMEM;
@@ -480,7 +493,12 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         cur->down_bytes += dn;
         if (p->servers) { /* bytes per server for now; shares once the buckets are whole */
             double *share = p->share + (cur - p->b) * p->servers, *msgs = p->msgs + (cur - p->b) * p->servers;
-            if (c->ps_placement == PS_EVEN)
+            if (roots) /* tensor k on GPU k mod P, or piece j of it on GPU j (a message to each root a bucket) */
+                for (size_t j = 0; j < np; j++) {
+                    const size_t g = np > 1 ? j : k % (size_t)p->servers;
+                    share[g] += up * (double)piece_n(tt->n, np, j) / n, msgs[g] = 1;
+                }
+            else if (c->ps_placement == PS_EVEN)
                 for (int s = 0; s < p->servers; s++) share[s] += up / p->servers, msgs[s] = 1;
             else /* each piece on its server, its share of the tensor's bytes as of its elements */
                 for (size_t j = 0; j < np; j++)

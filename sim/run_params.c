@@ -10,7 +10,7 @@
 
 #include "sim_bounds.h"
 
-const char *const PS_PLACEMENT_NAMES[] = {"even", "round-robin", "greedy", NULL};
+const char *const PS_PLACEMENT_NAMES[] = {"even", "round-robin", "greedy", "roots", NULL};
 const char *const CODEC_DEVICE_NAMES[] = {"gpu", "cpu", "none", NULL};
 const char *const ENGINE_NAMES[] = {"simgrid", "analytic", "smpi", NULL};
 static const char *const PS_ON_NAMES[] = {"gpu", "cpu", NULL};
@@ -72,7 +72,9 @@ const run_param RUN_PARAMS[] = {
      .offset = AT(ps_placement),
      .names = PS_PLACEMENT_NAMES,
      .scope = RP_SIM | RP_COLUMN,
-     .help = "ps-sharded: every bucket split evenly (default), or whole tensors as TensorFlow places variables"},
+     .help = "ps-sharded: every bucket split evenly (default), or whole tensors as TensorFlow places variables; "
+             "ps-flat: evenly, or roots: tensor k whole on GPU k mod P, one of at least --partition bytes split "
+             "evenly over all (HiPress's CaSync-PS)"},
     {.key = "partition",
      .flag = "--partition",
      .meta = "BYTES",
@@ -84,7 +86,8 @@ const run_param RUN_PARAMS[] = {
      .scope = RP_SIM | RP_COLUMN,
      .help = "ps-sharded with placement: a tensor of more fp32 bytes is cut into ceil(its bytes / BYTES) even pieces, "
              "each placed as a variable of its own (TensorFlow's variable_axis_size_partitioner; BytePS's "
-             "BYTEPS_PARTITION_BYTES); default 0, whole"},
+             "BYTEPS_PARTITION_BYTES); ps-flat with roots: a tensor of at least BYTES is cut into one piece a GPU "
+             "(HiPress); default 0, whole"},
     {.key = "ps_on",
      .flag = "--ps-on",
      .type = RP_ENUM,
@@ -280,7 +283,7 @@ const run_param RUN_PARAMS[] = {
              "and a write) to each encode"},
     {.key = "framework",
      .flag = "--framework",
-     .meta = "horovod-nccl|horovod-0.20|horovod-mpi|pytorch-ddp|tf-ps|tf-replicated",
+     .meta = "horovod-nccl|horovod-0.20|horovod-mpi|pytorch-ddp|tf-ps|tf-replicated|byteps|hipress",
      .type = RP_TEXT,
      .offset = AT(framework),
      .check = framework_check,

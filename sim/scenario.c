@@ -52,7 +52,17 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
     if (fe != GQ_OK) return fe;
     q = &s->req;
     if (!q->model || !q->platform) return gq_fail(GQ_ERR_PARAM, msg, cap, "needs a model and a platform");
-    if ((q->ps_shards > 0 || q->ps_placement != PS_EVEN) && q->sync != SYNC_PS_SHARDED)
+    const int roots = q->ps_placement == PS_ROOTS;
+    if (roots && q->sync != SYNC_PS_FLAT)
+        return gq_fail(GQ_ERR_USAGE, msg, cap,
+                       "--ps-placement roots puts each tensor on a GPU of its own (HiPress's CaSync-PS): it needs "
+                       "--sync ps-flat, whose servers are the GPUs, not %s",
+                       sync_name(q->sync));
+    if (roots && q->engine == ENGINE_SMPI)
+        return gq_fail(GQ_ERR_USAGE, msg, cap,
+                       "--ps-placement roots: the smpi engine runs the trainer's ps-flat, which splits every tensor "
+                       "evenly over the GPUs");
+    if (((q->ps_placement != PS_EVEN && !roots) || q->ps_shards > 0) && q->sync != SYNC_PS_SHARDED)
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--ps-shards and --ps-placement shape --sync ps-sharded, not %s",
                        sync_name(q->sync));
     if (q->partition_bytes > 0 && q->ps_node_sum_gpus && (q->fusion_bytes > 0 || q->fusion_cycle_s > 0))
@@ -60,11 +70,13 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
                        "--partition with --ps-node-sum gpus makes each piece a bucket of BytePS's pipeline: "
                        "%s would fuse them again (give --fusion 0 --fusion-cycle 0)",
                        q->fusion_bytes > 0 ? "--fusion" : "--fusion-cycle");
-    if (q->partition_bytes > 0 && !q->ps_node_sum_gpus && (q->sync != SYNC_PS_SHARDED || q->ps_placement == PS_EVEN))
+    if (q->partition_bytes > 0 && !q->ps_node_sum_gpus && !roots &&
+        (q->sync != SYNC_PS_SHARDED || q->ps_placement == PS_EVEN))
         return gq_fail(GQ_ERR_USAGE, msg, cap,
-                       "--partition cuts tensors that --ps-placement round-robin or greedy places whole; %s",
-                       q->sync != SYNC_PS_SHARDED ? "there are no placed servers here"
-                                                  : "with even placement every bucket is already split evenly");
+                       "--partition cuts tensors that --ps-placement round-robin, greedy or roots places whole; %s",
+                       q->sync != SYNC_PS_SHARDED && q->sync != SYNC_PS_FLAT
+                           ? "there are no placed servers here"
+                           : "with even placement every bucket is already split evenly");
     if (q->ps_on_cpu && q->sync != SYNC_PS && q->sync != SYNC_PS_SHARDED)
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--ps-on cpu places the servers of --sync ps or ps-sharded, not %s",
                        sync_name(q->sync));
@@ -577,6 +589,7 @@ static gq_err row_request(const measured_row *row, const char *file, const sim_r
             "%s:%d: sync '%s' is not ps, ps-sharded, ps-flat, ring, hierarchical, allgather, parameter_server(...) "
             "or replicated(...)",
             file, row->line, row->sync);
+    if (row->sync[0]) run_param_mark(run_param_by_key("sync"), q); /* the row's, over its framework's */
     *quant = row->quant[0] ? row->quant : "fp32";
     qz_params qp;
     if (qz_parse_spec(*quant, &qp, why, sizeof why) != GQ_OK)

@@ -231,6 +231,36 @@ static void flat_worker(sg_world *w, int a, const sim_bucket *b)
     free(c);
 }
 
+/* ps-flat with HiPress's roots: GPU a sends each other root its share of the bucket and, a root itself, takes the
+ * P - 1 contributions of its own, decodes them, encodes the sum once and replies to all; it then takes the other
+ * roots' replies. A GPU moves to the next bucket once every root it sent to has replied, and a root replies once it
+ * has every contribution: one mailbox a GPU each way still matches every message to its bucket. */
+static void roots_worker(sg_world *w, int a, const sim_bucket *b)
+{
+    const int P = w->P;
+    const double *share = w->plan->share + (size_t)(b - w->plan->b) * P, s = share[a];
+    const double send = w->c->rpc_send_s, recv = w->c->rpc_recv_s;
+    sg_comm_t *c = malloc(2 * (size_t)(P - 1) * sizeof *c);
+    void *data;
+    if (!c) abort(); /* the child dies and the parent reports a failed run */
+    int roots = 0;
+    for (int j = 0; j < P; j++) roots += j != a && share[j] > 0;
+    sleep_s((1 - s) * b->enc_s + roots * send);
+    int n = 0;
+    for (int j = 0; j < P; j++)
+        if (j != a && share[j] > 0) c[n++] = put_async(w, mbox("fu%d", j), share[j] * b->up_bytes);
+    for (int j = 1; s > 0 && j < P; j++) c[n++] = sg_mailbox_get_async(mbox("fu%d", a), &data);
+    sg_comm_wait_all(c, (size_t)n);
+    if (s > 0) sleep_s((P - 1) * (s * b->srv_dec_s + recv + send) + s * b->srv_enc_s);
+    n = 0;
+    for (int j = 0; s > 0 && j < P; j++)
+        if (j != a) c[n++] = put_async(w, mbox("fd%d", j), s * b->down_bytes);
+    for (int j = 0; j < roots; j++) c[n++] = sg_mailbox_get_async(mbox("fd%d", a), &data);
+    sg_comm_wait_all(c, (size_t)n);
+    sleep_s(roots * recv + (1 - s) * b->dec_down_s);
+    free(c);
+}
+
 /* Node-local reduce to the leader (the node's first GPU) and broadcast back,
  * around `inter` (what the leaders do among themselves). Where a node's
  * other GPUs are folded into one host, the leader moves their sum in one flow
@@ -617,7 +647,7 @@ static void exchange_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
     const double a_hop = w->plan->a_ring;
     switch (w->c->sync) {
     case SYNC_PS: ps_worker(w, a, b); break;
-    case SYNC_PS_FLAT: flat_worker(w, a, b); break;
+    case SYNC_PS_FLAT: (w->plan->servers ? roots_worker : flat_worker)(w, a, b); break;
     case SYNC_PS_SHARDED:
         if (w->c->ps_on_cpu && w->c->node_sum_gpus)
             node_sum_bucket(w, me, b);

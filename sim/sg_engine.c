@@ -160,7 +160,8 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     int xmlfd = -1;
     /* the placed servers' flows through a hub, on a generated star: where a fat tree's uplinks are shared, which
      * pairs cross them matters (sg_child.c's placed_phase) */
-    const int hub = !user_xml && p->servers && !c->exact_flows && c->cluster->topo != TOPO_FAT_TREE;
+    const int hub =
+        !user_xml && p->servers && c->sync == SYNC_PS_SHARDED && !c->exact_flows && c->cluster->topo != TOPO_FAT_TREE;
     if (user_xml) {
         snprintf(platform, sizeof platform, "%s", c->cluster->xml_path);
     } else {

@@ -46,14 +46,18 @@ int sim_network_calibrate(const cluster_spec *c, const char *base, const double 
  * TensorFlow places variables, whole tensors in the model's order (each
  * layer's weights, then its biases): `round-robin` (replica_device_setter's
  * default) or `greedy` (GreedyLoadBalancingStrategy: to the server with the
- * fewest bytes so far). */
-typedef enum { PS_EVEN = 0, PS_ROUND_ROBIN = 1, PS_GREEDY = 2 } ps_placement;
+ * fewest bytes so far). ps-flat's servers are the GPUs: `even` (every bucket
+ * split over all of them), or `roots` as HiPress's CaSync-PS places them:
+ * tensor k of the model whole on GPU k mod P, a tensor of at least the
+ * partition's bytes split evenly over all P. */
+typedef enum { PS_EVEN = 0, PS_ROUND_ROBIN = 1, PS_GREEDY = 2, PS_ROOTS = 3 } ps_placement;
 extern const char *const PS_PLACEMENT_NAMES[]; /* NULL-terminated, in run_params.c */
 const char *ps_placement_name(ps_placement k);
 int ps_placement_parse(const char *s, ps_placement *out);
 /* "ps-sharded", or with servers, placement or server device other than the defaults
  * "ps-sharded:shards=K,placement=P,on=cpu" (the keys that differ; ",sum=gpus" where the node's GPUs sum first,
- * ",machines=M" with servers on machines of their own); "ps" or "ps:on=cpu". */
+ * ",machines=M" with servers on machines of their own); "ps" or "ps:on=cpu"; "ps-flat:placement=roots,partition=B"
+ * with roots. */
 void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int ps_on_cpu, int node_sum_gpus,
                    int cpu_machines, double partition_bytes, char *out, size_t cap);
 

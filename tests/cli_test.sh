@@ -284,6 +284,24 @@ check "validate: ps_shards and ps_placement columns, empty is the default" sh -c
 printf 'model,platform,gpu,batch,gpus,sync,images_per_s,ps_placement\nalexnet,terngrad-ethernet,GTX 1080,128,32,ps-sharded,100,rr\n' > ps.csv
 "$GQ" validate --measured ps.csv 2> err.txt; rc=$?
 check "validate: a bad ps_placement named with its line" sh -c "test $rc -ne 0 && grep -q \"ps.csv:2: ps_placement 'rr'\" err.txt"
+# HiPress's roots: the preset, its sync name, the refusals where roots mean nothing, the published file
+"$GQ" simulate --model vgg19 --platform terngrad-infiniband --gpus 8 --quant signsgd --framework hipress \
+    --engine analytic --format csv | tail -1 > hp.txt
+check "--framework hipress: ps-flat with roots and 4 MiB partitions in sync" grep -q ',"ps-flat:placement=roots,partition=4194304",' hp.txt
+"$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --ps-placement roots 2> err.txt; rc=$?
+check "--ps-placement roots with ps-sharded: refused in one line, a usage error" sh -c \
+    "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q 'it needs --sync ps-flat, whose servers are the GPUs, not ps-sharded' err.txt"
+"$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --sync ps-flat --ps-placement roots --engine smpi \
+    2> err.txt; rc=$?
+check "--ps-placement roots under smpi: refused (the trainer splits evenly)" sh -c "test $rc -eq 2 && grep -q 'splits every tensor evenly' err.txt"
+"$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --sync ps-flat --partition 4194304 2> err.txt; rc=$?
+check "--partition with ps-flat's even split: refused" sh -c "test $rc -eq 2 && grep -q 'already split evenly' err.txt"
+printf 'model,platform,gpu,batch,gpus,framework,sync,images_per_s\nalexnet,terngrad-ethernet,GTX 1080,128,8,horovod-0.20,ps-flat,100\n' > fw.csv
+"$GQ" validate --measured fw.csv --engine analytic --format csv > fwv.csv 2> err.txt
+check "validate: a row's sync column wins over its framework's" grep -q ',ps-flat,fp32,8,' fwv.csv
+"$GQ" validate --measured "$2/data/measured/hipress_vgg19.csv" --engine analytic --format csv > hv.csv 2> err.txt
+check "validate reads HiPress's 40 published rows, its 8 CaSync-PS rows as roots" sh -c \
+    "test \$(tail -n +2 hv.csv | wc -l) -eq 40 && test \$(grep -c 'ps-flat:placement=roots,partition=4194304' hv.csv) -eq 8"
 # servers on the host CPU: the option, its sync name and codec source, its column, TensorFlow's parameter_server(cpu)
 "$GQ" simulate --model alexnet --platform p2.8xlarge --gpus 8 --sync ps --ps-on cpu --format csv | tail -1 > psc.txt
 check "--ps-on cpu: sync ps:on=cpu, the host's summation named in codec_source" sh -c \

@@ -390,6 +390,59 @@ int main(void)
         close_to(r.comm_s, node + 2 * AX + 2 * 3 * 4000000.0 / BX, "a partition the tensor's size: whole");
     }
 
+    /* HiPress's roots (ps-flat, --ps-placement roots): 4 GPUs on 2 nodes, fp32. Whole, the weights (tensor 0) are
+     * rooted at GPU 0 and the bias (tensor 1) at GPU 1: GPU 0's own link takes the weights from the 3 others,
+     * 3 x 4,000,000 bytes, more than node 0's NIC takes (2 GPUs' of U: 2 x 4,004,000 / b_inter, less). Cut at
+     * 4 MB (at equality: 4,000,000 bytes are not less than 4e6) into a piece a GPU, 1,000,000 bytes each, with the
+     * bias on GPU 1: each node's NIC carries 2 x 2,004,000 bytes one way (its two GPUs' shares for the other node's
+     * roots, or those roots' takings), the busiest link. No codec, no RPC: 2 a_far + 2 x (busiest bytes) / its
+     * bandwidth. */
+    {
+        sim_config c = pinned(&CL, "fp32", SYNC_PS_FLAT, 4);
+        c.ps_placement = PS_ROOTS;
+        sim_result r;
+        char m2[256];
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.comm_s, 2 * AX + 2 * 3 * 4000000.0 / BI, "roots, whole: GPU 0's link takes the weights thrice");
+        c.partition_bytes = 4e6;
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.comm_s, 2 * AX + 2 * 4008000.0 / BX, "roots cut at 4 MB, at equality: a piece a GPU");
+        c.partition_bytes = 4e6 + 1; /* just over the weights' bytes: whole again */
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.comm_s, 2 * AX + 2 * 3 * 4000000.0 / BI, "roots cut at 4 MB + 1 byte: whole");
+        /* the codec: signSGD re-quantized both ways, e = 1 ns and d = 2 ns an element (E, D for the bucket). Whole,
+         * GPUs 2 and 3 root nothing: they encode the bucket (E) and decode both replies (D); GPU 0 roots the share
+         * s0 = W/U of the bucket's wire (W the weights', U the whole's), decodes its 3 contributions and encodes
+         * its reply once, s0 (3D + E), more than GPU 1's s1 (3D + E). Links as above with U's bytes, the reply the
+         * same size: E + 2 a_far + 2 U x max(3 s0 / b_intra, 2 / b_inter) + s0 (3D + E) + D */
+        c = pinned(&CL, "signsgd", SYNC_PS_FLAT, 4);
+        c.ps_placement = PS_ROOTS, c.encode_ns = ENC_NS, c.decode_ns = DEC_NS;
+        const double W = (double)qz_exact_size(&c.quant, (size_t)NW),
+                     U = W + (double)qz_exact_size(&c.quant, (size_t)NB);
+        const double E = 1e-9 * ENC_NS * (NW + NB), D = 1e-9 * DEC_NS * (NW + NB), s0 = W / U;
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.comm_s, E + 2 * AX + 2 * U * fmax(3 * s0 / BI, 2 / BX) + s0 * (3 * D + E) + D,
+                 "roots, signSGD: the roots' decodes, one encode each, the others' codec");
+        close_to(r.bytes_up, 0.75 * U, "roots, signSGD: bytes up, (P - 1)/P of the wire on average");
+        /* cut at 4 MB, every GPU roots a piece of the weights (Wp each, encoded on its own) and GPU 1 the bias too:
+         * shares s_a = Wp/U', s_1 = (Wp + Wb)/U'. Each GPU encodes all but its share, (1 - s_a) E, the most where
+         * the share is least; GPU 1 decodes the most, 3 s_1 D + s_1 E; the busiest link from the loads above */
+        c.partition_bytes = 4e6;
+        const double Wp = (double)qz_exact_size(&c.quant, (size_t)NW / 4),
+                     Wb = (double)qz_exact_size(&c.quant, (size_t)NB);
+        const double U2 = 4 * Wp + Wb, s[4] = {Wp / U2, (Wp + Wb) / U2, Wp / U2, Wp / U2};
+        double gpu = 0, nic = 0;
+        for (int a = 0; a < 4; a++) gpu = fmax(gpu, fmax(1 - s[a], 3 * s[a]));
+        for (int n = 0; n < 2; n++) {
+            const double mine = s[2 * n] + s[2 * n + 1];
+            nic = fmax(nic, fmax(2 * (1 - mine), 2 * mine));
+        }
+        const double x = fmax(gpu / BI, nic / BX);
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.comm_s, (1 - s[0]) * E + 2 * AX + 2 * U2 * x + s[1] * (3 * D + E) + (1 - s[0]) * D,
+                 "roots cut at 4 MB, signSGD: each GPU encodes and decodes all but its own share");
+    }
+
     /* one GPU: no communication at all */
     sim_result one = simulate("terngrad", SYNC_RING, 1, DOWNLINK_AUTO);
     close_to(one.iteration_s, COMPUTE, "one GPU: the compute alone");

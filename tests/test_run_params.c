@@ -321,9 +321,27 @@ static void test_frameworks(void)
     CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_RING && q.ps_on_cpu == 0 &&
               q.ps_placement == PS_EVEN && q.fusion_bytes == 0,
           "tf-ps with --sync ring: the ring, and no servers' settings to contradict it");
+    /* HiPress: every GPU a rank rooting some tensors, 4 MiB partitions, Horovod's fusion */
+    run_params_defaults(&q);
     q.framework = "hipress";
-    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_ERR_USAGE && strstr(msg, "does not model yet") != NULL,
-          "hipress refused with why: %s", msg);
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_PS_FLAT && q.ps_placement == PS_ROOTS &&
+              q.partition_bytes == 4194304 && q.fusion_bytes == 67108864 && q.fusion_cycle_s == 0.005 &&
+              q.overlap == 1 && q.ps_on_cpu == 0,
+          "hipress: ps-flat with roots, 4 MiB partitions, 64 MB / 5 ms fusion (%s)", msg);
+    /* another preset's servers are nodes': with --sync ps-flat they are left out, and hipress's roots with a
+     * scheme of servers on nodes too */
+    run_params_defaults(&q);
+    CHECK(run_param_set(run_param_by_key("sync"), &q, "ps-flat", msg, sizeof msg) == GQ_OK, "%s", msg);
+    q.framework = "tf-ps";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_PS_FLAT && q.ps_placement == PS_EVEN &&
+              q.ps_on_cpu == 0,
+          "tf-ps with --sync ps-flat: no round-robin placement over GPUs");
+    run_params_defaults(&q);
+    CHECK(run_param_set(run_param_by_key("sync"), &q, "ps-sharded", msg, sizeof msg) == GQ_OK, "%s", msg);
+    q.framework = "hipress";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_PS_SHARDED && q.ps_placement == PS_EVEN &&
+              q.partition_bytes == 0 && q.fusion_bytes == 67108864,
+          "hipress with --sync ps-sharded: its fusion, not its roots");
     /* BytePS: servers on the hosts, the node's GPUs summing first, a tensor a push as backward makes it */
     run_params_defaults(&q);
     q.framework = "byteps";
