@@ -43,12 +43,13 @@ const framework_preset FRAMEWORKS[] = {
      "with NCCL; a server on every worker machine (colocated), tensors pushed as backward makes them, cut into "
      "4,096,000-byte partitions (docs/env.md, BYTEPS_PARTITION_BYTES) that go through those stages as a pipeline; "
      "BytePS hashes the partitions over the servers, gqsim splits each evenly over them, the hash's expected load"},
-    {"hipress", "sync=ps-flat,ps_placement=roots,partition=4194304,fusion=67108864,fusion_cycle=0.005,overlap=1",
+    {"hipress",
+     "sync=ps-flat,ps_placement=roots,partition=4194304,fp32_below=262144,fusion=67108864,fusion_cycle=0.005,overlap=1",
      "HiPress's CaSync-PS (its Horovod fork, src/CaSync/horovod/mxnet/__init__.py): every GPU a rank; a compressed "
      "tensor is encoded by every rank but its root (its index mod the ranks), gathered there, decoded and summed, "
      "encoded once and broadcast; a tensor of at least 4 MiB (_partition_byte) cut into one partition a rank, "
-     "partition p rooted at rank p; the gathers of a cycle fused into one all-to-all, as Horovod fuses (64 MB, "
-     "5 ms cycles)"},
+     "partition p rooted at rank p; a tensor under 262,144 elements not compressed (--comp-threshold in its "
+     "scripts); the gathers of a cycle fused into one all-to-all, as Horovod fuses (64 MB, 5 ms cycles)"},
 };
 const size_t FRAMEWORK_COUNT = sizeof FRAMEWORKS / sizeof FRAMEWORKS[0];
 

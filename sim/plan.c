@@ -493,7 +493,9 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         cur->down_bytes += dn;
         if (p->servers) { /* bytes per server for now; shares once the buckets are whole */
             double *share = p->share + (cur - p->b) * p->servers, *msgs = p->msgs + (cur - p->b) * p->servers;
-            if (roots) /* tensor k on GPU k mod P, or piece j of it on GPU j (a message to each root a bucket) */
+            if (roots && !tt->quantized) /* HiPress all-reduces what it does not compress: spread as a ring's load */
+                for (int s = 0; s < p->servers; s++) share[s] += up / p->servers, msgs[s] = 1;
+            else if (roots) /* tensor k on GPU k mod P, or piece j of it on GPU j (a message to each root a bucket) */
                 for (size_t j = 0; j < np; j++) {
                     const size_t g = np > 1 ? j : k % (size_t)p->servers;
                     share[g] += up * (double)piece_n(tt->n, np, j) / n, msgs[g] = 1;

@@ -390,26 +390,44 @@ int main(void)
         close_to(r.comm_s, node + 2 * AX + 2 * 3 * 4000000.0 / BX, "a partition the tensor's size: whole");
     }
 
-    /* HiPress's roots (ps-flat, --ps-placement roots): 4 GPUs on 2 nodes, fp32. Whole, the weights (tensor 0) are
-     * rooted at GPU 0 and the bias (tensor 1) at GPU 1: GPU 0's own link takes the weights from the 3 others,
-     * 3 x 4,000,000 bytes, more than node 0's NIC takes (2 GPUs' of U: 2 x 4,004,000 / b_inter, less). Cut at
-     * 4 MB (at equality: 4,000,000 bytes are not less than 4e6) into a piece a GPU, 1,000,000 bytes each, with the
-     * bias on GPU 1: each node's NIC carries 2 x 2,004,000 bytes one way (its two GPUs' shares for the other node's
-     * roots, or those roots' takings), the busiest link. No codec, no RPC: 2 a_far + 2 x (busiest bytes) / its
-     * bandwidth. */
+    /* HiPress's roots (ps-flat, --ps-placement roots): 4 GPUs on 2 nodes, fp16 at no codec cost (W, Wb the weights'
+     * and the bias's wire, U = W + Wb, the reply as large). Whole, the weights (tensor 0) are rooted at GPU 0 and the
+     * bias (tensor 1) at GPU 1: GPU 0's own link takes the weights from the 3 others, 3W, more than node 0's NIC
+     * takes (2U over the slower b_inter: less). Cut at 4 MB (at equality: the weights' 4,000,000 fp32 bytes are not
+     * less than 4e6) into a piece a GPU (Wp each, encoded on its own), the bias on GPU 1: the busiest link from each
+     * GPU's and each node's loads (below). No codec, no RPC: 2 a_far + 2 x (busiest bytes) / its bandwidth. And what
+     * HiPress does not compress it all-reduces: fp32 tensors are spread evenly, ps-flat's closed form. */
     {
-        sim_config c = pinned(&CL, "fp32", SYNC_PS_FLAT, 4);
+        sim_config c = pinned(&CL, "fp16", SYNC_PS_FLAT, 4);
         c.ps_placement = PS_ROOTS;
+        const double W = (double)qz_exact_size(&c.quant, (size_t)NW), Wb = (double)qz_exact_size(&c.quant, (size_t)NB);
         sim_result r;
         char m2[256];
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
-        close_to(r.comm_s, 2 * AX + 2 * 3 * 4000000.0 / BI, "roots, whole: GPU 0's link takes the weights thrice");
+        close_to(r.comm_s, 2 * AX + 2 * fmax(3 * W / BI, 2 * (W + Wb) / BX),
+                 "roots, whole: GPU 0's link takes the weights thrice");
         c.partition_bytes = 4e6;
+        const double Wp = (double)qz_exact_size(&c.quant, (size_t)NW / 4), U4 = 4 * Wp + Wb;
+        const double s4[4] = {Wp / U4, (Wp + Wb) / U4, Wp / U4, Wp / U4};
+        double gpu4 = 0, nic4 = 0;
+        for (int a = 0; a < 4; a++) gpu4 = fmax(gpu4, fmax(1 - s4[a], 3 * s4[a]));
+        for (int n = 0; n < 2; n++)
+            nic4 = fmax(nic4, 2 * fmax(1 - s4[2 * n] - s4[2 * n + 1], s4[2 * n] + s4[2 * n + 1]));
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
-        close_to(r.comm_s, 2 * AX + 2 * 4008000.0 / BX, "roots cut at 4 MB, at equality: a piece a GPU");
+        close_to(r.comm_s, 2 * AX + 2 * U4 * fmax(gpu4 / BI, nic4 / BX),
+                 "roots cut at 4 MB, at equality: a piece a GPU");
         c.partition_bytes = 4e6 + 1; /* just over the weights' bytes: whole again */
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
-        close_to(r.comm_s, 2 * AX + 2 * 3 * 4000000.0 / BI, "roots cut at 4 MB + 1 byte: whole");
+        close_to(r.comm_s, 2 * AX + 2 * fmax(3 * W / BI, 2 * (W + Wb) / BX), "roots cut at 4 MB + 1 byte: whole");
+        c = pinned(&CL, "fp32", SYNC_PS_FLAT, 4);
+        c.ps_placement = PS_ROOTS;
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.comm_s, 2 * AX + 2 * raw * fmax(0.75 / BI, 2 * 2 / 4.0 / BX), "roots, fp32: all-reduced evenly");
+    }
+    {
+        sim_config c;
+        sim_result r;
+        char m2[256];
         /* the codec: signSGD re-quantized both ways, e = 1 ns and d = 2 ns an element (E, D for the bucket). Whole,
          * GPUs 2 and 3 root nothing: they encode the bucket (E) and decode both replies (D); GPU 0 roots the share
          * s0 = W/U of the bucket's wire (W the weights', U the whole's), decodes its 3 contributions and encodes

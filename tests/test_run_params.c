@@ -325,9 +325,9 @@ static void test_frameworks(void)
     run_params_defaults(&q);
     q.framework = "hipress";
     CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_PS_FLAT && q.ps_placement == PS_ROOTS &&
-              q.partition_bytes == 4194304 && q.fusion_bytes == 67108864 && q.fusion_cycle_s == 0.005 &&
-              q.overlap == 1 && q.ps_on_cpu == 0,
-          "hipress: ps-flat with roots, 4 MiB partitions, 64 MB / 5 ms fusion (%s)", msg);
+              q.partition_bytes == 4194304 && q.exchange.fp32_below == 262144 && q.fusion_bytes == 67108864 &&
+              q.fusion_cycle_s == 0.005 && q.overlap == 1 && q.ps_on_cpu == 0,
+          "hipress: ps-flat with roots, 4 MiB partitions, fp32 below 262,144 elements, 64 MB / 5 ms fusion (%s)", msg);
     /* another preset's servers are nodes': with --sync ps-flat they are left out, and hipress's roots with a
      * scheme of servers on nodes too */
     run_params_defaults(&q);
