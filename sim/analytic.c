@@ -94,11 +94,11 @@ static double flat_roots(const sim_config *c, const sim_plan *p, const sim_bucke
 {
     const int P = c->gpus, G = p->per_node, N = p->nodes;
     const double *share = p->share + (size_t)k * P, x = p->reverse_load - 1;
-    double gpu = 0, nic = 0, start = 0, work = 0, end = 0;
+    double gpu = 0, nic = 0, start = 0, work = 0, end = 0, all_roots = 0;
+    for (int a = 0; a < P; a++) all_roots += share[a] > 0;
     for (int a = 0; a < P; a++) {
         const double s = share[a];
-        double roots = 0; /* the others that root some of the bucket: a's messages out, and replies in */
-        for (int j = 0; j < P; j++) roots += j != a && share[j] > 0;
+        const double roots = all_roots - (s > 0); /* the others that root some of it: a's messages out, replies in */
         gpu = fmax(gpu, fmax(1 - s, (P - 1) * s));
         start = fmax(start, (1 - s) * b->enc_s + roots * c->rpc_send_s);
         if (s > 0) work = fmax(work, (P - 1) * (s * b->srv_dec_s + c->rpc_recv_s + c->rpc_send_s) + s * b->srv_enc_s);
