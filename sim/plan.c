@@ -493,15 +493,14 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         cur->down_bytes += dn;
         if (p->servers) { /* bytes per server for now; shares once the buckets are whole */
             double *share = p->share + (cur - p->b) * p->servers, *msgs = p->msgs + (cur - p->b) * p->servers;
-            if (roots && !tt->quantized) /* HiPress all-reduces what it does not compress: spread as a ring's load */
+            /* even; and what HiPress does not compress it all-reduces: spread as a ring's load */
+            if (c->ps_placement == PS_EVEN || (roots && !tt->quantized))
                 for (int s = 0; s < p->servers; s++) share[s] += up / p->servers, msgs[s] = 1;
             else if (roots) /* tensor k on GPU k mod P, or piece j of it on GPU j (a message to each root a bucket) */
                 for (size_t j = 0; j < np; j++) {
                     const size_t g = np > 1 ? j : k % (size_t)p->servers;
                     share[g] += up * (double)piece_n(tt->n, np, j) / n, msgs[g] = 1;
                 }
-            else if (c->ps_placement == PS_EVEN)
-                for (int s = 0; s < p->servers; s++) share[s] += up / p->servers, msgs[s] = 1;
             else /* each piece on its server, its share of the tensor's bytes as of its elements */
                 for (size_t j = 0; j < np; j++)
                     share[server_of[first[k] + j]] += up * (double)piece_n(tt->n, np, j) / n,

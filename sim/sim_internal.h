@@ -52,8 +52,8 @@ struct sim_plan {
     int tcp;
     int factors; /* PowerSGD's factors all-reduced, two phases a bucket (sim_bucket.up2_bytes) */
     /* ps-sharded with servers or placement other than one even shard per node: `servers` servers on nodes
-     * 0..servers-1, and per bucket k the share of it each serves, share[k * servers + s] (summing to 1);
-     * servers 0 otherwise */
+     * 0..servers-1; ps-flat with HiPress's roots: the P GPUs, `servers` = P. Per bucket k the share of it each
+     * serves, share[k * servers + s] (summing to 1); servers 0 otherwise */
     int servers;
     /* ps-sharded on the hosts with servers on machines of their own (ps_cpu_machines, more than one worker node):
      * how many, each serving 1/cpu_machines of every bucket; the workers' nodes serve nothing. 0 otherwise */
