@@ -112,7 +112,7 @@ mutations=(
   'sim/analytic.c|const double out = (hi - lo) * (1 - mine), in = (P - (hi - lo)) * mine;|const double out = (hi - lo) * (1 - mine), in = (P - (hi - lo)) * mine / 2;|analytic roots: a NIC takes in half its roots contributions'
   'sim/sg_child.c|if (s > 0) sleep_s((P - 1) * (s * b->srv_dec_s + recv + send) + s * b->srv_enc_s);|if (s > 0) sleep_s((P - 1) * (recv + send) + s * b->srv_enc_s);|SimGrid roots: a root decodes its contributions for free'
   'sim/scenario.c|if (row->sync[0]) run_param_mark(|if (0) run_param_mark(|validate: a row s sync loses to its framework s'
-  'sim/plan.c|PS_EVEN || (roots && !tt->quantized))|PS_EVEN || (roots && 0))|roots: what HiPress does not compress rooted, not all-reduced'
+  'sim/plan.c|(roots && !tt->quantized))|(roots && 0))|roots: what HiPress does not compress rooted, not all-reduced'
   'sim/frameworks.c|partition=4194304,fp32_below=262144,|partition=4194304,|hipress preset: every tensor compressed'
   'sim/frameworks.c|const int flat = preset_sync_is(f, "ps-flat");|const int flat = preset_sync_is(f, "ps-sharded");|hipress preset: its roots never applied'
   'sim/plan.c|p->pipelined = node_sum && multi;|p->pipelined = 0;|byteps pipeline: buckets one after another'
