@@ -115,6 +115,27 @@ static double flat_roots(const sim_config *c, const sim_plan *p, const sim_bucke
     return start + a + b->up_bytes * per_byte + work + a + b->down_bytes * per_byte + end;
 }
 
+/* ps-sharded and hierarchical: a node's part before the exchange between nodes (its GPUs' contributions reduced at
+ * the leader, or every GPU's sent up to the host CPU, which sums them) and after it (the reply broadcast to the
+ * node's GPUs, or sent down from the host, and decoded). One GPU a node alone sends the servers its own encoded
+ * contribution and decodes their reply (a ring across leaders encodes its steps). */
+void sim_node_local(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down)
+{
+    const double G = p->per_node, rpc = c->rpc_send_s + c->rpc_recv_s;
+    const int host = c->ps_on_cpu && c->sync == SYNC_PS_SHARDED; /* the leader's contribution too goes up */
+    const int alone = G == 1 && !host && c->sync == SYNC_PS_SHARDED && p->nodes > 1;
+    *up = *down = 0;
+    if (host) { /* the GPUs' messages to their host and its replies, as at the single server */
+        *up = b->enc_s + p->a_intra + b->up_bytes / p->b_intra + G * b->srv_dec_s + (G + 1) * rpc;
+        *down = b->srv_enc_s + p->a_intra + b->down_bytes / p->b_intra + b->dec_down_s;
+    } else if (G > 1) {
+        *up = b->enc_s + p->a_intra + b->up_bytes / p->b_intra + (G - 1) * b->dec_s;
+        *down = b->enc_down_s + p->a_intra + b->down_bytes / p->b_intra + b->dec_down_s;
+    } else if (alone) {
+        *up = b->enc_s, *down = b->dec_down_s;
+    }
+}
+
 static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
 {
     const double P = c->gpus, rpc = c->rpc_send_s + c->rpc_recv_s; /* a message's two ends */
@@ -127,21 +148,16 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
     }
     case SYNC_PS_SHARDED:     /* node-local reduce, leaders exchange shards, broadcast */
     case SYNC_HIERARCHICAL: { /* node-local reduce, ring across leaders, broadcast */
-        double G = p->per_node, N = p->nodes, t = 0;
-        /* on the host CPU (ps-sharded) every GPU's contribution goes up to it, the leader's too */
-        const int host = c->ps_on_cpu && c->sync == SYNC_PS_SHARDED;
-        if (host && c->node_sum_gpus) { /* BytePS: a bucket alone through the pipeline's stages */
+        const double N = p->nodes;
+        if (c->ps_on_cpu && c->node_sum_gpus && c->sync == SYNC_PS_SHARDED) { /* BytePS: a bucket alone through the
+                                                                                  pipeline's stages */
             double st[5];
             pipeline_stages(c, p, b, st);
             return st[0] + st[1] + st[2] + st[3] + st[4];
         }
-        if (host) /* the GPUs' messages to their host and its replies, as at the single server */
-            t += b->enc_s + p->a_intra + b->up_bytes / p->b_intra + G * b->srv_dec_s + (G + 1) * rpc;
-        else if (G > 1)
-            t += b->enc_s + p->a_intra + b->up_bytes / p->b_intra + (G - 1) * b->dec_s;
-        /* one GPU a node sends the servers its own encoded contribution (a ring across leaders encodes its steps) */
-        const int alone = G == 1 && !host && c->sync == SYNC_PS_SHARDED && N > 1;
-        if (alone) t += b->enc_s;
+        double up, down;
+        sim_node_local(c, p, b, &up, &down);
+        double t = up;
         const double bw_inter = p->b_inter / p->reverse_load; /* every node sends and receives at once */
         if (N > 1 && c->sync == SYNC_PS_SHARDED && p->servers) {
             t += placed_servers(c, p, b, (int)(b - p->b));
@@ -153,13 +169,7 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
             double steps = 2 * (N - 1);
             t += steps * (p->a_inter + b->up_bytes / N / bw_inter) + steps * (b->enc_s + b->dec_s) / N;
         }
-        if (host)
-            t += b->srv_enc_s + p->a_intra + b->down_bytes / p->b_intra + b->dec_down_s;
-        else if (G > 1)
-            t += b->enc_down_s + p->a_intra + b->down_bytes / p->b_intra + b->dec_down_s;
-        else if (alone) /* and decodes the servers' reply */
-            t += b->dec_down_s;
-        return t;
+        return t + down;
     }
     case SYNC_PS_FLAT: { /* every GPU serves 1/P of the bucket: its P - 1 shards out and in, each way */
         if (p->servers) return flat_roots(c, p, b, (int)(b - p->b));
@@ -228,6 +238,95 @@ double sim_bucket_comm(const sim_config *c, const sim_plan *p, const sim_bucket 
     return t + b->dec_s;
 }
 
+/* The two largest of v[i] over i in 0..n-1 where use(i), and where the largest is: a value's largest over the others
+ * is then hi[1] at i == *at, else hi[0]. -inf where none. */
+static void top_two(const double *v, int n, const double *use, double hi[2], int *at)
+{
+    hi[0] = hi[1] = -INFINITY, *at = -1;
+    for (int i = 0; i < n; i++)
+        if (!use || use[i] > 0) {
+            if (v[i] > hi[0])
+                hi[1] = hi[0], hi[0] = v[i], *at = i;
+            else if (v[i] > hi[1])
+                hi[1] = v[i];
+        }
+}
+
+/* TensorFlow's placed servers overlapped (plan->pull_forward), one step from its start: every node reads every
+ * variable back and forward takes each layer's when it has arrived, its messages have been received (the node's
+ * CPU) and it has gone through the node's own part -- a stall where it has not, forward and backward moving later
+ * by as much; backward pushes each gradient as it makes it, after the node's own part and its messages' send; a
+ * server applies a variable's update once the N contributions are in (decodes, sums, encodes, its messages' CPU);
+ * the step ends when every server has applied every update and every node has computed. Each NIC direction serves
+ * one message after another, each paying its latency: a server's replies in forward order (all of a variable's
+ * copies at once), a node's reads in forward order from once its servers have begun sending, each had once they
+ * have ended too; a node's pushes in backward order, a server's share of a gradient from once its first sender has
+ * begun to when the last has ended -- the SimGrid engine's flows through the hub (sg_child.c). Each direction also
+ * carries, under cross-traffic, the ACKs of what comes the other way in the same variable. */
+double sim_pull_forward(const sim_config *c, const sim_plan *p, double *comm_s)
+{
+    const int N = p->nodes, K = p->servers;
+    const double bw = p->b_inter, a = p->a_inter, x = p->reverse_load - 1, snd = c->rpc_send_s, rcv = c->rpc_recv_s;
+    double *v = calloc(7 * (size_t)N + 2 * (size_t)K, sizeof *v);
+    if (!v) return NAN;
+    /* a server is a node: its replies and the contributions it takes share that node's NIC directions */
+    double *in = v, *out = in + N, *local = out + N, *stall = local + N, *own = stall + N, *arrived = own + N;
+    double *cpu = arrived + N, *begun = cpu + N, *apply = begun + K, *srv_out = out, *srv_in = in;
+    for (int k = p->n - 1; k >= 0; k--) { /* the reads, in forward order (the buckets are in backward order) */
+        const sim_bucket *b = &p->b[k];
+        const double *share = p->share + (size_t)k * K, D = b->down_bytes;
+        for (int s = 0; s < K; s++)
+            if (share[s] > 0)
+                begun[s] = srv_out[s], srv_out[s] += a + ((N - 1) * share[s] * D + x * (1 - share[s]) * D) / bw;
+        double start[2], end[2];
+        int start_at, end_at;
+        top_two(begun, K, share, start, &start_at);
+        top_two(srv_out, K, share, end, &end_at);
+        for (int n = 0; n < N; n++) {
+            const double mine = n < K ? share[n] : 0;
+            double ready = 0; /* received: its messages taken in by the node's CPU */
+            if (mine < 1) {   /* it takes the others' shares from their servers */
+                const double from = n == start_at ? start[1] : start[0], until = n == end_at ? end[1] : end[0];
+                in[n] = fmax(in[n], from) + a + ((1 - mine) * D + x * (N - 1) * mine * D) / bw;
+                const double arrival = fmax(in[n], until);
+                arrived[n] = fmax(arrived[n], arrival);
+                ready = cpu[n] = fmax(cpu[n], arrival) + placed_sent(p, (size_t)k, n) * rcv;
+            }
+            local[n] = fmax(local[n], ready) + b->local_down_s;
+            stall[n] = fmax(stall[n], local[n] - b->need_s);
+        }
+    }
+    double end = 0;
+    for (int n = 0; n < N; n++) end = fmax(end, stall[n] + p->compute_s), cpu[n] = 0;
+    for (int k = 0; k < p->n; k++) { /* the pushes, in backward order */
+        const sim_bucket *b = &p->b[k];
+        const double *share = p->share + (size_t)k * K, *msgs = p->msgs + (size_t)k * K, U = b->up_bytes;
+        double first = INFINITY, last = 0; /* the senders' flows: the first begun, the last ended */
+        for (int n = 0; n < N; n++) {
+            const double mine = n < K ? share[n] : 0;
+            own[n] = fmax(own[n], stall[n] + b->ready_s) + b->local_up_s;
+            if (mine < 1) { /* its messages sent by its CPU, then on its NIC */
+                cpu[n] = fmax(cpu[n], own[n]) + placed_sent(p, (size_t)k, n) * snd;
+                const double from = fmax(out[n], cpu[n]);
+                out[n] = from + a + ((1 - mine) * U + x * (N - 1) * mine * U) / bw;
+                first = fmin(first, from), last = fmax(last, out[n]);
+            }
+        }
+        for (int s = 0; s < K; s++) {
+            if (!(share[s] > 0)) continue;
+            srv_in[s] = fmax(srv_in[s], first) + a + ((N - 1) * share[s] * U + x * (1 - share[s]) * U) / bw;
+            apply[s] = fmax(apply[s], fmax(fmax(srv_in[s], last), own[s])) + N * share[s] * b->srv_dec_s +
+                       share[s] * b->srv_enc_s + (N - 1) * msgs[s] * (rcv + snd);
+        }
+    }
+    double applied = 0;
+    for (int s = 0; s < K; s++) applied = fmax(applied, apply[s]);
+    *comm_s = 0;
+    for (int n = 0; n < N; n++) *comm_s = fmax(*comm_s, arrived[n] + fmax(0, applied - (stall[n] + p->b[0].ready_s)));
+    free(v);
+    return fmax(end, applied);
+}
+
 gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap)
 {
     (void)msg, (void)cap;
@@ -240,7 +339,11 @@ gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char 
         r->encode_s += p->b[k].enc_s + p->b[k].host_enc_s; /* on the GPUs, or BytePS's host */
         r->decode_s += p->b[k].dec_down_s + p->b[k].host_dec_s;
     }
-    if (p->pipelined && c->gpus > 1) { /* the stages' own timeline, not one bucket's exchange after another's */
+    if (p->pull_forward) { /* pushes during backward, pulls during the next forward: the step's own timeline */
+        r->iteration_s = sim_pull_forward(c, p, &r->comm_s);
+        r->comm_exposed_s = r->iteration_s - p->compute_s;
+        if (!isfinite(r->iteration_s)) return free(comm), GQ_ERR_NOMEM;
+    } else if (p->pipelined && c->gpus > 1) { /* the stages' own timeline, not one bucket's exchange after another's */
         const double end = pipeline(c, p, &r->comm_s);
         r->iteration_s = fmax(end, p->compute_s);
         r->comm_exposed_s = r->iteration_s - p->compute_s;

@@ -30,7 +30,8 @@ const framework_preset FRAMEWORKS[] = {
      "TensorFlow 1.x parameter servers: variables on the parameter-server tasks' CPUs, placed round-robin (the "
      "default ps_strategy of tf.compat.v1.train.replica_device_setter), each gradient pushed and each variable "
      "pulled on its own"},
-    {"tf-replicated", "sync=ps-sharded,ps_placement=round-robin,ps_on=cpu,fusion=0,fusion_cycle=0,overlap=1",
+    {"tf-replicated",
+     "sync=ps-sharded,ps_placement=round-robin,ps_pull=round,ps_on=cpu,fusion=0,fusion_cycle=0,overlap=1",
      "TensorFlow 1.x tf_cnn_benchmarks, variable_update=distributed_replicated: a copy of the variables on every "
      "GPU, a master copy on the parameter servers; each worker sums its GPUs' gradients, then pushes the sum of "
      "each variable to the server that owns it as backward makes it, and fetches the updated variable (the "

@@ -20,7 +20,7 @@ int ps_placement_parse(const char *s, ps_placement *out)
         if (strcmp(s, PS_PLACEMENT_NAMES[i]) == 0) return *out = (ps_placement)i, 0;
     return -1;
 }
-void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int ps_on_cpu, int node_sum_gpus,
+void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int pull_round, int ps_on_cpu, int node_sum_gpus,
                    int cpu_machines, double partition_bytes, char *out, size_t cap)
 {
     const int roots = s == SYNC_PS_FLAT && placement == PS_ROOTS;
@@ -32,6 +32,8 @@ void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int ps_on
         n += (size_t)snprintf(keys + n, sizeof keys - n, ",placement=%s", ps_placement_name(placement));
     if (sharded && (placement != PS_EVEN || (on_cpu && node_sum_gpus)) && partition_bytes > 0)
         n += (size_t)snprintf(keys + n, sizeof keys - n, ",partition=%.0f", partition_bytes);
+    if (sharded && !roots && placement != PS_EVEN && pull_round)
+        n += (size_t)snprintf(keys + n, sizeof keys - n, ",pull=round");
     if (on_cpu) n += (size_t)snprintf(keys + n, sizeof keys - n, ",on=cpu");
     if (on_cpu && sharded && node_sum_gpus) n += (size_t)snprintf(keys + n, sizeof keys - n, ",sum=gpus");
     if (on_cpu && sharded && cpu_machines > 0) snprintf(keys + n, sizeof keys - n, ",machines=%d", cpu_machines);
@@ -438,6 +440,10 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         p->b = more;
         memset(p->b + 2 * m->nlayers + 1, 0, (first[nt] - 2 * m->nlayers) * sizeof *p->b);
     }
+    /* TensorFlow's workers read each variable as forward needs it and push each gradient as backward makes it */
+    p->pull_forward = placed && c->overlap && c->gpus > 1 && !c->ps_pull_round;
+    double before[4097] = {0}; /* forward's time before each layer */
+    for (size_t l = 0; l < m->nlayers; l++) before[l + 1] = before[l] + fwd[l];
     if (placed && !(server_of = malloc(first[nt] * sizeof *server_of))) return free(T), free(first), GQ_ERR_NOMEM;
     if (placed) place_tensors(c, T, nt, p->servers, first, server_of);
     const int on_cpu = c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED);
@@ -480,11 +486,12 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         /* whole tensors on their servers: TensorFlow pushes each variable to its server on its own, so the servers
          * work side by side over the whole gradient -- one exchange, not buckets in turn (each of which would wait
          * for its own busiest server) */
-        if (!cur || loop ||
+        if (!cur || loop || p->pull_forward ||
             (!placed && (c->fusion_bytes <= 0 || cur->raw_bytes >= c->fusion_bytes || cycle != cur_cycle))) {
             cur = &p->b[p->n++];
             cur_cycle = cycle;
         }
+        cur->need_s = before[tt->layer];
         const int q = tt->quantized && rank > 0; /* a codec runs (PowerSGD's float tensors have none) */
         cur->elements += n;
         cur->raw_bytes += 4.0 * n;
@@ -557,6 +564,8 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         for (int s = 0; s < p->servers; s++)
             p->share[k * p->servers + s] =
                 p->b[k].up_bytes > 0 ? p->share[k * p->servers + s] / p->b[k].up_bytes : 1.0 / p->servers;
+    for (int k = 0; p->pull_forward && k < p->n; k++)
+        sim_node_local(c, p, &p->b[k], &p->b[k].local_up_s, &p->b[k].local_down_s);
     if (c->codec_serial) { /* a GPU runs its codec kernels between backward's: compute ends later */
         p->compute_s += serial_s;
         for (int k = 0; k < p->n; k++)

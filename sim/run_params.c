@@ -17,6 +17,7 @@ static const char *const PS_ON_NAMES[] = {"gpu", "cpu", NULL};
 static const char *const NODE_SUM_NAMES[] = {"host", "gpus", NULL};
 static const char *const REDUCE_ON_NAMES[] = {"gpu", "host", NULL};
 static const char *const RING_STEPS_NAMES[] = {"messages", "pipelined", NULL};
+static const char *const PS_PULL_NAMES[] = {"forward", "round", NULL};
 static const char *const FUSION_WAIT_NAMES[] = {"cycle", "previous", NULL};
 static const char *const EF_NAMES[] = {"auto", "on", "off", NULL}; /* EF_AUTO, EF_ON, EF_OFF */
 
@@ -75,6 +76,15 @@ const run_param RUN_PARAMS[] = {
      .help = "ps-sharded: every bucket split evenly (default), or whole tensors as TensorFlow places variables; "
              "ps-flat: evenly, or roots: tensor k whole on GPU k mod P, one of at least --partition bytes split "
              "evenly over all (HiPress's CaSync-PS)"},
+    {.key = "ps_pull",
+     .flag = "--ps-pull",
+     .type = RP_ENUM,
+     .offset = AT(ps_pull_round),
+     .names = PS_PULL_NAMES,
+     .scope = RP_SIM | RP_COLUMN,
+     .help = "placed servers (--ps-placement round-robin|greedy) with --overlap on: each gradient pushed as backward "
+             "makes it and each variable read back as the next forward needs it (forward, default: TensorFlow's "
+             "parameter_server), or every push and reply in one round after backward (round)"},
     {.key = "partition",
      .flag = "--partition",
      .meta = "BYTES",

@@ -65,6 +65,13 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
     if (((q->ps_placement != PS_EVEN && !roots) || q->ps_shards > 0) && q->sync != SYNC_PS_SHARDED)
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--ps-shards and --ps-placement shape --sync ps-sharded, not %s",
                        sync_name(q->sync));
+    const int placed = q->sync == SYNC_PS_SHARDED && q->ps_placement != PS_EVEN && !roots;
+    if (run_param_given(run_param_by_key("ps_pull"), q) && (!placed || !q->overlap))
+        return gq_fail(GQ_ERR_USAGE, msg, cap,
+                       "--ps-pull says when placed servers (--sync ps-sharded --ps-placement "
+                       "round-robin|greedy) are read back%s",
+                       placed ? "; with --overlap off every exchange waits for backward's end"
+                              : ": there are none here");
     if (q->partition_bytes > 0 && q->ps_node_sum_gpus && (q->fusion_bytes > 0 || q->fusion_cycle_s > 0))
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--partition with --ps-node-sum gpus makes each piece a bucket of BytePS's pipeline: "
@@ -343,6 +350,7 @@ gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *
     c.sync = q->sync;
     c.ps_shards = q->ps_shards;
     c.ps_placement = q->ps_placement;
+    c.ps_pull_round = q->ps_pull_round;
     c.ps_on_cpu = q->ps_on_cpu;
     c.node_sum_gpus = q->ps_node_sum_gpus;
     c.ps_cpu_machines = q->ps_cpu_machines;
@@ -448,8 +456,8 @@ void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o)
     const sim_request *q = &s->req;
     const sim_result *r = &o->r;
     char sync[96], compute[32];
-    sync_describe(q->sync, q->ps_shards, q->ps_placement, q->ps_on_cpu, q->ps_node_sum_gpus, q->ps_cpu_machines,
-                  q->partition_bytes, sync, sizeof sync);
+    sync_describe(q->sync, q->ps_shards, q->ps_placement, q->ps_pull_round, q->ps_on_cpu, q->ps_node_sum_gpus,
+                  q->ps_cpu_machines, q->partition_bytes, sync, sizeof sync);
     table_row(t,
               "%s\t%s\t%d\t%s\t%s\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
               "\t" TABLE_REAL "\t" TABLE_REAL "\t%.0f\t%.0f\t" TABLE_REAL "\t" TABLE_REAL
@@ -703,8 +711,8 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
         if (row->gpus > 1) ape[scored++] = fabs(err); /* one GPU: the throughput's own measurement, exact */
         char sync[96], compute[32]; /* sync: the scheme that ran, the row's with its framework's settings */
         const sim_request *ran = &s.req;
-        sync_describe(ran->sync, ran->ps_shards, ran->ps_placement, ran->ps_on_cpu, ran->ps_node_sum_gpus,
-                      ran->ps_cpu_machines, ran->partition_bytes, sync, sizeof sync);
+        sync_describe(ran->sync, ran->ps_shards, ran->ps_placement, ran->ps_pull_round, ran->ps_on_cpu,
+                      ran->ps_node_sum_gpus, ran->ps_cpu_machines, ran->partition_bytes, sync, sizeof sync);
         table_row(rows, "%s\t%s\t%s\t%llu\t%s\t%s\t%llu\t" TABLE_REAL "\t" TABLE_REAL "\t%+.1f\t%s", s.model->name,
                   platform, s.gpu->name, (unsigned long long)row->batch, sync, quant, (unsigned long long)row->gpus,
                   row->images_per_s, o.images_per_s, err, compute_source_of(&s, compute, sizeof compute));

@@ -19,6 +19,7 @@
  * own, only SimGrid; what it needs comes in its arguments. */
 #include <math.h>
 #include <simgrid/actor.h>
+#include <simgrid/barrier.h>
 #include <simgrid/comm.h>
 #include <simgrid/cond.h>
 #include <simgrid/engine.h>
@@ -65,6 +66,15 @@ typedef struct {
     double *pipe_start;
     sg_sem_t *pipe_iter, *pipe_own;
     void *pipe_sink; /* where the pipeline's gets, which outlive the call that posts them, put the payload pointer */
+    /* TensorFlow's placed servers overlapped (plan->pull_forward): the step's end, which every node and server
+     * reaches; per node and bucket when the node's own part of its gradient is done (its server waits for it) and
+     * the iteration that set it; the last update applied in the step */
+    sg_bar_t pf_step;
+    double *pf_own;
+    int *pf_own_it;
+    double pf_applied;
+    sg_cond_t pf_cond;
+    struct pf_hub *pf_hub; /* its flows' progress through the hub, where there is one */
 } sg_world;
 
 /* A worker actor: one GPU, or (on a generated, uniform platform, in a ring or all-gather) the hops of a node's other
@@ -890,6 +900,202 @@ static void worker(int argc, char **argv)
     w->end[a] = fmax(simgrid_get_clock(), me->folded.host ? me->folded.clock : 0);
 }
 
+/* ---- TensorFlow's placed servers overlapped (plan->pull_forward): an actor a node, an actor a server ---------- */
+
+/* Waits until *count reaches `want` (another actor's progress, notified on pf_cond). */
+static void pf_wait(sg_world *w, const int *count, int want)
+{
+    sg_mutex_lock(w->lock);
+    while (*count < want) sg_cond_wait(w->pf_cond, w->lock);
+    sg_mutex_unlock(w->lock);
+}
+static void pf_bump(sg_world *w, int *count)
+{
+    sg_mutex_lock(w->lock);
+    ++*count;
+    sg_cond_notify_all(w->pf_cond);
+    sg_mutex_unlock(w->lock);
+}
+
+/* Where the platform has a hub (a star), a node's reads and a server's replies meet there, as the placed servers'
+ * phases do (hub_phase): a server sends each of its variables once to the hub, (N - 1) copies of its share, one
+ * variable after another in forward order; a node takes each variable from the hub, one after another in forward
+ * order, from once its servers have begun to send it, and has it once their flows too have ended. Pushes the other
+ * way: a node sends each gradient's shares to the hub as one flow, in backward order, without waiting for the
+ * servers; a server takes its share of every node's from the hub as one flow from once the first has begun, and
+ * applies once every node's flow and its own have ended. Each NIC direction then carries one flow at a time, as
+ * many bytes as the pairs would, and the NICs' time is the analytic engine's queues'. Elsewhere (a fat tree, a
+ * user's platform, --exact-flows) every read and push is a flow of its own between the pair, all a step's reads
+ * asked at once (TensorFlow's RecvTensor calls) and each push sent when made, sharing the links as they come:
+ * exact, and slow where the pairs are many (docs/simulation.md). */
+typedef struct pf_hub {
+    int *pull_started, *pull_ended; /* per bucket and server: the server's flow to the hub, over all steps */
+    int *push_started, *push_ended; /* per bucket: nodes' flows to the hub, over all steps */
+} pf_hub_t;
+
+/* A node (its GPUs alike: their own part of the exchange, sim_node_local, as delays). Forward takes each layer's
+ * variables once they have arrived, their messages have been received (its CPU, one after another) and they have
+ * gone through its own part, and stalls until then; backward pushes each gradient after its own part and its
+ * messages' send; the step ends when every server has applied every update and every node has computed. */
+static void pf_node(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const sg_actor_ctx *me = sg_actor_self_get_data();
+    sg_world *w = me->w;
+    const sim_plan *p = w->plan;
+    pf_hub_t *h = w->pf_hub;
+    const int K = p->servers, node = me->node, nb = p->n;
+    const double snd = w->c->rpc_send_s, rcv = w->c->rpc_recv_s;
+    sg_host_t here = sg_host_self();
+    size_t most = 0; /* the flows of a step each way: a bucket's shares held by other servers */
+    for (int k = 0; k < nb; k++) most += (size_t)placed_sent(p, (size_t)k, node) + 1;
+    sg_comm_t *c = malloc(most * sizeof *c);
+    int *of = malloc(most * sizeof *of), *left = malloc((size_t)nb * sizeof *left);
+    double *arrival = malloc((size_t)nb * sizeof *arrival);
+    void *data;
+    if (!c || !of || !left || !arrival) abort(); /* the child dies and the parent reports a failed run */
+    for (int it = 0; it < w->iters; it++) {
+        const double t0 = simgrid_get_clock();
+        size_t n = 0;
+        for (int k = nb - 1; k >= 0; k--) { /* the reads, in forward order */
+            const double *share = p->share + (size_t)k * K, mine = node < K ? share[node] : 0;
+            left[k] = 0, arrival[k] = t0;
+            if (!(mine < 1)) continue;
+            if (h) {
+                for (int s = 0; s < K; s++)
+                    if (s != node && share[s] > 0) pf_wait(w, &h->pull_started[(size_t)k * K + s], it + 1);
+                w->flows++;
+                sg_host_sendto(w->hub, here, (double)bytes_of((1 - mine) * p->b[k].down_bytes));
+                for (int s = 0; s < K; s++)
+                    if (s != node && share[s] > 0) pf_wait(w, &h->pull_ended[(size_t)k * K + s], it + 1);
+                arrival[k] = simgrid_get_clock();
+                continue;
+            }
+            for (int s = 0; s < K; s++)
+                if (s != node && share[s] > 0)
+                    c[n] = sg_mailbox_get_async(mbox("fp%d.%d", s, node), &data), of[n++] = k, left[k]++;
+        }
+        while (n > 0) { /* pairs: each bucket's arrival, when the last of its shares has come */
+            const ssize_t i = sg_comm_wait_any(c, n);
+            if (i < 0) abort();
+            if (--left[of[i]] == 0) arrival[of[i]] = simgrid_get_clock();
+            c[i] = c[n - 1], of[i] = of[n - 1], n--;
+        }
+        double cpu = t0, local = t0, stall = 0, last = t0;
+        for (int k = nb - 1; k >= 0; k--) {
+            const sim_bucket *b = &p->b[k];
+            const double msgs = placed_sent(p, (size_t)k, node);
+            if (msgs > 0) cpu = fmax(cpu, arrival[k]) + msgs * rcv, last = fmax(last, arrival[k]);
+            local = fmax(local, msgs > 0 ? cpu : t0) + b->local_down_s;
+            stall = fmax(stall, local - t0 - b->need_s);
+        }
+        double own = t0, sent = t0;    /* its own part's clock, its CPU's sends' */
+        for (int k = 0; k < nb; k++) { /* backward: each gradient pushed when made */
+            const sim_bucket *b = &p->b[k];
+            const double *share = p->share + (size_t)k * K, mine = node < K ? share[node] : 0;
+            own = fmax(own, t0 + stall + b->ready_s) + b->local_up_s;
+            if (mine > 0) { /* its server takes its own share from here */
+                sg_mutex_lock(w->lock);
+                w->pf_own[(size_t)node * nb + k] = own, w->pf_own_it[(size_t)node * nb + k] = it + 1;
+                sg_cond_notify_all(w->pf_cond);
+                sg_mutex_unlock(w->lock);
+            }
+            if (!(mine < 1)) continue;
+            sent = fmax(sent, own) + placed_sent(p, (size_t)k, node) * snd;
+            sleep_until(sent);
+            if (h) {
+                pf_bump(w, &h->push_started[k]);
+                w->flows++;
+                sg_host_sendto(here, w->hub, (double)bytes_of((1 - mine) * b->up_bytes));
+                pf_bump(w, &h->push_ended[k]);
+                continue;
+            }
+            for (int s = 0; s < K; s++)
+                if (s != node && share[s] > 0) c[n++] = put_async(w, mbox("fu%d.%d", s, node), share[s] * b->up_bytes);
+        }
+        sg_comm_wait_all(c, n);
+        sleep_until(t0 + stall + w->plan->compute_s);
+        sg_barrier_wait(w->pf_step);
+        w->comm[me->index] += (last - t0) + fmax(0, w->pf_applied - (t0 + stall + p->b[0].ready_s));
+        sg_barrier_wait(w->pf_step); /* every node has read the step's last update before the next step's */
+    }
+    w->end[me->index] = simgrid_get_clock();
+    free(c), free(of), free(left), free(arrival);
+}
+
+/* Server s: sends every variable it holds to every other node (through the hub, or each pair's all at once), takes
+ * the contributions as they come, and applies each bucket's update in backward order once all N are in (its own
+ * node's from pf_own): its decodes, its sums, its encodes, its messages' CPU. */
+static void pf_server(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    const sg_actor_ctx *me = sg_actor_self_get_data();
+    sg_world *w = me->w;
+    const sim_plan *p = w->plan;
+    pf_hub_t *h = w->pf_hub;
+    const int N = w->N, K = p->servers, srv = me->node, nb = p->n;
+    const double snd = w->c->rpc_send_s, rcv = w->c->rpc_recv_s;
+    sg_host_t here = sg_host_self();
+    int held = 0;
+    for (int k = 0; k < nb; k++) held += p->share[(size_t)k * K + srv] > 0;
+    const size_t most = h ? 1 : (size_t)held * (size_t)(N - 1);
+    sg_comm_t *out = malloc((most + 1) * sizeof *out), *in = malloc((most + 1) * sizeof *in);
+    int *senders = calloc((size_t)nb, sizeof *senders); /* per bucket the nodes that push some of it */
+    void *data;
+    if (!out || !in || !senders) abort(); /* the child dies and the parent reports a failed run */
+    for (int k = 0; k < nb; k++)
+        for (int o = 0; o < N; o++) senders[k] += !(o < K && p->share[(size_t)k * K + o] >= 1);
+    for (int it = 0; it < w->iters; it++) {
+        size_t n = 0;
+        for (int k = nb - 1; k >= 0; k--) { /* the replies, in forward order */
+            const double share = p->share[(size_t)k * K + srv];
+            if (!(share > 0)) continue;
+            if (h) { /* through the hub, one variable after another */
+                pf_bump(w, &h->pull_started[(size_t)k * K + srv]);
+                w->flows++;
+                sg_host_sendto(here, w->hub, (double)bytes_of((N - 1) * share * p->b[k].down_bytes));
+                pf_bump(w, &h->pull_ended[(size_t)k * K + srv]);
+                continue;
+            }
+            for (int o = 0; o < N; o++)
+                if (o != srv) out[n++] = put_async(w, mbox("fp%d.%d", srv, o), share * p->b[k].down_bytes);
+        }
+        for (size_t i = 0, j = 0; !h && j < (size_t)nb; j++) { /* pairs: the contributions, in backward order */
+            if (!(p->share[j * K + srv] > 0)) continue;
+            for (int o = 0; o < N; o++)
+                if (o != srv) in[i++] = sg_mailbox_get_async(mbox("fu%d.%d", srv, o), &data);
+        }
+        double apply = 0;
+        for (int k = 0, i = 0; k < nb; k++) {
+            const sim_bucket *b = &p->b[k];
+            const double share = p->share[(size_t)k * K + srv], msgs = p->msgs[(size_t)k * K + srv];
+            if (!(share > 0)) continue;
+            if (h) { /* its share of every node's flow, from once the first has begun */
+                pf_wait(w, &h->push_started[k], it * senders[k] + 1);
+                w->flows++;
+                sg_host_sendto(w->hub, here, (double)bytes_of((N - 1) * share * b->up_bytes));
+                pf_wait(w, &h->push_ended[k], (it + 1) * senders[k]);
+            } else {
+                sg_comm_wait_all(in + (size_t)i * (N - 1), (size_t)(N - 1));
+                i++;
+            }
+            sg_mutex_lock(w->lock);
+            while (w->pf_own_it[(size_t)srv * nb + k] < it + 1) sg_cond_wait(w->pf_cond, w->lock);
+            const double own = w->pf_own[(size_t)srv * nb + k];
+            sg_mutex_unlock(w->lock);
+            apply = fmax(apply, fmax(simgrid_get_clock(), own)) + N * share * b->srv_dec_s + share * b->srv_enc_s +
+                    (N - 1) * msgs * (rcv + snd);
+            sleep_until(apply);
+        }
+        sg_comm_wait_all(out, n);
+        w->pf_applied = fmax(w->pf_applied, apply);
+        sg_barrier_wait(w->pf_step);
+        sg_barrier_wait(w->pf_step);
+        if (srv == 0) w->pf_applied = 0; /* read by every node between the two waits */
+    }
+    free(out), free(in), free(senders);
+}
+
 /* ---- the child ------------------------------------------------------------------------- */
 
 /* The worker actors: per node the leader (its first GPU), then its followers (none where folded: the leader's
@@ -973,8 +1179,36 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
     }
     free(all);
     const int ps_cpu = c->sync == SYNC_PS && c->ps_on_cpu;
-    int leader = 0;                          /* a host's node's first GPU actor: the hosts come in node order */
-    for (int a = 0; a <= w.R + hosts; a++) { /* the workers, then the server(s) where there are */
+    int leader = 0; /* a host's node's first GPU actor: the hosts come in node order */
+    sg_actor_ctx *pf = p->pull_forward ? calloc((size_t)w.N + (size_t)p->servers, sizeof *pf) : NULL;
+    if (p->pull_forward) { /* an actor a node and one a server, each on the node's first GPU or its host CPU */
+        w.R = w.N;
+        w.pf_step = sg_barrier_init((unsigned)(w.N + p->servers));
+        w.pf_own = calloc((size_t)p->servers * (size_t)p->n, sizeof *w.pf_own);
+        w.pf_own_it = calloc((size_t)p->servers * (size_t)p->n, sizeof *w.pf_own_it);
+        w.pf_cond = sg_cond_init();
+        if (!pf || !w.pf_own || !w.pf_own_it) return 1;
+        if (w.hub) {
+            const size_t per = (size_t)p->n * (size_t)p->servers;
+            w.pf_hub = malloc(sizeof *w.pf_hub);
+            int *counts = w.pf_hub ? calloc(2 * per + 2 * (size_t)p->n, sizeof *counts) : NULL;
+            if (!counts) return 1;
+            *w.pf_hub = (pf_hub_t){counts, counts + per, counts + 2 * per, counts + 2 * per + p->n};
+        }
+        for (int a = 0; a < w.N + p->servers; a++) {
+            const int node = a < w.N ? a : a - w.N;
+            sg_host_t where = hosts ? cpu[node] : grid[node * host_cols];
+            if (!where) {
+                fprintf(stderr, "[gqsim/CRITICAL] Host not found: n%d%s\n", node, hosts ? "cpu" : "g0");
+                return 1;
+            }
+            pf[a] = (sg_actor_ctx){&w, node, node, 0, 0, 0, {NULL, 0, 0}};
+            sg_actor_t act = sg_actor_init(a < w.N ? "node" : "server", where);
+            sg_actor_set_data(act, &pf[a]);
+            sg_actor_start(act, a < w.N ? pf_node : pf_server, 0, NULL);
+        }
+    }
+    for (int a = 0; !p->pull_forward && a <= w.R + hosts; a++) { /* the workers, then the server(s) where there are */
         if (a == w.R && !(c->sync == SYNC_PS && w.P > 1)) continue;
         const int server = a == w.R, host = a > w.R, node = host ? a - w.R - 1 : server ? 0 : ctx[a].node;
         int gpu = server || host ? 0 : ctx[a].slot;
@@ -1026,6 +1260,12 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
         sg_actor_start(act, p->pipelined ? pipe_machine : cpu_server, 0, NULL);
     }
     simgrid_run();
+    if (p->pull_forward) {
+        sg_barrier_destroy(w.pf_step);
+        sg_cond_destroy(w.pf_cond);
+        free(w.pf_own), free(w.pf_own_it), free(pf);
+        if (w.pf_hub) free(w.pf_hub->pull_started), free(w.pf_hub);
+    }
     for (int a = 0; p->pipelined && a < w.R; a++) sg_sem_destroy(w.pipe_iter[a]);
     for (int n = 0; p->pipelined && n < w.N; n++) sg_sem_destroy(w.pipe_own[n]);
     free(w.pipe_start), free(w.pipe_iter), free(w.pipe_own);

@@ -58,7 +58,7 @@ int ps_placement_parse(const char *s, ps_placement *out);
  * "ps-sharded:shards=K,placement=P,on=cpu" (the keys that differ; ",sum=gpus" where the node's GPUs sum first,
  * ",machines=M" with servers on machines of their own); "ps" or "ps:on=cpu"; "ps-flat:placement=roots,partition=B"
  * with roots. */
-void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int ps_on_cpu, int node_sum_gpus,
+void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int pull_round, int ps_on_cpu, int node_sum_gpus,
                    int cpu_machines, double partition_bytes, char *out, size_t cap);
 
 /* One tensor's codec in a per-tensor plan (sim_config.tensor_codec): its quantizer and what it costs, as the
@@ -77,21 +77,24 @@ typedef struct {
     sync_kind sync;
     int ps_shards;             /* ps-sharded: parameter servers, on the first nodes' leaders; 0: one per node */
     ps_placement ps_placement; /* ps-sharded: how the gradient is split over them */
-    int ps_on_cpu;             /* ps, ps-sharded: the servers aggregate on their node's host CPU (every GPU's
-                                  contribution crosses PCIe to it), not on its first GPU */
-    int node_sum_gpus;         /* ps-sharded with ps_on_cpu: a node's GPUs sum their gradients (NCCL) and one of
-                                  them copies the sum to the host, which encodes it with the host's codec costs
-                                  below, pushes it and decodes the reply; the reply copied back and broadcast
-                                  (BytePS's push-pull). 0: every GPU sends its own to the host */
-    int ps_cpu_machines;       /* ps-sharded with ps_on_cpu: the servers on this many more machines, without GPUs,
-                                  with the workers' NIC kind, every bucket split evenly over them; 0: the servers on
-                                  the workers' hosts */
-    int grads_fp16;            /* the GPUs make fp16 gradients (mixed precision): 2 bytes an element inside a node,
-                                  nothing to encode when they travel as fp16 */
-    int reduce_on_host;        /* ring: each bucket copied to host memory, summed by the CPU, copied back */
-    int ring_pipelined;        /* ring: steps streamed on open connections, as NCCL pipelines them: the network
-                                  model's latency factor paid once a bucket, the other steps the links' latency */
-    double server_sum_ns;      /* with ps_on_cpu or reduce_on_host: the host adding an element into a sum, */
+    int ps_pull_round;    /* placed servers (round-robin, greedy) with overlap: pushes and replies in one round after
+                             backward, not each gradient pushed as made and each variable read as the next forward needs
+                             it (plan->pull_forward) */
+    int ps_on_cpu;        /* ps, ps-sharded: the servers aggregate on their node's host CPU (every GPU's
+                             contribution crosses PCIe to it), not on its first GPU */
+    int node_sum_gpus;    /* ps-sharded with ps_on_cpu: a node's GPUs sum their gradients (NCCL) and one of
+                             them copies the sum to the host, which encodes it with the host's codec costs
+                             below, pushes it and decodes the reply; the reply copied back and broadcast
+                             (BytePS's push-pull). 0: every GPU sends its own to the host */
+    int ps_cpu_machines;  /* ps-sharded with ps_on_cpu: the servers on this many more machines, without GPUs,
+                             with the workers' NIC kind, every bucket split evenly over them; 0: the servers on
+                             the workers' hosts */
+    int grads_fp16;       /* the GPUs make fp16 gradients (mixed precision): 2 bytes an element inside a node,
+                             nothing to encode when they travel as fp16 */
+    int reduce_on_host;   /* ring: each bucket copied to host memory, summed by the CPU, copied back */
+    int ring_pipelined;   /* ring: steps streamed on open connections, as NCCL pipelines them: the network
+                             model's latency factor paid once a bucket, the other steps the links' latency */
+    double server_sum_ns; /* with ps_on_cpu or reduce_on_host: the host adding an element into a sum, */
     double server_decode_ns, server_decode_fixed_ns; /* decoding a contribution first (quantized tensors), */
     double server_encode_ns, server_encode_fixed_ns; /* encoding its reply (codec_server_cost_cpu) */
     double rpc_send_s, rpc_recv_s; /* ps, ps-sharded: each message between a worker and a server costs its sender

@@ -26,6 +26,10 @@ typedef struct {
      * P's and the tensors sent as floats; up2_bytes the second's, Q's, which waits for the first, the
      * orthogonalisation and the second GEMM (the encode's second half). 0 elsewhere. */
     double up2_bytes;
+    /* pull_forward (TensorFlow's placed servers overlapped): the forward time before its layer (when the next step's
+     * forward needs it back), and a node's own part of its exchange before the push (the node-local reduce, the
+     * encode) and after the pull (the decode, the broadcast to the node's GPUs); 0 elsewhere */
+    double need_s, local_up_s, local_down_s;
 } sim_bucket;
 
 struct sim_plan {
@@ -67,6 +71,10 @@ struct sim_plan {
     /* with servers: per bucket k the messages a node sends server s, msgs[k * servers + s]: one where the bucket is
      * split evenly, one per tensor placed whole (TensorFlow sends each variable on its own) */
     double *msgs;
+    /* placed servers (round-robin, greedy) with overlap: a bucket a tensor, each pushed as backward makes it and
+     * pulled back when the next step's forward needs it, as TensorFlow's workers read and update variables; the step
+     * ends when every server has applied every update (sim_pull_forward) */
+    int pull_forward;
     /* tree: the deepest path of either binary tree, in hops between nodes, and the most half-buckets a node sends
      * (as many as it receives) over the two trees: its parents and children */
     int tree_depth, tree_half_buckets;
@@ -113,6 +121,13 @@ static inline int node_followers(int here, node_actors mode)
  * @return the child's exit status. Reached only through dlopen from sg_engine.c's forked child. */
 int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_path, node_actors mode, int hub,
                      char cfg[SIM_SG_NET_CFGS][64], int fd);
+
+/* pull_forward: a node's own part of bucket b's exchange before its push and after its pull (the analytic engine's
+ * closed form of the node-local reduce and broadcast, which both engines charge as delays). */
+void sim_node_local(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down);
+/* pull_forward: the step's time and its exchanges' time by the analytic engine: each node's and server's link
+ * directions serve their flows first come first served (pulls in forward order, pushes in backward order). */
+double sim_pull_forward(const sim_config *c, const sim_plan *p, double *comm_s);
 
 gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
 /* The analytic engine's time of one bucket's exchange, alone on the network (the plan's fused buckets pace

@@ -284,6 +284,27 @@ check "validate: ps_shards and ps_placement columns, empty is the default" sh -c
 printf 'model,platform,gpu,batch,gpus,sync,images_per_s,ps_placement\nalexnet,terngrad-ethernet,GTX 1080,128,32,ps-sharded,100,rr\n' > ps.csv
 "$GQ" validate --measured ps.csv 2> err.txt; rc=$?
 check "validate: a bad ps_placement named with its line" sh -c "test $rc -ne 0 && grep -q \"ps.csv:2: ps_placement 'rr'\" err.txt"
+# TensorFlow's reads during forward: the default with placed servers; --ps-pull round in the sync name; refused where
+# there are no placed servers or no overlap; a ps_pull column; tf-replicated's preset reads back in the round
+"$GQ" simulate --model vgg-a --platform terngrad-infiniband --gpus 32 --ps-shards 8 --ps-placement greedy \
+    --engine analytic --format csv | tail -1 > pf.txt
+"$GQ" simulate --model vgg-a --platform terngrad-infiniband --gpus 32 --ps-shards 8 --ps-placement greedy \
+    --ps-pull round --engine analytic --format csv | tail -1 > pr.txt
+check "--ps-pull: forward by default (the plain sync name), round named in sync" sh -c \
+    "grep -q ',\"ps-sharded:shards=8,placement=greedy\",' pf.txt && grep -q ',\"ps-sharded:shards=8,placement=greedy,pull=round\",' pr.txt && ! cmp -s pf.txt pr.txt"
+"$GQ" simulate --model vgg-a --platform terngrad-infiniband --gpus 32 --ps-placement greedy --overlap off \
+    --ps-pull forward 2> err.txt; rc=$?
+check "--ps-pull with --overlap off: refused in one line, a usage error" sh -c \
+    "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q 'with --overlap off every exchange waits' err.txt"
+"$GQ" simulate --model vgg-a --platform terngrad-infiniband --gpus 32 --ps-pull round 2> err.txt; rc=$?
+check "--ps-pull without placed servers: refused" sh -c "test $rc -eq 2 && grep -q 'there are none here' err.txt"
+printf 'model,platform,gpu,batch,gpus,sync,images_per_s,ps_shards,ps_placement,ps_pull\n' > pp.csv
+printf 'vgg-a,terngrad-infiniband,GTX 1080,128,32,ps-sharded,100,8,greedy,round\n' >> pp.csv
+"$GQ" validate --measured pp.csv --engine analytic --format csv > ppv.csv 2> err.txt
+check "validate: a ps_pull column" grep -q 'placement=greedy,pull=round' ppv.csv
+"$GQ" simulate --model inception3 --platform p2.8xlarge --gpus 16 --framework tf-replicated --engine analytic \
+    --format csv | tail -1 > tr.txt
+check "--framework tf-replicated: read back in the round after backward" grep -q 'placement=round-robin,pull=round,on=cpu' tr.txt
 # HiPress's roots: the preset, its sync name, the refusals where roots mean nothing, the published file
 "$GQ" simulate --model vgg19 --platform terngrad-infiniband --gpus 8 --quant signsgd --framework hipress \
     --engine analytic --format csv | tail -1 > hp.txt

@@ -25,6 +25,7 @@ value_of() {
     --sync) echo ring ;;
     --ps-shards) echo 1 ;;
     --ps-placement) echo greedy ;;
+    --ps-pull) echo round ;;
     --ps-on) echo cpu ;;
     --ps-node-sum) echo gpus ;;
     --ps-cpu-machines) echo 2 ;;

@@ -390,6 +390,32 @@ int main(void)
         close_to(r.comm_s, node + 2 * AX + 2 * 3 * 4000000.0 / BX, "a partition the tensor's size: whole");
     }
 
+    /* TensorFlow's placed servers overlapped (--overlap on, --ps-pull forward): 4 nodes of 2 GPUs, 4 servers
+     * round-robin, fp32; the weights (W = 4,000,000 bytes) on server 0, the bias (Wb = 4,000) on server 1, both in
+     * the one layer, forward 0.01 s, backward 0.02 s. Reads: server 0 sends the weights to the 3 other nodes, its
+     * NIC out taking 3W, while each node's NIC in takes W, then the bias (after 3 Wb from server 1); a node's own
+     * part (the broadcast to its GPUs, a_intra + bytes / b_intra a tensor) after each: forward waits
+     *   S = a_inter + 3W/b_inter + 2 a_intra + (W + Wb)/b_intra      (nodes 1-3; node 0 holds the weights).
+     * Pushes after backward (S + 0.03): the bias first (to server 1), then the weights, each after the node's own
+     * reduce (the same a_intra + bytes / b_intra); server 0's NIC in takes 3W from once the three senders have
+     * begun, and the step ends when it has applied them:
+     *   T = S + 0.03 + 2 a_intra + (W + Wb)/b_intra + a_inter + 3W/b_inter
+     * -- the hot server's NIC carries 3W out during forward and 3W in after backward; the round instead
+     * (--ps-pull round) charges both after backward, with one node-local reduce and broadcast of the whole. */
+    {
+        sim_config c = pinned(&CL, "fp32", SYNC_PS_SHARDED, 8);
+        c.ps_shards = 4, c.ps_placement = PS_ROUND_ROBIN, c.overlap = 1;
+        const double W = 4 * NW, Wb = 4 * NB, local = 2 * AI + (W + Wb) / BI;
+        const double S = AX + 3 * W / BX + local;
+        sim_result r;
+        char m2[256];
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.iteration_s, S + COMPUTE + local + AX + 3 * W / BX, "pull forward: the hot server's 3W out, 3W in");
+        c.ps_pull_round = 1;
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.iteration_s, COMPUTE + 2 * (AI + raw / BI) + 2 * AX + 2 * 3 * W / BX, "pull round: after backward");
+    }
+
     /* HiPress's roots (ps-flat, --ps-placement roots): 4 GPUs on 2 nodes, fp16 at no codec cost (W, Wb the weights'
      * and the bias's wire, U = W + Wb, the reply as large). Whole, the weights (tensor 0) are rooted at GPU 0 and the
      * bias (tensor 1) at GPU 1: GPU 0's own link takes the weights from the 3 others, 3W, more than node 0's NIC
