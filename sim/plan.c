@@ -484,8 +484,8 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         serial_seen = serial_s;
         double cycle = c->fusion_cycle_s > 0 ? floor(t / c->fusion_cycle_s) : 0;
         /* whole tensors on their servers: TensorFlow pushes each variable to its server on its own, so the servers
-         * work side by side over the whole gradient -- one exchange, not buckets in turn (each of which would wait
-         * for its own busiest server) */
+         * work side by side over the whole gradient -- in the round, one exchange, not buckets in turn (each of
+         * which would wait for its own busiest server); read in forward, a bucket a tensor, as it is made */
         if (!cur || loop || p->pull_forward ||
             (!placed && (c->fusion_bytes <= 0 || cur->raw_bytes >= c->fusion_bytes || cycle != cur_cycle))) {
             cur = &p->b[p->n++];
