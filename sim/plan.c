@@ -561,9 +561,11 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     }
     free(T), free(first), free(server_of);
     for (int k = 0; p->servers && k < p->n; k++)
-        for (int s = 0; s < p->servers; s++)
+        for (int s = 0; s < p->servers; s++) {
             p->share[k * p->servers + s] =
                 p->b[k].up_bytes > 0 ? p->share[k * p->servers + s] / p->b[k].up_bytes : 1.0 / p->servers;
+            p->b[k].msgs_all += p->share[k * p->servers + s] > 0 ? p->msgs[k * p->servers + s] : 0;
+        }
     for (int k = 0; p->pull_forward && k < p->n; k++)
         sim_node_local(c, p, &p->b[k], &p->b[k].local_up_s, &p->b[k].local_down_s);
     if (c->codec_serial) { /* a GPU runs its codec kernels between backward's: compute ends later */

@@ -1079,10 +1079,8 @@ static void pf_server(int argc, char **argv)
                 sg_comm_wait_all(in + (size_t)i * (N - 1), (size_t)(N - 1));
                 i++;
             }
-            sg_mutex_lock(w->lock);
-            while (w->pf_own_it[(size_t)srv * nb + k] < it + 1) sg_cond_wait(w->pf_cond, w->lock);
+            pf_wait(w, &w->pf_own_it[(size_t)srv * nb + k], it + 1);
             const double own = w->pf_own[(size_t)srv * nb + k];
-            sg_mutex_unlock(w->lock);
             apply = fmax(apply, fmax(simgrid_get_clock(), own)) + N * share * b->srv_dec_s + share * b->srv_enc_s +
                     (N - 1) * msgs * (rcv + snd);
             sleep_until(apply);

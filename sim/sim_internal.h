@@ -30,6 +30,8 @@ typedef struct {
      * forward needs it back), and a node's own part of its exchange before the push (the node-local reduce, the
      * encode) and after the pull (the decode, the broadcast to the node's GPUs); 0 elsewhere */
     double need_s, local_up_s, local_down_s;
+    /* with servers: the messages a node sends in it to every server that holds some of it (placed_sent's total) */
+    double msgs_all;
 } sim_bucket;
 
 struct sim_plan {
@@ -85,10 +87,8 @@ struct sim_plan {
  * as many replies it takes back. */
 static inline double placed_sent(const sim_plan *p, size_t k, int node)
 {
-    const double *share = p->share + k * (size_t)p->servers, *msgs = p->msgs + k * (size_t)p->servers;
-    double sent = 0;
-    for (int s = 0; s < p->servers; s++) sent += s != node && share[s] > 0 ? msgs[s] : 0;
-    return sent;
+    const size_t at = k * (size_t)p->servers + (size_t)node; /* its own server's, kept */
+    return p->b[k].msgs_all - (node < p->servers && p->share[at] > 0 ? p->msgs[at] : 0);
 }
 
 gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap);
