@@ -153,13 +153,26 @@ static void put_node(sbuf *b, const cluster_spec *c, int i, const char *ind, int
     put(b, "%s</zone>\n", ind);
 }
 
-/* The hub's link (CLUSTER_XML_HUB, stars only): never shared, never the bottleneck, a NIC's latency, so that a node's
- * flow to the hub crosses what its flows to another node crossed up to the switch, and as much delay. */
-static void put_hub_link(sbuf *b, const char *router, const cluster_spec *c)
+/* The hubs (CLUSTER_XML_HUB, stars only): one a node, hub<i>, on its node's switch (the fabric's, or its rack's
+ * gateway router) over a link of its own, never the bottleneck and of a NIC's latency, so that node i's flow to its
+ * hub crosses what its flows to another node crossed up to the switch, and as much delay. One hub a node, not one
+ * for all: flows that share a link, even a fat pipe that never limits them, are one system for SimGrid's solver,
+ * which solved all the hub's flows at each flow's start and end; a node's own hub keeps its flows a system of
+ * their own, at the same rates. The links (hublink<i>), then the hosts, then the routes: */
+static void put_hub_links(sbuf *b, const cluster_spec *c, int first, int last, const char *ind)
 {
-    put(b, "    <link id=\"hublink\" bandwidth=\"%sBps\" latency=\"%ss\" sharing_policy=\"FATPIPE\"/>\n",
-        G(phys_range_of(PHYS_FATPIPE_RATE)->hi), G(c->inter->latency));
-    put(b, "    <route src=\"hub\" dst=\"%s\"><link_ctn id=\"hublink\"/></route>\n", router);
+    for (int i = first; i < last; i++)
+        put(b, "%s<link id=\"hublink%d\" bandwidth=\"%sBps\" latency=\"%ss\" sharing_policy=\"FATPIPE\"/>\n", ind, i,
+            G(phys_range_of(PHYS_FATPIPE_RATE)->hi), G(c->inter->latency));
+}
+static void put_hub_hosts(sbuf *b, int first, int last, const char *ind)
+{
+    for (int i = first; i < last; i++) put(b, "%s<host id=\"hub%d\" speed=\"1f\"/>\n", ind, i);
+}
+static void put_hub_routes(sbuf *b, int first, int last, const char *router, const char *ind)
+{
+    for (int i = first; i < last; i++)
+        put(b, "%s<route src=\"hub%d\" dst=\"%s\"><link_ctn id=\"hublink%d\"/></route>\n", ind, i, router, i);
 }
 
 char *cluster_xml(const cluster_spec *c, int nodes, int layout)
@@ -226,6 +239,7 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
     static const char NIC[] =
         "%s<link id=\"nic%d\" bandwidth=\"%sBps\" latency=\"%ss\" sharing_policy=\"SPLITDUPLEX\"/>\n";
     for (int i = 0; racks && i < nodes; i++) put(&b, NIC, "    ", i, G(nic), G(c->inter->latency));
+    if (racks && hub) put_hub_links(&b, c, 0, nodes, "    ");
     /* Plain nodes in racks are no zones of their own: a rack is one zone of its GPUs, its nodes' switches and its
      * gateway, joined by the links a <cluster> per node would have made (node<i>_g<j>, as a node's links are
      * named), so SimGrid 3.32 keeps a zone per rack, not per node (its duplicate-name checks and its seal walk
@@ -241,6 +255,7 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
         if (flat_racks) { /* the DTD wants hosts and routers, then routes */
             for (int i = first; i < last; i++)
                 for (int g = 0; g < c->gpus_per_node; g++) put(&b, "    <host id=\"n%dg%d\" speed=\"1f\"/>\n", i, g);
+            if (hub) put_hub_hosts(&b, first, last, "    ");
             for (int i = first; i < last; i++) put(&b, "    <router id=\"node%d_router\"/>\n", i);
             put(&b, "    <router id=\"rack%d_router\"/>\n", r);
             for (int i = first; i < last; i++) {
@@ -254,19 +269,29 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
                     "direction=\"UP\"/></route>\n",
                     i, r, i);
             }
+            if (hub) {
+                char router[32];
+                snprintf(router, sizeof router, "rack%d_router", r);
+                put_hub_routes(&b, first, last, router, "    ");
+            }
             put(&b, "  </zone>\n");
             continue;
         }
         for (int i = first; i < last; i++) put_node(&b, c, i, ind, host_cpu, racks > 0);
         if (racks) {
-            put(&b, "    <zone id=\"rack%d_gw\" routing=\"Full\">\n      <router id=\"rack%d_router\"/>\n    </zone>\n",
-                r, r);
+            char router[32];
+            snprintf(router, sizeof router, "rack%d_router", r);
+            put(&b, "    <zone id=\"rack%d_gw\" routing=\"Full\">\n", r);
+            if (hub) put_hub_hosts(&b, first, last, "      ");
+            put(&b, "      <router id=\"%s\"/>\n", router);
+            if (hub) put_hub_routes(&b, first, last, router, "      ");
+            put(&b, "    </zone>\n");
         } else {
             put(&b, "  <zone id=\"fabric\" routing=\"%s\">\n", leaves ? "Floyd" : "Full");
-            if (hub && !leaves) put(&b, "    <host id=\"hub\" speed=\"1f\"/>\n");
+            if (hub && !leaves) put_hub_hosts(&b, first, last, "    ");
             if (!leaves) {
                 put(&b, "    <router id=\"switch\"/>\n");
-                if (hub) put_hub_link(&b, "switch", c);
+                if (hub) put_hub_links(&b, c, first, last, "    "), put_hub_routes(&b, first, last, "switch", "    ");
             } else { /* the DTD wants routers, then links, then routes */
                 put(&b, "    <router id=\"core\"/>\n");
                 for (int l = 0; l < leaves; l++) put(&b, "    <router id=\"leaf%d\"/>\n", l);
@@ -302,9 +327,7 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
     }
     if (racks) {
         put(&b, "  <zone id=\"fabric\" routing=\"Full\">\n");
-        if (hub) put(&b, "    <host id=\"hub\" speed=\"1f\"/>\n");
         put(&b, "    <router id=\"switch\"/>\n");
-        if (hub) put_hub_link(&b, "switch", c);
         put(&b, "  </zone>\n");
         put(&b, "  <link id=\"backplane\" bandwidth=\"%sBps\" latency=\"0s\" sharing_policy=\"FATPIPE\"/>\n",
             G(phys_range_of(PHYS_FATPIPE_RATE)->hi)); /* never the bottleneck */

@@ -166,6 +166,8 @@ mutations=(
   'sim/plan.c|                server_of[v] = (int)(v % (size_t)servers);|                server_of[v] = (int)(k % (size_t)servers);|partition: round-robin over tensors, not pieces'
   'sim/plan.c|static size_t piece_n(size_t n, size_t k, size_t j) { return n / k + (j < n % k); }|static size_t piece_n(size_t n, size_t k, size_t j) { return n / k + (j <= n % k); }|partition: one piece too many elements'
   'sim/codec_cost.c|        w[m] = a * a / (pts[i].us * pts[i].us);|        w[m] = 1 / (pts[i].us * pts[i].us);|codec fit: weights not scaled with the launches'
+  'platforms/xml_write.c|<link_ctn id=\"hublink%d\"/></route>\n", ind, i, router, i);|<link_ctn id=\"hublink%d\"/></route>\n", ind, i, router, first);|hubs: every node of a rack on one hub link'
+  'platforms/xml_write.c|G(phys_range_of(PHYS_FATPIPE_RATE)->hi), G(c->inter->latency));|G(phys_range_of(PHYS_FATPIPE_RATE)->hi), G(2 * c->inter->latency));|hubs: a hub link of two NIC latencies'
 )
 
 killed=0

@@ -55,9 +55,9 @@ typedef struct {
     flow_took *took;    /* the folded stand-ins' flows by size: 4 a bucket at most, up and down for full nodes */
     int ntook;          /* and a last one partly used */
     sg_mutex_t lock;
-    sg_cond_t took_done; /* notified as each first flow of a size ends */
-    long flows;          /* flows moved, the count of the engine's work that tests bound (sim_result.flows) */
-    sg_host_t hub;       /* the placed servers' flows aggregated (placed_phase): the platform's hub, else NULL */
+    sg_cond_t took_done;          /* notified as each first flow of a size ends */
+    long flows;                   /* flows moved, the count of the engine's work that tests bound (sim_result.flows) */
+    sg_host_t *hub;               /* the placed servers' flows aggregated (placed_phase): each node's hub, else NULL */
     struct hub_state *hub_phases; /* and its phases, in the order every node runs them */
     int *hub_calls;               /* per node: its leaders_placed calls so far */
     sg_cond_t hub_cond;           /* notified as a phase's first sender starts and its last one ends */
@@ -379,7 +379,7 @@ typedef struct hub_state {
 typedef struct {
     sg_world *w;
     hub_state *ph;
-    sg_host_t to;
+    sg_host_t from, to;
     double bytes;
 } hub_flow;
 static void hub_flow_actor(int argc, char **argv)
@@ -389,7 +389,7 @@ static void hub_flow_actor(int argc, char **argv)
     sg_mutex_lock(f->w->lock);
     while (!f->ph->started) sg_cond_wait(f->w->hub_cond, f->w->lock);
     sg_mutex_unlock(f->w->lock);
-    sg_host_sendto(f->w->hub, f->to, f->bytes);
+    sg_host_sendto(f->from, f->to, f->bytes);
     if (++f->ph->in_done == f->ph->servers) sg_cond_notify_all(f->w->hub_cond);
 }
 
@@ -401,12 +401,12 @@ static void hub_flow_actor(int argc, char **argv)
  * for every server's flow out (a reply arrives no sooner than its server sends it). What is lost is how max-min
  * fairness splits a NIC between the flows of different pairs: docs/simulation.md compares it with the pairwise
  * exchange (--exact-flows). */
-static void hub_phase(sg_world *w, int phase, double out, double in, int servers, int push)
+static void hub_phase(sg_world *w, int node, int phase, double out, double in, int servers, int push)
 {
     hub_state *ph = &w->hub_phases[phase];
     ph->servers = servers;
     sg_host_t here = sg_host_self();
-    hub_flow f = {w, ph, here, (double)bytes_of(in)};
+    hub_flow f = {w, ph, w->hub[node], here, (double)bytes_of(in)};
     sg_actor_t helper = NULL;
     if (in > 0) {
         helper = sg_actor_init("hubin", here);
@@ -418,7 +418,7 @@ static void hub_phase(sg_world *w, int phase, double out, double in, int servers
     if (out > 0) {
         if (!ph->started) ph->started = 1, sg_cond_notify_all(w->hub_cond);
         w->flows += 1; /* the hub's flow, counted as put() counts */
-        sg_host_sendto(here, w->hub, (double)bytes_of(out));
+        sg_host_sendto(here, w->hub[node], (double)bytes_of(out));
         if (++ph->out_done == servers && !push) sg_cond_notify_all(w->hub_cond);
     }
     if (helper) {
@@ -448,7 +448,7 @@ static void placed_phase(sg_world *w, int node, size_t k, double bytes, int push
         const double away = others * bytes, served = mine > 0 ? (N - 1) * mine * bytes : 0;
         const int phase = 2 * w->hub_calls[node] + !push;
         w->hub_calls[node] += !push;
-        hub_phase(w, phase, push ? away : served, push ? served : away, servers, push);
+        hub_phase(w, node, phase, push ? away : served, push ? served : away, servers, push);
         return;
     }
     sg_comm_t *c = malloc((size_t)(N + K) * sizeof *c);
@@ -965,7 +965,7 @@ static void pf_node(int argc, char **argv)
                 for (int s = 0; s < K; s++)
                     if (s != node && share[s] > 0) pf_wait(w, &h->pull_started[(size_t)k * K + s], it + 1);
                 w->flows++;
-                sg_host_sendto(w->hub, here, (double)bytes_of((1 - mine) * p->b[k].down_bytes));
+                sg_host_sendto(w->hub[node], here, (double)bytes_of((1 - mine) * p->b[k].down_bytes));
                 for (int s = 0; s < K; s++)
                     if (s != node && share[s] > 0) pf_wait(w, &h->pull_ended[(size_t)k * K + s], it + 1);
                 arrival[k] = simgrid_get_clock();
@@ -1006,7 +1006,7 @@ static void pf_node(int argc, char **argv)
             if (h) {
                 pf_bump(w, &h->push_started[k]);
                 w->flows++;
-                sg_host_sendto(here, w->hub, (double)bytes_of((1 - mine) * b->up_bytes));
+                sg_host_sendto(here, w->hub[node], (double)bytes_of((1 - mine) * b->up_bytes));
                 pf_bump(w, &h->push_ended[k]);
                 continue;
             }
@@ -1053,7 +1053,7 @@ static void pf_server(int argc, char **argv)
             if (h) { /* through the hub, one variable after another */
                 pf_bump(w, &h->pull_started[(size_t)k * K + srv]);
                 w->flows++;
-                sg_host_sendto(here, w->hub, (double)bytes_of((N - 1) * share * p->b[k].down_bytes));
+                sg_host_sendto(here, w->hub[srv], (double)bytes_of((N - 1) * share * p->b[k].down_bytes));
                 pf_bump(w, &h->pull_ended[(size_t)k * K + srv]);
                 continue;
             }
@@ -1073,7 +1073,7 @@ static void pf_server(int argc, char **argv)
             if (h) { /* its share of every node's flow, from once the first has begun */
                 pf_wait(w, &h->push_started[k], it * senders[k] + 1);
                 w->flows++;
-                sg_host_sendto(w->hub, here, (double)bytes_of((N - 1) * share * b->up_bytes));
+                sg_host_sendto(w->hub[srv], here, (double)bytes_of((N - 1) * share * b->up_bytes));
                 pf_wait(w, &h->push_ended[k], (it + 1) * senders[k]);
             } else {
                 sg_comm_wait_all(in + (size_t)i * (N - 1), (size_t)(N - 1));
@@ -1150,8 +1150,8 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
     w.hub_cond = sg_cond_init();
     /* hosts by (node, GPU) from one listing: sg_host_by_name searches the
      * zones linearly, which made starting P actors cost O(P^2); the host
-     * CPUs n<node>cpu where servers run on them */
-    sg_host_t *grid = calloc((size_t)w.N * (host_cols + 1), sizeof *grid), *all = sg_host_list();
+     * CPUs n<node>cpu where servers run on them, and the nodes' hubs hub<node> */
+    sg_host_t *grid = calloc((size_t)w.N * (host_cols + 2), sizeof *grid), *all = sg_host_list();
     if (!grid || !all) return 1;
     sg_host_t *cpu = grid + (size_t)w.N * host_cols;
     for (size_t h = 0, nh = sg_host_count(); h < nh; h++) {
@@ -1163,12 +1163,17 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
         else if (end = 0,
                  sscanf(name, "n%dcpu%n", &node, &end) == 1 && end > 0 && name[end] == '\0' && node >= 0 && node < w.N)
             cpu[node] = all[h];
-        else if (hub && strcmp(name, "hub") == 0)
-            w.hub = all[h];
+        else if (end = 0, hub && sscanf(name, "hub%d%n", &node, &end) == 1 && end > 0 && name[end] == '\0' &&
+                              node >= 0 && node < w.N)
+            cpu[w.N + node] = all[h];
     }
-    if (hub && !w.hub) {
-        fprintf(stderr, "[gqsim/CRITICAL] Host not found: hub\n");
-        return 1;
+    if (hub) {
+        w.hub = cpu + w.N;
+        for (int n = 0; n < w.N; n++)
+            if (!w.hub[n]) {
+                fprintf(stderr, "[gqsim/CRITICAL] Host not found: hub%d\n", n);
+                return 1;
+            }
     }
     if (w.hub) { /* two phases a call: a bucket, or PowerSGD's two all-reduces of one */
         w.hub_phases = calloc(4 * (size_t)w.iters * (size_t)p->n, sizeof *w.hub_phases);

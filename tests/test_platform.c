@@ -8,11 +8,18 @@
  *  - a 2:1 oversubscribed fat-tree halves cross-leaf bandwidth;
  *  - inside a node: the DGX-1's NVLinks one by one (20 GB/s a P100 link, 50 a
  *    doubled V100 pair), PCIe where the cube-mesh has no direct link, K80
- *    boards and sockets sharing their one uplink. */
+ *    boards and sockets sharing their one uplink;
+ *  - with the placed servers' hubs (CLUSTER_XML_HUB), flat and racked, with or
+ *    without host CPUs: node i's route to hub<i> crosses its own links, its
+ *    NIC up and a hub link of its own, and nothing another node's hub route
+ *    crosses (a link two routes share joins their flows in one system of
+ *    SimGrid's solver), with the delay of its route to another node's switch
+ *    side: its links' latencies, its NIC's and one more NIC latency. */
 #include <math.h>
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
+#include <simgrid/link.h>
 #include <simgrid/mailbox.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -416,6 +423,99 @@ static void test_link_tables(void)
     }
 }
 
+/* What hub_checker checks (SimGrid answers route queries only once it runs, so from an actor) and finds. */
+static struct {
+    const cluster_spec *c;
+    int nodes, from_cpu, broken;
+} HUB;
+
+/* For every node i: the route from its first GPU (or its host CPU, HUB.from_cpu) to hub<i> is its own links,
+ * nic<i>'s up direction and hublink<i>, and its latency half the route's to the same host of another node plus a
+ * NIC latency; HUB.broken counts the routes that break it. */
+static void hub_checker(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    for (int i = 0; i < HUB.nodes; i++) {
+        char from[32], hub[32], nic[32], own[32], other[32], hublink[32];
+        snprintf(from, sizeof from, HUB.from_cpu ? "n%dcpu" : "n%dg0", i);
+        snprintf(other, sizeof other, HUB.from_cpu ? "n%dcpu" : "n%dg0", (i + 1) % HUB.nodes);
+        snprintf(hub, sizeof hub, "hub%d", i), snprintf(nic, sizeof nic, "nic%d_UP", i);
+        snprintf(own, sizeof own, "node%d_", i), snprintf(hublink, sizeof hublink, "hublink%d", i);
+        sg_host_t a = sg_host_by_name(from), h = sg_host_by_name(hub), o = sg_host_by_name(other);
+        if (!a || !h || !o) {
+            HUB.broken++;
+            continue;
+        }
+        xbt_dynar_t links = xbt_dynar_new(sizeof(sg_link_t), NULL);
+        sg_host_get_route(a, h, links);
+        int saw_nic = 0, saw_hub = 0, foreign = 0;
+        for (unsigned long k = 0; k < xbt_dynar_length(links); k++) {
+            const char *name = sg_link_get_name(xbt_dynar_get_as(links, k, sg_link_t));
+            if (strcmp(name, nic) == 0)
+                saw_nic++;
+            else if (strcmp(name, hublink) == 0)
+                saw_hub++;
+            else if (strncmp(name, own, strlen(own)) != 0)
+                foreign++;
+        }
+        xbt_dynar_free(&links);
+        /* to the same host on another node: its own links, two NICs, the other's links, so half of it is its own
+         * links and one NIC; the hub's link adds one NIC latency more */
+        const double lat_hub = sg_host_get_route_latency(a, h),
+                     expect = sg_host_get_route_latency(a, o) / 2 + HUB.c->inter->latency;
+        if (saw_nic != 1 || saw_hub != 1 || foreign != 0 || fabs(lat_hub / expect - 1) > 1e-12) HUB.broken++;
+    }
+}
+
+/* hub_checker in a forked SimGrid on `nodes` of `spec` in `layout` | CLUSTER_XML_HUB: the number of routes that
+ * broke its rule, -1 where the platform did not load. */
+static int hub_routes_broken(const char *spec, int nodes, cluster_xml_layout layout, int from_cpu)
+{
+    cluster_spec c;
+    char msg[256];
+    if (cluster_parse(spec, &c, msg, sizeof msg) != GQ_OK) return -1;
+    char path[] = "/tmp/gqsim-test-XXXXXX";
+    int fd = mkstemp(path);
+    char *xml = cluster_xml(&c, nodes, layout | CLUSTER_XML_HUB);
+    if (fd < 0 || !xml || write(fd, xml, strlen(xml)) < 0) return -1;
+    close(fd);
+    free(xml);
+    int p[2];
+    if (pipe(p) != 0) return -1;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        char *argv[] = {"t", "--log=root.thres:critical", NULL};
+        int argc = 2;
+        simgrid_init(&argc, argv);
+        simgrid_load_platform(path);
+        HUB.c = &c, HUB.nodes = nodes, HUB.from_cpu = from_cpu, HUB.broken = 0;
+        sg_actor_create("check", sg_host_by_name("n0g0"), hub_checker, 0, NULL);
+        simgrid_run();
+        _exit(write(p[1], &HUB.broken, sizeof HUB.broken) == sizeof HUB.broken ? 0 : 1);
+    }
+    close(p[1]);
+    int broken = -1;
+    if (read(p[0], &broken, sizeof broken) != sizeof broken) broken = -1;
+    close(p[0]);
+    waitpid(pid, NULL, 0);
+    unlink(path);
+    return broken;
+}
+
+static void test_hubs(void)
+{
+    const char *eth = "cluster:gpus-per-node=4,gpu=GTX 1080,intra=pcie3,inter=10gbe";
+    const char *one = "cluster:gpus-per-node=1,gpu=K80,intra=pcie3,inter=1gbe";
+    CHECK(hub_routes_broken(eth, 8, CLUSTER_XML_FLAT, 0) == 0, "8 nodes, flat: every node's own hub route");
+    CHECK(hub_routes_broken(eth, 70, CLUSTER_XML_RACKED, 0) == 0, "70 nodes, racked: every node's own hub route");
+    CHECK(hub_routes_broken(one, 70, CLUSTER_XML_RACKED | CLUSTER_XML_HOST_CPUS, 1) == 0,
+          "70 nodes, racked, from the host CPUs: every node's own hub route");
+    CHECK(hub_routes_broken(one, 70, CLUSTER_XML_RACKED | CLUSTER_XML_HOST_CPUS, 0) == 0,
+          "70 nodes, racked, host CPUs, from the GPUs: every node's own hub route");
+    CHECK(hub_routes_broken(one, 70, CLUSTER_XML_RACKED, 0) == 0, "70 nodes of one GPU, racked: every node's own hub");
+}
+
 int main(void)
 {
     test_link_tables();
@@ -424,5 +524,6 @@ int main(void)
     test_xml_roundtrip();
     test_physics();
     test_inside_node();
+    test_hubs();
     return check_summary();
 }
