@@ -265,7 +265,12 @@ int cluster_nodes_built(const cluster_spec *c, int gpus)
     return c->nodes > used ? c->nodes : used;
 }
 
-double cluster_nic_bandwidth(const cluster_spec *c) { return c->inter->bandwidth * c->nics; }
+double cluster_nic_wire_bandwidth(const cluster_spec *c) { return c->inter->bandwidth * c->nics; }
+double cluster_nic_bandwidth(const cluster_spec *c)
+{
+    const double wire = cluster_nic_wire_bandwidth(c);
+    return c->rpc_copy_rate > 0 && c->rpc_copy_rate < wire ? c->rpc_copy_rate : wire;
+}
 
 void cluster_node_keys(const cluster_spec *c, char *buf, size_t cap)
 {

@@ -64,6 +64,10 @@ typedef struct {
     /* how the parameter servers' messages travel: 0 as gqsim's flows alone, 1 as gRPC calls, each paying gRPC's
      * cost per message at both ends (docs/simulation.md#grpc) */
     int rpc;
+    /* where every flow between nodes is such a message (the servers' schemes on an rpc= platform), the rate at which
+     * a node's CPU copies them each way, bytes/s: its NICs' rate is the lower of theirs and this; 0: their own.
+     * Set by the simulation, not by a spec. */
+    double rpc_copy_rate;
 } cluster_spec;
 
 enum { RPC_NONE = 0, RPC_GRPC = 1 };
@@ -87,8 +91,11 @@ int cluster_nodes_for(const cluster_spec *c, int gpus);
 /* Nodes the platform has for a run of `gpus` GPUs: the used ones, or all of
  * nodes= if the spec names more (they stay idle, as in a partly booked cluster). */
 int cluster_nodes_built(const cluster_spec *c, int gpus);
-/* Effective NIC bandwidth of a node. */
+/* A node's NICs' bandwidth each way, as its flows see it: the wire's (below), or where every flow between nodes is
+ * an RPC message, the lower of that and its CPU's copy rate (rpc_copy_rate). */
 double cluster_nic_bandwidth(const cluster_spec *c);
+/* A node's NICs' bandwidth on the wire, each way (what a fat tree's uplinks are sized by). */
+double cluster_nic_wire_bandwidth(const cluster_spec *c);
 
 /* ---- inside a node ---------------------------------------------------------------------- */
 

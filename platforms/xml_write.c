@@ -300,7 +300,7 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
                     put(&b,
                         "    <link id=\"uplink%d\" bandwidth=\"%sBps\" latency=\"%ss\" "
                         "sharing_policy=\"SPLITDUPLEX\"/>\n",
-                        l, G(nic * members / c->oversub), G(c->inter->latency));
+                        l, G(cluster_nic_wire_bandwidth(c) * members / c->oversub), G(c->inter->latency));
                 }
                 for (int l = 0; l < leaves; l++)
                     put(&b,

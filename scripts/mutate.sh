@@ -166,6 +166,11 @@ mutations=(
   'sim/plan.c|                server_of[v] = (int)(v % (size_t)servers);|                server_of[v] = (int)(k % (size_t)servers);|partition: round-robin over tensors, not pieces'
   'sim/plan.c|static size_t piece_n(size_t n, size_t k, size_t j) { return n / k + (j < n % k); }|static size_t piece_n(size_t n, size_t k, size_t j) { return n / k + (j <= n % k); }|partition: one piece too many elements'
   'sim/codec_cost.c|        w[m] = a * a / (pts[i].us * pts[i].us);|        w[m] = 1 / (pts[i].us * pts[i].us);|codec fit: weights not scaled with the launches'
+  'platforms/cluster_spec.c|    return c->rpc_copy_rate > 0 && c->rpc_copy_rate < wire ? c->rpc_copy_rate : wire;|    return wire;|gRPC copies: the NICs at the wire rate'
+  'sim/scenario.c|const double per_byte = fmax(cost.send_byte_s, cost.recv_byte_s);|const double per_byte = fmin(cost.send_byte_s, cost.recv_byte_s);|gRPC copies: the faster end bounds the rate'
+  'sim/plan.c|const double up = cluster_nic_wire_bandwidth(cl) * cl->leaf_nodes|const double up = cluster_nic_bandwidth(cl) * cl->leaf_nodes|gRPC copies: analytic fat-tree uplinks sized by the copy rate'
+  'platforms/xml_write.c|G(cluster_nic_wire_bandwidth(c) * members / c->oversub)|G(nic * members / c->oversub)|gRPC copies: SimGrid fat-tree uplinks sized by the copy rate'
+  'sim/codec_cost.c|!(v[k] >= 0 && v[k] < 1e6);|!(v[k] >= 0 && (k > RECV ? 1 : v[k] < 1e6));|gRPC costs: the per-byte columns unbounded'
   'platforms/xml_write.c|<link_ctn id=\"hublink%d\"/></route>\n", ind, i, router, i);|<link_ctn id=\"hublink%d\"/></route>\n", ind, i, router, first);|hubs: every node of a rack on one hub link'
   'platforms/xml_write.c|G(phys_range_of(PHYS_FATPIPE_RATE)->hi), G(c->inter->latency));|G(phys_range_of(PHYS_FATPIPE_RATE)->hi), G(2 * c->inter->latency));|hubs: a hub link of two NIC latencies'
 )

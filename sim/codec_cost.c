@@ -367,17 +367,19 @@ void codec_cost_fit_line(const double *n, const double *enc_ns, const double *de
 
 /* ---- RPC runtimes: the cost of one message ---------------------------------------------------------- */
 
-gq_err rpc_cost_parse(const char *text, const char *file, const char *rpc, double *send_s, double *recv_s, char *source,
+gq_err rpc_cost_parse(const char *text, const char *file, const char *rpc, rpc_cost *cost, char *source,
                       size_t source_cap, char *msg, size_t cap)
 {
     gq_csv *r = malloc(sizeof *r);
     if (!r) return GQ_ERR_NOMEM;
     gq_csv_init(r, text, strlen(text));
     const char *why = "no header";
-    int col[4] = {-1, -1, -1, -1};
-    static const char *const COLS[4] = {"rpc", "sender_fixed_us", "receiver_fixed_us", "source"};
+    enum { NAME, SEND, RECV, SEND_BYTE, RECV_BYTE, SOURCE, NCOLS };
+    int col[NCOLS];
+    static const char *const COLS[NCOLS] = {
+        "rpc", "sender_fixed_us", "receiver_fixed_us", "sender_ns_per_byte", "receiver_ns_per_byte", "source"};
     gq_err e = gq_csv_next(r, &why) == 1 ? GQ_OK : gq_fail(GQ_ERR_SPEC, msg, cap, "%s: %s", file, why);
-    for (int k = 0; e == GQ_OK && k < 4; k++)
+    for (int k = 0; e == GQ_OK && k < NCOLS; k++)
         if ((col[k] = gq_csv_column(r, COLS[k], NULL)) < 0)
             e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s: no column %s", file, COLS[k]);
     int found = 0;
@@ -388,20 +390,27 @@ gq_err rpc_cost_parse(const char *text, const char *file, const char *rpc, doubl
             e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: %s", file, line, why);
             break;
         }
-        if (gq_csv_blank(r) || r->nfields <= col[0] || strcmp(r->field[col[0]], rpc) != 0) continue;
-        char *end1 = NULL, *end2 = NULL;
-        const double s = r->nfields > col[1] ? strtod(r->field[col[1]], &end1) : NAN;
-        const double v = r->nfields > col[2] ? strtod(r->field[col[2]], &end2) : NAN;
-        if (!end1 || *end1 || !end2 || *end2 || !(s >= 0 && s < 1e6) || !(v >= 0 && v < 1e6)) {
-            e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: %s's costs must be microseconds, 0 to 1e6", file, line, rpc);
+        if (gq_csv_blank(r) || r->nfields <= col[NAME] || strcmp(r->field[col[NAME]], rpc) != 0) continue;
+        double v[NCOLS];
+        int bad = 0;
+        for (int k = SEND; k <= RECV_BYTE; k++) {
+            char *end = NULL;
+            v[k] = r->nfields > col[k] ? strtod(r->field[col[k]], &end) : NAN;
+            bad |= !end || *end || !(v[k] >= 0 && v[k] < 1e6);
+        }
+        if (bad) {
+            e = gq_fail(GQ_ERR_SPEC, msg, cap,
+                        "%s:%d: %s's costs must be microseconds a message and nanoseconds a byte, 0 to 1e6", file, line,
+                        rpc);
             break;
         }
-        *send_s = 1e-6 * s, *recv_s = 1e-6 * v;
-        if (r->nfields <= col[3] || !r->field[col[3]][0]) {
+        *cost = (rpc_cost){1e-6 * v[SEND], 1e-6 * v[RECV], 1e-9 * v[SEND_BYTE], 1e-9 * v[RECV_BYTE]};
+        if (r->nfields <= col[SOURCE] || !r->field[col[SOURCE]][0]) {
             e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: %s's row names no source", file, line, rpc);
             break;
         }
-        snprintf(source, source_cap, "%s %g+%g us per message (%s)", rpc, s, v, file);
+        snprintf(source, source_cap, "%s %g+%g us per message, %g+%g ns per byte (%s)", rpc, v[SEND], v[RECV],
+                 v[SEND_BYTE], v[RECV_BYTE], file);
         found = 1;
     }
     free(r);
@@ -409,10 +418,9 @@ gq_err rpc_cost_parse(const char *text, const char *file, const char *rpc, doubl
     return e;
 }
 
-gq_err rpc_cost_for(const char *rpc, double *send_s, double *recv_s, char *source, size_t source_cap, char *msg,
-                    size_t cap)
+gq_err rpc_cost_for(const char *rpc, rpc_cost *cost, char *source, size_t source_cap, char *msg, size_t cap)
 {
     const char *text = gq_builtin_data("rpc_costs");
     if (!text) return gq_fail(GQ_ERR_PARAM, msg, cap, "data/rpc_costs.csv is not built in");
-    return rpc_cost_parse(text, "data/rpc_costs.csv", rpc, send_s, recv_s, source, source_cap, msg, cap);
+    return rpc_cost_parse(text, "data/rpc_costs.csv", rpc, cost, source, source_cap, msg, cap);
 }

@@ -55,13 +55,19 @@ gq_err codec_cost_for(const qz_params *q, codec_device on, const gpu_db *db, con
 gq_err codec_server_cost_cpu(const qz_params *q, const codec_profile *user, codec_cost *c, double *sum_ns, char *msg,
                              size_t cap);
 
-/* The cost of one message of an RPC runtime (a cluster's rpc=, by its name: "grpc") at its sender and at its
- * receiver, in seconds of CPU time, and where it comes from: the built-in data/rpc_costs.csv. */
-gq_err rpc_cost_for(const char *rpc, double *send_s, double *recv_s, char *source, size_t source_cap, char *msg,
-                    size_t cap);
-/* The same from a CSV text (columns rpc, sender_fixed_us, receiver_fixed_us, source; others ignored); `file`
- * names it in errors. */
-gq_err rpc_cost_parse(const char *text, const char *file, const char *rpc, double *send_s, double *recv_s, char *source,
+/* What an RPC runtime's message costs its sender's and its receiver's CPU, in seconds: a fixed part a message and
+ * a part a byte (its copies). */
+typedef struct {
+    double send_s, recv_s;           /* a message */
+    double send_byte_s, recv_byte_s; /* a byte */
+} rpc_cost;
+
+/* The costs of an RPC runtime (a cluster's rpc=, by its name: "grpc") and where they come from: the built-in
+ * data/rpc_costs.csv. */
+gq_err rpc_cost_for(const char *rpc, rpc_cost *cost, char *source, size_t source_cap, char *msg, size_t cap);
+/* The same from a CSV text (columns rpc, sender_fixed_us, receiver_fixed_us, sender_ns_per_byte,
+ * receiver_ns_per_byte, source; others ignored); `file` names it in errors. */
+gq_err rpc_cost_parse(const char *text, const char *file, const char *rpc, rpc_cost *cost, char *source,
                       size_t source_cap, char *msg, size_t cap);
 
 /* Nanoseconds of one call on n elements. */

@@ -371,7 +371,7 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     cross += 2 * cl->inter->latency;
     if (multi) p->b_ring = fmin(p->b_ring, cluster_nic_bandwidth(cl));
     if (cl->topo == TOPO_FAT_TREE && p->nodes > cl->leaf_nodes) {
-        const double up = cluster_nic_bandwidth(cl) * cl->leaf_nodes / cl->oversub; /* two uplinks */
+        const double up = cluster_nic_wire_bandwidth(cl) * cl->leaf_nodes / cl->oversub; /* two uplinks */
         p->a_inter += 2 * cl->inter->latency, p->a_far += 2 * cl->inter->latency, cross += 2 * cl->inter->latency;
         p->b_inter = fmin(p->b_inter, up), p->b_far = fmin(p->b_far, up), p->b_ring = fmin(p->b_ring, up);
     }

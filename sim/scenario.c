@@ -151,13 +151,21 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
     }
     if (s->cluster.rpc && (q->sync == SYNC_PS || q->sync == SYNC_PS_SHARDED || q->sync == SYNC_PS_FLAT)) {
         /* the servers' messages */
-        char src[88];
+        char src[150];
         const char *rpc = cluster_rpc_name(s->cluster.rpc);
-        if ((e = rpc_cost_for(rpc, &s->rpc_send_s, &s->rpc_recv_s, src, sizeof src, why, sizeof why)) != GQ_OK) {
+        rpc_cost cost;
+        if ((e = rpc_cost_for(rpc, &cost, src, sizeof src, why, sizeof why)) != GQ_OK) {
             scenario_close(s);
             return gq_fail(e, msg, cap, "%s: rpc=%s: %s", q->platform, rpc, why);
         }
-        snprintf(s->rpc_source, sizeof s->rpc_source, "; %s", src);
+        s->rpc_send_s = cost.send_s, s->rpc_recv_s = cost.recv_s;
+        /* every flow between nodes is a message, its bytes copied by the sender's CPU and the receiver's as they
+         * stream: a node's NICs move them no faster than the slower copy (each message has both ends). A user's XML
+         * keeps its NICs as it declares them. */
+        const double per_byte = fmax(cost.send_byte_s, cost.recv_byte_s);
+        if (!s->cluster.xml_path[0] && per_byte > 0) s->cluster.rpc_copy_rate = 1 / per_byte;
+        snprintf(s->rpc_source, sizeof s->rpc_source, "; %s%s", src,
+                 s->cluster.xml_path[0] ? ", per byte not charged on a user's XML" : "");
     }
     const char *gpu = q->gpu ? q->gpu : s->cluster.gpu;
     if (strcmp(gpu, "cpu") == 0 && !(q->gpu_images_per_s > 0 && q->codec_on != CODEC_ON_GPU)) {
@@ -418,7 +426,7 @@ gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *
         tensor_plan_describe(plan, o->quant, sizeof o->quant);
     else
         qz_format_spec(&c.quant, o->quant, sizeof o->quant);
-    snprintf(o->codec_source, sizeof o->codec_source, "%.248s%.167s%.95s", codec_source, server_source, s->rpc_source);
+    snprintf(o->codec_source, sizeof o->codec_source, "%.248s%.167s%.191s", codec_source, server_source, s->rpc_source);
     o->gpus = gpus;
     o->images_per_s = (double)gpus * s->batch / o->r.iteration_s;
     o->speedup = o->images_per_s / s->compute.images_per_s; /* one GPU, fp32, no communication */

@@ -74,9 +74,10 @@ typedef struct {
     compute_estimate compute;
     codec_profile profile; /* the --codec-costs file, if any */
     /* the servers' messages where the platform says rpc= (ps, ps-sharded): their cost at each end, and its source as
-     * codec_source's suffix ("; grpc ... (data/rpc_costs.csv)"); 0 and "" otherwise */
+     * codec_source's suffix ("; grpc ... (data/rpc_costs.csv)"); 0 and "" otherwise (their copy rate is
+     * cluster.rpc_copy_rate) */
     double rpc_send_s, rpc_recv_s;
-    char rpc_source[96];
+    char rpc_source[192];
 } sim_scenario;
 
 /* Resolves a request; on failure s is closed (scenario_close is safe). */
@@ -90,7 +91,7 @@ typedef struct {
     int gpus;
     double images_per_s;
     double speedup; /* over one GPU in fp32 without communication */
-    char codec_source[512];
+    char codec_source[704];
 } sim_outcome;
 
 /* Runs quantizer `quant` (a spec) on `gpus` GPUs. */

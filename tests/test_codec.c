@@ -147,33 +147,55 @@ static void test_profile(void)
     }
 }
 
-/* The cost of an RPC runtime's message: read from a file's row, in microseconds; the built-in gRPC row measured. */
+/* The cost of an RPC runtime's message: read from a file's row, microseconds a message and nanoseconds a byte; the
+ * built-in gRPC row measured (its copies a few GB/s, one core's memory copy). */
 static void test_rpc_costs(void)
 {
-    double send = 0, recv = 0;
-    char src[128], msg[256];
-    const char *text = "rpc,receiver_fixed_us,sender_fixed_us,source\nthrift,1,2,x\ngrpc,40.5,30.25,\"a, b\"\n";
-    CHECK(rpc_cost_parse(text, "r.csv", "grpc", &send, &recv, src, sizeof src, msg, sizeof msg) == GQ_OK &&
-              fabs(send / 30.25e-6 - 1) < 1e-12 && fabs(recv / 40.5e-6 - 1) < 1e-12 &&
-              strcmp(src, "grpc 30.25+40.5 us per message (r.csv)") == 0,
-          "the named row's columns by their names: send %g s, recv %g s, '%s' (%s)", send, recv, src, msg);
-    CHECK(rpc_cost_for("grpc", &send, &recv, src, sizeof src, msg, sizeof msg) == GQ_OK && send > 1e-6 && send < 1e-3 &&
-              recv > 1e-6 && recv < 1e-3 && strstr(src, "data/rpc_costs.csv"),
-          "the built-in gRPC row: send %g s, recv %g s (%s)", send, recv, msg);
+    rpc_cost c = {0};
+    char src[160], msg[256];
+    const char *text = "rpc,receiver_fixed_us,sender_fixed_us,receiver_ns_per_byte,sender_ns_per_byte,source\n"
+                       "thrift,1,2,3,4,x\ngrpc,40.5,30.25,0.5,0.125,\"a, b\"\n";
+    CHECK(rpc_cost_parse(text, "r.csv", "grpc", &c, src, sizeof src, msg, sizeof msg) == GQ_OK &&
+              fabs(c.send_s / 30.25e-6 - 1) < 1e-12 && fabs(c.recv_s / 40.5e-6 - 1) < 1e-12 &&
+              fabs(c.send_byte_s / 0.125e-9 - 1) < 1e-12 && fabs(c.recv_byte_s / 0.5e-9 - 1) < 1e-12 &&
+              strcmp(src, "grpc 30.25+40.5 us per message, 0.125+0.5 ns per byte (r.csv)") == 0,
+          "the named row's columns by their names: send %g s + %g s/B, recv %g s + %g s/B, '%s' (%s)", c.send_s,
+          c.send_byte_s, c.recv_s, c.recv_byte_s, src, msg);
+    CHECK(rpc_cost_for("grpc", &c, src, sizeof src, msg, sizeof msg) == GQ_OK && c.send_s > 1e-6 && c.send_s < 1e-3 &&
+              c.recv_s > 1e-6 && c.recv_s < 1e-3 && c.send_byte_s > 0.05e-9 && c.send_byte_s < 2e-9 &&
+              c.recv_byte_s > 0.05e-9 && c.recv_byte_s < 2e-9 && strstr(src, "data/rpc_costs.csv"),
+          "the built-in gRPC row: send %g s + %g s/B, recv %g s + %g s/B (%s)", c.send_s, c.send_byte_s, c.recv_s,
+          c.recv_byte_s, msg);
     static const char *const BAD[][2] = {
-        {"rpc,sender_fixed_us,source\ngrpc,1,x\n", "r.csv: no column receiver_fixed_us"},
-        {"rpc,sender_fixed_us,receiver_fixed_us,source\ngrpc,1,fast,x\n", "r.csv:2: grpc's costs must be"},
-        {"rpc,sender_fixed_us,receiver_fixed_us,source\ngrpc,-1,2,x\n", "r.csv:2: grpc's costs must be"},
-        {"rpc,sender_fixed_us,receiver_fixed_us,source\ngrpc,1,2,\n", "r.csv:2: grpc's row names no source"},
-        {"rpc,sender_fixed_us,receiver_fixed_us,source\nthrift,1,2,x\n", "r.csv: no row for rpc grpc"},
-        {"rpc,sender_fixed_us,receiver_fixed_us,source\n\"grpc,1,2,x\n", "r.csv:2: "},
+        {"rpc,sender_fixed_us,receiver_fixed_us,sender_ns_per_byte,source\ngrpc,1,2,3,x\n",
+         "r.csv: no column receiver_ns_per_byte"},
+        {"rpc,sender_fixed_us,sender_ns_per_byte,receiver_ns_per_byte,source\ngrpc,1,2,3,x\n",
+         "r.csv: no column receiver_fixed_us"},
+        {"rpc,sender_fixed_us,receiver_fixed_us,sender_ns_per_byte,receiver_ns_per_byte,source\ngrpc,1,fast,0,0,x\n",
+         "r.csv:2: grpc's costs must be"},
+        {"rpc,sender_fixed_us,receiver_fixed_us,sender_ns_per_byte,receiver_ns_per_byte,source\ngrpc,1,2,0,-0.5,x\n",
+         "r.csv:2: grpc's costs must be"},
+        {"rpc,sender_fixed_us,receiver_fixed_us,sender_ns_per_byte,receiver_ns_per_byte,source\ngrpc,1,2,1e6,0,x\n",
+         "r.csv:2: grpc's costs must be"},
+        {"rpc,sender_fixed_us,receiver_fixed_us,sender_ns_per_byte,receiver_ns_per_byte,source\ngrpc,1,2,0,0,\n",
+         "r.csv:2: grpc's row names no source"},
+        {"rpc,sender_fixed_us,receiver_fixed_us,sender_ns_per_byte,receiver_ns_per_byte,source\nthrift,1,2,0,0,x\n",
+         "r.csv: no row for rpc grpc"},
+        {"rpc,sender_fixed_us,receiver_fixed_us,sender_ns_per_byte,receiver_ns_per_byte,source\n\"grpc,1,2,0,0,x\n",
+         "r.csv:2: "},
     };
     for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
         msg[0] = '\0';
-        CHECK(rpc_cost_parse(BAD[i][0], "r.csv", "grpc", &send, &recv, src, sizeof src, msg, sizeof msg) != GQ_OK &&
+        CHECK(rpc_cost_parse(BAD[i][0], "r.csv", "grpc", &c, src, sizeof src, msg, sizeof msg) != GQ_OK &&
                   strncmp(msg, BAD[i][1], strlen(BAD[i][1])) == 0,
               "expected '%s', got '%s'", BAD[i][1], msg);
     }
+    /* at the edge: a cost just under the limit reads */
+    CHECK(rpc_cost_parse("rpc,sender_fixed_us,receiver_fixed_us,sender_ns_per_byte,receiver_ns_per_byte,source\n"
+                         "grpc,0,0,0,999999.5,x\n",
+                         "r.csv", "grpc", &c, src, sizeof src, msg, sizeof msg) == GQ_OK &&
+              c.recv_byte_s == 999999.5e-9,
+          "0 and 999999.5 ns a byte read (%s)", msg);
 }
 
 int main(void)

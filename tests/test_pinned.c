@@ -416,6 +416,27 @@ int main(void)
         close_to(r.iteration_s, COMPUTE + 2 * (AI + raw / BI) + 2 * AX + 2 * 3 * W / BX, "pull round: after backward");
     }
 
+    /* gRPC's copies (rpc=, docs/simulation.md#grpc): where every flow between nodes is a message, a node's NICs move
+     * them no faster than its CPU copies them, so the same reads in forward and pushes with a copy rate R below the
+     * wire's take 3W/R where they took 3W/b_inter; R at the wire's or above changes nothing. */
+    {
+        cluster_spec slow = CL;
+        sim_config c = pinned(&slow, "fp32", SYNC_PS_SHARDED, 8);
+        c.ps_shards = 4, c.ps_placement = PS_ROUND_ROBIN, c.overlap = 1;
+        const double W = 4 * NW, Wb = 4 * NB, local = 2 * AI + (W + Wb) / BI;
+        static const double RATE[] = {BX / 2.5, BX, 2 * BX};
+        for (int i = 0; i < 3; i++) {
+            slow.rpc_copy_rate = RATE[i];
+            const double R = RATE[i] < BX ? RATE[i] : BX, S = AX + 3 * W / R + local;
+            sim_result r;
+            char m2[256], what[96];
+            CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+            snprintf(what, sizeof what, "gRPC copies at %.4g GB/s (the wire %.4g): 3W/R out, 3W/R in", RATE[i] / 1e9,
+                     BX / 1e9);
+            close_to(r.iteration_s, S + COMPUTE + local + AX + 3 * W / R, what);
+        }
+    }
+
     /* HiPress's roots (ps-flat, --ps-placement roots): 4 GPUs on 2 nodes, fp16 at no codec cost (W, Wb the weights'
      * and the bias's wire, U = W + Wb, the reply as large). Whole, the weights (tensor 0) are rooted at GPU 0 and the
      * bias (tensor 1) at GPU 1: GPU 0's own link takes the weights from the 3 others, 3W, more than node 0's NIC

@@ -503,6 +503,27 @@ static int hub_routes_broken(const char *spec, int nodes, cluster_xml_layout lay
     return broken;
 }
 
+/* gRPC's copies (rpc_copy_rate): a node's NIC links at the copy rate where it is below the wire's, a fat tree's
+ * uplinks still sized by the wire (leaf nodes x the wire / oversubscription); at the wire's rate, the wire's. */
+static void test_copy_rate_xml(void)
+{
+    cluster_spec c;
+    char msg[256];
+    CHECK(cluster_parse("cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=ib-edr,topology=fat-tree,oversub=2,leaf=2,"
+                        "rpc=grpc",
+                        &c, msg, sizeof msg) == GQ_OK,
+          "%s", msg);
+    c.rpc_copy_rate = 3.5e9;
+    char *xml = cluster_xml(&c, 4, CLUSTER_XML_FLAT);
+    CHECK(xml && strstr(xml, "<link id=\"nic0\" bandwidth=\"3500000000Bps\"") &&
+              strstr(xml, "<link id=\"uplink0\" bandwidth=\"12500000000Bps\"") && cluster_nic_bandwidth(&c) == 3.5e9 &&
+              cluster_nic_wire_bandwidth(&c) == 12.5e9,
+          "copies at 3.5 GB/s on EDR: the NICs at 3.5 GB/s, the uplinks 2 x 12.5 / 2 GB/s");
+    free(xml);
+    c.rpc_copy_rate = 12.5e9;
+    CHECK(cluster_nic_bandwidth(&c) == 12.5e9, "copies at the wire's rate: the wire's");
+}
+
 static void test_hubs(void)
 {
     const char *eth = "cluster:gpus-per-node=4,gpu=GTX 1080,intra=pcie3,inter=10gbe";
@@ -525,5 +546,6 @@ int main(void)
     test_physics();
     test_inside_node();
     test_hubs();
+    test_copy_rate_xml();
     return check_summary();
 }

@@ -597,6 +597,73 @@ static void test_rpc(void)
           24 * both + 16 * recv, want);
 }
 
+/* gRPC's copies (cluster.rpc_copy_rate, set where every flow between nodes is a message): a node's NICs at a copy
+ * rate R below the wire's are NICs of rate R -- in both engines, the same iteration as on a link kind of that
+ * bandwidth and latency to the last digits, for the one server, even shards, and placed servers read in forward
+ * and in the round; a rate at the wire's (equality) or above is the wire's. */
+static void test_rpc_copy_rate(void)
+{
+    cluster_spec fast = cluster("cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=ib-edr");
+    link_kind wire_r = *fast.inter;
+    const double R = fast.inter->bandwidth / 3.5;
+    wire_r.bandwidth = R;
+    cluster_spec slow = fast;
+    slow.inter = &wire_r;
+    static const struct {
+        sync_kind sync;
+        int shards, round;
+        ps_placement placement;
+        const char *what;
+    } CASE[] = {
+        {SYNC_PS, 0, 0, PS_EVEN, "ps"},
+        {SYNC_PS_SHARDED, 0, 0, PS_EVEN, "ps-sharded even"},
+        {SYNC_PS_SHARDED, 4, 0, PS_GREEDY, "4 greedy servers read in forward"},
+        {SYNC_PS_SHARDED, 4, 1, PS_GREEDY, "4 greedy servers in the round"},
+    };
+    static const engine_kind ENGINES[] = {ENGINE_ANALYTIC, ENGINE_SIMGRID};
+    for (size_t i = 0; i < sizeof CASE / sizeof CASE[0]; i++)
+        for (size_t k = 0; k < 2; k++) {
+            const engine_kind e = ENGINES[k];
+            const char *name = e == ENGINE_SIMGRID ? "SimGrid" : "analytic";
+            cluster_spec capped = fast;
+            sim_config c = base("alexnet", &capped, 4, "fp32", CASE[i].sync);
+            c.network_model = "CM02", c.ps_shards = CASE[i].shards, c.ps_placement = CASE[i].placement;
+            c.ps_pull_round = CASE[i].round;
+            const double on_wire = run(c, e);
+            capped.rpc_copy_rate = R;
+            const double copied = run(c, e);
+            c.cluster = &slow;
+            const double on_r = run(c, e);
+            CHECK(fabs(copied / on_r - 1) < 1e-12 && copied > 1.01 * on_wire,
+                  "%s, %s engine: copies at %.4g GB/s %.9f s, a wire of that rate %.9f s, the wire's own %.9f s",
+                  CASE[i].what, name, R / 1e9, copied, on_r, on_wire);
+            c.cluster = &capped;
+            capped.rpc_copy_rate = fast.inter->bandwidth; /* at equality */
+            const double at = run(c, e);
+            capped.rpc_copy_rate = 2 * fast.inter->bandwidth;
+            const double above = run(c, e);
+            CHECK(at == on_wire && above == on_wire,
+                  "%s, %s engine: copies at the wire's rate %.9f s, above %.9f s, %.9f s", CASE[i].what, name, at,
+                  above, on_wire);
+        }
+    /* a fat tree's uplinks stay the wire's: 4:1 over 2 nodes a leaf is 6.25 GB/s, above two nodes' copies at R, so the
+     * iteration is the non-blocking tree's (1:1) */
+    cluster_spec tree4 =
+                     cluster("cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=ib-edr,topology=fat-tree,oversub=4,"
+                             "leaf=2"),
+                 tree1 =
+                     cluster("cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=ib-edr,topology=fat-tree,oversub=1,"
+                             "leaf=2");
+    tree4.rpc_copy_rate = tree1.rpc_copy_rate = R;
+    for (size_t k = 0; k < 2; k++) {
+        sim_config c4 = base("alexnet", &tree4, 4, "fp32", SYNC_PS_SHARDED), c1 = c4;
+        c4.network_model = c1.network_model = "CM02", c1.cluster = &tree1;
+        const double t4 = run(c4, ENGINES[k]), t1 = run(c1, ENGINES[k]);
+        CHECK(fabs(t4 / t1 - 1) < 1e-9, "copies at %.4g GB/s on a 4:1 fat tree %.9f s, 1:1 %.9f s (%s engine)", R / 1e9,
+              t4, t1, ENGINES[k] == ENGINE_SIMGRID ? "SimGrid" : "analytic");
+    }
+}
+
 /* PowerSGD's factors all-reduced: two all-reduces a bucket in both engines alike; without overlap, its codec is on
  * the critical path whole -- every encoded element's encode (its two halves) and decode, the tensors it sends as
  * floats (vectors) charged nothing; and an all-reduce of fewer bytes is faster on 10 GbE than fp32's. */
@@ -775,6 +842,7 @@ int main(void)
     test_inside_nodes();
     test_ps_on_cpu();
     test_rpc();
+    test_rpc_copy_rate();
     test_engine_work();
     test_ps_hub();
     zoo_free(&Z);
