@@ -74,7 +74,9 @@ typedef struct {
     int *pf_own_it;
     double pf_applied;
     sg_cond_t pf_cond;
-    struct pf_hub *pf_hub; /* its flows' progress through the hub, where there is one */
+    struct pf_hub *pf_hub;     /* its flows' progress through the hub, where there is one */
+    int *pf_held_at, *pf_held; /* per bucket k, its servers (a share > 0): pf_held[pf_held_at[k] .. pf_held_at[k+1]) */
+    int *pf_senders;           /* per bucket, the nodes that push some of it (not holding all of it) */
 } sg_world;
 
 /* A worker actor: one GPU, or (on a generated, uniform platform, in a ring or all-gather) the hops of a node's other
@@ -962,18 +964,19 @@ static void pf_node(int argc, char **argv)
             left[k] = 0, arrival[k] = t0;
             if (!(mine < 1)) continue;
             if (h) {
-                for (int s = 0; s < K; s++)
-                    if (s != node && share[s] > 0) pf_wait(w, &h->pull_started[(size_t)k * K + s], it + 1);
+                const int *held = w->pf_held + w->pf_held_at[k], nheld = w->pf_held_at[k + 1] - w->pf_held_at[k];
+                for (int j = 0; j < nheld; j++)
+                    if (held[j] != node) pf_wait(w, &h->pull_started[(size_t)k * K + held[j]], it + 1);
                 w->flows++;
                 sg_host_sendto(w->hub[node], here, (double)bytes_of((1 - mine) * p->b[k].down_bytes));
-                for (int s = 0; s < K; s++)
-                    if (s != node && share[s] > 0) pf_wait(w, &h->pull_ended[(size_t)k * K + s], it + 1);
+                for (int j = 0; j < nheld; j++)
+                    if (held[j] != node) pf_wait(w, &h->pull_ended[(size_t)k * K + held[j]], it + 1);
                 arrival[k] = simgrid_get_clock();
                 continue;
             }
-            for (int s = 0; s < K; s++)
-                if (s != node && share[s] > 0)
-                    c[n] = sg_mailbox_get_async(mbox("fp%d.%d", s, node), &data), of[n++] = k, left[k]++;
+            for (int j = w->pf_held_at[k]; j < w->pf_held_at[k + 1]; j++)
+                if (w->pf_held[j] != node)
+                    c[n] = sg_mailbox_get_async(mbox("fp%d.%d", w->pf_held[j], node), &data), of[n++] = k, left[k]++;
         }
         while (n > 0) { /* pairs: each bucket's arrival, when the last of its shares has come */
             const ssize_t i = sg_comm_wait_any(c, n);
@@ -1010,8 +1013,9 @@ static void pf_node(int argc, char **argv)
                 pf_bump(w, &h->push_ended[k]);
                 continue;
             }
-            for (int s = 0; s < K; s++)
-                if (s != node && share[s] > 0) c[n++] = put_async(w, mbox("fu%d.%d", s, node), share[s] * b->up_bytes);
+            for (int j = w->pf_held_at[k]; j < w->pf_held_at[k + 1]; j++)
+                if (w->pf_held[j] != node)
+                    c[n++] = put_async(w, mbox("fu%d.%d", w->pf_held[j], node), share[w->pf_held[j]] * b->up_bytes);
         }
         sg_comm_wait_all(c, n);
         sleep_until(t0 + stall + w->plan->compute_s);
@@ -1040,11 +1044,9 @@ static void pf_server(int argc, char **argv)
     for (int k = 0; k < nb; k++) held += p->share[(size_t)k * K + srv] > 0;
     const size_t most = h ? 1 : (size_t)held * (size_t)(N - 1);
     sg_comm_t *out = malloc((most + 1) * sizeof *out), *in = malloc((most + 1) * sizeof *in);
-    int *senders = calloc((size_t)nb, sizeof *senders); /* per bucket the nodes that push some of it */
+    const int *senders = w->pf_senders;
     void *data;
-    if (!out || !in || !senders) abort(); /* the child dies and the parent reports a failed run */
-    for (int k = 0; k < nb; k++)
-        for (int o = 0; o < N; o++) senders[k] += !(o < K && p->share[(size_t)k * K + o] >= 1);
+    if (!out || !in) abort(); /* the child dies and the parent reports a failed run */
     for (int it = 0; it < w->iters; it++) {
         size_t n = 0;
         for (int k = nb - 1; k >= 0; k--) { /* the replies, in forward order */
@@ -1091,7 +1093,7 @@ static void pf_server(int argc, char **argv)
         sg_barrier_wait(w->pf_step);
         if (srv == 0) w->pf_applied = 0; /* read by every node between the two waits */
     }
-    free(out), free(in), free(senders);
+    free(out), free(in);
 }
 
 /* ---- the child ------------------------------------------------------------------------- */
@@ -1190,7 +1192,20 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
         w.pf_own = calloc((size_t)p->servers * (size_t)p->n, sizeof *w.pf_own);
         w.pf_own_it = calloc((size_t)p->servers * (size_t)p->n, sizeof *w.pf_own_it);
         w.pf_cond = sg_cond_init();
-        if (!pf || !w.pf_own || !w.pf_own_it) return 1;
+        w.pf_held_at = calloc((size_t)p->n + 1, sizeof *w.pf_held_at);
+        w.pf_senders = calloc((size_t)p->n, sizeof *w.pf_senders);
+        if (!pf || !w.pf_own || !w.pf_own_it || !w.pf_held_at || !w.pf_senders) return 1;
+        for (int k = 0; k < p->n; k++) { /* each bucket's servers, counted then listed; the nodes that push to them */
+            const double *share = p->share + (size_t)k * p->servers;
+            w.pf_held_at[k + 1] = w.pf_held_at[k];
+            for (int s = 0; s < p->servers; s++) w.pf_held_at[k + 1] += share[s] > 0;
+            w.pf_senders[k] = w.N;
+            for (int s = 0; s < p->servers && s < w.N; s++) w.pf_senders[k] -= share[s] >= 1;
+        }
+        if (!(w.pf_held = malloc(((size_t)w.pf_held_at[p->n] + 1) * sizeof *w.pf_held))) return 1;
+        for (int k = 0, j = 0; k < p->n; k++)
+            for (int s = 0; s < p->servers; s++)
+                if (p->share[(size_t)k * p->servers + s] > 0) w.pf_held[j++] = s;
         if (w.hub) {
             const size_t per = (size_t)p->n * (size_t)p->servers;
             w.pf_hub = malloc(sizeof *w.pf_hub);
@@ -1266,7 +1281,7 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
     if (p->pull_forward) {
         sg_barrier_destroy(w.pf_step);
         sg_cond_destroy(w.pf_cond);
-        free(w.pf_own), free(w.pf_own_it), free(pf);
+        free(w.pf_own), free(w.pf_own_it), free(pf), free(w.pf_held_at), free(w.pf_held), free(w.pf_senders);
         if (w.pf_hub) free(w.pf_hub->pull_started), free(w.pf_hub);
     }
     for (int a = 0; p->pipelined && a < w.R; a++) sg_sem_destroy(w.pipe_iter[a]);
