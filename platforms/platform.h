@@ -146,9 +146,10 @@ typedef enum { CLUSTER_XML_FLAT = 0, CLUSTER_XML_RACKED = 1 } cluster_xml_layout
 /* Or'ed into the layout: every node also has its host CPU, n<NODE>cpu, at its root beside the NICs (joined to it by
  * a memory bus that neither delays nor limits), for parameter servers on the host (--ps-on cpu). */
 enum { CLUSTER_XML_HOST_CPUS = 2 };
-/* Or'ed into the layout, on a star (a fat tree has none): a host `hub` on the switch by a link that neither limits
- * nor is shared, of a NIC's latency: the other end of the flows by which the SimGrid engine moves all of a node's
- * messages to or from the placed parameter servers in one phase (sg_child.c). */
+/* Or'ed into the layout, on a star (a fat tree has none): per node i a host `hub<i>` on its switch (the fabric's or
+ * its rack's) by a link of its own that never limits, of a NIC's latency: the other end of the flows by which the
+ * SimGrid engine moves all of node i's messages to or from the placed parameter servers in one phase
+ * (sg_child.c). */
 enum { CLUSTER_XML_HUB = 4 };
 /* SimGrid platform XML for `nodes` nodes. @return a malloc'd string, or NULL
  * (out of memory). */
