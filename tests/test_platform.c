@@ -47,21 +47,22 @@ static void receiver(int argc, char **argv)
     END = t > END ? t : END;
 }
 
-/* Makespan of concurrent transfers src[i] -> dst[i] on `spec` with `nodes`. */
-static double transfers_in(const char *spec, int nodes, cluster_xml_layout layout, const char *const *src,
-                           const char *const *dst, int n)
+/* Runs setup(arg) in a forked SimGrid (CM02, no cross traffic) on `nodes` of `spec` in `layout`, then the
+ * simulation, and copies `size` bytes of `result` (which the actors wrote) back from the child. @return 0, or -1
+ * where the spec, the platform or the child failed. */
+static int in_simgrid(const char *spec, int nodes, cluster_xml_layout layout, cluster_spec *c, void (*setup)(void *),
+                      void *arg, void *result, size_t size)
 {
-    cluster_spec c;
     char msg[256];
-    if (cluster_parse(spec, &c, msg, sizeof msg) != GQ_OK) return -1;
+    if (cluster_parse(spec, c, msg, sizeof msg) != GQ_OK) return -1;
     char path[] = "/tmp/gqsim-test-XXXXXX";
     int fd = mkstemp(path);
-    char *xml = cluster_xml(&c, nodes, layout);
-    if (write(fd, xml, strlen(xml)) < 0) return -1;
-    close(fd);
+    char *xml = cluster_xml(c, nodes, layout);
+    const int wrote = fd >= 0 && xml && write(fd, xml, strlen(xml)) == (ssize_t)strlen(xml);
+    if (fd >= 0) close(fd);
     free(xml);
     int p[2];
-    if (pipe(p) != 0) return -1;
+    if (!wrote || pipe(p) != 0) return unlink(path), -1;
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
@@ -70,23 +71,42 @@ static double transfers_in(const char *spec, int nodes, cluster_xml_layout layou
         int argc = 4;
         simgrid_init(&argc, argv);
         simgrid_load_platform(path);
-        for (int i = 0; i < n; i++) {
-            char mb[16];
-            snprintf(mb, sizeof mb, "m%d", i);
-            const char *a[] = {"x", mb};
-            sg_actor_create("s", sg_host_by_name(src[i]), sender, 2, (char **)a);
-            sg_actor_create("r", sg_host_by_name(dst[i]), receiver, 2, (char **)a);
-        }
+        setup(arg);
         simgrid_run();
-        _exit(write(p[1], &END, sizeof END) == sizeof END ? 0 : 1);
+        _exit(write(p[1], result, size) == (ssize_t)size ? 0 : 1);
     }
     close(p[1]);
-    double t = -1;
-    if (read(p[0], &t, sizeof t) != sizeof t) t = -1;
+    const int got = read(p[0], result, size) == (ssize_t)size;
     close(p[0]);
     waitpid(pid, NULL, 0);
     unlink(path);
-    return t;
+    return got ? 0 : -1;
+}
+
+typedef struct {
+    const char *const *src, *const *dst;
+    int n;
+} transfer_set;
+static void start_transfers(void *arg)
+{
+    const transfer_set *t = arg;
+    for (int i = 0; i < t->n; i++) {
+        char mb[16];
+        snprintf(mb, sizeof mb, "m%d", i);
+        const char *a[] = {"x", mb};
+        sg_actor_create("s", sg_host_by_name(t->src[i]), sender, 2, (char **)a);
+        sg_actor_create("r", sg_host_by_name(t->dst[i]), receiver, 2, (char **)a);
+    }
+}
+
+/* Makespan of concurrent transfers src[i] -> dst[i] on `spec` with `nodes`. */
+static double transfers_in(const char *spec, int nodes, cluster_xml_layout layout, const char *const *src,
+                           const char *const *dst, int n)
+{
+    cluster_spec c;
+    transfer_set t = {src, dst, n};
+    END = 0;
+    return in_simgrid(spec, nodes, layout, &c, start_transfers, &t, &END, sizeof END) == 0 ? END : -1;
 }
 
 static double transfers(const char *spec, int nodes, const char *const *src, const char *const *dst, int n)
@@ -467,40 +487,22 @@ static void hub_checker(int argc, char **argv)
     }
 }
 
+static void start_hub_checker(void *arg)
+{
+    (void)arg;
+    sg_actor_create("check", sg_host_by_name("n0g0"), hub_checker, 0, NULL);
+}
+
 /* hub_checker in a forked SimGrid on `nodes` of `spec` in `layout` | CLUSTER_XML_HUB: the number of routes that
  * broke its rule, -1 where the platform did not load. */
 static int hub_routes_broken(const char *spec, int nodes, cluster_xml_layout layout, int from_cpu)
 {
     cluster_spec c;
-    char msg[256];
-    if (cluster_parse(spec, &c, msg, sizeof msg) != GQ_OK) return -1;
-    char path[] = "/tmp/gqsim-test-XXXXXX";
-    int fd = mkstemp(path);
-    char *xml = cluster_xml(&c, nodes, layout | CLUSTER_XML_HUB);
-    if (fd < 0 || !xml || write(fd, xml, strlen(xml)) < 0) return -1;
-    close(fd);
-    free(xml);
-    int p[2];
-    if (pipe(p) != 0) return -1;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        char *argv[] = {"t", "--log=root.thres:critical", NULL};
-        int argc = 2;
-        simgrid_init(&argc, argv);
-        simgrid_load_platform(path);
-        HUB.c = &c, HUB.nodes = nodes, HUB.from_cpu = from_cpu, HUB.broken = 0;
-        sg_actor_create("check", sg_host_by_name("n0g0"), hub_checker, 0, NULL);
-        simgrid_run();
-        _exit(write(p[1], &HUB.broken, sizeof HUB.broken) == sizeof HUB.broken ? 0 : 1);
-    }
-    close(p[1]);
-    int broken = -1;
-    if (read(p[0], &broken, sizeof broken) != sizeof broken) broken = -1;
-    close(p[0]);
-    waitpid(pid, NULL, 0);
-    unlink(path);
-    return broken;
+    HUB.c = &c, HUB.nodes = nodes, HUB.from_cpu = from_cpu, HUB.broken = 0;
+    return in_simgrid(spec, nodes, layout | CLUSTER_XML_HUB, &c, start_hub_checker, NULL, &HUB.broken,
+                      sizeof HUB.broken) == 0
+               ? HUB.broken
+               : -1;
 }
 
 /* gRPC's copies (rpc_copy_rate): a node's NIC links at the copy rate where it is below the wire's, a fat tree's
