@@ -327,7 +327,7 @@ expect "a codec-profile row one field short" 1 "shortcost.csv:2: 5 fields where 
 
 # ---- 13. MPI ranks that disagree end in seconds -------------------------------------------------------------
 if command -v mpirun > /dev/null && ! "$GQ" train --mpi --epochs 1 --train-limit 64 2>&1 | grep -q 'built without MPI'; then
-    M="--allow-run-as-root --oversubscribe --mca btl tcp,self --mca mpi_yield_when_idle 1 --mca rtc ^hwloc"
+    M="--allow-run-as-root --oversubscribe --mca btl tcp,self --mca pml ob1 --mca osc ^ucx --mca mpi_yield_when_idle 1 --mca rtc ^hwloc"
     T="--epochs 1 --train-limit 512 --test-limit 64"
     for what in "--quant fp32:--quant terngrad" "--train-limit 512:--train-limit 256" "--seed 1:--seed 2"; do
         a=${what%%:*} b=${what#*:}
