@@ -251,13 +251,15 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
         int first = racks ? r * RACK_NODES : 0,
             last = racks && (r + 1) * RACK_NODES < nodes ? (r + 1) * RACK_NODES : nodes;
         const char *ind = racks ? "    " : "  ";
+        char router[32]; /* the rack's gateway, where its hubs are */
+        snprintf(router, sizeof router, "rack%d_router", r);
         if (racks) put(&b, "  <zone id=\"rack%d\" routing=\"DijkstraCache\">\n", r);
         if (flat_racks) { /* the DTD wants hosts and routers, then routes */
             for (int i = first; i < last; i++)
                 for (int g = 0; g < c->gpus_per_node; g++) put(&b, "    <host id=\"n%dg%d\" speed=\"1f\"/>\n", i, g);
             if (hub) put_hub_hosts(&b, first, last, "    ");
             for (int i = first; i < last; i++) put(&b, "    <router id=\"node%d_router\"/>\n", i);
-            put(&b, "    <router id=\"rack%d_router\"/>\n", r);
+            put(&b, "    <router id=\"%s\"/>\n", router);
             for (int i = first; i < last; i++) {
                 for (int g = 0; g < c->gpus_per_node; g++)
                     put(&b,
@@ -269,18 +271,12 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
                     "direction=\"UP\"/></route>\n",
                     i, r, i);
             }
-            if (hub) {
-                char router[32];
-                snprintf(router, sizeof router, "rack%d_router", r);
-                put_hub_routes(&b, first, last, router, "    ");
-            }
+            if (hub) put_hub_routes(&b, first, last, router, "    ");
             put(&b, "  </zone>\n");
             continue;
         }
         for (int i = first; i < last; i++) put_node(&b, c, i, ind, host_cpu, racks > 0);
         if (racks) {
-            char router[32];
-            snprintf(router, sizeof router, "rack%d_router", r);
             put(&b, "    <zone id=\"rack%d_gw\" routing=\"Full\">\n", r);
             if (hub) put_hub_hosts(&b, first, last, "      ");
             put(&b, "      <router id=\"%s\"/>\n", router);

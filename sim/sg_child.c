@@ -1155,7 +1155,7 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
      * CPUs n<node>cpu where servers run on them, and the nodes' hubs hub<node> */
     sg_host_t *grid = calloc((size_t)w.N * (host_cols + 2), sizeof *grid), *all = sg_host_list();
     if (!grid || !all) return 1;
-    sg_host_t *cpu = grid + (size_t)w.N * host_cols;
+    sg_host_t *cpu = grid + (size_t)w.N * host_cols, *hubs = cpu + w.N;
     for (size_t h = 0, nh = sg_host_count(); h < nh; h++) {
         const char *name = sg_host_get_name(all[h]);
         int node, gpu, end = 0;
@@ -1167,12 +1167,12 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
             cpu[node] = all[h];
         else if (end = 0, hub && sscanf(name, "hub%d%n", &node, &end) == 1 && end > 0 && name[end] == '\0' &&
                               node >= 0 && node < w.N)
-            cpu[w.N + node] = all[h];
+            hubs[node] = all[h];
     }
     if (hub) {
-        w.hub = cpu + w.N;
+        w.hub = hubs;
         for (int n = 0; n < w.N; n++)
-            if (!w.hub[n]) {
+            if (!hubs[n]) {
                 fprintf(stderr, "[gqsim/CRITICAL] Host not found: hub%d\n", n);
                 return 1;
             }
