@@ -12,6 +12,16 @@ cmake -S . -B build-mutate -DCMAKE_BUILD_TYPE=Release > /dev/null || exit 1
 
 # file | exact text | replacement | what the mutation does
 mutations=(
+  'sim/analytic.c|ph[0] = g * (N - 1) * send + p->a_inter + g * share * b->up_bytes / bw;|ph[0] = g * (N - 1) * send + p->a_inter + share * b->up_bytes / bw;|every GPU pushing: the analytic NIC carries the node sum only'
+  'sim/analytic.c|work = fmax(work, T * mine * b->srv_dec_s|work = fmax(work, N * mine * b->srv_dec_s|every GPU pushing: a placed server adds one contribution a node'
+  'sim/analytic.c|if (host && p->per_gpu_push) {|if (0 && host && p->per_gpu_push) {|every GPU pushing: the host still sums and messages its GPUs'
+  'sim/analytic.c|cpu[n] = fmax(cpu[n], own[n]) + g * placed_sent(p, (size_t)k, n) * snd;|cpu[n] = fmax(cpu[n], own[n]) + placed_sent(p, (size_t)k, n) * snd;|every GPU pushing, reads in forward: one message a node'
+  'sim/sg_child.c|send_recv(w, mbox("su%d", (node + 1) % w->N), g * share * b->up_bytes|send_recv(w, mbox("su%d", (node + 1) % w->N), share * b->up_bytes|every GPU pushing: SimGrid shards carry the node sum only'
+  'sim/sg_child.c|const double away = g * others * bytes|const double away = others * bytes|every GPU pushing: the SimGrid hub takes the node sum only'
+  'sim/sg_child.c|sg_host_sendto(w->hub[srv], here, (double)bytes_of(others * share * b->up_bytes));|sg_host_sendto(w->hub[srv], here, (double)bytes_of((N - 1) * share * b->up_bytes));|every GPU pushing, reads in forward: a SimGrid server takes a push a node'
+  'sim/sg_child.c|const int msg = !w->plan->per_gpu_push;|const int msg = 1;|every GPU pushing: SimGrid GPUs still message their host'
+  'sim/sim_internal.h|return n + 1 < p->nodes ? p->per_node|return n < p->nodes ? p->per_node|every GPU pushing: the last node as full as the others'
+  'sim/plan.c|c->per_gpu_push && multi;|c->per_gpu_push;|every GPU pushing on one machine too'
   'sim/plan.c|(p->per_node - 1) * (b->down_bytes + b->up2_bytes);|(p->per_node - 1) * (b->up_bytes + b->up2_bytes);|hierarchical traffic: the leader sends uploads, not replies'
   'sim/analytic.c|(P - 1) * (a + b->up_bytes / bw) + (P - 1) * b->dec_s;|(P - 1) * (a + b->up_bytes / bw);|analytic all-gather without its decode cost'
   'sim/analytic.c|share * b->down_bytes / bw_inter + 2|share * b->up_bytes / bw_inter + 2|analytic sharded PS: the reply charged at upload size'

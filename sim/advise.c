@@ -88,8 +88,8 @@ static size_t settings_of(const sim_request *q, int gpus, setting *out, size_t c
     const size_t nfp32 = held(q, "fp32_below") ? 1 : ADVISE_NFP32_BELOW;
     static const codec_device DEVICES[] = {CODEC_ON_GPU, CODEC_ON_CPU};
     /* BytePS's pushes are encoded by the host's CPU whatever codec_on says: one device, the CPU */
-    const size_t ndev = held(q, "codec_on") || q->ps_node_sum_gpus ? 1 : 2;
-    const codec_device dev = q->ps_node_sum_gpus ? CODEC_ON_CPU : q->codec_on;
+    const size_t ndev = held(q, "codec_on") || q->ps_node_sum == NODE_SUM_GPUS ? 1 : 2;
+    const codec_device dev = q->ps_node_sum == NODE_SUM_GPUS ? CODEC_ON_CPU : q->codec_on;
     size_t n = 0;
     for (size_t a = 0; a < nsync; a++)
         for (size_t b = 0; b < nfusion; b++)
@@ -372,7 +372,7 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
             const sim_outcome *o = &fin[order[r]];
             char sync[96];
             sync_describe(s->sync, base->ps_shards, base->ps_placement, base->ps_pull_round, base->ps_on_cpu,
-                          base->ps_node_sum_gpus, base->ps_cpu_machines, base->partition_bytes, sync, sizeof sync);
+                          base->ps_node_sum, base->ps_cpu_machines, base->partition_bytes, sync, sizeof sync);
             const double codec = o->r.iteration_s > 0 ? (o->r.encode_s + o->r.decode_s) / o->r.iteration_s : 0;
             char to_target[3][40] = {"", "", ""};
             if (a->curves && a->target > 0) {

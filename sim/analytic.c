@@ -23,17 +23,19 @@ static double placed_servers(const sim_config *c, const sim_plan *p, const sim_b
 {
     const int N = p->nodes, K = p->servers;
     const double *share = p->share + (size_t)k * K, *msgs = p->msgs + (size_t)k * K, x = p->reverse_load - 1;
+    const double T = all_pushes(p);
     double work = 0, load = 0; /* load: the busiest NIC direction, in units of the bucket */
     double sends = 0;          /* the most messages a node sends (and gets back) */
     for (int n = 0; n < N; n++) {
-        /* a node sends every share it does not serve; a server receives its share from the N - 1 others; a link
-         * carries its flows and, under cross-traffic, the ACKs of those coming the other way */
-        const double mine = n < K ? share[n] : 0, out = 1 - mine, in = (N - 1) * mine;
+        /* a node pushes g contributions of every share it does not serve (g: node_pushes); a server receives its
+         * share of the T - g others'; a link carries its flows and, under cross-traffic, the ACKs of those coming
+         * the other way */
+        const double g = node_pushes(p, n), mine = n < K ? share[n] : 0, out = g * (1 - mine), in = (T - g) * mine;
         load = fmax(load, fmax(out + x * in, in + x * out));
-        sends = fmax(sends, placed_sent(p, (size_t)k, n));
-        if (n < K) /* a server takes in, and answers, (N - 1) of its messages from each other node */
-            work = fmax(work, N * mine * b->srv_dec_s + mine * b->srv_enc_s +
-                                  (N - 1) * msgs[n] * (c->rpc_recv_s + c->rpc_send_s));
+        sends = fmax(sends, g * placed_sent(p, (size_t)k, n));
+        if (n < K) /* a server takes in, and answers, T - g of its messages from the other nodes */
+            work = fmax(work, T * mine * b->srv_dec_s + mine * b->srv_enc_s +
+                                  (T - g) * msgs[n] * (c->rpc_recv_s + c->rpc_send_s));
     }
     /* the replies mirror the uploads: the same loads with the directions swapped */
     return sends * c->rpc_send_s + p->a_inter + load * b->up_bytes / p->b_inter + work + p->a_inter +
@@ -55,11 +57,13 @@ static void shard_phases(const sim_config *c, const sim_plan *p, const sim_bucke
                 load * b->down_bytes / p->b_inter;
         ph[2] = M * recv;
     } else {
-        const double share = (N - 1) / N, bw = p->b_inter / p->reverse_load;
-        ph[0] = (N - 1) * send + p->a_inter + share * b->up_bytes / bw;
-        ph[1] =
-            (N - 1) * recv + b->srv_dec_s + b->srv_enc_s / N + (N - 1) * send + p->a_inter + share * b->down_bytes / bw;
-        ph[2] = (N - 1) * recv;
+        /* g: the contributions a full node pushes (its GPUs where each pushes its own): its messages, its NIC's
+         * bytes and a server's from every other node are g times a node's sum's; a server adds T of 1/N */
+        const double share = (N - 1) / N, bw = p->b_inter / p->reverse_load, g = node_pushes(p, 0), T = all_pushes(p);
+        ph[0] = g * (N - 1) * send + p->a_inter + g * share * b->up_bytes / bw;
+        ph[1] = g * (N - 1) * recv + T / N * b->srv_dec_s + b->srv_enc_s / N + g * (N - 1) * send + p->a_inter +
+                g * share * b->down_bytes / bw;
+        ph[2] = g * (N - 1) * recv;
     }
 }
 
@@ -125,7 +129,10 @@ void sim_node_local(const sim_config *c, const sim_plan *p, const sim_bucket *b,
     const int host = c->ps_on_cpu && c->sync == SYNC_PS_SHARDED; /* the leader's contribution too goes up */
     const int alone = G == 1 && !host && c->sync == SYNC_PS_SHARDED && p->nodes > 1;
     *up = *down = 0;
-    if (host) { /* the GPUs' messages to their host and its replies, as at the single server */
+    if (host && p->per_gpu_push) { /* each GPU's own copy to its host and back: its pushes and reads are messages */
+        *up = b->enc_s + p->a_intra + b->up_bytes / p->b_intra;
+        *down = p->a_intra + b->down_bytes / p->b_intra + b->dec_down_s;
+    } else if (host) { /* the GPUs' messages to their host and its replies, as at the single server */
         *up = b->enc_s + p->a_intra + b->up_bytes / p->b_intra + G * b->srv_dec_s + (G + 1) * rpc;
         *down = b->srv_enc_s + p->a_intra + b->down_bytes / p->b_intra + b->dec_down_s;
     } else if (G > 1) {
@@ -267,6 +274,7 @@ double sim_pull_forward(const sim_config *c, const sim_plan *p, double *comm_s)
 {
     const int N = p->nodes, K = p->servers;
     const double bw = p->b_inter, a = p->a_inter, x = p->reverse_load - 1, snd = c->rpc_send_s, rcv = c->rpc_recv_s;
+    const double T = all_pushes(p); /* a variable's readers and its gradient's pushers: nodes, or GPUs (g a node) */
     double *v = calloc(7 * (size_t)N + 2 * (size_t)K, sizeof *v);
     if (!v) return NAN;
     /* a server is a node: its replies and the contributions it takes share that node's NIC directions */
@@ -276,21 +284,23 @@ double sim_pull_forward(const sim_config *c, const sim_plan *p, double *comm_s)
         const sim_bucket *b = &p->b[k];
         const double *share = p->share + (size_t)k * K, D = b->down_bytes;
         for (int s = 0; s < K; s++)
-            if (share[s] > 0)
-                begun[s] = srv_out[s], srv_out[s] += a + ((N - 1) * share[s] * D + x * (1 - share[s]) * D) / bw;
+            if (share[s] > 0) {
+                const double g = node_pushes(p, s);
+                begun[s] = srv_out[s], srv_out[s] += a + ((T - g) * share[s] * D + x * g * (1 - share[s]) * D) / bw;
+            }
         double start[2], end[2];
         int start_at, end_at;
         top_two(begun, K, share, start, &start_at);
         top_two(srv_out, K, share, end, &end_at);
         for (int n = 0; n < N; n++) {
-            const double mine = n < K ? share[n] : 0;
+            const double mine = n < K ? share[n] : 0, g = node_pushes(p, n);
             double ready = 0; /* received: its messages taken in by the node's CPU */
             if (mine < 1) {   /* it takes the others' shares from their servers */
                 const double from = n == start_at ? start[1] : start[0], until = n == end_at ? end[1] : end[0];
-                in[n] = fmax(in[n], from) + a + ((1 - mine) * D + x * (N - 1) * mine * D) / bw;
+                in[n] = fmax(in[n], from) + a + (g * (1 - mine) * D + x * (T - g) * mine * D) / bw;
                 const double arrival = fmax(in[n], until);
                 arrived[n] = fmax(arrived[n], arrival);
-                ready = cpu[n] = fmax(cpu[n], arrival) + placed_sent(p, (size_t)k, n) * rcv;
+                ready = cpu[n] = fmax(cpu[n], arrival) + g * placed_sent(p, (size_t)k, n) * rcv;
             }
             local[n] = fmax(local[n], ready) + b->local_down_s;
             stall[n] = fmax(stall[n], local[n] - b->need_s);
@@ -303,20 +313,21 @@ double sim_pull_forward(const sim_config *c, const sim_plan *p, double *comm_s)
         const double *share = p->share + (size_t)k * K, *msgs = p->msgs + (size_t)k * K, U = b->up_bytes;
         double first = INFINITY, last = 0; /* the senders' flows: the first begun, the last ended */
         for (int n = 0; n < N; n++) {
-            const double mine = n < K ? share[n] : 0;
+            const double mine = n < K ? share[n] : 0, g = node_pushes(p, n);
             own[n] = fmax(own[n], stall[n] + b->ready_s) + b->local_up_s;
             if (mine < 1) { /* its messages sent by its CPU, then on its NIC */
-                cpu[n] = fmax(cpu[n], own[n]) + placed_sent(p, (size_t)k, n) * snd;
+                cpu[n] = fmax(cpu[n], own[n]) + g * placed_sent(p, (size_t)k, n) * snd;
                 const double from = fmax(out[n], cpu[n]);
-                out[n] = from + a + ((1 - mine) * U + x * (N - 1) * mine * U) / bw;
+                out[n] = from + a + (g * (1 - mine) * U + x * (T - g) * mine * U) / bw;
                 first = fmin(first, from), last = fmax(last, out[n]);
             }
         }
         for (int s = 0; s < K; s++) {
             if (!(share[s] > 0)) continue;
-            srv_in[s] = fmax(srv_in[s], first) + a + ((N - 1) * share[s] * U + x * (1 - share[s]) * U) / bw;
-            apply[s] = fmax(apply[s], fmax(fmax(srv_in[s], last), own[s])) + N * share[s] * b->srv_dec_s +
-                       share[s] * b->srv_enc_s + (N - 1) * msgs[s] * (rcv + snd);
+            const double g = node_pushes(p, s);
+            srv_in[s] = fmax(srv_in[s], first) + a + ((T - g) * share[s] * U + x * g * (1 - share[s]) * U) / bw;
+            apply[s] = fmax(apply[s], fmax(fmax(srv_in[s], last), own[s])) + T * share[s] * b->srv_dec_s +
+                       share[s] * b->srv_enc_s + (T - g) * msgs[s] * (rcv + snd);
         }
     }
     double applied = 0;

@@ -26,10 +26,13 @@ const framework_preset FRAMEWORKS[] = {
      "PyTorch DistributedDataParallel over NCCL: gradients in buckets of bucket_cap_mb = 25 MiB (its default), "
      "each all-reduced as soon as backward has filled it (torch.nn.parallel.DistributedDataParallel); NCCL's "
      "ring pipelined"},
-    {"tf-ps", "sync=ps-sharded,ps_placement=round-robin,ps_on=cpu,fusion=0,fusion_cycle=0,overlap=1",
+    {"tf-ps", "sync=ps-sharded,ps_placement=round-robin,ps_on=cpu,ps_node_sum=none,fusion=0,fusion_cycle=0,overlap=1",
      "TensorFlow 1.x parameter servers: variables on the parameter-server tasks' CPUs, placed round-robin (the "
      "default ps_strategy of tf.compat.v1.train.replica_device_setter), each variable read as forward needs it and "
-     "each gradient pushed as backward makes it, each a message of its own"},
+     "each gradient pushed as backward makes it, each a message of its own; every GPU (tower) reads the variables "
+     "and pushes its gradients itself, the servers adding them (tf_cnn_benchmarks' variable_mgr.py, "
+     "VariableMgrDistributedFetchFromPS: 'each tower gets a copy of the variables from the parameter server, and "
+     "sends its gradients to the param server')"},
     {"tf-replicated",
      "sync=ps-sharded,ps_placement=round-robin,ps_pull=round,ps_on=cpu,fusion=0,fusion_cycle=0,overlap=1",
      "TensorFlow 1.x tf_cnn_benchmarks, variable_update=distributed_replicated: a copy of the variables on every "

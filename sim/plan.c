@@ -20,7 +20,7 @@ int ps_placement_parse(const char *s, ps_placement *out)
         if (strcmp(s, PS_PLACEMENT_NAMES[i]) == 0) return *out = (ps_placement)i, 0;
     return -1;
 }
-void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int pull_round, int ps_on_cpu, int node_sum_gpus,
+void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int pull_round, int ps_on_cpu, node_sum sum,
                    int cpu_machines, double partition_bytes, char *out, size_t cap)
 {
     const int roots = s == SYNC_PS_FLAT && placement == PS_ROOTS;
@@ -30,12 +30,13 @@ void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int pull_
     if (sharded && ps_shards > 0) n += (size_t)snprintf(keys + n, sizeof keys - n, ",shards=%d", ps_shards);
     if (sharded && placement != PS_EVEN)
         n += (size_t)snprintf(keys + n, sizeof keys - n, ",placement=%s", ps_placement_name(placement));
-    if (sharded && (placement != PS_EVEN || (on_cpu && node_sum_gpus)) && partition_bytes > 0)
+    if (sharded && (placement != PS_EVEN || (on_cpu && sum == NODE_SUM_GPUS)) && partition_bytes > 0)
         n += (size_t)snprintf(keys + n, sizeof keys - n, ",partition=%.0f", partition_bytes);
     if (sharded && !roots && placement != PS_EVEN && pull_round)
         n += (size_t)snprintf(keys + n, sizeof keys - n, ",pull=round");
     if (on_cpu) n += (size_t)snprintf(keys + n, sizeof keys - n, ",on=cpu");
-    if (on_cpu && sharded && node_sum_gpus) n += (size_t)snprintf(keys + n, sizeof keys - n, ",sum=gpus");
+    if (on_cpu && sharded && sum != NODE_SUM_HOST)
+        n += (size_t)snprintf(keys + n, sizeof keys - n, ",sum=%s", sum == NODE_SUM_GPUS ? "gpus" : "none");
     if (on_cpu && sharded && cpu_machines > 0) snprintf(keys + n, sizeof keys - n, ",machines=%d", cpu_machines);
     snprintf(out, cap, "%s%s%s", sync_name(s), keys[0] ? ":" : "", keys[0] ? keys + 1 : "");
 }
@@ -321,6 +322,7 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     p->compute_s = c->fwd_s + c->bwd_s;
     p->nodes = cluster_nodes_for(cl, c->gpus);
     p->per_node = c->gpus < cl->gpus_per_node ? c->gpus : cl->gpus_per_node;
+    p->gpus = c->gpus;
     p->tcp = !cl->inter->rdma;
     if (sim_network_parse(c->network_model ? c->network_model : p->tcp ? "LV08" : "CM02", &p->net, msg, cap) != 0)
         return GQ_ERR_PARAM;
@@ -349,6 +351,8 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     if (multi) p->b_far = fmin(on_host ? b_up : fmin(b_up, b_down), nic);
     if (on_host && !multi) p->a_far = a_up, p->b_far = b_up;
     const int node_sum = on_host && c->sync == SYNC_PS_SHARDED && c->node_sum_gpus;
+    /* on one machine its host is every GPU's server whoever sums: per-GPU pushes are between machines */
+    p->per_gpu_push = on_host && c->sync == SYNC_PS_SHARDED && c->per_gpu_push && multi;
     if (on_host && c->sync == SYNC_PS_SHARDED) { /* GPUs to their host; hosts to hosts over the NICs alone */
         if (!node_sum) p->a_intra = a_up, p->b_intra = b_up; /* else the GPUs' reduce, then the first GPU's copy */
         p->a_inter = 2 * cl->inter->latency, p->b_inter = nic;

@@ -14,7 +14,7 @@ const char *const PS_PLACEMENT_NAMES[] = {"even", "round-robin", "greedy", "root
 const char *const CODEC_DEVICE_NAMES[] = {"gpu", "cpu", "none", NULL};
 const char *const ENGINE_NAMES[] = {"simgrid", "analytic", "smpi", NULL};
 static const char *const PS_ON_NAMES[] = {"gpu", "cpu", NULL};
-static const char *const NODE_SUM_NAMES[] = {"host", "gpus", NULL};
+static const char *const NODE_SUM_NAMES[] = {"host", "gpus", "none", NULL}; /* node_sum's order */
 static const char *const REDUCE_ON_NAMES[] = {"gpu", "host", NULL};
 static const char *const RING_STEPS_NAMES[] = {"messages", "pipelined", NULL};
 static const char *const PS_PULL_NAMES[] = {"forward", "round", NULL};
@@ -108,12 +108,13 @@ const run_param RUN_PARAMS[] = {
     {.key = "ps_node_sum",
      .flag = "--ps-node-sum",
      .type = RP_ENUM,
-     .offset = AT(ps_node_sum_gpus),
+     .offset = AT(ps_node_sum),
      .names = NODE_SUM_NAMES,
      .scope = RP_SIM | RP_COLUMN,
      .help = "ps-sharded with --ps-on cpu: every GPU's gradient crosses PCIe and the host adds them (host, default), "
              "or the node's GPUs sum them with NCCL and one fp32 sum crosses PCIe, the host encoding it (gpus: "
-             "BytePS's push-pull)"},
+             "BytePS's push-pull), or nobody: every GPU pushes its own gradient to the servers and reads the reply "
+             "itself (none: TensorFlow's parameter_server)"},
     {.key = "ps_cpu_machines",
      .flag = "--ps-cpu-machines",
      .meta = "K",

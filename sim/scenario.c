@@ -72,12 +72,12 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
                        "round-robin|greedy) are read back%s",
                        placed ? "; with --overlap off every exchange waits for backward's end"
                               : ": there are none here");
-    if (q->partition_bytes > 0 && q->ps_node_sum_gpus && (q->fusion_bytes > 0 || q->fusion_cycle_s > 0))
+    if (q->partition_bytes > 0 && q->ps_node_sum == NODE_SUM_GPUS && (q->fusion_bytes > 0 || q->fusion_cycle_s > 0))
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--partition with --ps-node-sum gpus makes each piece a bucket of BytePS's pipeline: "
                        "%s would fuse them again (give --fusion 0 --fusion-cycle 0)",
                        q->fusion_bytes > 0 ? "--fusion" : "--fusion-cycle");
-    if (q->partition_bytes > 0 && !q->ps_node_sum_gpus && !roots &&
+    if (q->partition_bytes > 0 && q->ps_node_sum != NODE_SUM_GPUS && !roots &&
         (q->sync != SYNC_PS_SHARDED || q->ps_placement == PS_EVEN))
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--partition cuts tensors that --ps-placement round-robin, greedy or roots places whole; %s",
@@ -87,13 +87,19 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
     if (q->ps_on_cpu && q->sync != SYNC_PS && q->sync != SYNC_PS_SHARDED)
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--ps-on cpu places the servers of --sync ps or ps-sharded, not %s",
                        sync_name(q->sync));
-    if (q->ps_node_sum_gpus && (q->sync != SYNC_PS_SHARDED || !q->ps_on_cpu))
+    if (q->ps_node_sum != NODE_SUM_HOST && (q->sync != SYNC_PS_SHARDED || !q->ps_on_cpu))
+        return gq_fail(GQ_ERR_USAGE, msg, cap, "--ps-node-sum %s %s: it needs --sync ps-sharded --ps-on cpu%s",
+                       q->ps_node_sum == NODE_SUM_GPUS ? "gpus" : "none",
+                       q->ps_node_sum == NODE_SUM_GPUS ? "sums a node's GPUs before its host's servers"
+                                                       : "has every GPU push to the hosts' servers itself",
+                       q->sync == SYNC_PS_SHARDED        ? ""
+                       : q->sync != SYNC_PS              ? ""
+                       : q->ps_node_sum == NODE_SUM_GPUS ? " (ps has one server, on node 0)"
+                                                         : " (ps --ps-on cpu already takes every GPU's own)");
+    if (q->ps_node_sum == NODE_SUM_NONE && q->ps_cpu_machines > 0)
         return gq_fail(GQ_ERR_USAGE, msg, cap,
-                       "--ps-node-sum gpus sums a node's GPUs before its host's servers: it needs --sync ps-sharded "
-                       "--ps-on cpu%s",
-                       q->sync == SYNC_PS_SHARDED ? ""
-                       : q->sync == SYNC_PS       ? " (ps has one server, on node 0)"
-                                                  : "");
+                       "--ps-node-sum none with --ps-cpu-machines: every GPU's push to machines of their own is not "
+                       "modelled (the servers on the workers' hosts are)");
     if (q->ps_cpu_machines > 0 && (q->sync != SYNC_PS_SHARDED || !q->ps_on_cpu))
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--ps-cpu-machines puts the servers of --sync ps-sharded --ps-on cpu on machines of their own%s",
@@ -102,13 +108,13 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--ps-cpu-machines splits every bucket evenly over its machines: no --ps-shards or "
                        "--ps-placement (they place servers on the workers' nodes)");
-    if (q->ps_node_sum_gpus && (q->ps_shards > 0 || q->ps_placement != PS_EVEN || q->exact_flows))
+    if (q->ps_node_sum == NODE_SUM_GPUS && (q->ps_shards > 0 || q->ps_placement != PS_EVEN || q->exact_flows))
         return gq_fail(
             GQ_ERR_USAGE, msg, cap,
             "--ps-node-sum gpus splits every bucket evenly over the servers as BytePS does (a server a node, "
             "or --ps-cpu-machines), as aggregated flows: no %s",
             q->exact_flows ? "--exact-flows" : "--ps-shards or --ps-placement");
-    if (q->ps_node_sum_gpus && run_param_given(run_param_by_key("codec_on"), q))
+    if (q->ps_node_sum == NODE_SUM_GPUS && run_param_given(run_param_by_key("codec_on"), q))
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--codec-on with --ps-node-sum gpus: the host CPU encodes the node's sum there (BytePS's "
                        "compressors run on the CPU)");
@@ -360,7 +366,8 @@ gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *
     c.ps_placement = q->ps_placement;
     c.ps_pull_round = q->ps_pull_round;
     c.ps_on_cpu = q->ps_on_cpu;
-    c.node_sum_gpus = q->ps_node_sum_gpus;
+    c.node_sum_gpus = q->ps_node_sum == NODE_SUM_GPUS;
+    c.per_gpu_push = q->ps_node_sum == NODE_SUM_NONE;
     c.ps_cpu_machines = q->ps_cpu_machines;
     c.grads_fp16 = amp_native;
     c.reduce_on_host = q->reduce_on_host;
@@ -464,7 +471,7 @@ void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o)
     const sim_request *q = &s->req;
     const sim_result *r = &o->r;
     char sync[96], compute[32];
-    sync_describe(q->sync, q->ps_shards, q->ps_placement, q->ps_pull_round, q->ps_on_cpu, q->ps_node_sum_gpus,
+    sync_describe(q->sync, q->ps_shards, q->ps_placement, q->ps_pull_round, q->ps_on_cpu, q->ps_node_sum,
                   q->ps_cpu_machines, q->partition_bytes, sync, sizeof sync);
     table_row(t,
               "%s\t%s\t%d\t%s\t%s\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
@@ -720,7 +727,7 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
         char sync[96], compute[32]; /* sync: the scheme that ran, the row's with its framework's settings */
         const sim_request *ran = &s.req;
         sync_describe(ran->sync, ran->ps_shards, ran->ps_placement, ran->ps_pull_round, ran->ps_on_cpu,
-                      ran->ps_node_sum_gpus, ran->ps_cpu_machines, ran->partition_bytes, sync, sizeof sync);
+                      ran->ps_node_sum, ran->ps_cpu_machines, ran->partition_bytes, sync, sizeof sync);
         table_row(rows, "%s\t%s\t%s\t%llu\t%s\t%s\t%llu\t" TABLE_REAL "\t" TABLE_REAL "\t%+.1f\t%s", s.model->name,
                   platform, s.gpu->name, (unsigned long long)row->batch, sync, quant, (unsigned long long)row->gpus,
                   row->images_per_s, o.images_per_s, err, compute_source_of(&s, compute, sizeof compute));

@@ -30,7 +30,7 @@ typedef struct {
     int ps_pull_round;         /* placed servers: every variable read back after backward, in one round (else during
                                   the next forward, TensorFlow's parameter_server) */
     int ps_on_cpu;             /* ps, ps-sharded: aggregate on the nodes' host CPUs */
-    int ps_node_sum_gpus;      /* ps-sharded on the host CPUs: a node's GPUs summed by NCCL first (BytePS) */
+    node_sum ps_node_sum;      /* ps-sharded on the host CPUs: who sums a node's GPUs' gradients (sim.h) */
     int ps_cpu_machines;       /* ps-sharded on the host CPUs: servers on this many machines without GPUs; 0: none */
     int reduce_on_host;        /* ring: staged through host memory and summed by the CPU (MPI's all-reduce) */
     int ring_pipelined;        /* ring: the network model's latency factor once a ring, not once a step (NCCL) */

@@ -334,15 +334,16 @@ static void leaders_ring(sg_world *w, int node, const sim_bucket *b)
     sleep_s(steps * (b->enc_s + b->dec_s) / w->N);
 }
 
-/* Every leader sends `bytes` to every other leader and receives as much. */
-static void all_to_all(sg_world *w, const char *tag, int node, double nbytes)
+/* Every leader sends `bytes` to every other leader and receives as much; with `per_reader`, `bytes` times the
+ * receiving node's pushes (node_pushes: its GPUs, each reading its own reply). */
+static void all_to_all(sg_world *w, const char *tag, int node, double nbytes, int per_reader)
 {
     sg_comm_t *c = malloc(2 * (size_t)w->N * sizeof *c);
     void *data;
     if (!c) abort(); /* the child dies and the parent reports a failed run */
     int k = 0;
     for (int o = 0; o < w->N; o++)
-        if (o != node) c[k++] = put_async(w, mbox("%s%d", tag, o), nbytes);
+        if (o != node) c[k++] = put_async(w, mbox("%s%d", tag, o), nbytes * (per_reader ? node_pushes(w->plan, o) : 1));
     for (int o = 0; o < w->N; o++)
         if (o != node) c[k++] = sg_mailbox_get_async(mbox("%s%d", tag, node), &data);
     sg_comm_wait_all(c, (size_t)k);
@@ -351,21 +352,25 @@ static void all_to_all(sg_world *w, const char *tag, int node, double nbytes)
 
 static void leaders_shards(sg_world *w, int node, const sim_bucket *b)
 {
-    /* every leader is one shard: it sends the other shards (N-1)/N of its node's
-     * contribution, they reduce, and send back (N-1)/N of the reply */
-    const double share = (double)(w->N - 1) / w->N, others = w->N - 1;
+    /* every leader is one shard: it sends the other shards (N-1)/N of its node's g contributions (g: node_pushes),
+     * they reduce the T contributions, and send back (N-1)/N of the reply g times. Every node's flow to the next
+     * carries what the pairs would where nodes are alike; a last node with fewer GPUs pushing its own, the pairs */
+    const sim_plan *p = w->plan;
+    const double g = node_pushes(p, node), T = all_pushes(p), share = (double)(w->N - 1) / w->N;
+    const double sent = g * (w->N - 1), taken = T - g;             /* messages out to the others, and in from them */
     const double send = w->c->rpc_send_s, recv = w->c->rpc_recv_s; /* each message, at each end */
-    sleep_s(others * send);
-    if (w->c->exact_flows)
-        all_to_all(w, "su", node, b->up_bytes / w->N);
+    const int pairs = w->c->exact_flows || node_pushes(p, w->N - 1) != node_pushes(p, 0);
+    sleep_s(sent * send);
+    if (pairs)
+        all_to_all(w, "su", node, g * b->up_bytes / w->N, 0);
     else
-        send_recv(w, mbox("su%d", (node + 1) % w->N), share * b->up_bytes, mbox("su%d", node));
-    sleep_s(others * recv + b->srv_dec_s + b->srv_enc_s / w->N + others * send);
-    if (w->c->exact_flows)
-        all_to_all(w, "sd", node, b->down_bytes / w->N);
+        send_recv(w, mbox("su%d", (node + 1) % w->N), g * share * b->up_bytes, mbox("su%d", node));
+    sleep_s(taken * recv + T / w->N * b->srv_dec_s + b->srv_enc_s / w->N + taken * send);
+    if (pairs)
+        all_to_all(w, "sd", node, b->down_bytes / w->N, 1);
     else
-        send_recv(w, mbox("sd%d", (node + 1) % w->N), share * b->down_bytes, mbox("sd%d", node));
-    sleep_s(others * recv);
+        send_recv(w, mbox("sd%d", (node + 1) % w->N), g * share * b->down_bytes, mbox("sd%d", node));
+    sleep_s(sent * recv);
 }
 
 /* The placed servers' exchange aggregated at the hub: one phase (a bucket's push or its replies) in the order every
@@ -443,11 +448,12 @@ static void placed_phase(sg_world *w, int node, size_t k, double bytes, int push
 {
     const int N = w->N, K = w->plan->servers;
     const double *share = w->plan->share + k * K, mine = node < K ? share[node] : 0;
+    const double g = node_pushes(w->plan, node), T = all_pushes(w->plan); /* contributions: this node's, all */
     if (w->hub) {
         double others = 0; /* the shares this node sends away, and receives replies for */
         int servers = 0;   /* those that reply */
         for (int s = 0; s < K; s++) others += s != node && share[s] > 0 ? share[s] : 0, servers += share[s] > 0;
-        const double away = others * bytes, served = mine > 0 ? (N - 1) * mine * bytes : 0;
+        const double away = g * others * bytes, served = mine > 0 ? (T - g) * mine * bytes : 0;
         const int phase = 2 * w->hub_calls[node] + !push;
         w->hub_calls[node] += !push;
         hub_phase(w, node, phase, push ? away : served, push ? served : away, servers, push);
@@ -458,11 +464,11 @@ static void placed_phase(sg_world *w, int node, size_t k, double bytes, int push
     if (!c) abort(); /* the child dies and the parent reports a failed run */
     size_t n = 0;    /* what this node sends is posted first */
     for (int s = 0; push && s < K; s++)
-        if (s != node && share[s] > 0) c[n++] = put_async(w, mbox("xu%d.%d", s, node), share[s] * bytes);
+        if (s != node && share[s] > 0) c[n++] = put_async(w, mbox("xu%d.%d", s, node), g * share[s] * bytes);
     for (int o = 0; mine > 0 && o < N; o++)
         if (o != node)
             c[n++] = push ? sg_mailbox_get_async(mbox("xu%d.%d", node, o), &data)
-                          : put_async(w, mbox("xd%d.%d", o, node), mine * bytes);
+                          : put_async(w, mbox("xd%d.%d", o, node), node_pushes(w->plan, o) * mine * bytes);
     for (int s = 0; !push && s < K; s++)
         if (s != node && share[s] > 0) c[n++] = sg_mailbox_get_async(mbox("xd%d.%d", node, s), &data);
     sg_comm_wait_all(c, n);
@@ -470,30 +476,33 @@ static void placed_phase(sg_world *w, int node, size_t k, double bytes, int push
 }
 
 /* ps-sharded with the plan's servers (nodes 0..K-1) and shares: every leader sends each server its share of the
- * node's contribution; each server decodes the N contributions to its share, encodes its reply and sends it to
- * every leader. A leader that serves keeps its own share. */
+ * node's contribution (of each of its GPUs' where they push their own); each server decodes the T contributions to
+ * its share, encodes its reply and sends it to every leader (every GPU). A leader that serves keeps its own share. */
 static void leaders_placed(sg_world *w, int node, const sim_bucket *b)
 {
-    const int N = w->N, K = w->plan->servers;
+    const int K = w->plan->servers;
     const size_t k = (size_t)(b - w->plan->b);
     const double mine = node < K ? w->plan->share[k * K + node] : 0, *msgs = w->plan->msgs + k * K;
+    const double g = node_pushes(w->plan, node), T = all_pushes(w->plan);
     const double send = w->c->rpc_send_s, recv = w->c->rpc_recv_s; /* each message, at each end */
-    const double sent = placed_sent(w->plan, k, node), served = node < K ? (N - 1) * msgs[node] : 0;
+    const double sent = g * placed_sent(w->plan, k, node), served = node < K ? (T - g) * msgs[node] : 0;
     sleep_s(sent * send);
     placed_phase(w, node, k, b->up_bytes, 1);
-    sleep_s(served * recv + N * mine * b->srv_dec_s + mine * b->srv_enc_s + served * send);
+    sleep_s(served * recv + T * mine * b->srv_dec_s + mine * b->srv_enc_s + served * send);
     placed_phase(w, node, k, b->down_bytes, 0);
     sleep_s(sent * recv);
 }
 
 /* ps-sharded on the host CPUs (--ps-on cpu): every GPU of a node, its first too, sends its contribution up to
- * the node's host and waits for the reply. */
+ * the node's host and waits for the reply; a message to the host's server, or, where every GPU pushes its own
+ * (per_gpu_push), its copy to host memory, from where its pushes leave. */
 static void to_host(sg_world *w, const sg_actor_ctx *me, const sim_bucket *b)
 {
-    sleep_s(b->enc_s + w->c->rpc_send_s);
+    const int msg = !w->plan->per_gpu_push;
+    sleep_s(b->enc_s + msg * w->c->rpc_send_s);
     put(w, mbox("hu%d", me->index), b->up_bytes);
     sg_mailbox_get(mbox("hd%d", me->index));
-    sleep_s(w->c->rpc_recv_s + b->dec_down_s);
+    sleep_s(msg * w->c->rpc_recv_s + b->dec_down_s);
 }
 
 /* The N worker nodes and the M server machines (plan->cpu_machines) exchange alike shares, every node 1/M of its
@@ -588,7 +597,9 @@ static void node_sum_bucket(sg_world *w, const sg_actor_ctx *me, const sim_bucke
 }
 
 /* A node's host CPU as its server: takes in the node's GPUs' contributions (their indices first .. first +
- * node_gpus - 1), sums them, exchanges shards with the other hosts as the leaders would, replies. */
+ * node_gpus - 1), sums them, exchanges shards with the other hosts as the leaders would, replies. Where every GPU
+ * pushes its own (per_gpu_push) it sums nothing: it moves its GPUs' pushes and their replies, all of them at
+ * once, and serves its shares of every GPU's. */
 static void host_server(int argc, char **argv)
 {
     (void)argc, (void)argv;
@@ -603,9 +614,9 @@ static void host_server(int argc, char **argv)
             const sim_bucket *b = &w->plan->b[k];
             for (int g = 0; g < G; g++) c[g] = sg_mailbox_get_async(mbox("hu%d", first + g), &data);
             sg_comm_wait_all(c, (size_t)G);
-            sleep_s(G * (b->srv_dec_s + w->c->rpc_recv_s));
+            if (!w->plan->per_gpu_push) sleep_s(G * (b->srv_dec_s + w->c->rpc_recv_s));
             if (w->N > 1) hosts_exchange(w, me->node, b);
-            sleep_s(b->srv_enc_s + G * w->c->rpc_send_s);
+            if (!w->plan->per_gpu_push) sleep_s(b->srv_enc_s + G * w->c->rpc_send_s);
             for (int g = 0; g < G; g++) c[g] = put_async(w, mbox("hd%d", first + g), b->down_bytes);
             sg_comm_wait_all(c, (size_t)G);
         }
@@ -947,7 +958,7 @@ static void pf_node(int argc, char **argv)
     const sim_plan *p = w->plan;
     pf_hub_t *h = w->pf_hub;
     const int K = p->servers, node = me->node, nb = p->n;
-    const double snd = w->c->rpc_send_s, rcv = w->c->rpc_recv_s;
+    const double snd = w->c->rpc_send_s, rcv = w->c->rpc_recv_s, g = node_pushes(p, node); /* its pushes, reads */
     sg_host_t here = sg_host_self();
     size_t most = 0; /* the flows of a step each way: a bucket's shares held by other servers */
     for (int k = 0; k < nb; k++) most += (size_t)placed_sent(p, (size_t)k, node) + 1;
@@ -968,7 +979,7 @@ static void pf_node(int argc, char **argv)
                 for (int j = 0; j < nheld; j++)
                     if (held[j] != node) pf_wait(w, &h->pull_started[(size_t)k * K + held[j]], it + 1);
                 w->flows++;
-                sg_host_sendto(w->hub[node], here, (double)bytes_of((1 - mine) * p->b[k].down_bytes));
+                sg_host_sendto(w->hub[node], here, (double)bytes_of(g * (1 - mine) * p->b[k].down_bytes));
                 for (int j = 0; j < nheld; j++)
                     if (held[j] != node) pf_wait(w, &h->pull_ended[(size_t)k * K + held[j]], it + 1);
                 arrival[k] = simgrid_get_clock();
@@ -987,7 +998,7 @@ static void pf_node(int argc, char **argv)
         double cpu = t0, local = t0, stall = 0, last = t0;
         for (int k = nb - 1; k >= 0; k--) {
             const sim_bucket *b = &p->b[k];
-            const double msgs = placed_sent(p, (size_t)k, node);
+            const double msgs = g * placed_sent(p, (size_t)k, node);
             if (msgs > 0) cpu = fmax(cpu, arrival[k]) + msgs * rcv, last = fmax(last, arrival[k]);
             local = fmax(local, msgs > 0 ? cpu : t0) + b->local_down_s;
             stall = fmax(stall, local - t0 - b->need_s);
@@ -1004,18 +1015,18 @@ static void pf_node(int argc, char **argv)
                 sg_mutex_unlock(w->lock);
             }
             if (!(mine < 1)) continue;
-            sent = fmax(sent, own) + placed_sent(p, (size_t)k, node) * snd;
+            sent = fmax(sent, own) + g * placed_sent(p, (size_t)k, node) * snd;
             sleep_until(sent);
             if (h) {
                 pf_bump(w, &h->push_started[k]);
                 w->flows++;
-                sg_host_sendto(here, w->hub[node], (double)bytes_of((1 - mine) * b->up_bytes));
+                sg_host_sendto(here, w->hub[node], (double)bytes_of(g * (1 - mine) * b->up_bytes));
                 pf_bump(w, &h->push_ended[k]);
                 continue;
             }
             for (int j = w->pf_held_at[k]; j < w->pf_held_at[k + 1]; j++)
                 if (w->pf_held[j] != node)
-                    c[n++] = put_async(w, mbox("fu%d.%d", w->pf_held[j], node), share[w->pf_held[j]] * b->up_bytes);
+                    c[n++] = put_async(w, mbox("fu%d.%d", w->pf_held[j], node), g * share[w->pf_held[j]] * b->up_bytes);
         }
         sg_comm_wait_all(c, n);
         sleep_until(t0 + stall + w->plan->compute_s);
@@ -1039,6 +1050,7 @@ static void pf_server(int argc, char **argv)
     pf_hub_t *h = w->pf_hub;
     const int N = w->N, K = p->servers, srv = me->node, nb = p->n;
     const double snd = w->c->rpc_send_s, rcv = w->c->rpc_recv_s;
+    const double T = all_pushes(p), others = T - node_pushes(p, srv); /* contributions: all, the other nodes' */
     sg_host_t here = sg_host_self();
     int held = 0;
     for (int k = 0; k < nb; k++) held += p->share[(size_t)k * K + srv] > 0;
@@ -1055,12 +1067,13 @@ static void pf_server(int argc, char **argv)
             if (h) { /* through the hub, one variable after another */
                 pf_bump(w, &h->pull_started[(size_t)k * K + srv]);
                 w->flows++;
-                sg_host_sendto(here, w->hub[srv], (double)bytes_of((N - 1) * share * p->b[k].down_bytes));
+                sg_host_sendto(here, w->hub[srv], (double)bytes_of(others * share * p->b[k].down_bytes));
                 pf_bump(w, &h->pull_ended[(size_t)k * K + srv]);
                 continue;
             }
             for (int o = 0; o < N; o++)
-                if (o != srv) out[n++] = put_async(w, mbox("fp%d.%d", srv, o), share * p->b[k].down_bytes);
+                if (o != srv)
+                    out[n++] = put_async(w, mbox("fp%d.%d", srv, o), node_pushes(p, o) * share * p->b[k].down_bytes);
         }
         for (size_t i = 0, j = 0; !h && j < (size_t)nb; j++) { /* pairs: the contributions, in backward order */
             if (!(p->share[j * K + srv] > 0)) continue;
@@ -1075,7 +1088,7 @@ static void pf_server(int argc, char **argv)
             if (h) { /* its share of every node's flow, from once the first has begun */
                 pf_wait(w, &h->push_started[k], it * senders[k] + 1);
                 w->flows++;
-                sg_host_sendto(w->hub[srv], here, (double)bytes_of((N - 1) * share * b->up_bytes));
+                sg_host_sendto(w->hub[srv], here, (double)bytes_of(others * share * b->up_bytes));
                 pf_wait(w, &h->push_ended[k], (it + 1) * senders[k]);
             } else {
                 sg_comm_wait_all(in + (size_t)i * (N - 1), (size_t)(N - 1));
@@ -1083,8 +1096,8 @@ static void pf_server(int argc, char **argv)
             }
             pf_wait(w, &w->pf_own_it[(size_t)srv * nb + k], it + 1);
             const double own = w->pf_own[(size_t)srv * nb + k];
-            apply = fmax(apply, fmax(simgrid_get_clock(), own)) + N * share * b->srv_dec_s + share * b->srv_enc_s +
-                    (N - 1) * msgs * (rcv + snd);
+            apply = fmax(apply, fmax(simgrid_get_clock(), own)) + T * share * b->srv_dec_s + share * b->srv_enc_s +
+                    others * msgs * (rcv + snd);
             sleep_until(apply);
         }
         sg_comm_wait_all(out, n);

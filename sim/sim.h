@@ -54,11 +54,18 @@ typedef enum { PS_EVEN = 0, PS_ROUND_ROBIN = 1, PS_GREEDY = 2, PS_ROOTS = 3 } ps
 extern const char *const PS_PLACEMENT_NAMES[]; /* NULL-terminated, in run_params.c */
 const char *ps_placement_name(ps_placement k);
 int ps_placement_parse(const char *s, ps_placement *out);
+/* ps-sharded on the hosts' CPUs: who sums a node's GPUs' gradients before the servers. `host`: every GPU sends its
+ * own up to its host, which adds them and pushes the node's sum; `gpus`: the GPUs with NCCL, one sum copied to the
+ * host (BytePS); `none`: nobody -- every GPU pushes its own gradient to every server and reads every reply itself
+ * (TensorFlow's parameter_server: each tower's gradients go to the servers, which add them). */
+typedef enum { NODE_SUM_HOST = 0, NODE_SUM_GPUS = 1, NODE_SUM_NONE = 2 } node_sum;
+
 /* "ps-sharded", or with servers, placement or server device other than the defaults
  * "ps-sharded:shards=K,placement=P,on=cpu" (the keys that differ; ",sum=gpus" where the node's GPUs sum first,
+ * ",sum=none" where every GPU pushes its own,
  * ",machines=M" with servers on machines of their own); "ps" or "ps:on=cpu"; "ps-flat:placement=roots,partition=B"
  * with roots. */
-void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int pull_round, int ps_on_cpu, int node_sum_gpus,
+void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int pull_round, int ps_on_cpu, node_sum sum,
                    int cpu_machines, double partition_bytes, char *out, size_t cap);
 
 /* One tensor's codec in a per-tensor plan (sim_config.tensor_codec): its quantizer and what it costs, as the
@@ -86,6 +93,9 @@ typedef struct {
                              them copies the sum to the host, which encodes it with the host's codec costs
                              below, pushes it and decodes the reply; the reply copied back and broadcast
                              (BytePS's push-pull). 0: every GPU sends its own to the host */
+    int per_gpu_push;     /* ps-sharded with ps_on_cpu: no sum inside a node; every GPU's encoded gradient is copied
+                             to its host and pushed from there to the servers as a message of its own, every GPU
+                             reads its own reply (TensorFlow's parameter_server) */
     int ps_cpu_machines;  /* ps-sharded with ps_on_cpu: the servers on this many more machines, without GPUs,
                              with the workers' NIC kind, every bucket split evenly over them; 0: the servers on
                              the workers' hosts */

@@ -50,7 +50,11 @@ struct sim_plan {
     double a_ring_step;    /* the latency each further step of a ring pays: a_ring, or without the model's factor
                               where the ring is pipelined */
     int nodes, per_node;   /* nodes used, GPUs per node used (the last may hold fewer) */
-    sim_network net;       /* the network model, its factors applied above */
+    int gpus;              /* GPUs used */
+    /* per_gpu_push across nodes: every GPU pushes its own contribution to the servers and reads its own reply, so a
+     * node's host moves node_pushes() of them where it moved one sum (node_pushes) */
+    int per_gpu_push;
+    sim_network net; /* the network model, its factors applied above */
     /* SimGrid's cross-traffic (LV08): a flow also loads its reverse path at 0.05 of its rate (its ACKs), so where
      * every link carries a flow each way -- rings, all-to-all -- each gets 1/1.05 of it; 1 without cross-traffic */
     double reverse_load;
@@ -82,6 +86,16 @@ struct sim_plan {
     int tree_depth, tree_half_buckets;
     double a_chain, b_chain; /* tree: the chain inside a node, its slowest hop and the bandwidth a flow of it gets */
 };
+
+/* The contributions node n pushes to every server in a bucket (and the replies it reads back): its GPUs where each
+ * pushes its own (per_gpu_push), else one, the node's sum. */
+static inline double node_pushes(const sim_plan *p, int n)
+{
+    if (!p->per_gpu_push) return 1;
+    return n + 1 < p->nodes ? p->per_node : p->gpus - (p->nodes - 1) * p->per_node;
+}
+/* A server's contributions from every node (its own node's too): the GPUs, or the nodes */
+static inline double all_pushes(const sim_plan *p) { return p->per_gpu_push ? p->gpus : p->nodes; }
 
 /* With servers: the messages node `node` sends in bucket k (to every server but itself that holds some of it), and
  * as many replies it takes back. */

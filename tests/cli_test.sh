@@ -305,6 +305,22 @@ check "validate: a ps_pull column" grep -q 'placement=greedy,pull=round' ppv.csv
 "$GQ" simulate --model inception3 --platform p2.8xlarge --gpus 16 --framework tf-replicated --engine analytic \
     --format csv | tail -1 > tr.txt
 check "--framework tf-replicated: read back in the round after backward" grep -q 'placement=round-robin,pull=round,on=cpu' tr.txt
+# TensorFlow's parameter_server: every GPU pushes its own gradients (--ps-node-sum none, the tf-ps preset's); on 4-GPU
+# nodes at 10 GbE, VGG-16's NIC carries 4 times the node's sum: more than twice the host's sum's iteration
+"$GQ" simulate --model vgg16 --platform 'cluster:gpus-per-node=4,gpu=P100,intra=pcie3,inter=10gbe,rpc=grpc' --gpus 16 \
+    --framework tf-ps --engine analytic --format csv | tail -1 > tfp.txt
+"$GQ" simulate --model vgg16 --platform 'cluster:gpus-per-node=4,gpu=P100,intra=pcie3,inter=10gbe,rpc=grpc' --gpus 16 \
+    --framework tf-ps --ps-node-sum host --engine analytic --format csv | tail -1 > tfh.txt
+check "--framework tf-ps: every GPU pushes its own, named in sync" grep -q 'placement=round-robin,on=cpu,sum=none"' tfp.txt
+iter_p=$(sed 's/"[^"]*"//g' tfp.txt | cut -d, -f6) iter_h=$(sed 's/"[^"]*"//g' tfh.txt | cut -d, -f6)
+check "--framework tf-ps: every GPU's pushes take more than twice the host's sum's time ($iter_p s, $iter_h s)" \
+    awk -v p="$iter_p" -v h="$iter_h" 'BEGIN { exit !(h > 0 && p > 2 * h) }'
+"$GQ" simulate --model alexnet --platform p2.8xlarge --gpus 16 --sync ps --ps-on cpu --ps-node-sum none 2> err.txt; rc=$?
+check "--ps-node-sum none with ps: refused in one line, a usage error" sh -c \
+    "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q 'already takes every GPU' err.txt"
+"$GQ" simulate --model alexnet --platform p2.8xlarge --gpus 16 --sync ps-sharded --ps-on cpu --ps-node-sum none \
+    --ps-cpu-machines 2 2> err.txt; rc=$?
+check "--ps-node-sum none with --ps-cpu-machines: refused" sh -c "test $rc -eq 2 && grep -q 'is not modelled' err.txt"
 # HiPress's roots: the preset, its sync name, the refusals where roots mean nothing, the published file
 "$GQ" simulate --model vgg19 --platform terngrad-infiniband --gpus 8 --quant signsgd --framework hipress \
     --engine analytic --format csv | tail -1 > hp.txt

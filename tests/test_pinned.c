@@ -325,6 +325,45 @@ int main(void)
         }
     }
 
+    /* every GPU pushing its own (--ps-node-sum none, TensorFlow's parameter_server), fp32, servers on the 2 nodes'
+     * hosts, their sums at S ns an element, gRPC's R1 to send and R2 to take in a message. Each GPU copies its
+     * gradient to the host over its own PCIe link (1 us, b_intra) and back; no sum, no message inside the node. A
+     * node pushes g = 2 contributions, so its NIC carries twice the node sum's (N-1)/N U and sends g (N-1) = 2
+     * messages; a server takes T/N = 2 contributions' worth of its half (T = 4 GPUs) from 2 messages and answers
+     * them:
+     *   2 (1 us + U/b_intra) + 2 R1 + 1.2 us + U/b_inter + 2 R2 + 2 S n + 2 R1 + 1.2 us + U/b_inter + 2 R2
+     * With one server (--ps-shards 1: node 0's host holds the whole bucket), node 1 pushes 2U in 2 messages, the
+     * server adds all 4 GPUs' and answers 2 messages:
+     *   2 (1 us + U/b_intra) + 2 R1 + 1.2 us + 2U/b_inter + 4 S n + 2 (R2 + R1) + 1.2 us + 2U/b_inter + 2 R2
+     * (the node's sum instead, --ps-node-sum host: U/2 and U/b_inter, the host adding its 2 GPUs' in its own
+     * messages) */
+    {
+        const double S = 0.5, n = NW + NB, R1 = 50e-6, R2 = 70e-6, copies = 2 * (1e-6 + raw / BI);
+        sim_config c = pinned(&CL, "fp32", SYNC_PS_SHARDED, 4);
+        c.ps_on_cpu = 1, c.per_gpu_push = 1, c.server_sum_ns = S, c.rpc_send_s = R1, c.rpc_recv_s = R2;
+        sim_result r;
+        char m2[256];
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.comm_s,
+                 copies + 2 * R1 + 1.2e-6 + raw / BX + 2 * R2 + 2 * S * n * 1e-9 + 2 * R1 + 1.2e-6 + raw / BX + 2 * R2,
+                 "every GPU pushing its own, 2 nodes of 2, a server a node");
+        close_to(r.bytes_up, raw, "every GPU pushing its own: a GPU's bytes up");
+        c.ps_shards = 1;
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.comm_s,
+                 copies + 2 * R1 + 1.2e-6 + 2 * raw / BX + 4 * S * n * 1e-9 + 2 * (R2 + R1) + 1.2e-6 + 2 * raw / BX +
+                     2 * R2,
+                 "every GPU pushing its own, 2 nodes of 2, one server");
+        /* on one machine its host serves its GPUs whoever sums: the same as --ps-node-sum host, to the bit */
+        sim_result one, host;
+        c.gpus = 2, c.ps_shards = 0;
+        CHECK(sim_run(&c, &one, m2, sizeof m2) == GQ_OK, "%s", m2);
+        c.per_gpu_push = 0;
+        CHECK(sim_run(&c, &host, m2, sizeof m2) == GQ_OK, "%s", m2);
+        CHECK(one.comm_s == host.comm_s && one.comm_s > 0, "one machine: pushes %.17g s, the host's sum %.17g s",
+              one.comm_s, host.comm_s);
+    }
+
     /* ps-sharded on nodes of one GPU: no node-local reduce, and each GPU encodes its own contribution for the
      * servers and decodes their reply itself (until 2026-12-04 neither was charged):
      *   e + a_inter + (N-1)/N U/b_inter + d + e'/N + a_inter + (N-1)/N D/b_inter + d', N = 2 nodes

@@ -303,13 +303,14 @@ static void test_frameworks(void)
     run_params_defaults(&q);
     q.framework = "tf-ps";
     CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_PS_SHARDED && q.ps_on_cpu == 1 &&
-              q.ps_placement == PS_ROUND_ROBIN && q.fusion_bytes == 0,
-          "tf-ps: sharded servers on the hosts, variables round-robin, one push a tensor");
+              q.ps_placement == PS_ROUND_ROBIN && q.ps_node_sum == NODE_SUM_NONE && q.fusion_bytes == 0,
+          "tf-ps: sharded servers on the hosts, variables round-robin, one push a tensor from every GPU");
     run_params_defaults(&q);
     q.framework = "tf-replicated";
     CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_PS_SHARDED && q.ps_on_cpu == 1 &&
               q.ps_placement == PS_ROUND_ROBIN && q.fusion_bytes == 0 && q.fusion_cycle_s == 0 && q.overlap == 1,
           "tf-replicated: the node's sum pushed a variable at a time to round-robin servers on the hosts");
+    CHECK(q.ps_node_sum == NODE_SUM_HOST, "tf-replicated: the worker sums its GPUs' gradients (the host's sum)");
     run_params_defaults(&q);
     CHECK(run_param_set(run_param_by_key("ps_placement"), &q, "greedy", msg, sizeof msg) == GQ_OK, "%s", msg);
     q.framework = "tf-replicated";
@@ -346,14 +347,14 @@ static void test_frameworks(void)
     run_params_defaults(&q);
     q.framework = "byteps";
     CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_PS_SHARDED && q.ps_on_cpu == 1 &&
-              q.ps_node_sum_gpus == 1 && q.ps_placement == PS_EVEN && q.partition_bytes == 4096000 &&
+              q.ps_node_sum == NODE_SUM_GPUS && q.ps_placement == PS_EVEN && q.partition_bytes == 4096000 &&
               q.fusion_bytes == 0 && q.fusion_cycle_s == 0 && q.overlap == 1,
           "byteps: ps-sharded on the hosts after the GPUs' sum, BytePS's 4,096,000-byte partitions, no fusion (%s)",
           msg);
     run_params_defaults(&q);
     CHECK(run_param_set(run_param_by_key("sync"), &q, "ring", msg, sizeof msg) == GQ_OK, "%s", msg);
     q.framework = "byteps";
-    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_RING && q.ps_node_sum_gpus == 0 &&
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_RING && q.ps_node_sum == NODE_SUM_HOST &&
               q.ps_on_cpu == 0 && q.partition_bytes == 0,
           "byteps with --sync ring: the ring, no servers' settings (nor their partitions)");
     run_params_defaults(&q);

@@ -548,6 +548,86 @@ static void test_ps_on_cpu(void)
           "BytePS on one node of 2: SimGrid %.6f s, analytic %.6f s, closed form %.6f s", s, a, expect);
 }
 
+/* Every GPU pushing its own (--ps-node-sum none: TensorFlow's parameter_server) to the servers on the hosts: a node's
+ * NIC carries its GPUs' contributions, not their sum, and a server adds every GPU's. */
+static void test_per_gpu_push(void)
+{
+    const double sum_ns = 0.3;
+    cluster_spec ib = cluster("cluster:gpus-per-node=2,gpu=P100,intra=pcie3,inter=ib-edr");
+    sim_config c = base("alexnet", &ib, 4, "fp32", SYNC_PS_SHARDED);
+    c.overlap = 0, c.fusion_bytes = 1e12, c.ps_on_cpu = 1, c.per_gpu_push = 1, c.server_sum_ns = sum_ns;
+    const double n = (double)model_params(c.model), S = 4 * n;
+    /* 2 nodes of 2: each GPU's copy to its host (its own x16), the hosts swap halves of both GPUs' gradients (S
+     * each way over 12.5 GB/s, where the node's sum moved S/2), each server adds the 4 GPUs' halves, and back */
+    double expect = 0.15 + 2 * (1e-6 + S / 15.75e9) + 2 * n * sum_ns * 1e-9 + 2 * (1.2e-6 + S / 12.5e9);
+    double s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+    CHECK(fabs(s / expect - 1) < 0.005 && fabs(a / expect - 1) < 1e-6,
+          "every GPU pushing, 2 nodes of 2: SimGrid %.6f s, analytic %.6f s, closed form %.6f s", s, a, expect);
+    /* 3 GPUs: node 0 pushes its 2 GPUs' halves (S), node 1 its one (S/2); each NIC's busier direction carries S, and
+     * a server adds 3 halves; the SimGrid engine moves every pair's flow (the nodes are not alike) */
+    c.gpus = 3;
+    expect = 0.15 + 2 * (1e-6 + S / 15.75e9) + 1.5 * n * sum_ns * 1e-9 + 2 * (1.2e-6 + S / 12.5e9);
+    s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+    CHECK(fabs(s / expect - 1) < 0.005 && fabs(a / expect - 1) < 1e-6,
+          "every GPU pushing, 3 GPUs on nodes of 2: SimGrid %.6f s, analytic %.6f s, closed form %.6f s", s, a, expect);
+    /* 5 GPUs on 3 nodes of 2: the nodes push 2, 2 and 1 contributions, the busiest NIC direction 4/3 S (a full node's
+     * out, the last node's in) and a server adds 5 thirds; every pair a flow of its own, each way, and every GPU's
+     * copy up and down: 2 x 3 x 2 + 2 x 5 flows */
+    c.gpus = 5;
+    const sim_result five = result_of(c, ENGINE_SIMGRID);
+    expect = 0.15 + 2 * (1e-6 + S / 15.75e9) + 5.0 / 3 * n * sum_ns * 1e-9 + 2 * (1.2e-6 + 4.0 / 3 * S / 12.5e9);
+    a = run(c, ENGINE_ANALYTIC);
+    CHECK(fabs(five.iteration_s / expect - 1) < 0.005 && fabs(a / expect - 1) < 1e-6 && five.flows == 22,
+          "every GPU pushing, 5 GPUs on nodes of 2: SimGrid %.6f s in %ld flows, analytic %.6f s, closed form %.6f s",
+          five.iteration_s, five.flows, a, expect);
+    /* placed servers (greedy over 2, TensorFlow's tensors a message each, gRPC's costs a message), the round after
+     * backward and the reads in forward on InfiniBand, the round on TCP (each flow's ACKs load the other direction):
+     * on 2 nodes nothing is shared there that the analytic engine does not count. Reading in forward on TCP a node's
+     * pushes meet its server's replies on one NIC and the analytic engine is the lower bound (as where the node sums:
+     * docs/simulation.md) */
+    cluster_spec tcp = cluster("cluster:gpus-per-node=2,gpu=P100,intra=pcie3,inter=10gbe");
+    c.gpus = 4, c.ps_placement = PS_GREEDY, c.fusion_bytes = 0, c.rpc_send_s = 0.5e-3, c.rpc_recv_s = 0.7e-3;
+    for (int i = 0; i < 4; i++) {
+        const int round = i % 2;
+        c.ps_pull_round = round, c.overlap = !round, c.cluster = i < 2 ? &ib : &tcp;
+        const sim_result sg = result_of(c, ENGINE_SIMGRID), an = result_of(c, ENGINE_ANALYTIC);
+        const double r = sg.iteration_s / an.iteration_s;
+        CHECK(round    ? fabs(r - 1) < 1e-9
+              : i == 2 ? r >= 1 - 1e-9
+                       : fabs(r - 1) < 0.005,
+              "every GPU pushing to greedy servers (%s, %s): SimGrid %.6f s, analytic %.6f s",
+              round ? "the round" : "reads in forward", i < 2 ? "InfiniBand" : "10 GbE", sg.iteration_s,
+              an.iteration_s);
+    }
+    c.cluster = &ib;
+    /* the round with free sums: each tensor's exchange is its copies (up and down, 1 us + its bytes / 15.75 GB/s
+     * each), two latencies across the NICs (1.2 us) and its bytes over the busiest NIC direction, which pushing
+     * every GPU's own doubles; so pushes - the sum = the sum - copies - latencies, tensor by tensor */
+    c.ps_pull_round = 1, c.overlap = 0, c.server_sum_ns = 0, c.rpc_send_s = c.rpc_recv_s = 0;
+    const double copies = 2 * S / 15.75e9;
+    for (int e = 0; e < 2; e++) {
+        const engine_kind ek = e ? ENGINE_ANALYTIC : ENGINE_SIMGRID;
+        const sim_result r = result_of(c, ek);
+        const double pushes = r.comm_s, latencies = 2 * r.buckets * (1e-6 + 1.2e-6);
+        c.per_gpu_push = 0;
+        const double summed = result_of(c, ek).comm_s;
+        c.per_gpu_push = 1;
+        CHECK(fabs((pushes - summed) / (summed - copies - latencies) - 1) < (e ? 1e-9 : 0.01),
+              "%s: pushes %.6f s - the sum %.6f s = the sum's NIC time (%.6f s)", e ? "analytic" : "SimGrid", pushes,
+              summed, summed - copies - latencies);
+    }
+    c.server_sum_ns = sum_ns;
+    /* 4 nodes of 2 through the hub, greedy over 4 reading in forward: the analytic engine's queues the lower bound;
+     * every pair's own flow (--exact-flows) within 10% of the hub's */
+    c.gpus = 8, c.ps_pull_round = 0, c.overlap = 1;
+    const double sg = run(c, ENGINE_SIMGRID), an = run(c, ENGINE_ANALYTIC);
+    c.exact_flows = 1;
+    const double pairs = run(c, ENGINE_SIMGRID);
+    CHECK(an <= sg * (1 + 1e-9) && fabs(sg / pairs - 1) < 0.10,
+          "every GPU pushing, 4 nodes of 2, greedy over 4: analytic %.6f s, SimGrid %.6f s, pairs %.6f s", an, sg,
+          pairs);
+}
+
 /* gRPC's cost per message (rpc=): each message costs its sender `send` and its receiver `recv` of CPU time, one after
  * another at each end; the iteration grows by what the busiest end's messages cost, in both engines. */
 static void test_rpc(void)
@@ -841,6 +921,7 @@ int main(void)
     test_ps_placement();
     test_inside_nodes();
     test_ps_on_cpu();
+    test_per_gpu_push();
     test_rpc();
     test_rpc_copy_rate();
     test_engine_work();
