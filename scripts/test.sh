@@ -3,7 +3,7 @@
 # suite; then the same suite built with AddressSanitizer + UBSan; then each
 # fuzz target (decoders, model, cluster spec, SimGrid XML, measured CSV,
 # codec profiles, GPU profiles, ping-pongs, accuracy curves)
-# under libFuzzer for FUZZ_SECONDS (default 30). Between them, the portable
+# under libFuzzer for FUZZ_SECONDS (default 20). Between them, the portable
 # build (no -march=native: SSE2 code paths) and its unit tests.
 # Usage: bash scripts/test.sh        (CI runs exactly this: .ci/run)
 set -euo pipefail
@@ -57,10 +57,10 @@ fuzz_one() { # fuzz_one NAME: runs one target from a copy of its corpus; its log
   local f=$1 src=fuzz/corpus-$1
   [ "$f" = decode ] && src=fuzz/corpus
   mkdir -p "$work/$f" && cp "$src"/* "$work/$f"/
-  "build-fuzz/fuzz_${f}_libfuzzer" -max_total_time="${FUZZ_SECONDS:-30}" -rss_limit_mb=2048 -print_final_stats=1 \
+  "build-fuzz/fuzz_${f}_libfuzzer" -max_total_time="${FUZZ_SECONDS:-20}" -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$work/$f-" "$work/$f" > "$work/$f.log" 2>&1
 }
-stage "libFuzzer: $fuzzers, ${FUZZ_SECONDS:-30} s each, $jobs at a time"
+stage "libFuzzer: $fuzzers, ${FUZZ_SECONDS:-20} s each, $jobs at a time"
 pids=()
 for f in $fuzzers; do
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done

@@ -24,7 +24,7 @@ run_mpi() { # run_mpi NP ARGS...
     # shellcheck disable=SC2086
     $MPIRUN -np "$np" "$GQ" train --mpi "$@"
 }
-TRAIN="--epochs 2 --train-limit 1024 --test-limit 256 --format csv"
+TRAIN="--epochs 2 --train-limit 512 --test-limit 128 --format csv"
 # what a run's parameters decide: epoch, train_loss, test_loss, test_accuracy, and the parameters' XXH3
 fingerprint() { perl -ne 'next if $. == 1; chomp; s/"[^"]*"/Q/g; @f = split /,/; print "$f[2] $f[4] $f[5] $f[6] $f[19]\n"' "$1"; }
 
@@ -65,7 +65,7 @@ same 2 allgather powersgd:rank=2
 same 3 ps-sharded powersgd:rank=4
 
 # ---- advise spread over ranks: the finalists simulated by different ranks, the same bytes as one process -----
-ADV="advise --model alexnet --platform terngrad-ethernet --gpus 8,16 --top 4"
+ADV="advise --model alexnet --platform terngrad-ethernet --gpus 8,16 --top 2" # 4 finalists: one a rank at -np 4
 # shellcheck disable=SC2086
 "$GQ" $ADV > adv1.txt 2> /dev/null
 # shellcheck disable=SC2086
