@@ -319,6 +319,10 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     const model_t *m = c->model;
     const cluster_spec *cl = c->cluster;
     if (c->gpus < 1) return gq_fail(GQ_ERR_PARAM, msg, cap, "--gpus must be >= 1");
+    if (c->per_gpu_push && (c->node_sum_gpus || c->ps_cpu_machines > 0))
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "every GPU pushing its own (--ps-node-sum none) %s",
+                       c->node_sum_gpus ? "contradicts the GPUs' sum (--ps-node-sum gpus)"
+                                        : "to machines of their own (--ps-cpu-machines) is not modelled");
     p->compute_s = c->fwd_s + c->bwd_s;
     p->nodes = cluster_nodes_for(cl, c->gpus);
     p->per_node = c->gpus < cl->gpus_per_node ? c->gpus : cl->gpus_per_node;

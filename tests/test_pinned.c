@@ -362,6 +362,10 @@ int main(void)
         CHECK(sim_run(&c, &host, m2, sizeof m2) == GQ_OK, "%s", m2);
         CHECK(one.comm_s == host.comm_s && one.comm_s > 0, "one machine: pushes %.17g s, the host's sum %.17g s",
               one.comm_s, host.comm_s);
+        /* with servers on machines of their own: not modelled, an error (not the node's sum in silence) */
+        c.per_gpu_push = 1, c.ps_cpu_machines = 2, c.gpus = 4;
+        CHECK(sim_run(&c, &one, m2, sizeof m2) == GQ_ERR_PARAM && strstr(m2, "not modelled") != NULL,
+              "every GPU pushing to server machines: refused (%s)", m2);
     }
 
     /* ps-sharded on nodes of one GPU: no node-local reduce, and each GPU encodes its own contribution for the
