@@ -7,9 +7,10 @@
  * flow in each direction at once (rings, the leaders' all-to-all), each flow
  * shares its link with the ACKs of the one coming the other way. Servers on
  * the host CPU (--ps-on cpu) take the plan's host routes and costs; where
- * the node's GPUs sum first (BytePS), the sum's copy to the host and back. Where the
- * platform says its servers talk gRPC (rpc=), each message costs its sender
- * and its receiver their CPU time, one message after another at each end. */
+ * the node's GPUs sum first (BytePS), the sum's copy to the host and back;
+ * where every GPU pushes its own (TensorFlow's parameter_server), a node's
+ * host moves its GPUs' contributions, not their sum. Where the platform says its servers talk gRPC (rpc=), each message
+ * costs its sender and its receiver their CPU time, one message after another at each end. */
 #include <math.h>
 #include <stdlib.h>
 
