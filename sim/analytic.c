@@ -51,12 +51,12 @@ static double placed_servers(const sim_config *c, const sim_plan *p, const sim_b
 static void shard_phases(const sim_config *c, const sim_plan *p, const sim_bucket *b, double ph[3])
 {
     const double N = p->nodes, send = c->rpc_send_s, recv = c->rpc_recv_s;
-    if (p->cpu_machines) {
-        const double M = p->cpu_machines, load = fmax(1, N / M);
-        ph[0] = M * send + p->a_inter + load * b->up_bytes / p->b_inter;
-        ph[1] = N * (recv + b->srv_dec_s / M) + b->srv_enc_s / M + N * send + p->a_inter +
+    if (p->cpu_machines) { /* g: a full node's contributions, T: all of them (node_pushes, all_pushes) */
+        const double M = p->cpu_machines, g = node_pushes(p, 0), T = all_pushes(p), load = fmax(g, T / M);
+        ph[0] = g * M * send + p->a_inter + load * b->up_bytes / p->b_inter;
+        ph[1] = T * (recv + b->srv_dec_s / M) + b->srv_enc_s / M + T * send + p->a_inter +
                 load * b->down_bytes / p->b_inter;
-        ph[2] = M * recv;
+        ph[2] = g * M * recv;
     } else {
         /* g: the contributions a full node pushes (its GPUs where each pushes its own): its messages, its NIC's
          * bytes and a server's from every other node are g times a node's sum's; a server adds T of 1/N */

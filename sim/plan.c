@@ -319,10 +319,9 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     const model_t *m = c->model;
     const cluster_spec *cl = c->cluster;
     if (c->gpus < 1) return gq_fail(GQ_ERR_PARAM, msg, cap, "--gpus must be >= 1");
-    if (c->per_gpu_push && (c->node_sum_gpus || c->ps_cpu_machines > 0))
-        return gq_fail(GQ_ERR_PARAM, msg, cap, "every GPU pushing its own (--ps-node-sum none) %s",
-                       c->node_sum_gpus ? "contradicts the GPUs' sum (--ps-node-sum gpus)"
-                                        : "to machines of their own (--ps-cpu-machines) is not modelled");
+    if (c->per_gpu_push && c->node_sum_gpus)
+        return gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "every GPU pushing its own (--ps-node-sum none) contradicts the GPUs' sum (--ps-node-sum gpus)");
     p->compute_s = c->fwd_s + c->bwd_s;
     p->nodes = cluster_nodes_for(cl, c->gpus);
     p->per_node = c->gpus < cl->gpus_per_node ? c->gpus : cl->gpus_per_node;
@@ -357,6 +356,13 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     const int node_sum = on_host && c->sync == SYNC_PS_SHARDED && c->node_sum_gpus;
     /* on one machine its host is every GPU's server whoever sums: per-GPU pushes are between machines */
     p->per_gpu_push = on_host && c->sync == SYNC_PS_SHARDED && c->per_gpu_push && multi;
+    /* server machines take the nodes' flows as lcm(N, M) stand-ins that load every NIC as the pairs would only where
+     * the nodes push alike */
+    if (p->per_gpu_push && c->ps_cpu_machines > 0 && c->gpus % G != 0)
+        return gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "every GPU pushing its own (--ps-node-sum none) to machines of their own (--ps-cpu-machines) "
+                       "needs full nodes: --gpus %d is not a multiple of their %d GPUs",
+                       c->gpus, G);
     if (on_host && c->sync == SYNC_PS_SHARDED) { /* GPUs to their host; hosts to hosts over the NICs alone */
         if (!node_sum) p->a_intra = a_up, p->b_intra = b_up; /* else the GPUs' reduce, then the first GPU's copy */
         p->a_inter = 2 * cl->inter->latency, p->b_inter = nic;

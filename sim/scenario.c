@@ -96,10 +96,6 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
                        : q->sync != SYNC_PS              ? ""
                        : q->ps_node_sum == NODE_SUM_GPUS ? " (ps has one server, on node 0)"
                                                          : " (ps --ps-on cpu already takes every GPU's own)");
-    if (q->ps_node_sum == NODE_SUM_NONE && q->ps_cpu_machines > 0)
-        return gq_fail(GQ_ERR_USAGE, msg, cap,
-                       "--ps-node-sum none with --ps-cpu-machines: every GPU's push to machines of their own is not "
-                       "modelled (the servers on the workers' hosts are)");
     if (q->ps_cpu_machines > 0 && (q->sync != SYNC_PS_SHARDED || !q->ps_on_cpu))
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--ps-cpu-machines puts the servers of --sync ps-sharded --ps-on cpu on machines of their own%s",

@@ -516,19 +516,23 @@ static int machine_flows(const sg_world *w)
     return w->N / gcd_int(w->N, w->plan->cpu_machines) * w->plan->cpu_machines;
 }
 
-/* Node `node`'s push of its `bytes` to the machines: its L/N flows at once (c: room for them). */
+/* Node `node`'s push of its `bytes` to the machines (times its contributions, node_pushes): its L/N flows at once
+ * (c: room for them). */
 static void machines_push(sg_world *w, int node, double bytes, sg_comm_t *c)
 {
     const int per = machine_flows(w) / w->N;
-    for (int j = 0; j < per; j++) c[j] = put_async(w, mbox("cu%d", node + j * w->N), bytes / per);
+    const double g = node_pushes(w->plan, node);
+    for (int j = 0; j < per; j++) c[j] = put_async(w, mbox("cu%d", node + j * w->N), g * bytes / per);
     sg_comm_wait_all(c, (size_t)per);
 }
 
-/* Machine s's reply, `bytes` to every node: its L/M flows at once (c: room for them). */
+/* Machine s's reply, `bytes` to every node (times its contributions): its L/M flows at once, flow f to node f mod N
+ * (c: room for them). */
 static void machine_replies(sg_world *w, int s, double bytes, sg_comm_t *c)
 {
     const int L = machine_flows(w), M = w->plan->cpu_machines, per = L / M;
-    for (int j = 0; j < per; j++) c[j] = put_async(w, mbox("cd%d", s + j * M), bytes * w->N / L);
+    for (int j = 0; j < per; j++)
+        c[j] = put_async(w, mbox("cd%d", s + j * M), node_pushes(w->plan, (s + j * M) % w->N) * bytes * w->N / L);
     sg_comm_wait_all(c, (size_t)per);
 }
 
@@ -539,12 +543,13 @@ static void to_cpu_machines(sg_world *w, int node, const sim_bucket *b)
     const int M = w->plan->cpu_machines, per = machine_flows(w) / w->N;
     sg_comm_t *c = malloc((size_t)per * sizeof *c);
     void *data;
-    if (!c) abort(); /* the child dies and the parent reports a failed run */
-    sleep_s(M * w->c->rpc_send_s);
+    if (!c) abort();                             /* the child dies and the parent reports a failed run */
+    const double g = node_pushes(w->plan, node); /* its contributions, a message each to every machine */
+    sleep_s(g * M * w->c->rpc_send_s);
     machines_push(w, node, b->up_bytes, c);
     for (int j = 0; j < per; j++) c[j] = sg_mailbox_get_async(mbox("cd%d", node + j * w->N), &data);
     sg_comm_wait_all(c, (size_t)per);
-    sleep_s(M * w->c->rpc_recv_s);
+    sleep_s(g * M * w->c->rpc_recv_s);
     free(c);
 }
 
@@ -555,7 +560,8 @@ static void cpu_server(int argc, char **argv)
     (void)argc, (void)argv;
     const sg_actor_ctx *me = sg_actor_self_get_data();
     sg_world *w = me->w;
-    const int N = w->N, M = w->plan->cpu_machines, s = me->node, per = machine_flows(w) / M;
+    const int M = w->plan->cpu_machines, s = me->node, per = machine_flows(w) / M;
+    const double T = all_pushes(w->plan); /* the contributions it takes a share of: the nodes', or every GPU's */
     sg_comm_t *c = malloc((size_t)per * sizeof *c);
     void *data;
     if (!c) abort(); /* the child dies and the parent reports a failed run */
@@ -564,7 +570,7 @@ static void cpu_server(int argc, char **argv)
             const sim_bucket *b = &w->plan->b[k];
             for (int j = 0; j < per; j++) c[j] = sg_mailbox_get_async(mbox("cu%d", s + j * M), &data);
             sg_comm_wait_all(c, (size_t)per);
-            sleep_s(N * (w->c->rpc_recv_s + b->srv_dec_s / M) + b->srv_enc_s / M + N * w->c->rpc_send_s);
+            sleep_s(T * (w->c->rpc_recv_s + b->srv_dec_s / M) + b->srv_enc_s / M + T * w->c->rpc_send_s);
             machine_replies(w, s, b->down_bytes, c);
         }
     free(c);

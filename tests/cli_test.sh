@@ -319,8 +319,12 @@ check "--framework tf-ps: every GPU's pushes take more than twice the host's sum
 check "--ps-node-sum none with ps: refused in one line, a usage error" sh -c \
     "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q 'already takes every GPU' err.txt"
 "$GQ" simulate --model alexnet --platform p2.8xlarge --gpus 16 --sync ps-sharded --ps-on cpu --ps-node-sum none \
+    --ps-cpu-machines 2 --engine analytic --format csv > pcm.txt 2> err.txt
+check "--ps-node-sum none with --ps-cpu-machines: both in sync" grep -q 'on=cpu,sum=none,machines=2"' pcm.txt
+"$GQ" simulate --model alexnet --platform p2.8xlarge --gpus 12 --sync ps-sharded --ps-on cpu --ps-node-sum none \
     --ps-cpu-machines 2 2> err.txt; rc=$?
-check "--ps-node-sum none with --ps-cpu-machines: refused" sh -c "test $rc -eq 2 && grep -q 'is not modelled' err.txt"
+check "--ps-node-sum none with --ps-cpu-machines from a half node: one line" sh -c \
+    "test $rc -ne 0 && test \$(wc -l < err.txt) -eq 1 && grep -q 'needs full nodes' err.txt"
 # HiPress's roots: the preset, its sync name, the refusals where roots mean nothing, the published file
 "$GQ" simulate --model vgg19 --platform terngrad-infiniband --gpus 8 --quant signsgd --framework hipress \
     --engine analytic --format csv | tail -1 > hp.txt

@@ -580,6 +580,18 @@ static void test_per_gpu_push(void)
     CHECK(fabs(five.iteration_s / expect - 1) < 0.005 && fabs(a / expect - 1) < 1e-6 && five.flows == 22,
           "every GPU pushing, 5 GPUs on nodes of 2: SimGrid %.6f s in %ld flows, analytic %.6f s, closed form %.6f s",
           five.iteration_s, five.flows, a, expect);
+    /* the servers on M machines of their own, gRPC's costs a message: 2 and 3 nodes of 2 against M = 1, 2, 3 (lcm(N,
+     * M) stand-in flows), one bucket after backward: nothing shared the analytic engine does not count */
+    c.gpus = 4, c.rpc_send_s = 0.5e-3, c.rpc_recv_s = 0.7e-3;
+    for (int gpus = 4; gpus <= 6; gpus += 2)
+        for (int M = 1; M <= 3; M++) {
+            c.gpus = gpus, c.ps_cpu_machines = M;
+            const sim_result sm = result_of(c, ENGINE_SIMGRID), am = result_of(c, ENGINE_ANALYTIC);
+            CHECK(fabs(sm.iteration_s / am.iteration_s - 1) < 1e-6,
+                  "every GPU pushing, %d GPUs to %d server machine(s): SimGrid %.9f s, analytic %.9f s", gpus, M,
+                  sm.iteration_s, am.iteration_s);
+        }
+    c.ps_cpu_machines = 0, c.rpc_send_s = c.rpc_recv_s = 0;
     /* placed servers (greedy over 2, TensorFlow's tensors a message each, gRPC's costs a message), the round after
      * backward and the reads in forward on InfiniBand, the round on TCP (each flow's ACKs load the other direction):
      * on 2 nodes nothing is shared there that the analytic engine does not count. Reading in forward on TCP a node's
