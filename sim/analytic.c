@@ -9,8 +9,9 @@
  * the host CPU (--ps-on cpu) take the plan's host routes and costs; where
  * the node's GPUs sum first (BytePS), the sum's copy to the host and back;
  * where every GPU pushes its own (TensorFlow's parameter_server), a node's
- * host moves its GPUs' contributions, not their sum. Where the platform says its servers talk gRPC (rpc=), each message
- * costs its sender and its receiver their CPU time, one message after another at each end. */
+ * host moves its GPUs' contributions, not their sum. Where the platform
+ * says its servers talk gRPC (rpc=), each message costs its sender and its
+ * receiver their CPU time, one message after another at each end. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -157,8 +158,8 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
     case SYNC_PS_SHARDED:     /* node-local reduce, leaders exchange shards, broadcast */
     case SYNC_HIERARCHICAL: { /* node-local reduce, ring across leaders, broadcast */
         const double N = p->nodes;
-        if (c->ps_on_cpu && c->node_sum_gpus && c->sync == SYNC_PS_SHARDED) { /* BytePS: a bucket alone through the
-                                                                                  pipeline's stages */
+        if (c->ps_on_cpu && c->node_sum == NODE_SUM_GPUS && c->sync == SYNC_PS_SHARDED) { /* BytePS: a bucket alone
+                                                                                  through the pipeline's stages */
             double st[5];
             pipeline_stages(c, p, b, st);
             return st[0] + st[1] + st[2] + st[3] + st[4];

@@ -319,9 +319,6 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     const model_t *m = c->model;
     const cluster_spec *cl = c->cluster;
     if (c->gpus < 1) return gq_fail(GQ_ERR_PARAM, msg, cap, "--gpus must be >= 1");
-    if (c->per_gpu_push && c->node_sum_gpus)
-        return gq_fail(GQ_ERR_PARAM, msg, cap,
-                       "every GPU pushing its own (--ps-node-sum none) contradicts the GPUs' sum (--ps-node-sum gpus)");
     p->compute_s = c->fwd_s + c->bwd_s;
     p->nodes = cluster_nodes_for(cl, c->gpus);
     p->per_node = c->gpus < cl->gpus_per_node ? c->gpus : cl->gpus_per_node;
@@ -353,9 +350,9 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     if (multi) p->a_far = a_up + (on_host ? 0 : a_down) + 2 * cl->inter->latency;
     if (multi) p->b_far = fmin(on_host ? b_up : fmin(b_up, b_down), nic);
     if (on_host && !multi) p->a_far = a_up, p->b_far = b_up;
-    const int node_sum = on_host && c->sync == SYNC_PS_SHARDED && c->node_sum_gpus;
+    const int node_sum = on_host && c->sync == SYNC_PS_SHARDED && c->node_sum == NODE_SUM_GPUS;
     /* on one machine its host is every GPU's server whoever sums: per-GPU pushes are between machines */
-    p->per_gpu_push = on_host && c->sync == SYNC_PS_SHARDED && c->per_gpu_push && multi;
+    p->per_gpu_push = on_host && c->sync == SYNC_PS_SHARDED && c->node_sum == NODE_SUM_NONE && multi;
     /* server machines take the nodes' flows as lcm(N, M) stand-ins that load every NIC as the pairs would only where
      * the nodes push alike */
     if (p->per_gpu_push && c->ps_cpu_machines > 0 && c->gpus % G != 0)

@@ -92,8 +92,7 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
                        q->ps_node_sum == NODE_SUM_GPUS ? "gpus" : "none",
                        q->ps_node_sum == NODE_SUM_GPUS ? "sums a node's GPUs before its host's servers"
                                                        : "has every GPU push to the hosts' servers itself",
-                       q->sync == SYNC_PS_SHARDED        ? ""
-                       : q->sync != SYNC_PS              ? ""
+                       q->sync != SYNC_PS                ? ""
                        : q->ps_node_sum == NODE_SUM_GPUS ? " (ps has one server, on node 0)"
                                                          : " (ps --ps-on cpu already takes every GPU's own)");
     if (q->ps_cpu_machines > 0 && (q->sync != SYNC_PS_SHARDED || !q->ps_on_cpu))
@@ -362,8 +361,7 @@ gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *
     c.ps_placement = q->ps_placement;
     c.ps_pull_round = q->ps_pull_round;
     c.ps_on_cpu = q->ps_on_cpu;
-    c.node_sum_gpus = q->ps_node_sum == NODE_SUM_GPUS;
-    c.per_gpu_push = q->ps_node_sum == NODE_SUM_NONE;
+    c.node_sum = q->ps_node_sum;
     c.ps_cpu_machines = q->ps_cpu_machines;
     c.grads_fp16 = amp_native;
     c.reduce_on_host = q->reduce_on_host;
@@ -410,7 +408,7 @@ gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *
     c.codec_serial = q->codec_on == CODEC_ON_GPU;
     /* the host sits behind PCIe 3 x16 whatever joins the GPUs (NVLink links GPUs, not the host) */
     c.host_copy_bw = q->codec_on == CODEC_ON_CPU && s->gpu != &HOST_CPU ? link_kind_find("pcie3", 1)->bandwidth : 0;
-    if (c.node_sum_gpus) { /* the GPUs only sum (NCCL); the host encodes the node's sum at its own costs */
+    if (c.node_sum == NODE_SUM_GPUS) { /* the GPUs only sum (NCCL); the host encodes the node's sum at its own costs */
         c.encode_ns = c.decode_ns = c.encode_fixed_ns = c.decode_fixed_ns = 0;
         c.codec_serial = 0, c.host_copy_bw = 0;
         if (c.quant.id != QZ_FP32 && !amp_native)

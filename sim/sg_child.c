@@ -678,7 +678,7 @@ static void exchange_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
     case SYNC_PS: ps_worker(w, a, b); break;
     case SYNC_PS_FLAT: (w->plan->servers ? roots_worker : flat_worker)(w, a, b); break;
     case SYNC_PS_SHARDED:
-        if (w->c->ps_on_cpu && w->c->node_sum_gpus)
+        if (w->c->ps_on_cpu && w->c->node_sum == NODE_SUM_GPUS)
             node_sum_bucket(w, me, b);
         else if (w->c->ps_on_cpu)
             to_host(w, me, b);
@@ -1143,7 +1143,7 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
     /* the workers; then a single server, or with servers on the host CPUs one per node */
     /* (BytePS on one machine has none: it connects to no server) */
     const int hosts =
-        c->ps_on_cpu && c->sync == SYNC_PS_SHARDED && w.P > 1 && !(c->node_sum_gpus && w.N == 1) ? w.N : 0;
+        c->ps_on_cpu && c->sync == SYNC_PS_SHARDED && w.P > 1 && !(c->node_sum == NODE_SUM_GPUS && w.N == 1) ? w.N : 0;
     sg_actor_ctx *ctx = calloc((size_t)w.P + 1 + (size_t)hosts, sizeof *ctx);
     w.end = calloc((size_t)w.P, sizeof *w.end);
     w.comm = calloc((size_t)w.P, sizeof *w.comm);

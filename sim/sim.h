@@ -89,13 +89,13 @@ typedef struct {
                              it (plan->pull_forward) */
     int ps_on_cpu;        /* ps, ps-sharded: the servers aggregate on their node's host CPU (every GPU's
                              contribution crosses PCIe to it), not on its first GPU */
-    int node_sum_gpus;    /* ps-sharded with ps_on_cpu: a node's GPUs sum their gradients (NCCL) and one of
-                             them copies the sum to the host, which encodes it with the host's codec costs
-                             below, pushes it and decodes the reply; the reply copied back and broadcast
-                             (BytePS's push-pull). 0: every GPU sends its own to the host */
-    int per_gpu_push;     /* ps-sharded with ps_on_cpu: no sum inside a node; every GPU's encoded gradient is copied
-                             to its host and pushed from there to the servers as a message of its own, every GPU
-                             reads its own reply (TensorFlow's parameter_server) */
+    node_sum node_sum;    /* ps-sharded with ps_on_cpu, who sums a node's gradients: NODE_SUM_HOST, every GPU sends
+                             its own to the host, which adds them; NODE_SUM_GPUS, the node's GPUs sum them (NCCL)
+                             and the sum is copied to the host, which encodes it with the host's codec costs below,
+                             pushes it and decodes the reply, copied back and broadcast (BytePS's push-pull);
+                             NODE_SUM_NONE, every GPU's encoded gradient is copied to its host and pushed from
+                             there to the servers as a message of its own, every GPU reading its own reply
+                             (TensorFlow's parameter_server) */
     int ps_cpu_machines;  /* ps-sharded with ps_on_cpu: the servers on this many more machines, without GPUs,
                              with the workers' NIC kind, every bucket split evenly over them; 0: the servers on
                              the workers' hosts */
@@ -141,7 +141,7 @@ typedef struct {
     double compute_s;            /* forward + backward */
     double comm_exposed_s;       /* iteration time not hidden behind compute */
     double comm_s;               /* the exchanges' whole time, bucket after bucket, hidden or not (the slowest GPU's) */
-    double encode_s, decode_s;   /* per GPU per iteration (on its critical path or not; with node_sum_gpus, its
+    double encode_s, decode_s;   /* per GPU per iteration (on its critical path or not; with NODE_SUM_GPUS, its
                                     node's host's) */
     double bytes_up, bytes_down; /* per GPU per iteration, as sent and received */
     int buckets;

@@ -19,7 +19,7 @@ typedef struct {
     double srv_enc_s;  /* a server encoding its reply (enc_down_s, or on a host CPU its encode there) */
     double ready_s;    /* when its last gradient is ready, from the start of the iteration */
     double host_s;     /* reduce_on_host: its copies to and from host memory and the CPU's sums on a ring's path */
-    /* node_sum_gpus (BytePS): the gradient as the GPUs made it, which they sum and broadcast and which crosses PCIe
+    /* NODE_SUM_GPUS (BytePS): the gradient as the GPUs made it, which they sum and broadcast and which crosses PCIe
      * to the host and back; the host encoding the node's sum before its push, decoding the reply after its pull */
     double node_bytes, host_enc_s, host_dec_s;
     /* PowerSGD's factors all-reduced (xch_factor_allreduce): up_bytes (and down_bytes) are the first all-reduce's,
@@ -43,7 +43,7 @@ struct sim_plan {
     double a_intra, b_intra; /* a node's slowest GPU to its first GPU (the node-local reduce) */
     double a_inter, b_inter; /* a node's first GPU to another's, across the NICs */
     double a_far, b_far;     /* the farthest GPU to the first GPU of node 0 (the single parameter server) */
-    /* node_sum_gpus: the ring over a node's GPUs (its longest hop's latency, the bandwidth each hop gets; the reduce-
+    /* NODE_SUM_GPUS: the ring over a node's GPUs (its longest hop's latency, the bandwidth each hop gets; the reduce-
      * scatter and the all-gather) and every GPU's copy of its slice to the host, all at once */
     double a_node_ring, b_node_ring, a_copy, b_copy;
     double a_ring, b_ring; /* a hop of the ring over all GPUs in rank order: its longest hop, its shared bandwidth */
@@ -68,7 +68,7 @@ struct sim_plan {
     /* ps-sharded on the hosts with servers on machines of their own (ps_cpu_machines, more than one worker node):
      * how many, each serving 1/cpu_machines of every bucket; the workers' nodes serve nothing. 0 otherwise */
     int cpu_machines;
-    /* node_sum_gpus across nodes (BytePS): the buckets pipelined through five stages, each sequential over the
+    /* NODE_SUM_GPUS across nodes (BytePS): the buckets pipelined through five stages, each sequential over the
      * buckets and starting a bucket when the stage before has passed it on -- the GPUs' reduce-scatter and copies,
      * the host's encode and push, the servers' sums and replies, the host's decode and copies, the GPUs' all-gather
      * (sim_pipeline) -- so that a NIC pushes one bucket while it pulls another */

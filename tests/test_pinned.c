@@ -240,7 +240,7 @@ int main(void)
         const double E = 3, Dn = 4, S = 0.5, F = 500, n = NW + NB;
         sim_config c = pinned(&CL, "terngrad", SYNC_PS_SHARDED, 4);
         c.exchange.downlink = DOWNLINK_REQUANT;
-        c.ps_on_cpu = 1, c.node_sum_gpus = 1, c.server_sum_ns = S;
+        c.ps_on_cpu = 1, c.node_sum = NODE_SUM_GPUS, c.server_sum_ns = S;
         c.server_encode_ns = E, c.server_decode_ns = Dn, c.server_encode_fixed_ns = F, c.server_decode_fixed_ns = F;
         sim_result r;
         char m2[256];
@@ -268,7 +268,7 @@ int main(void)
                   GQ_OK,
               "%s", msg);
         sim_config c = pinned(&four, "fp32", SYNC_PS_SHARDED, 8);
-        c.ps_on_cpu = 1, c.node_sum_gpus = 1, c.network_model = "CM02:latency-factor=10";
+        c.ps_on_cpu = 1, c.node_sum = NODE_SUM_GPUS, c.network_model = "CM02:latency-factor=10";
         sim_result r;
         char m2[256];
         const double L = 10, n = NW + NB;
@@ -292,7 +292,7 @@ int main(void)
               "%s", msg);
         const double S = 0.5, N = 2, M = 2;
         sim_config c = pinned(&one, "fp32", SYNC_PS_SHARDED, 2);
-        c.ps_on_cpu = 1, c.node_sum_gpus = 1, c.ps_cpu_machines = 2, c.server_sum_ns = S;
+        c.ps_on_cpu = 1, c.node_sum = NODE_SUM_GPUS, c.ps_cpu_machines = 2, c.server_sum_ns = S;
         c.fusion_bytes = 0, c.partition_bytes = 1e6;
         sim_result r;
         char m2[256];
@@ -312,7 +312,7 @@ int main(void)
     {
         const double S = 0.5, n = NW + NB, N = 2;
         sim_config c = pinned(&CL, "fp32", SYNC_PS_SHARDED, 4);
-        c.ps_on_cpu = 1, c.node_sum_gpus = 1, c.server_sum_ns = S;
+        c.ps_on_cpu = 1, c.node_sum = NODE_SUM_GPUS, c.server_sum_ns = S;
         sim_result r;
         char m2[256], what[96];
         for (int M = 1; M <= 4; M *= 2) {
@@ -340,7 +340,7 @@ int main(void)
     {
         const double S = 0.5, n = NW + NB, R1 = 50e-6, R2 = 70e-6, copies = 2 * (1e-6 + raw / BI);
         sim_config c = pinned(&CL, "fp32", SYNC_PS_SHARDED, 4);
-        c.ps_on_cpu = 1, c.per_gpu_push = 1, c.server_sum_ns = S, c.rpc_send_s = R1, c.rpc_recv_s = R2;
+        c.ps_on_cpu = 1, c.node_sum = NODE_SUM_NONE, c.server_sum_ns = S, c.rpc_send_s = R1, c.rpc_recv_s = R2;
         sim_result r;
         char m2[256];
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
@@ -358,7 +358,7 @@ int main(void)
         sim_result one, host;
         c.gpus = 2, c.ps_shards = 0;
         CHECK(sim_run(&c, &one, m2, sizeof m2) == GQ_OK, "%s", m2);
-        c.per_gpu_push = 0;
+        c.node_sum = NODE_SUM_HOST;
         CHECK(sim_run(&c, &host, m2, sizeof m2) == GQ_OK, "%s", m2);
         CHECK(one.comm_s == host.comm_s && one.comm_s > 0, "one machine: pushes %.17g s, the host's sum %.17g s",
               one.comm_s, host.comm_s);
@@ -367,7 +367,7 @@ int main(void)
          * answers them; the busier NIC side carries max(2, 4/M) buckets each way:
          *   2 (1 us + U/b_intra) + 2M R1 + 1.2 us + L U/b_inter + 4 (R2 + S n/M) + 4 R1 + 1.2 us + L U/b_inter + 2M R2
          */
-        c.per_gpu_push = 1, c.gpus = 4;
+        c.node_sum = NODE_SUM_NONE, c.gpus = 4;
         for (int M = 1; M <= 4; M *= 2) {
             const double L = fmax(2, 4.0 / M);
             c.ps_cpu_machines = M;

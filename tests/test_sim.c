@@ -488,7 +488,7 @@ static void test_ps_on_cpu(void)
     /* BytePS's push-pull (--ps-node-sum gpus): the two GPUs reduce-scatter, each sending the other half its gradient
      * (2 PCIe links, 2 us), each copies its half of the sum to the host (1 us, its own link), the hosts swap halves
      * and each adds the two of its half, and back the same way, the GPUs all-gathering */
-    c.node_sum_gpus = 1;
+    c.node_sum = NODE_SUM_GPUS;
     expect = 0.15 + 2 * (2e-6 + S / 2 / 15.75e9) + 2 * (1e-6 + S / 2 / 15.75e9) + n * sum_ns * 1e-9 +
              2 * (1.2e-6 + S / 2 / 12.5e9);
     s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
@@ -511,7 +511,7 @@ static void test_ps_on_cpu(void)
     {
         cluster_spec tcp4 = cluster("cluster:gpus-per-node=4,gpu=P100,intra=pcie3,inter=10gbe");
         sim_config t = base("alexnet", &tcp4, 8, "fp32", SYNC_PS_SHARDED);
-        t.overlap = 0, t.fusion_bytes = 1e12, t.ps_on_cpu = 1, t.node_sum_gpus = 1, t.server_sum_ns = sum_ns;
+        t.overlap = 0, t.fusion_bytes = 1e12, t.ps_on_cpu = 1, t.node_sum = NODE_SUM_GPUS, t.server_sum_ns = sum_ns;
         s = run(t, ENGINE_SIMGRID), a = run(t, ENGINE_ANALYTIC);
         CHECK(fabs(s / a - 1) < 1e-6, "BytePS on 2 nodes of 4 over TCP: SimGrid %.9f s, analytic %.9f s", s, a);
     }
@@ -522,7 +522,7 @@ static void test_ps_on_cpu(void)
         cluster_spec one = cluster("cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=ib-edr");
         for (int i = 0; i < 2; i++) {
             sim_config t = base("alexnet", &one, i ? 6 : 4, "fp32", SYNC_PS_SHARDED);
-            t.fusion_bytes = 0, t.partition_bytes = 4096000, t.ps_on_cpu = 1, t.node_sum_gpus = 1;
+            t.fusion_bytes = 0, t.partition_bytes = 4096000, t.ps_on_cpu = 1, t.node_sum = NODE_SUM_GPUS;
             t.ps_cpu_machines = i ? 4 : 2, t.server_sum_ns = sum_ns;
             const sim_result sg = result_of(t, ENGINE_SIMGRID), an = result_of(t, ENGINE_ANALYTIC);
             CHECK(fabs(sg.iteration_s / an.iteration_s - 1) < 1e-6 && fabs(sg.comm_s / an.comm_s - 1) < 1e-6,
@@ -535,7 +535,7 @@ static void test_ps_on_cpu(void)
      * bucket after backward, the two engines alike */
     {
         sim_config t = c;
-        t.node_sum_gpus = 0, t.ps_cpu_machines = 3, t.gpus = 4;
+        t.node_sum = NODE_SUM_HOST, t.ps_cpu_machines = 3, t.gpus = 4;
         s = run(t, ENGINE_SIMGRID), a = run(t, ENGINE_ANALYTIC);
         CHECK(fabs(s / a - 1) < 1e-6, "hosts to 3 server machines: SimGrid %.9f s, analytic %.9f s", s, a);
     }
@@ -555,7 +555,7 @@ static void test_per_gpu_push(void)
     const double sum_ns = 0.3;
     cluster_spec ib = cluster("cluster:gpus-per-node=2,gpu=P100,intra=pcie3,inter=ib-edr");
     sim_config c = base("alexnet", &ib, 4, "fp32", SYNC_PS_SHARDED);
-    c.overlap = 0, c.fusion_bytes = 1e12, c.ps_on_cpu = 1, c.per_gpu_push = 1, c.server_sum_ns = sum_ns;
+    c.overlap = 0, c.fusion_bytes = 1e12, c.ps_on_cpu = 1, c.node_sum = NODE_SUM_NONE, c.server_sum_ns = sum_ns;
     const double n = (double)model_params(c.model), S = 4 * n;
     /* 2 nodes of 2: each GPU's copy to its host (its own x16), the hosts swap halves of both GPUs' gradients (S
      * each way over 12.5 GB/s, where the node's sum moved S/2), each server adds the 4 GPUs' halves, and back */
@@ -621,9 +621,9 @@ static void test_per_gpu_push(void)
         const engine_kind ek = e ? ENGINE_ANALYTIC : ENGINE_SIMGRID;
         const sim_result r = result_of(c, ek);
         const double pushes = r.comm_s, latencies = 2 * r.buckets * (1e-6 + 1.2e-6);
-        c.per_gpu_push = 0;
+        c.node_sum = NODE_SUM_HOST;
         const double summed = result_of(c, ek).comm_s;
-        c.per_gpu_push = 1;
+        c.node_sum = NODE_SUM_NONE;
         CHECK(fabs((pushes - summed) / (summed - copies - latencies) - 1) < (e ? 1e-9 : 0.01),
               "%s: pushes %.6f s - the sum %.6f s = the sum's NIC time (%.6f s)", e ? "analytic" : "SimGrid", pushes,
               summed, summed - copies - latencies);
