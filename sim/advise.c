@@ -371,7 +371,7 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
             const setting *s = &st[x->setting];
             const sim_outcome *o = &fin[order[r]];
             char sync[96];
-            sync_describe(s->sync, base->ps_shards, base->ps_placement, base->ps_pull_round, base->ps_on_cpu,
+            sync_describe(s->sync, base->ps_shards, base->ps_placement, base->ps_pull, base->ps_on_cpu,
                           base->ps_node_sum, base->ps_cpu_machines, base->partition_bytes, sync, sizeof sync);
             const double codec = o->r.iteration_s > 0 ? (o->r.encode_s + o->r.decode_s) / o->r.iteration_s : 0;
             char to_target[3][40] = {"", "", ""};

@@ -340,6 +340,164 @@ double sim_pull_forward(const sim_config *c, const sim_plan *p, double *comm_s)
     return fmax(end, applied);
 }
 
+/* ---- TensorFlow's distributed_replicated (plan->read_in_step): the step as an event queue --------------------- */
+
+/* The jobs of one variable's chain, in order: a node's CPU sends its messages, its NIC pushes; a server's NIC takes
+ * the contributions in, it applies the update; its NIC replies once the barrier has passed; a node's NIC reads,
+ * its CPU receives, its own part broadcasts the variable to its GPUs. */
+enum { RS_SEND, RS_PUSH, RS_IN, RS_APPLY, RS_REPLY, RS_READ, RS_RECV, RS_DOWN };
+typedef struct {
+    double ready;
+    size_t seq;      /* ties go in the order queued: the same answer every run */
+    int kind, k, at; /* at: the node or the server */
+} rs_job;
+typedef struct {
+    rs_job *heap;
+    size_t n, seq;
+} rs_queue;
+
+static int rs_before(const rs_job *a, const rs_job *b)
+{
+    return a->ready < b->ready || (a->ready == b->ready && a->seq < b->seq);
+}
+static void rs_put(rs_queue *q, double ready, int kind, int k, int at)
+{
+    size_t i = q->n++;
+    const rs_job j = {ready, q->seq++, kind, k, at};
+    for (; i > 0 && rs_before(&j, &q->heap[(i - 1) / 2]); i = (i - 1) / 2) q->heap[i] = q->heap[(i - 1) / 2];
+    q->heap[i] = j;
+}
+static rs_job rs_take(rs_queue *q)
+{
+    const rs_job top = q->heap[0], last = q->heap[--q->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= q->n) break;
+        if (c + 1 < q->n && rs_before(&q->heap[c + 1], &q->heap[c])) c++;
+        if (!rs_before(&q->heap[c], &last)) break;
+        q->heap[i] = q->heap[c], i = c;
+    }
+    if (q->n > 0) q->heap[i] = last;
+    return top;
+}
+
+/* The largest two of a running maximum and where the largest is (as top_two). */
+static void rs_top(double hi[2], int *at, double v, int i)
+{
+    if (v > hi[0])
+        hi[1] = hi[0], hi[0] = v, *at = i;
+    else if (v > hi[1])
+        hi[1] = v;
+}
+
+/* distributed_replicated, one step from its start: each node pushes each gradient as backward makes it (after its
+ * own part and its messages' send); a server takes a gradient's contributions in and applies the update once all
+ * T are in (as sim_pull_forward); once every server holding the variable has applied, the barrier's two messages
+ * (each worker's apply acknowledged, its token to the others: variable_mgr.py's add_sync_queues_and_barrier; its
+ * few bytes' CPU not charged) pass and every node reads the variable back: the servers' NICs reply, a node has it
+ * once all its servers' replies have ended, its CPU receives the messages and its own part gives it to its GPUs.
+ * The step ends when every node has computed and has every variable back. Each resource -- a NIC direction, a
+ * node's CPU, a server's apply, a node's own part -- serves its jobs one after another in the order they become
+ * ready, so that a node's pushes and, where it serves, its replies share its NIC's way out as they come. */
+double sim_read_in_step(const sim_config *c, const sim_plan *p, double *comm_s)
+{
+    const int N = p->nodes, K = p->servers, nb = p->n;
+    const double bw = p->b_inter, a = p->a_inter, x = p->reverse_load - 1, snd = c->rpc_send_s, rcv = c->rpc_recv_s;
+    const double T = all_pushes(p);
+    const size_t NB = (size_t)nb;
+    /* free times: NIC out, NIC in, CPU, own part up (sequential over buckets), own part down, server's apply */
+    double *v = calloc(5 * (size_t)N + (size_t)K + 8 * NB + NB * (size_t)N, sizeof *v);
+    int *left = calloc(3 * NB, sizeof *left);
+    rs_queue q = {malloc((5 * NB * (size_t)(N + K) + 1) * sizeof *q.heap), 0, 0}; /* every job queued, at most */
+    if (!v || !left || !q.heap) return free(v), free(left), free(q.heap), NAN;
+    double *out = v, *in = out + N, *cpu = in + N, *down = cpu + N, *finish = down + N, *app = finish + N;
+    double *first = app + K, *last = first + NB, *applied = last + NB, *done = applied + NB;
+    double *ybegun = done + NB, *yended = ybegun + 2 * NB, *own = yended + 2 * NB; /* two each a bucket */
+    int *pushes_left = left, *applies_left = left + NB, *replies_left = left + 2 * NB;
+    int *ybegun_at = malloc(2 * NB * sizeof *ybegun_at), *yended_at = ybegun_at ? ybegun_at + NB : NULL;
+    if (!ybegun_at) return free(v), free(left), free(q.heap), NAN;
+    for (int n = 0; n < N; n++) { /* a node's own part before each push, in backward order */
+        double t = 0;
+        for (int k = 0; k < nb; k++) own[(size_t)k * N + n] = t = fmax(t, p->b[k].ready_s) + p->b[k].local_up_s;
+    }
+    for (int k = 0; k < nb; k++) {
+        const double *share = p->share + (size_t)k * K;
+        first[k] = INFINITY, ybegun[2 * k] = ybegun[2 * k + 1] = yended[2 * k] = yended[2 * k + 1] = -INFINITY;
+        ybegun_at[k] = yended_at[k] = -1;
+        for (int s = 0; s < K; s++) applies_left[k] += share[s] > 0, replies_left[k] += share[s] > 0;
+        for (int n = 0; n < N; n++)
+            if (!((n < K ? share[n] : 0) >= 1)) pushes_left[k]++, rs_put(&q, own[(size_t)k * N + n], RS_SEND, k, n);
+    }
+    while (q.n > 0) {
+        const rs_job j = rs_take(&q);
+        const int k = j.k, at = j.at;
+        const sim_bucket *b = &p->b[k];
+        const double *share = p->share + (size_t)k * K;
+        const double mine = at < K ? share[at] : 0, g = node_pushes(p, at), U = b->up_bytes, D = b->down_bytes;
+        const double sent = g * placed_sent(p, (size_t)k, at);
+        double t;
+        switch (j.kind) {
+        case RS_SEND:
+            cpu[at] = fmax(cpu[at], j.ready) + sent * snd;
+            rs_put(&q, cpu[at], RS_PUSH, k, at);
+            break;
+        case RS_PUSH:
+            t = fmax(out[at], j.ready);
+            out[at] = t + a + (g * (1 - mine) * U + x * (T - g) * mine * U) / bw;
+            first[k] = fmin(first[k], t), last[k] = fmax(last[k], out[at]);
+            if (--pushes_left[k] == 0)
+                for (int s = 0; s < K; s++)
+                    if (share[s] > 0) rs_put(&q, first[k], RS_IN, k, s);
+            break;
+        case RS_IN:
+            in[at] = fmax(in[at], j.ready) + a + ((T - g) * mine * U + x * g * (1 - mine) * U) / bw;
+            rs_put(&q, fmax(fmax(in[at], last[k]), own[(size_t)k * N + at]), RS_APPLY, k, at);
+            break;
+        case RS_APPLY:
+            app[at] = fmax(app[at], j.ready) + T * mine * b->srv_dec_s + mine * b->srv_enc_s +
+                      (T - g) * p->msgs[(size_t)k * K + at] * (rcv + snd);
+            applied[k] = fmax(applied[k], app[at]);
+            if (--applies_left[k] == 0) {
+                done[k] = applied[k] + 2 * a;
+                for (int s = 0; s < K; s++)
+                    if (share[s] > 0) rs_put(&q, done[k], RS_REPLY, k, s);
+            }
+            break;
+        case RS_REPLY:
+            t = fmax(j.ready, out[at]); /* after what its NIC already sends */
+            out[at] = t + a + ((T - g) * mine * D + x * g * (1 - mine) * D) / bw;
+            rs_top(ybegun + 2 * k, &ybegun_at[k], t, at), rs_top(yended + 2 * k, &yended_at[k], out[at], at);
+            if (--replies_left[k] == 0)
+                for (int n = 0; n < N; n++) {
+                    const double from = ybegun[2 * k + (n == ybegun_at[k])];
+                    if ((n < K ? share[n] : 0) >= 1)
+                        rs_put(&q, done[k], RS_DOWN, k, n); /* it holds all of it: nothing to read */
+                    else
+                        rs_put(&q, from, RS_READ, k, n);
+                }
+            break;
+        case RS_READ:
+            in[at] = fmax(in[at], j.ready) + a + (g * (1 - mine) * D + x * (T - g) * mine * D) / bw;
+            rs_put(&q, fmax(in[at], yended[2 * k + (at == yended_at[k])]), RS_RECV, k, at);
+            break;
+        case RS_RECV:
+            cpu[at] = fmax(cpu[at], j.ready) + sent * rcv;
+            rs_put(&q, cpu[at], RS_DOWN, k, at);
+            break;
+        default: /* RS_DOWN */
+            down[at] = fmax(down[at], j.ready) + b->local_down_s;
+            finish[at] = fmax(finish[at], down[at]);
+            break;
+        }
+    }
+    double end = 0;
+    for (int n = 0; n < N; n++) end = fmax(end, finish[n]);
+    *comm_s = end - p->b[0].ready_s;
+    free(v), free(left), free(q.heap), free(ybegun_at);
+    return fmax(end, p->compute_s);
+}
+
 gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap)
 {
     (void)msg, (void)cap;
@@ -352,8 +510,8 @@ gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char 
         r->encode_s += p->b[k].enc_s + p->b[k].host_enc_s; /* on the GPUs, or BytePS's host */
         r->decode_s += p->b[k].dec_down_s + p->b[k].host_dec_s;
     }
-    if (p->pull_forward) { /* pushes during backward, pulls during the next forward: the step's own timeline */
-        r->iteration_s = sim_pull_forward(c, p, &r->comm_s);
+    if (p->pull_forward) { /* pushes during backward, reads in the next forward or this step: its own timeline */
+        r->iteration_s = p->read_in_step ? sim_read_in_step(c, p, &r->comm_s) : sim_pull_forward(c, p, &r->comm_s);
         r->comm_exposed_s = r->iteration_s - p->compute_s;
         if (!isfinite(r->iteration_s)) return free(comm), GQ_ERR_NOMEM;
     } else if (p->pipelined && c->gpus > 1) { /* the stages' own timeline, not one bucket's exchange after another's */

@@ -34,13 +34,13 @@ const framework_preset FRAMEWORKS[] = {
      "VariableMgrDistributedFetchFromPS: 'each tower gets a copy of the variables from the parameter server, and "
      "sends its gradients to the param server')"},
     {"tf-replicated",
-     "sync=ps-sharded,ps_placement=round-robin,ps_pull=round,ps_on=cpu,fusion=0,fusion_cycle=0,overlap=1",
+     "sync=ps-sharded,ps_placement=round-robin,ps_pull=backward,ps_on=cpu,fusion=0,fusion_cycle=0,overlap=1",
      "TensorFlow 1.x tf_cnn_benchmarks, variable_update=distributed_replicated: a copy of the variables on every "
      "GPU, a master copy on the parameter servers; each worker sums its GPUs' gradients, then pushes the sum of "
      "each variable to the server that owns it as backward makes it, and fetches the updated variable (the "
      "High-Performance Models guide, 'Replicated Variables in Distributed Training') within the step, after a "
      "barrier on its update (variable_mgr.py: apply_gradients, add_sync_queues_and_barrier, then each GPU's copy "
-     "assigned): the round after backward; the master copies placed by "
+     "assigned), each variable's chain as soon as its gradient is made; the master copies placed by "
      "replica_device_setter without a ps_strategy, round-robin (benchmark_cnn.py's param_server_device)"},
     {"byteps", "sync=ps-sharded,ps_on=cpu,ps_node_sum=gpus,partition=4096000,fusion=0,fusion_cycle=0,overlap=1",
      "BytePS push-pull (docs/architecture.md): a node's GPUs reduce each tensor with NCCL, the sum is copied to host "

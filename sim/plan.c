@@ -20,7 +20,7 @@ int ps_placement_parse(const char *s, ps_placement *out)
         if (strcmp(s, PS_PLACEMENT_NAMES[i]) == 0) return *out = (ps_placement)i, 0;
     return -1;
 }
-void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int pull_round, int ps_on_cpu, node_sum sum,
+void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int pull, int ps_on_cpu, node_sum sum,
                    int cpu_machines, double partition_bytes, char *out, size_t cap)
 {
     const int roots = s == SYNC_PS_FLAT && placement == PS_ROOTS;
@@ -32,8 +32,8 @@ void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int pull_
         n += (size_t)snprintf(keys + n, sizeof keys - n, ",placement=%s", ps_placement_name(placement));
     if (sharded && (placement != PS_EVEN || (on_cpu && sum == NODE_SUM_GPUS)) && partition_bytes > 0)
         n += (size_t)snprintf(keys + n, sizeof keys - n, ",partition=%.0f", partition_bytes);
-    if (sharded && !roots && placement != PS_EVEN && pull_round)
-        n += (size_t)snprintf(keys + n, sizeof keys - n, ",pull=round");
+    if (sharded && !roots && placement != PS_EVEN && pull != PS_PULL_FORWARD)
+        n += (size_t)snprintf(keys + n, sizeof keys - n, ",pull=%s", pull == PS_PULL_ROUND ? "round" : "backward");
     if (on_cpu) n += (size_t)snprintf(keys + n, sizeof keys - n, ",on=cpu");
     if (on_cpu && sharded && sum != NODE_SUM_HOST)
         n += (size_t)snprintf(keys + n, sizeof keys - n, ",sum=%s", sum == NODE_SUM_GPUS ? "gpus" : "none");
@@ -451,8 +451,10 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         p->b = more;
         memset(p->b + 2 * m->nlayers + 1, 0, (first[nt] - 2 * m->nlayers) * sizeof *p->b);
     }
-    /* TensorFlow's workers read each variable as forward needs it and push each gradient as backward makes it */
-    p->pull_forward = placed && c->overlap && c->gpus > 1 && !c->ps_pull_round;
+    /* TensorFlow's workers push each gradient as backward makes it and read each variable as forward needs it, or
+     * (distributed_replicated) within the step once its update is applied */
+    p->pull_forward = placed && c->overlap && c->gpus > 1 && c->ps_pull != PS_PULL_ROUND;
+    p->read_in_step = p->pull_forward && c->ps_pull == PS_PULL_BACKWARD;
     double before[4097] = {0}; /* forward's time before each layer */
     for (size_t l = 0; l < m->nlayers; l++) before[l + 1] = before[l] + fwd[l];
     if (placed && !(server_of = malloc(first[nt] * sizeof *server_of))) return free(T), free(first), GQ_ERR_NOMEM;

@@ -17,7 +17,7 @@ static const char *const PS_ON_NAMES[] = {"gpu", "cpu", NULL};
 static const char *const NODE_SUM_NAMES[] = {"host", "gpus", "none", NULL}; /* node_sum's order */
 static const char *const REDUCE_ON_NAMES[] = {"gpu", "host", NULL};
 static const char *const RING_STEPS_NAMES[] = {"messages", "pipelined", NULL};
-static const char *const PS_PULL_NAMES[] = {"forward", "round", NULL};
+static const char *const PS_PULL_NAMES[] = {"forward", "round", "backward", NULL};
 static const char *const FUSION_WAIT_NAMES[] = {"cycle", "previous", NULL};
 static const char *const EF_NAMES[] = {"auto", "on", "off", NULL}; /* EF_AUTO, EF_ON, EF_OFF */
 
@@ -79,12 +79,14 @@ const run_param RUN_PARAMS[] = {
     {.key = "ps_pull",
      .flag = "--ps-pull",
      .type = RP_ENUM,
-     .offset = AT(ps_pull_round),
+     .offset = AT(ps_pull),
      .names = PS_PULL_NAMES,
      .scope = RP_SIM | RP_COLUMN,
      .help = "placed servers (--ps-placement round-robin|greedy) with --overlap on: each gradient pushed as backward "
              "makes it and each variable read back as the next forward needs it (forward, default: TensorFlow's "
-             "parameter_server), or every push and reply in one round after backward (round)"},
+             "parameter_server), every push and reply in one round after backward (round), or each gradient pushed "
+             "as made and its variable read back within the step once every worker's update of it is applied "
+             "(backward: distributed_replicated's barrier a variable)"},
     {.key = "partition",
      .flag = "--partition",
      .meta = "BYTES",

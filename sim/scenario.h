@@ -27,8 +27,7 @@ typedef struct {
     sync_kind sync;
     int ps_shards;             /* ps-sharded: servers (0: one per node) */
     ps_placement ps_placement; /* ps-sharded: even, or whole tensors as TensorFlow places them */
-    int ps_pull_round;         /* placed servers: every variable read back after backward, in one round (else during
-                                  the next forward, TensorFlow's parameter_server) */
+    int ps_pull;               /* placed servers: when each variable is read back (ps_pull_mode, sim.h) */
     int ps_on_cpu;             /* ps, ps-sharded: aggregate on the nodes' host CPUs */
     node_sum ps_node_sum;      /* ps-sharded on the host CPUs: who sums a node's GPUs' gradients (sim.h) */
     int ps_cpu_machines;       /* ps-sharded on the host CPUs: servers on this many machines without GPUs; 0: none */

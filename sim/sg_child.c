@@ -77,6 +77,11 @@ typedef struct {
     struct pf_hub *pf_hub;     /* its flows' progress through the hub, where there is one */
     int *pf_held_at, *pf_held; /* per bucket k, its servers (a share > 0): pf_held[pf_held_at[k] .. pf_held_at[k+1]) */
     int *pf_senders;           /* per bucket, the nodes that push some of it (not holding all of it) */
+    /* read_in_step (distributed_replicated): per node its CPU's clock, which its pushes' sends and its reads'
+     * receives share; per bucket the last of its servers' applies in the current step (the iteration that set it)
+     * and the applies so far over all steps */
+    double *rs_cpu, *rs_applied;
+    int *rs_applied_it, *rs_applies;
 } sg_world;
 
 /* A worker actor: one GPU, or (on a generated, uniform platform, in a ring or all-gather) the hops of a node's other
@@ -952,6 +957,120 @@ typedef struct pf_hub {
     int *push_started, *push_ended; /* per bucket: nodes' flows to the hub, over all steps */
 } pf_hub_t;
 
+/* read_in_step: the actor that reads a node's variables back within the step, as each one's servers reply (through
+ * the hub, or each server's flow to it), its CPU receiving their messages (the clock its pushes' sends share) and
+ * its own part giving each to its GPUs; `finish` when it has the last. */
+typedef struct {
+    const sg_actor_ctx *me;
+    int it;
+    double t0, finish;
+} rs_step;
+static void rs_reader(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    rs_step *r = sg_actor_self_get_data();
+    sg_world *w = r->me->w;
+    const sim_plan *p = w->plan;
+    pf_hub_t *h = w->pf_hub;
+    const int K = p->servers, node = r->me->node, it = r->it, nb = p->n;
+    const double rcv = w->c->rpc_recv_s, g = node_pushes(p, node);
+    sg_host_t here = sg_host_self();
+    size_t most = 1, n = 0; /* pairs: every share of every bucket asked at once, as forward's reads */
+    for (int k = 0; !h && k < nb; k++) most += (size_t)(w->pf_held_at[k + 1] - w->pf_held_at[k]);
+    sg_comm_t *c = malloc(most * sizeof *c);
+    int *of = malloc(most * sizeof *of), *left = calloc((size_t)nb + 1, sizeof *left);
+    double *arrival = malloc(((size_t)nb + 1) * sizeof *arrival);
+    void *data;
+    if (!c || !of || !left || !arrival) abort(); /* the child dies and the parent reports a failed run */
+    for (int k = 0; !h && k < nb; k++)
+        for (int j = w->pf_held_at[k]; j < w->pf_held_at[k + 1]; j++)
+            if (w->pf_held[j] != node)
+                c[n] = sg_mailbox_get_async(mbox("fp%d.%d", w->pf_held[j], node), &data), of[n++] = k, left[k]++;
+    double local = r->t0;
+    for (int k = 0, next = 0; k < nb; k++) { /* backward order: as the updates are applied */
+        const double mine = node < K ? p->share[(size_t)k * K + node] : 0;
+        const int *held = w->pf_held + w->pf_held_at[k], nheld = w->pf_held_at[k + 1] - w->pf_held_at[k];
+        double got;
+        if (!(mine < 1)) { /* it holds all of it: nothing to read once the barrier has passed */
+            pf_wait(w, &w->rs_applies[k], (it + 1) * nheld);
+            got = w->rs_applied[k] + 2 * p->a_inter;
+        } else {
+            if (h) {
+                for (int j = 0; j < nheld; j++)
+                    if (held[j] != node) pf_wait(w, &h->pull_started[(size_t)k * K + held[j]], it + 1);
+                w->flows++;
+                sg_host_sendto(w->hub[node], here, (double)bytes_of(g * (1 - mine) * p->b[k].down_bytes));
+                for (int j = 0; j < nheld; j++)
+                    if (held[j] != node) pf_wait(w, &h->pull_ended[(size_t)k * K + held[j]], it + 1);
+                arrival[k] = simgrid_get_clock();
+            } else {
+                for (; next <= k; next++) /* until this bucket's shares are all in (later ones may come first) */
+                    while (left[next] > 0) {
+                        const ssize_t i = sg_comm_wait_any(c, n);
+                        if (i < 0) abort();
+                        if (--left[of[i]] == 0) arrival[of[i]] = simgrid_get_clock();
+                        c[i] = c[n - 1], of[i] = of[n - 1], n--;
+                    }
+            }
+            got = w->rs_cpu[node] = fmax(w->rs_cpu[node], arrival[k]) + g * placed_sent(p, (size_t)k, node) * rcv;
+        }
+        local = fmax(local, got) + p->b[k].local_down_s;
+    }
+    r->finish = local;
+    free(c), free(of), free(left), free(arrival);
+}
+
+/* read_in_step: the actor that replies with a server's variables, each once every server holding it has applied
+ * the step's updates and the barrier's two messages have passed, one after another. */
+static void rs_replier(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    rs_step *r = sg_actor_self_get_data();
+    sg_world *w = r->me->w;
+    const sim_plan *p = w->plan;
+    pf_hub_t *h = w->pf_hub;
+    const int N = w->N, K = p->servers, srv = r->me->node, it = r->it;
+    const double others = all_pushes(p) - node_pushes(p, srv);
+    sg_host_t here = sg_host_self();
+    sg_comm_t *c = malloc(((size_t)N + 1) * sizeof *c);
+    if (!c) abort(); /* the child dies and the parent reports a failed run */
+    for (int k = 0; k < p->n; k++) {
+        const double share = p->share[(size_t)k * K + srv];
+        if (!(share > 0)) continue;
+        pf_wait(w, &w->rs_applies[k], (it + 1) * (w->pf_held_at[k + 1] - w->pf_held_at[k]));
+        sleep_until(w->rs_applied[k] + 2 * p->a_inter);
+        if (h) {
+            pf_bump(w, &h->pull_started[(size_t)k * K + srv]);
+            w->flows++;
+            sg_host_sendto(here, w->hub[srv], (double)bytes_of(others * share * p->b[k].down_bytes));
+            pf_bump(w, &h->pull_ended[(size_t)k * K + srv]);
+            continue;
+        }
+        size_t n = 0;
+        for (int o = 0; o < N; o++)
+            if (o != srv)
+                c[n++] = put_async(w, mbox("fp%d.%d", srv, o), node_pushes(p, o) * share * p->b[k].down_bytes);
+        sg_comm_wait_all(c, n);
+    }
+    r->finish = simgrid_get_clock();
+    free(c);
+}
+
+/* Starts `fn` as a helper of the calling actor on its host, its data `r`. */
+static sg_actor_t rs_start(void (*fn)(int, char **), rs_step *r)
+{
+    sg_actor_t a = sg_actor_init(fn == rs_reader ? "reader" : "replier", sg_host_self());
+    sg_actor_set_data(a, r);
+    sg_actor_ref(a);
+    sg_actor_start(a, fn, 0, NULL);
+    return a;
+}
+static void rs_join(sg_actor_t a)
+{
+    sg_actor_join(a, -1);
+    sg_actor_unref(a);
+}
+
 /* A node (its GPUs alike: their own part of the exchange, sim_node_local, as delays). Forward takes each layer's
  * variables once they have arrived, their messages have been received (its CPU, one after another) and they have
  * gone through its own part, and stalls until then; backward pushes each gradient after its own part and its
@@ -976,7 +1095,9 @@ static void pf_node(int argc, char **argv)
     for (int it = 0; it < w->iters; it++) {
         const double t0 = simgrid_get_clock();
         size_t n = 0;
-        for (int k = nb - 1; k >= 0; k--) { /* the reads, in forward order */
+        rs_step rs = {me, it, t0, t0}; /* distributed_replicated: the reads within the step, by their own actor */
+        sg_actor_t reader = p->read_in_step ? rs_start(rs_reader, &rs) : NULL;
+        for (int k = nb - 1; !reader && k >= 0; k--) { /* the reads, in forward order */
             const double *share = p->share + (size_t)k * K, mine = node < K ? share[node] : 0;
             left[k] = 0, arrival[k] = t0;
             if (!(mine < 1)) continue;
@@ -1002,7 +1123,7 @@ static void pf_node(int argc, char **argv)
             c[i] = c[n - 1], of[i] = of[n - 1], n--;
         }
         double cpu = t0, local = t0, stall = 0, last = t0;
-        for (int k = nb - 1; k >= 0; k--) {
+        for (int k = nb - 1; !reader && k >= 0; k--) {
             const sim_bucket *b = &p->b[k];
             const double msgs = g * placed_sent(p, (size_t)k, node);
             if (msgs > 0) cpu = fmax(cpu, arrival[k]) + msgs * rcv, last = fmax(last, arrival[k]);
@@ -1021,7 +1142,8 @@ static void pf_node(int argc, char **argv)
                 sg_mutex_unlock(w->lock);
             }
             if (!(mine < 1)) continue;
-            sent = fmax(sent, own) + g * placed_sent(p, (size_t)k, node) * snd;
+            const double send_s = g * placed_sent(p, (size_t)k, node) * snd;
+            sent = reader ? (w->rs_cpu[node] = fmax(w->rs_cpu[node], own) + send_s) : fmax(sent, own) + send_s;
             sleep_until(sent);
             if (h) {
                 pf_bump(w, &h->push_started[k]);
@@ -1035,9 +1157,11 @@ static void pf_node(int argc, char **argv)
                     c[n++] = put_async(w, mbox("fu%d.%d", w->pf_held[j], node), g * share[w->pf_held[j]] * b->up_bytes);
         }
         sg_comm_wait_all(c, n);
-        sleep_until(t0 + stall + w->plan->compute_s);
+        if (reader) rs_join(reader);
+        sleep_until(fmax(t0 + stall + w->plan->compute_s, rs.finish));
         sg_barrier_wait(w->pf_step);
-        w->comm[me->index] += (last - t0) + fmax(0, w->pf_applied - (t0 + stall + p->b[0].ready_s));
+        w->comm[me->index] += reader ? rs.finish - (t0 + p->b[0].ready_s)
+                                     : (last - t0) + fmax(0, w->pf_applied - (t0 + stall + p->b[0].ready_s));
         sg_barrier_wait(w->pf_step); /* every node has read the step's last update before the next step's */
     }
     w->end[me->index] = simgrid_get_clock();
@@ -1067,7 +1191,9 @@ static void pf_server(int argc, char **argv)
     if (!out || !in) abort(); /* the child dies and the parent reports a failed run */
     for (int it = 0; it < w->iters; it++) {
         size_t n = 0;
-        for (int k = nb - 1; k >= 0; k--) { /* the replies, in forward order */
+        rs_step rs = {me, it, 0, 0}; /* distributed_replicated: the replies within the step, by their own actor */
+        sg_actor_t replier = p->read_in_step ? rs_start(rs_replier, &rs) : NULL;
+        for (int k = nb - 1; !replier && k >= 0; k--) { /* the replies, in forward order */
             const double share = p->share[(size_t)k * K + srv];
             if (!(share > 0)) continue;
             if (h) { /* through the hub, one variable after another */
@@ -1105,8 +1231,17 @@ static void pf_server(int argc, char **argv)
             apply = fmax(apply, fmax(simgrid_get_clock(), own)) + T * share * b->srv_dec_s + share * b->srv_enc_s +
                     others * msgs * (rcv + snd);
             sleep_until(apply);
+            if (replier) { /* the last of its servers to apply lets the barrier pass */
+                sg_mutex_lock(w->lock);
+                const int now = w->rs_applied_it[k] == it + 1;
+                w->rs_applied[k] = now ? fmax(w->rs_applied[k], apply) : apply, w->rs_applied_it[k] = it + 1;
+                w->rs_applies[k]++;
+                sg_cond_notify_all(w->pf_cond);
+                sg_mutex_unlock(w->lock);
+            }
         }
         sg_comm_wait_all(out, n);
+        if (replier) rs_join(replier);
         w->pf_applied = fmax(w->pf_applied, apply);
         sg_barrier_wait(w->pf_step);
         sg_barrier_wait(w->pf_step);
@@ -1214,6 +1349,12 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
         w.pf_held_at = calloc((size_t)p->n + 1, sizeof *w.pf_held_at);
         w.pf_senders = calloc((size_t)p->n, sizeof *w.pf_senders);
         if (!pf || !w.pf_own || !w.pf_own_it || !w.pf_held_at || !w.pf_senders) return 1;
+        if (p->read_in_step) {
+            w.rs_cpu = calloc((size_t)w.N + (size_t)p->n, sizeof *w.rs_cpu);
+            w.rs_applied_it = calloc(2 * (size_t)p->n, sizeof *w.rs_applied_it);
+            if (!w.rs_cpu || !w.rs_applied_it) return 1;
+            w.rs_applied = w.rs_cpu + w.N, w.rs_applies = w.rs_applied_it + p->n;
+        }
         for (int k = 0; k < p->n; k++) { /* each bucket's servers, counted then listed; the nodes that push to them */
             const double *share = p->share + (size_t)k * p->servers;
             w.pf_held_at[k + 1] = w.pf_held_at[k];
@@ -1301,6 +1442,7 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
         sg_barrier_destroy(w.pf_step);
         sg_cond_destroy(w.pf_cond);
         free(w.pf_own), free(w.pf_own_it), free(pf), free(w.pf_held_at), free(w.pf_held), free(w.pf_senders);
+        free(w.rs_cpu), free(w.rs_applied_it);
         if (w.pf_hub) free(w.pf_hub->pull_started), free(w.pf_hub);
     }
     for (int a = 0; p->pipelined && a < w.R; a++) sg_sem_destroy(w.pipe_iter[a]);

@@ -54,6 +54,9 @@ typedef enum { PS_EVEN = 0, PS_ROUND_ROBIN = 1, PS_GREEDY = 2, PS_ROOTS = 3 } ps
 extern const char *const PS_PLACEMENT_NAMES[]; /* NULL-terminated, in run_params.c */
 const char *ps_placement_name(ps_placement k);
 int ps_placement_parse(const char *s, ps_placement *out);
+/* When a placed server's worker reads each variable back (sim_config.ps_pull; --ps-pull forward|round|backward). */
+typedef enum { PS_PULL_FORWARD = 0, PS_PULL_ROUND = 1, PS_PULL_BACKWARD = 2 } ps_pull_mode;
+
 /* ps-sharded on the hosts' CPUs: who sums a node's GPUs' gradients before the servers. `host`: every GPU sends its
  * own up to its host, which adds them and pushes the node's sum; `gpus`: the GPUs with NCCL, one sum copied to the
  * host (BytePS); `none`: nobody -- every GPU pushes its own gradient to every server and reads every reply itself
@@ -65,7 +68,7 @@ typedef enum { NODE_SUM_HOST = 0, NODE_SUM_GPUS = 1, NODE_SUM_NONE = 2 } node_su
  * ",sum=none" where every GPU pushes its own,
  * ",machines=M" with servers on machines of their own); "ps" or "ps:on=cpu"; "ps-flat:placement=roots,partition=B"
  * with roots. */
-void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int pull_round, int ps_on_cpu, node_sum sum,
+void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int pull, int ps_on_cpu, node_sum sum,
                    int cpu_machines, double partition_bytes, char *out, size_t cap);
 
 /* One tensor's codec in a per-tensor plan (sim_config.tensor_codec): its quantizer and what it costs, as the
@@ -84,27 +87,29 @@ typedef struct {
     sync_kind sync;
     int ps_shards;             /* ps-sharded: parameter servers, on the first nodes' leaders; 0: one per node */
     ps_placement ps_placement; /* ps-sharded: how the gradient is split over them */
-    int ps_pull_round;    /* placed servers (round-robin, greedy) with overlap: pushes and replies in one round after
-                             backward, not each gradient pushed as made and each variable read as the next forward needs
-                             it (plan->pull_forward) */
-    int ps_on_cpu;        /* ps, ps-sharded: the servers aggregate on their node's host CPU (every GPU's
-                             contribution crosses PCIe to it), not on its first GPU */
-    node_sum node_sum;    /* ps-sharded with ps_on_cpu, who sums a node's gradients: NODE_SUM_HOST, every GPU sends
-                             its own to the host, which adds them; NODE_SUM_GPUS, the node's GPUs sum them (NCCL)
-                             and the sum is copied to the host, which encodes it with the host's codec costs below,
-                             pushes it and decodes the reply, copied back and broadcast (BytePS's push-pull);
-                             NODE_SUM_NONE, every GPU's encoded gradient is copied to its host and pushed from
-                             there to the servers as a message of its own, every GPU reading its own reply
-                             (TensorFlow's parameter_server) */
-    int ps_cpu_machines;  /* ps-sharded with ps_on_cpu: the servers on this many more machines, without GPUs,
-                             with the workers' NIC kind, every bucket split evenly over them; 0: the servers on
-                             the workers' hosts */
-    int grads_fp16;       /* the GPUs make fp16 gradients (mixed precision): 2 bytes an element inside a node,
-                             nothing to encode when they travel as fp16 */
-    int reduce_on_host;   /* ring: each bucket copied to host memory, summed by the CPU, copied back */
-    int ring_pipelined;   /* ring: steps streamed on open connections, as NCCL pipelines them: the network
-                             model's latency factor paid once a bucket, the other steps the links' latency */
-    double server_sum_ns; /* with ps_on_cpu or reduce_on_host: the host adding an element into a sum, */
+    int ps_pull;               /* placed servers (round-robin, greedy) with overlap, when a worker reads each variable
+                                  back (a ps_pull_mode): PS_PULL_FORWARD, as the next forward needs it, each gradient
+                                  pushed as made; PS_PULL_ROUND, every push and reply in one round after backward;
+                                  PS_PULL_BACKWARD, each gradient pushed as made and its variable read back within the
+                                  step once every worker's update of it is applied (plan->pull_forward, ->read_in_step) */
+    int ps_on_cpu;             /* ps, ps-sharded: the servers aggregate on their node's host CPU (every GPU's
+                                  contribution crosses PCIe to it), not on its first GPU */
+    node_sum node_sum;         /* ps-sharded with ps_on_cpu, who sums a node's gradients: NODE_SUM_HOST, every GPU sends
+                                  its own to the host, which adds them; NODE_SUM_GPUS, the node's GPUs sum them (NCCL)
+                                  and the sum is copied to the host, which encodes it with the host's codec costs below,
+                                  pushes it and decodes the reply, copied back and broadcast (BytePS's push-pull);
+                                  NODE_SUM_NONE, every GPU's encoded gradient is copied to its host and pushed from
+                                  there to the servers as a message of its own, every GPU reading its own reply
+                                  (TensorFlow's parameter_server) */
+    int ps_cpu_machines;       /* ps-sharded with ps_on_cpu: the servers on this many more machines, without GPUs,
+                                  with the workers' NIC kind, every bucket split evenly over them; 0: the servers on
+                                  the workers' hosts */
+    int grads_fp16;            /* the GPUs make fp16 gradients (mixed precision): 2 bytes an element inside a node,
+                                  nothing to encode when they travel as fp16 */
+    int reduce_on_host;        /* ring: each bucket copied to host memory, summed by the CPU, copied back */
+    int ring_pipelined;        /* ring: steps streamed on open connections, as NCCL pipelines them: the network
+                                  model's latency factor paid once a bucket, the other steps the links' latency */
+    double server_sum_ns;      /* with ps_on_cpu or reduce_on_host: the host adding an element into a sum, */
     double server_decode_ns, server_decode_fixed_ns; /* decoding a contribution first (quantized tensors), */
     double server_encode_ns, server_encode_fixed_ns; /* encoding its reply (codec_server_cost_cpu) */
     double rpc_send_s, rpc_recv_s; /* ps, ps-sharded: each message between a worker and a server costs its sender

@@ -81,6 +81,10 @@ struct sim_plan {
      * pulled back when the next step's forward needs it, as TensorFlow's workers read and update variables; the step
      * ends when every server has applied every update (sim_pull_forward) */
     int pull_forward;
+    /* with pull_forward, TensorFlow's distributed_replicated: each variable read back within the step, once every
+     * server holding it has applied every update and a barrier's two messages have passed; the step ends when every
+     * node has every variable back (sim_read_in_step) */
+    int read_in_step;
     /* tree: the deepest path of either binary tree, in hops between nodes, and the most half-buckets a node sends
      * (as many as it receives) over the two trees: its parents and children */
     int tree_depth, tree_half_buckets;
@@ -142,6 +146,8 @@ void sim_node_local(const sim_config *c, const sim_plan *p, const sim_bucket *b,
 /* pull_forward: the step's time and its exchanges' time by the analytic engine: each node's and server's link
  * directions serve their flows first come first served (pulls in forward order, pushes in backward order). */
 double sim_pull_forward(const sim_config *c, const sim_plan *p, double *comm_s);
+/* read_in_step: the same, each variable read back in the step that pushed it (sim_plan.read_in_step) */
+double sim_read_in_step(const sim_config *c, const sim_plan *p, double *comm_s);
 
 gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
 /* The analytic engine's time of one bucket's exchange, alone on the network (the plan's fused buckets pace

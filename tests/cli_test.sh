@@ -285,13 +285,17 @@ printf 'model,platform,gpu,batch,gpus,sync,images_per_s,ps_placement\nalexnet,te
 "$GQ" validate --measured ps.csv 2> err.txt; rc=$?
 check "validate: a bad ps_placement named with its line" sh -c "test $rc -ne 0 && grep -q \"ps.csv:2: ps_placement 'rr'\" err.txt"
 # TensorFlow's reads during forward: the default with placed servers; --ps-pull round in the sync name; refused where
-# there are no placed servers or no overlap; a ps_pull column; tf-replicated's preset reads back in the round
+# there are no placed servers or no overlap; a ps_pull column; tf-replicated's preset reads back within the step
 "$GQ" simulate --model vgg-a --platform terngrad-infiniband --gpus 32 --ps-shards 8 --ps-placement greedy \
     --engine analytic --format csv | tail -1 > pf.txt
 "$GQ" simulate --model vgg-a --platform terngrad-infiniband --gpus 32 --ps-shards 8 --ps-placement greedy \
     --ps-pull round --engine analytic --format csv | tail -1 > pr.txt
 check "--ps-pull: forward by default (the plain sync name), round named in sync" sh -c \
     "grep -q ',\"ps-sharded:shards=8,placement=greedy\",' pf.txt && grep -q ',\"ps-sharded:shards=8,placement=greedy,pull=round\",' pr.txt && ! cmp -s pf.txt pr.txt"
+"$GQ" simulate --model vgg-a --platform terngrad-infiniband --gpus 32 --ps-shards 8 --ps-placement greedy \
+    --ps-pull backward --engine analytic --format csv | tail -1 > pb.txt
+check "--ps-pull backward: named in sync, its own prediction" sh -c \
+    "grep -q ',\"ps-sharded:shards=8,placement=greedy,pull=backward\",' pb.txt && ! cmp -s pb.txt pf.txt && ! cmp -s pb.txt pr.txt"
 "$GQ" simulate --model vgg-a --platform terngrad-infiniband --gpus 32 --ps-placement greedy --overlap off \
     --ps-pull forward 2> err.txt; rc=$?
 check "--ps-pull with --overlap off: refused in one line, a usage error" sh -c \
@@ -304,7 +308,7 @@ printf 'vgg-a,terngrad-infiniband,GTX 1080,128,32,ps-sharded,100,8,greedy,round\
 check "validate: a ps_pull column" grep -q 'placement=greedy,pull=round' ppv.csv
 "$GQ" simulate --model inception3 --platform p2.8xlarge --gpus 16 --framework tf-replicated --engine analytic \
     --format csv | tail -1 > tr.txt
-check "--framework tf-replicated: read back in the round after backward" grep -q 'placement=round-robin,pull=round,on=cpu' tr.txt
+check "--framework tf-replicated: each variable read back in the step" grep -q 'placement=round-robin,pull=backward,on=cpu' tr.txt
 # TensorFlow's parameter_server: every GPU pushes its own gradients (--ps-node-sum none, the tf-ps preset's); on 4-GPU
 # nodes at 10 GbE, VGG-16's NIC carries 4 times the node's sum: more than twice the host's sum's iteration
 "$GQ" simulate --model vgg16 --platform 'cluster:gpus-per-node=4,gpu=P100,intra=pcie3,inter=10gbe,rpc=grpc' --gpus 16 \

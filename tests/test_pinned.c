@@ -471,9 +471,21 @@ int main(void)
         char m2[256];
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.iteration_s, S + COMPUTE + local + AX + 3 * W / BX, "pull forward: the hot server's 3W out, 3W in");
-        c.ps_pull_round = 1;
+        c.ps_pull = PS_PULL_ROUND;
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.iteration_s, COMPUTE + 2 * (AI + raw / BI) + 2 * AX + 2 * 3 * W / BX, "pull round: after backward");
+        /* distributed_replicated (--ps-pull backward): the same pushes after backward, the bias's first; each
+         * variable, once applied, waits for the barrier's two messages (2 a_inter), then its server replies and every
+         * node reads it and broadcasts it to its GPUs, all in the step. The bias's chain is done before the weights'
+         * pushes begin; the weights: their own reduce after the bias's, 3W into server 0, the barrier, 3W out of it,
+         * the broadcast:
+         *   T = COMPUTE + 2 a_intra + (W + Wb)/b_intra + a_inter + 3W/b_inter + 2 a_inter
+         *       + a_inter + 3W/b_inter + a_intra + W/b_intra */
+        c.ps_pull = PS_PULL_BACKWARD;
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.iteration_s, COMPUTE + 3 * AI + (2 * W + Wb) / BI + 4 * AX + 2 * 3 * W / BX,
+                 "pull backward: each variable applied, the barrier, read back in the step");
+        close_to(r.comm_s, r.iteration_s - COMPUTE, "pull backward: the exchange from the last gradient's readiness");
     }
 
     /* gRPC's copies (rpc=, docs/simulation.md#grpc): where every flow between nodes is a message, a node's NICs move
