@@ -141,7 +141,7 @@ mutations=(
   'sim/analytic.c|if (share[s] > 0) rs_put(&q, done[k], RS_REPLY, k, s);|if (share[s] > 0) rs_put(&q, first[k], RS_REPLY, k, s);|analytic chains: a server replies before it has applied'
   'sim/analytic.c|rs_put(&q, fmax(in[at], yended[2 * k + (at == yended_at[k])]), RS_RECV, k, at);|rs_put(&q, in[at], RS_RECV, k, at);|analytic chains: a node has a variable before its server has sent every copy'
   'sim/analytic.c|t = fmax(j.ready, out[at]);|t = j.ready;|analytic chains: a server s replies not queued behind its node s pushes'
-  'sim/analytic.c|    return fmax(end, p->compute_s);|    return fmax(end * 0, p->compute_s);|analytic chains: the step ends before the last variable is back'
+  'sim/analytic.c|return q.failed ? NAN : fmax(end, p->compute_s);|return q.failed ? NAN : fmax(end * 0, p->compute_s);|analytic chains: the step ends before the last variable is back'
   'sim/sg_child.c|sleep_until(w->rs_applied[k] + 2 * p->a_inter);|sleep_until(w->rs_applied[k]);|SimGrid chains: the barrier free'
   'sim/sg_child.c|sleep_until(fmax(t0 + stall + w->plan->compute_s, rs.finish));|sleep_until(t0 + stall + w->plan->compute_s);|SimGrid chains: the step ends before the last variable is back'
   'sim/sg_child.c|                    if (held[j] != node) pf_wait(w, &h->pull_ended[(size_t)k * K + held[j]], it + 1);|                    (void)0;|SimGrid chains: a node does not wait for its server s copies'

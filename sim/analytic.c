@@ -353,7 +353,8 @@ typedef struct {
 } rs_job;
 typedef struct {
     rs_job *heap;
-    size_t n, seq;
+    size_t n, seq, cap;
+    int failed; /* a job could not be queued (no memory): the answer is NaN */
 } rs_queue;
 
 static int rs_before(const rs_job *a, const rs_job *b)
@@ -362,6 +363,14 @@ static int rs_before(const rs_job *a, const rs_job *b)
 }
 static void rs_put(rs_queue *q, double ready, int kind, int k, int at)
 {
+    if (q->n == q->cap) {
+        rs_job *more = realloc(q->heap, (2 * q->cap + 64) * sizeof *more);
+        if (!more) {
+            q->failed = 1;
+            return;
+        }
+        q->heap = more, q->cap = 2 * q->cap + 64;
+    }
     size_t i = q->n++;
     const rs_job j = {ready, q->seq++, kind, k, at};
     for (; i > 0 && rs_before(&j, &q->heap[(i - 1) / 2]); i = (i - 1) / 2) q->heap[i] = q->heap[(i - 1) / 2];
@@ -406,17 +415,19 @@ double sim_read_in_step(const sim_config *c, const sim_plan *p, double *comm_s)
     const double bw = p->b_inter, a = p->a_inter, x = p->reverse_load - 1, snd = c->rpc_send_s, rcv = c->rpc_recv_s;
     const double T = all_pushes(p);
     const size_t NB = (size_t)nb;
-    /* free times: NIC out, NIC in, CPU, own part up (sequential over buckets), own part down, server's apply */
+    /* per node when its NIC's two ways, its CPU and its own part (down) are next free, and when it has all back;
+     * per server when its apply is; per bucket its pushes' first start and last end, its applies' last, its
+     * barrier's end, its replies' two latest starts and ends; per bucket and node its own part done before the push */
     double *v = calloc(5 * (size_t)N + (size_t)K + 8 * NB + NB * (size_t)N, sizeof *v);
     int *left = calloc(3 * NB, sizeof *left);
-    rs_queue q = {malloc((5 * NB * (size_t)(N + K) + 1) * sizeof *q.heap), 0, 0}; /* every job queued, at most */
-    if (!v || !left || !q.heap) return free(v), free(left), free(q.heap), NAN;
+    rs_queue q = {NULL, 0, 0, 0, 0};
+    if (!v || !left) return free(v), free(left), NAN;
     double *out = v, *in = out + N, *cpu = in + N, *down = cpu + N, *finish = down + N, *app = finish + N;
     double *first = app + K, *last = first + NB, *applied = last + NB, *done = applied + NB;
     double *ybegun = done + NB, *yended = ybegun + 2 * NB, *own = yended + 2 * NB; /* two each a bucket */
     int *pushes_left = left, *applies_left = left + NB, *replies_left = left + 2 * NB;
     int *ybegun_at = malloc(2 * NB * sizeof *ybegun_at), *yended_at = ybegun_at ? ybegun_at + NB : NULL;
-    if (!ybegun_at) return free(v), free(left), free(q.heap), NAN;
+    if (!ybegun_at) return free(v), free(left), NAN;
     for (int n = 0; n < N; n++) { /* a node's own part before each push, in backward order */
         double t = 0;
         for (int k = 0; k < nb; k++) own[(size_t)k * N + n] = t = fmax(t, p->b[k].ready_s) + p->b[k].local_up_s;
@@ -495,7 +506,7 @@ double sim_read_in_step(const sim_config *c, const sim_plan *p, double *comm_s)
     for (int n = 0; n < N; n++) end = fmax(end, finish[n]);
     *comm_s = end - p->b[0].ready_s;
     free(v), free(left), free(q.heap), free(ybegun_at);
-    return fmax(end, p->compute_s);
+    return q.failed ? NAN : fmax(end, p->compute_s);
 }
 
 gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap)
