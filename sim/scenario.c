@@ -465,8 +465,8 @@ void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o)
     const sim_request *q = &s->req;
     const sim_result *r = &o->r;
     char sync[96], compute[32];
-    sync_describe(q->sync, q->ps_shards, q->ps_placement, q->ps_pull, q->ps_on_cpu, q->ps_node_sum,
-                  q->ps_cpu_machines, q->partition_bytes, sync, sizeof sync);
+    sync_describe(q->sync, q->ps_shards, q->ps_placement, q->ps_pull, q->ps_on_cpu, q->ps_node_sum, q->ps_cpu_machines,
+                  q->partition_bytes, sync, sizeof sync);
     table_row(t,
               "%s\t%s\t%d\t%s\t%s\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
               "\t" TABLE_REAL "\t" TABLE_REAL "\t%.0f\t%.0f\t" TABLE_REAL "\t" TABLE_REAL
@@ -720,8 +720,8 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
         if (row->gpus > 1) ape[scored++] = fabs(err); /* one GPU: the throughput's own measurement, exact */
         char sync[96], compute[32]; /* sync: the scheme that ran, the row's with its framework's settings */
         const sim_request *ran = &s.req;
-        sync_describe(ran->sync, ran->ps_shards, ran->ps_placement, ran->ps_pull, ran->ps_on_cpu,
-                      ran->ps_node_sum, ran->ps_cpu_machines, ran->partition_bytes, sync, sizeof sync);
+        sync_describe(ran->sync, ran->ps_shards, ran->ps_placement, ran->ps_pull, ran->ps_on_cpu, ran->ps_node_sum,
+                      ran->ps_cpu_machines, ran->partition_bytes, sync, sizeof sync);
         table_row(rows, "%s\t%s\t%s\t%llu\t%s\t%s\t%llu\t" TABLE_REAL "\t" TABLE_REAL "\t%+.1f\t%s", s.model->name,
                   platform, s.gpu->name, (unsigned long long)row->batch, sync, quant, (unsigned long long)row->gpus,
                   row->images_per_s, o.images_per_s, err, compute_source_of(&s, compute, sizeof compute));
