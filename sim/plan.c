@@ -23,7 +23,7 @@ int ps_placement_parse(const char *s, ps_placement *out)
 void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int pull, int ps_on_cpu, node_sum sum,
                    int cpu_machines, double partition_bytes, char *out, size_t cap)
 {
-    const int roots = s == SYNC_PS_FLAT && placement == PS_ROOTS;
+    const int roots = s == SYNC_PS_FLAT && placement != PS_EVEN; /* HiPress's roots, or greedy over the GPUs */
     const int sharded = s == SYNC_PS_SHARDED || roots, on_cpu = ps_on_cpu && (s == SYNC_PS_SHARDED || s == SYNC_PS);
     char keys[128] = "";
     size_t n = 0;
@@ -62,10 +62,11 @@ static size_t root_pieces(const sim_config *c, size_t n)
 
 /* Each piece's server (the tensors in the model's order, each tensor's pieces in order: first[k] is tensor k's
  * first), as the placement puts them: every piece a variable of its own. */
-static void place_tensors(const sim_config *c, const xch_tensor *T, size_t nt, int servers, const size_t *first,
-                          int *server_of)
+static int place_tensors(const sim_config *c, const xch_tensor *T, size_t nt, int servers, const size_t *first,
+                         int *server_of)
 {
-    double load[SIM_MAX_PS_SHARDS] = {0};
+    double *load = calloc((size_t)servers, sizeof *load);
+    if (!load) return -1;
     for (size_t k = 0; k < nt; k++)
         for (size_t j = 0, np = first[k + 1] - first[k]; j < np; j++) {
             const size_t v = first[k] + j; /* the variable's index */
@@ -79,7 +80,10 @@ static void place_tensors(const sim_config *c, const xch_tensor *T, size_t nt, i
                 load[best] += 4.0 * (double)piece_n(T[k].n, np, j); /* TensorFlow's byte_size_load_fn */
             }
         }
+    free(load);
+    return 0;
 }
+
 /* Exact encoded size of n elements; data-dependent codes are measured on a
  * synthetic Gaussian gradient (cached: models repeat tensor sizes). */
 static double encoded_size(const qz_params *q, size_t n)
@@ -414,8 +418,8 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         p->cpu_machines = c->ps_cpu_machines; /* the workers' nodes serve nothing: no servers among them */
     else if (c->sync == SYNC_PS_SHARDED && p->nodes > 1 && (c->ps_placement != PS_EVEN || K != p->nodes))
         p->servers = K;
-    else if (c->sync == SYNC_PS_FLAT && c->ps_placement == PS_ROOTS && c->gpus > 1)
-        p->servers = c->gpus; /* HiPress: every GPU the root of some tensors */
+    else if (c->sync == SYNC_PS_FLAT && c->ps_placement != PS_EVEN && c->gpus > 1)
+        p->servers = c->gpus; /* every GPU the root of some tensors: HiPress's, or TensorFlow's greedy setter */
 
     /* tensors in ready order: layers from last to first, biases before weights */
     double fwd[4096], bwd[4096];
@@ -435,6 +439,9 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
                        nt);
     const int roots = p->servers && c->sync == SYNC_PS_FLAT;
     const int placed = p->servers && c->ps_placement != PS_EVEN && !roots;
+    /* TensorFlow's local parameter_server on the GPUs (ParamServerDeviceSetter): each variable whole on the GPU
+     * holding the fewest elements so far, a partitioned one's pieces each a variable */
+    const int greedy_roots = roots && c->ps_placement == PS_GREEDY;
     /* BytePS's pipeline with --partition: each piece of a tensor a bucket of its own (one a tensor before) */
     const int split = p->pipelined && c->partition_bytes > 0;
     if (p->pipelined && (p->servers || c->exact_flows || (split && (c->fusion_bytes > 0 || c->fusion_cycle_s > 0))))
@@ -444,7 +451,9 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
                        "aggregated flows%s",
                        split && !p->servers && !c->exact_flows ? ", a partition a bucket: no fusion" : "");
     for (size_t k = 0; k < nt; k++)
-        first[k + 1] = first[k] + (placed || split ? pieces_of(c, T[k].n) : roots ? root_pieces(c, T[k].n) : 1);
+        first[k + 1] = first[k] + (placed || split || greedy_roots ? pieces_of(c, T[k].n)
+                                   : roots                         ? root_pieces(c, T[k].n)
+                                                                   : 1);
     if (split && first[nt] > 2 * m->nlayers + 1) {
         sim_bucket *more = realloc(p->b, (first[nt] + 1) * sizeof *p->b);
         if (!more) return free(T), free(first), GQ_ERR_NOMEM;
@@ -457,8 +466,10 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     p->read_in_step = p->pull_forward && c->ps_pull == PS_PULL_BACKWARD;
     double before[4097] = {0}; /* forward's time before each layer */
     for (size_t l = 0; l < m->nlayers; l++) before[l + 1] = before[l] + fwd[l];
-    if (placed && !(server_of = malloc(first[nt] * sizeof *server_of))) return free(T), free(first), GQ_ERR_NOMEM;
-    if (placed) place_tensors(c, T, nt, p->servers, first, server_of);
+    if ((placed || greedy_roots) && !(server_of = malloc(first[nt] * sizeof *server_of)))
+        return free(T), free(first), GQ_ERR_NOMEM;
+    if ((placed || greedy_roots) && place_tensors(c, T, nt, p->servers, first, server_of) != 0)
+        return free(T), free(first), free(server_of), GQ_ERR_NOMEM;
     const int on_cpu = c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED);
     /* Horovod's loop: a bucket a tensor first, each ready when backward makes it; fused as the loop runs below */
     const int loop = c->fusion_wait_previous && c->fusion_cycle_s > 0 && c->overlap && c->gpus > 1 && !p->servers;
@@ -514,9 +525,9 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         if (p->servers) { /* bytes per server for now; shares once the buckets are whole */
             double *share = p->share + (cur - p->b) * p->servers, *msgs = p->msgs + (cur - p->b) * p->servers;
             /* even; and what HiPress does not compress it all-reduces: spread as a ring's load */
-            if (c->ps_placement == PS_EVEN || (roots && !tt->quantized))
+            if (c->ps_placement == PS_EVEN || (roots && !greedy_roots && !tt->quantized))
                 for (int s = 0; s < p->servers; s++) share[s] += up / p->servers, msgs[s] = 1;
-            else if (roots) /* tensor k on GPU k mod P, or piece j of it on GPU j (a message to each root a bucket) */
+            else if (roots && !greedy_roots) /* tensor k on GPU k mod P, or piece j on GPU j (a message to each root) */
                 for (size_t j = 0; j < np; j++) {
                     const size_t g = np > 1 ? j : k % (size_t)p->servers;
                     share[g] += up * (double)piece_n(tt->n, np, j) / n, msgs[g] = 1;

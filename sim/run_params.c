@@ -74,8 +74,9 @@ const run_param RUN_PARAMS[] = {
      .names = PS_PLACEMENT_NAMES,
      .scope = RP_SIM | RP_COLUMN,
      .help = "ps-sharded: every bucket split evenly (default), or whole tensors as TensorFlow places variables; "
-             "ps-flat: evenly, or roots: tensor k whole on GPU k mod P, one of at least --partition bytes split "
-             "evenly over all (HiPress's CaSync-PS)"},
+             "ps-flat: evenly, roots: tensor k whole on GPU k mod P, one of at least --partition bytes split "
+             "evenly over all (HiPress's CaSync-PS), or greedy: each tensor whole on the GPU holding the fewest "
+             "elements so far (TensorFlow's local parameter servers on the GPUs)"},
     {.key = "ps_pull",
      .flag = "--ps-pull",
      .type = RP_ENUM,

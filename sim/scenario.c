@@ -58,11 +58,18 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
                        "--ps-placement roots puts each tensor on a GPU of its own (HiPress's CaSync-PS): it needs "
                        "--sync ps-flat, whose servers are the GPUs, not %s",
                        sync_name(q->sync));
-    if (roots && q->engine == ENGINE_SMPI)
+    /* ps-flat's servers are the GPUs: each tensor whole on one, HiPress's roots or TensorFlow's greedy setter */
+    const int flat_placed = q->sync == SYNC_PS_FLAT && q->ps_placement != PS_EVEN;
+    if (q->sync == SYNC_PS_FLAT && q->ps_placement == PS_ROUND_ROBIN)
         return gq_fail(GQ_ERR_USAGE, msg, cap,
-                       "--ps-placement roots: the smpi engine runs the trainer's ps-flat, which splits every tensor "
-                       "evenly over the GPUs");
-    if (((q->ps_placement != PS_EVEN && !roots) || q->ps_shards > 0) && q->sync != SYNC_PS_SHARDED)
+                       "--sync ps-flat places whole tensors on the GPUs as HiPress does (--ps-placement roots: "
+                       "tensor k on GPU k mod P) or greedily (greedy), not round-robin");
+    if (flat_placed && q->engine == ENGINE_SMPI)
+        return gq_fail(GQ_ERR_USAGE, msg, cap,
+                       "--ps-placement %s: the smpi engine runs the trainer's ps-flat, which splits every tensor "
+                       "evenly over the GPUs",
+                       ps_placement_name(q->ps_placement));
+    if (((q->ps_placement != PS_EVEN && !flat_placed) || q->ps_shards > 0) && q->sync != SYNC_PS_SHARDED)
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--ps-shards and --ps-placement shape --sync ps-sharded, not %s",
                        sync_name(q->sync));
     const int placed = q->sync == SYNC_PS_SHARDED && q->ps_placement != PS_EVEN && !roots;
@@ -77,7 +84,7 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
                        "--partition with --ps-node-sum gpus makes each piece a bucket of BytePS's pipeline: "
                        "%s would fuse them again (give --fusion 0 --fusion-cycle 0)",
                        q->fusion_bytes > 0 ? "--fusion" : "--fusion-cycle");
-    if (q->partition_bytes > 0 && q->ps_node_sum != NODE_SUM_GPUS && !roots &&
+    if (q->partition_bytes > 0 && q->ps_node_sum != NODE_SUM_GPUS && !flat_placed &&
         (q->sync != SYNC_PS_SHARDED || q->ps_placement == PS_EVEN))
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--partition cuts tensors that --ps-placement round-robin, greedy or roots places whole; %s",

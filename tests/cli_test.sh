@@ -339,6 +339,17 @@ check "--ps-placement roots with ps-sharded: refused in one line, a usage error"
 "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --sync ps-flat --ps-placement roots --engine smpi \
     2> err.txt; rc=$?
 check "--ps-placement roots under smpi: refused (the trainer splits evenly)" sh -c "test $rc -eq 2 && grep -q 'splits every tensor evenly' err.txt"
+# TensorFlow's local parameter_server on the GPUs: ps-flat placed greedily, named in sync; round-robin and smpi refused
+"$GQ" simulate --model alexnet --platform p2.8xlarge --gpus 8 --sync ps-flat --ps-placement greedy --engine analytic \
+    --format csv | tail -1 > pg.txt
+check "ps-flat --ps-placement greedy: named in sync" grep -q ',ps-flat:placement=greedy,' pg.txt
+"$GQ" simulate --model alexnet --platform p2.8xlarge --gpus 8 --sync ps-flat --ps-placement round-robin 2> err.txt; rc=$?
+check "ps-flat --ps-placement round-robin: refused in one line, a usage error" sh -c \
+    "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q 'not round-robin' err.txt"
+"$GQ" simulate --model alexnet --platform p2.8xlarge --gpus 8 --sync ps-flat --ps-placement greedy --engine smpi \
+    2> err.txt; rc=$?
+check "ps-flat --ps-placement greedy under smpi: refused, naming greedy" sh -c \
+    "test $rc -eq 2 && grep -q -- '--ps-placement greedy: the smpi engine' err.txt"
 "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --sync ps-flat --partition 4194304 2> err.txt; rc=$?
 check "--partition with ps-flat's even split: refused" sh -c "test $rc -eq 2 && grep -q 'already split evenly' err.txt"
 printf 'model,platform,gpu,batch,gpus,framework,sync,images_per_s\nalexnet,terngrad-ethernet,GTX 1080,128,8,horovod-0.20,ps-flat,100\n' > fw.csv

@@ -542,6 +542,25 @@ int main(void)
         c.ps_placement = PS_ROOTS;
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.comm_s, 2 * AX + 2 * raw * fmax(0.75 / BI, 2 * 2 / 4.0 / BX), "roots, fp32: all-reduced evenly");
+        /* TensorFlow's local parameter_server on the GPUs (--ps-placement greedy: ParamServerDeviceSetter), fp32
+         * placed whole too: the weights (4 NW bytes) on GPU 0, the first of four empty GPUs, the bias on GPU 1, the
+         * least loaded after -- as the roots' closed form above with fp32's bytes. Cut at 1 MB (--partition, more
+         * bytes than that: 4 pieces of 250,000), the pieces on GPUs 0..3 and the bias, all four now equal, on GPU 0
+         * again (the roots put it on GPU 1). */
+        c.ps_placement = PS_GREEDY;
+        const double Wf = 4 * NW, Wbf = 4 * NB;
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.comm_s, 2 * AX + 2 * fmax(3 * Wf / BI, 2 * (Wf + Wbf) / BX),
+                 "greedy over the GPUs, fp32: the weights whole on GPU 0");
+        c.partition_bytes = 1e6;
+        const double sg[4] = {(Wf / 4 + Wbf) / raw, Wf / 4 / raw, Wf / 4 / raw, Wf / 4 / raw};
+        double gpug = 0, nicg = 0;
+        for (int a = 0; a < 4; a++) gpug = fmax(gpug, fmax(1 - sg[a], 3 * sg[a]));
+        for (int n = 0; n < 2; n++)
+            nicg = fmax(nicg, 2 * fmax(1 - sg[2 * n] - sg[2 * n + 1], sg[2 * n] + sg[2 * n + 1]));
+        CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(r.comm_s, 2 * AX + 2 * raw * fmax(gpug / BI, nicg / BX),
+                 "greedy cut at 1 MB: a piece a GPU, the bias back on GPU 0");
     }
     {
         sim_config c;

@@ -144,6 +144,17 @@ static void test_roots(void)
             if (gpus == 8) *(part ? &cut : &whole) = s;
         }
     CHECK(whole > cut, "8 hosts: whole tensors at their roots %.6f s, cut a piece a GPU %.6f s", whole, cut);
+    for (int gpus = 2; gpus <= 8; gpus *= 2) { /* TensorFlow's greedy setter over the GPUs: fp32 placed whole too */
+        sim_config c = base("alexnet", &ib1, gpus, "fp32", SYNC_PS_FLAT);
+        c.ps_placement = PS_GREEDY, c.overlap = 0;
+        const double s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
+        c.ps_placement = PS_ROOTS; /* fp32 all-reduced evenly there */
+        const double even = run(c, ENGINE_SIMGRID);
+        CHECK(fabs(s / a - 1) < 0.01 && a >= s * (1 - 1e-12), "greedy over %d hosts, IB: SimGrid %.9f vs analytic %.9f",
+              gpus, s, a);
+        CHECK(s > even, "greedy over %d hosts: AlexNet's fc6 whole on one GPU %.6f s, spread evenly %.6f s", gpus, s,
+              even);
+    }
 }
 
 /* ps-flat: every GPU a server of 1/P; on nodes of 4 GPUs the NIC carries its GPUs' shards for the other nodes, the
