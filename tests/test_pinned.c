@@ -50,6 +50,17 @@ static sim_config pinned(const cluster_spec *cl, const char *quant, sync_kind sy
     return c;
 }
 
+/* ps-flat with whole tensors on 4 GPUs in 2 nodes of 2 (shares s of a bucket of U bytes, the reply as large, no
+ * codec, no RPC): the busiest of a GPU's own link, (1 - s) out and 3s in, and a node's NIC, what its two GPUs send
+ * the other node's roots and take from its GPUs, each way: 2 a_far + 2 U x the busiest's time a byte. */
+static double roots_comm(const double s[4], double U)
+{
+    double gpu = 0, nic = 0;
+    for (int a = 0; a < 4; a++) gpu = fmax(gpu, fmax(1 - s[a], 3 * s[a]));
+    for (int n = 0; n < 2; n++) nic = fmax(nic, 2 * fmax(1 - s[2 * n] - s[2 * n + 1], s[2 * n] + s[2 * n + 1]));
+    return 2 * AX + 2 * U * fmax(gpu / BI, nic / BX);
+}
+
 static sim_result simulate(const char *quant, sync_kind sync, int gpus, downlink_kind down)
 {
     sim_config c = pinned(&CL, quant, sync, gpus);
@@ -528,13 +539,8 @@ int main(void)
         c.partition_bytes = 4e6;
         const double Wp = (double)qz_exact_size(&c.quant, (size_t)NW / 4), U4 = 4 * Wp + Wb;
         const double s4[4] = {Wp / U4, (Wp + Wb) / U4, Wp / U4, Wp / U4};
-        double gpu4 = 0, nic4 = 0;
-        for (int a = 0; a < 4; a++) gpu4 = fmax(gpu4, fmax(1 - s4[a], 3 * s4[a]));
-        for (int n = 0; n < 2; n++)
-            nic4 = fmax(nic4, 2 * fmax(1 - s4[2 * n] - s4[2 * n + 1], s4[2 * n] + s4[2 * n + 1]));
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
-        close_to(r.comm_s, 2 * AX + 2 * U4 * fmax(gpu4 / BI, nic4 / BX),
-                 "roots cut at 4 MB, at equality: a piece a GPU");
+        close_to(r.comm_s, roots_comm(s4, U4), "roots cut at 4 MB, at equality: a piece a GPU");
         c.partition_bytes = 4e6 + 1; /* just over the weights' bytes: whole again */
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.comm_s, 2 * AX + 2 * fmax(3 * W / BI, 2 * (W + Wb) / BX), "roots cut at 4 MB + 1 byte: whole");
@@ -554,13 +560,8 @@ int main(void)
                  "greedy over the GPUs, fp32: the weights whole on GPU 0");
         c.partition_bytes = 1e6;
         const double sg[4] = {(Wf / 4 + Wbf) / raw, Wf / 4 / raw, Wf / 4 / raw, Wf / 4 / raw};
-        double gpug = 0, nicg = 0;
-        for (int a = 0; a < 4; a++) gpug = fmax(gpug, fmax(1 - sg[a], 3 * sg[a]));
-        for (int n = 0; n < 2; n++)
-            nicg = fmax(nicg, 2 * fmax(1 - sg[2 * n] - sg[2 * n + 1], sg[2 * n] + sg[2 * n + 1]));
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
-        close_to(r.comm_s, 2 * AX + 2 * raw * fmax(gpug / BI, nicg / BX),
-                 "greedy cut at 1 MB: a piece a GPU, the bias back on GPU 0");
+        close_to(r.comm_s, roots_comm(sg, raw), "greedy cut at 1 MB: a piece a GPU, the bias back on GPU 0");
     }
     {
         sim_config c;
