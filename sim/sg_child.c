@@ -73,7 +73,7 @@ typedef struct {
     double *pf_own;
     int *pf_own_it;
     double pf_applied;
-    sg_cond_t pf_cond;
+    sg_cond_t *pf_cond;        /* per bucket: an actor waits on its bucket's alone, woken only by progress there */
     struct pf_hub *pf_hub;     /* its flows' progress through the hub, where there is one */
     int *pf_held_at, *pf_held; /* per bucket k, its servers (a share > 0): pf_held[pf_held_at[k] .. pf_held_at[k+1]) */
     int *pf_senders;           /* per bucket, the nodes that push some of it (not holding all of it) */
@@ -926,18 +926,19 @@ static void worker(int argc, char **argv)
 
 /* ---- TensorFlow's placed servers overlapped (plan->pull_forward): an actor a node, an actor a server ---------- */
 
-/* Waits until *count reaches `want` (another actor's progress, notified on pf_cond). */
-static void pf_wait(sg_world *w, const int *count, int want)
+/* Waits until *count, a counter of bucket k's, reaches `want` (another actor's progress, notified on the bucket's
+ * pf_cond). */
+static void pf_wait(sg_world *w, int k, const int *count, int want)
 {
     sg_mutex_lock(w->lock);
-    while (*count < want) sg_cond_wait(w->pf_cond, w->lock);
+    while (*count < want) sg_cond_wait(w->pf_cond[k], w->lock);
     sg_mutex_unlock(w->lock);
 }
-static void pf_bump(sg_world *w, int *count)
+static void pf_bump(sg_world *w, int k, int *count)
 {
     sg_mutex_lock(w->lock);
     ++*count;
-    sg_cond_notify_all(w->pf_cond);
+    sg_cond_notify_all(w->pf_cond[k]);
     sg_mutex_unlock(w->lock);
 }
 
@@ -992,16 +993,16 @@ static void rs_reader(int argc, char **argv)
         const int *held = w->pf_held + w->pf_held_at[k], nheld = w->pf_held_at[k + 1] - w->pf_held_at[k];
         double got;
         if (!(mine < 1)) { /* it holds all of it: nothing to read once the barrier has passed */
-            pf_wait(w, &w->rs_applies[k], (it + 1) * nheld);
+            pf_wait(w, k, &w->rs_applies[k], (it + 1) * nheld);
             got = w->rs_applied[k] + 2 * p->a_inter;
         } else {
             if (h) {
                 for (int j = 0; j < nheld; j++)
-                    if (held[j] != node) pf_wait(w, &h->pull_started[(size_t)k * K + held[j]], it + 1);
+                    if (held[j] != node) pf_wait(w, k, &h->pull_started[(size_t)k * K + held[j]], it + 1);
                 w->flows++;
                 sg_host_sendto(w->hub[node], here, (double)bytes_of(g * (1 - mine) * p->b[k].down_bytes));
                 for (int j = 0; j < nheld; j++)
-                    if (held[j] != node) pf_wait(w, &h->pull_ended[(size_t)k * K + held[j]], it + 1);
+                    if (held[j] != node) pf_wait(w, k, &h->pull_ended[(size_t)k * K + held[j]], it + 1);
                 arrival[k] = simgrid_get_clock();
             } else {
                 for (; next <= k; next++) /* until this bucket's shares are all in (later ones may come first) */
@@ -1037,13 +1038,13 @@ static void rs_replier(int argc, char **argv)
     for (int k = 0; k < p->n; k++) {
         const double share = p->share[(size_t)k * K + srv];
         if (!(share > 0)) continue;
-        pf_wait(w, &w->rs_applies[k], (it + 1) * (w->pf_held_at[k + 1] - w->pf_held_at[k]));
+        pf_wait(w, k, &w->rs_applies[k], (it + 1) * (w->pf_held_at[k + 1] - w->pf_held_at[k]));
         sleep_until(w->rs_applied[k] + 2 * p->a_inter);
         if (h) {
-            pf_bump(w, &h->pull_started[(size_t)k * K + srv]);
+            pf_bump(w, k, &h->pull_started[(size_t)k * K + srv]);
             w->flows++;
             sg_host_sendto(here, w->hub[srv], (double)bytes_of(others * share * p->b[k].down_bytes));
-            pf_bump(w, &h->pull_ended[(size_t)k * K + srv]);
+            pf_bump(w, k, &h->pull_ended[(size_t)k * K + srv]);
             continue;
         }
         size_t n = 0;
@@ -1104,11 +1105,11 @@ static void pf_node(int argc, char **argv)
             if (h) {
                 const int *held = w->pf_held + w->pf_held_at[k], nheld = w->pf_held_at[k + 1] - w->pf_held_at[k];
                 for (int j = 0; j < nheld; j++)
-                    if (held[j] != node) pf_wait(w, &h->pull_started[(size_t)k * K + held[j]], it + 1);
+                    if (held[j] != node) pf_wait(w, k, &h->pull_started[(size_t)k * K + held[j]], it + 1);
                 w->flows++;
                 sg_host_sendto(w->hub[node], here, (double)bytes_of(g * (1 - mine) * p->b[k].down_bytes));
                 for (int j = 0; j < nheld; j++)
-                    if (held[j] != node) pf_wait(w, &h->pull_ended[(size_t)k * K + held[j]], it + 1);
+                    if (held[j] != node) pf_wait(w, k, &h->pull_ended[(size_t)k * K + held[j]], it + 1);
                 arrival[k] = simgrid_get_clock();
                 continue;
             }
@@ -1138,7 +1139,7 @@ static void pf_node(int argc, char **argv)
             if (mine > 0) { /* its server takes its own share from here */
                 sg_mutex_lock(w->lock);
                 w->pf_own[(size_t)node * nb + k] = own, w->pf_own_it[(size_t)node * nb + k] = it + 1;
-                sg_cond_notify_all(w->pf_cond);
+                sg_cond_notify_all(w->pf_cond[k]);
                 sg_mutex_unlock(w->lock);
             }
             if (!(mine < 1)) continue;
@@ -1146,10 +1147,10 @@ static void pf_node(int argc, char **argv)
             sent = reader ? (w->rs_cpu[node] = fmax(w->rs_cpu[node], own) + send_s) : fmax(sent, own) + send_s;
             sleep_until(sent);
             if (h) {
-                pf_bump(w, &h->push_started[k]);
+                pf_bump(w, k, &h->push_started[k]);
                 w->flows++;
                 sg_host_sendto(here, w->hub[node], (double)bytes_of(g * (1 - mine) * b->up_bytes));
-                pf_bump(w, &h->push_ended[k]);
+                pf_bump(w, k, &h->push_ended[k]);
                 continue;
             }
             for (int j = w->pf_held_at[k]; j < w->pf_held_at[k + 1]; j++)
@@ -1197,10 +1198,10 @@ static void pf_server(int argc, char **argv)
             const double share = p->share[(size_t)k * K + srv];
             if (!(share > 0)) continue;
             if (h) { /* through the hub, one variable after another */
-                pf_bump(w, &h->pull_started[(size_t)k * K + srv]);
+                pf_bump(w, k, &h->pull_started[(size_t)k * K + srv]);
                 w->flows++;
                 sg_host_sendto(here, w->hub[srv], (double)bytes_of(others * share * p->b[k].down_bytes));
-                pf_bump(w, &h->pull_ended[(size_t)k * K + srv]);
+                pf_bump(w, k, &h->pull_ended[(size_t)k * K + srv]);
                 continue;
             }
             for (int o = 0; o < N; o++)
@@ -1218,15 +1219,15 @@ static void pf_server(int argc, char **argv)
             const double share = p->share[(size_t)k * K + srv], msgs = p->msgs[(size_t)k * K + srv];
             if (!(share > 0)) continue;
             if (h) { /* its share of every node's flow, from once the first has begun */
-                pf_wait(w, &h->push_started[k], it * senders[k] + 1);
+                pf_wait(w, k, &h->push_started[k], it * senders[k] + 1);
                 w->flows++;
                 sg_host_sendto(w->hub[srv], here, (double)bytes_of(others * share * b->up_bytes));
-                pf_wait(w, &h->push_ended[k], (it + 1) * senders[k]);
+                pf_wait(w, k, &h->push_ended[k], (it + 1) * senders[k]);
             } else {
                 sg_comm_wait_all(in + (size_t)i * (N - 1), (size_t)(N - 1));
                 i++;
             }
-            pf_wait(w, &w->pf_own_it[(size_t)srv * nb + k], it + 1);
+            pf_wait(w, k, &w->pf_own_it[(size_t)srv * nb + k], it + 1);
             const double own = w->pf_own[(size_t)srv * nb + k];
             apply = fmax(apply, fmax(simgrid_get_clock(), own)) + T * share * b->srv_dec_s + share * b->srv_enc_s +
                     others * msgs * (rcv + snd);
@@ -1236,7 +1237,7 @@ static void pf_server(int argc, char **argv)
                 const int now = w->rs_applied_it[k] == it + 1;
                 w->rs_applied[k] = now ? fmax(w->rs_applied[k], apply) : apply, w->rs_applied_it[k] = it + 1;
                 w->rs_applies[k]++;
-                sg_cond_notify_all(w->pf_cond);
+                sg_cond_notify_all(w->pf_cond[k]);
                 sg_mutex_unlock(w->lock);
             }
         }
@@ -1345,10 +1346,11 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
         w.pf_step = sg_barrier_init((unsigned)(w.N + p->servers));
         w.pf_own = calloc((size_t)p->servers * (size_t)p->n, sizeof *w.pf_own);
         w.pf_own_it = calloc((size_t)p->servers * (size_t)p->n, sizeof *w.pf_own_it);
-        w.pf_cond = sg_cond_init();
+        w.pf_cond = calloc((size_t)p->n, sizeof *w.pf_cond);
+        for (int k = 0; w.pf_cond && k < p->n; k++) w.pf_cond[k] = sg_cond_init();
         w.pf_held_at = calloc((size_t)p->n + 1, sizeof *w.pf_held_at);
         w.pf_senders = calloc((size_t)p->n, sizeof *w.pf_senders);
-        if (!pf || !w.pf_own || !w.pf_own_it || !w.pf_held_at || !w.pf_senders) return 1;
+        if (!pf || !w.pf_cond || !w.pf_own || !w.pf_own_it || !w.pf_held_at || !w.pf_senders) return 1;
         if (p->read_in_step) {
             w.rs_cpu = calloc((size_t)w.N + (size_t)p->n, sizeof *w.rs_cpu);
             w.rs_applied_it = calloc(2 * (size_t)p->n, sizeof *w.rs_applied_it);
@@ -1440,7 +1442,8 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
     simgrid_run();
     if (p->pull_forward) {
         sg_barrier_destroy(w.pf_step);
-        sg_cond_destroy(w.pf_cond);
+        for (int k = 0; k < p->n; k++) sg_cond_destroy(w.pf_cond[k]);
+        free(w.pf_cond);
         free(w.pf_own), free(w.pf_own_it), free(pf), free(w.pf_held_at), free(w.pf_held), free(w.pf_senders);
         free(w.rs_cpu), free(w.rs_applied_it);
         if (w.pf_hub) free(w.pf_hub->pull_started), free(w.pf_hub);
