@@ -1109,7 +1109,7 @@ static void pf_node(int argc, char **argv)
                 w->flows++;
                 sg_host_sendto(w->hub[node], here, (double)bytes_of(g * (1 - mine) * p->b[k].down_bytes));
                 for (int j = 0; j < nheld; j++)
-                    if (held[j] != node) pf_wait(w, k, &h->pull_ended[(size_t)k * K + held[j]], it + 1);
+                    if (held[j] != node) pf_wait(w, k, &h->pull_ended[(size_t)k * K + held[j]], it + 1); /* reads */
                 arrival[k] = simgrid_get_clock();
                 continue;
             }
