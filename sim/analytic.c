@@ -247,18 +247,22 @@ double sim_bucket_comm(const sim_config *c, const sim_plan *p, const sim_bucket 
     return t + b->dec_s;
 }
 
+/* Keeps hi[0] >= hi[1] the two largest values seen and *at where the largest came from, given value v from i. */
+static void top_two_add(double hi[2], int *at, double v, int i)
+{
+    if (v > hi[0])
+        hi[1] = hi[0], hi[0] = v, *at = i;
+    else if (v > hi[1])
+        hi[1] = v;
+}
+
 /* The two largest of v[i] over i in 0..n-1 where use(i), and where the largest is: a value's largest over the others
  * is then hi[1] at i == *at, else hi[0]. -inf where none. */
 static void top_two(const double *v, int n, const double *use, double hi[2], int *at)
 {
     hi[0] = hi[1] = -INFINITY, *at = -1;
     for (int i = 0; i < n; i++)
-        if (!use || use[i] > 0) {
-            if (v[i] > hi[0])
-                hi[1] = hi[0], hi[0] = v[i], *at = i;
-            else if (v[i] > hi[1])
-                hi[1] = v[i];
-        }
+        if (!use || use[i] > 0) top_two_add(hi, at, v[i], i);
 }
 
 /* TensorFlow's placed servers overlapped (plan->pull_forward), one step from its start: every node reads every
@@ -391,15 +395,6 @@ static rs_job rs_take(rs_queue *q)
     return top;
 }
 
-/* The largest two of a running maximum and where the largest is (as top_two). */
-static void rs_top(double hi[2], int *at, double v, int i)
-{
-    if (v > hi[0])
-        hi[1] = hi[0], hi[0] = v, *at = i;
-    else if (v > hi[1])
-        hi[1] = v;
-}
-
 /* distributed_replicated, one step from its start: each node pushes each gradient as backward makes it (after its
  * own part and its messages' send); a server takes a gradient's contributions in and applies the update once all
  * T are in (as sim_pull_forward); once every server holding the variable has applied, the barrier's two messages
@@ -415,14 +410,15 @@ double sim_read_in_step(const sim_config *c, const sim_plan *p, double *comm_s)
     const double bw = p->b_inter, a = p->a_inter, x = p->reverse_load - 1, snd = c->rpc_send_s, rcv = c->rpc_recv_s;
     const double T = all_pushes(p);
     const size_t NB = (size_t)nb;
-    /* per node when its NIC's two ways, its CPU and its own part (down) are next free, and when it has all back;
+    /* per node when its NIC's two ways, its CPU and its own part (down: the last of which is when it has all back)
+     * are next free;
      * per server when its apply is; per bucket its pushes' first start and last end, its applies' last, its
      * barrier's end, its replies' two latest starts and ends; per bucket and node its own part done before the push */
-    double *v = calloc(5 * (size_t)N + (size_t)K + 8 * NB + NB * (size_t)N, sizeof *v);
+    double *v = calloc(4 * (size_t)N + (size_t)K + 8 * NB + NB * (size_t)N, sizeof *v);
     int *left = calloc(3 * NB, sizeof *left);
     rs_queue q = {NULL, 0, 0, 0, 0};
     if (!v || !left) return free(v), free(left), NAN;
-    double *out = v, *in = out + N, *cpu = in + N, *down = cpu + N, *finish = down + N, *app = finish + N;
+    double *out = v, *in = out + N, *cpu = in + N, *down = cpu + N, *app = down + N;
     double *first = app + K, *last = first + NB, *applied = last + NB, *done = applied + NB;
     double *ybegun = done + NB, *yended = ybegun + 2 * NB, *own = yended + 2 * NB; /* two each a bucket */
     int *pushes_left = left, *applies_left = left + NB, *replies_left = left + 2 * NB;
@@ -470,7 +466,7 @@ double sim_read_in_step(const sim_config *c, const sim_plan *p, double *comm_s)
                       (T - g) * p->msgs[(size_t)k * K + at] * (rcv + snd);
             applied[k] = fmax(applied[k], app[at]);
             if (--applies_left[k] == 0) {
-                done[k] = applied[k] + 2 * a;
+                done[k] = applied[k] + sim_barrier_s(p);
                 for (int s = 0; s < K; s++)
                     if (share[s] > 0) rs_put(&q, done[k], RS_REPLY, k, s);
             }
@@ -478,7 +474,7 @@ double sim_read_in_step(const sim_config *c, const sim_plan *p, double *comm_s)
         case RS_REPLY:
             t = fmax(j.ready, out[at]); /* after what its NIC already sends */
             out[at] = t + a + ((T - g) * mine * D + x * g * (1 - mine) * D) / bw;
-            rs_top(ybegun + 2 * k, &ybegun_at[k], t, at), rs_top(yended + 2 * k, &yended_at[k], out[at], at);
+            top_two_add(ybegun + 2 * k, &ybegun_at[k], t, at), top_two_add(yended + 2 * k, &yended_at[k], out[at], at);
             if (--replies_left[k] == 0)
                 for (int n = 0; n < N; n++) {
                     const double from = ybegun[2 * k + (n == ybegun_at[k])];
@@ -496,14 +492,11 @@ double sim_read_in_step(const sim_config *c, const sim_plan *p, double *comm_s)
             cpu[at] = fmax(cpu[at], j.ready) + sent * rcv;
             rs_put(&q, cpu[at], RS_DOWN, k, at);
             break;
-        default: /* RS_DOWN */
-            down[at] = fmax(down[at], j.ready) + b->local_down_s;
-            finish[at] = fmax(finish[at], down[at]);
-            break;
+        default: /* RS_DOWN */ down[at] = fmax(down[at], j.ready) + b->local_down_s; break;
         }
     }
     double end = 0;
-    for (int n = 0; n < N; n++) end = fmax(end, finish[n]);
+    for (int n = 0; n < N; n++) end = fmax(end, down[n]);
     *comm_s = end - p->b[0].ready_s;
     free(v), free(left), free(q.heap), free(ybegun_at);
     return q.failed ? NAN : fmax(end, p->compute_s);

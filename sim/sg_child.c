@@ -994,7 +994,7 @@ static void rs_reader(int argc, char **argv)
         double got;
         if (!(mine < 1)) { /* it holds all of it: nothing to read once the barrier has passed */
             pf_wait(w, k, &w->rs_applies[k], (it + 1) * nheld);
-            got = w->rs_applied[k] + 2 * p->a_inter;
+            got = w->rs_applied[k] + sim_barrier_s(p);
         } else {
             if (h) {
                 for (int j = 0; j < nheld; j++)
@@ -1039,7 +1039,7 @@ static void rs_replier(int argc, char **argv)
         const double share = p->share[(size_t)k * K + srv];
         if (!(share > 0)) continue;
         pf_wait(w, k, &w->rs_applies[k], (it + 1) * (w->pf_held_at[k + 1] - w->pf_held_at[k]));
-        sleep_until(w->rs_applied[k] + 2 * p->a_inter);
+        sleep_until(w->rs_applied[k] + sim_barrier_s(p));
         if (h) {
             pf_bump(w, k, &h->pull_started[(size_t)k * K + srv]);
             w->flows++;
@@ -1053,7 +1053,6 @@ static void rs_replier(int argc, char **argv)
                 c[n++] = put_async(w, mbox("fp%d.%d", srv, o), node_pushes(p, o) * share * p->b[k].down_bytes);
         sg_comm_wait_all(c, n);
     }
-    r->finish = simgrid_get_clock();
     free(c);
 }
 

@@ -101,6 +101,10 @@ static inline double node_pushes(const sim_plan *p, int n)
 /* A server's contributions from every node (its own node's too): the GPUs, or the nodes */
 static inline double all_pushes(const sim_plan *p) { return p->per_gpu_push ? p->gpus : p->nodes; }
 
+/* read_in_step: a variable's barrier once its last server has applied (add_sync_queues_and_barrier): two messages'
+ * latency, each worker's apply acknowledged and its token passed to the others (their few bytes' CPU not charged) */
+static inline double sim_barrier_s(const sim_plan *p) { return 2 * p->a_inter; }
+
 /* With servers: the messages node `node` sends in bucket k (to every server but itself that holds some of it), and
  * as many replies it takes back. */
 static inline double placed_sent(const sim_plan *p, size_t k, int node)
