@@ -101,7 +101,6 @@ void xch_tensor_bytes(const xch_policy *p, const qz_params *q, const xch_tensor 
         break;
     default: *down = requant; break;
     }
-    if (xch_shares_scaler(p, q)) *up += 4, *down += 4; /* each worker's scaler up, the maximum down */
 }
 
 int xch_levels_per_word(int workers)

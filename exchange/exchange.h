@@ -86,8 +86,9 @@ int xch_keeps_residual(sync_kind s, const qz_params *q);
 /* The reply actually sent: AUTO resolved for quantizer q. */
 downlink_kind xch_downlink(const xch_policy *p, const qz_params *q);
 
-/* 1 if workers share one TernGrad scaler per tensor: one float up from each
- * worker, the maximum down to each (only whole-tensor scalers, bucket=0). */
+/* 1 if workers share one TernGrad scaler per tensor, their maximum, agreed
+ * by an all-reduce of its own before they encode (only whole-tensor scalers,
+ * bucket=0); the tensor's messages do not carry it. */
 int xch_shares_scaler(const xch_policy *p, const qz_params *q);
 
 /* Bytes one worker sends and receives for tensor t in one iteration, with

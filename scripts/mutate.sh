@@ -40,7 +40,7 @@ mutations=(
   'sim/sg_child.c|        while (*servers_done < servers) sg_cond_wait|        while (0 && *servers_done < servers) sg_cond_wait|SimGrid hub: pushes and replies stop waiting for the servers flows'
   'sim/sg_child.c|double steps = 2.0 * (w->N - 1);|double steps = 1.0 * (w->N - 1);|SimGrid hierarchical ring: half the steps'
   'sim/sg_child.c|sleep_s(w->P * (b->srv_dec_s + w->c->rpc_recv_s) + b->srv_enc_s|sleep_s(w->P * w->c->rpc_recv_s + b->srv_enc_s|SimGrid single PS without its decode cost'
-  'exchange/exchange.c|if (xch_shares_scaler(p, q)) *up += 4, *down += 4;|if (xch_shares_scaler(p, q)) *up += 4;|scaler sharing: the shared scaler not sent back'
+  'train/exchange_run.c|return x->c->comm ? x->c->comm->max_floats(x->c->comm, scales, S) : GQ_OK;|return GQ_OK;|scaler sharing: the trainer over MPI never all-reduces its scalers'
   'exchange/exchange.c|(p->fp32_last && (int)i == classifier)|(p->fp32_last && (int)i == classifier - 1)|fp32 classifier: the wrong layer'
   'sim/network_model.c|{"LV08", 13.01, 0.97}|{"LV08", 13.01, 1}|LV08 without its bandwidth factor'
   'sim/plan.c|cur->dec_down_s += requant_down ? dec + copy|cur->dec_down_s += requant_down ? copy|the reply decoded for free'
@@ -201,6 +201,15 @@ mutations=(
   'sim/codec_cost.c|!(v[k] >= 0 && v[k] < 1e6);|!(v[k] >= 0 && (k > RECV ? 1 : v[k] < 1e6));|gRPC costs: the per-byte columns unbounded'
   'platforms/xml_write.c|<link_ctn id=\"hublink%d\"/></route>\n", ind, i, router, i);|<link_ctn id=\"hublink%d\"/></route>\n", ind, i, router, first);|hubs: every node of a rack on one hub link'
   'platforms/xml_write.c|G(phys_range_of(PHYS_FATPIPE_RATE)->hi), G(c->inter->latency));|G(phys_range_of(PHYS_FATPIPE_RATE)->hi), G(2 * c->inter->latency));|hubs: a hub link of two NIC latencies'
+  'sim/sim_internal.h|return lg + 2 * (n > m);|return lg + (n > m);|shared scaler: a node count not a power of two pays one round more, not two'
+  'sim/sim_internal.h|intra = p->per_node > 1 ? 2 * (p->a_intra|intra = p->per_node > 1 ? 1 * (p->a_intra|shared scaler: one message inside a node, not two'
+  'sim/plan.c|if (scaler_floats > 0 && tt->quantized|if (0 && scaler_floats > 0 && tt->quantized|shared scaler not charged'
+  'sim/plan.c|: c->sync == SYNC_PS_FLAT    ? c->gpus|: c->sync == SYNC_PS_FLAT    ? 1|shared scaler: ps-flat one float a tensor, not one a GPU'
+  'sim/sg_child.c|for (int bit = 1; bit < m; bit <<= 1)|for (int bit = 2; bit < m; bit <<= 1)|SimGrid shared scaler: a round of recursive doubling short'
+  'sim/sg_child.c|v[r] = r < rem ? fmax(t[2 * r], t[2 * r + 1]) + mu : t[r + rem];|v[r] = r < rem ? fmax(t[2 * r], t[2 * r + 1]) : t[r + rem];|SimGrid shared scaler: the paired nodes hand their value in for free'
+  'sim/sg_child.c|while (w->sc_done[g] < want) sg_cond_wait|while (0 && w->sc_done[g] < want) sg_cond_wait|SimGrid shared scaler: a node leaves before every node is in'
+  'sim/sg_child.c|me->folded.host ? w->plan->a_intra + bytes|me->folded.host ? 0 * w->plan->a_intra + bytes|SimGrid shared scaler: a folded node messages its first GPU for free'
+  'sim/smpi_engine.c|"--cfg=smpi/allreduce:rdb",|"--cfg=smpi/allreduce:redbcast",|SMPI: the scaler all-reduced by reduce and broadcast, not recursive doubling'
 )
 
 killed=0

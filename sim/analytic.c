@@ -238,7 +238,7 @@ static double pipeline(const sim_config *c, const sim_plan *p, double *comm_s)
  * all-reduce, the decode (P Q^T); each all-reduce the scheme's, of plain floats. */
 double sim_bucket_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
 {
-    if (!p->factors) return scheme_comm(c, p, b);
+    if (!p->factors) return sim_scaler_s(p, b) + scheme_comm(c, p, b);
     sim_bucket phase = {0};
     phase.up_bytes = phase.down_bytes = b->up_bytes;
     double t = b->enc_s / 2 + scheme_comm(c, p, &phase) + b->enc_s / 2;

@@ -471,6 +471,15 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     if ((placed || greedy_roots) && place_tensors(c, T, nt, p->servers, first, server_of) != 0)
         return free(T), free(first), free(server_of), GQ_ERR_NOMEM;
     const int on_cpu = c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED);
+    /* the floats of TernGrad's shared scaler a tensor (the segments each server decodes), where the engines run it
+     * before each bucket; not where TensorFlow's placed servers overlap (their timelines leave it out), nor in
+     * BytePS's push-pull, whose GPUs encode nothing (the host encodes its node's sum) */
+    const int shared_scaler_schemes =
+        c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED || c->sync == SYNC_PS_FLAT || c->sync == SYNC_ALLGATHER;
+    const double scaler_floats = !shared_scaler_schemes || c->gpus < 2 || node_sum || p->pull_forward ? 0
+                                 : c->sync == SYNC_PS_SHARDED ? (p->cpu_machines ? p->cpu_machines : K)
+                                 : c->sync == SYNC_PS_FLAT    ? c->gpus
+                                                              : 1;
     /* Horovod's loop: a bucket a tensor first, each ready when backward makes it; fused as the loop runs below */
     const int loop = c->fusion_wait_previous && c->fusion_cycle_s > 0 && c->overlap && c->gpus > 1 && !p->servers;
     double t = c->fwd_s, cur_cycle = -1, serial_s = 0, serial_seen = 0;
@@ -522,6 +531,11 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         cur->up_bytes += up;
         cur->up2_bytes += up2;
         cur->down_bytes += dn;
+        /* SPEC's "one extra tiny exchange per layer": every worker's maximum all-reduced before the encode, a float
+         * for each segment a server (or each root, or the one server) decodes under it; rings re-quantize at every
+         * hop and share nothing */
+        if (scaler_floats > 0 && tt->quantized && xch_shares_scaler(&c->exchange, &tc->quant))
+            cur->scaler_bytes += 4.0 * (p->servers ? (double)np : scaler_floats);
         if (p->servers) { /* bytes per server for now; shares once the buckets are whole */
             double *share = p->share + (cur - p->b) * p->servers, *msgs = p->msgs + (cur - p->b) * p->servers;
             /* even; and what HiPress does not compress it all-reduces: spread as a ring's load */

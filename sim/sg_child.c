@@ -82,6 +82,12 @@ typedef struct {
      * and the applies so far over all steps */
     double *rs_cpu, *rs_applied;
     int *rs_applied_it, *rs_applies;
+    /* TernGrad's shared scaler (scaler_rounds), two sets by the parity of a node's calls: when each node entered, when
+     * it leaves, how many are in, how many all-reduces have ended; per node its calls; scratch for rd_finish */
+    double *sc_at[2], *sc_left[2], *sc_v;
+    int sc_in[2], *sc_calls;
+    long sc_done[2];
+    sg_cond_t sc_cond;
 } sg_world;
 
 /* A worker actor: one GPU, or (on a generated, uniform platform, in a ring or all-gather) the hops of a node's other
@@ -189,6 +195,72 @@ static void ring_steps(sg_world *w, const char *tag, int pos, int members, doubl
         send_recv(w, mbox("%s%d", tag, (pos + 1) % members), chunk, mbox("%s%d", tag, pos));
         sleep_s(work_per_step);
     }
+}
+
+/* Recursive doubling between the n nodes' first GPUs (sim_rd_rounds), node i entering at t[i], each message taking
+ * mu: beyond the largest power of two m <= n, each of the first 2(n - m) nodes that is even hands its value to the
+ * next first (their message starts once both are there) and takes the result back from it last; the m others
+ * exchange with the one whose rank among them differs in one bit, a bit a round, each round's pair of messages
+ * starting once both have ended the one before. f[i]: when node i has the result; v: m doubles of scratch. */
+static void rd_finish(const double *t, double *f, int n, double mu, double *v)
+{
+    int m = 1;
+    while (2 * m <= n) m *= 2;
+    const int rem = n - m;
+    for (int r = 0; r < m; r++) v[r] = r < rem ? fmax(t[2 * r], t[2 * r + 1]) + mu : t[r + rem];
+    for (int bit = 1; bit < m; bit <<= 1)
+        for (int r = 0; r < m; r++)
+            if (r < (r ^ bit)) v[r] = v[r ^ bit] = fmax(v[r], v[r ^ bit]) + mu;
+    for (int i = 0; i < n; i++) f[i] = i < 2 * rem ? v[i / 2] + mu : v[i - rem];
+}
+
+/* The nodes' first GPUs all-reduce the scaler: each enters when it gets here; once the last has, the rounds' times
+ * follow from when each entered (rd_finish) at the plan's message time between nodes -- the messages carry a few
+ * bytes, so sharing a link with a gradient's flow costs them nothing measurable, and their latencies are the whole
+ * of it -- and each node leaves when its result is in. Times, not flows: 4096 nodes make 49,152 messages a bucket
+ * (16384 GPUs of 4 took 17 s as flows, 1.4 s so). Two sets of slots, by the parity of a node's calls: a node
+ * cannot begin its call after next before every node has left this one. */
+static void scaler_rounds(sg_world *w, int node, double bytes)
+{
+    const int g = w->sc_calls[node]++ & 1;
+    sg_mutex_lock(w->lock);
+    w->sc_at[g][node] = simgrid_get_clock();
+    if (++w->sc_in[g] == w->N) {
+        w->sc_in[g] = 0;
+        rd_finish(w->sc_at[g], w->sc_left[g], w->N, w->plan->a_inter + bytes / w->plan->b_inter, w->sc_v);
+        w->sc_done[g]++;
+        sg_cond_notify_all(w->sc_cond);
+    } else {
+        const long want = w->sc_done[g] + 1;
+        while (w->sc_done[g] < want) sg_cond_wait(w->sc_cond, w->lock);
+    }
+    const double leave = w->sc_left[g][node];
+    sg_mutex_unlock(w->lock);
+    sleep_until(leave);
+}
+
+/* TernGrad's shared scaler before a bucket's encode (sim_scaler_s): the node's GPUs' maxima to its first GPU, the
+ * nodes' all-reduced, the result back. A folded node's other GPUs are alone on its links: their message each way
+ * is its latency and bytes. */
+static void scaler_allreduce(sg_world *w, const sg_actor_ctx *me, double bytes)
+{
+    if (me->slot > 0) {
+        put(w, mbox("sc%d", me->node), bytes);
+        sg_mailbox_get(mbox("sb%d", me->index));
+        return;
+    }
+    const double folded = me->folded.host ? w->plan->a_intra + bytes / w->plan->b_intra : 0;
+    sg_comm_t *c = me->followers ? malloc((size_t)me->followers * sizeof *c) : NULL;
+    void *data;
+    if (me->followers && !c) abort(); /* the child dies and the parent reports a failed run */
+    for (int l = 0; l < me->followers; l++) c[l] = sg_mailbox_get_async(mbox("sc%d", me->node), &data);
+    sg_comm_wait_all(c, (size_t)me->followers);
+    sleep_s(folded);
+    if (w->N > 1) scaler_rounds(w, me->node, bytes);
+    sleep_s(folded);
+    for (int l = 0; l < me->followers; l++) c[l] = put_async(w, mbox("sb%d", me->index + 1 + l), bytes);
+    sg_comm_wait_all(c, (size_t)me->followers);
+    free(c);
 }
 
 /* ---- schemes, one bucket ------------------------------------------------------------------ */
@@ -914,6 +986,7 @@ static void worker(int argc, char **argv)
                 if (b->up2_bytes > 0) exchange_bucket(w, me, &phase);
                 sleep_s(b->dec_s);
             } else {
+                if (b->scaler_bytes > 0) scaler_allreduce(w, me, b->scaler_bytes);
                 exchange_bucket(w, me, b);
             }
             w->comm[a] += simgrid_get_clock() - exchange0;
@@ -1303,6 +1376,12 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
     }
     w.lock = sg_mutex_init();
     w.took_done = sg_cond_init();
+    w.sc_cond = sg_cond_init();
+    w.sc_at[0] = calloc(5 * (size_t)w.N, sizeof(double));
+    w.sc_calls = calloc((size_t)w.N, sizeof *w.sc_calls);
+    if (!w.sc_at[0] || !w.sc_calls) return 1;
+    w.sc_at[1] = w.sc_at[0] + w.N, w.sc_left[0] = w.sc_at[1] + w.N, w.sc_left[1] = w.sc_left[0] + w.N;
+    w.sc_v = w.sc_left[1] + w.N;
     w.hub_cond = sg_cond_init();
     /* hosts by (node, GPU) from one listing: sg_host_by_name searches the
      * zones linearly, which made starting P actors cost O(P^2); the host
@@ -1439,6 +1518,8 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
         sg_actor_start(act, p->pipelined ? pipe_machine : cpu_server, 0, NULL);
     }
     simgrid_run();
+    sg_cond_destroy(w.sc_cond);
+    free(w.sc_at[0]), free(w.sc_calls);
     if (p->pull_forward) {
         sg_barrier_destroy(w.pf_step);
         for (int k = 0; k < p->n; k++) sg_cond_destroy(w.pf_cond[k]);

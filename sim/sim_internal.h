@@ -32,6 +32,10 @@ typedef struct {
     double need_s, local_up_s, local_down_s;
     /* with servers: the messages a node sends in it to every server that holds some of it (placed_sent's total) */
     double msgs_all;
+    /* TernGrad's shared scaler (xch_shares_scaler) where servers or every worker decode the contributions under it:
+     * the bytes of each message of the all-reduce of the workers' maxima that comes before the bucket's encode (a
+     * float a tensor and segment; sim_scaler_s); 0 elsewhere */
+    double scaler_bytes;
 } sim_bucket;
 
 struct sim_plan {
@@ -111,6 +115,28 @@ static inline double placed_sent(const sim_plan *p, size_t k, int node)
 {
     const size_t at = k * (size_t)p->servers + (size_t)node; /* its own server's, kept */
     return p->b[k].msgs_all - (node < p->servers && p->share[at] > 0 ? p->msgs[at] : 0);
+}
+
+/* Recursive doubling over n members, the all-reduce of small messages of MPICH and Open MPI (and SMPI's rdb): the
+ * rounds on its critical path, log2 of the largest power of two m <= n, and where n > m two more (the n - m members
+ * beyond it hand their value to a partner first and take the result back last); *busiest the messages the busiest
+ * member sends, as many as it receives. */
+static inline int sim_rd_rounds(int n, int *busiest)
+{
+    int m = 1, lg = 0;
+    while (2 * m <= n) m *= 2, lg++;
+    *busiest = lg + (n > m);
+    return lg + 2 * (n > m);
+}
+
+/* TernGrad's shared scaler before bucket b's encode: a node's GPUs' maxima to its first GPU and the result back (two
+ * messages inside the node), recursive doubling between the nodes' first GPUs. */
+static inline double sim_scaler_s(const sim_plan *p, const sim_bucket *b)
+{
+    if (b->scaler_bytes <= 0) return 0;
+    int busiest;
+    const double s = b->scaler_bytes, intra = p->per_node > 1 ? 2 * (p->a_intra + s / p->b_intra) : 0;
+    return intra + sim_rd_rounds(p->nodes, &busiest) * (p->a_inter + s / p->b_inter);
 }
 
 gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap);

@@ -137,16 +137,19 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
         run_param_format(&RUN_PARAMS[i], &run, v, sizeof v);
         snprintf(a[k++], sizeof a[0], "%s=%s", RUN_PARAMS[i].key, v);
     }
-    char *argv[19 + 7 + RUN_PARAMS_MAX] = {
+    char *argv[20 + 7 + RUN_PARAMS_MAX] = {
         "smpirun", "-np", np, "-platform", plat, "-hostfile", hostfile,
         /* nothing is run for its time: every computation is charged by the program */
         "--cfg=smpi/simulate-computation:no", net[0], net[2], net[3], net[4], net[1], "--log=root.thres:error",
         "--log=smpi.thres:error",
+        /* the trainer's one collective, TernGrad's scaler maxima (a few floats), as Open MPI runs an all-reduce of
+         * small messages and the other engines charge it: recursive doubling (sim_rd_rounds) */
+        "--cfg=smpi/allreduce:rdb",
         /* the ranks' shared block (gqsim-smpi's buffers where sizes are exact): one
          * 16 MiB file folded over each, 16 mappings a rank for AlexNet's largest
          * buffer where 1 MiB blocks made thousands (vm.max_map_count is 65530) */
         "--cfg=smpi/shared-malloc:global", "--cfg=smpi/shared-malloc-blocksize:16777216", prog};
-    int n = 18;
+    int n = 19;
     for (int i = 0; i < k; i++) argv[n++] = a[i];
     argv[n] = NULL;
 

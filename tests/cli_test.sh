@@ -560,12 +560,14 @@ if [ -x "$(dirname "$GQ")/gqsim-smpi" ]; then
         check "smpi sizes only = every value computed ($q, $s, 4 GPUs)" sh -c 'grep -q ",smpi," sizes-0.csv && cmp -s sizes-0.csv sizes-1.csv'
     done; done
     # the two engines on the lab's 72 rows (data/measured/lab_matrix.csv, single-GPU nodes): fp32 rings and shards
-    # send the same bytes in both, within 0.5%; quantized, the trainer does per tensor and per segment what the plan
-    # charges once (TernGrad's scaler all-reduced, a codec call a segment), up to 17% slower (docs/simulation.md)
+    # send the same bytes in both, within 0.5%; quantized, the trainer does per segment what the plan charges once
+    # (a codec call a segment), up to 9% slower; the trainer's all-gather sends to every peer at once where the
+    # plan's is a ring, up to 3% faster (docs/simulation.md). TernGrad's shared scaler is in both: without it in the
+    # plan its rows were 17% apart
     for e in simgrid smpi; do
         "$GQ" validate --measured "$SRC/data/measured/lab_matrix.csv" --engine $e --format csv > "lab-$e.csv" 2> /dev/null
     done
-    check "smpi / simgrid on the lab's rows: fp32 within 0.5%, quantized in [-17%, +3%]" perl -MText::ParseWords -e '
+    check "smpi / simgrid on the lab's rows: fp32 within 0.5%, quantized in [-9%, +3%]" perl -MText::ParseWords -e '
         sub rows { open my $f, "<", shift or die; my @h; my @r;
             while (<$f>) { chomp; my @c = parse_line(",", 0, $_);
                 if (!@h) { @h = @c; next } my %x; @x{@h} = @c; push @r, \%x } @r }
@@ -573,9 +575,23 @@ if [ -x "$(dirname "$GQ")/gqsim-smpi" ]; then
         exit 1 unless @a == 72 && @b == 72;
         for my $i (0 .. 71) {
             my $r = $b[$i]{predicted_images_per_s} / $a[$i]{predicted_images_per_s} - 1;
-            if ($a[$i]{quant} eq "fp32") { $fp32++; $bad++ if abs($r) > 0.005 } else { $bad++ if $r < -0.17 || $r > 0.03 }
+            if ($a[$i]{quant} eq "fp32") { $fp32++; $bad++ if abs($r) > 0.005 } else { $bad++ if $r < -0.09 || $r > 0.03 }
         }
         exit !($fp32 == 18 && $bad == 0)'
+    # TernGrad's shared scaler on TCP, where each of its all-reduce's rounds costs LV08's latency: the trainer's
+    # MPI_Allreduce under SMPI (recursive doubling) against the plan's closed form, on 2, 3 and 8 single-GPU nodes
+    # (71%, 41% and 140% apart when the plan left it out)
+    for n in 2 3 8; do for e in simgrid smpi; do
+        "$GQ" simulate --model lenet5 --platform "cluster:gpus-per-node=1,gpu=cpu,intra=pcie3,inter=1gbe" --gpus $n \
+            --quant terngrad --sync ps-sharded --overlap off --fusion 0 --engine $e --gpu-images-per-s 30000 \
+            --codec-on cpu --format csv > "scaler-$e.csv" 2> /dev/null
+    done
+    check "smpi / simgrid, TernGrad's shared scaler on $n nodes of 1 GbE: within 1%" perl -MText::ParseWords -e '
+        sub it { open my $f, "<", shift or die; my @h; while (<$f>) { chomp; my @c = parse_line(",", 0, $_);
+            if (!@h) { @h = @c; next } my %x; @x{@h} = @c; return $x{iteration_s} } }
+        my ($a, $b) = (it("scaler-simgrid.csv"), it("scaler-smpi.csv"));
+        exit !($a > 0 && abs($b / $a - 1) <= 0.01)'
+    done
     "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 8 --engine smpi 2> err.txt; rc=$?
     check "smpi with overlap on: one line saying what it runs" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'overlap off' err.txt"
     "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 8 --engine smpi --overlap off --fusion 0 --sync hierarchical 2> err.txt; rc=$?
@@ -848,12 +864,12 @@ if [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] || [ -n "
     check "an AVX2 CPU runs an AVX2 or AVX-512 kernel ($core)" sh -c "case '$core' in Haswell|Zen|SkylakeX|Cooperlake|SapphireRapids) ;; *) exit 1 ;; esac"
   fi
   # a framework's byte-per-element wire: the same values (accuracy, parameters' hash); per worker and iteration
-  # each of LeNet-5's 10 tensors (61706 parameters) as a header, its scale and one byte an element, plus the
-  # 4-byte scaler shared first
+  # each of LeNet-5's 10 tensors (61706 parameters) as a header, its scale and one byte an element (the scaler
+  # shared first goes by an all-reduce of its own, not counted)
   "$GQ" train --epochs 1 --workers 2 --train-limit 1024 --test-limit 256 --quant terngrad --quant terngrad:pack=int8 \
       --format csv > int8.out
   check "terngrad int8 trains to the 2-bit run's accuracy and parameters" sh -c "test \$(awk -F, 'NR > 1 { print \$(NF - 13), \$NF }' int8.out | sort -u | wc -l) -eq 1"
-  check "terngrad int8 sends 10 x (36 + 4) + 61706 bytes a worker an iteration" test "$(awk -F, 'NR == 3 { print $(NF - 12) }' int8.out)" = $((10 * (36 + 4) + 61706))
+  check "terngrad int8 sends 10 x 36 + 61706 bytes a worker an iteration" test "$(awk -F, 'NR == 3 { print $(NF - 12) }' int8.out)" = $((10 * 36 + 61706))
   OPENBLAS_CORETYPE=Core2 "$GQ" train --epochs 1 --workers 1 --train-limit 256 --test-limit 64 --format csv > core2.out
   check "a core the user sets stays (Core2)" test "$(awk -F, 'NR == 2 { print $(NF - 1) }' core2.out)" = Core2
   check "train rows: 2 quantizers x 2 epochs" test "$(tail -n +2 tr.out | wc -l)" -eq 4

@@ -26,6 +26,10 @@
  *                and one bucket over its chain's link (U/b_intra, less); the pipeline's hops are two between
  *                nodes (up, down) and two along the chain of two GPUs; every node re-quantizes its half-sums on
  *                the way up (e + d), decodes the way down (d), a root encodes its half (e/2)
+ * TernGrad's shared scaler (ps, ps-sharded, ps-flat, allgather; SPEC: "one extra tiny exchange per layer"), before
+ * the encode: 2 (a_intra + s/b_intra) + R (a_inter + s/b_inter), s = 4 bytes a tensor and segment (ps-sharded N
+ * segments, ps-flat P, else 1), R the rounds of recursive doubling between the N nodes (MPICH's all-reduce of small
+ * messages: log2 of the largest power of two m <= N, + 2 where N > m; 1 for N = 2). Not in the traffic.
  * Traffic per GPU per iteration (the busiest GPU for hierarchical):
  *   ps, ps-sharded U up, D down; ps-flat (P-1)/P U up, (P-1)/P D down; ring 2(P-1)/P U both ways; allgather (P-1)U
  *   both ways; hierarchical 2(N-1)/N U + (G-1) D up, 2(N-1)/N U + (G-1) U down; tree 2U both ways (a leader: U to
@@ -119,6 +123,11 @@ static void expect(const char *quant, sync_kind sync, downlink_kind down, double
         break;
     }
     }
+    if (!strcmp(quant, "terngrad") &&
+        (sync == SYNC_PS || sync == SYNC_PS_SHARDED || sync == SYNC_PS_FLAT || sync == SYNC_ALLGATHER)) {
+        const double s = 4 * 2 * (sync == SYNC_PS_SHARDED ? N : sync == SYNC_PS_FLAT ? P : 1);
+        t += 2 * (AI + s / BI) + 1 * (AX + s / BX);
+    }
     sim_result r = simulate(quant, sync, 4, down);
     char what[160];
     snprintf(what, sizeof what, "%s, %s, downlink %s: iteration", sync_name(sync), quant, downlink_name(down));
@@ -148,21 +157,21 @@ int main(void)
     for (int s = 0; s < NS; s++) expect("fp32", ALL[s], DOWNLINK_AUTO, raw, raw, 0, 0, 0, 0);
 
     /* TernGrad, automatic downlink: 2 bits an element plus its header and scaler per tensor
-     * (the encoder's exact size, tested in quant/), one shared scaler each way; the reply is
+     * (the encoder's exact size, tested in quant/), the shared scaler agreed before (in the time); the reply is
      * the sum of 4 ternary vectors, log2(9) bits an element, packed by the server and unpacked by
      * every GPU at the codec's cost */
     qz_params tg;
     qz_parse_spec("terngrad", &tg, NULL, 0);
     const double enc_w = (double)qz_exact_size(&tg, (size_t)NW), enc_b = (double)qz_exact_size(&tg, (size_t)NB);
-    const double U = enc_w + enc_b + 8; /* + the scaler of each tensor */
-    const double D = ceil(NW * log2(9.0) / 8) + ceil(NB * log2(9.0) / 8) + 8;
+    const double U = enc_w + enc_b;
+    const double D = ceil(NW * log2(9.0) / 8) + ceil(NB * log2(9.0) / 8);
     const double e = ENC_NS * 1e-9 * (NW + NB), d = DEC_NS * 1e-9 * (NW + NB);
     CHECK(enc_w == 32 + 4 + 250000, "TernGrad's 1e6 weights: 32-byte header, a scaler, 2 bits each (%.0f)", enc_w);
     for (int s = 0; s < NS; s++) expect("terngrad", ALL[s], DOWNLINK_AUTO, U, D, e, d, e, d);
     /* the re-quantized reply: as large as the upload, encoded by the server, decoded by every GPU */
     for (int s = 0; s < NS; s++) expect("terngrad", ALL[s], DOWNLINK_REQUANT, U, U, e, d, e, d);
     /* an fp32 reply to a quantized upload */
-    for (int s = 0; s < NS; s++) expect("terngrad", ALL[s], DOWNLINK_FP32, U, raw + 8, e, d, 0, 0);
+    for (int s = 0; s < NS; s++) expect("terngrad", ALL[s], DOWNLINK_FP32, U, raw, e, d, 0, 0);
 
     /* a ring staged through host memory (MPI's all-reduce): fp32 up to the host over the GPU's PCIe link (BI),
      * summed there by the CPU, (P-1)/P of the elements at S ns each, and back: the fp32 ring plus
@@ -410,10 +419,44 @@ int main(void)
         sim_result r;
         char m2[256];
         /* the summed reply of 2 workers: log2(1 + 2 x 2) bits an element */
-        const double N = 2, D2 = ceil(NW * log2(5.0) / 8) + ceil(NB * log2(5.0) / 8) + 8;
-        const double want = e + AX + (N - 1) / N * U / BX + d + e / N + AX + (N - 1) / N * D2 / BX + d;
+        const double N = 2, D2 = ceil(NW * log2(5.0) / 8) + ceil(NB * log2(5.0) / 8);
+        const double scaler = AX + 4 * 2 * N / BX; /* one round between the 2 nodes, a float a tensor and segment */
+        const double want = scaler + e + AX + (N - 1) / N * U / BX + d + e / N + AX + (N - 1) / N * D2 / BX + d;
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.comm_s, want, "ps-sharded, one GPU a node: the GPU's own encode and decode");
+    }
+
+    /* TernGrad's shared scaler between N nodes of one GPU: what it adds over the same run without sharing
+     * (--no-scaler-sharing: the same bytes, no all-reduce) is R rounds of a_inter + s/b_inter, s = 4 bytes a tensor
+     * and segment. R from MPICH's recursive doubling, counted by hand: N = 2 exchanges once; 3 pairs 0 with 1 (in and
+     * out, 2) around 2 nodes' one round; 4 two rounds; 5, 6 and 7 pair 1, 2 and 3 couples around 4 nodes' 2 rounds;
+     * 8 three rounds; 12 pairs 4 couples around 8 nodes' 3 rounds; 16 four rounds. ps-sharded has N segments, ps-flat
+     * N (a GPU each), ps and allgather one. */
+    {
+        cluster_spec one;
+        CHECK(cluster_parse("cluster:gpus-per-node=1,gpu=V100,intra=pcie3,inter=ib-edr", &one, msg, sizeof msg) ==
+                  GQ_OK,
+              "%s", msg);
+        static const int NODES[] = {2, 3, 4, 5, 6, 7, 8, 12, 16}, ROUNDS[] = {1, 3, 2, 4, 4, 4, 3, 5, 4};
+        static const sync_kind SHARED[] = {SYNC_PS, SYNC_PS_SHARDED, SYNC_PS_FLAT, SYNC_ALLGATHER};
+        for (size_t i = 0; i < sizeof NODES / sizeof NODES[0]; i++)
+            for (size_t k = 0; k < sizeof SHARED / sizeof SHARED[0]; k++) {
+                sim_config c = pinned(&one, "terngrad", SHARED[k], NODES[i]);
+                c.encode_ns = ENC_NS, c.decode_ns = DEC_NS;
+                sim_result shared, apart;
+                char m2[256];
+                const double segs = SHARED[k] == SYNC_PS_SHARDED || SHARED[k] == SYNC_PS_FLAT ? NODES[i] : 1;
+                CHECK(sim_run(&c, &shared, m2, sizeof m2) == GQ_OK, "%s", m2);
+                c.exchange.no_scaler_sharing = 1;
+                CHECK(sim_run(&c, &apart, m2, sizeof m2) == GQ_OK, "%s", m2);
+                char what[128];
+                snprintf(what, sizeof what, "%s, %d nodes: the shared scaler's %d rounds", sync_name(SHARED[k]),
+                         NODES[i], ROUNDS[i]);
+                close_to(shared.comm_s - apart.comm_s, ROUNDS[i] * (AX + 4 * 2 * segs / BX), what);
+                snprintf(what, sizeof what, "%s, %d nodes: the scaler's bytes not in the traffic", sync_name(SHARED[k]),
+                         NODES[i]);
+                close_to(shared.bytes_up, apart.bytes_up, what);
+            }
     }
 
     /* the codec on the GPU (codec_serial): its kernels lengthen the compute by every encode and every
