@@ -471,15 +471,21 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     if ((placed || greedy_roots) && place_tensors(c, T, nt, p->servers, first, server_of) != 0)
         return free(T), free(first), free(server_of), GQ_ERR_NOMEM;
     const int on_cpu = c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED);
-    /* the floats of TernGrad's shared scaler a tensor (the segments each server decodes), where the engines run it
-     * before each bucket; not where TensorFlow's placed servers overlap (their timelines leave it out), nor in
-     * BytePS's push-pull, whose GPUs encode nothing (the host encodes its node's sum) */
-    const int shared_scaler_schemes =
-        c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED || c->sync == SYNC_PS_FLAT || c->sync == SYNC_ALLGATHER;
-    const double scaler_floats = !shared_scaler_schemes || c->gpus < 2 || node_sum || p->pull_forward ? 0
-                                 : c->sync == SYNC_PS_SHARDED ? (p->cpu_machines ? p->cpu_machines : K)
-                                 : c->sync == SYNC_PS_FLAT    ? c->gpus
-                                                              : 1;
+    /* the segments of a tensor split evenly over the servers (ps-sharded's K or its server machines, ps-flat's P):
+     * each server decodes its own, so each carries its own header (the trainer encodes them one by one); the codec
+     * still costs one call a tensor, as one kernel over the tensor writing every segment would. 1 elsewhere (one
+     * server, an all-gather, whole tensors or pieces placed, rings, which re-quantize a chunk at each hop, BytePS's
+     * push-pull, whose host encodes the node's sum) */
+    const int even_split = !placed && !roots && !greedy_roots && !node_sum && c->gpus > 1;
+    const size_t segments = !even_split                  ? 1
+                            : c->sync == SYNC_PS_SHARDED ? (size_t)(p->cpu_machines ? p->cpu_machines : K)
+                            : c->sync == SYNC_PS_FLAT    ? (size_t)c->gpus
+                                                         : 1;
+    /* TernGrad's shared scaler, a float a segment, where the engines run it before each bucket; not where
+     * TensorFlow's placed servers overlap (their timelines leave it out), nor in BytePS's push-pull */
+    const int shared_scaler =
+        (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED || c->sync == SYNC_PS_FLAT || c->sync == SYNC_ALLGATHER) &&
+        c->gpus > 1 && !node_sum && !p->pull_forward;
     /* Horovod's loop: a bucket a tensor first, each ready when backward makes it; fused as the loop runs below */
     const int loop = c->fusion_wait_previous && c->fusion_cycle_s > 0 && c->overlap && c->gpus > 1 && !p->servers;
     double t = c->fwd_s, cur_cycle = -1, serial_s = 0, serial_seen = 0;
@@ -501,12 +507,15 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         if (tq.id == QZ_POWERSGD) qz_powersgd_shape(&tq, tt->n, &rows, &cols, &rank);
         /* pieces (--partition) are encoded each on its own: the sum of their sizes, a codec call each */
         const size_t np = first[k + 1] - first[k];
+        /* the tensor's parts on the wire, a header each: its pieces, or its non-empty segments (PowerSGD's wire is its
+         * whole matrix's factors) */
+        const size_t nc = np > 1 ? np : segments < tt->n ? segments : tt->n;
         double wire = 4 * n;
-        if (tt->quantized && (np == 1 || tq.id == QZ_POWERSGD))
+        if (tt->quantized && (nc == 1 || tq.id == QZ_POWERSGD))
             wire = encoded_size(&tq, tt->n);
-        else if (tt->quantized) /* n % np pieces one element longer than the others */
-            wire = (double)(tt->n % np) * encoded_size(&tq, piece_n(tt->n, np, 0)) +
-                   (double)(np - tt->n % np) * encoded_size(&tq, tt->n / np);
+        else if (tt->quantized) /* n % nc pieces one element longer than the others */
+            wire = (double)(tt->n % nc) * encoded_size(&tq, piece_n(tt->n, nc, 0)) +
+                   (double)(nc - tt->n % nc) * encoded_size(&tq, tt->n / nc);
         double up, dn, up2 = 0;
         xch_tensor_bytes(&c->exchange, &tc->quant, tt, c->gpus, wire, wire, &up, &dn);
         if (factors && tt->quantized) /* P's floats, then Q's; a tensor PowerSGD sends as floats, in the first */
@@ -534,8 +543,8 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         /* SPEC's "one extra tiny exchange per layer": every worker's maximum all-reduced before the encode, a float
          * for each segment a server (or each root, or the one server) decodes under it; rings re-quantize at every
          * hop and share nothing */
-        if (scaler_floats > 0 && tt->quantized && xch_shares_scaler(&c->exchange, &tc->quant))
-            cur->scaler_bytes += 4.0 * (p->servers ? (double)np : scaler_floats);
+        if (shared_scaler && tt->quantized && xch_shares_scaler(&c->exchange, &tc->quant))
+            cur->scaler_bytes += 4.0 * (double)nc;
         if (p->servers) { /* bytes per server for now; shares once the buckets are whole */
             double *share = p->share + (cur - p->b) * p->servers, *msgs = p->msgs + (cur - p->b) * p->servers;
             /* even; and what HiPress does not compress it all-reduces: spread as a ring's load */
@@ -551,7 +560,7 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
                     share[server_of[first[k] + j]] += up * (double)piece_n(tt->n, np, j) / n,
                         msgs[server_of[first[k] + j]] += 1;
         }
-        /* one codec call per tensor: a fixed cost and a cost per element; on the host, the
+        /* a codec call a tensor or piece: a fixed cost each and a cost per element; on the host, the
          * tensor's copy over PCIe before encoding, and the reply's back after decoding */
         const double enc = q ? 1e-9 * ((double)np * tc->encode_fixed_ns + tc->encode_ns * n) : 0;
         const double dec = q ? 1e-9 * ((double)np * tc->decode_fixed_ns + tc->decode_ns * n) : 0;

@@ -560,14 +560,14 @@ if [ -x "$(dirname "$GQ")/gqsim-smpi" ]; then
         check "smpi sizes only = every value computed ($q, $s, 4 GPUs)" sh -c 'grep -q ",smpi," sizes-0.csv && cmp -s sizes-0.csv sizes-1.csv'
     done; done
     # the two engines on the lab's 72 rows (data/measured/lab_matrix.csv, single-GPU nodes): fp32 rings and shards
-    # send the same bytes in both, within 0.5%; quantized, the trainer does per segment what the plan charges once
-    # (a codec call a segment), up to 9% slower; the trainer's all-gather sends to every peer at once where the
-    # plan's is a ring, up to 3% faster (docs/simulation.md). TernGrad's shared scaler is in both: without it in the
-    # plan its rows were 17% apart
+    # send the same bytes in both, within 0.5%; quantized, every row within 5% (docs/simulation.md): the trainer
+    # calls its codec once a segment where the plan charges a call a tensor, and its all-gather sends to every peer
+    # at once where the plan's is a ring (up to 3% faster). TernGrad's shared scaler and the segments' headers are in
+    # both: without them in the plan these rows were up to 17% apart
     for e in simgrid smpi; do
         "$GQ" validate --measured "$SRC/data/measured/lab_matrix.csv" --engine $e --format csv > "lab-$e.csv" 2> /dev/null
     done
-    check "smpi / simgrid on the lab's rows: fp32 within 0.5%, quantized in [-9%, +3%]" perl -MText::ParseWords -e '
+    check "smpi / simgrid on the lab's rows: fp32 within 0.5%, quantized in [-5%, +3%]" perl -MText::ParseWords -e '
         sub rows { open my $f, "<", shift or die; my @h; my @r;
             while (<$f>) { chomp; my @c = parse_line(",", 0, $_);
                 if (!@h) { @h = @c; next } my %x; @x{@h} = @c; push @r, \%x } @r }
@@ -575,7 +575,7 @@ if [ -x "$(dirname "$GQ")/gqsim-smpi" ]; then
         exit 1 unless @a == 72 && @b == 72;
         for my $i (0 .. 71) {
             my $r = $b[$i]{predicted_images_per_s} / $a[$i]{predicted_images_per_s} - 1;
-            if ($a[$i]{quant} eq "fp32") { $fp32++; $bad++ if abs($r) > 0.005 } else { $bad++ if $r < -0.09 || $r > 0.03 }
+            if ($a[$i]{quant} eq "fp32") { $fp32++; $bad++ if abs($r) > 0.005 } else { $bad++ if $r < -0.05 || $r > 0.03 }
         }
         exit !($fp32 == 18 && $bad == 0)'
     # TernGrad's shared scaler on TCP, where each of its all-reduce's rounds costs LV08's latency: the trainer's

@@ -30,6 +30,8 @@
  * the encode: 2 (a_intra + s/b_intra) + R (a_inter + s/b_inter), s = 4 bytes a tensor and segment (ps-sharded N
  * segments, ps-flat P, else 1), R the rounds of recursive doubling between the N nodes (MPICH's all-reduce of small
  * messages: log2 of the largest power of two m <= N, + 2 where N > m; 1 for N = 2). Not in the traffic.
+ * A quantized tensor split evenly over the servers (ps-sharded's N segments, ps-flat's P) is encoded a segment at a
+ * time, a header each: U and a re-quantized D are the segments' sums (tern_bytes).
  * Traffic per GPU per iteration (the busiest GPU for hierarchical):
  *   ps, ps-sharded U up, D down; ps-flat (P-1)/P U up, (P-1)/P D down; ring 2(P-1)/P U both ways; allgather (P-1)U
  *   both ways; hierarchical 2(N-1)/N U + (G-1) D up, 2(N-1)/N U + (G-1) U down; tree 2U both ways (a leader: U to
@@ -84,12 +86,28 @@ static void close_to(double got, double want, const char *what)
     CHECK(fabs(got - want) <= 1e-12 + 1e-9 * fabs(want), "%s: %.9g, closed form %.9g", what, got, want);
 }
 
-/* The expected iteration time and traffic of one scheme, from the formulas above. */
+/* TernGrad's bytes for n elements in S segments of n/S (the first n % S one longer), each encoded on its own. */
+static double tern_bytes(double n, int S)
+{
+    qz_params q;
+    qz_parse_spec("terngrad", &q, NULL, 0);
+    const size_t len = (size_t)n / (size_t)S, longer = (size_t)n % (size_t)S;
+    return (double)longer * (double)qz_exact_size(&q, len + 1) + (double)(S - longer) * (double)qz_exact_size(&q, len);
+}
+
+/* The expected iteration time and traffic of one scheme, from the formulas above. A quantized tensor split evenly
+ * over servers travels in segments each encoded on its own (ps-sharded N, ps-flat P): TernGrad's U (and a
+ * re-quantized D) are then the segments' sums. */
 static void expect(const char *quant, sync_kind sync, downlink_kind down, double U, double D, double e, double d,
                    double e2, double d2)
 {
     const double P = 4, N = 2, G = 2;
     double t = 0, up = 0, dn = 0;
+    if (!strcmp(quant, "terngrad") && (sync == SYNC_PS_SHARDED || sync == SYNC_PS_FLAT)) {
+        const int S = sync == SYNC_PS_SHARDED ? (int)N : (int)P;
+        U = tern_bytes(NW, S) + tern_bytes(NB, S);
+        if (down == DOWNLINK_REQUANT) D = U; /* each server re-encodes its segment */
+    }
     const double node_up = e + AI + U / BI + (G - 1) * d, node_down = e2 + AI + D / BI + d2;
     switch (sync) {
     case SYNC_PS:
@@ -399,6 +417,16 @@ int main(void)
                          L * raw / BX + 2 * M * R2,
                      what);
         }
+        /* TernGrad to M server machines: each machine decodes its own segment, a tensor's M segments a header each */
+        sim_config t = pinned(&CL, "terngrad", SYNC_PS_SHARDED, 4);
+        t.ps_on_cpu = 1, t.node_sum = NODE_SUM_NONE;
+        for (int M = 1; M <= 4; M *= 2) {
+            t.ps_cpu_machines = M;
+            CHECK(sim_run(&t, &one, m2, sizeof m2) == GQ_OK, "%s", m2);
+            char what[96];
+            snprintf(what, sizeof what, "TernGrad to %d server machine%s: a header a segment", M, M > 1 ? "s" : "");
+            close_to(one.bytes_up, tern_bytes(NW, M) + tern_bytes(NB, M), what);
+        }
         /* 3 GPUs on nodes of 2: the nodes push unlike, which the machines' stand-in flows do not keep: an error */
         c.gpus = 3;
         CHECK(sim_run(&c, &one, m2, sizeof m2) == GQ_ERR_PARAM && strstr(m2, "needs full nodes") != NULL,
@@ -421,9 +449,46 @@ int main(void)
         /* the summed reply of 2 workers: log2(1 + 2 x 2) bits an element */
         const double N = 2, D2 = ceil(NW * log2(5.0) / 8) + ceil(NB * log2(5.0) / 8);
         const double scaler = AX + 4 * 2 * N / BX; /* one round between the 2 nodes, a float a tensor and segment */
-        const double want = scaler + e + AX + (N - 1) / N * U / BX + d + e / N + AX + (N - 1) / N * D2 / BX + d;
+        const double U2 = tern_bytes(NW, 2) + tern_bytes(NB, 2); /* a segment a server, each with its header */
+        const double want = scaler + e + AX + (N - 1) / N * U2 / BX + d + e / N + AX + (N - 1) / N * D2 / BX + d;
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.comm_s, want, "ps-sharded, one GPU a node: the GPU's own encode and decode");
+        /* the codec's fixed cost F once a tensor however many segments it writes (one kernel over the tensor): the
+         * GPU's encode F, a server's N decodes of 1/N each F, its encode of its 1/N F/N, the GPU's decode F */
+        const double F = 700;
+        c.encode_fixed_ns = c.decode_fixed_ns = F;
+        sim_result fixed;
+        CHECK(sim_run(&c, &fixed, m2, sizeof m2) == GQ_OK, "%s", m2);
+        close_to(fixed.comm_s - r.comm_s, 2 * (3 + 1 / N) * F * 1e-9,
+                 "ps-sharded, one GPU a node: the codec's fixed cost once a tensor, not a segment");
+    }
+
+    /* Segments of tiny tensors: ps-flat over 8 single-GPU nodes cuts each tensor in 8, the empty ones sent by no one:
+     * out=8 (80 weights, 8 biases: a segment of 1 each, n equal to the segments), out=4 (40 weights, 4 biases in 4
+     * segments, the other 4 empty). A GPU sends 7 of 8 segments' bytes. */
+    {
+        cluster_spec one;
+        CHECK(cluster_parse("cluster:gpus-per-node=1,gpu=V100,intra=pcie3,inter=ib-edr", &one, msg, sizeof msg) ==
+                  GQ_OK,
+              "%s", msg);
+        qz_params q;
+        qz_parse_spec("terngrad", &q, NULL, 0);
+        for (int out = 8; out >= 4; out -= 4) {
+            model_t tiny;
+            char spec[64];
+            snprintf(spec, sizeof spec, "name tiny\ninput 1x1x10\nfc f out=%d\n", out);
+            CHECK(model_parse(&tiny, spec, "tiny.model", msg, sizeof msg) == GQ_OK, "%s", msg);
+            sim_config c = pinned(&one, "terngrad", SYNC_PS_FLAT, 8);
+            c.model = &tiny;
+            sim_result r;
+            char m2[256];
+            CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
+            const double bias = out * (double)qz_exact_size(&q, 1); /* out segments of one; 8 - out empty */
+            char what[96];
+            snprintf(what, sizeof what, "ps-flat on 8 GPUs, %d biases in segments of one", out);
+            close_to(r.bytes_up, 7.0 / 8 * (tern_bytes(10.0 * out, 8) + bias), what);
+            model_free(&tiny);
+        }
     }
 
     /* TernGrad's shared scaler between N nodes of one GPU: what it adds over the same run without sharing
