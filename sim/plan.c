@@ -540,9 +540,9 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         cur->up_bytes += up;
         cur->up2_bytes += up2;
         cur->down_bytes += dn;
-        /* SPEC's "one extra tiny exchange per layer": every worker's maximum all-reduced before the encode, a float
-         * for each segment a server (or each root, or the one server) decodes under it; rings re-quantize at every
-         * hop and share nothing */
+        /* TernGrad's scaler sharing, one tiny exchange a layer (docs/papers.md): every worker's maximum all-reduced
+         * before the encode, a float for each segment a server (or each root, or the one server) decodes under it;
+         * rings re-quantize at every hop and share nothing */
         if (shared_scaler && tt->quantized && xch_shares_scaler(&c->exchange, &tc->quant))
             cur->scaler_bytes += 4.0 * (double)nc;
         if (p->servers) { /* bytes per server for now; shares once the buckets are whole */

@@ -218,7 +218,7 @@ static void rd_finish(const double *t, double *f, int n, double mu, double *v)
  * follow from when each entered (rd_finish) at the plan's message time between nodes -- the messages carry a few
  * bytes, so sharing a link with a gradient's flow costs them nothing measurable, and their latencies are the whole
  * of it -- and each node leaves when its result is in. Times, not flows: 4096 nodes make 49,152 messages a bucket
- * (16384 GPUs of 4 took 17 s as flows, 1.4 s so). Two sets of slots, by the parity of a node's calls: a node
+ * (16384 GPUs of 4 took 17 s as flows, 1.5-2.1 s so). Two sets of slots, by the parity of a node's calls: a node
  * cannot begin its call after next before every node has left this one. */
 static void scaler_rounds(sg_world *w, int node, double bytes)
 {

@@ -119,13 +119,11 @@ static inline double placed_sent(const sim_plan *p, size_t k, int node)
 
 /* Recursive doubling over n members, the all-reduce of small messages of MPICH and Open MPI (and SMPI's rdb): the
  * rounds on its critical path, log2 of the largest power of two m <= n, and where n > m two more (the n - m members
- * beyond it hand their value to a partner first and take the result back last); *busiest the messages the busiest
- * member sends, as many as it receives. */
-static inline int sim_rd_rounds(int n, int *busiest)
+ * beyond it hand their value to a partner first and take the result back last). */
+static inline int sim_rd_rounds(int n)
 {
     int m = 1, lg = 0;
     while (2 * m <= n) m *= 2, lg++;
-    *busiest = lg + (n > m);
     return lg + 2 * (n > m);
 }
 
@@ -134,9 +132,8 @@ static inline int sim_rd_rounds(int n, int *busiest)
 static inline double sim_scaler_s(const sim_plan *p, const sim_bucket *b)
 {
     if (b->scaler_bytes <= 0) return 0;
-    int busiest;
     const double s = b->scaler_bytes, intra = p->per_node > 1 ? 2 * (p->a_intra + s / p->b_intra) : 0;
-    return intra + sim_rd_rounds(p->nodes, &busiest) * (p->a_inter + s / p->b_inter);
+    return intra + sim_rd_rounds(p->nodes) * (p->a_inter + s / p->b_inter);
 }
 
 gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap);

@@ -26,7 +26,7 @@
  *                and one bucket over its chain's link (U/b_intra, less); the pipeline's hops are two between
  *                nodes (up, down) and two along the chain of two GPUs; every node re-quantizes its half-sums on
  *                the way up (e + d), decodes the way down (d), a root encodes its half (e/2)
- * TernGrad's shared scaler (ps, ps-sharded, ps-flat, allgather; SPEC: "one extra tiny exchange per layer"), before
+ * TernGrad's shared scaler (ps, ps-sharded, ps-flat, allgather; one tiny exchange a layer, docs/papers.md), before
  * the encode: 2 (a_intra + s/b_intra) + R (a_inter + s/b_inter), s = 4 bytes a tensor and segment (ps-sharded N
  * segments, ps-flat P, else 1), R the rounds of recursive doubling between the N nodes (MPICH's all-reduce of small
  * messages: log2 of the largest power of two m <= N, + 2 where N > m; 1 for N = 2). Not in the traffic.
