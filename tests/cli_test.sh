@@ -567,10 +567,11 @@ if [ -x "$(dirname "$GQ")/gqsim-smpi" ]; then
     for e in simgrid smpi; do
         "$GQ" validate --measured "$SRC/data/measured/lab_matrix.csv" --engine $e --format csv > "lab-$e.csv" 2> /dev/null
     done
-    check "smpi / simgrid on the lab's rows: fp32 within 0.5%, quantized in [-5%, +3%]" perl -MText::ParseWords -e '
-        sub rows { open my $f, "<", shift or die; my @h; my @r;
+    # a CSV's rows as hashes by column, for the checks below
+    rows_pl='sub rows { open my $f, "<", shift or die; my @h; my @r;
             while (<$f>) { chomp; my @c = parse_line(",", 0, $_);
-                if (!@h) { @h = @c; next } my %x; @x{@h} = @c; push @r, \%x } @r }
+                if (!@h) { @h = @c; next } my %x; @x{@h} = @c; push @r, \%x } @r }'
+    check "smpi / simgrid on the lab's rows: fp32 within 0.5%, quantized in [-5%, +3%]" perl -MText::ParseWords -e "$rows_pl"'
         my @a = rows("lab-simgrid.csv"); my @b = rows("lab-smpi.csv"); my ($fp32, $bad) = (0, 0);
         exit 1 unless @a == 72 && @b == 72;
         for my $i (0 .. 71) {
@@ -583,10 +584,7 @@ if [ -x "$(dirname "$GQ")/gqsim-smpi" ]; then
     for e in simgrid smpi; do
         "$GQ" validate --measured "$SRC/data/measured/lab_4x50mbit_2026-12-05.csv" --engine $e --format csv > "lab4-$e.csv" 2> /dev/null
     done
-    check "smpi / simgrid on the 4 x 50 Mbit/s rows: all 6 within 5%" perl -MText::ParseWords -e '
-        sub rows { open my $f, "<", shift or die; my @h; my @r;
-            while (<$f>) { chomp; my @c = parse_line(",", 0, $_);
-                if (!@h) { @h = @c; next } my %x; @x{@h} = @c; push @r, \%x } @r }
+    check "smpi / simgrid on the 4 x 50 Mbit/s rows: all 6 within 5%" perl -MText::ParseWords -e "$rows_pl"'
         my @a = rows("lab4-simgrid.csv"); my @b = rows("lab4-smpi.csv");
         exit 1 unless @a == 6 && @b == 6;
         for my $i (0 .. 5) { exit 1 if abs($b[$i]{predicted_images_per_s} / $a[$i]{predicted_images_per_s} - 1) > 0.05 }'
