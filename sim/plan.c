@@ -441,7 +441,7 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     const int placed = p->servers && c->ps_placement != PS_EVEN && !roots;
     /* TensorFlow's local parameter_server on the GPUs (ParamServerDeviceSetter): each variable whole on the GPU
      * holding the fewest elements so far, a partitioned one's pieces each a variable */
-    const int greedy_roots = roots && c->ps_placement == PS_GREEDY;
+    const int greedy_roots = roots && c->ps_placement == PS_GREEDY, hipress = roots && !greedy_roots;
     /* BytePS's pipeline with --partition: each piece of a tensor a bucket of its own (one a tensor before) */
     const int split = p->pipelined && c->partition_bytes > 0;
     if (p->pipelined && (p->servers || c->exact_flows || (split && (c->fusion_bytes > 0 || c->fusion_cycle_s > 0))))
@@ -476,7 +476,7 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
      * still costs one call a tensor, as one kernel over the tensor writing every segment would. 1 elsewhere (one
      * server, an all-gather, whole tensors or pieces placed, rings, which re-quantize a chunk at each hop, BytePS's
      * push-pull, whose host encodes the node's sum) */
-    const int even_split = !placed && !roots && !greedy_roots && !node_sum && c->gpus > 1;
+    const int even_split = !placed && !roots && !node_sum && c->gpus > 1;
     const size_t segments = !even_split                  ? 1
                             : c->sync == SYNC_PS_SHARDED ? (size_t)(p->cpu_machines ? p->cpu_machines : K)
                             : c->sync == SYNC_PS_FLAT    ? (size_t)c->gpus
@@ -548,9 +548,9 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         if (p->servers) { /* bytes per server for now; shares once the buckets are whole */
             double *share = p->share + (cur - p->b) * p->servers, *msgs = p->msgs + (cur - p->b) * p->servers;
             /* even; and what HiPress does not compress it all-reduces: spread as a ring's load */
-            if (c->ps_placement == PS_EVEN || (roots && !greedy_roots && !tt->quantized))
+            if (c->ps_placement == PS_EVEN || (hipress && !tt->quantized))
                 for (int s = 0; s < p->servers; s++) share[s] += up / p->servers, msgs[s] = 1;
-            else if (roots && !greedy_roots) /* tensor k on GPU k mod P, or piece j on GPU j (a message to each root) */
+            else if (hipress) /* tensor k on GPU k mod P, or piece j on GPU j (a message to each root) */
                 for (size_t j = 0; j < np; j++) {
                     const size_t g = np > 1 ? j : k % (size_t)p->servers;
                     share[g] += up * (double)piece_n(tt->n, np, j) / n, msgs[g] = 1;

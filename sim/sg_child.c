@@ -1031,6 +1031,34 @@ typedef struct pf_hub {
     int *push_started, *push_ended; /* per bucket: nodes' flows to the hub, over all steps */
 } pf_hub_t;
 
+/* Through the hub: server srv sends its copies of bucket k's update (`bytes`) to the hub of its node as one flow,
+ * the readers told when it begins and when it ends. */
+static void hub_reply(sg_world *w, int srv, int k, double bytes)
+{
+    pf_hub_t *h = w->pf_hub;
+    const size_t at = (size_t)k * (size_t)w->plan->servers + (size_t)srv;
+    pf_bump(w, k, &h->pull_started[at]);
+    w->flows++;
+    sg_host_sendto(sg_host_self(), w->hub[srv], (double)bytes_of(bytes));
+    pf_bump(w, k, &h->pull_ended[at]);
+}
+
+/* Through the hub: node `node` takes bucket k (`bytes`) from its hub from once every other server holding some of
+ * it has begun to send it in step `it`, and has it once their flows too have ended. @return when. */
+static double hub_read(sg_world *w, int node, int k, int it, double bytes)
+{
+    pf_hub_t *h = w->pf_hub;
+    const size_t K = (size_t)w->plan->servers;
+    const int *held = w->pf_held + w->pf_held_at[k], nheld = w->pf_held_at[k + 1] - w->pf_held_at[k];
+    for (int j = 0; j < nheld; j++)
+        if (held[j] != node) pf_wait(w, k, &h->pull_started[(size_t)k * K + (size_t)held[j]], it + 1);
+    w->flows++;
+    sg_host_sendto(w->hub[node], sg_host_self(), (double)bytes_of(bytes));
+    for (int j = 0; j < nheld; j++)
+        if (held[j] != node) pf_wait(w, k, &h->pull_ended[(size_t)k * K + (size_t)held[j]], it + 1);
+    return simgrid_get_clock();
+}
+
 /* read_in_step: the actor that reads a node's variables back within the step, as each one's servers reply (through
  * the hub, or each server's flow to it), its CPU receiving their messages (the clock its pushes' sends share) and
  * its own part giving each to its GPUs; `finish` when it has the last. */
@@ -1048,7 +1076,6 @@ static void rs_reader(int argc, char **argv)
     pf_hub_t *h = w->pf_hub;
     const int K = p->servers, node = r->me->node, it = r->it, nb = p->n;
     const double rcv = w->c->rpc_recv_s, g = node_pushes(p, node);
-    sg_host_t here = sg_host_self();
     size_t most = 1, n = 0; /* pairs: every share of every bucket asked at once, as forward's reads */
     for (int k = 0; !h && k < nb; k++) most += (size_t)(w->pf_held_at[k + 1] - w->pf_held_at[k]);
     sg_comm_t *c = malloc(most * sizeof *c);
@@ -1063,20 +1090,14 @@ static void rs_reader(int argc, char **argv)
     double local = r->t0;
     for (int k = 0, next = 0; k < nb; k++) { /* backward order: as the updates are applied */
         const double mine = node < K ? p->share[(size_t)k * K + node] : 0;
-        const int *held = w->pf_held + w->pf_held_at[k], nheld = w->pf_held_at[k + 1] - w->pf_held_at[k];
+        const int nheld = w->pf_held_at[k + 1] - w->pf_held_at[k];
         double got;
         if (!(mine < 1)) { /* it holds all of it: nothing to read once the barrier has passed */
             pf_wait(w, k, &w->rs_applies[k], (it + 1) * nheld);
             got = w->rs_applied[k] + sim_barrier_s(p);
         } else {
             if (h) {
-                for (int j = 0; j < nheld; j++)
-                    if (held[j] != node) pf_wait(w, k, &h->pull_started[(size_t)k * K + held[j]], it + 1);
-                w->flows++;
-                sg_host_sendto(w->hub[node], here, (double)bytes_of(g * (1 - mine) * p->b[k].down_bytes));
-                for (int j = 0; j < nheld; j++)
-                    if (held[j] != node) pf_wait(w, k, &h->pull_ended[(size_t)k * K + held[j]], it + 1);
-                arrival[k] = simgrid_get_clock();
+                arrival[k] = hub_read(w, node, k, it, g * (1 - mine) * p->b[k].down_bytes);
             } else {
                 for (; next <= k; next++) /* until this bucket's shares are all in (later ones may come first) */
                     while (left[next] > 0) {
@@ -1105,7 +1126,6 @@ static void rs_replier(int argc, char **argv)
     pf_hub_t *h = w->pf_hub;
     const int N = w->N, K = p->servers, srv = r->me->node, it = r->it;
     const double others = all_pushes(p) - node_pushes(p, srv);
-    sg_host_t here = sg_host_self();
     sg_comm_t *c = malloc(((size_t)N + 1) * sizeof *c);
     if (!c) abort(); /* the child dies and the parent reports a failed run */
     for (int k = 0; k < p->n; k++) {
@@ -1114,10 +1134,7 @@ static void rs_replier(int argc, char **argv)
         pf_wait(w, k, &w->rs_applies[k], (it + 1) * (w->pf_held_at[k + 1] - w->pf_held_at[k]));
         sleep_until(w->rs_applied[k] + sim_barrier_s(p));
         if (h) {
-            pf_bump(w, k, &h->pull_started[(size_t)k * K + srv]);
-            w->flows++;
-            sg_host_sendto(here, w->hub[srv], (double)bytes_of(others * share * p->b[k].down_bytes));
-            pf_bump(w, k, &h->pull_ended[(size_t)k * K + srv]);
+            hub_reply(w, srv, k, others * share * p->b[k].down_bytes);
             continue;
         }
         size_t n = 0;
@@ -1175,14 +1192,7 @@ static void pf_node(int argc, char **argv)
             left[k] = 0, arrival[k] = t0;
             if (!(mine < 1)) continue;
             if (h) {
-                const int *held = w->pf_held + w->pf_held_at[k], nheld = w->pf_held_at[k + 1] - w->pf_held_at[k];
-                for (int j = 0; j < nheld; j++)
-                    if (held[j] != node) pf_wait(w, k, &h->pull_started[(size_t)k * K + held[j]], it + 1);
-                w->flows++;
-                sg_host_sendto(w->hub[node], here, (double)bytes_of(g * (1 - mine) * p->b[k].down_bytes));
-                for (int j = 0; j < nheld; j++)
-                    if (held[j] != node) pf_wait(w, k, &h->pull_ended[(size_t)k * K + held[j]], it + 1); /* reads */
-                arrival[k] = simgrid_get_clock();
+                arrival[k] = hub_read(w, node, k, it, g * (1 - mine) * p->b[k].down_bytes);
                 continue;
             }
             for (int j = w->pf_held_at[k]; j < w->pf_held_at[k + 1]; j++)
@@ -1270,10 +1280,7 @@ static void pf_server(int argc, char **argv)
             const double share = p->share[(size_t)k * K + srv];
             if (!(share > 0)) continue;
             if (h) { /* through the hub, one variable after another */
-                pf_bump(w, k, &h->pull_started[(size_t)k * K + srv]);
-                w->flows++;
-                sg_host_sendto(here, w->hub[srv], (double)bytes_of(others * share * p->b[k].down_bytes));
-                pf_bump(w, k, &h->pull_ended[(size_t)k * K + srv]);
+                hub_reply(w, srv, k, others * share * p->b[k].down_bytes);
                 continue;
             }
             for (int o = 0; o < N; o++)
