@@ -20,7 +20,10 @@ static unsigned qs_half(const qz_params *p) { return (p->levels - 1) / 2; }
 static unsigned qs_nstored(const qz_params *p) { return (void)p, 1; }
 static unsigned qs_nlevels(const qz_params *p) { return p->levels; }
 
-static unsigned qs_moments_wanted(const qz_params *p) { return p->norm == QZ_NORM_MAX ? 0u : QZ_MOMENT_SUMSQ; }
+static unsigned qs_moments_wanted(const qz_params *p)
+{
+    return p->norm == QZ_NORM_MAX ? QZ_MOMENT_MAX : QZ_MOMENT_SUMSQ;
+}
 
 static gq_err qs_norm(float *stored, const qz_moments *m, const qz_params *p)
 {
@@ -141,6 +144,7 @@ static const qz_dense QS = {.nstored = qs_nstored,
                             .fit = qs_fit,
                             .fit_many = qs_fit_many,
                             .quantize = qs_quantize,
+                            .prefetches = QZ_ROUND_PREFETCHES,
                             .table = qs_table};
 
 /* ---- Elias-gamma form ----------------------------------------------------------- */

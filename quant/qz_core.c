@@ -138,6 +138,7 @@ typedef float v8f __attribute__((vector_size(32)));
 typedef int32_t v8i __attribute__((vector_size(32)));
 typedef float v8f_unaligned __attribute__((vector_size(32), aligned(4), may_alias));
 #define MOMENT_SETS 4
+#define MOMENT_ALL (QZ_MOMENT_SUM | QZ_MOMENT_SUMSQ | QZ_MOMENT_SUMABS | QZ_MOMENT_MAX)
 _Static_assert(QZ_FIT_MANY == MOMENT_SETS && QZ_FIT_MANY_BUCKET == MOMENT_BLOCK,
                "qz_moments_many: a bucket is one block, and the buckets are the sets");
 
@@ -150,53 +151,69 @@ static inline void moments_fold(qz_moments *r, int32_t *maxbits, v8f s, v8f q, v
     }
 }
 
+/* The lanes' larger values: one vpmaxsd where AVX2 has it (GCC writes the
+ * generic select as compare, blend and move). A macro: a function returning
+ * a 32-byte vector changes the ABI of the builds without AVX. */
+#if defined(__AVX2__)
+#define MOMENT_MAX(a, b) ((v8i)_mm256_max_epi32((__m256i)(a), (__m256i)(b)))
+#else
+#define MOMENT_MAX(a, b) (((a) & ((a) > (b))) | ((b) & ~((a) > (b))))
+#endif
+
 /* Eight more elements into one block's running sums (the wanted ones). */
 #define MOMENT_STEP(ptr, S, Q, A, M)                                                                                   \
     do {                                                                                                               \
         const v8f v_ = *(const v8f_unaligned *)(const void *)(ptr);                                                    \
-        const v8i u_ = (v8i)v_ & 0x7FFFFFFF, gt_ = u_ > (M);                                                           \
-        (M) = (u_ & gt_) | ((M) & ~gt_);                                                                               \
-        if (want_sum) (S) += v_;                                                                                       \
-        if (want_sumsq) (Q) += v_ * v_;                                                                                \
-        if (want_sumabs) (A) += (v8f)u_;                                                                               \
+        const v8i u_ = (v8i)v_ & 0x7FFFFFFF;                                                                           \
+        if (want & QZ_MOMENT_MAX) (M) = MOMENT_MAX(u_, (M));                                                           \
+        if (want & QZ_MOMENT_SUM) (S) += v_;                                                                           \
+        if (want & QZ_MOMENT_SUMSQ) (Q) += v_ * v_;                                                                    \
+        if (want & QZ_MOMENT_SUMABS) (A) += (v8f)u_;                                                                   \
     } while (0)
 
 /* The elements of a block past its last whole eight, one at a time, after the fold. */
-static inline void moments_tail(qz_moments *r, int32_t *maxbits, const float *x, size_t n, const int want_sum,
-                                const int want_sumsq, const int want_sumabs)
+static inline void moments_tail(qz_moments *r, int32_t *maxbits, const float *x, size_t n, const unsigned want)
 {
     for (size_t i = 0; i < n; i++) {
         float v = x[i];
         int32_t u;
         memcpy(&u, &v, 4);
         u &= 0x7FFFFFFF;
-        if (want_sum) r->sum += v;
-        if (want_sumsq) r->sumsq += (double)v * v;
-        if (want_sumabs) r->sumabs += fabsf(v);
-        *maxbits = u > *maxbits ? u : *maxbits;
+        if (want & QZ_MOMENT_SUM) r->sum += v;
+        if (want & QZ_MOMENT_SUMSQ) r->sumsq += (double)v * v;
+        if (want & QZ_MOMENT_SUMABS) r->sumabs += fabsf(v);
+        if (want & QZ_MOMENT_MAX) *maxbits = u > *maxbits ? u : *maxbits;
     }
 }
 
-/* Finiteness and max |x| from the largest bits; sums that overflowed float are done again in double. */
-static inline qz_moments moments_finish(qz_moments r, int32_t maxbits, const float *x, size_t n)
+/* Finiteness and max |x| from the largest bits; sums that overflowed float are done again in double. Without
+ * the max, finiteness comes from the sums: a NaN or an infinity makes every wanted sum NaN or infinite, and
+ * only then (or on an overflow of finite floats) are the elements tested one by one. */
+static inline qz_moments moments_finish(qz_moments r, int32_t maxbits, const float *x, size_t n, const unsigned want)
 {
-    if (maxbits >= 0x7F800000) {
+    if ((want & QZ_MOMENT_MAX) && maxbits >= 0x7F800000) {
         r.finite = 0;
         return r;
     }
-    if (!isfinite(r.sumsq) || !isfinite(r.sumabs)) return moments_double(x, n);
+    if (!isfinite(r.sum) || !isfinite(r.sumsq) || !isfinite(r.sumabs)) {
+        if (!(want & QZ_MOMENT_MAX) && !qz_all_finite(x, n)) {
+            r.finite = 0;
+            return r;
+        }
+        return moments_double(x, n);
+    }
     memcpy(&r.maxabs, &maxbits, 4);
     return r;
 }
 
 /* One instantiation per set of wanted sums (the lz4 trick: constant flags,
  * the unwanted sums compiled out): QSGD's L2 norm needs only the squares,
- * signSGD only |x|, and every unneeded sum was ALU work in the one pass.
+ * signSGD only |x|, neither the max, and every unneeded sum was ALU work in
+ * the one pass.
  * Forced inline: GCC otherwise kept one out-of-line copy of the many-bucket
  * loop that tested the flags and spilled the sums each step (a quarter of
  * an in-cache QSGD encode; docs/performance.md). */
-static inline __attribute__((always_inline)) qz_moments moments_generic(const float *x, size_t n, const int want_sum,
-                                                                        const int want_sumsq, const int want_sumabs)
+static inline __attribute__((always_inline)) qz_moments moments_generic(const float *x, size_t n, const unsigned want)
 {
     qz_moments r = {0, 0, 0, 0, 1};
     int32_t maxbits = 0; /* |x|'s bits: below 2^31, so the signed order is the float order */
@@ -219,20 +236,18 @@ static inline __attribute__((always_inline)) qz_moments moments_generic(const fl
         v8i m = {0};
         for (; i + 8 <= len; i += 8) MOMENT_STEP(x + b0 + i, s, q, a, m);
         moments_fold(&r, &maxbits, s, q, a, m);
-        moments_tail(&r, &maxbits, x + b0 + i, len - i, want_sum, want_sumsq, want_sumabs);
+        moments_tail(&r, &maxbits, x + b0 + i, len - i, want);
     }
-    return moments_finish(r, maxbits, x, n);
+    return moments_finish(r, maxbits, x, n, want);
 }
 
 /* Up to MOMENT_SETS buckets of blen <= MOMENT_BLOCK elements side by side,
  * each summed exactly as moments_generic sums it alone (one block). */
 static inline __attribute__((always_inline)) void moments_many_generic(qz_moments *out, const float *x, size_t blen,
-                                                                       size_t count, const int want_sum,
-                                                                       const int want_sumsq, const int want_sumabs)
+                                                                       size_t count, const unsigned want)
 {
     if (count != MOMENT_SETS) {
-        for (size_t k = 0; k < count; k++)
-            out[k] = moments_generic(x + k * blen, blen, want_sum, want_sumsq, want_sumabs);
+        for (size_t k = 0; k < count; k++) out[k] = moments_generic(x + k * blen, blen, want);
         return;
     }
     v8f s[MOMENT_SETS] = {{0}}, q[MOMENT_SETS] = {{0}}, a[MOMENT_SETS] = {{0}};
@@ -245,30 +260,35 @@ static inline __attribute__((always_inline)) void moments_many_generic(qz_moment
         int32_t maxbits = 0;
         const float *xk = x + (size_t)k * blen;
         moments_fold(&r, &maxbits, s[k], q[k], a[k], m[k]);
-        moments_tail(&r, &maxbits, xk + i, blen - i, want_sum, want_sumsq, want_sumabs);
-        out[k] = moments_finish(r, maxbits, xk, blen);
+        moments_tail(&r, &maxbits, xk + i, blen - i, want);
+        out[k] = moments_finish(r, maxbits, xk, blen, want);
     }
 }
 
 void qz_moments_many(qz_moments *out, const float *x, size_t blen, size_t count, unsigned want)
 {
     switch (want) {
-    case 0: moments_many_generic(out, x, blen, count, 0, 0, 0); break;
-    case QZ_MOMENT_SUMSQ: moments_many_generic(out, x, blen, count, 0, 1, 0); break;
-    case QZ_MOMENT_SUMABS: moments_many_generic(out, x, blen, count, 0, 0, 1); break;
-    case QZ_MOMENT_SUM | QZ_MOMENT_SUMSQ: moments_many_generic(out, x, blen, count, 1, 1, 0); break;
-    default: moments_many_generic(out, x, blen, count, 1, 1, 1); break;
+    case QZ_MOMENT_SUMSQ: moments_many_generic(out, x, blen, count, QZ_MOMENT_SUMSQ); break;
+    case QZ_MOMENT_SUMABS: moments_many_generic(out, x, blen, count, QZ_MOMENT_SUMABS); break;
+    case 0:
+    case QZ_MOMENT_MAX: moments_many_generic(out, x, blen, count, QZ_MOMENT_MAX); break;
+    case QZ_MOMENT_MAX | QZ_MOMENT_SUM | QZ_MOMENT_SUMSQ:
+        moments_many_generic(out, x, blen, count, QZ_MOMENT_MAX | QZ_MOMENT_SUM | QZ_MOMENT_SUMSQ);
+        break;
+    default: moments_many_generic(out, x, blen, count, MOMENT_ALL); break;
     }
 }
 
 qz_moments qz_moments_of(const float *x, size_t n, unsigned want)
 {
     switch (want) {
-    case 0: return moments_generic(x, n, 0, 0, 0);
-    case QZ_MOMENT_SUMSQ: return moments_generic(x, n, 0, 1, 0);
-    case QZ_MOMENT_SUMABS: return moments_generic(x, n, 0, 0, 1);
-    case QZ_MOMENT_SUM | QZ_MOMENT_SUMSQ: return moments_generic(x, n, 1, 1, 0);
-    default: return moments_generic(x, n, 1, 1, 1);
+    case QZ_MOMENT_SUMSQ: return moments_generic(x, n, QZ_MOMENT_SUMSQ);
+    case QZ_MOMENT_SUMABS: return moments_generic(x, n, QZ_MOMENT_SUMABS);
+    case 0:
+    case QZ_MOMENT_MAX: return moments_generic(x, n, QZ_MOMENT_MAX);
+    case QZ_MOMENT_MAX | QZ_MOMENT_SUM | QZ_MOMENT_SUMSQ:
+        return moments_generic(x, n, QZ_MOMENT_MAX | QZ_MOMENT_SUM | QZ_MOMENT_SUMSQ);
+    default: return moments_generic(x, n, MOMENT_ALL);
     }
 }
 
@@ -642,7 +662,7 @@ size_t qz_dense_encode(const qz_dense *d, uint8_t *dst, const float *src, size_t
     size_t fitted = 0; /* buckets whose stored floats are written */
     for (size_t c0 = 0; c0 < n; c0 += QZ_CHUNK) {
         size_t c1 = n - c0 < QZ_CHUNK ? n : c0 + QZ_CHUNK;
-        prefetch_next(src + c1, sizeof(float) * (n - c1 < QZ_CHUNK ? n - c1 : QZ_CHUNK));
+        if (!d->prefetches) prefetch_next(src + c1, sizeof(float) * (n - c1 < QZ_CHUNK ? n - c1 : QZ_CHUNK));
         /* Each bucket is fitted just before its first chunk is coded, so that
          * a bucketed gradient streams from memory once, not once to fit and
          * again to code (one bucket = the whole gradient still reads it twice) */

@@ -15,6 +15,10 @@
 /* Elements per encode/decode chunk: a multiple of 8 (every code width packs
  * to whole bytes) and of 5 (trits), so chunks start on byte boundaries. */
 #define QZ_CHUNK 4080u
+/* How far ahead (elements) the vector rounding loops ask for their input: the
+ * dense driver fits a chunk's buckets up to 2047 elements past the chunk, so
+ * one chunk ahead would reach the fit too late (docs/performance.md). */
+#define QZ_PREFETCH_AHEAD (2 * QZ_CHUNK)
 
 /* ---- little-endian loads and stores (the wire is little-endian) ---------- */
 
@@ -183,6 +187,9 @@ struct qz_dense {
      * high word). */
     void (*quantize)(uint8_t *codes, const float *x, size_t len, const float *stored, const qz_params *p, uint32_t key,
                      uint32_t idx0);
+    /* Non-zero: quantize asks for x[QZ_PREFETCH_AHEAD..] as it goes (the vector rounding loops), so the
+     * driver does not ask for the next chunk in one burst at each chunk's start, which would compete with it. */
+    int prefetches;
     /* The K levels of a bucket from its stored floats. */
     void (*table)(float *table, const float *stored, const qz_params *p);
     /* Optional check of a bucket's stored floats from an untrusted buffer
@@ -297,10 +304,10 @@ void qz_dense_codes(const qz_dense *d, uint8_t *codes, const float *x, size_t j0
 
 /* ---- misc ---------------------------------------------------------------- */
 /* Sum, sum of squares, sum of |x| and max |x| of x[0..n), and whether every
- * element is finite (when not, the other fields are meaningless). The sums
- * not asked for in `want` (QZ_MOMENT_* bits) may be left 0; max |x| and
- * finiteness are always computed. */
-enum { QZ_MOMENT_SUM = 1u << 0, QZ_MOMENT_SUMSQ = 1u << 1, QZ_MOMENT_SUMABS = 1u << 2 };
+ * element is finite (when not, the other fields are meaningless). The fields
+ * not asked for in `want` (QZ_MOMENT_* bits) may be left 0; finiteness is
+ * always computed (from the max where it is asked for, else from the sums). */
+enum { QZ_MOMENT_SUM = 1u << 0, QZ_MOMENT_SUMSQ = 1u << 1, QZ_MOMENT_SUMABS = 1u << 2, QZ_MOMENT_MAX = 1u << 3 };
 typedef struct {
     double sum, sumsq, sumabs;
     float maxabs;

@@ -10,6 +10,16 @@
 #ifndef GQ_QZ_ROUND_AVX2_H
 #define GQ_QZ_ROUND_AVX2_H
 
+#include "qz_internal.h"
+
+/* The vector loops (this one and qz_round_avx512.h's) ask for their input
+ * QZ_PREFETCH_AHEAD elements ahead; the scalar loops leave it to the driver. */
+#if defined(__AVX2__)
+#define QZ_ROUND_PREFETCHES 1
+#else
+#define QZ_ROUND_PREFETCHES 0
+#endif
+
 #if defined(__AVX2__)
 #include <immintrin.h>
 #include <stdint.h>
@@ -62,6 +72,8 @@ qz_round_lanes(uint8_t *codes, const float *x, size_t len, uint32_t key, uint32_
     size_t i = 0;
     for (; i + 32 <= len; i += 32) {
         __m256i c[4];
+        __builtin_prefetch(x + i + QZ_PREFETCH_AHEAD); /* past the end is harmless: a prefetch never faults */
+        __builtin_prefetch(x + i + QZ_PREFETCH_AHEAD + 16);
         for (int q = 0; q < 4; q++, hv = _mm256_add_epi32(hv, eight)) c[q] = codes8(x + i + 8 * q, hv, k);
         qz_store_codes32(codes + i, c);
     }

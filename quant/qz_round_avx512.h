@@ -12,6 +12,8 @@
 #include <immintrin.h>
 #include <stdint.h>
 
+#include "qz_internal.h"
+
 /* rng_hash32(key, j + lane) for the sixteen lanes, given h = key + j + lane. */
 static inline __m512i qz_hash16(__m512i h)
 {
@@ -44,10 +46,15 @@ static inline __attribute__((always_inline)) size_t qz_round_lanes16(uint8_t *co
     __m512i hv = _mm512_add_epi32(_mm512_set1_epi32((int)(key + j)),
                                   _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
     size_t i = 0;
-    for (; i + 64 <= len; i += 64)
+    for (; i + 64 <= len; i += 64) {
+        __builtin_prefetch(x + i + QZ_PREFETCH_AHEAD);
+        __builtin_prefetch(x + i + QZ_PREFETCH_AHEAD + 16);
+        __builtin_prefetch(x + i + QZ_PREFETCH_AHEAD + 32);
+        __builtin_prefetch(x + i + QZ_PREFETCH_AHEAD + 48);
         for (int q = 0; q < 4; q++, hv = _mm512_add_epi32(hv, sixteen))
             _mm_storeu_si128((__m128i *)(void *)(codes + i + 16 * q),
                              _mm512_cvtepi32_epi8(codes16(x + i + 16 * q, hv, k)));
+    }
     return i;
 }
 #endif

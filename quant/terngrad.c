@@ -23,7 +23,7 @@ static const int8_t TG_BYTES[3] = {0, 1, -1}; /* pack=int8: code 0 -> 0, +s -> +
 static unsigned tg_moments_wanted(const qz_params *p)
 {
     const int need_sigma = p->shared_scale <= 0 && (p->scale == QZ_SCALE_SIGMA || p->clip > 0);
-    return need_sigma ? QZ_MOMENT_SUM | QZ_MOMENT_SUMSQ : 0u;
+    return QZ_MOMENT_MAX | (need_sigma ? QZ_MOMENT_SUM | QZ_MOMENT_SUMSQ : 0u);
 }
 
 static gq_err tg_scale(float *stored, qz_moments m, size_t len, const qz_params *p)
@@ -131,6 +131,7 @@ static const qz_dense TG = {.nstored = tg_nstored,
                             .fit = tg_fit,
                             .fit_many = tg_fit_many,
                             .quantize = tg_quantize,
+                            .prefetches = QZ_ROUND_PREFETCHES,
                             .table = tg_table};
 
 gq_err qz_terngrad_scale(const qz_params *p, const float *x, size_t n, float *scale)

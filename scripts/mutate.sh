@@ -212,6 +212,9 @@ mutations=(
   'sim/sg_child.c|while (w->sc_done[g] < want) sg_cond_wait|while (0 && w->sc_done[g] < want) sg_cond_wait|SimGrid shared scaler: a node leaves before every node is in'
   'sim/sg_child.c|me->folded.host ? w->plan->a_intra + bytes|me->folded.host ? 0 * w->plan->a_intra + bytes|SimGrid shared scaler: a folded node messages its first GPU for free'
   'sim/smpi_engine.c|"--cfg=smpi/allreduce:rdb",|"--cfg=smpi/allreduce:redbcast",|SMPI: the scaler all-reduced by reduce and broadcast, not recursive doubling'
+  'quant/qz_core.c|if (!(want & QZ_MOMENT_MAX) && !qz_all_finite(x, n)) {|if (0 && !qz_all_finite(x, n)) {|moments without the max: a NaN taken for an overflow'
+  'quant/qz_core.c|        return moments_double(x, n);|        return (void)moments_double, r;|moments: a float overflow of finite values kept, not summed again in double'
+  'quant/qsgd.c|return p->norm == QZ_NORM_MAX ? QZ_MOMENT_MAX : QZ_MOMENT_SUMSQ;|return p->norm == QZ_NORM_MAX ? QZ_MOMENT_SUMSQ : QZ_MOMENT_SUMSQ;|QSGD max norm without the max'
 )
 
 killed=0

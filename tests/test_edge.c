@@ -212,6 +212,40 @@ static void test_fp16_definition(void)
     free(buf), free(x), free(want), free(y);
 }
 
+/* Finite gradients whose float sums overflow (|x| near 1e37: a bucket's sum
+ * of squares, or a lane's 64 |x|, passes FLT_MAX): the encode succeeds and each
+ * bucket's stored norm is the one summed in double, in element order. QSGD's
+ * L2 norm and signSGD's mean tell finiteness from their sums alone (no max),
+ * so an overflow must not be taken for a NaN; checked on the four-at-a-time
+ * fit and on the short last bucket's own. */
+static void test_sums_overflow_float(void)
+{
+    static const char *const SPECS[] = {"qsgd:bucket=512", "signsgd:bucket=512", "terngrad:bucket=512,scale=sigma"};
+    const size_t n = 9000, d = 512, nb = (n + d - 1) / d;
+    float *x = malloc(n * sizeof *x);
+    for (size_t i = 0; i < n; i++) x[i] = (i % 3 ? 1.0f : -1.0f) * 8e36f * (1.0f + (float)(i % 7) / 8.0f);
+    for (size_t c = 0; c < sizeof SPECS / sizeof SPECS[0]; c++) {
+        qz_params p = test_spec(SPECS[c]);
+        size_t size;
+        unsigned char *buf = test_encode(&p, x, n, 5, &size);
+        CHECK(buf != NULL, "%s: finite values near 1e37 encode (got %s)", SPECS[c],
+              buf ? "a buffer" : gq_strerror(gq_error_code(size)));
+        size_t wrong = 0;
+        for (size_t b = 0; buf && b < nb && c < 2; b++) {
+            const size_t len = b + 1 < nb ? d : n - b * d;
+            double sum = 0;
+            for (size_t i = b * d; i < b * d + len; i++) sum += c == 0 ? (double)x[i] * x[i] : fabs((double)x[i]);
+            const float want = c == 0 ? (float)sqrt(sum) : (float)(sum / (double)len);
+            float got;
+            memcpy(&got, buf + QZ_HEADER_BYTES + 4 * b, 4);
+            wrong += got != want;
+        }
+        CHECK(wrong == 0, "%s: %zu of %zu bucket norms differ from the double sums", SPECS[c], wrong, nb);
+        free(buf);
+    }
+    free(x);
+}
+
 /* Buckets fitted four at a time (the dense driver's fit_many) store what each
  * bucket fitted alone stores: every bucket's scale in a long encode equals
  * the scale of that bucket encoded by itself; and a NaN or Inf in any of the
@@ -253,6 +287,7 @@ static void test_buckets_fitted_together(void)
 int main(void)
 {
     test_buckets_fitted_together();
+    test_sums_overflow_float();
     test_fp16_definition();
     test_zeros_and_constants();
     test_odd_sizes();
