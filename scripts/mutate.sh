@@ -215,6 +215,7 @@ mutations=(
   'quant/qz_core.c|if (!(want & QZ_MOMENT_MAX) && !qz_all_finite(x, n)) {|if (0 && !qz_all_finite(x, n)) {|moments without the max: a NaN taken for an overflow'
   'quant/qz_core.c|        return moments_double(x, n);|        return (void)moments_double, r;|moments: a float overflow of finite values kept, not summed again in double'
   'quant/qsgd.c|return p->norm == QZ_NORM_MAX ? QZ_MOMENT_MAX : QZ_MOMENT_SUMSQ;|return p->norm == QZ_NORM_MAX ? QZ_MOMENT_SUMSQ : QZ_MOMENT_SUMSQ;|QSGD max norm without the max'
+  'train/exchange_run.c|        for (int s = 0; s + 1 < W; s++) {|        for (int s = 0; s + 1 < W && s < 1; s++) {|the trainer all-gather: one step of the ring only'
 )
 
 killed=0

@@ -323,16 +323,29 @@ static gq_err exchange_ps_mpi(xstate *x, int t, float *scales)
     const int mine = gather ? 0 : flat(x) ? r : r == 0 ? 0 : -1;
     const int serving = mine >= 0 && seg_len(tt->n, S, mine) > 0;
     int ns = 0, nr = 0;
-    for (int j = 0; j < S; j++)
-        if (!gather && seg_len(tt->n, S, j) && server_of(x, j) != r)
-            post(x->sends, &ns, server_of(x, j), x->sbuf + j * x->slot, x->ssz[j]);
-    for (int p = 0; p < W; p++) {
-        if (p == r) continue;
-        if (gather) post(x->sends, &ns, p, x->sbuf, x->ssz[0]);
-        if (serving) post(x->recvs, &nr, p, x->rbuf + p * x->slot, cap);
+    if (gather) {
+        /* a ring, as NCCL's all-gather and MPI's for large messages run it (and the other engines charge it): W - 1
+         * steps, each passing on to the next rank the tensor taken from the previous one the step before, this
+         * rank's own first; step s takes worker r - s - 1's */
+        const int next = (r + 1) % W, prev = (r + W - 1) % W;
+        for (int s = 0; s + 1 < W; s++) {
+            const int pass = (r - s + W) % W, take = (r - s - 1 + W) % W;
+            ns = nr = 0;
+            post(x->sends, &ns, next, pass == r ? x->sbuf : x->rbuf + pass * x->slot,
+                 pass == r ? x->ssz[0] : x->rsz[pass]);
+            post(x->recvs, &nr, prev, x->rbuf + take * x->slot, cap);
+            if ((e = wait_all(x, ns, nr)) != GQ_OK) return e;
+            x->rsz[take] = x->recvs[0].len;
+        }
+    } else {
+        for (int j = 0; j < S; j++)
+            if (seg_len(tt->n, S, j) && server_of(x, j) != r)
+                post(x->sends, &ns, server_of(x, j), x->sbuf + j * x->slot, x->ssz[j]);
+        for (int p = 0; p < W; p++)
+            if (p != r && serving) post(x->recvs, &nr, p, x->rbuf + p * x->slot, cap);
+        if ((e = wait_all(x, ns, nr)) != GQ_OK) return e;
+        for (int i = 0; i < nr; i++) x->rsz[x->recvs[i].peer] = x->recvs[i].len;
     }
-    if ((e = wait_all(x, ns, nr)) != GQ_OK) return e;
-    for (int i = 0; i < nr; i++) x->rsz[x->recvs[i].peer] = x->recvs[i].len;
     size_t rlen = 0;
     if (serving) { /* the server's average, worker by worker in worker order, as in one process */
         const size_t lo = seg_lo(tt->n, S, mine), m = seg_len(tt->n, S, mine);

@@ -33,8 +33,9 @@ typedef enum { LR_CONST, LR_STEP, LR_POLY } lr_schedule;
  *    summed hop by hop in ring order, a quantizer's chunk is decoded, added
  *    to and re-encoded at every hop, and the result encoded once for the
  *    all-gather (no error feedback, no scaler sharing);
- *  - allgather: every worker's encoded tensor goes to every other; each
- *    averages them all (no reply, so no re-quantization).
+ *  - allgather: every worker's encoded tensor goes to every other, around
+ *    the ring in W - 1 steps (until 2026-12-05, to all W - 1 peers at once);
+ *    each averages them all (no reply, so no re-quantization).
  * In one process the same arithmetic runs in the same order, so a run over
  * MPI gives the same parameters to the last bit. The schemes are exchange.h's
  * sync_kind, the simulator's: the trainer runs those sync_trainer_runs() says. */
