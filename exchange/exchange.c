@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "bitstream.h"
+
 const char *const DOWNLINK_NAMES[] = {"auto", "fp32", "requant", "terngrad", NULL};
 const char *const SYNC_NAMES[] = {"ps", "ps-sharded", "ring", "hierarchical", "allgather", "ps-flat", "tree", NULL};
 
@@ -103,47 +105,75 @@ void xch_tensor_bytes(const xch_policy *p, const qz_params *q, const xch_tensor 
     }
 }
 
-int xch_levels_per_word(int workers)
+/* Bits to write v: 0 for 0. */
+static unsigned bits_of(uint64_t v) { return v ? 64u - (unsigned)__builtin_clzll(v) : 0u; }
+
+xch_levels_group xch_levels_grouping(int workers)
 {
     const uint64_t base = 2 * (uint64_t)workers + 1;
-    int k = 0;
-    for (uint64_t p = 1; p <= UINT64_MAX / base; p *= base) k++; /* base^k <= UINT64_MAX */
-    return k;
+    xch_levels_group best = {1, bits_of(base - 1)};
+    uint64_t p = base; /* base^k */
+    for (unsigned k = 2; p <= UINT64_MAX / base; k++) {
+        p *= base;
+        const unsigned w = bits_of(p - 1);
+        if ((uint64_t)w * best.digits < (uint64_t)best.bits * k) best = (xch_levels_group){k, w};
+    }
+    return best;
 }
 
 size_t xch_levels_size(size_t n, int workers)
 {
-    const size_t k = (size_t)xch_levels_per_word(workers);
-    return 8 * ((n + k - 1) / k) + 4;
+    const xch_levels_group g = xch_levels_grouping(workers);
+    const size_t groups = (n + g.digits - 1) / g.digits;
+    return 4 + (groups / 8) * g.bits + ((groups % 8) * g.bits + 7) / 8; /* 4 + ceil(groups x bits / 8) */
+}
+
+/* A field of up to 64 bits through the 32-bit bit stream. */
+static void put_field(bitwriter *bw, uint64_t v, unsigned w)
+{
+    if (w > 32) {
+        bw_put(bw, (uint32_t)v, 32);
+        bw_put(bw, (uint32_t)(v >> 32), w - 32);
+    } else {
+        bw_put(bw, (uint32_t)v, w);
+    }
+}
+static uint64_t get_field(bitreader *br, unsigned w)
+{
+    if (w <= 32) return br_get(br, w);
+    const uint64_t lo = br_get(br, 32);
+    return lo | (uint64_t)br_get(br, w - 32) << 32;
 }
 
 void xch_levels_pack(uint8_t *out, const int32_t *levels, size_t n, float scale, int workers)
 {
     const uint64_t base = 2 * (uint64_t)workers + 1;
-    const size_t k = (size_t)xch_levels_per_word(workers);
+    const xch_levels_group g = xch_levels_grouping(workers);
     memcpy(out, &scale, 4); /* little-endian hosts, as the trainer's ranks are */
-    out += 4;
-    for (size_t i = 0; i < n; i += k) {
-        uint64_t word = 0;
-        for (size_t j = (n - i < k ? n - i : k); j-- > 0;) word = word * base + (uint64_t)(levels[i + j] + workers);
-        memcpy(out, &word, 8);
-        out += 8;
+    bitwriter bw;
+    bw_init(&bw, out + 4, xch_levels_size(n, workers) - 4);
+    for (size_t i = 0; i < n; i += g.digits) {
+        uint64_t v = 0; /* the group's digits, the first the least significant */
+        for (size_t j = (n - i < g.digits ? n - i : g.digits); j-- > 0;)
+            v = v * base + (uint64_t)(levels[i + j] + workers);
+        put_field(&bw, v, g.bits);
     }
+    bw_close(&bw);
 }
 
 int xch_levels_unpack(const uint8_t *in, size_t n, int workers, int32_t *levels, float *scale)
 {
     const uint64_t base = 2 * (uint64_t)workers + 1;
-    const size_t k = (size_t)xch_levels_per_word(workers);
+    const xch_levels_group g = xch_levels_grouping(workers);
     memcpy(scale, in, 4);
-    in += 4;
-    for (size_t i = 0; i < n; i += k) {
-        uint64_t word;
-        memcpy(&word, in, 8);
-        in += 8;
-        const size_t m = n - i < k ? n - i : k;
-        for (size_t j = 0; j < m; j++, word /= base) levels[i + j] = (int32_t)(word % base) - workers;
-        if (word != 0) return -1; /* digits beyond the last level: not a buffer this code wrote */
+    bitreader br;
+    br_init(&br, in + 4, xch_levels_size(n, workers) - 4);
+    for (size_t i = 0; i < n; i += g.digits) {
+        uint64_t v = get_field(&br, g.bits);
+        const size_t m = n - i < g.digits ? n - i : g.digits;
+        for (size_t j = 0; j < m; j++, v /= base) levels[i + j] = (int32_t)(v % base) - workers;
+        if (v != 0) return -1; /* digits beyond the group's last level: not a buffer this code wrote */
     }
-    return 0;
+    /* the last byte's padding is zero, as the writer leaves it */
+    return br.overrun || (br.acc & ((1ull << br.nbits) - 1)) != 0 ? -1 : 0;
 }

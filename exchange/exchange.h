@@ -103,20 +103,28 @@ void xch_tensor_bytes(const xch_policy *p, const qz_params *q, const xch_tensor 
  * The server adds the workers' levels (integers in -W..W) and sends them with
  * the scaler; every worker's average is level_mean(L) = s x L / W, computed
  * one way everywhere so that a server and its workers hold the same floats.
- * The levels travel as base-(2W+1) digits, as many to a 64-bit word as fit:
- * 8 x ceil(n / digits) + 4 bytes, within 2% of the policy's n log2(2W+1) / 8
- * for W <= 64. */
+ * The levels travel as base-(2W+1) digits in groups, each group one field
+ * of the bits its largest value needs, the fields packed LSB first (the
+ * quantizers' bit order) after the scaler: 4 + ceil(groups x bits / 8)
+ * bytes. The group of k <= 64 / log2(2W+1) digits is the one with the fewest
+ * bits a digit (11 digits in 45 bits for W = 8): within 2% of the policy's
+ * log2(2W+1) bits a level for W <= 4096 (0.08% at W = 8; until 2026-12-05
+ * the groups filled whole 64-bit words, 4.4% over at W = 8). */
 static inline float xch_level_mean(int level_sum, float scale, int workers)
 {
     return (float)((double)scale * level_sum / workers);
 }
-/* Digits of base 2W+1 in one 64-bit word. */
-int xch_levels_per_word(int workers);
+/* How the levels are grouped: `digits` base-(2W+1) digits a field of `bits` bits. */
+typedef struct {
+    unsigned digits, bits;
+} xch_levels_group;
+xch_levels_group xch_levels_grouping(int workers);
 /* Bytes of n summed levels and the scaler. */
 size_t xch_levels_size(size_t n, int workers);
 /* Writes the scaler and n level sums (each in -W..W) to out (xch_levels_size bytes). */
 void xch_levels_pack(uint8_t *out, const int32_t *levels, size_t n, float scale, int workers);
-/* Reads them back. @return 0, or -1 if a word holds a digit out of range (a corrupt buffer). */
+/* Reads them back. @return 0, or -1 if a field holds a digit out of range or the padding is not zero (a corrupt
+ * buffer). */
 int xch_levels_unpack(const uint8_t *in, size_t n, int workers, int32_t *levels, float *scale);
 
 #endif

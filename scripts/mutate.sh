@@ -216,6 +216,8 @@ mutations=(
   'quant/qz_core.c|        return moments_double(x, n);|        return (void)moments_double, r;|moments: a float overflow of finite values kept, not summed again in double'
   'quant/qsgd.c|return p->norm == QZ_NORM_MAX ? QZ_MOMENT_MAX : QZ_MOMENT_SUMSQ;|return p->norm == QZ_NORM_MAX ? QZ_MOMENT_SUMSQ : QZ_MOMENT_SUMSQ;|QSGD max norm without the max'
   'train/exchange_run.c|        for (int s = 0; s + 1 < W; s++) {|        for (int s = 0; s + 1 < W && s < 1; s++) {|the trainer all-gather: one step of the ring only'
+  'exchange/exchange.c|if ((uint64_t)w * best.digits < (uint64_t)best.bits * k)|if ((uint64_t)w * best.digits > (uint64_t)best.bits * k)|TernGrad summed levels grouped with the most bits a digit'
+  'exchange/exchange.c|(br.acc & ((1ull << br.nbits) - 1)) != 0 ? -1 : 0;|0 ? -1 : 0;|TernGrad summed levels: padding bits not checked'
 )
 
 killed=0

@@ -49,14 +49,43 @@ static void test_rules(const model_t *lenet)
     CHECK(xch_downlink(&small, &tg) == DOWNLINK_FP32, "fp32's reply is fp32");
 }
 
-/* TernGrad's summed levels on the wire: base 2W+1, as many digits as fit in 64 bits. */
+/* TernGrad's summed levels on the wire: base 2W+1, in groups of k digits a field of the bits base^k - 1 needs, k
+ * the one with the fewest bits a digit. The groups below were found by exact integer search outside this code. */
 static void test_levels(void)
 {
-    /* 3^40 < 2^64 < 3^41; 9^20 < 2^64 < 9^21; 129^9 < 2^64 < 129^10 */
-    CHECK(xch_levels_per_word(1) == 40 && xch_levels_per_word(4) == 20 && xch_levels_per_word(64) == 9,
-          "digits per word: %d %d %d", xch_levels_per_word(1), xch_levels_per_word(4), xch_levels_per_word(64));
-    CHECK(xch_levels_size(41, 1) == 4 + 16 && xch_levels_size(40, 1) == 4 + 8 && xch_levels_size(1, 8) == 12,
-          "sizes: the scaler and whole words");
+    static const struct {
+        int workers;
+        unsigned digits, bits;
+    } GROUPS[] = {{1, 29, 46}, {2, 3, 7},    {3, 21, 59}, {4, 17, 54},
+                  {8, 11, 45}, {16, 12, 61}, {64, 9, 64}, {1024, 5, 56}};
+    for (size_t i = 0; i < sizeof GROUPS / sizeof GROUPS[0]; i++) {
+        const xch_levels_group g = xch_levels_grouping(GROUPS[i].workers);
+        CHECK(g.digits == GROUPS[i].digits && g.bits == GROUPS[i].bits,
+              "%d workers: %u digits in %u bits (want %u in %u)", GROUPS[i].workers, g.digits, g.bits, GROUPS[i].digits,
+              GROUPS[i].bits);
+    }
+    /* 4 bytes of scaler, then ceil(groups x bits / 8): W = 8, 11 digits a 45-bit group */
+    CHECK(xch_levels_size(1, 8) == 4 + 6 && xch_levels_size(11, 8) == 4 + 6 && xch_levels_size(12, 8) == 4 + 12 &&
+              xch_levels_size(88, 8) == 4 + 45 && xch_levels_size(29, 1) == 4 + 6 && xch_levels_size(30, 1) == 4 + 12,
+          "sizes: the scaler and the groups' bits in whole bytes");
+    /* within 2% of log2(2W + 1) bits a level for every W up to 4096 (the old whole words: 23% over at 4096) */
+    double worst = 0;
+    for (int W = 1; W <= 4096; W++) {
+        const xch_levels_group g = xch_levels_grouping(W);
+        const double over = (double)g.bits / g.digits / log2(2.0 * W + 1) - 1;
+        worst = over > worst ? over : worst;
+    }
+    CHECK(worst > 0 && worst < 0.02, "bits a level at most 2%% over log2(2W + 1) (worst %.4f)", worst);
+    /* a set padding bit is a buffer this code did not write: one level of W = 8 leaves 3 of 48 bits */
+    {
+        int32_t one = 5, back1 = 0;
+        uint8_t b1[10];
+        float sc = 0;
+        xch_levels_pack(b1, &one, 1, 1.5f, 8);
+        CHECK(xch_levels_unpack(b1, 1, 8, &back1, &sc) == 0 && back1 == 5 && sc == 1.5f, "one level round-trips");
+        b1[9] |= 0x80;
+        CHECK(xch_levels_unpack(b1, 1, 8, &back1, &sc) != 0, "a set padding bit is refused");
+    }
     enum { N = 1001 };
     static int32_t lv[N], back[N];
     static uint8_t buf[8 * N + 4];
