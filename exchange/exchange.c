@@ -125,7 +125,7 @@ size_t xch_levels_size(size_t n, int workers)
 {
     const xch_levels_group g = xch_levels_grouping(workers);
     const size_t groups = (n + g.digits - 1) / g.digits;
-    return 4 + (groups / 8) * g.bits + ((groups % 8) * g.bits + 7) / 8; /* 4 + ceil(groups x bits / 8) */
+    return (groups / 8) * g.bits + ((groups % 8) * g.bits + 7) / 8; /* ceil(groups x bits / 8) */
 }
 
 /* A field of up to 64 bits through the 32-bit bit stream. */
@@ -145,13 +145,12 @@ static uint64_t get_field(bitreader *br, unsigned w)
     return lo | (uint64_t)br_get(br, w - 32) << 32;
 }
 
-void xch_levels_pack(uint8_t *out, const int32_t *levels, size_t n, float scale, int workers)
+void xch_levels_pack(uint8_t *out, const int32_t *levels, size_t n, int workers)
 {
     const uint64_t base = 2 * (uint64_t)workers + 1;
     const xch_levels_group g = xch_levels_grouping(workers);
-    memcpy(out, &scale, 4); /* little-endian hosts, as the trainer's ranks are */
     bitwriter bw;
-    bw_init(&bw, out + 4, xch_levels_size(n, workers) - 4);
+    bw_init(&bw, out, xch_levels_size(n, workers));
     for (size_t i = 0; i < n; i += g.digits) {
         uint64_t v = 0; /* the group's digits, the first the least significant */
         for (size_t j = (n - i < g.digits ? n - i : g.digits); j-- > 0;)
@@ -161,13 +160,12 @@ void xch_levels_pack(uint8_t *out, const int32_t *levels, size_t n, float scale,
     bw_close(&bw);
 }
 
-int xch_levels_unpack(const uint8_t *in, size_t n, int workers, int32_t *levels, float *scale)
+int xch_levels_unpack(const uint8_t *in, size_t n, int workers, int32_t *levels)
 {
     const uint64_t base = 2 * (uint64_t)workers + 1;
     const xch_levels_group g = xch_levels_grouping(workers);
-    memcpy(scale, in, 4);
     bitreader br;
-    br_init(&br, in + 4, xch_levels_size(n, workers) - 4);
+    br_init(&br, in, xch_levels_size(n, workers));
     for (size_t i = 0; i < n; i += g.digits) {
         uint64_t v = get_field(&br, g.bits);
         const size_t m = n - i < g.digits ? n - i : g.digits;

@@ -100,16 +100,18 @@ void xch_tensor_bytes(const xch_policy *p, const qz_params *q, const xch_tensor 
                       double requant, double *up, double *down);
 
 /* ---- TernGrad's reply: the sum of W ternary vectors under one shared scaler ----------------------
- * The server adds the workers' levels (integers in -W..W) and sends them with
- * the scaler; every worker's average is level_mean(L) = s x L / W, computed
- * one way everywhere so that a server and its workers hold the same floats.
- * The levels travel as base-(2W+1) digits in groups, each group one field
- * of the bits its largest value needs, the fields packed LSB first (the
- * quantizers' bit order) after the scaler: 4 + ceil(groups x bits / 8)
- * bytes. The group of k <= 64 / log2(2W+1) digits is the one with the fewest
- * bits a digit (11 digits in 45 bits for W = 8): within 2% of the policy's
- * log2(2W+1) bits a level for W <= 4096 (0.08% at W = 8; until 2026-12-05
- * the groups filled whole 64-bit words, 4.4% over at W = 8). */
+ * The server adds the workers' levels (integers in -W..W) and sends them
+ * back; every worker holds the shared scaler s already (it was all-reduced
+ * before the encode), so the reply is the levels alone, and every worker's
+ * average is level_mean(L) = s x L / W, computed one way everywhere so that a
+ * server and its workers hold the same floats. The levels travel as
+ * base-(2W+1) digits in groups, each group one field of the bits its largest
+ * value needs, the fields packed LSB first (the quantizers' bit order):
+ * ceil(groups x bits / 8) bytes. The group of k <= 64 / log2(2W+1) digits is
+ * the one with the fewest bits a digit (11 digits in 45 bits for W = 8):
+ * within 2% of the policy's log2(2W+1) bits a level for W <= 4096 (0.08% at
+ * W = 8). Until 2026-12-05 the groups filled whole 64-bit words (4.4% over
+ * at W = 8) after a copy of the scaler. */
 static inline float xch_level_mean(int level_sum, float scale, int workers)
 {
     return (float)((double)scale * level_sum / workers);
@@ -119,12 +121,12 @@ typedef struct {
     unsigned digits, bits;
 } xch_levels_group;
 xch_levels_group xch_levels_grouping(int workers);
-/* Bytes of n summed levels and the scaler. */
+/* Bytes of n summed levels. */
 size_t xch_levels_size(size_t n, int workers);
-/* Writes the scaler and n level sums (each in -W..W) to out (xch_levels_size bytes). */
-void xch_levels_pack(uint8_t *out, const int32_t *levels, size_t n, float scale, int workers);
+/* Writes n level sums (each in -W..W) to out (xch_levels_size bytes). */
+void xch_levels_pack(uint8_t *out, const int32_t *levels, size_t n, int workers);
 /* Reads them back. @return 0, or -1 if a field holds a digit out of range or the padding is not zero (a corrupt
  * buffer). */
-int xch_levels_unpack(const uint8_t *in, size_t n, int workers, int32_t *levels, float *scale);
+int xch_levels_unpack(const uint8_t *in, size_t n, int workers, int32_t *levels);
 
 #endif

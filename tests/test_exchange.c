@@ -64,10 +64,10 @@ static void test_levels(void)
               "%d workers: %u digits in %u bits (want %u in %u)", GROUPS[i].workers, g.digits, g.bits, GROUPS[i].digits,
               GROUPS[i].bits);
     }
-    /* 4 bytes of scaler, then ceil(groups x bits / 8): W = 8, 11 digits a 45-bit group */
-    CHECK(xch_levels_size(1, 8) == 4 + 6 && xch_levels_size(11, 8) == 4 + 6 && xch_levels_size(12, 8) == 4 + 12 &&
-              xch_levels_size(88, 8) == 4 + 45 && xch_levels_size(29, 1) == 4 + 6 && xch_levels_size(30, 1) == 4 + 12,
-          "sizes: the scaler and the groups' bits in whole bytes");
+    /* ceil(groups x bits / 8): W = 8, 11 digits a 45-bit group; W = 1, 29 in 46 bits */
+    CHECK(xch_levels_size(1, 8) == 6 && xch_levels_size(11, 8) == 6 && xch_levels_size(12, 8) == 12 &&
+              xch_levels_size(88, 8) == 45 && xch_levels_size(29, 1) == 6 && xch_levels_size(30, 1) == 12,
+          "sizes: the groups' bits in whole bytes");
     /* within 2% of log2(2W + 1) bits a level for every W up to 4096 (the old whole words: 23% over at 4096) */
     double worst = 0;
     for (int W = 1; W <= 4096; W++) {
@@ -79,12 +79,11 @@ static void test_levels(void)
     /* a set padding bit is a buffer this code did not write: one level of W = 8 leaves 3 of 48 bits */
     {
         int32_t one = 5, back1 = 0;
-        uint8_t b1[10];
-        float sc = 0;
-        xch_levels_pack(b1, &one, 1, 1.5f, 8);
-        CHECK(xch_levels_unpack(b1, 1, 8, &back1, &sc) == 0 && back1 == 5 && sc == 1.5f, "one level round-trips");
-        b1[9] |= 0x80;
-        CHECK(xch_levels_unpack(b1, 1, 8, &back1, &sc) != 0, "a set padding bit is refused");
+        uint8_t b1[6];
+        xch_levels_pack(b1, &one, 1, 8);
+        CHECK(xch_levels_unpack(b1, 1, 8, &back1) == 0 && back1 == 5, "one level round-trips");
+        b1[5] |= 0x80;
+        CHECK(xch_levels_unpack(b1, 1, 8, &back1) != 0, "a set padding bit is refused");
     }
     enum { N = 1001 };
     static int32_t lv[N], back[N];
@@ -94,14 +93,13 @@ static void test_levels(void)
         const int W = workers[wi];
         for (int i = 0; i < N; i++) lv[i] = (int32_t)((i * 7919 + W) % (2 * W + 1)) - W; /* every level, both ends */
         lv[0] = -W, lv[N - 1] = W;
-        xch_levels_pack(buf, lv, N, 0.25f, W);
-        float scale = 0;
-        int ok = xch_levels_unpack(buf, N, W, back, &scale) == 0 && scale == 0.25f && memcmp(lv, back, sizeof lv) == 0;
+        xch_levels_pack(buf, lv, N, W);
+        int ok = xch_levels_unpack(buf, N, W, back) == 0 && memcmp(lv, back, sizeof lv) == 0;
         CHECK(ok, "%d workers: %d levels round-trip", W, N);
         /* a word past its last digit is a corrupt buffer */
         const uint64_t word = UINT64_MAX;
         memcpy(buf + xch_levels_size(N, W) - 8, &word, 8);
-        CHECK(xch_levels_unpack(buf, N, W, back, &scale) != 0, "%d workers: an out-of-range word is refused", W);
+        CHECK(xch_levels_unpack(buf, N, W, back) != 0, "%d workers: an out-of-range word is refused", W);
     }
     /* the average every rank computes from them: s x L / W, in double, rounded once */
     CHECK(xch_level_mean(3, 0.1f, 4) == (float)(0.1f * 3.0 / 4) && xch_level_mean(-4, 2.0f, 4) == -2.0f, "level means");

@@ -376,7 +376,7 @@ static gq_err exchange_ps_mpi(xstate *x, int t, float *scales)
         } else if (rk == REPLY_LEVELS) {
             if (!x->sizes_only) {
                 level_means(a, x->lev, m, q.shared_scale, W);
-                xch_levels_pack(x->reply, x->lev, m, q.shared_scale, W);
+                xch_levels_pack(x->reply, x->lev, m, W);
             }
             rlen = xch_levels_size(m, W);
         } else if (rk == REPLY_FP32) {
@@ -400,14 +400,13 @@ static gq_err exchange_ps_mpi(xstate *x, int t, float *scales)
         const uint8_t *src = x->rbuf + j * x->slot;
         if (rk == REPLY_REQUANT) {
             e = dec_into(x, a, m, src, len, "decoding the reply of", tt->layer);
-        } else if (rk == REPLY_LEVELS) {
-            float scale;
+        } else if (rk == REPLY_LEVELS) { /* under the segment's shared scaler, which every worker holds */
             if (len == xch_levels_size(m, W) && x->sizes_only) continue;
-            if (len != xch_levels_size(m, W) || xch_levels_unpack(src, m, W, x->lev, &scale) != 0)
+            if (len != xch_levels_size(m, W) || xch_levels_unpack(src, m, W, x->lev) != 0)
                 return snprintf(x->msg, x->mcap, "layer '%s': a corrupt TernGrad reply",
                                 x->c->model->layers[tt->layer].name),
                        GQ_ERR_CORRUPT;
-            level_means(a, x->lev, m, scale, W);
+            level_means(a, x->lev, m, seg_quant(x, tt, scales, j).shared_scale, W);
         } else {
             e = take_floats(x, a, m, src, len, tt->layer);
         }
