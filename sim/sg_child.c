@@ -204,9 +204,7 @@ static void ring_steps(sg_world *w, const char *tag, int pos, int members, doubl
  * starting once both have ended the one before. f[i]: when node i has the result; v: m doubles of scratch. */
 static void rd_finish(const double *t, double *f, int n, double mu, double *v)
 {
-    int m = 1;
-    while (2 * m <= n) m *= 2;
-    const int rem = n - m;
+    const int m = sim_rd_pow2(n), rem = n - m;
     for (int r = 0; r < m; r++) v[r] = r < rem ? fmax(t[2 * r], t[2 * r + 1]) + mu : t[r + rem];
     for (int bit = 1; bit < m; bit <<= 1)
         for (int r = 0; r < m; r++)

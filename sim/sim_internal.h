@@ -118,12 +118,19 @@ static inline double placed_sent(const sim_plan *p, size_t k, int node)
 }
 
 /* Recursive doubling over n members, the all-reduce of small messages of MPICH and Open MPI (and SMPI's rdb): the
- * rounds on its critical path, log2 of the largest power of two m <= n, and where n > m two more (the n - m members
- * beyond it hand their value to a partner first and take the result back last). */
+ * largest power of two m <= n (rd_pow2), and the rounds on its critical path: log2 m, and where n > m two more (the
+ * n - m members beyond it hand their value to a partner first and take the result back last). */
+static inline int sim_rd_pow2(int n)
+{
+    int m = 1;
+    while (2 * m <= n) m *= 2;
+    return m;
+}
 static inline int sim_rd_rounds(int n)
 {
-    int m = 1, lg = 0;
-    while (2 * m <= n) m *= 2, lg++;
+    const int m = sim_rd_pow2(n);
+    int lg = 0;
+    while ((1 << lg) < m) lg++;
     return lg + 2 * (n > m);
 }
 
