@@ -218,6 +218,7 @@ mutations=(
   'train/exchange_run.c|        for (int s = 0; s + 1 < W; s++) {|        for (int s = 0; s + 1 < W && s < 1; s++) {|the trainer all-gather: one step of the ring only'
   'exchange/exchange.c|if ((uint64_t)w * best.digits < (uint64_t)best.bits * k)|if ((uint64_t)w * best.digits > (uint64_t)best.bits * k)|TernGrad summed levels grouped with the most bits a digit'
   'exchange/exchange.c|(br.acc & ((1ull << br.nbits) - 1)) != 0 ? -1 : 0;|0 ? -1 : 0;|TernGrad summed levels: padding bits not checked'
+  'train/exchange_run.c|static size_t seg_lo(size_t n, int S, int j) { return n * (size_t)j / (size_t)S; }|static size_t seg_lo(size_t n, int S, int j) { return j == S ? n : n / (size_t)S * (size_t)j; }|the trainer shards: the remainder all on the last server'
 )
 
 killed=0
