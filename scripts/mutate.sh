@@ -218,6 +218,9 @@ mutations=(
   'train/exchange_run.c|        for (int s = 0; s + 1 < W; s++) {|        for (int s = 0; s + 1 < W && s < 1; s++) {|the trainer all-gather: one step of the ring only'
   'exchange/exchange.c|if ((uint64_t)w * best.digits < (uint64_t)best.bits * k)|if ((uint64_t)w * best.digits > (uint64_t)best.bits * k)|TernGrad summed levels grouped with the most bits a digit'
   'exchange/exchange.c|(br.acc & ((1ull << br.nbits) - 1)) != 0 ? -1 : 0;|0 ? -1 : 0;|TernGrad summed levels: padding bits not checked'
+  'sim/scenario.c|return s->gpu == &HOST_CPU && !run_param_given(p, &s->req)|return s->gpu == NULL && !run_param_given(p, &s->req)|stragglers: the GPUs published spread charged to host CPUs too'
+  'sim/run_params.c|     .dflt = SIM_GPU_SPREAD_CV,|     .dflt = 0,|stragglers: no spread by default'
+  'sim/scenario.h|#define SIM_GPU_SPREAD_CV (0.08 / (8 * 0.6744897501960817))|#define SIM_GPU_SPREAD_CV (0.08 / (4 * 0.6744897501960817))|stragglers: the published variation read as 2 IQR / median'
   'train/exchange_run.c|static size_t seg_lo(size_t n, int S, int j) { return n * (size_t)j / (size_t)S; }|static size_t seg_lo(size_t n, int S, int j) { return j == S ? n : n / (size_t)S * (size_t)j; }|the trainer shards: the remainder all on the last server'
 )
 

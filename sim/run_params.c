@@ -282,10 +282,11 @@ const run_param RUN_PARAMS[] = {
      .offset = AT(compute_jitter),
      .lo = 0,
      .hi = 0.5, /* a Gaussian time with a larger spread is negative too often to mean anything */
+     .dflt = SIM_GPU_SPREAD_CV,
      .unit = "a coefficient of variation",
      .scope = RP_SIM | RP_COLUMN,
      .help = "stragglers: each GPU's compute time Gaussian with this coefficient of variation, every step waiting "
-             "for the slowest (default 0: all equal)"},
+             "for the slowest (default 0.0148, identical GPUs' published spread; 0 on gpu=cpu; 0: all equal)"},
     {.key = "ef",
      .flag = "--ef",
      .type = RP_ENUM,

@@ -219,11 +219,25 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
     return GQ_OK;
 }
 
-/* The compute_source column: the estimate's source, and the precision where it is not fp32. @return out. */
+/* The GPUs' spread the run charges: its own, or by default the published one of identical GPUs; a host CPU's rows
+ * (the lab's) carry their slowest rank already, so none is assumed for them. */
+static double jitter_of(const sim_scenario *s)
+{
+    const run_param *p = run_param_by_key("compute_jitter");
+    return s->gpu == &HOST_CPU && !run_param_given(p, &s->req) ? 0 : s->req.compute_jitter;
+}
+
+/* The compute_source column: the estimate's source, the precision where it is not fp32, and the GPUs' spread where
+ * there is one. @return out. */
 static const char *compute_source_of(const sim_scenario *s, char *out, size_t cap)
 {
-    if (s->req.precision == PRECISION_FP32) return compute_source_name(s->compute.source);
-    snprintf(out, cap, "%s (%s)", compute_source_name(s->compute.source), PRECISION_NAMES[s->req.precision]);
+    const char *source = compute_source_name(s->compute.source);
+    const double cv = jitter_of(s);
+    if (s->req.precision == PRECISION_FP32 && cv <= 0) return source;
+    int k = s->req.precision == PRECISION_FP32
+                ? snprintf(out, cap, "%s", source)
+                : snprintf(out, cap, "%s (%s)", source, PRECISION_NAMES[s->req.precision]);
+    if (cv > 0 && k >= 0 && (size_t)k < cap) snprintf(out + k, cap - (size_t)k, "; stragglers CV %.3g", cv);
     return out;
 }
 
@@ -407,7 +421,7 @@ gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *
     c.fusion_cycle_s = q->fusion_cycle_s;
     c.fusion_wait_previous = q->fusion_wait_previous;
     c.partition_bytes = q->partition_bytes;
-    const double slowest = sim_slowest_of(gpus, q->compute_jitter); /* every step waits for the slowest GPU */
+    const double slowest = sim_slowest_of(gpus, jitter_of(s)); /* every step waits for the slowest GPU */
     c.fwd_s = s->compute.fwd_s * slowest;
     c.bwd_s = s->compute.bwd_s * slowest;
     c.encode_ns = whole.encode_ns, c.decode_ns = whole.decode_ns;
@@ -471,7 +485,7 @@ void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o)
 {
     const sim_request *q = &s->req;
     const sim_result *r = &o->r;
-    char sync[96], compute[32];
+    char sync[96], compute[96];
     sync_describe(q->sync, q->ps_shards, q->ps_placement, q->ps_pull, q->ps_on_cpu, q->ps_node_sum, q->ps_cpu_machines,
                   q->partition_bytes, sync, sizeof sync);
     table_row(t,
@@ -725,7 +739,7 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
         }
         double err = 100 * (o.images_per_s - row->images_per_s) / row->images_per_s;
         if (row->gpus > 1) ape[scored++] = fabs(err); /* one GPU: the throughput's own measurement, exact */
-        char sync[96], compute[32]; /* sync: the scheme that ran, the row's with its framework's settings */
+        char sync[96], compute[96]; /* sync: the scheme that ran, the row's with its framework's settings */
         const sim_request *ran = &s.req;
         sync_describe(ran->sync, ran->ps_shards, ran->ps_placement, ran->ps_pull, ran->ps_on_cpu, ran->ps_node_sum,
                       ran->ps_cpu_machines, ran->partition_bytes, sync, sizeof sync);

@@ -54,8 +54,16 @@ typedef struct {
 
 /* The run parameters' defaults (run_params.c): ps-sharded, overlap on,
  * Horovod's fusion (64 MiB, 5 ms cycles), SimGrid, one iteration, the codec
- * on the GPU at its profile's cost, no stragglers. */
+ * on the GPU at its profile's cost, GPUs as unequal as published
+ * (SIM_GPU_SPREAD_CV). */
 void sim_request_defaults(sim_request *q);
+
+/* How unequal identical GPUs are when a run names no spread: Sinha et al., "Not All GPUs Are Created Equal" (SC22;
+ * arXiv 2208.11035v3) measured an 8% average performance variation across the GPUs of five clusters, variation
+ * being (Q3 + 1.5 IQR - (Q1 - 1.5 IQR)) / median = 4 IQR / median as the authors' artifact computes it; a normal's IQR
+ * is 2 x 0.6745 sigma, so the coefficient of variation is 0.08 / (8 x 0.6745) = 0.0148 (data/gpu_variability.csv). Host
+ * CPUs (gpu=cpu: the lab's measured rows, which carry their slowest rank) default to 0. */
+#define SIM_GPU_SPREAD_CV (0.08 / (8 * 0.6744897501960817))
 
 /* Stragglers: a synchronous step waits for the slowest of `gpus` GPUs whose compute times are Gaussian with
  * coefficient of variation cv; its expected time over the mean is 1 + cv x E[max of `gpus` standard normals]

@@ -7,6 +7,7 @@
  * against published expected values of normal order statistics. And
  * tta_run(), time to accuracy from the library, on a curve made here. */
 #include <float.h>
+#include <gsl/gsl_cdf.h>
 
 #include "check.h"
 #include "frameworks.h"
@@ -47,9 +48,12 @@ static void test_defaults(void)
           q.fusion_cycle_s);
     CHECK(q.sync == SYNC_PS_SHARDED && q.overlap == 1 && q.engine == ENGINE_SIMGRID && q.iterations == 1,
           "sync %d overlap %d engine %d iterations %d", (int)q.sync, q.overlap, (int)q.engine, q.iterations);
-    CHECK(q.quant_cost_scale == 1 && q.quant_rate == 0 && q.compute_jitter == 0 && q.ps_shards == 0,
-          "cost scale %g, rate %g, jitter %g, shards %d", q.quant_cost_scale, q.quant_rate, q.compute_jitter,
-          q.ps_shards);
+    /* the published spread (Sinha et al. SC22: 8% = 4 IQR / median) as a normal's CV: IQR = 2 x its 75% quantile */
+    const double published_cv = 0.08 / (4 * 2 * gsl_cdf_ugaussian_Pinv(0.75));
+    CHECK(q.quant_cost_scale == 1 && q.quant_rate == 0 && fabs(q.compute_jitter - published_cv) < 1e-12 &&
+              fabs(q.compute_jitter - 0.014826) < 5e-7 && q.ps_shards == 0,
+          "cost scale %g, rate %g, jitter %.9f (want %.9f), shards %d", q.quant_cost_scale, q.quant_rate,
+          q.compute_jitter, published_cv, q.ps_shards);
     CHECK(q.codec_on == CODEC_ON_GPU && q.exchange.downlink == DOWNLINK_AUTO && q.exchange.fp32_below == 0 &&
               !q.exchange.fp32_last && !q.network_model && !q.codec_costs && !q.model,
           "codec on %d, downlink %d, the rest unset", (int)q.codec_on, (int)q.exchange.downlink);
@@ -181,14 +185,45 @@ static int open_alexnet(sim_scenario *s)
     return e == GQ_OK;
 }
 
+/* The published spread is the GPUs'; the lab's host-CPU ranks carry their measured slowest rank, so none is assumed
+ * for gpu=cpu unless the run gives one. */
+static void test_jitter_default_by_device(void)
+{
+    sim_request q;
+    sim_request_defaults(&q);
+    q.model = "lenet5", q.platform = "cluster:gpus-per-node=1,gpu=cpu,intra=pcie3,inter=1gbe", q.gpu = "cpu";
+    q.engine = ENGINE_ANALYTIC, q.gpu_images_per_s = 8000, q.batch = 64, q.codec_on = CODEC_ON_CPU;
+    sim_scenario s;
+    char msg[512];
+    CHECK(scenario_open(&s, &q, msg, sizeof msg) == GQ_OK, "open: %s", msg);
+    sim_outcome def, zero, given;
+    CHECK(scenario_run(&s, "fp32", 8, &def, msg, sizeof msg) == GQ_OK, "%s", msg);
+    s.req.compute_jitter = 0;
+    CHECK(scenario_run(&s, "fp32", 8, &zero, msg, sizeof msg) == GQ_OK, "%s", msg);
+    CHECK(run_param_set(run_param_by_key("compute_jitter"), &s.req, "0.05", msg, sizeof msg) == GQ_OK, "%s", msg);
+    CHECK(scenario_run(&s, "fp32", 8, &given, msg, sizeof msg) == GQ_OK, "%s", msg);
+    /* E[max of 8 standard normals] = 1.4236003060 */
+    CHECK(def.r.compute_s == zero.r.compute_s &&
+              fabs(given.r.compute_s / zero.r.compute_s - (1 + 0.05 * 1.4236003060)) < 1e-9,
+          "gpu=cpu: default x %.12f (want 1), given 0.05 x %.12f", def.r.compute_s / zero.r.compute_s,
+          given.r.compute_s / zero.r.compute_s);
+    scenario_close(&s);
+}
+
 /* End to end: a run's compute is its scenario's compute times the slowest-of factor, exactly; speedup falls by it. */
 static void test_jitter_in_a_run(void)
 {
     sim_scenario s;
     char msg[512];
     if (!open_alexnet(&s)) return;
-    sim_outcome plain, jittered, alone;
+    sim_outcome plain, jittered, alone, published;
+    CHECK(scenario_run(&s, "fp32", 10, &published, msg, sizeof msg) == GQ_OK, "%s", msg);
+    s.req.compute_jitter = 0;
     CHECK(scenario_run(&s, "fp32", 10, &plain, msg, sizeof msg) == GQ_OK, "%s", msg);
+    /* by default the GPUs are as unequal as published: E[max of 10 standard normals] = 1.5387527308 */
+    const double published_want = 1 + SIM_GPU_SPREAD_CV * 1.5387527308;
+    CHECK(fabs(published.r.compute_s / plain.r.compute_s - published_want) < 1e-9,
+          "default: compute x %.12f, want %.12f", published.r.compute_s / plain.r.compute_s, published_want);
     s.req.compute_jitter = 0.3;
     CHECK(scenario_run(&s, "fp32", 10, &jittered, msg, sizeof msg) == GQ_OK, "%s", msg);
     CHECK(scenario_run(&s, "fp32", 1, &alone, msg, sizeof msg) == GQ_OK, "%s", msg);
@@ -421,6 +456,7 @@ static void test_precision(void)
     sim_request_defaults(&q);
     q.model = "resnet50", q.platform = "dgx1-v100", q.engine = ENGINE_ANALYTIC, q.batch = 256;
     q.sync = SYNC_RING, q.overlap = 0, q.fusion_bytes = 1e12, q.precision = PRECISION_AMP;
+    q.compute_jitter = 0; /* the GPUs equal: compute is the profile's rate */
     sim_scenario s;
     char msg[512];
     CHECK(scenario_open(&s, &q, msg, sizeof msg) == GQ_OK, "open: %s", msg);
@@ -480,6 +516,7 @@ int main(void)
     test_columns_from_table();
     test_slowest_of();
     test_jitter_in_a_run();
+    test_jitter_default_by_device();
     test_tta_run();
     test_frameworks();
     test_error_feedback();
