@@ -590,61 +590,67 @@ if [ -x "$(dirname "$GQ")/gqsim-smpi" ]; then
         done
         check "smpi sizes only = every value computed ($q, $s, 4 GPUs)" sh -c 'grep -q ",smpi," sizes-0.csv && cmp -s sizes-0.csv sizes-1.csv'
     done; done
-    # the two engines on the lab's 72 rows (data/measured/lab_matrix.csv, single-GPU nodes): fp32 rings and shards
-    # send the same bytes in both, within 0.5%; quantized, every row within 5% (docs/simulation.md): the trainer
-    # calls its codec once a segment where the plan charges a call a tensor. TernGrad's shared scaler and the
-    # segments' headers are in both: without them in the plan these rows were up to 17% apart
-    for e in simgrid smpi; do
-        "$GQ" validate --measured "$SRC/data/measured/lab_matrix.csv" --engine $e --format csv > "lab-$e.csv" 2> /dev/null
-    done
-    check "smpi / simgrid on the lab's rows: fp32 within 0.5%, quantized in [-5%, +3%]" perl -MText::ParseWords -e "$rows_pl"'
-        my @a = rows("lab-simgrid.csv"); my @b = rows("lab-smpi.csv"); my ($fp32, $bad) = (0, 0);
-        exit 1 unless @a == 72 && @b == 72;
-        for my $i (0 .. 71) {
-            my $r = $b[$i]{predicted_images_per_s} / $a[$i]{predicted_images_per_s} - 1;
-            if ($a[$i]{quant} eq "fp32") { $fp32++; $bad++ if abs($r) > 0.005 } else { $bad++ if $r < -0.05 || $r > 0.03 }
-        }
-        exit !($fp32 == 18 && $bad == 0)'
-    # the newer matrix (data/measured/lab_matrix_2026-12-02.csv): its 27 all-gather rows within 2.5%, since the
-    # trainer's all-gather is a ring as the plan's (sending to every peer at once, it was up to 15% faster at 8
-    # nodes of 1 Gbit/s); and every one of its 72 rows within 1.5% once SMPI's 16-byte envelopes are taken out of
-    # its iteration (up to 5.3% with them, docs/simulation.md): 16 bytes / (rate x the row's bandwidth factor) for
-    # each message through a NIC in turn -- a tensor's 2 (N - 1) ring steps, N - 1 all-gather steps, N - 1 uploads
-    # and N - 1 replies a shard, and TernGrad's log2 N all-reduce rounds of its scalers on the shards
-    for e in simgrid smpi; do
-        "$GQ" validate --measured "$SRC/data/measured/lab_matrix_2026-12-02.csv" --engine $e --format csv > "new-$e.csv" 2> /dev/null
-    done
-    check "smpi / simgrid on the newer matrix's all-gather rows: all 27 within 2.5%" perl -MText::ParseWords -e "$rows_pl"'
-        my @a = grep { $_->{sync} eq "allgather" } rows("new-simgrid.csv");
-        my @b = grep { $_->{sync} eq "allgather" } rows("new-smpi.csv");
-        exit 1 unless @a == 27 && @b == 27;
-        for my $i (0 .. 26) { exit 1 if abs($b[$i]{predicted_images_per_s} / $a[$i]{predicted_images_per_s} - 1) > 0.025 }'
-    check "smpi without its envelopes / simgrid on the newer matrix: all 72 rows within 1.5%" \
-        perl -MText::ParseWords -e "$rows_pl"'
-        my @a = rows("new-simgrid.csv"); my @b = rows("new-smpi.csv"); my @m = rows($ARGV[0]);
-        my $T = grep { $_->{layer} ne "TOTAL" && $_->{weight_params} > 0 } rows("lenet.csv");
-        $T += grep { $_->{layer} ne "TOTAL" && $_->{bias_params} > 0 } rows("lenet.csv");
-        exit 1 unless @a == 72 && @b == 72 && @m == 72 && $T == 10;
-        for my $i (0 .. 71) {
-            my ($s, $N) = ($a[$i]{sync}, $a[$i]{gpus});
-            my ($gbe) = $a[$i]{platform} =~ /inter=([0-9.]+)gbe/;
-            my ($f) = $m[$i]{network_model} =~ /bandwidth-factor=([0-9.]+)/;
-            my $msgs = $s eq "allgather" ? $T * ($N - 1) : $s eq "ring" || $s eq "ps-sharded" ? 2 * $T * ($N - 1) : -1;
-            $msgs += $T * log($N) / log(2) if $s eq "ps-sharded" && $a[$i]{quant} =~ /^terngrad/;
-            exit 1 unless $msgs >= 0 && $gbe > 0 && $f > 0;
-            my $ta = $a[$i]{batch} * $N / $a[$i]{predicted_images_per_s};
-            my $tb = $b[$i]{batch} * $N / $b[$i]{predicted_images_per_s} - $msgs * 16 / ($gbe * 1.25e8 * $f);
-            exit 1 if abs($ta / $tb - 1) > 0.015;
-        }' "$SRC/data/measured/lab_matrix_2026-12-02.csv"
-    # four nodes at 50 Mbit/s (data/measured/lab_4x50mbit_2026-12-05.csv): every row within 5% (two were 5.3% and
-    # 13.8% apart before the scaler's all-reduce and the segments' headers were in the plan)
-    for e in simgrid smpi; do
-        "$GQ" validate --measured "$SRC/data/measured/lab_4x50mbit_2026-12-05.csv" --engine $e --format csv > "lab4-$e.csv" 2> /dev/null
-    done
-    check "smpi / simgrid on the 4 x 50 Mbit/s rows: all 6 within 5%" perl -MText::ParseWords -e "$rows_pl"'
-        my @a = rows("lab4-simgrid.csv"); my @b = rows("lab4-smpi.csv");
-        exit 1 unless @a == 6 && @b == 6;
-        for my $i (0 .. 5) { exit 1 if abs($b[$i]{predicted_images_per_s} / $a[$i]{predicted_images_per_s} - 1) > 0.05 }'
+    # the lab's measured sets under both engines: numbers, not code paths (every path here runs above), so a
+    # sanitizer build, where the suite is longest, leaves them to the Release build
+    if grep -q __asan_init "$GQ"; then
+        echo "cli_test: a sanitizer build: the lab's rows under both engines are checked by the Release build"
+    else
+        # the two engines on the lab's 72 rows (data/measured/lab_matrix.csv, single-GPU nodes): fp32 rings and shards
+        # send the same bytes in both, within 0.5%; quantized, every row within 5% (docs/simulation.md): the trainer
+        # calls its codec once a segment where the plan charges a call a tensor. TernGrad's shared scaler and the
+        # segments' headers are in both: without them in the plan these rows were up to 17% apart
+        for e in simgrid smpi; do
+            "$GQ" validate --measured "$SRC/data/measured/lab_matrix.csv" --engine $e --format csv > "lab-$e.csv" 2> /dev/null
+        done
+        check "smpi / simgrid on the lab's rows: fp32 within 0.5%, quantized in [-5%, +3%]" perl -MText::ParseWords -e "$rows_pl"'
+            my @a = rows("lab-simgrid.csv"); my @b = rows("lab-smpi.csv"); my ($fp32, $bad) = (0, 0);
+            exit 1 unless @a == 72 && @b == 72;
+            for my $i (0 .. 71) {
+                my $r = $b[$i]{predicted_images_per_s} / $a[$i]{predicted_images_per_s} - 1;
+                if ($a[$i]{quant} eq "fp32") { $fp32++; $bad++ if abs($r) > 0.005 } else { $bad++ if $r < -0.05 || $r > 0.03 }
+            }
+            exit !($fp32 == 18 && $bad == 0)'
+        # the newer matrix (data/measured/lab_matrix_2026-12-02.csv): its 27 all-gather rows within 2.5%, since the
+        # trainer's all-gather is a ring as the plan's (sending to every peer at once, it was up to 15% faster at 8
+        # nodes of 1 Gbit/s); and every one of its 72 rows within 1.5% once SMPI's 16-byte envelopes are taken out of
+        # its iteration (up to 5.3% with them, docs/simulation.md): 16 bytes / (rate x the row's bandwidth factor) for
+        # each message through a NIC in turn -- a tensor's 2 (N - 1) ring steps, N - 1 all-gather steps, N - 1 uploads
+        # and N - 1 replies a shard, and TernGrad's log2 N all-reduce rounds of its scalers on the shards
+        for e in simgrid smpi; do
+            "$GQ" validate --measured "$SRC/data/measured/lab_matrix_2026-12-02.csv" --engine $e --format csv > "new-$e.csv" 2> /dev/null
+        done
+        check "smpi / simgrid on the newer matrix's all-gather rows: all 27 within 2.5%" perl -MText::ParseWords -e "$rows_pl"'
+            my @a = grep { $_->{sync} eq "allgather" } rows("new-simgrid.csv");
+            my @b = grep { $_->{sync} eq "allgather" } rows("new-smpi.csv");
+            exit 1 unless @a == 27 && @b == 27;
+            for my $i (0 .. 26) { exit 1 if abs($b[$i]{predicted_images_per_s} / $a[$i]{predicted_images_per_s} - 1) > 0.025 }'
+        check "smpi without its envelopes / simgrid on the newer matrix: all 72 rows within 1.5%" \
+            perl -MText::ParseWords -e "$rows_pl"'
+            my @a = rows("new-simgrid.csv"); my @b = rows("new-smpi.csv"); my @m = rows($ARGV[0]);
+            my $T = grep { $_->{layer} ne "TOTAL" && $_->{weight_params} > 0 } rows("lenet.csv");
+            $T += grep { $_->{layer} ne "TOTAL" && $_->{bias_params} > 0 } rows("lenet.csv");
+            exit 1 unless @a == 72 && @b == 72 && @m == 72 && $T == 10;
+            for my $i (0 .. 71) {
+                my ($s, $N) = ($a[$i]{sync}, $a[$i]{gpus});
+                my ($gbe) = $a[$i]{platform} =~ /inter=([0-9.]+)gbe/;
+                my ($f) = $m[$i]{network_model} =~ /bandwidth-factor=([0-9.]+)/;
+                my $msgs = $s eq "allgather" ? $T * ($N - 1) : $s eq "ring" || $s eq "ps-sharded" ? 2 * $T * ($N - 1) : -1;
+                $msgs += $T * log($N) / log(2) if $s eq "ps-sharded" && $a[$i]{quant} =~ /^terngrad/;
+                exit 1 unless $msgs >= 0 && $gbe > 0 && $f > 0;
+                my $ta = $a[$i]{batch} * $N / $a[$i]{predicted_images_per_s};
+                my $tb = $b[$i]{batch} * $N / $b[$i]{predicted_images_per_s} - $msgs * 16 / ($gbe * 1.25e8 * $f);
+                exit 1 if abs($ta / $tb - 1) > 0.015;
+            }' "$SRC/data/measured/lab_matrix_2026-12-02.csv"
+        # four nodes at 50 Mbit/s (data/measured/lab_4x50mbit_2026-12-05.csv): every row within 5% (two were 5.3% and
+        # 13.8% apart before the scaler's all-reduce and the segments' headers were in the plan)
+        for e in simgrid smpi; do
+            "$GQ" validate --measured "$SRC/data/measured/lab_4x50mbit_2026-12-05.csv" --engine $e --format csv > "lab4-$e.csv" 2> /dev/null
+        done
+        check "smpi / simgrid on the 4 x 50 Mbit/s rows: all 6 within 5%" perl -MText::ParseWords -e "$rows_pl"'
+            my @a = rows("lab4-simgrid.csv"); my @b = rows("lab4-smpi.csv");
+            exit 1 unless @a == 6 && @b == 6;
+            for my $i (0 .. 5) { exit 1 if abs($b[$i]{predicted_images_per_s} / $a[$i]{predicted_images_per_s} - 1) > 0.05 }'
+    fi
     # TernGrad's shared scaler on TCP, where each of its all-reduce's rounds costs LV08's latency: the trainer's
     # MPI_Allreduce under SMPI (recursive doubling) against the plan's closed form, on 2, 3 and 8 single-GPU nodes
     # (71%, 41% and 140% apart when the plan left it out)
