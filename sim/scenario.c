@@ -190,6 +190,9 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
         scenario_close(s);
         return GQ_ERR_USAGE; /* a name that names no GPU, as an unknown model or platform */
     }
+    /* the default spread is identical GPUs' published one; a host CPU's rows (the lab's) carry their slowest rank
+     * already, so none is assumed for them unless the run gives one */
+    if (s->gpu == &HOST_CPU && !run_param_given(run_param_by_key("compute_jitter"), &s->req)) s->req.compute_jitter = 0;
     if (q->codec_costs) {
         char *text;
         size_t len;
@@ -219,20 +222,12 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
     return GQ_OK;
 }
 
-/* The GPUs' spread the run charges: its own, or by default the published one of identical GPUs; a host CPU's rows
- * (the lab's) carry their slowest rank already, so none is assumed for them. */
-static double jitter_of(const sim_scenario *s)
-{
-    const run_param *p = run_param_by_key("compute_jitter");
-    return s->gpu == &HOST_CPU && !run_param_given(p, &s->req) ? 0 : s->req.compute_jitter;
-}
-
 /* The compute_source column: the estimate's source, the precision where it is not fp32, and the GPUs' spread where
  * there is one. @return out. */
 static const char *compute_source_of(const sim_scenario *s, char *out, size_t cap)
 {
     const char *source = compute_source_name(s->compute.source);
-    const double cv = jitter_of(s);
+    const double cv = s->req.compute_jitter;
     if (s->req.precision == PRECISION_FP32 && cv <= 0) return source;
     int k = s->req.precision == PRECISION_FP32
                 ? snprintf(out, cap, "%s", source)
@@ -421,7 +416,7 @@ gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *
     c.fusion_cycle_s = q->fusion_cycle_s;
     c.fusion_wait_previous = q->fusion_wait_previous;
     c.partition_bytes = q->partition_bytes;
-    const double slowest = sim_slowest_of(gpus, jitter_of(s)); /* every step waits for the slowest GPU */
+    const double slowest = sim_slowest_of(gpus, q->compute_jitter); /* every step waits for the slowest GPU */
     c.fwd_s = s->compute.fwd_s * slowest;
     c.bwd_s = s->compute.bwd_s * slowest;
     c.encode_ns = whole.encode_ns, c.decode_ns = whole.decode_ns;

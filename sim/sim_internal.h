@@ -129,9 +129,7 @@ static inline int sim_rd_pow2(int n)
 static inline int sim_rd_rounds(int n)
 {
     const int m = sim_rd_pow2(n);
-    int lg = 0;
-    while ((1 << lg) < m) lg++;
-    return lg + 2 * (n > m);
+    return __builtin_ctz((unsigned)m) + 2 * (n > m);
 }
 
 /* TernGrad's shared scaler before bucket b's encode: a node's GPUs' maxima to its first GPU and the result back (two
