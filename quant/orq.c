@@ -334,6 +334,53 @@ static void end_layers(cand_set *ends, const cand_set **layer, unsigned k, size_
     layer[k - 1] = &ends[1];
 }
 
+/* The first index in [from, end) whose count reaches r, or end: a vector of
+ * counts a compare, so that a scan of a few bins ends in one predictable
+ * branch, not in a mispredicted exit a candidate. The same index as the
+ * scalar loop's (`while (a[i] < r) i++`: it stops at the first value not
+ * below r). */
+static size_t first_count_at_least(const double *a, size_t from, size_t end, double r)
+{
+#if defined(__AVX512F__)
+    const __m512d rv = _mm512_set1_pd(r);
+    for (; from + 8 <= end; from += 8) {
+        const __mmask8 m = _mm512_cmp_pd_mask(_mm512_loadu_pd(a + from), rv, _CMP_NLT_UQ);
+        if (m) return from + (size_t)__builtin_ctz(m);
+    }
+#elif defined(__AVX__)
+    const __m256d rv = _mm256_set1_pd(r);
+    for (; from + 4 <= end; from += 4) {
+        const int m = _mm256_movemask_pd(_mm256_cmp_pd(_mm256_loadu_pd(a + from), rv, _CMP_NLT_UQ));
+        if (m) return from + (size_t)__builtin_ctz((unsigned)m);
+    }
+#endif
+    while (from < end && a[from] < r) from++;
+    return from;
+}
+
+/* The same over ascending points (floats, compared as doubles, as
+ * `s->x[i] < v` is). */
+static size_t first_point_at_least(const float *x, size_t from, size_t end, double v)
+{
+#if defined(__AVX512F__)
+    const __m512d vv = _mm512_set1_pd(v);
+    for (; from + 8 <= end; from += 8) {
+        const __m512d p = _mm512_cvtps_pd(_mm256_loadu_ps(x + from));
+        const __mmask8 m = _mm512_cmp_pd_mask(p, vv, _CMP_NLT_UQ);
+        if (m) return from + (size_t)__builtin_ctz(m);
+    }
+#elif defined(__AVX__)
+    const __m256d vv = _mm256_set1_pd(v);
+    for (; from + 4 <= end; from += 4) {
+        const __m256d p = _mm256_cvtps_pd(_mm_loadu_ps(x + from));
+        const int m = _mm256_movemask_pd(_mm256_cmp_pd(p, vv, _CMP_NLT_UQ));
+        if (m) return from + (size_t)__builtin_ctz((unsigned)m);
+    }
+#endif
+    while (from < end && x[from] < v) from++;
+    return from;
+}
+
 /* Global start: the optimum over ORQ_CANDIDATES order statistics, half spaced
  * evenly in rank (where the mass is), half evenly in value (where heavy tails
  * put their cost); exact when the bucket has no more elements than that. Both
@@ -352,8 +399,8 @@ static void coarse_dp(size_t *idx, unsigned k, const qz_sorted *s)
         size_t by_rank[ORQ_CANDIDATES / 2], by_value[ORQ_CANDIDATES / 2], p = 0, q = 0;
         for (size_t t = 0; t < half; t++) {
             const double r = (double)t * total / (double)(half - 1), v = lo + span * (double)t / (double)(half - 1);
-            while (p < d - 1 && s->n[p] < r) p++; /* the first point with at least r elements before it */
-            while (q < d && s->x[q] < v) q++;     /* the first point at or above v */
+            p = first_count_at_least(s->n, p, d - 1, r); /* the first point with at least r elements before it */
+            q = first_point_at_least(s->x, q, d, v);     /* the first point at or above v */
             by_rank[t] = p, by_value[t] = q < d ? q : d - 1;
         }
         for (size_t a = 0, b = 0; a < half || b < half;)
