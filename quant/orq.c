@@ -385,14 +385,12 @@ static size_t first_point_at_least(const float *x, size_t from, size_t end, doub
  * evenly in rank (where the mass is), half evenly in value (where heavy tails
  * put their cost); exact when the bucket has no more elements than that. Both
  * halves ascend, so one scan of the points finds them and a merge orders them. */
-static void coarse_dp(size_t *idx, unsigned k, const qz_sorted *s)
+static void coarse_candidates(cand_set *c, const qz_sorted *s)
 {
-    cand_set c, ends[2];
-    const cand_set *layer[QZ_ORQ_MAX_LEVELS];
-    size_t d = s->len;
-    c.n = 0;
+    const size_t d = s->len;
+    c->n = 0;
     if (d <= ORQ_CANDIDATES) {
-        for (size_t i = 0; i < d; i++) add_candidate(&c, i);
+        for (size_t i = 0; i < d; i++) add_candidate(c, i);
     } else {
         const size_t half = ORQ_CANDIDATES / 2;
         const double lo = s->x[0], span = (double)s->x[d - 1] - lo, total = s->n[d - 1];
@@ -404,11 +402,26 @@ static void coarse_dp(size_t *idx, unsigned k, const qz_sorted *s)
             by_rank[t] = p, by_value[t] = q < d ? q : d - 1;
         }
         for (size_t a = 0, b = 0; a < half || b < half;)
-            add_candidate(&c, b == half || (a < half && by_rank[a] <= by_value[b]) ? by_rank[a++] : by_value[b++]);
+            add_candidate(c, b == half || (a < half && by_rank[a] <= by_value[b]) ? by_rank[a++] : by_value[b++]);
     }
-    unique_values(&c, s);
+    unique_values(c, s);
+}
+
+size_t orq_coarse_candidates(size_t *idx, const qz_sorted *s)
+{
+    cand_set c;
+    coarse_candidates(&c, s);
+    memcpy(idx, c.idx, c.n * sizeof *idx);
+    return c.n;
+}
+
+static void coarse_dp(size_t *idx, unsigned k, const qz_sorted *s)
+{
+    cand_set c, ends[2];
+    const cand_set *layer[QZ_ORQ_MAX_LEVELS];
+    coarse_candidates(&c, s);
     for (unsigned l = 1; l + 1 < k; l++) layer[l] = &c;
-    end_layers(ends, layer, k, d);
+    end_layers(ends, layer, k, s->len);
     dp_select(idx, k, s, layer);
 }
 

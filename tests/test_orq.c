@@ -7,6 +7,7 @@
  *  - ORQ's expected error <= QSGD with the max norm at the same total levels,
  *    on Gaussian, Laplace and heavy-tailed data;
  *  - ORQ degrades less than QSGD as the bucket grows (128 -> 32768);
+ *  - the coarse programme's candidates are those of their definition;
  *  - fit=hist's levels are edges of the bucket's 48-bin histogram and the
  *    best of all edge sets (every one enumerated), short buckets solved
  *    exactly; qz_levels_excess compares them with the optimum.
@@ -233,6 +234,71 @@ static void test_sorted_build(void)
     CHECK(bad == 0, "%d of %d sorted summaries differ from sorting by definition", bad, cases);
 }
 
+/* The coarse programme's candidates by their definition (orq.h), with plain
+ * scans from the start: for t = 0..31 the first point with at least
+ * t total / 31 elements before it and the first at or above lo + t span / 31,
+ * ascending, one index a distinct value. Histograms of 310 and 620 elements
+ * put the rank targets (10 t and 20 t) exactly on counts: the threshold at
+ * equality. */
+static size_t candidates_by_definition(size_t *idx, const qz_sorted *s)
+{
+    const size_t d = s->len;
+    size_t all[64], m = 0;
+    if (d <= 64) {
+        for (size_t i = 0; i < d; i++) all[m++] = i;
+    } else {
+        const double lo = s->x[0], span = (double)s->x[d - 1] - lo, total = s->n[d - 1];
+        for (size_t t = 0; t < 32; t++) {
+            const double r = (double)t * total / 31.0, v = lo + span * (double)t / 31.0;
+            size_t p = 0, q = 0;
+            while (p < d - 1 && !(s->n[p] >= r)) p++;
+            while (q < d - 1 && !((double)s->x[q] >= v)) q++;
+            all[m++] = p, all[m++] = q;
+        }
+    }
+    for (size_t i = 1; i < m; i++) /* insertion sort */
+        for (size_t j = i; j > 0 && all[j - 1] > all[j]; j--) {
+            const size_t tmp = all[j];
+            all[j] = all[j - 1], all[j - 1] = tmp;
+        }
+    size_t u = 0;
+    for (size_t i = 0; i < m; i++)
+        if (u == 0 || s->x[all[i]] != s->x[idx[u - 1]]) idx[u++] = all[i];
+    return u;
+}
+
+static void test_coarse_candidates(void)
+{
+    static const test_dist DISTS[] = {DIST_GAUSSIAN, DIST_LAPLACE, DIST_STUDENT15, DIST_ZEROS60, DIST_UNIFORM};
+    static const size_t LENS[] = {60, 65, 300, 310, 512, 620, 1000};
+    int bad = 0, cases = 0, long_scans = 0;
+    void *work = malloc(qz_sorted_workspace(1000));
+    for (size_t di = 0; di < sizeof DISTS / sizeof DISTS[0]; di++)
+        for (size_t li = 0; li < sizeof LENS / sizeof LENS[0]; li++)
+            for (int sorted = 0; sorted < 2; sorted++) {
+                const size_t n = LENS[li];
+                float *x = test_gradient(DISTS[di], n, 9100u + 13u * (unsigned)li + 101u * (unsigned)di);
+                qz_sorted s;
+                if (sorted)
+                    qz_sorted_build(&s, x, n, work);
+                else if (qz_hist_build(&s, x, n, n / 2, work) != 0)
+                    CHECK(0, "histogram of %zu finite elements refused", n);
+                size_t got[64], want[64];
+                const size_t ng = orq_coarse_candidates(got, &s), nw = candidates_by_definition(want, &s);
+                const int ok = ng == nw && memcmp(got, want, nw * sizeof *got) == 0;
+                if (!ok && bad < 3)
+                    fprintf(stderr, "coarse candidates differ: dist %zu, %zu elements, %s: %zu vs %zu\n", di, n,
+                            sorted ? "sorted" : "histogram", ng, nw);
+                for (size_t i = 1; i < nw; i++) long_scans += want[i] - want[i - 1] > 8;
+                bad += !ok;
+                cases++;
+                free(x);
+            }
+    free(work);
+    CHECK(bad == 0, "%d of %d candidate sets differ from their definition", bad, cases);
+    CHECK(long_scans > 0, "no gap between candidates wider than a vector: the scans' loops untested");
+}
+
 /* fit=hist: interior levels on the edges lo + (hi - lo) b / 48, the best such
  * set by enumeration of all of them (3 and 4 levels), never below the exact
  * optimum, within 2% of it for 5 levels on Gaussian buckets (docs/quantizers.md
@@ -346,6 +412,7 @@ static void test_levels_excess(void)
 int main(void)
 {
     test_sorted_build();
+    test_coarse_candidates();
     test_greedy_vs_exact();
     test_codec_levels_vs_exact();
     test_optimality_condition();
