@@ -33,6 +33,19 @@ gq_err orq_levels_exact(float *levels, unsigned k, const qz_sorted *s);
  * merged. idx holds 64. @return their count. */
 size_t orq_coarse_candidates(size_t *idx, const qz_sorted *s);
 
+/* The coarse programme's levels (k >= 3; indices into s): the optimum over
+ * those candidates (first and last point fixed) as computed in floats,
+ * relative to the middle of the range, each end's best predecessor the
+ * earliest of equal costs, and the predecessors of ends 16 g to 16 g + 15
+ * starting at the best of end 16 g - 1 (the quadrangle inequality's pruning,
+ * at the same ends in every build). */
+void orq_coarse_levels(size_t *idx, unsigned k, const qz_sorted *s);
+
+/* The band programme (the search's joint moves): the same optimum with
+ * interior level l taken among the distinct values within w points of
+ * idx[l]; writes it to nidx (k >= 3). */
+void orq_band_levels(size_t *nidx, const size_t *idx, unsigned k, const qz_sorted *s, size_t w);
+
 /* Expected squared error of unbiased stochastic rounding onto the levels:
  * sum over intervals of sum (c-x)(x-a). */
 double orq_expected_error(const float *levels, unsigned k, const qz_sorted *s);

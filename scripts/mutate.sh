@@ -114,6 +114,8 @@ mutations=(
   'quant/orq.c|_mm512_loadu_pd(a + from), rv, _CMP_NLT_UQ)|_mm512_loadu_pd(a + from), rv, _CMP_NLE_UQ)|orq candidates: the rank scan stops past a count equal to its target'
   'quant/orq.c|_mm512_cmp_pd_mask(p, vv, _CMP_NLT_UQ)|_mm512_cmp_pd_mask(p, vv, _CMP_NLE_UQ)|orq candidates: the value scan stops past a point equal to its target'
   'quant/orq.c|if (m) return from + (size_t)__builtin_ctz(m);|if (m) return from;|orq candidates: the rank scan returns its vector, not its lane'
+  'quant/orq.c|#define DP_PRUNE 16 |#define DP_PRUNE 32 |orq programme: the pruning point moved every 32 ends, not 16'
+  'quant/orq.c|best[nb - 1] != INFINITY) first = (size_t)at[nb - 1];|best[nb - 1] != INFINITY) first = (size_t)at[nb - 2];|orq programme: pruned at the best of the wrong end'
   'quant/bingrad_pb.c|    while (((size_t)2 << steps) - 1 < len / 2) steps++;|    while (0) steps++;|BinGrad-pb descent from min and max alone'
   'quant/bingrad_pb.c|        if (r.f < p.f) p = r;|        if (0) p = r;|BinGrad-pb start without its mirror image'
   'quant/terngrad.c|return _mm256_and_si256(nz, _mm256_add_epi32(sign, _mm256_set1_epi32(1)));|return _mm256_and_si256(nz, _mm256_add_epi32(sign, _mm256_set1_epi32(0)));|TernGrad lanes: +s coded as 0'

@@ -299,6 +299,153 @@ static void test_coarse_candidates(void)
     CHECK(long_scans > 0, "no gap between candidates wider than a vector: the scans' loops untested");
 }
 
+/* The programme written plainly (orq.h: orq_coarse_levels, orq_band_levels),
+ * one end and one predecessor at a time in the same float expressions: every
+ * build's vectors (sixteen ends, eight, four) must give its levels bit for
+ * bit. layer[l] holds nl[l] ascending indices; layer 0 is {0}, layer k-1
+ * {d-1}. prune = 0 leaves the pruning out, to show where it decides. */
+static void programme_by_definition(size_t *idx, unsigned k, const qz_sorted *s, const size_t *const *layer,
+                                    const size_t *nl, int prune)
+{
+    const size_t d = s->len;
+    const double mid = 0.5 * ((double)s->x[0] + s->x[d - 1]);
+    float f[2][64];
+    size_t from[16][64];
+    f[0][0] = 0;
+    for (unsigned l = 1; l < k; l++) {
+        const size_t *ci = layer[l - 1], *cj = layer[l], ni = nl[l - 1], nj = nl[l];
+        const float *fi = f[(l - 1) & 1];
+        float *fj = f[l & 1];
+        size_t first = 0;
+        for (size_t b = 0; b < nj; b++) {
+            const float nJ = (float)s->n[cj[b]], xJ = (float)(s->x[cj[b]] - mid),
+                        pJ = (float)(s->s1[cj[b]] - mid * s->n[cj[b]]);
+            const float alphaJ = pJ - xJ * nJ, baseJ = xJ * pJ;
+            float best = INFINITY;
+            size_t at = 0;
+            for (size_t a = prune ? first : 0; a < ni && ci[a] <= cj[b]; a++) {
+                const float nI = (float)s->n[ci[a]], xI = (float)(s->x[ci[a]] - mid),
+                            pI = (float)(s->s1[ci[a]] - mid * s->n[ci[a]]);
+                const float alphaI = pI - xI * nI, baseI = xI * pI;
+                const float pa = fi[a] == INFINITY ? INFINITY : fi[a] - baseI;
+                const float c = pa + xI * alphaJ - alphaI * xJ;
+                if (c < best) best = c, at = a;
+            }
+            fj[b] = baseJ + best;
+            from[l][b] = at;
+            if (b % 16 == 15 && best != INFINITY) first = at;
+        }
+    }
+    size_t b = 0;
+    for (unsigned l = k - 1; l > 0; l--) {
+        idx[l] = layer[l][b];
+        b = from[l][b];
+    }
+    idx[0] = 0;
+}
+
+/* Layers of the coarse programme (its candidates for every interior level)
+ * or of the band around idx (w points each side, one index a value). */
+static void layers_of(size_t (*store)[64], const size_t **layer, size_t *nl, unsigned k, const qz_sorted *s,
+                      const size_t *idx, size_t w)
+{
+    const size_t d = s->len;
+    store[0][0] = 0, store[k - 1][0] = d - 1, nl[0] = nl[k - 1] = 1;
+    for (unsigned l = 1; l + 1 < k; l++) {
+        if (!idx) {
+            nl[l] = orq_coarse_candidates(store[l], s);
+            continue;
+        }
+        const size_t lo = idx[l] > w ? idx[l] - w : 0, hi = idx[l] + w < d - 1 ? idx[l] + w : d - 1;
+        nl[l] = 0;
+        for (size_t i = lo; i <= hi; i++)
+            if (nl[l] == 0 || s->x[i] != s->x[store[l][nl[l] - 1]]) store[l][nl[l]++] = i;
+    }
+    for (unsigned l = 0; l < k; l++) layer[l] = store[l];
+}
+
+static void test_programme(void)
+{
+    static const unsigned KS[] = {4, 5, 9, 16};
+    static const test_dist DISTS[] = {DIST_GAUSSIAN, DIST_LAPLACE, DIST_STUDENT3, DIST_UNIFORM};
+    int bad = 0, cases = 0, decides = 0;
+    void *work = malloc(qz_sorted_workspace(512));
+    for (size_t di = 0; di < sizeof DISTS / sizeof DISTS[0]; di++)
+        for (int rep = 0; rep < 150; rep++) {
+            float *x = test_gradient(DISTS[di], 512, 12000u + (unsigned)rep + 1000u * (unsigned)di);
+            qz_sorted s;
+            if (rep % 2)
+                qz_sorted_build(&s, x, 512, work);
+            else if (qz_hist_build(&s, x, 512, 256, work) != 0)
+                CHECK(0, "histogram of finite elements refused");
+            for (size_t ki = 0; ki < sizeof KS / sizeof KS[0]; ki++)
+                for (int band = 0; band < 2; band++) {
+                    const unsigned k = KS[ki];
+                    size_t store[16][64], nl[16], got[16], want[16], unpruned[16], start[16];
+                    const size_t *layer[16];
+                    float lv[16];
+                    if (band) { /* around the greedy search's levels, as the codec's search moves them */
+                        orq_levels_greedy(lv, k, &s);
+                        for (unsigned m = 0; m < k; m++) {
+                            size_t i = 0;
+                            while (i + 1 < s.len && s.x[i] < lv[m]) i++;
+                            start[m] = i;
+                        }
+                        orq_band_levels(got, start, k, &s, 12);
+                        layers_of(store, layer, nl, k, &s, start, 12);
+                    } else {
+                        orq_coarse_levels(got, k, &s);
+                        layers_of(store, layer, nl, k, &s, NULL, 0);
+                    }
+                    programme_by_definition(want, k, &s, layer, nl, 1);
+                    programme_by_definition(unpruned, k, &s, layer, nl, 0);
+                    const int ok = memcmp(got, want, k * sizeof *got) == 0;
+                    if (!ok && bad < 3)
+                        fprintf(stderr, "%s programme differs: dist %zu, rep %d, %u levels\n", band ? "band" : "coarse",
+                                di, rep, k);
+                    bad += !ok;
+                    decides += memcmp(want, unpruned, k * sizeof *want) != 0;
+                    cases++;
+                }
+            free(x);
+        }
+    /* buckets where float rounding breaks the quadrangle inequality and the pruning decides (found by a search
+     * of 160,000 buckets: the band around the greedy search's 16 levels, sorted Laplace and Student-t(3)) */
+    static const struct {
+        test_dist dist;
+        unsigned seed;
+    } DECISIVE[] = {{DIST_LAPLACE, 3249},  {DIST_LAPLACE, 20247}, {DIST_LAPLACE, 30745},
+                    {DIST_STUDENT3, 5967}, {DIST_STUDENT3, 8196}, {DIST_STUDENT3, 18217}};
+    int decisive = 0;
+    for (size_t c = 0; c < sizeof DECISIVE / sizeof DECISIVE[0]; c++) {
+        float *x = test_gradient(DECISIVE[c].dist, 512, DECISIVE[c].seed);
+        qz_sorted s;
+        qz_sorted_build(&s, x, 512, work);
+        size_t store[16][64], nl[16], got[16], want[16], unpruned[16], start[16];
+        const size_t *layer[16];
+        float lv[16];
+        orq_levels_greedy(lv, 16, &s);
+        for (unsigned m = 0; m < 16; m++) {
+            size_t i = 0;
+            while (i + 1 < s.len && s.x[i] < lv[m]) i++;
+            start[m] = i;
+        }
+        orq_band_levels(got, start, 16, &s, 12);
+        layers_of(store, layer, nl, 16, &s, start, 12);
+        programme_by_definition(want, 16, &s, layer, nl, 1);
+        programme_by_definition(unpruned, 16, &s, layer, nl, 0);
+        bad += memcmp(got, want, sizeof want) != 0;
+        decisive += memcmp(want, unpruned, sizeof want) != 0;
+        cases++;
+        free(x);
+    }
+    free(work);
+    CHECK(bad == 0, "%d of %d programmes differ from the plain one", bad, cases);
+    CHECK(decisive == 6, "the pruning decides in %d of the 6 buckets found for it: the plain programme changed",
+          decisive);
+    printf("programmes: %d cases, the pruning decides in %d and in %d of 6 chosen\n", cases, decides, decisive);
+}
+
 /* fit=hist: interior levels on the edges lo + (hi - lo) b / 48, the best such
  * set by enumeration of all of them (3 and 4 levels), never below the exact
  * optimum, within 2% of it for 5 levels on Gaussian buckets (docs/quantizers.md
@@ -413,6 +560,7 @@ int main(void)
 {
     test_sorted_build();
     test_coarse_candidates();
+    test_programme();
     test_greedy_vs_exact();
     test_codec_levels_vs_exact();
     test_optimality_condition();
