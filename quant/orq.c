@@ -436,7 +436,7 @@ size_t orq_coarse_candidates(size_t *idx, const qz_sorted *s)
     return c.n;
 }
 
-static void coarse_dp(size_t *idx, unsigned k, const qz_sorted *s)
+void orq_coarse_levels(size_t *idx, unsigned k, const qz_sorted *s)
 {
     cand_set c, ends[2];
     const cand_set *layer[QZ_ORQ_MAX_LEVELS];
@@ -446,11 +446,10 @@ static void coarse_dp(size_t *idx, unsigned k, const qz_sorted *s)
     dp_select(idx, k, s, layer);
 }
 
-void orq_coarse_levels(size_t *idx, unsigned k, const qz_sorted *s) { coarse_dp(idx, k, s); }
-
-static void band_layers(cand_set *band, const cand_set **layer, cand_set *ends, const size_t *idx, unsigned k,
-                        const qz_sorted *s, size_t w)
+void orq_band_levels(size_t *nidx, const size_t *idx, unsigned k, const qz_sorted *s, size_t w)
 {
+    cand_set band[QZ_ORQ_MAX_LEVELS], ends[2];
+    const cand_set *layer[QZ_ORQ_MAX_LEVELS];
     const size_t d = s->len;
     for (unsigned l = 1; l + 1 < k; l++) {
         size_t at = idx[l], lo = at > w ? at - w : 0, hi = at + w < d - 1 ? at + w : d - 1;
@@ -460,13 +459,6 @@ static void band_layers(cand_set *band, const cand_set **layer, cand_set *ends, 
         layer[l] = &band[l];
     }
     end_layers(ends, layer, k, d);
-}
-
-void orq_band_levels(size_t *nidx, const size_t *idx, unsigned k, const qz_sorted *s, size_t w)
-{
-    cand_set band[QZ_ORQ_MAX_LEVELS], ends[2];
-    const cand_set *layer[QZ_ORQ_MAX_LEVELS];
-    band_layers(band, layer, ends, idx, k, s, w);
     dp_select(nidx, k, s, layer);
 }
 
@@ -496,16 +488,16 @@ static int band_dp(size_t *idx, unsigned k, const qz_sorted *s, size_t w)
  * encode. */
 #define ORQ_DP_ONLY 5
 
-static void levels_search(float *levels, unsigned k, const qz_sorted *s, size_t band, int dp_only)
+static void levels_search(float *levels, unsigned k, const qz_sorted *s, size_t band, int on_edges)
 {
     size_t idx[QZ_ORQ_MAX_LEVELS], alt[QZ_ORQ_MAX_LEVELS];
-    dp_only = k > 3 && (dp_only || k <= ORQ_DP_ONLY);
+    const int dp_only = k > 3 && (on_edges || k <= ORQ_DP_ONLY);
     if (!dp_only) {
         greedy(idx, k, s);
         refine(idx, k, s);
     }
     if (k > 3) { /* with one interior level the greedy step is already the optimum */
-        coarse_dp(alt, k, s);
+        orq_coarse_levels(alt, k, s);
         refine(alt, k, s);
         for (int round = 0; round < ORQ_ROUNDS && band_dp(alt, k, s, band); round++) refine(alt, k, s);
         if (dp_only || levels_cost(alt, k, s) < levels_cost(idx, k, s)) memcpy(idx, alt, sizeof alt);
@@ -665,7 +657,7 @@ gq_err orq_levels_hist(float *levels, unsigned k, const float *x, size_t len, vo
     } else if (qz_hist_build(&s, x, len, ORQ_FIT_HIST_BINS, work) != 0) {
         return GQ_ERR_NONFINITE;
     }
-    coarse_dp(idx, k, &s); /* no more points than candidates: the exact optimum over them */
+    orq_coarse_levels(idx, k, &s); /* no more points than candidates: the exact optimum over them */
     for (unsigned m = 0; m < k; m++) levels[m] = s.x[idx[m]];
     return GQ_OK;
 }

@@ -364,11 +364,39 @@ static void layers_of(size_t (*store)[64], const size_t **layer, size_t *nl, uns
     for (unsigned l = 0; l < k; l++) layer[l] = store[l];
 }
 
+/* One programme of bucket s against the plain one: the band around the
+ * greedy search's levels (as the codec's search moves them) or the coarse
+ * programme. @return whether it matches; *decides: whether the pruning changed
+ * the plain one's answer. */
+static int programme_matches(const qz_sorted *s, unsigned k, int band, int *decides)
+{
+    size_t store[16][64], nl[16], got[16], want[16], unpruned[16], start[16];
+    const size_t *layer[16];
+    if (band) {
+        float lv[16];
+        orq_levels_greedy(lv, k, s);
+        for (unsigned m = 0; m < k; m++) {
+            size_t i = 0;
+            while (i + 1 < s->len && s->x[i] < lv[m]) i++;
+            start[m] = i;
+        }
+        orq_band_levels(got, start, k, s, 12);
+        layers_of(store, layer, nl, k, s, start, 12);
+    } else {
+        orq_coarse_levels(got, k, s);
+        layers_of(store, layer, nl, k, s, NULL, 0);
+    }
+    programme_by_definition(want, k, s, layer, nl, 1);
+    programme_by_definition(unpruned, k, s, layer, nl, 0);
+    *decides = memcmp(want, unpruned, k * sizeof *want) != 0;
+    return memcmp(got, want, k * sizeof *got) == 0;
+}
+
 static void test_programme(void)
 {
     static const unsigned KS[] = {4, 5, 9, 16};
     static const test_dist DISTS[] = {DIST_GAUSSIAN, DIST_LAPLACE, DIST_STUDENT3, DIST_UNIFORM};
-    int bad = 0, cases = 0, decides = 0;
+    int bad = 0, cases = 0, decides = 0, d;
     void *work = malloc(qz_sorted_workspace(512));
     for (size_t di = 0; di < sizeof DISTS / sizeof DISTS[0]; di++)
         for (int rep = 0; rep < 150; rep++) {
@@ -380,32 +408,11 @@ static void test_programme(void)
                 CHECK(0, "histogram of finite elements refused");
             for (size_t ki = 0; ki < sizeof KS / sizeof KS[0]; ki++)
                 for (int band = 0; band < 2; band++) {
-                    const unsigned k = KS[ki];
-                    size_t store[16][64], nl[16], got[16], want[16], unpruned[16], start[16];
-                    const size_t *layer[16];
-                    float lv[16];
-                    if (band) { /* around the greedy search's levels, as the codec's search moves them */
-                        orq_levels_greedy(lv, k, &s);
-                        for (unsigned m = 0; m < k; m++) {
-                            size_t i = 0;
-                            while (i + 1 < s.len && s.x[i] < lv[m]) i++;
-                            start[m] = i;
-                        }
-                        orq_band_levels(got, start, k, &s, 12);
-                        layers_of(store, layer, nl, k, &s, start, 12);
-                    } else {
-                        orq_coarse_levels(got, k, &s);
-                        layers_of(store, layer, nl, k, &s, NULL, 0);
-                    }
-                    programme_by_definition(want, k, &s, layer, nl, 1);
-                    programme_by_definition(unpruned, k, &s, layer, nl, 0);
-                    const int ok = memcmp(got, want, k * sizeof *got) == 0;
+                    const int ok = programme_matches(&s, KS[ki], band, &d);
                     if (!ok && bad < 3)
                         fprintf(stderr, "%s programme differs: dist %zu, rep %d, %u levels\n", band ? "band" : "coarse",
-                                di, rep, k);
-                    bad += !ok;
-                    decides += memcmp(want, unpruned, k * sizeof *want) != 0;
-                    cases++;
+                                di, rep, KS[ki]);
+                    bad += !ok, decides += d, cases++;
                 }
             free(x);
         }
@@ -421,22 +428,7 @@ static void test_programme(void)
         float *x = test_gradient(DECISIVE[c].dist, 512, DECISIVE[c].seed);
         qz_sorted s;
         qz_sorted_build(&s, x, 512, work);
-        size_t store[16][64], nl[16], got[16], want[16], unpruned[16], start[16];
-        const size_t *layer[16];
-        float lv[16];
-        orq_levels_greedy(lv, 16, &s);
-        for (unsigned m = 0; m < 16; m++) {
-            size_t i = 0;
-            while (i + 1 < s.len && s.x[i] < lv[m]) i++;
-            start[m] = i;
-        }
-        orq_band_levels(got, start, 16, &s, 12);
-        layers_of(store, layer, nl, 16, &s, start, 12);
-        programme_by_definition(want, 16, &s, layer, nl, 1);
-        programme_by_definition(unpruned, 16, &s, layer, nl, 0);
-        bad += memcmp(got, want, sizeof want) != 0;
-        decisive += memcmp(want, unpruned, sizeof want) != 0;
-        cases++;
+        bad += !programme_matches(&s, 16, 1, &d), decisive += d, cases++;
         free(x);
     }
     free(work);
