@@ -26,12 +26,14 @@ gq_err orq_levels_hist(float *levels, unsigned k, const float *x, size_t len, vo
  * @return GQ_OK or GQ_ERR_NOMEM. */
 gq_err orq_levels_exact(float *levels, unsigned k, const qz_sorted *s);
 
-/* The coarse programme's candidate points (indices into s, ascending, one
- * per distinct value): every point when s has at most ORQ_CANDIDATES (64),
- * else for t = 0..31 the first point with at least t / 31 of the elements
- * before it and the first point at or above min + t / 31 of the range,
- * merged. idx holds 64. @return their count. */
-size_t orq_coarse_candidates(size_t *idx, const qz_sorted *s);
+/* The coarse programme's candidate points for k levels (indices into s,
+ * ascending, one per distinct value): every point when s has at most
+ * ORQ_CANDIDATES (64); on a histogram's d edges, t (d - 1) / (m - 1) for
+ * t = 0..m-1, m = 32 up to 5 levels, else 64; else for t = 0..31 the first
+ * point with at least t / 31 of the elements before it and the first point
+ * at or above min + t / 31 of the range, merged. idx holds 64. @return their
+ * count. */
+size_t orq_coarse_candidates(size_t *idx, const qz_sorted *s, unsigned k);
 
 /* The coarse programme's levels (k >= 3; indices into s): the optimum over
  * those candidates (first and last point fixed) as computed in floats,

@@ -218,12 +218,16 @@ int qz_unpack_trits(uint8_t *codes, const uint8_t *src, size_t count);
  * every interval's count, sum and sum of squares is O(1): n[k], s1[k], s2[k]
  * are the count, sum of x and sum of x^2 of the elements in [x[0], x[k]).
  * Built either by sorting the bucket (the points are its elements, n[k] = k)
- * or as a histogram (the points are bin edges, min to max; every element lies
- * between two of them), which the level searches treat alike. */
+ * or as a histogram (the points are bin edges, min to max, equally spaced;
+ * every element lies between two of them), which the level searches treat
+ * alike. A histogram has no s2 (NULL): its only readers, ORQ's searches,
+ * compare level sets over the same elements, where the squares cancel. */
 typedef struct {
     const float *x; /* ascending, len points */
     const double *n, *s1, *s2;
     size_t len;
+    int edges;    /* 1: a histogram's edges */
+    int distinct; /* 1: every point above the one before (edges over a range of more than a few ulps) */
 } qz_sorted;
 
 /* Workspace bytes for a bucket of len elements (sorted or histogram). */
@@ -232,10 +236,11 @@ size_t qz_sorted_workspace(size_t len);
  * (the codecs that sort check their bucket length). */
 void qz_sorted_build(qz_sorted *s, const float *x, size_t len, void *work);
 /* A histogram of x in `bins` equal bins from min(x) to max(x), 1 <= bins <=
- * len: s->len = bins + 1 edges. Costs one streaming pass instead of a sort;
- * interval sums are exact between edges, so a level search restricted to the
- * edges evaluates its costs exactly. @return 0, or -1 when x holds a NaN or
- * an infinity (its range pass sees them; s is then left unset). */
+ * len and bins <= 2^30: s->len = bins + 1 edges. Costs one streaming pass
+ * instead of a sort; interval counts and sums are exact between edges, so a
+ * level search restricted to the edges evaluates its costs exactly. No s2
+ * (NULL). @return 0, or -1 when x holds a NaN or an infinity (its range pass
+ * sees them; s is then left unset). */
 int qz_hist_build(qz_sorted *s, const float *x, size_t len, size_t bins, void *work);
 
 /* Count of the elements in [x[i], x[j]). */

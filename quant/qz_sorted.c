@@ -376,22 +376,53 @@ void qz_sorted_build(qz_sorted *s, const float *x, size_t len, void *work)
     s->s1 = s1;
     s->s2 = s2;
     s->len = len;
+    s->edges = 0;
+    s->distinct = 0; /* not looked at: elements may repeat */
 }
 
 /* The histogram: one pass for the range, one that bins each element and
- * accumulates count, sum and sum of squares per bin (at index bin + 1), then
- * prefix sums in place with the running sums in registers. */
+ * accumulates count and sum per bin (at index bin + 1), then prefix sums. No
+ * sums of squares: the level searches compare level sets over the same
+ * elements, where they cancel (qz_sorted). */
 static size_t hist_workspace(size_t bins)
 {
-    /* the prefix arrays, the edges, and the per-bin accumulators (four doubles, 32-byte aligned) */
-    return 3 * (bins + 1) * sizeof(double) + align8((bins + 1) * sizeof(float)) + 4 * (bins + 1) * sizeof(double) + 32;
+    /* the prefix arrays, the edges, and the per-bin accumulators (two doubles, 16-byte aligned) */
+    return 2 * (bins + 1) * sizeof(double) + align8((bins + 1) * sizeof(float)) + 2 * (bins + 1) * sizeof(double) + 16;
+}
+
+/* The prefix sums run in HIST_BLOCKS blocks of bins side by side, each block
+ * then offset by the total of the blocks before it: one running sum would
+ * make every add wait on the one before (a 256-bin histogram's two chains
+ * took a fifth of its build). A fixed order, the same bits in every build;
+ * the counts are whole numbers, exact in any order. */
+#define HIST_BLOCKS 4
+#define HIST_CHUNK 64
+typedef double hist_sums __attribute__((vector_size(16))); /* count, sum */
+
+static void hist_prefix(double *cnt, double *s1, const hist_sums *acc, size_t bins)
+{
+    const size_t blk = (bins + HIST_BLOCKS - 1) / HIST_BLOCKS;
+    hist_sums run[HIST_BLOCKS] = {{0, 0}};
+    cnt[0] = s1[0] = 0;
+    for (size_t t = 1; t <= blk; t++)
+        for (size_t g = 0; g < HIST_BLOCKS; g++) {
+            const size_t b = g * blk + t;
+            if (b > bins) break; /* only in the last rows of a short last block */
+            run[g] += acc[b];
+            cnt[b] = run[g][0], s1[b] = run[g][1];
+        }
+    for (size_t g = 1; g < HIST_BLOCKS && g * blk < bins; g++) { /* the blocks before g sum to [g * blk], final */
+        const size_t first = g * blk, last = first + blk < bins ? first + blk : bins;
+        const double o0 = cnt[first], o1 = s1[first];
+        for (size_t b = first + 1; b <= last; b++) cnt[b] += o0, s1[b] += o1;
+    }
 }
 
 int qz_hist_build(qz_sorted *s, const float *x, size_t len, size_t bins, void *work)
 {
     uint8_t *base = (uint8_t *)(((uintptr_t)work + 7) & ~(uintptr_t)7);
-    double *cnt = (double *)base, *s1 = cnt + (bins + 1), *s2 = s1 + (bins + 1);
-    float *edge = (float *)(s2 + (bins + 1));
+    double *cnt = (double *)base, *s1 = cnt + (bins + 1);
+    float *edge = (float *)(s1 + (bins + 1));
     /* min and max on order-preserving integer keys: float selects do not
      * vectorise under -ftrapping-math, integer ones do */
     uint32_t kmin = UINT32_MAX, kmax = 0;
@@ -404,31 +435,34 @@ int qz_hist_build(qz_sorted *s, const float *x, size_t len, size_t bins, void *w
     /* a NaN's key lies beyond the infinities', so any non-finite element is an extreme */
     if (!isfinite(lo) || !isfinite(hi)) return -1;
     const double span = (double)hi - (double)lo, scale = span > 0 ? (double)bins / span : 0;
-    /* one 32-byte add a element: count, sum and sum of squares of a bin side by side, not three
-     * read-modify-writes of three arrays (bench_sort on Zen 3: 4.5-4.7 -> 4.0-4.4 ns an element) */
-    typedef double bin_sums __attribute__((vector_size(32)));
-    bin_sums *acc = (bin_sums *)(((uintptr_t)(edge + bins + 1) + 31) & ~(uintptr_t)31);
+    /* one 16-byte add an element: count and sum of a bin side by side, not two read-modify-writes */
+    hist_sums *acc = (hist_sums *)(((uintptr_t)(edge + bins + 1) + 15) & ~(uintptr_t)15);
     memset(acc, 0, (bins + 1) * sizeof *acc);
-    for (size_t i = 0; i < len; i++) {
-        double v = x[i];
-        int64_t t = (int64_t)((v - lo) * scale);             /* signed: a one-instruction conversion */
-        size_t b = t < (int64_t)bins ? (size_t)t : bins - 1; /* the maximum, and rounding at the top edge */
-        acc[b + 1] += (bin_sums){1, v, v * v, 0};
+    /* the bins of HIST_CHUNK elements at a time in vectors, then their adds: a tenth less time than binning
+     * each element before its add (Zen 5) */
+    const int32_t top = (int32_t)bins - 1;
+    for (size_t c0 = 0; c0 < len; c0 += HIST_CHUNK) {
+        const size_t cn = len - c0 < HIST_CHUNK ? len - c0 : HIST_CHUNK;
+        int32_t at[HIST_CHUNK];
+        for (size_t i = 0; i < cn; i++) {
+            const int32_t t = (int32_t)(((double)x[c0 + i] - lo) * scale); /* in [0, bins]: x lies in [lo, hi] */
+            at[i] = (t < top ? t : top) + 1; /* the maximum, and rounding at the top edge, in the last bin */
+        }
+        for (size_t i = 0; i < cn; i++) acc[at[i]] += (hist_sums){1, x[c0 + i]};
     }
-    double n = 0, a1 = 0, a2 = 0;
-    cnt[0] = s1[0] = s2[0] = 0;
-    for (size_t b = 1; b <= bins; b++) {
-        n += acc[b][0], a1 += acc[b][1], a2 += acc[b][2];
-        cnt[b] = n, s1[b] = a1, s2[b] = a2;
-    }
+    hist_prefix(cnt, s1, acc, bins);
     const double step = span / (double)bins;
     for (size_t b = 0; b < bins; b++) edge[b] = (float)((double)lo + step * (double)b);
     edge[bins] = hi;
+    int distinct = 1; /* a range of a few ulps rounds neighbouring edges to one float */
+    for (size_t b = 0; b < bins; b++) distinct &= edge[b] < edge[b + 1];
     s->x = edge;
     s->n = cnt;
     s->s1 = s1;
-    s->s2 = s2;
+    s->s2 = NULL;
     s->len = bins + 1;
+    s->edges = 1;
+    s->distinct = distinct;
     return 0;
 }
 

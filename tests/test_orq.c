@@ -237,15 +237,20 @@ static void test_sorted_build(void)
 /* The coarse programme's candidates by their definition (orq.h), with plain
  * scans from the start: for t = 0..31 the first point with at least
  * t total / 31 elements before it and the first at or above lo + t span / 31,
- * ascending, one index a distinct value. Histograms of 310 and 620 elements
- * put the rank targets (10 t and 20 t) exactly on counts: the threshold at
- * equality. */
-static size_t candidates_by_definition(size_t *idx, const qz_sorted *s)
+ * ascending, one index a distinct value. Sorted buckets of 310 and 620
+ * elements put the rank targets (10 t and 20 t) exactly on counts: the
+ * threshold at equality. On a histogram's d edges, for k levels: the edge
+ * nearest below t (d - 1) / 31 for t = 0..31 up to 5 levels (with 5 and 6 at
+ * the threshold), t (d - 1) / 63 for t = 0..63 above. */
+static size_t candidates_by_definition(size_t *idx, const qz_sorted *s, unsigned k)
 {
     const size_t d = s->len;
     size_t all[64], m = 0;
     if (d <= 64) {
         for (size_t i = 0; i < d; i++) all[m++] = i;
+    } else if (s->edges) {
+        const double parts = k <= 5 ? 31 : 63;
+        for (double t = 0; t <= parts; t++) all[m++] = (size_t)floor(t * (double)(d - 1) / parts);
     } else {
         const double lo = s->x[0], span = (double)s->x[d - 1] - lo, total = s->n[d - 1];
         for (size_t t = 0; t < 32; t++) {
@@ -267,6 +272,155 @@ static size_t candidates_by_definition(size_t *idx, const qz_sorted *s)
     return u;
 }
 
+/* n elements from base up to `ulps` floats above it, each value repeated a few times */
+static float *few_ulps(size_t n, float base, unsigned ulps)
+{
+    float *x = malloc(n * sizeof *x);
+    uint32_t b;
+    memcpy(&b, &base, 4);
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t u = b + (uint32_t)((i * 37u) % (ulps + 1));
+        memcpy(&x[i], &u, 4);
+    }
+    return x;
+}
+
+/* The histogram by its definition: element x in bin min(floor((x - lo) bins
+ * / (hi - lo)), bins - 1); n[b] and s1[b] the count and sum of the elements
+ * in bins below b, s1 in its blocked order to within 1e-13 of the sum of
+ * |x| (the counts exactly); edges lo + (hi - lo) b / bins, the last hi; no
+ * sums of squares. 255 and 13 bins leave the last of the four blocks short,
+ * 1 and 3 bins leave blocks empty. */
+static void test_hist_build(void)
+{
+    static const test_dist DISTS[] = {DIST_GAUSSIAN, DIST_LAPLACE, DIST_ZEROS60, DIST_UNIFORM};
+    static const size_t LENS[] = {7, 300, 512, 1000}, BINS[] = {1, 3, 13, 255, 256};
+    int bad = 0, cases = 0;
+    void *work = malloc(qz_sorted_workspace(1000)), *work2 = malloc(qz_sorted_workspace(512));
+    double *cnt = malloc(1001 * sizeof *cnt), *sum = malloc(1001 * sizeof *sum);
+    for (size_t di = 0; di < sizeof DISTS / sizeof DISTS[0]; di++)
+        for (size_t li = 0; li < sizeof LENS / sizeof LENS[0]; li++)
+            for (size_t bi = 0; bi < sizeof BINS / sizeof BINS[0]; bi++) {
+                const size_t n = LENS[li], bins = BINS[bi];
+                if (bins > n) continue;
+                float *x = test_gradient(DISTS[di], n, 9500u + 7u * (unsigned)li + 131u * (unsigned)di);
+                float lo = x[0], hi = x[0];
+                double abs = 0;
+                for (size_t i = 0; i < n; i++) lo = fminf(lo, x[i]), hi = fmaxf(hi, x[i]), abs += fabs(x[i]);
+                memset(cnt, 0, (bins + 1) * sizeof *cnt);
+                memset(sum, 0, (bins + 1) * sizeof *sum);
+                for (size_t i = 0; i < n; i++) {
+                    size_t b = hi > lo ? (size_t)floor(((double)x[i] - lo) * (double)bins / ((double)hi - lo)) : 0;
+                    b = b < bins ? b : bins - 1;
+                    for (size_t e = b + 1; e <= bins; e++) cnt[e] += 1, sum[e] += x[i];
+                }
+                qz_sorted s;
+                int ok = qz_hist_build(&s, x, n, bins, work) == 0 && s.len == bins + 1 && s.edges == 1 && !s.s2;
+                for (size_t e = 0; ok && e <= bins; e++) {
+                    const double edge = e == bins ? hi : (double)lo + ((double)hi - lo) / (double)bins * (double)e;
+                    ok = s.n[e] == cnt[e] && fabs(s.s1[e] - sum[e]) <= 1e-13 * abs && s.x[e] == (float)edge;
+                }
+                if (!ok && bad < 3) fprintf(stderr, "histogram wrong: dist %zu, %zu elements, %zu bins\n", di, n, bins);
+                bad += !ok;
+                cases++;
+                free(x);
+            }
+    free(cnt);
+    free(sum);
+    free(work);
+    CHECK(bad == 0, "%d of %d histograms differ from their definition", bad, cases);
+    CHECK(cases == 68, "%d histograms checked, 68 planned", cases);
+    /* edges over a range of 100 ulps: 256 bins round to fewer floats, so the points are not distinct */
+    float *x = few_ulps(512, 1.0f, 100);
+    qz_sorted s;
+    CHECK(qz_hist_build(&s, x, 512, 256, work2) == 0 && s.distinct == 0, "edges over 100 ulps taken as distinct");
+    free(x);
+    x = test_gradient(DIST_GAUSSIAN, 512, 9600);
+    CHECK(qz_hist_build(&s, x, 512, 256, work2) == 0 && s.distinct == 1, "edges of a Gaussian bucket not distinct");
+    free(x);
+    free(work2);
+}
+
+/* The codec's search on a histogram's edges, by its definition (orq.h,
+ * docs/quantizers.md#orq): the coarse programme, then band programmes of
+ * +-6 edges, each kept while it lowers the cost (brute force here), and
+ * another one only where a kept band moved some level by exactly 6 edges,
+ * at most three. Buckets where a second band ran and changed the levels are
+ * counted, so the rule's both sides are exercised. */
+static double edges_error(const float *x, size_t n, const qz_sorted *s, const size_t *idx, unsigned k)
+{
+    float lv[16];
+    for (unsigned m = 0; m < k; m++) lv[m] = s->x[idx[m]];
+    return brute_error(x, n, lv, k);
+}
+
+static void test_edge_search(void)
+{
+    static const test_dist DISTS[] = {DIST_GAUSSIAN, DIST_LAPLACE, DIST_STUDENT3, DIST_UNIFORM};
+    static const unsigned KS[] = {5, 9};
+    const size_t n = 512, w = 6;
+    int bad = 0, cases = 0, second = 0, second_moved = 0;
+    void *work = malloc(qz_sorted_workspace(n)), *work2 = malloc(qz_sorted_workspace(n));
+    for (size_t di = 0; di < sizeof DISTS / sizeof DISTS[0]; di++)
+        for (size_t ki = 0; ki < sizeof KS / sizeof KS[0]; ki++)
+            for (int rep = 0; rep < 40; rep++) {
+                const unsigned k = KS[ki];
+                float *x = test_gradient(DISTS[di], n, 15000u + (unsigned)rep + 100u * (unsigned)di + 7u * k);
+                qz_sorted s;
+                if (qz_hist_build(&s, x, n, n / 2, work) != 0) CHECK(0, "histogram of finite elements refused");
+                double most = 0; /* crowded buckets are sorted by the codec: not this path */
+                for (size_t b = 0; b + 1 < s.len; b++) most = fmax(most, s.n[b + 1] - s.n[b]);
+                if (most > (double)n / 16) {
+                    free(x);
+                    continue;
+                }
+                size_t idx[16], nidx[16];
+                orq_coarse_levels(idx, k, &s);
+                double cost = edges_error(x, n, &s, idx, k);
+                for (int round = 0; round < 3; round++) {
+                    orq_band_levels(nidx, idx, k, &s, w);
+                    const double ncost = edges_error(x, n, &s, nidx, k);
+                    if (!(ncost < cost * (1 - 1e-9))) break;
+                    int at_edge = 0, moved = 0;
+                    for (unsigned l = 1; l + 1 < k; l++)
+                        at_edge |= nidx[l] + w == idx[l] || nidx[l] == idx[l] + w, moved |= nidx[l] != idx[l];
+                    second += round == 1, second_moved += round == 1 && moved;
+                    memcpy(idx, nidx, sizeof idx);
+                    cost = ncost;
+                    if (!at_edge) break;
+                }
+                float want[16], got[16];
+                for (unsigned m = 0; m < k; m++) want[m] = s.x[idx[m]];
+                CHECK(orq_levels_bucket(got, k, x, n, work2) == GQ_OK, "orq_levels_bucket failed");
+                const int ok = memcmp(want, got, k * sizeof *got) == 0;
+                if (!ok && bad < 3) fprintf(stderr, "edge search differs: dist %zu, %u levels, rep %d\n", di, k, rep);
+                bad += !ok, cases++;
+                free(x);
+            }
+    /* edges that repeat values (100 ulps, 256 bins, no bin crowded): ascending levels from min to max, within
+     * the codec's 2% of the optimum */
+    float *x = few_ulps(n, 1.0f, 100);
+    qz_sorted s;
+    qz_sorted_build(&s, x, n, work);
+    for (unsigned k = 5; k <= 9; k += 4) {
+        float got[16], opt[16];
+        CHECK(orq_levels_bucket(got, k, x, n, work2) == GQ_OK && orq_levels_exact(opt, k, &s) == GQ_OK,
+              "levels of a bucket of 100 ulps");
+        int ordered = got[0] == opt[0] && got[k - 1] == opt[k - 1];
+        for (unsigned m = 0; m + 1 < k; m++) ordered &= got[m] <= got[m + 1];
+        const double eg = brute_error(x, n, got, k), eo = brute_error(x, n, opt, k);
+        CHECK(ordered && eg <= eo * 1.02 + 1e-30, "%u levels over 100 ulps: %.4g of the optimum's error, ordered %d", k,
+              eo > 0 ? eg / eo : 0, ordered);
+    }
+    free(x);
+    free(work);
+    free(work2);
+    CHECK(bad == 0, "%d of %d searches on edges differ from their definition", bad, cases);
+    CHECK(cases >= 300, "only %d of 320 buckets uncrowded", cases);
+    CHECK(second_moved > 0, "no second band moved a level in %d searches (%d second bands)", cases, second);
+    printf("edge searches: %d cases, %d second bands, %d of them moved levels\n", cases, second, second_moved);
+}
+
 static void test_coarse_candidates(void)
 {
     static const test_dist DISTS[] = {DIST_GAUSSIAN, DIST_LAPLACE, DIST_STUDENT15, DIST_ZEROS60, DIST_UNIFORM};
@@ -283,17 +437,29 @@ static void test_coarse_candidates(void)
                     qz_sorted_build(&s, x, n, work);
                 else if (qz_hist_build(&s, x, n, n / 2, work) != 0)
                     CHECK(0, "histogram of %zu finite elements refused", n);
-                size_t got[64], want[64];
-                const size_t ng = orq_coarse_candidates(got, &s), nw = candidates_by_definition(want, &s);
-                const int ok = ng == nw && memcmp(got, want, nw * sizeof *got) == 0;
-                if (!ok && bad < 3)
-                    fprintf(stderr, "coarse candidates differ: dist %zu, %zu elements, %s: %zu vs %zu\n", di, n,
-                            sorted ? "sorted" : "histogram", ng, nw);
-                for (size_t i = 1; i < nw; i++) long_scans += want[i] - want[i - 1] > 8;
-                bad += !ok;
-                cases++;
+                for (unsigned k = 5; k <= 6; k++) {
+                    size_t got[64], want[64];
+                    const size_t ng = orq_coarse_candidates(got, &s, k), nw = candidates_by_definition(want, &s, k);
+                    const int ok = ng == nw && memcmp(got, want, nw * sizeof *got) == 0;
+                    if (!ok && bad < 3)
+                        fprintf(stderr, "coarse candidates differ: dist %zu, %zu elements, %s, %u levels: %zu vs %zu\n",
+                                di, n, sorted ? "sorted" : "histogram", k, ng, nw);
+                    for (size_t i = 1; i < nw; i++) long_scans += want[i] - want[i - 1] > 8;
+                    bad += !ok;
+                    cases++;
+                }
                 free(x);
             }
+    /* a histogram whose edges repeat values (10 ulps, 256 bins): one candidate a value, fewer than spread */
+    float *x = few_ulps(512, 1.0f, 10);
+    qz_sorted s;
+    qz_hist_build(&s, x, 512, 256, work);
+    for (unsigned k = 5; k <= 6; k++) {
+        size_t got[64], want[64];
+        const size_t ng = orq_coarse_candidates(got, &s, k), nw = candidates_by_definition(want, &s, k);
+        bad += !(ng == nw && memcmp(got, want, nw * sizeof *got) == 0 && nw < (k <= 5 ? 32u : 64u)), cases++;
+    }
+    free(x);
     free(work);
     CHECK(bad == 0, "%d of %d candidate sets differ from their definition", bad, cases);
     CHECK(long_scans > 0, "no gap between candidates wider than a vector: the scans' loops untested");
@@ -353,7 +519,7 @@ static void layers_of(size_t (*store)[64], const size_t **layer, size_t *nl, uns
     store[0][0] = 0, store[k - 1][0] = d - 1, nl[0] = nl[k - 1] = 1;
     for (unsigned l = 1; l + 1 < k; l++) {
         if (!idx) {
-            nl[l] = orq_coarse_candidates(store[l], s);
+            nl[l] = orq_coarse_candidates(store[l], s, k);
             continue;
         }
         const size_t lo = idx[l] > w ? idx[l] - w : 0, hi = idx[l] + w < d - 1 ? idx[l] + w : d - 1;
@@ -551,8 +717,10 @@ static void test_levels_excess(void)
 int main(void)
 {
     test_sorted_build();
+    test_hist_build();
     test_coarse_candidates();
     test_programme();
+    test_edge_search();
     test_greedy_vs_exact();
     test_codec_levels_vs_exact();
     test_optimality_condition();

@@ -2,7 +2,8 @@
  * docs/wire-format.md#randomness recomputed here: u = (h >> 8) / 2^24 with
  * h = lowbias32(key + i), key from the seed; TernGrad rounds |x| away from 0
  * where u * 2^24 < |x| * 2^24 / s, QSGD rounds r = min(|x| s / norm, s) up
- * from floor(r) where u < r - floor(r). The encoders run eight or more lanes
+ * from floor(r) where u < r - floor(r), ORQ from the level below x where
+ * u < (x - below) / (above - below). The encoders run eight or more lanes
  * at a time with a one-element loop for the tail; every length from 1 to 99
  * and lengths around the chunk (4080) put each element in each position of
  * both, and the data holds -0.0, +0.0, clipped values and subnormals. */
@@ -55,6 +56,18 @@ static float *hard_data(size_t n, unsigned long seed)
     return x;
 }
 
+/* ORQ's value of element i between its bucket's k ascending levels lv: the
+ * interval [lv[m], lv[m+1]] holding x (m counts the interior levels <= x),
+ * rounded up where u < (x - lv[m]) / (lv[m+1] - lv[m]) as the encoder
+ * computes it (the inverse width, then a product). */
+static float orq_value(float x, const float *lv, unsigned k, uint32_t key, size_t i)
+{
+    unsigned m = 0;
+    for (unsigned t = 1; t + 1 < k; t++) m += x >= lv[t];
+    const float prob = (x - lv[m]) * inverse(lv[m + 1] - lv[m]);
+    return lv[m + (draw24(key, i) * (1.0f / 16777216.0f) < prob)];
+}
+
 /* Elements whose decoded value differs from the rule's. */
 static size_t mismatches(const char *spec, const float *x, size_t n, uint64_t seed)
 {
@@ -69,9 +82,16 @@ static size_t mismatches(const char *spec, const float *x, size_t n, uint64_t se
     const size_t blen = p.bucket == 0 || p.bucket > n ? n : p.bucket;
     const uint32_t key = rng_key32(seed, 0);
     for (size_t i = 0; i < n; i++) {
-        const float s = stored_float(buf, i / blen);
-        const float want =
-            p.id == QZ_TERNGRAD ? terngrad_value(x[i], s, key, i) : qsgd_value(x[i], s, (p.levels - 1) / 2, key, i);
+        float want;
+        if (p.id == QZ_ORQ) { /* the bucket's levels, side by side after the header */
+            float lv[16];
+            for (unsigned m = 0; m < p.levels; m++) lv[m] = stored_float(buf, i / blen * p.levels + m);
+            want = orq_value(x[i], lv, p.levels, key, i);
+        } else {
+            const float s = stored_float(buf, i / blen);
+            want =
+                p.id == QZ_TERNGRAD ? terngrad_value(x[i], s, key, i) : qsgd_value(x[i], s, (p.levels - 1) / 2, key, i);
+        }
         bad += memcmp(&want, &y[i], 4) != 0;
     }
     free(buf), free(y);
@@ -114,7 +134,12 @@ int main(void)
                                         "qsgd:levels=3,norm=max",
                                         "qsgd:levels=15,bucket=77",
                                         "qsgd:levels=255",
-                                        "qsgd:levels=7,bucket=0"};
+                                        "qsgd:levels=7,bucket=0",
+                                        "orq",
+                                        "orq:levels=3,bucket=100",
+                                        "orq:levels=9",
+                                        "orq:levels=16,bucket=300",
+                                        "orq:levels=2,bucket=64"};
     size_t lengths[120], nl = 0;
     for (size_t n = 1; n < 100; n++) lengths[nl++] = n;
     static const size_t LONG[] = {4079, 4080, 4081, 4111, 4112, 4113, 8160, 10007};
