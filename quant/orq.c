@@ -257,8 +257,15 @@ typedef struct {
 
 static void dp_points_of(dp_points *q, const cand_set *c, const qz_sorted *s, double mid)
 {
-    const size_t padded = (c->n + DP_LANES - 1) / DP_LANES * DP_LANES;
-    for (size_t t = 0; t < padded; t++) {
+    const size_t padded = (c->n + DP_LANES - 1) / DP_LANES * DP_LANES, i0 = c->idx[0];
+    size_t t = 0;
+    if (c->idx[c->n - 1] - i0 == c->n - 1) /* consecutive points (a band on distinct edges): loads that vectorise */
+        for (; t < c->n; t++) {
+            float x, p, n;
+            dp_point(s, i0 + t, mid, &x, &p, &n);
+            q->x[t] = x, q->alpha[t] = p - x * n, q->base[t] = x * p, q->at[t] = (int32_t)(i0 + t);
+        }
+    for (; t < padded; t++) {
         float x, p, n;
         const size_t i = c->idx[t < c->n ? t : c->n - 1];
         dp_point(s, i, mid, &x, &p, &n);
@@ -499,16 +506,18 @@ void orq_band_levels(size_t *nidx, const size_t *idx, unsigned k, const qz_sorte
 }
 
 /* Joint move of every interior level within +-w candidate points of where
- * it is: the exact optimum over that band. Unlike one-level moves it shifts
+ * it is (*cost: the levels' cost, updated): the exact optimum over that band. Unlike one-level moves it shifts
  * neighbouring levels together, which is where coordinate descent stalls on
  * this piecewise-linear cost. @return 0 if it did not lower the cost, 2 if
  * it did and some level went to its band's edge (the optimum may lie
  * beyond), else 1. */
-static int band_dp(size_t *idx, unsigned k, const qz_sorted *s, size_t w)
+static int band_dp(size_t *idx, double *cost, unsigned k, const qz_sorted *s, size_t w)
 {
     size_t nidx[QZ_ORQ_MAX_LEVELS];
     orq_band_levels(nidx, idx, k, s, w);
-    if (!(levels_cost(nidx, k, s) < levels_cost(idx, k, s) * (1 - 1e-12))) return 0;
+    const double ncost = levels_cost(nidx, k, s);
+    if (!(ncost < *cost * (1 - 1e-12))) return 0;
+    *cost = ncost;
     int at_edge = 0;
     for (unsigned l = 1; l + 1 < k; l++) at_edge |= nidx[l] + w == idx[l] || nidx[l] == idx[l] + w;
     memcpy(idx, nidx, k * sizeof *idx);
@@ -545,12 +554,13 @@ static void levels_search(float *levels, unsigned k, const qz_sorted *s, size_t 
         const int edges = s->edges;
         orq_coarse_levels(alt, k, s);
         if (!edges) refine(alt, k, s);
+        double cost = levels_cost(alt, k, s); /* of alt, carried from band to band */
         for (int round = 0, moved = 1; round < ORQ_ROUNDS && moved; round++) {
-            const int r = band_dp(alt, k, s, band);
+            const int r = band_dp(alt, &cost, k, s, band);
             moved = edges ? r == 2 : r != 0;
-            if (r && !edges) refine(alt, k, s);
+            if (r && !edges) refine(alt, k, s), cost = levels_cost(alt, k, s);
         }
-        if (dp_only || levels_cost(alt, k, s) < levels_cost(idx, k, s)) memcpy(idx, alt, sizeof alt);
+        if (dp_only || cost < levels_cost(idx, k, s)) memcpy(idx, alt, sizeof alt);
     }
     for (unsigned m = 0; m < k; m++) levels[m] = s->x[idx[m]];
 }
