@@ -255,22 +255,20 @@ typedef struct {
     int32_t at[DP_CAP];
 } dp_points;
 
+static inline void dp_point_at(dp_points *q, size_t t, const qz_sorted *s, size_t i, double mid)
+{
+    float x, p, n;
+    dp_point(s, i, mid, &x, &p, &n);
+    q->x[t] = x, q->alpha[t] = p - x * n, q->base[t] = x * p, q->at[t] = (int32_t)i;
+}
+
 static void dp_points_of(dp_points *q, const cand_set *c, const qz_sorted *s, double mid)
 {
     const size_t padded = (c->n + DP_LANES - 1) / DP_LANES * DP_LANES, i0 = c->idx[0];
     size_t t = 0;
     if (c->idx[c->n - 1] - i0 == c->n - 1) /* consecutive points (a band on distinct edges): loads that vectorise */
-        for (; t < c->n; t++) {
-            float x, p, n;
-            dp_point(s, i0 + t, mid, &x, &p, &n);
-            q->x[t] = x, q->alpha[t] = p - x * n, q->base[t] = x * p, q->at[t] = (int32_t)(i0 + t);
-        }
-    for (; t < padded; t++) {
-        float x, p, n;
-        const size_t i = c->idx[t < c->n ? t : c->n - 1];
-        dp_point(s, i, mid, &x, &p, &n);
-        q->x[t] = x, q->alpha[t] = p - x * n, q->base[t] = x * p, q->at[t] = (int32_t)i;
-    }
+        for (; t < c->n; t++) dp_point_at(q, t, s, i0 + t, mid);
+    for (; t < padded; t++) dp_point_at(q, t, s, c->idx[t < c->n ? t : c->n - 1], mid);
 }
 
 /* The best k levels with level l taken from layer[l] (layer[0] = {0} and
@@ -770,36 +768,25 @@ static void orq_quantize_chunks(uint8_t *codes, const float *x, size_t len, cons
 }
 
 #if defined(__AVX512F__)
-/* Sixteen elements a step with AVX-512, whose permute is a sixteen-entry
- * table lookup in a register (the levels and the widths' inverses, at most
- * sixteen each): the same compares, the same float sub and mul and the same
- * draw as the chunks' loops (qz_round_avx512.h's hash), so the same codes
- * (tests/test_rounding.c checks every element against the rule). The chunks
- * took a seventh of ORQ-5's encode on Zen 5. @return the elements done. */
-static size_t orq_quantize16(uint8_t *codes, const float *x, size_t len, const float *lv, const float *inv, unsigned k,
-                             uint32_t key, uint32_t idx0)
+/* Sixteen elements' codes with AVX-512, whose permute is a sixteen-entry
+ * table lookup in a register: k.f the levels and k.i0 the widths' inverses
+ * (at most sixteen each), k.table the k.count levels. The same compares, the
+ * same float sub and mul and the same draw as the chunks' loops, so the same
+ * codes (tests/test_rounding.c checks every element against the rule). The
+ * chunks took a seventh of ORQ-5's encode on Zen 5. */
+static inline __attribute__((always_inline)) __m512i orq_codes16(const float *x, __m512i hv, qz_lanes16_k k)
 {
-    float lt[16] = {0}, it[16] = {0};
-    memcpy(lt, lv, k * sizeof *lv);
-    memcpy(it, inv, k * sizeof *inv);
-    const __m512 levels = _mm512_loadu_ps(lt), inverses = _mm512_loadu_ps(it),
-                 unit = _mm512_set1_ps(1.0f / 16777216.0f);
-    const __m512i one = _mm512_set1_epi32(1), sixteen = _mm512_set1_epi32(16);
-    __m512i hv = _mm512_add_epi32(_mm512_set1_epi32((int)(key + idx0)),
-                                  _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-    size_t i = 0;
-    for (; i + 16 <= len; i += 16, hv = _mm512_add_epi32(hv, sixteen)) {
-        const __m512 v = _mm512_loadu_ps(x + i);
-        __m512i interval = _mm512_setzero_si512();
-        for (unsigned t = 1; t + 1 < k; t++) /* x >= level t, false for a NaN as the chunks' compare */
-            interval = _mm512_mask_add_epi32(interval, _mm512_cmp_ps_mask(v, _mm512_set1_ps(lv[t]), _CMP_GE_OQ),
-                                             interval, one);
-        const __m512 lo = _mm512_permutexvar_ps(interval, levels), sc = _mm512_permutexvar_ps(interval, inverses);
-        const __m512 prob = _mm512_mul_ps(_mm512_sub_ps(v, lo), sc), u = _mm512_mul_ps(qz_hash16_u24(hv), unit);
-        interval = _mm512_mask_add_epi32(interval, _mm512_cmp_ps_mask(u, prob, _CMP_LT_OQ), interval, one);
-        _mm_storeu_si128((__m128i *)(void *)(codes + i), _mm512_cvtepi32_epi8(interval));
-    }
-    return i;
+    const __m512 v = _mm512_loadu_ps(x);
+    const __m512i one = _mm512_set1_epi32(1);
+    __m512i interval = _mm512_setzero_si512();
+    for (unsigned t = 1; t + 1 < k.count; t++) /* x >= level t, false for a NaN as the chunks' compare */
+        interval = _mm512_mask_add_epi32(interval, _mm512_cmp_ps_mask(v, _mm512_set1_ps(k.table[t]), _CMP_GE_OQ),
+                                         interval, one);
+    const __m512 lo = _mm512_permutexvar_ps(interval, k.f),
+                 sc = _mm512_permutexvar_ps(interval, _mm512_castsi512_ps(k.i0));
+    const __m512 prob = _mm512_mul_ps(_mm512_sub_ps(v, lo), sc),
+                 u = _mm512_mul_ps(qz_hash16_u24(hv), _mm512_set1_ps(1.0f / 16777216.0f));
+    return _mm512_mask_add_epi32(interval, _mm512_cmp_ps_mask(u, prob, _CMP_LT_OQ), interval, one);
 }
 #endif
 
@@ -812,7 +799,12 @@ static void orq_quantize(uint8_t *codes, const float *x, size_t len, const float
     inv[k - 1] = 0; /* never used: x <= max puts every element below the last level */
     size_t done = 0;
 #if defined(__AVX512F__)
-    done = orq_quantize16(codes, x, len, lv, inv, k, key, idx0);
+    float lt[16] = {0}, it[16] = {0};
+    memcpy(lt, lv, k * sizeof *lv);
+    memcpy(it, inv, k * sizeof *inv);
+    const qz_lanes16_k c = {
+        .f = _mm512_loadu_ps(lt), .i0 = _mm512_castps_si512(_mm512_loadu_ps(it)), .table = lv, .count = k};
+    done = qz_round_lanes16(codes, x, len, key, idx0, orq_codes16, c);
 #endif
     if (done < len) orq_quantize_chunks(codes + done, x + done, len - done, lv, inv, k, key, idx0 + (uint32_t)done);
 }

@@ -124,7 +124,8 @@ static void qs_quantize(uint8_t *codes, const float *x, size_t len, const float 
     memcpy(&fs_bits, &fs, 4);
 #endif
 #if defined(__AVX512F__)
-    const qz_lanes16_k k = {_mm512_set1_ps(scale), _mm512_set1_epi32(fs_bits), _mm512_set1_epi32((int)s)};
+    const qz_lanes16_k k = {
+        .f = _mm512_set1_ps(scale), .i0 = _mm512_set1_epi32(fs_bits), .i1 = _mm512_set1_epi32((int)s)};
     i = qz_round_lanes16(codes, x, len, key, idx0, qs_codes16, k);
 #elif defined(__AVX2__)
     const qz_lanes_k k = {_mm256_set1_ps(scale), _mm256_set1_epi32(fs_bits), _mm256_set1_epi32((int)s)};

@@ -27,10 +27,13 @@ static inline __m512i qz_hash16(__m512i h)
 /* The hash's top 24 bits as a float: exact, as rng_uniform24 takes them. */
 static inline __m512 qz_hash16_u24(__m512i h) { return _mm512_cvtepi32_ps(_mm512_srli_epi32(qz_hash16(h), 8)); }
 
-/* A codec's constants for its sixteen-lane step, broadcast once. */
+/* A codec's constants for its sixteen-lane step, broadcast once, and a
+ * table of `count` floats it reads in memory (ORQ's levels). */
 typedef struct {
     __m512 f;
     __m512i i0, i1;
+    const float *table;
+    unsigned count;
 } qz_lanes16_k;
 
 /* The codes (0..255) of sixteen elements x[0..16), hv their hash inputs. */

@@ -296,7 +296,7 @@ static void test_hist_build(void)
     static const test_dist DISTS[] = {DIST_GAUSSIAN, DIST_LAPLACE, DIST_ZEROS60, DIST_UNIFORM};
     static const size_t LENS[] = {7, 300, 512, 1000}, BINS[] = {1, 3, 13, 255, 256};
     int bad = 0, cases = 0;
-    void *work = malloc(qz_sorted_workspace(1000)), *work2 = malloc(qz_sorted_workspace(512));
+    void *work = malloc(qz_sorted_workspace(1000));
     double *cnt = malloc(1001 * sizeof *cnt), *sum = malloc(1001 * sizeof *sum);
     for (size_t di = 0; di < sizeof DISTS / sizeof DISTS[0]; di++)
         for (size_t li = 0; li < sizeof LENS / sizeof LENS[0]; li++)
@@ -327,18 +327,25 @@ static void test_hist_build(void)
             }
     free(cnt);
     free(sum);
-    free(work);
     CHECK(bad == 0, "%d of %d histograms differ from their definition", bad, cases);
     CHECK(cases == 68, "%d histograms checked, 68 planned", cases);
     /* edges over a range of 100 ulps: 256 bins round to fewer floats, so the points are not distinct */
     float *x = few_ulps(512, 1.0f, 100);
     qz_sorted s;
-    CHECK(qz_hist_build(&s, x, 512, 256, work2) == 0 && s.distinct == 0, "edges over 100 ulps taken as distinct");
+    CHECK(qz_hist_build(&s, x, 512, 256, work) == 0 && s.distinct == 0, "edges over 100 ulps taken as distinct");
     free(x);
     x = test_gradient(DIST_GAUSSIAN, 512, 9600);
-    CHECK(qz_hist_build(&s, x, 512, 256, work2) == 0 && s.distinct == 1, "edges of a Gaussian bucket not distinct");
+    CHECK(qz_hist_build(&s, x, 512, 256, work) == 0 && s.distinct == 1, "edges of a Gaussian bucket not distinct");
     free(x);
-    free(work2);
+    free(work);
+}
+
+/* brute_error of the levels at edge indices idx */
+static double edges_error(const float *x, size_t n, const qz_sorted *s, const size_t *idx, unsigned k)
+{
+    float lv[16];
+    for (unsigned m = 0; m < k; m++) lv[m] = s->x[idx[m]];
+    return brute_error(x, n, lv, k);
 }
 
 /* The codec's search on a histogram's edges, by its definition (orq.h,
@@ -347,13 +354,6 @@ static void test_hist_build(void)
  * another one only where a kept band moved some level by exactly 6 edges,
  * at most three. Buckets where a second band ran and changed the levels are
  * counted, so the rule's both sides are exercised. */
-static double edges_error(const float *x, size_t n, const qz_sorted *s, const size_t *idx, unsigned k)
-{
-    float lv[16];
-    for (unsigned m = 0; m < k; m++) lv[m] = s->x[idx[m]];
-    return brute_error(x, n, lv, k);
-}
-
 static void test_edge_search(void)
 {
     static const test_dist DISTS[] = {DIST_GAUSSIAN, DIST_LAPLACE, DIST_STUDENT3, DIST_UNIFORM};
@@ -421,6 +421,16 @@ static void test_edge_search(void)
     printf("edge searches: %d cases, %d second bands, %d of them moved levels\n", cases, second, second_moved);
 }
 
+/* Whether the candidates of s for k levels are those of their definition;
+ * *nw: how many the definition has. */
+static int candidates_match(const qz_sorted *s, unsigned k, size_t *want, size_t *nw)
+{
+    size_t got[64];
+    const size_t ng = orq_coarse_candidates(got, s, k);
+    *nw = candidates_by_definition(want, s, k);
+    return ng == *nw && memcmp(got, want, ng * sizeof *got) == 0;
+}
+
 static void test_coarse_candidates(void)
 {
     static const test_dist DISTS[] = {DIST_GAUSSIAN, DIST_LAPLACE, DIST_STUDENT15, DIST_ZEROS60, DIST_UNIFORM};
@@ -438,12 +448,11 @@ static void test_coarse_candidates(void)
                 else if (qz_hist_build(&s, x, n, n / 2, work) != 0)
                     CHECK(0, "histogram of %zu finite elements refused", n);
                 for (unsigned k = 5; k <= 6; k++) {
-                    size_t got[64], want[64];
-                    const size_t ng = orq_coarse_candidates(got, &s, k), nw = candidates_by_definition(want, &s, k);
-                    const int ok = ng == nw && memcmp(got, want, nw * sizeof *got) == 0;
+                    size_t want[64], nw;
+                    const int ok = candidates_match(&s, k, want, &nw);
                     if (!ok && bad < 3)
-                        fprintf(stderr, "coarse candidates differ: dist %zu, %zu elements, %s, %u levels: %zu vs %zu\n",
-                                di, n, sorted ? "sorted" : "histogram", k, ng, nw);
+                        fprintf(stderr, "coarse candidates differ: dist %zu, %zu elements, %s, %u levels\n", di, n,
+                                sorted ? "sorted" : "histogram", k);
                     for (size_t i = 1; i < nw; i++) long_scans += want[i] - want[i - 1] > 8;
                     bad += !ok;
                     cases++;
@@ -455,9 +464,8 @@ static void test_coarse_candidates(void)
     qz_sorted s;
     qz_hist_build(&s, x, 512, 256, work);
     for (unsigned k = 5; k <= 6; k++) {
-        size_t got[64], want[64];
-        const size_t ng = orq_coarse_candidates(got, &s, k), nw = candidates_by_definition(want, &s, k);
-        bad += !(ng == nw && memcmp(got, want, nw * sizeof *got) == 0 && nw < (k <= 5 ? 32u : 64u)), cases++;
+        size_t want[64], nw;
+        bad += !(candidates_match(&s, k, want, &nw) && nw < (k <= 5 ? 32u : 64u)), cases++;
     }
     free(x);
     free(work);
