@@ -35,15 +35,23 @@ static void run_decode(codec_run *r)
 }
 static void run_memcpy(codec_run *r) { memcpy(r->y, r->x, r->n * sizeof *r->x); }
 
-/* Seconds per call on `clock`, timing batches that last at least min_s so
- * the clock's resolution does not matter for small n. */
-static double time_per_call(void (*fn)(codec_run *), codec_run *r, double (*clock)(void), double min_s)
+/* Seconds per call on `clock`, timing a batch that lasts at least min_s so
+ * the clock's resolution does not matter for small n. *reps (in and out) is
+ * the batch to start from: a batch too short sizes the next from its own
+ * time with a quarter to spare (at least double, at most 100 times), so a
+ * trial after the first usually times one batch, not a doubling series that
+ * spent three times min_s. */
+static double time_per_call(void (*fn)(codec_run *), codec_run *r, double (*clock)(void), double min_s, long *reps)
 {
-    for (long reps = 1;; reps *= 2) {
+    const long most = 1L << 22;
+    for (long n = *reps > 0 ? *reps : 1;;) {
         double t0 = clock();
-        for (long k = 0; k < reps && !r->failed; k++) fn(r);
+        for (long k = 0; k < n && !r->failed; k++) fn(r);
         double dt = clock() - t0;
-        if (r->failed || dt >= min_s || reps >= (1L << 22)) return dt / (double)reps;
+        if (r->failed || dt >= min_s || n >= most) return *reps = n, dt / (double)n;
+        const double want = dt > 0 ? 1.25 * min_s / dt * (double)n : 100.0 * (double)n;
+        n = want < 2.0 * (double)n ? 2 * n : want > 100.0 * (double)n ? 100 * n : (long)want + 1;
+        if (n > most) n = most;
     }
 }
 
@@ -66,11 +74,12 @@ gq_err qz_measure(const qz_params *p, const float *x, size_t n, int trials, uint
     if (!r.buf || !r.work || !r.y || !mean) r.failed = 1, e = GQ_ERR_NOMEM;
     m->enc_s = m->dec_s = INFINITY;
     m->bytes = 0;
+    long enc_reps = 1, dec_reps = 1;
     for (int t = 0; t < trials && !r.failed; t++) {
         r.seed = seed + (uint64_t)t;
         if (timed) {
-            m->enc_s = fmin(m->enc_s, time_per_call(run_encode, &r, gq_now, 0.02));
-            if (!r.failed) m->dec_s = fmin(m->dec_s, time_per_call(run_decode, &r, gq_now, 0.02));
+            m->enc_s = fmin(m->enc_s, time_per_call(run_encode, &r, gq_now, 0.02, &enc_reps));
+            if (!r.failed) m->dec_s = fmin(m->dec_s, time_per_call(run_decode, &r, gq_now, 0.02, &dec_reps));
         } else {
             run_encode(&r);
             if (!r.failed) run_decode(&r);
@@ -104,7 +113,8 @@ double qz_measure_memcpy(const float *x, size_t n, int trials)
 {
     codec_run ref = {.x = x, .n = n, .y = malloc(n * sizeof(float))};
     double best = INFINITY;
-    for (int k = 0; ref.y && k < trials; k++) best = fmin(best, time_per_call(run_memcpy, &ref, gq_now, 0.02));
+    long reps = 1;
+    for (int k = 0; ref.y && k < trials; k++) best = fmin(best, time_per_call(run_memcpy, &ref, gq_now, 0.02, &reps));
     free(ref.y);
     return best;
 }
@@ -119,10 +129,11 @@ gq_err qz_measure_cpu(const qz_params *p, const float *x, size_t n, int trials, 
     if (trials > 64) trials = 64;
     if (trials < 1) trials = 1;
     gq_err e = r.buf && r.work && r.y ? GQ_OK : GQ_ERR_NOMEM;
+    long enc_reps = 1, dec_reps = 1;
     for (int t = 0; e == GQ_OK && t < trials; t++) {
         r.seed = (uint64_t)t;
-        te[t] = time_per_call(run_encode, &r, gq_cpu_now, 0.005); /* a batch long enough for the CPU clock */
-        if (!r.failed) td[t] = time_per_call(run_decode, &r, gq_cpu_now, 0.005);
+        te[t] = time_per_call(run_encode, &r, gq_cpu_now, 0.005, &enc_reps); /* long enough for the CPU clock */
+        if (!r.failed) td[t] = time_per_call(run_decode, &r, gq_cpu_now, 0.005, &dec_reps);
         if (r.failed) e = gq_is_error(r.err) ? gq_error_code(r.err) : GQ_ERR_CORRUPT;
     }
     if (e == GQ_OK) {

@@ -185,8 +185,8 @@ static int rank_key(const advise_request *a, const quant_accuracy *q, double ite
     return !isnan(acc);
 }
 
-gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table *rows, char *why, size_t why_cap,
-                  advise_counts *counts, char *msg, size_t cap)
+static gq_err advise_in(const sim_request *request, const advise_request *a, gq_table *rows, char *why, size_t why_cap,
+                        advise_counts *counts, char *msg, size_t cap)
 {
     sim_request held_request = *request, *base = &held_request;
     gq_err fe = framework_hold(base, msg, cap); /* a preset holds the axes it sets, as the user's options do */
@@ -434,6 +434,19 @@ gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table 
         }
     }
     free(c), free(qa), free(pick), free(fin), free(order), free(final_rank);
+    return e;
+}
+
+/* Hundreds of scenarios, one zoo. */
+gq_err sim_advise(const sim_request *request, const advise_request *a, gq_table *rows, char *why, size_t why_cap,
+                  advise_counts *counts, char *msg, size_t cap)
+{
+    sim_request shared;
+    gq_zoo zoo;
+    sim_request_share_zoo(request, &shared, &zoo);
+    const gq_err e = advise_in(&shared, a, rows, why, why_cap, counts, msg, cap);
+    if (counts) counts->winner.zoo = request->zoo; /* the winner outlives this zoo */
+    zoo_free(&zoo);
     return e;
 }
 

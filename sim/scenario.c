@@ -20,6 +20,14 @@
 
 void sim_request_defaults(sim_request *q) { run_params_defaults(q); }
 
+void sim_request_share_zoo(const sim_request *q, sim_request *shared, gq_zoo *zoo)
+{
+    *shared = *q;
+    memset(zoo, 0, sizeof *zoo);
+    char msg[8];
+    if (!q->zoo && zoo_load(zoo, q->gpu_file, msg, sizeof msg) == GQ_OK) shared->zoo = zoo;
+}
+
 static double normal_max_integrand(double x, void *params)
 {
     const double n = *(const double *)params;
@@ -150,7 +158,8 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
     if (q->engine != ENGINE_SIMGRID && (q->exact_flows || q->iterations > 1))
         return gq_fail(GQ_ERR_USAGE, msg, cap, "%s is the SimGrid engine's; the %s engine has no use for it",
                        q->exact_flows ? "--exact-flows" : "--iterations", sim_engine_name(q->engine));
-    gq_err e = zoo_load(&s->zoo, q->gpu_file, msg, cap);
+    s->zoo = q->zoo ? q->zoo : &s->own_zoo;
+    gq_err e = q->zoo ? GQ_OK : zoo_load(&s->own_zoo, q->gpu_file, msg, cap);
     if (e != GQ_OK) return e;
     char why[512];
     if ((e = cluster_parse(q->platform, &s->cluster, why, sizeof why)) != GQ_OK) {
@@ -182,11 +191,11 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
                        "gpu 'cpu' (workers on host CPUs) needs their measured compute rate (--gpu-images-per-s, or "
                        "a compute_images_per_s column) and --codec-on cpu or none");
     }
-    if (!(s->model = zoo_model(&s->zoo, q->model, msg, cap))) {
+    if (!(s->model = zoo_model(s->zoo, q->model, msg, cap))) {
         scenario_close(s);
         return GQ_ERR_SPEC;
     }
-    if (!(s->gpu = strcmp(gpu, "cpu") == 0 ? &HOST_CPU : zoo_gpu(&s->zoo, gpu, msg, cap))) {
+    if (!(s->gpu = strcmp(gpu, "cpu") == 0 ? &HOST_CPU : zoo_gpu(s->zoo, gpu, msg, cap))) {
         scenario_close(s);
         return GQ_ERR_USAGE; /* a name that names no GPU, as an unknown model or platform */
     }
@@ -206,8 +215,8 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
         }
     }
     s->batch = q->batch ? q->batch : s->model->batch ? s->model->batch : 32;
-    model_zoo view = zoo_view(&s->zoo);
-    if (gpu_compute_in(&s->zoo.gpus, &view, s->model, s->gpu, s->batch, (precision_kind)q->precision,
+    model_zoo view = zoo_view(s->zoo);
+    if (gpu_compute_in(&s->zoo->gpus, &view, s->model, s->gpu, s->batch, (precision_kind)q->precision,
                        q->gpu_images_per_s, &s->compute) != GQ_OK) {
         if (q->precision != PRECISION_FP32)
             gq_fail(GQ_ERR_PARAM, msg, cap,
@@ -238,7 +247,8 @@ static const char *compute_source_of(const sim_scenario *s, char *out, size_t ca
 
 void scenario_close(sim_scenario *s)
 {
-    zoo_free(&s->zoo);
+    zoo_free(&s->own_zoo); /* a shared zoo is its caller's */
+    s->zoo = NULL;
     codec_profile_free(&s->profile);
 }
 
@@ -257,8 +267,8 @@ static gq_err codec_of(const sim_scenario *s, const qz_params *qp, sim_tensor_co
         snprintf(cost.source, sizeof cost.source, "--quant-rate %g on the %s", q->quant_rate,
                  codec_device_name(q->codec_on));
     } else {
-        gq_err e = codec_cost_for(qp, q->codec_on, &s->zoo.gpus, s->gpu, s->req.codec_costs ? &s->profile : NULL, &cost,
-                                  why, sizeof why);
+        gq_err e = codec_cost_for(qp, q->codec_on, &s->zoo->gpus, s->gpu, s->req.codec_costs ? &s->profile : NULL,
+                                  &cost, why, sizeof why);
         if (e != GQ_OK) return gq_fail(e, msg, cap, "%s", why);
     }
     /* error feedback, where the trainer keeps it (not in rings that re-quantize): adding the residual before encoding
@@ -523,9 +533,10 @@ gq_err scenario_sweep(sim_scenario *s, const char *const *quants, int nquants, c
 const char *const REPORT_PLATFORMS[2] = {"terngrad-ethernet", "terngrad-infiniband"};
 const char *const REPORT_MODELS[3] = {"alexnet", "googlenet", "vgg-a"};
 
-gq_err sim_report(const sim_request *base, const char *const *platforms, int nplatforms, const char *const *models,
-                  int nmodels, const char *const *quants, int nquants, const int *gpus, int ngpus, gq_table *rows,
-                  gq_table *summary, sim_progress progress, void *ctx, char *msg, size_t cap)
+static gq_err report_in(const sim_request *base, const char *const *platforms, int nplatforms,
+                        const char *const *models, int nmodels, const char *const *quants, int nquants, const int *gpus,
+                        int ngpus, gq_table *rows, gq_table *summary, sim_progress progress, void *ctx, char *msg,
+                        size_t cap)
 {
     if (nquants < 1 || ngpus < 1 || nplatforms < 1 || nmodels < 1)
         return gq_fail(GQ_ERR_PARAM, msg, cap, "the report needs platforms, models, quantizers and GPU counts");
@@ -580,6 +591,20 @@ gq_err sim_report(const sim_request *base, const char *const *platforms, int npl
             table_row(summary, "%s", line);
         }
     return GQ_OK;
+}
+
+/* One zoo for every scenario of the report. */
+gq_err sim_report(const sim_request *request, const char *const *platforms, int nplatforms, const char *const *models,
+                  int nmodels, const char *const *quants, int nquants, const int *gpus, int ngpus, gq_table *rows,
+                  gq_table *summary, sim_progress progress, void *ctx, char *msg, size_t cap)
+{
+    sim_request base;
+    gq_zoo zoo;
+    sim_request_share_zoo(request, &base, &zoo);
+    const gq_err e = report_in(&base, platforms, nplatforms, models, nmodels, quants, nquants, gpus, ngpus, rows,
+                               summary, progress, ctx, msg, cap);
+    zoo_free(&zoo);
+    return e;
 }
 
 /* ---- validation ------------------------------------------------------------------------------ */
@@ -692,9 +717,9 @@ gq_err tta_run(sim_scenario *s, tta_curve *curves, int ncurves, int gpus, double
     return GQ_OK;
 }
 
-gq_err sim_validate(const measured_set *ms, const char *file, const sim_request *base, gq_table *rows,
-                    double *median_pct, double *mean_pct, size_t *scored_rows, sim_progress progress, void *ctx,
-                    char *msg, size_t cap)
+static gq_err validate_in(const measured_set *ms, const char *file, const sim_request *base, gq_table *rows,
+                          double *median_pct, double *mean_pct, size_t *scored_rows, sim_progress progress, void *ctx,
+                          char *msg, size_t cap)
 {
     static const char *const H[] = {"model",
                                     "platform",
@@ -754,10 +779,23 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
     return e;
 }
 
+/* One zoo for every row's scenario. */
+gq_err sim_validate(const measured_set *ms, const char *file, const sim_request *request, gq_table *rows,
+                    double *median_pct, double *mean_pct, size_t *scored_rows, sim_progress progress, void *ctx,
+                    char *msg, size_t cap)
+{
+    sim_request base;
+    gq_zoo zoo;
+    sim_request_share_zoo(request, &base, &zoo);
+    const gq_err e = validate_in(ms, file, &base, rows, median_pct, mean_pct, scored_rows, progress, ctx, msg, cap);
+    zoo_free(&zoo);
+    return e;
+}
+
 /* ---- a grid of configurations ------------------------------------------------------------------------- */
 
-gq_err sim_grid(const measured_set *grid, const char *file, const sim_request *base, size_t lo, size_t hi,
-                gq_table *rows, sim_progress_n progress, void *ctx, char *msg, size_t cap)
+static gq_err grid_in(const measured_set *grid, const char *file, const sim_request *base, size_t lo, size_t hi,
+                      gq_table *rows, sim_progress_n progress, void *ctx, char *msg, size_t cap)
 {
     if (rows->ncols == 0) {
         const char *h[1 + sizeof SIM_COLUMNS / sizeof SIM_COLUMNS[0]] = {"line"};
@@ -796,6 +834,18 @@ gq_err sim_grid(const measured_set *grid, const char *file, const sim_request *b
     return GQ_OK;
 }
 
+/* One zoo for every row's scenario. */
+gq_err sim_grid(const measured_set *grid, const char *file, const sim_request *request, size_t lo, size_t hi,
+                gq_table *rows, sim_progress_n progress, void *ctx, char *msg, size_t cap)
+{
+    sim_request base;
+    gq_zoo zoo;
+    sim_request_share_zoo(request, &base, &zoo);
+    const gq_err e = grid_in(grid, file, &base, lo, hi, rows, progress, ctx, msg, cap);
+    zoo_free(&zoo);
+    return e;
+}
+
 double sim_grid_cost_s(const measured_row *row, const sim_request *base)
 {
     if (base->engine == ENGINE_ANALYTIC) return 0.001;
@@ -820,7 +870,7 @@ double sim_grid_cost_s(const measured_row *row, const sim_request *base)
     return sim_simgrid_cost_s(&cl, q.sync, (int)row->gpus, q.iterations, buckets);
 }
 
-void sim_grid_blocks(const measured_set *grid, const sim_request *base, int ranks, size_t *bounds)
+static void grid_blocks_in(const measured_set *grid, const sim_request *base, int ranks, size_t *bounds)
 {
     double total = 0, *cost = malloc((grid->n + 1) * sizeof *cost);
     for (size_t i = 0; i < grid->n; i++) total += cost ? (cost[i] = sim_grid_cost_s(&grid->rows[i], base)) : 1;
@@ -833,4 +883,14 @@ void sim_grid_blocks(const measured_set *grid, const sim_request *base, int rank
     }
     bounds[ranks] = grid->n;
     free(cost);
+}
+
+/* One zoo for every row's scenario. */
+void sim_grid_blocks(const measured_set *grid, const sim_request *request, int ranks, size_t *bounds)
+{
+    sim_request base;
+    gq_zoo zoo;
+    sim_request_share_zoo(request, &base, &zoo);
+    grid_blocks_in(grid, &base, ranks, bounds);
+    zoo_free(&zoo);
 }

@@ -50,6 +50,8 @@ typedef struct {
     int ef;                   /* error feedback: EF_AUTO (on for the biased quantizers), EF_ON, EF_OFF */
     const char *framework;    /* a preset (frameworks.h) for the parameters not given; NULL: none */
     unsigned long long given; /* which run parameters were set (bit k: RUN_PARAMS[k]), by run_param_set */
+    gq_zoo *zoo; /* a zoo loaded with gpu_file's rows, shared by the scenarios opened from this request; NULL: each
+                  * scenario loads its own (sim_request_share_zoo) */
 } sim_request;
 
 /* The run parameters' defaults (run_params.c): ps-sharded, overlap on,
@@ -57,6 +59,12 @@ typedef struct {
  * on the GPU at its profile's cost, GPUs as unequal as published
  * (SIM_GPU_SPREAD_CV). */
 void sim_request_defaults(sim_request *q);
+
+/* For a caller about to open many scenarios from one request (advise, report, validate, a sweep's grid): *shared is
+ * *q with one zoo, loaded here into *zoo, that all of them use instead of parsing every model each. Where q already
+ * shares one, or the zoo does not load (each scenario then reports why, as it would have), *shared is *q. zoo_free(zoo)
+ * after the last scenario is closed. */
+void sim_request_share_zoo(const sim_request *q, sim_request *shared, gq_zoo *zoo);
 
 /* How unequal identical GPUs are when a run names no spread: Sinha et al., "Not All GPUs Are Created Equal" (SC22;
  * arXiv 2208.11035v3) measured an 8% average performance variation across the GPUs of five clusters, variation
@@ -73,7 +81,8 @@ double sim_slowest_of(int gpus, double cv);
 /* A request resolved. */
 typedef struct {
     sim_request req;
-    gq_zoo zoo;
+    gq_zoo *zoo; /* the request's shared zoo, else own_zoo */
+    gq_zoo own_zoo;
     const model_t *model;
     cluster_spec cluster;
     const gpu_spec *gpu;
