@@ -777,8 +777,9 @@ static int cmd_advise(int argc, char **argv)
                EXIT_USAGE;
     /* on the heap, and only where curves are given: 2 MB of them in static storage were scanned by
      * LeakSanitizer at every exit of gqsim */
-    tta_curve *curves = a.accuracy_curve || a.train ? calloc(MAX_QUANTS * 4, sizeof *curves) : NULL;
-    if ((a.accuracy_curve || a.train) && !curves) return cli_error("advise: out of memory"), 1;
+    const int with_curves = a.accuracy_curve || a.train;
+    tta_curve *curves = with_curves ? calloc(MAX_QUANTS * 4, sizeof *curves) : NULL;
+    if (with_curves && !curves) return cli_error("advise: out of memory"), 1;
     const double dataset = a.dataset_size ? (double)a.dataset_size : 1281167;
     int ncurves = a.accuracy_curve ? cli_read_curves(a.accuracy_curve, dataset, curves, MAX_QUANTS * 4) : 0;
     if (ncurves < 0) return free(curves), 1;

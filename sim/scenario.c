@@ -870,7 +870,7 @@ double sim_grid_cost_s(const measured_row *row, const sim_request *base)
     return sim_simgrid_cost_s(&cl, q.sync, (int)row->gpus, q.iterations, buckets);
 }
 
-static void grid_blocks_in(const measured_set *grid, const sim_request *base, int ranks, size_t *bounds)
+void sim_grid_blocks(const measured_set *grid, const sim_request *base, int ranks, size_t *bounds)
 {
     double total = 0, *cost = malloc((grid->n + 1) * sizeof *cost);
     for (size_t i = 0; i < grid->n; i++) total += cost ? (cost[i] = sim_grid_cost_s(&grid->rows[i], base)) : 1;
@@ -883,14 +883,4 @@ static void grid_blocks_in(const measured_set *grid, const sim_request *base, in
     }
     bounds[ranks] = grid->n;
     free(cost);
-}
-
-/* One zoo for every row's scenario. */
-void sim_grid_blocks(const measured_set *grid, const sim_request *request, int ranks, size_t *bounds)
-{
-    sim_request base;
-    gq_zoo zoo;
-    sim_request_share_zoo(request, &base, &zoo);
-    grid_blocks_in(grid, &base, ranks, bounds);
-    zoo_free(&zoo);
 }
