@@ -117,7 +117,7 @@ mutations=(
   'quant/orq.c|nidx[l] + w == idx[l] |nidx[l] + w + 1 == idx[l] |orq edge search: a level moved down to its band edge not searched again'
   'quant/orq.c|moved = edges ? r == 2 : r != 0;|moved = r != 0;|orq edge search: a band after every improving band'
   'quant/orq.c|k <= ORQ_FEW_LEVELS ? ORQ_EDGE_CANDIDATES_FEW|k < ORQ_FEW_LEVELS ? ORQ_EDGE_CANDIDATES_FEW|orq edge candidates: 5 levels take the 64'
-  'quant/orq.c|add_candidate(c, t * (d - 1) / (m - 1));|add_candidate(c, t * (d - 1) / m);|orq edge candidates: not spread to the last edge'
+  'quant/orq.c|const size_t step = (d - 1) / (m - 1), extra|const size_t step = (d - 1) / m, extra|orq edge candidates: not spread to the last edge'
   'quant/orq.c|return (a + c) * qz_sum1(s, i, j) - a * c * qz_nelem(s, i, j);|return (a + c) * qz_sum1(s, i, j) + a * c * qz_nelem(s, i, j);|orq search: an interval cost of the wrong sign'
   'quant/qz_sorted.c|at[i] = (t < top ? t : top) + 1;|at[i] = (t < top ? t : top);|histogram: elements one bin low'
   'quant/qz_sorted.c|const double o0 = cnt[first], o1 = s1[first];|const double o0 = cnt[first], o1 = s1[first - 1];|histogram: blocks of sums offset by a short total'
