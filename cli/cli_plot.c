@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli_util.h"
 
@@ -131,6 +132,12 @@ static const char *base_of(const char *path)
     return b ? b + 1 : path;
 }
 
+/* A file name as a program's argument: "./-k.gp" for "-k.gp", which gnuplot would read as an option. */
+static void as_argument(char *dst, size_t cap, const char *name)
+{
+    snprintf(dst, cap, "%s%s", *name == '-' ? "./" : "", name);
+}
+
 int cli_plot(const char *script_name, const char *out, const char *data, const gp_vars *vars)
 {
     const char *script = gq_plot_script(script_name);
@@ -149,7 +156,9 @@ int cli_plot(const char *script_name, const char *out, const char *data, const g
     gp_vars text = {0};
     vput(&text, "# Written by gqsim with %s and %s. Re-run from this directory:\n#   gnuplot ", base_of(dat),
          base_of(out));
-    vquote(&text, base_of(gp));
+    char arg[4400];
+    as_argument(arg, sizeof arg, base_of(gp));
+    vquote(&text, arg);
     vput(&text, "\n# (to restyle, edit the variables and the script below).\n");
     vput(&text, "if (!exists(\"datafile\")) {\n    datafile = ");
     vquote(&text, base_of(dat));
@@ -176,7 +185,9 @@ int cli_plot(const char *script_name, const char *out, const char *data, const g
         snprintf(dir, sizeof dir, ".");
     else
         snprintf(dir, sizeof dir, "%.*s", (int)(b - out), out);
-    const char *argv[] = {"gnuplot", "-e", names.s, base_of(gp_tmp), NULL};
+    char script_arg[4400];
+    as_argument(script_arg, sizeof script_arg, base_of(gp_tmp));
+    const char *argv[] = {"gnuplot", "-e", names.s, script_arg, NULL};
     char why[512];
     int st = cli_run_program(argv, dir, why, sizeof why);
     gpv_free(&names);
@@ -185,6 +196,14 @@ int cli_plot(const char *script_name, const char *out, const char *data, const g
             cli_error("%s: gnuplot is not installed (apt-get install gnuplot-nox, or run scripts/bootstrap.sh)", out);
         else
             cli_error("%s: gnuplot failed: %s", out, why);
+        return -1;
+    }
+    /* gnuplot can end well having drawn nothing (a script it did not read): no empty figure is kept */
+    struct stat fig;
+    if (stat(fig_tmp, &fig) != 0 || fig.st_size == 0) {
+        char *nl = strchr(why, '\n');
+        if (nl) *nl = '\0';
+        cli_error("%s: gnuplot drew nothing%s%s", out, why[0] ? ": " : "", why);
         return -1;
     }
     return 0;

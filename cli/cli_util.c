@@ -2,6 +2,7 @@
 #include "cli_util.h"
 
 #include "gq_file.h"
+#include "gq_number.h"
 #include "user_tables.h"
 
 #include <errno.h>
@@ -29,15 +30,34 @@ void cli_one_line(char *dst, size_t cap, const char *src)
     if (cap) dst[n] = '\0';
 }
 
+int cli_clip_len(const char *s)
+{
+    const size_t n = strlen(s);
+    return n <= CLI_CLIP_WHOLE ? (int)n : CLI_CLIP_KEEP;
+}
+
+const char *cli_clip_tail(const char *s) { return strlen(s) <= CLI_CLIP_WHOLE ? "" : "..."; }
+
 void cli_error(const char *fmt, ...)
 {
+    /* the whole line in one write: under mpirun every rank's stderr meets in one stream, where pieces written apart
+     * interleave with another rank's */
+    char line[4096];
+    int n = snprintf(line, sizeof line, "gqsim: %s%s", error_context ? error_context : "", error_context ? ": " : "");
     va_list ap;
     va_start(ap, fmt);
-    fputs("gqsim: ", stderr);
-    if (error_context) fprintf(stderr, "%s: ", error_context);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    if (n >= 0 && (size_t)n < sizeof line) n += vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
     va_end(ap);
+    if (n < 0) return;
+    if ((size_t)n >= sizeof line - 1) n = (int)sizeof line - 2; /* a longer line cut: it still ends */
+    line[n++] = '\n';
+    fflush(stderr);
+    for (size_t at = 0; at < (size_t)n;) {
+        const ssize_t w = write(STDERR_FILENO, line + at, (size_t)n - at);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break;
+        at += (size_t)w;
+    }
 }
 
 static int parse_u64(const char *opt, const char *s, uint64_t *v)
@@ -46,7 +66,7 @@ static int parse_u64(const char *opt, const char *s, uint64_t *v)
     errno = 0;
     unsigned long long x = strtoull(s, &end, 10);
     if (*s < '0' || *s > '9' || errno || *end) {
-        cli_error("%s '%s' is not a non-negative integer", opt, s);
+        cli_error("%s '%.*s%s' is not a non-negative integer", opt, CLI_CLIP(s));
         return -1;
     }
     *v = x;
@@ -59,7 +79,8 @@ int cli_parse_u64_in(const char *opt, const char *s, uint64_t lo, uint64_t hi, u
     errno = 0;
     unsigned long long x = strtoull(s, &end, 10);
     if (*s < '0' || *s > '9' || errno || *end || x < lo || x > hi) {
-        cli_error("%s '%s' must be an integer in %llu..%llu", opt, s, (unsigned long long)lo, (unsigned long long)hi);
+        cli_error("%s '%.*s%s' must be an integer in %llu..%llu", opt, CLI_CLIP(s), (unsigned long long)lo,
+                  (unsigned long long)hi);
         return -1;
     }
     *v = x;
@@ -68,11 +89,9 @@ int cli_parse_u64_in(const char *opt, const char *s, uint64_t lo, uint64_t hi, u
 
 int cli_parse_double_in(const char *opt, const char *s, double lo, double hi, int lo_open, double *v)
 {
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (end == s || errno || *end || !isfinite(x) || x > hi || x < lo || (lo_open && x == lo)) {
-        cli_error("%s '%s' must be a number in %c%g, %g]", opt, s, lo_open ? '(' : '[', lo, hi);
+    double x;
+    if (gq_parse_real_in(s, lo, lo_open, hi, &x) != 0) {
+        cli_error("%s '%.*s%s' must be a number in %c%g, %g]", opt, CLI_CLIP(s), lo_open ? '(' : '[', lo, hi);
         return -1;
     }
     *v = x;
@@ -83,11 +102,10 @@ int cli_parse_u64_list(const char *opt, const char *s, uint64_t *v, size_t cap, 
 {
     char buf[1024];
     if (strlen(s) >= sizeof buf || !*s) {
-        cli_error("%s '%s' is not a comma-separated list", opt, s);
+        cli_error("%s '%.*s%s' is not a comma-separated list of at most %zu values", opt, CLI_CLIP(s), cap);
         return -1;
     }
     strcpy(buf, s);
-    *count = 0;
     for (char *tok = buf, *next; tok; tok = next) {
         next = strchr(tok, ',');
         if (next) *next++ = '\0';
@@ -96,15 +114,20 @@ int cli_parse_u64_list(const char *opt, const char *s, uint64_t *v, size_t cap, 
             return -1;
         }
         if (parse_u64(opt, tok, &v[*count]) != 0) return -1;
+        for (size_t k = 0; k < *count; k++) /* a seed or a GPU count twice is one run counted twice */
+            if (v[k] == v[*count]) {
+                cli_error("%s: %llu is given twice", opt, (unsigned long long)v[k]);
+                return -1;
+            }
         ++*count;
     }
     return 0;
 }
 
-int cli_read_file(const char *path, unsigned char **data, size_t *size)
+int cli_read_file(const char *path, size_t limit, unsigned char **data, size_t *size)
 {
     char *text, msg[4200];
-    if (gq_read_file(path, SIZE_MAX - 1, 0, &text, size, msg, sizeof msg) != GQ_OK) {
+    if (gq_read_file(path, limit, 0, &text, size, msg, sizeof msg) != GQ_OK) {
         cli_error("%s", msg);
         return -1;
     }
@@ -112,11 +135,19 @@ int cli_read_file(const char *path, unsigned char **data, size_t *size)
     return 0;
 }
 
-int cli_read_f32(const char *path, float **data, size_t *n)
+int cli_read_f32(const char *path, uint64_t max_elements, float **data, size_t *n)
 {
     unsigned char *bytes;
     size_t size;
-    if (cli_read_file(path, &bytes, &size) != 0) return -1;
+    struct stat st; /* the size said before the file is read */
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size / 4 > max_elements) {
+        cli_error("%s holds %llu elements, more than --max-elements %llu (raise it to read a gradient this large)",
+                  path, (unsigned long long)st.st_size / 4, (unsigned long long)max_elements);
+        return -1;
+    }
+    if (cli_read_file(path, max_elements > SIZE_MAX / 4 - 4 ? SIZE_MAX - 1 : (size_t)max_elements * 4 + 3, &bytes,
+                      &size) != 0)
+        return -1;
     if (size == 0 || size % 4 != 0) {
         cli_error("%s: %s (a raw float32 file holds a non-zero multiple of 4 bytes, this one %zu)", path,
                   size == 0 ? "empty file" : "size is not a multiple of 4", size);
@@ -124,13 +155,12 @@ int cli_read_f32(const char *path, float **data, size_t *n)
         return -1;
     }
     *n = size / 4;
-    *data = gq_xmalloc(size);
+    *data = (float *)(void *)bytes;   /* malloc's memory is aligned for a float: converted in place, one copy */
     for (size_t i = 0; i < *n; i++) { /* the files are little-endian */
         uint32_t u = (uint32_t)bytes[4 * i] | (uint32_t)bytes[4 * i + 1] << 8 | (uint32_t)bytes[4 * i + 2] << 16 |
                      (uint32_t)bytes[4 * i + 3] << 24;
         memcpy(&(*data)[i], &u, 4);
     }
-    free(bytes);
     for (size_t i = 0; i < *n; i++)
         if (!isfinite((*data)[i])) {
             cli_error("%s: element %zu is %s (gradients must be finite)", path, i, isnan((*data)[i]) ? "NaN" : "Inf");
@@ -339,7 +369,9 @@ void cli_paired_ci(const double *a, const double *b, size_t n, double *mean, dou
     *lo = *mean - half, *hi = *mean + half;
 }
 
-/* Reads --accuracy-curve (sim/user_tables.c) into one-seed curves. @return curves or -1 after printing. */
+/* Reads --accuracy-curve (sim/user_tables.c) into curves of one seed, or of each seed of a seed column.
+ * @return curves or -1 after printing. */
+_Static_assert(ACC_CURVE_MAX_SEEDS <= TTA_MAX_SEEDS, "a file's seeds must fit a curve's");
 int cli_read_curves(const char *path, double dataset, tta_curve *curves, int cap)
 {
     char *text, msg[512];
@@ -354,9 +386,10 @@ int cli_read_curves(const char *path, double dataset, tta_curve *curves, int cap
         memset(&curves[k], 0, sizeof curves[k]);
         snprintf(curves[k].quant, sizeof curves[k].quant, "%s", read[k].quant);
         snprintf(curves[k].source, sizeof curves[k].source, "file %s, %.0f images per epoch", path, dataset);
-        curves[k].nseeds = 1;
+        curves[k].nseeds = read[k].nseeds;
         curves[k].epochs = read[k].epochs;
-        for (size_t i = 0; i < read[k].epochs; i++) curves[k].acc[0][i] = read[k].acc[i];
+        for (size_t si = 0; si < read[k].nseeds; si++)
+            for (size_t i = 0; i < read[k].epochs; i++) curves[k].acc[si][i] = read[k].acc[si][i];
     }
     free(read);
     return n;

@@ -15,6 +15,10 @@
 #include "zoo.h"
 
 #define EXIT_USAGE 2
+/* --max-elements' default: 2^27 elements, 512 MiB of float32, above VGG's largest tensor (fc6, 102,760,448) */
+#define CLI_MAX_ELEMENTS (UINT64_C(1) << 27)
+/* The largest text file (a CSV, a plan) any command reads */
+#define CLI_MAX_TEXT_BYTES ((size_t)16 << 20)
 
 /* "gqsim: [CONTEXT: ]<message>" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -23,17 +27,26 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_error_context(const char *where);
 /* src with control characters (newlines) as spaces, for one-line outputs. */
 void cli_one_line(char *dst, size_t cap, const char *src);
+/* A user's value quoted in a message: whole up to CLI_CLIP_WHOLE characters, else its first CLI_CLIP_KEEP and
+ * "...", so that a 300-value list is not echoed back whole. Use with "%.*s%s": cli_error("'%.*s%s'", CLI_CLIP(v)). */
+#define CLI_CLIP_WHOLE 60
+#define CLI_CLIP_KEEP 40
+#define CLI_CLIP(s) cli_clip_len(s), (s), cli_clip_tail(s)
+int cli_clip_len(const char *s);
+const char *cli_clip_tail(const char *s);
 
 /* A number for option `opt`: one line naming the option and the range when it is not one in it. */
 int cli_parse_u64_in(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t *v);
 /* [lo, hi], or (lo, hi] with lo_open. */
 int cli_parse_double_in(const char *opt, const char *s, double lo, double hi, int lo_open, double *v);
-/* Comma-separated unsigned list, e.g. "128,512,2048"; at most cap items. */
+/* Comma-separated unsigned list, e.g. "128,512,2048", appended to the *count values already in v (an option
+ * given again adds to its list); at most cap items, and no value twice. */
 int cli_parse_u64_list(const char *opt, const char *s, uint64_t *v, size_t cap, size_t *count);
 
-/* Reads a whole raw little-endian float32 file. @return 0, or -1 after printing. */
-int cli_read_f32(const char *path, float **data, size_t *n);
-int cli_read_file(const char *path, unsigned char **data, size_t *size);
+/* Reads a whole raw little-endian float32 file of at most max_elements elements. @return 0, or -1 after printing. */
+int cli_read_f32(const char *path, uint64_t max_elements, float **data, size_t *n);
+/* Reads a whole file of at most limit bytes. @return 0, or -1 after printing. */
+int cli_read_file(const char *path, size_t limit, unsigned char **data, size_t *size);
 
 /* ---- outputs (cli_out.c) ----------------------------------------------------------
  * Every output file is staged: written as a fresh PATH.tmp.XXXXXX (created

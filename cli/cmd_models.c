@@ -163,9 +163,10 @@ static int gpus_list(int argc, char **argv)
     gq_zoo z;
     if (cli_zoo_load(&z, NULL) != 0) return 1;
     model_zoo view = zoo_view(&z);
-    static const char *const H[] = {"gpu", "peak_fp32_tflops", "mem_bw_gbs", "measured_rows", "fit_scale", "source"};
+    static const char *const H[] = {"gpu",           "peak_fp32_tflops", "mem_bw_gbs", "compute_capability",
+                                    "measured_rows", "fit_scale",        "source"};
     gq_table t;
-    table_init(&t, H, 6);
+    table_init(&t, H, 7);
     for (size_t i = 0; i < z.gpus.ngpus; i++) {
         const gpu_spec *g = &z.gpus.gpus[i];
         int rows = 0, pts;
@@ -174,7 +175,9 @@ static int gpus_list(int argc, char **argv)
         gpu_fit(&z.gpus, &view, g, NULL, coef, &scale, &pts);
         char effs[32] = "-";
         if (scale > 0) snprintf(effs, sizeof effs, "%.4f", scale);
-        table_row(&t, "%s\t%.4g\t%.4g\t%d\t%s\t%s", g->name, g->peak_flops / 1e12, g->mem_bw / 1e9, rows, effs,
+        char cc[16] = ""; /* empty where the file does not say */
+        if (g->compute_capability > 0) snprintf(cc, sizeof cc, "%.1f", g->compute_capability);
+        table_row(&t, "%s\t%.4g\t%.4g\t%s\t%d\t%s\t%s", g->name, g->peak_flops / 1e12, g->mem_bw / 1e9, cc, rows, effs,
                   g->source);
     }
     table_print(&t, fmt);

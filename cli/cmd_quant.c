@@ -52,7 +52,12 @@ static size_t encode_alloc(const qz_params *p, const float *x, size_t n, uint64_
     size_t r = qz_encode(buf, cap, x, n, p, seed, work, wcap);
     free(work);
     if (gq_is_error(r)) {
-        cli_error("%s: %s", what, gq_strerror(gq_error_code(r)));
+        if (gq_error_code(r) == GQ_ERR_RANGE)
+            cli_error("%s: a value of magnitude %g or more, which %s does not take (its products would overflow "
+                      "float)",
+                      what, (double)qz_largest_input(p), qz_name(p->id));
+        else
+            cli_error("%s: %s", what, gq_strerror(gq_error_code(r)));
         free(buf);
         return 0;
     }
@@ -60,8 +65,8 @@ static size_t encode_alloc(const qz_params *p, const float *x, size_t n, uint64_
     return r;
 }
 
-/* Decodes a buffer from an untrusted file; @return n, or 0 after printing. */
-static size_t decode_alloc(const unsigned char *buf, size_t size, const char *what, float **out)
+/* Decodes a buffer from an untrusted file, of at most max_elements elements; @return n, or 0 after printing. */
+static size_t decode_alloc(const unsigned char *buf, size_t size, const char *what, uint64_t max_elements, float **out)
 {
     qz_header h;
     gq_err e = qz_peek(buf, size, &h);
@@ -69,10 +74,21 @@ static size_t decode_alloc(const unsigned char *buf, size_t size, const char *wh
         cli_error("%s: %s", what, gq_strerror(e));
         return 0;
     }
-    /* a header's count is only a claim: a payload too short for it is refused before any allocation */
-    const size_t exact = h.n <= SIZE_MAX ? qz_exact_size(&h.params, (size_t)h.n) : gq_error_result(GQ_ERR_TOO_LARGE);
-    if (!gq_is_error(exact) && size < exact) {
-        cli_error("%s: %s", what, gq_strerror(GQ_ERR_TRUNCATED));
+    /* a header's count is only a claim, checked before any allocation: against what the payload can hold (its exact
+     * size, or the least any buffer of that many elements takes), then against the limit, for a count that a small
+     * buffer can legitimately hold (a QSGD Elias tensor of zeros in one bucket, top-k of a tiny ratio) */
+    const size_t least = h.n <= SIZE_MAX ? qz_least_size(&h.params, (size_t)h.n) : gq_error_result(GQ_ERR_TOO_LARGE);
+    if (gq_is_error(least) || size < least) {
+        char need[32] = "more than 2^64";
+        if (!gq_is_error(least)) snprintf(need, sizeof need, "%zu", least);
+        cli_error("%s: %s (its header claims %llu elements, which take at least %s bytes; it has %zu)", what,
+                  gq_strerror(GQ_ERR_TRUNCATED), (unsigned long long)h.n, need, size);
+        return 0;
+    }
+    if (h.n > max_elements) {
+        cli_error("%s: its header claims %llu elements, more than --max-elements %llu (raise it to decode a tensor "
+                  "this large)",
+                  what, (unsigned long long)h.n, (unsigned long long)max_elements);
         return 0;
     }
     float *y = h.n <= SIZE_MAX / sizeof(float) ? malloc((size_t)h.n * sizeof *y) : NULL;
@@ -90,17 +106,23 @@ static size_t decode_alloc(const unsigned char *buf, size_t size, const char *wh
     return r;
 }
 
+/* Writes y as little-endian float32, a block at a time (no second copy of a large tensor). */
 static int write_f32(const char *path, const float *y, size_t n)
 {
-    unsigned char *bytes = gq_xcalloc(n, 4);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t u;
-        memcpy(&u, &y[i], 4);
-        for (int b = 0; b < 4; b++) bytes[4 * i + b] = (unsigned char)(u >> (8 * b));
+    FILE *f;
+    if (cli_stage_stream(path, &f) != 0) return -1;
+    unsigned char block[65536];
+    for (size_t i = 0; i < n;) {
+        const size_t m = n - i < sizeof block / 4 ? n - i : sizeof block / 4;
+        for (size_t k = 0; k < m; k++) {
+            uint32_t u;
+            memcpy(&u, &y[i + k], 4);
+            for (int b = 0; b < 4; b++) block[4 * k + b] = (unsigned char)(u >> (8 * b));
+        }
+        if (fwrite(block, 4, m, f) != m) break; /* the stream's error is reported when it is closed */
+        i += m;
     }
-    int rc = cli_write_file(path, bytes, n * 4);
-    free(bytes);
-    return rc;
+    return cli_close_stream(path, f);
 }
 
 /* ---- list -------------------------------------------------------------------------- */
@@ -136,6 +158,7 @@ static int quant_list(int argc, char **argv)
 static int parse_codec_args(int argc, char **argv, cli_cmd id, cli_args *a)
 {
     memset(a, 0, sizeof *a);
+    a->max_elements = CLI_MAX_ELEMENTS;
     return cli_parse_command(id, argc, argv, a);
 }
 
@@ -152,14 +175,14 @@ static int encode_common(const cli_args *a, const char *cmd, int decode_too)
     }
     float *x;
     size_t n;
-    if (cli_read_f32(a->input, &x, &n) != 0) return 1;
+    if (cli_read_f32(a->input, a->max_elements, &x, &n) != 0) return 1;
     unsigned char *buf;
     size_t size = encode_alloc(&p, x, n, a->seed, a->input, &buf);
     int rc = 1;
     if (size == 0) goto out;
     if (decode_too) {
         float *y;
-        if (decode_alloc(buf, size, cmd, &y) == 0) goto out_buf;
+        if (decode_alloc(buf, size, cmd, a->max_elements, &y) == 0) goto out_buf;
         rc = write_f32(a->output, y, n) ? 1 : 0;
         free(y);
     } else {
@@ -193,9 +216,12 @@ static int quant_decode(int argc, char **argv)
     if (parse_codec_args(argc, argv, C_QUANT_DECODE, &a) != 0) return EXIT_USAGE;
     unsigned char *buf;
     size_t size;
-    if (cli_read_file(a.input, &buf, &size) != 0) return 1;
+    /* the largest buffer of --max-elements elements: 16 bytes each covers every codec's worst case (top-k's u64
+     * index and value is 12) */
+    const uint64_t limit = a.max_elements < (SIZE_MAX - 65536) / 16 ? a.max_elements * 16 + 65536 : SIZE_MAX - 1;
+    if (cli_read_file(a.input, (size_t)limit, &buf, &size) != 0) return 1;
     float *y;
-    size_t n = decode_alloc(buf, size, a.input, &y);
+    size_t n = decode_alloc(buf, size, a.input, a.max_elements, &y);
     free(buf);
     if (n == 0) return 1;
     int rc = write_f32(a.output, y, n) ? 1 : 0;
@@ -220,7 +246,7 @@ static int quant_bench(int argc, char **argv)
 {
     cli_args a;
     memset(&a, 0, sizeof a);
-    a.n = 1u << 22, a.trials = 5, a.seed = 1;
+    a.n = 1u << 22, a.trials = 5, a.seed = 1, a.max_elements = CLI_MAX_ELEMENTS;
     if (cli_parse_command(C_QUANT_BENCH, argc, argv, &a)) return EXIT_USAGE;
     openblas_set_num_threads(1); /* PowerSGD's GEMMs on one core, as every codec here runs */
     const char *specs[MAX_QUANTS], *dist = a.ndist ? a.dist[0] : "gaussian";
@@ -235,7 +261,7 @@ static int quant_bench(int argc, char **argv)
         if (parse_quant(specs[k], &params[k]) != 0) return EXIT_USAGE;
 
     size_t count = (size_t)n;
-    float *x = gradgen(dist, &count, seed);
+    float *x = gradgen(dist, &count, seed, a.max_elements);
     if (!x) return 1;
 
     static const char *const H[] = {"quant",
@@ -295,7 +321,7 @@ static int quant_sweep(int argc, char **argv)
 {
     cli_args a;
     memset(&a, 0, sizeof a);
-    a.n = 1u << 18, a.trials = 3, a.seed = 1;
+    a.n = 1u << 18, a.trials = 3, a.seed = 1, a.max_elements = CLI_MAX_ELEMENTS;
     static const uint64_t BUCKETS[] = {128, 512, 2048, 8192, 32768}, LEVELS[] = {3, 5, 9};
     memcpy(a.bucket, BUCKETS, sizeof BUCKETS), a.nbucket = 5;
     memcpy(a.levels, LEVELS, sizeof LEVELS), a.nlevels = 3;
@@ -327,7 +353,7 @@ static int quant_sweep(int argc, char **argv)
     size_t done = 0, total = ndists * nbuckets * nsch;
     for (size_t d = 0; d < ndists && rc == 0; d++) {
         size_t count = (size_t)n;
-        float *x = gradgen(dists[d], &count, seed);
+        float *x = gradgen(dists[d], &count, seed, a.max_elements);
         if (!x) {
             rc = 1;
             break;
@@ -556,7 +582,7 @@ static int quant_gen(int argc, char **argv)
     const char *dist = a.ndist ? a.dist[0] : "gaussian", *output = a.output;
     const cli_args o = a;
     size_t n = (size_t)o.n;
-    float *x = gradgen(dist, &n, o.seed);
+    float *x = gradgen(dist, &n, o.seed, CLI_MAX_ELEMENTS); /* a named distribution: nothing is read */
     if (!x) return 1;
     int rc = write_f32(output, x, n) ? 1 : 0;
     free(x);

@@ -14,6 +14,7 @@
 #include "gq_csv.h"
 #include "gq_file.h"
 #include "options.h"
+#include "run_params.h"
 #include "scenario.h"
 #include "sim_args.h"
 #include "trainer.h"
@@ -148,7 +149,16 @@ static int cmd_simulate(int argc, char **argv)
         size_t size;
         if (a.nquant)
             return scenario_close(&s), cli_error("--plan gives every tensor's codec: no --quant with it"), EXIT_USAGE;
-        if (cli_read_file(a.plan, &text, &size) != 0) return scenario_close(&s), 1;
+        /* nor a policy over which tensors travel in fp32: the plan names its fp32 tensors too (advise --per-tensor
+         * folds the search's own --fp32-below into the plan it writes) */
+        for (const char *const *key = (const char *const[]){"fp32_below", "fp32_last", NULL}; *key; key++)
+            if (run_param_given(run_param_by_key(*key), &a.req))
+                return scenario_close(&s),
+                       cli_error("--plan with %s: the plan names each tensor's codec, the fp32 ones too, so %s would "
+                                 "change nothing (edit the plan's codec column instead)",
+                                 run_param_by_key(*key)->flag, run_param_by_key(*key)->flag),
+                       EXIT_USAGE;
+        if (cli_read_file(a.plan, CLI_MAX_TEXT_BYTES, &text, &size) != 0) return scenario_close(&s), 1;
         const gq_err pe = tensor_plan_parse((const char *)text, size, a.plan, s.model, &plan, msg, sizeof msg);
         free(text);
         if (pe != GQ_OK) return scenario_close(&s), cli_error("%s", msg), cli_exit_of(pe);
@@ -374,7 +384,7 @@ static int read_measured(const char *path, int grid, measured_set *ms)
     unsigned char *text;
     size_t size;
     char msg[1024];
-    if (cli_read_file(path, &text, &size) != 0) return 1;
+    if (cli_read_file(path, CLI_MAX_TEXT_BYTES, &text, &size) != 0) return 1;
     const gq_err e = (grid ? measured_parse_grid : measured_parse)((const char *)text, size, path, ms, msg, sizeof msg);
     free(text);
     if (e != GQ_OK) return cli_error("%s", e == GQ_ERR_NOMEM ? "out of memory" : msg), 1;
@@ -700,7 +710,7 @@ static int advise_plot(const char *path, const gq_table *rows, const char *model
                  atof(below) > 0 ? ", fp32 below " : "", atof(below) > 0 ? below : "", table_cell(rows, r, cc));
         ptr[r - 1] = labels[r - 1];
         const char *x = table_cell(rows, r, xc);
-        fprintf(f, "%zu %s %d\n", r - 1, *x && strcmp(x, "nan") != 0 ? x : "0", search);
+        fprintf(f, "%zu %s %d\n", r - 1, *x ? x : "0", search);
         if (atof(x) > xmax) xmax = atof(x);
     }
     if (fclose(f) != 0) return free(dat), free(labels), free(ptr), -1;
@@ -777,16 +787,21 @@ static int cmd_advise(int argc, char **argv)
                EXIT_USAGE;
     /* on the heap, and only where curves are given: 2 MB of them in static storage were scanned by
      * LeakSanitizer at every exit of gqsim */
+    /* spread over mpirun's ranks: every rank agrees on every setting and input before any work */
+    train_comm comm = {0};
+    const int started = under_mpirun() ? cli_mpi_start(C_ADVISE, "advise", &comm, argc, argv) : 0;
+    if (started != 0) return started;
     const int with_curves = a.accuracy_curve || a.train;
     tta_curve *curves = with_curves ? calloc(MAX_QUANTS * 4, sizeof *curves) : NULL;
-    if (with_curves && !curves) return cli_error("advise: out of memory"), 1;
     const double dataset = a.dataset_size ? (double)a.dataset_size : 1281167;
-    int ncurves = a.accuracy_curve ? cli_read_curves(a.accuracy_curve, dataset, curves, MAX_QUANTS * 4) : 0;
-    if (ncurves < 0) return free(curves), 1;
-    train_comm comm = {0};
-    char cmsg[256];
-    if (under_mpirun() && comm_mpi_open(&comm, cmsg, sizeof cmsg) != GQ_OK)
-        return cli_error("advise: %s", cmsg), free(curves), 1;
+    int ncurves = !with_curves || !curves ? 0
+                  : a.accuracy_curve      ? cli_read_curves(a.accuracy_curve, dataset, curves, MAX_QUANTS * 4)
+                                          : 0;
+    if ((with_curves && !curves) || ncurves < 0) {
+        if (!curves && with_curves) cli_error("advise: out of memory");
+        if (comm.size > 1) comm_mpi_close(&comm);
+        return free(curves), 1;
+    }
     if (a.train) { /* every quantizer searched, trained here (the runs spread over the ranks) */
         const char *const *quants = a.nquant ? a.quant : ADVISE_QUANTS;
         size_t nq = a.nquant;
@@ -924,13 +939,16 @@ static int cmd_sweep(int argc, char **argv)
     if (cli_parse_command(C_SWEEP, argc, argv, &a)) return EXIT_USAGE;
     measured_set grid;
     char msg[1024];
-    if (read_measured(a.grid, 1, &grid) != 0) return 1;
+    /* spread over mpirun's ranks: every rank agrees on every setting and on the grid's contents before any work */
+    train_comm comm = {0};
+    const int started = under_mpirun() ? cli_mpi_start(C_SWEEP, "sweep", &comm, argc, argv) : 0;
+    if (started != 0) return started;
+    if (read_measured(a.grid, 1, &grid) != 0) {
+        if (comm.size > 1) comm_mpi_close(&comm);
+        return 1;
+    }
     gq_err e;
     const sim_request q = cli_request_of(&a);
-    train_comm comm = {0};
-    char cmsg[256];
-    if (under_mpirun() && comm_mpi_open(&comm, cmsg, sizeof cmsg) != GQ_OK)
-        return measured_free(&grid), cli_error("sweep: %s", cmsg), 1;
     const int ranks = comm.size > 1 ? comm.size : 1, rank = comm.size > 1 ? comm.rank : 0;
     size_t *bounds = gq_xcalloc((size_t)ranks + 1, sizeof *bounds);
     sim_grid_blocks(&grid, &q, ranks, bounds); /* the same blocks on every rank: a function of the grid alone */

@@ -191,34 +191,6 @@ static size_t seeds_of(const cli_args *a, uint64_t *seeds)
 
 /* ---- train ------------------------------------------------------------------------------------------ */
 
-/* Before any work, every rank's settings against rank 0's: ranks started with another quantizer, seed or
- * limit would otherwise wait forever for messages of other sizes, or train something else unnoticed.
- * Every rank learns every rank's settings, so all of them say the same line and end together.
- * @return 0, or -1 after printing. */
-static int ranks_agree(train_comm *comm, int argc, char **argv)
-{
-    const char *names[128];
-    double mine[128];
-    const int n = cli_settings_fingerprint(C_TRAIN, argc, argv, names, mine, 128);
-    double *all = gq_xcalloc((size_t)comm->size * (size_t)n, sizeof *all);
-    if (comm->allgather_doubles(comm, mine, n, all) != GQ_OK) {
-        free(all);
-        cli_error("train --mpi: the ranks could not compare their settings");
-        return -1;
-    }
-    for (int r = 1; r < comm->size; r++)
-        for (int k = 0; k < n; k++)
-            if (all[(size_t)r * n + k] != all[k]) {
-                cli_error("train --mpi: rank %d was started with another %s than rank 0 (every rank must run with "
-                          "the same settings)",
-                          r, names[k]);
-                free(all);
-                return -1;
-            }
-    free(all);
-    return 0;
-}
-
 /* --dump-grads: each gradient a staged output in the directory, which is made only now that the run's
  * checks have passed (and removed again if the run fails after making it). */
 static int dump_gradient(void *dir, const char *name, const float *data, size_t n)
@@ -307,9 +279,8 @@ int cmd_train(int argc, char **argv)
                          "cluster:gpus-per-node=1,gpu=cpu,intra=pcie3,inter=0.05gbe,nodes=4)"),
                EXIT_USAGE;
     train_comm comm = {0};
-    char cmsg[256];
-    if (a.mpi && comm_mpi_open(&comm, cmsg, sizeof cmsg) != GQ_OK) return cli_error("--mpi: %s", cmsg), 1;
-    if (a.mpi && comm.size > 1 && ranks_agree(&comm, argc, argv) != 0) return comm_mpi_close(&comm), EXIT_USAGE;
+    const int started = a.mpi ? cli_mpi_start(C_TRAIN, "train --mpi", &comm, argc, argv) : 0;
+    if (started != 0) return started;
     const int rank = a.mpi ? comm.rank : 0;
     if (a.mpi) { /* the world size is the worker count: a --workers that says otherwise is an error, not ignored */
         const int workers_given = cli_option_given(C_TRAIN, argc, argv, "--workers");

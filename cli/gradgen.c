@@ -24,12 +24,12 @@ int gradgen_check(const char *dist)
     return -1;
 }
 
-float *gradgen(const char *dist, size_t *n, uint64_t seed)
+float *gradgen(const char *dist, size_t *n, uint64_t seed, uint64_t max_elements)
 {
     if (!gradgen_is_named(dist)) {
         if (gradgen_check(dist) != 0) return NULL;
         float *x;
-        return cli_read_f32(dist, &x, n) == 0 ? x : NULL;
+        return cli_read_f32(dist, max_elements, &x, n) == 0 ? x : NULL;
     }
     float *x = malloc(*n * sizeof *x);
     if (!x) {

@@ -11,9 +11,9 @@ extern const char *const GRADGEN_DISTS[];
 
 /* Fills a new array: `dist` is gaussian, laplace, uniform or student-t (3
  * degrees of freedom, heavy-tailed), scaled to a typical gradient magnitude
- * (1e-3), or a path to a raw float32 file (then *n is the file's length).
- * @return the array, or NULL after printing an error. */
-float *gradgen(const char *dist, size_t *n, uint64_t seed);
+ * (1e-3), or a path to a raw float32 file of at most max_elements elements
+ * (then *n is the file's length). @return the array, or NULL after printing an error. */
+float *gradgen(const char *dist, size_t *n, uint64_t seed, uint64_t max_elements);
 
 /* 0 if `dist` is a distribution's name or looks like a file; else -1 after
  * printing (a usage error, found before any work). */

@@ -1,10 +1,13 @@
 /* The option table and its parser; see options.h. */
 #include "options.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <xxhash.h>
 
 #include "cli_util.h"
 #include "codec_cost.h"
@@ -60,9 +63,12 @@ typedef struct {
     int (*parse)(const char *v, cli_args *a); /* T_ENUM: 0, or -1 if not one of `allowed` */
     const char *allowed;
     const char *help;
-    /* where a run's output goes or its input lies on one machine: free to differ between the MPI
-     * ranks of one `train --mpi` (every other option must agree, cli_settings_fingerprint) */
+    /* where a run's output goes: free to differ between the MPI ranks of one run (every other option must agree,
+     * cli_settings_fingerprint) */
     int per_rank;
+    /* names an input file (or a directory of them): the ranks compare its contents, not its name, which may differ
+     * from machine to machine (a regular file's bytes; a directory's files, by name and bytes) */
+    int input;
     const run_param *rp; /* a run parameter's row: its value lives in cli_args.req */
 } cli_option;
 
@@ -108,6 +114,7 @@ static int p_schedule(const char *v, cli_args *a)
 static const cli_option OPTIONS[] = {
     /* what to simulate or train */
     {.name = "--model",
+     .input = 1,
      .meta = "M",
      .type = T_STR,
      .field = F(model),
@@ -116,6 +123,7 @@ static const cli_option OPTIONS[] = {
      .check = CHK_MODEL,
      .help = "a built-in model ('gqsim models list') or a path to a .model file"},
     {.name = "--platform",
+     .input = 1,
      .meta = "P",
      .type = T_STR,
      .field = F(platform),
@@ -125,6 +133,7 @@ static const cli_option OPTIONS[] = {
      .help = "a built-in cluster ('gqsim platforms list'), cluster:gpus-per-node=G,gpu=NAME,intra=K,inter=K[,...], "
              "or a SimGrid XML file ('gqsim platforms xml NAME > my.xml')"},
     {.name = "--platform",
+     .input = 1,
      .meta = "P",
      .type = T_STRS,
      .field = F(platforms),
@@ -202,11 +211,13 @@ static const cli_option OPTIONS[] = {
      .required = B(C_MODELS_COMPUTE),
      .help = "the GPU ('gqsim gpus list'); default the platform's"},
     {.name = "--gpu-file",
+     .input = 1,
      .meta = "FILE.csv",
      .type = T_STR,
      .field = F(gpu_file),
      .cmds = SIMS | B(C_MODELS_COMPUTE) | B(C_SWEEP),
-     .help = "more GPUs: rows gpu,peak_fp32_tflops,mem_bw_gbs,source"},
+     .help = "more GPUs: rows gpu,peak_fp32_tflops,mem_bw_gbs[,compute_capability],source (the capability, 8.0 and "
+             "up, says a GPU has TF32)"},
     {.name = "--batch",
      .meta = "B",
      .type = T_U64,
@@ -265,6 +276,7 @@ static const cli_option OPTIONS[] = {
      .check = CHK_DIR,
      .help = "the same as --out (as the other commands name their output)"},
     {.name = "--per-tensor",
+     .per_rank = 1,
      .meta = "PLAN.csv",
      .type = T_STR,
      .field = F(per_tensor),
@@ -273,12 +285,14 @@ static const cli_option OPTIONS[] = {
      .help = "then the winner's codec tensor by tensor (fp32, fp16 or its quantizer, on the simulated critical "
              "path), written as a plan file for simulate --plan (one --platform, one --gpus)"},
     {.name = "--plan",
+     .input = 1,
      .meta = "PLAN.csv",
      .type = T_STR,
      .field = F(plan),
      .cmds = B(C_SIMULATE),
      .help = "each tensor's codec from a plan file (advise --per-tensor's: tensor,elements,codec), instead of --quant"},
     {.name = "--grid",
+     .input = 1,
      .meta = "FILE.csv",
      .type = T_STR,
      .field = F(grid),
@@ -286,6 +300,7 @@ static const cli_option OPTIONS[] = {
      .required = B(C_SWEEP),
      .help = "configurations, a row each, in validate's columns (model, platform, gpus required; measured ones not)"},
     {.name = "--measured",
+     .input = 1,
      .meta = "FILE.csv",
      .type = T_STR,
      .field = F(measured),
@@ -310,6 +325,7 @@ static const cli_option OPTIONS[] = {
      .check = CHK_OUTPUT,
      .help = "the output file"},
     {.name = "--input",
+     .input = 1,
      .meta = "FILE",
      .type = T_STR,
      .field = F(input),
@@ -351,6 +367,15 @@ static const cli_option OPTIONS[] = {
      .hi = 268435456.0,
      .cmds = B(C_QUANT_SWEEP),
      .help = "elements"},
+    {.name = "--max-elements",
+     .meta = "N",
+     .type = T_U64,
+     .field = F(max_elements),
+     .lo = 1,
+     .hi = 1099511627776.0,
+     .cmds = CODECS | B(C_QUANT_DECODE) | B(C_QUANT_BENCH) | B(C_QUANT_SWEEP),
+     .help = "the most elements a gradient file or an encoded buffer may hold (default 134217728 = 2^27, 512 MiB of "
+             "float32): a larger claim is refused before memory is taken"},
     {.name = "--trials",
      .meta = "T",
      .type = T_U64,
@@ -365,6 +390,7 @@ static const cli_option OPTIONS[] = {
      .cmds = B(C_QUANT_COSTS),
      .help = "the GPU model's fit instead: every published point, fitted and left out"},
     {.name = "--dist",
+     .input = 1,
      .meta = "D",
      .type = T_STRS,
      .field = F(dist),
@@ -374,6 +400,7 @@ static const cli_option OPTIONS[] = {
      .check = CHK_NAMED_DIST,
      .help = "gaussian|laplace|uniform|student-t"},
     {.name = "--dist",
+     .input = 1,
      .meta = "D|FILE.f32",
      .type = T_STRS,
      .field = F(dist),
@@ -383,6 +410,7 @@ static const cli_option OPTIONS[] = {
      .check = CHK_DIST,
      .help = "gaussian|laplace|uniform|student-t, or a gradient file"},
     {.name = "--dist",
+     .input = 1,
      .meta = "D|FILE.f32",
      .type = T_STRS,
      .field = F(dist),
@@ -423,6 +451,7 @@ static const cli_option OPTIONS[] = {
      .help = "nodes in the XML (default the spec's, else 1)"},
 
     {.name = "--pingpong",
+     .input = 1,
      .meta = "FILE.csv",
      .type = T_STR,
      .field = F(pingpong),
@@ -543,7 +572,7 @@ static const cli_option OPTIONS[] = {
      .cmds = B(C_TRAIN) | B(C_TTA) | B(C_ADVISE),
      .help = "test on the first N images (0: all)"},
     {.name = "--data",
-     .per_rank = 1,
+     .input = 1,
      .meta = "DIR",
      .type = T_STR,
      .field = F(data),
@@ -607,6 +636,7 @@ static const cli_option OPTIONS[] = {
      .cmds = B(C_ADVISE),
      .help = "with --accuracy-curve: rank by the time to reach this test accuracy (a fraction), not the iteration"},
     {.name = "--accuracy-curve",
+     .input = 1,
      .meta = "FILE.csv",
      .type = T_STR,
      .field = F(accuracy_curve),
@@ -623,6 +653,7 @@ static const cli_option OPTIONS[] = {
      .help = "with --accuracy-curve: the training time there is; alone, rank by the accuracy reached in it; with "
              "--target-accuracy, leave out what reaches the target later"},
     {.name = "--accuracy-curve",
+     .input = 1,
      .meta = "FILE.csv",
      .type = T_STR,
      .field = F(accuracy_curve),
@@ -689,6 +720,8 @@ static void build_options(void)
                                        .cmds = cmds,
                                        .allowed = p->meta ? p->meta : ALLOWED[k],
                                        .help = p->help,
+                                       /* a file's name as its value (--codec-costs FILE.csv): its contents agree */
+                                       .input = p->type == RP_TEXT && p->meta && strstr(p->meta, "FILE") != NULL,
                                        .rp = p};
         }
     }
@@ -703,6 +736,8 @@ static int set_param(const cli_option *o, const char *v, cli_args *a)
     switch (p->type) {
     case RP_REAL:
         if (cli_parse_double_in(o->name, v, p->lo, p->hi, p->lo_open, (double *)at)) return -1;
+        if (p->integral && *(double *)at != floor(*(double *)at)) /* bytes and elements are counted whole */
+            return cli_error("%s '%.*s%s' must be a whole number of %s", o->name, CLI_CLIP(v), p->unit), -1;
         return run_param_mark(p, &a->req), 0;
     case RP_COUNT: {
         uint64_t x;
@@ -722,7 +757,7 @@ static int set_param(const cli_option *o, const char *v, cli_args *a)
         if (run_param_set(p, &a->req, v, why, sizeof why) == GQ_OK) return 0;
         return cli_error("%s: %s", o->name, why), -1;
     }
-    return cli_error("%s '%s' is not %s", o->name, v, o->allowed), -1;
+    return cli_error("%s '%.*s%s' is not %s", o->name, CLI_CLIP(v), o->allowed), -1;
 }
 
 /* ---- the parser -------------------------------------------------------------------------------- */
@@ -739,11 +774,11 @@ static int check(const cli_option *o, const char *v)
     case CHK_DIST: return gradgen_check(v);
     case CHK_NAMED_DIST:
         if (gradgen_is_named(v)) return 0;
-        return cli_error("%s '%s' is not %s", o->name, v, o->help), -1;
+        return cli_error("%s '%.*s%s' is not %s", o->name, CLI_CLIP(v), o->help), -1;
     case CHK_QUANT: {
         qz_params q;
         if (qz_parse_spec(v, &q, msg, sizeof msg) == GQ_OK) return 0;
-        return cli_error("%s '%s': %s", o->name, v, msg), -1;
+        return cli_error("%s '%.*s%s': %s", o->name, CLI_CLIP(v), msg), -1;
     }
     case CHK_MODEL: { /* a built-in's name now (a usage error, as for a platform); a file's faults when it is read */
         const size_t len = strlen(v);
@@ -757,18 +792,49 @@ static int check(const cli_option *o, const char *v)
         }
         if (gq_match_name(v, names, n) >= 0) return 0;
         char near[96];
-        return cli_error("%s '%s': unknown model%s (built-in: %s; or a path to a .model file)", o->name, v,
-                         gq_did_you_mean(v, names, n, near, sizeof near), known),
+        return cli_error("%s '%.*s%s': unknown model%s (built-in: %s; or a path to a .model file)", o->name,
+                         CLI_CLIP(v), gq_did_you_mean(v, names, n, near, sizeof near), known),
                -1;
     }
     case CHK_PLATFORM: { /* a spec or a name now; a file's faults are data errors, found when it is read */
         size_t len = strlen(v);
         cluster_spec c;
         if ((len > 4 && strcmp(v + len - 4, ".xml") == 0) || cluster_parse(v, &c, msg, sizeof msg) == GQ_OK) return 0;
-        return cli_error("%s '%s': %s", o->name, v, msg), -1;
+        return cli_error("%s '%.*s%s': %s", o->name, CLI_CLIP(v), msg), -1;
     }
     default: return 0;
     }
+}
+
+/* Two values of a list option that name the same thing: the same text, or quantizer specs with the same canonical
+ * form ("terngrad" and "terngrad:pack=2bit"). */
+static int same_value(const cli_option *o, const char *x, const char *y)
+{
+    if (strcmp(x, y) == 0) return 1;
+    if (o->check != CHK_QUANT) return 0;
+    qz_params p, q;
+    char a[256], b[256];
+    if (qz_parse_spec(x, &p, NULL, 0) != GQ_OK || qz_parse_spec(y, &q, NULL, 0) != GQ_OK) return 0;
+    qz_format_spec(&p, a, sizeof a);
+    qz_format_spec(&q, b, sizeof b);
+    return strcmp(a, b) == 0;
+}
+
+/* An option that takes one value, given a second time (or under its other name: --out and --output): the first would
+ * be dropped without a word. */
+static int is_list(const cli_option *o) { return (o->type == T_STRS || o->type == T_U64S) && o->cap > 1; }
+
+static int given_before(const cli_option *o, const int *given)
+{
+    for (size_t k = 0; k < NALL; k++) {
+        if (!given[k] || is_list(&ALL[k])) continue;
+        const cli_option *g = &ALL[k];
+        if (g == o || (g->rp && g->rp == o->rp) ||
+            (!g->rp && !o->rp && g->type != T_ENUM && g->field == o->field && g->type == o->type &&
+             g->count == o->count))
+            return (int)k;
+    }
+    return -1;
 }
 
 static int set(const cli_option *o, const char *v, cli_args *a)
@@ -780,14 +846,19 @@ static int set(const cli_option *o, const char *v, cli_args *a)
     case T_FLAG: *(int *)(base + o->field) = 1; return 0;
     case T_ENUM:
         if (o->parse(v, a) == 0) return 0;
-        return cli_error("%s '%s' is not %s", o->name, v, o->allowed), -1;
+        return cli_error("%s '%.*s%s' is not %s", o->name, CLI_CLIP(v), o->allowed), -1;
     case T_STRS: {
         size_t *n = (size_t *)(base + o->count);
-        if (*n == o->cap) {
-            if (o->cap == 1) return cli_error("%s is given twice (it takes one value here)", o->name), -1;
-            return cli_error("%s: at most %zu", o->name, o->cap), -1;
-        }
-        ((const char **)(base + o->field))[(*n)++] = v;
+        if (*n == o->cap) return cli_error("%s: at most %zu", o->name, o->cap), -1;
+        const char **vals = (const char **)(base + o->field);
+        for (size_t k = 0; k < *n; k++) /* the same value twice would be searched, run or ranked twice */
+            if (same_value(o, vals[k], v)) {
+                if (strcmp(vals[k], v) == 0) return cli_error("%s '%.*s%s' is given twice", o->name, CLI_CLIP(v)), -1;
+                return cli_error("%s '%.*s%s' is the same as '%.*s%s', given before", o->name, CLI_CLIP(v),
+                                 CLI_CLIP(vals[k])),
+                       -1;
+            }
+        vals[(*n)++] = v;
         return 0;
     }
     case T_U64:
@@ -833,7 +904,7 @@ int cli_parse_args(cli_cmd cmd, const char *name, int argc, char **argv, cli_arg
                 a->positional = arg;
                 continue;
             }
-            cli_error("%s: unknown argument '%s' (see 'gqsim help %s')", name, arg, name);
+            cli_error("%s: unknown argument '%.*s%s' (see 'gqsim help %s')", name, CLI_CLIP(arg), name);
             return EXIT_USAGE;
         }
         const char *eq = strchr(arg, '=');
@@ -859,6 +930,17 @@ int cli_parse_args(cli_cmd cmd, const char *name, int argc, char **argv, cli_arg
             cli_error("option '%s' needs a value", o->name);
             return EXIT_USAGE;
         }
+        const int before = is_list(o) ? -1 : given_before(o, given);
+        if (before >= 0) {
+            if (ALL[before].name == o->name || strcmp(ALL[before].name, o->name) == 0)
+                cli_error("%s is given twice (it takes one value here)", o->name);
+            else
+                cli_error("%s and %s are the same option: give one", ALL[before].name, o->name);
+            return EXIT_USAGE;
+        }
+        /* a list given for the first time replaces its default (--workers 2 is [2], not the default's [4, 2]); given
+         * again, it adds to what was given */
+        if ((o->type == T_STRS || o->type == T_U64S) && !given[o - ALL]) *(size_t *)((char *)a + o->count) = 0;
         if (set(o, v, a) != 0 || (v && check(o, v) != 0)) return EXIT_USAGE;
         given[o - ALL] = 1;
     }
@@ -907,7 +989,50 @@ int cli_option_given(cli_cmd cmd, int argc, char **argv, const char *name)
     return 0;
 }
 
-int cli_settings_fingerprint(cli_cmd cmd, int argc, char **argv, const char **names, double *hashes, int cap)
+/* XXH3 of a regular file's bytes folded into h; 0 with *h untouched where it cannot be read whole. */
+static int hash_file(const char *path, uint64_t *h)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    XXH3_state_t *st = XXH3_createState();
+    int ok = st && XXH3_64bits_reset(st) == XXH_OK;
+    unsigned char buf[65536];
+    for (size_t got; ok && (got = fread(buf, 1, sizeof buf, f)) > 0;) ok = XXH3_64bits_update(st, buf, got) == XXH_OK;
+    ok = ok && !ferror(f);
+    if (ok) {
+        const uint64_t x = XXH3_64bits_digest(st);
+        *h = fnv(*h, (const char *)&x, sizeof x);
+    }
+    XXH3_freeState(st);
+    fclose(f);
+    return ok;
+}
+
+/* An input's contents folded into h: a regular file's bytes, a directory's regular files by name and bytes (in name
+ * order). @return 0 where the value names neither (a built-in's name: then its text is what must agree). */
+static int hash_contents(const char *path, uint64_t *h)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) return 0;
+    if (S_ISREG(st.st_mode)) return hash_file(path, h);
+    if (!S_ISDIR(st.st_mode)) return 0;
+    struct dirent **list;
+    const int n = scandir(path, &list, NULL, alphasort);
+    if (n < 0) return 0;
+    for (int i = 0; i < n; i++) {
+        char full[4400];
+        struct stat fs;
+        if (snprintf(full, sizeof full, "%s/%s", path, list[i]->d_name) < (int)sizeof full && stat(full, &fs) == 0 &&
+            S_ISREG(fs.st_mode) && hash_file(full, h))
+            *h = fnv(*h, list[i]->d_name, strlen(list[i]->d_name) + 1);
+        free(list[i]);
+    }
+    free(list);
+    return 1;
+}
+
+int cli_settings_fingerprint(cli_cmd cmd, int argc, char **argv, const char **names, int *inputs, double *hashes,
+                             int cap)
 {
     build_options();
     uint64_t h[NALL_MAX];
@@ -917,11 +1042,13 @@ int cli_settings_fingerprint(cli_cmd cmd, int argc, char **argv, const char **na
         const cli_option *o = next_given(cmd, argc, argv, &i, &v);
         if (!o) break;
         uint64_t *x = &h[o - ALL];
-        *x = fnv(fnv(*x, v, strlen(v)), "\x1f", 1); /* each value given, in order, ended */
+        if (!(o->input && hash_contents(v, x))) *x = fnv(*x, v, strlen(v));
+        *x = fnv(*x, "\x1f", 1); /* each value given, in order, ended */
     }
     int n = 0;
     for (size_t k = 0; k < NALL && n < cap; k++)
-        if ((ALL[k].cmds & B(cmd)) && !ALL[k].per_rank) names[n] = ALL[k].name, hashes[n++] = (double)(h[k] >> 12);
+        if ((ALL[k].cmds & B(cmd)) && !ALL[k].per_rank)
+            names[n] = ALL[k].name, inputs[n] = ALL[k].input, hashes[n++] = (double)(h[k] >> 12);
     return n;
 }
 

@@ -65,6 +65,7 @@ typedef struct {
     uint64_t gpus[MAX_GPU_COUNTS], bucket[32], levels[8], workers[16], dump_at[64], seeds[16];
     size_t ngpus, nbucket, nlevels, nworkers, ndump_at, nseeds;
     uint64_t batch, n, trials, seed, epochs, nodes, train_limit, test_limit, dataset_size, top;
+    uint64_t max_elements; /* the most elements a file read or a buffer decoded may hold (CLI_MAX_ELEMENTS) */
     double target, budget;
     double shared_scale, lr, momentum, weight_decay;
     int format, optimizer;
@@ -81,10 +82,21 @@ typedef struct {
  * @return 0, or EXIT_USAGE (2) after printing one line. */
 int cli_parse_args(cli_cmd cmd, const char *name, int argc, char **argv, cli_args *a, int operands);
 
-/* For `train --mpi`: one number per option of cmd that every rank must share (all but where output goes),
- * hashing the values as given in argv (already accepted by cli_parse_args), in option-table order, with
- * the option's name. Ranks compare them before any work. @return how many (at most cap). */
-int cli_settings_fingerprint(cli_cmd cmd, int argc, char **argv, const char **names, double *hashes, int cap);
+/* For the commands that run under mpirun: one number per option of cmd that every rank must share (all but where
+ * output goes), hashing the values as given in argv (already accepted by cli_parse_args) -- of an input file or
+ * directory its contents, not its name -- in option-table order, with the option's name and whether it is an input.
+ * Ranks compare them before any work (cli_ranks_agree). @return how many (at most cap). */
+int cli_settings_fingerprint(cli_cmd cmd, int argc, char **argv, const char **names, int *inputs, double *hashes,
+                             int cap);
+
+/* Under mpirun (comm->size > 1), before any work: every rank's command, version, options and input files' contents
+ * against rank 0's (cli_ranks.c). On a difference every rank prints one line naming it ("WHAT: rank 1 was started
+ * with another --gpus than rank 0") and waits for the others to have printed theirs. @return 0, or -1. */
+struct train_comm;
+int cli_ranks_agree(cli_cmd cmd, const char *what, struct train_comm *comm, int argc, char **argv);
+/* The one way a command starts over MPI: opens it (comm_mpi_open) and, before any work, cli_ranks_agree. @return 0;
+ * 1 where MPI could not start, EXIT_USAGE where the ranks disagree (MPI closed again), after printing. */
+int cli_mpi_start(cli_cmd cmd, const char *what, struct train_comm *comm, int argc, char **argv);
 
 /* 1 if option `name` was given in argv (already accepted by cli_parse_args), not left at its default. */
 int cli_option_given(cli_cmd cmd, int argc, char **argv, const char *name);

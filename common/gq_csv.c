@@ -93,8 +93,15 @@ int gq_csv_next(gq_csv *r, const char **why)
     csv_free(&p);
     if (x.why) return *why = x.why, -1;
     skip_blank_lines(r);
-    if (!r->width) {
+    if (!r->width) { /* the header: a column named twice would be read from one place and ignored in the other */
         r->width = r->nfields;
+        for (int i = 1; i < r->nfields; i++)
+            for (int k = 0; k < i && r->field[i][0]; k++)
+                if (strcmp(r->field[i], r->field[k]) == 0) {
+                    snprintf(r->why, sizeof r->why, "column '%.40s' is named twice (fields %d and %d)", r->field[i],
+                             k + 1, i + 1);
+                    return *why = r->why, -1;
+                }
     } else if (r->nfields != r->width && !gq_csv_blank(r)) {
         snprintf(r->why, sizeof r->why, "%d field%s where the header has %d", r->nfields, r->nfields == 1 ? "" : "s",
                  r->width);

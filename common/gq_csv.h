@@ -24,8 +24,8 @@ typedef struct {
 void gq_csv_init(gq_csv *r, const char *text, size_t len);
 /* Reads one record into r->field (fields past nfields are empty). The
  * first record fixes the width every later one must have (a blank line
- * excepted). @return 1 read, 0 at the end, -1 malformed (the reason in
- * *why, valid until the next call). */
+ * excepted), and is a header: a non-empty name in it twice is malformed. @return 1 read, 0 at the end, -1 malformed
+ * (the reason in *why, valid until the next call). */
 int gq_csv_next(gq_csv *r, const char **why);
 /* Index of a field of the record equal to a (or b), or -1: for a header. */
 int gq_csv_column(const gq_csv *r, const char *a, const char *b);

@@ -50,6 +50,7 @@ const char *gq_strerror(gq_err e)
     case GQ_ERR_NOMEM: return "out of memory";
     case GQ_ERR_IO: return "input/output error";
     case GQ_ERR_USAGE: return "options that do not go together";
+    case GQ_ERR_RANGE: return "a finite value too large for this quantizer";
     case GQ_ERR_COUNT_: break;
     }
     return "unknown error";

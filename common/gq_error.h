@@ -25,6 +25,7 @@ typedef enum {
     GQ_ERR_NOMEM,
     GQ_ERR_IO,
     GQ_ERR_USAGE, /* options that contradict each other, or that change nothing in that run: the CLI's exit 2 */
+    GQ_ERR_RANGE, /* a finite input value larger than the quantizer takes (qz_largest_input) */
     GQ_ERR_COUNT_
 } gq_err;
 

@@ -3,7 +3,10 @@
  * block on one pipe while gqsim reads the other. The program runs in a
  * process group of its own, so that gq_run_cancel can end it and everything
  * it started (smpirun's smpimain), which a parent-death signal alone cannot
- * reach; the paths a caller registers are removed by the same call. */
+ * reach; the paths a caller registers are removed by the same call, a
+ * directory given to the program as its TMPDIR with whatever it made there
+ * (smpirun's privatised copies of the program), once the group is gone. */
+#define _GNU_SOURCE /* syscall(SYS_getdents64): a directory read without malloc, from a signal handler */
 #include "gq_run.h"
 
 #include <errno.h>
@@ -13,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,19 +26,65 @@
 /* The running program's process group (0: none), and the temporaries to remove if gqsim is cut short. */
 static volatile sig_atomic_t RUNNING_GROUP;
 static char CLEANUP[GQ_RUN_MAX_CLEANUP][GQ_RUN_CLEANUP_PATH];
+static int CLEANUP_TREE[GQ_RUN_MAX_CLEANUP];
 static volatile sig_atomic_t NCLEANUP;
 
-int gq_run_cleanup_add(const char *path)
+static int cleanup_add(const char *path, int tree)
 {
     if (NCLEANUP == GQ_RUN_MAX_CLEANUP || strlen(path) >= GQ_RUN_CLEANUP_PATH) return -1;
     strcpy(CLEANUP[NCLEANUP], path);
+    CLEANUP_TREE[NCLEANUP] = tree;
     NCLEANUP = NCLEANUP + 1; /* visible to the handler only once whole */
     return 0;
 }
 
+int gq_run_cleanup_add(const char *path) { return cleanup_add(path, 0); }
+int gq_run_cleanup_add_tree(const char *dir) { return cleanup_add(dir, 1); }
+
+/* Everything inside the directory open as fd, then its subdirectories' insides to `depth` levels: open, getdents64,
+ * unlinkat and close only, so that a signal handler may call it. */
+static void empty_dir(int fd, int depth)
+{
+    char buf[4096] __attribute__((aligned(8)));
+    for (;;) {
+        const long got = syscall(SYS_getdents64, fd, buf, sizeof buf);
+        if (got <= 0) return;
+        int removed = 0;
+        for (long at = 0; at < got;) {
+            /* struct linux_dirent64: u64 inode, s64 offset, u16 record length, u8 type, then the name */
+            unsigned short reclen;
+            memcpy(&reclen, buf + at + 16, sizeof reclen);
+            const char *name = buf + at + 19;
+            at += reclen;
+            if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]))) continue;
+            if (unlinkat(fd, name, 0) == 0) {
+                removed = 1;
+                continue;
+            }
+            const int sub = depth > 0 ? openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW) : -1;
+            if (sub >= 0) empty_dir(sub, depth - 1), close(sub);
+            if (unlinkat(fd, name, AT_REMOVEDIR) == 0) removed = 1;
+        }
+        if (removed) lseek(fd, 0, SEEK_SET); /* entries removed: read the directory again from its start */
+    }
+}
+
+static void remove_tree(const char *dir)
+{
+    const int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+    if (fd < 0) return;
+    empty_dir(fd, 4);
+    close(fd);
+    rmdir(dir);
+}
+
 void gq_run_cleanup_done(void)
 {
-    for (int i = NCLEANUP; i-- > 0;) unlink(CLEANUP[i]), rmdir(CLEANUP[i]);
+    for (int i = NCLEANUP; i-- > 0;)
+        if (CLEANUP_TREE[i])
+            remove_tree(CLEANUP[i]);
+        else
+            unlink(CLEANUP[i]), rmdir(CLEANUP[i]);
     NCLEANUP = 0;
 }
 
@@ -50,6 +100,13 @@ void gq_run_cancel(void)
             nanosleep(&ten_ms, NULL);
         }
         kill(-group, SIGKILL);
+        /* and until it is gone (a second at most: an orphan this machine's init leaves a zombie still counts), so
+         * that nothing of it writes in a directory being removed */
+        for (int i = 0; i < 100 && kill(-group, 0) == 0; i++) {
+            waitpid(group, NULL, WNOHANG);
+            const struct timespec ten_ms = {0, 10000000};
+            nanosleep(&ten_ms, NULL);
+        }
         RUNNING_GROUP = 0;
     }
     gq_run_cleanup_done();

@@ -21,7 +21,10 @@ int gq_run(const char *const *argv, const char *cwd, char *out, size_t out_cap, 
 /* Registers a temporary file or (empty) directory that gq_run_cancel removes;
  * register a directory before the files in it. @return 0, or -1 if full. */
 int gq_run_cleanup_add(const char *path);
-/* Removes the registered paths (files, then directories) and forgets them. */
+/* Registers a directory removed with everything in it (to four levels down): one the program writes files of its
+ * own naming in (its TMPDIR). @return 0, or -1 if full. */
+int gq_run_cleanup_add_tree(const char *dir);
+/* Removes the registered paths (files, then directories; trees whole) and forgets them. */
 void gq_run_cleanup_done(void);
 /* For a signal handler (async-signal-safe): ends the running program's whole
  * process group (SIGTERM, then SIGKILL after at most a second) and removes

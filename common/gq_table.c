@@ -46,9 +46,11 @@ void table_real(char *buf, size_t cap, double x)
     }
 }
 
-/* A cell as the row formatted it, or its shortest round-trip form when that is shorter and it has 17 digits. */
+/* A cell as the row formatted it, or its shortest round-trip form when that is shorter and it has 17 digits. A NaN
+ * is what does not apply to the row: an empty cell, as every other such value, never "nan". */
 static char *stored(const char *cell)
 {
+    if (strcmp(cell, "nan") == 0 || strcmp(cell, "-nan") == 0) return gq_xstrdup("");
     if (is_number(cell) && significant_digits(cell) == 17) {
         char shortest[40];
         table_real(shortest, sizeof shortest, strtod(cell, NULL));

@@ -19,7 +19,8 @@ void table_init(gq_table *t, const char *const *header, size_t ncols);
  * by '\t', e.g. table_row(t, "%s\t%zu\t" TABLE_REAL, name, n, x). Aborts only
  * when memory is out (a table of results is small). A cell of 17 significant
  * digits (TABLE_REAL's output for most doubles) is stored in the fewest digits
- * that read back as the same double, so CSV round-trips and stays short. */
+ * that read back as the same double, so CSV round-trips and stays short. A
+ * NaN (a number that does not apply to the row) is stored as an empty cell. */
 #define TABLE_REAL "%.17g"
 void table_row(gq_table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Cell (row r >= 1 is data, 0 the header; c the column), or "" out of range. */

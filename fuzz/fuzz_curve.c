@@ -1,7 +1,7 @@
 /* Fuzz target for accuracy curves, `tta --accuracy-curve` (libFuzzer entry
  * point; standalone_main.c drives it without libFuzzer): arbitrary bytes are
  * refused with FILE:LINE (or FILE: for a whole-file reason), or read into
- * curves whose every epoch holds a fraction in [0, 1]. */
+ * curves whose every seed's every epoch holds a fraction in [0, 1]. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,8 +21,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (n < 1 || n > 4) abort();
         for (int k = 0; k < n; k++) {
             if (curves[k].epochs < 1 || curves[k].epochs > ACC_CURVE_MAX_EPOCHS || !curves[k].quant[0]) abort();
-            for (size_t i = 0; i < curves[k].epochs; i++)
-                if (!(curves[k].acc[i] >= 0 && curves[k].acc[i] <= 1)) abort();
+            if (curves[k].nseeds < 1 || curves[k].nseeds > ACC_CURVE_MAX_SEEDS) abort();
+            for (size_t si = 0; si < curves[k].nseeds; si++)
+                for (size_t i = 0; i < curves[k].epochs; i++)
+                    if (!(curves[k].acc[si][i] >= 0 && curves[k].acc[si][i] <= 1)) abort();
         }
     } else if (e == GQ_ERR_SPEC && strncmp(msg, "fuzz.csv:", 9) != 0) {
         abort();

@@ -79,11 +79,12 @@ static void check_roundtrip(const uint8_t *data, size_t size)
     void *work = malloc(wcap ? wcap : 1);
     size_t r = qz_encode(buf, cap, x, n, &p, data[0], work, wcap);
     if (gq_is_error(r)) {
-        /* the only acceptable failure is non-finite input (for powersgd, |x| of 2^60 or more too) */
-        int finite = 1;
-        for (size_t i = 0; i < n; i++)
-            finite &= isfinite(x[i]) && !(p.id == QZ_POWERSGD && fabsf(x[i]) >= QZ_POWERSGD_LARGEST);
-        if (finite || gq_error_code(r) != GQ_ERR_NONFINITE) fail("encode failed on finite input", spec, n, r);
+        /* the only acceptable failures: non-finite input, and then NONFINITE; else a finite |x| at or above the
+         * quantizer's largest input (powersgd's 2^60), and then RANGE */
+        int finite = 1, in_range = 1;
+        for (size_t i = 0; i < n; i++) finite &= isfinite(x[i]), in_range &= fabsf(x[i]) < qz_largest_input(&p);
+        const gq_err want = !finite ? GQ_ERR_NONFINITE : !in_range ? GQ_ERR_RANGE : GQ_OK;
+        if (gq_error_code(r) != want) fail("encode failed other than its input says", spec, n, r);
     } else {
         size_t d = qz_decode(y, n, buf, r);
         if (r > cap || d != n) fail("round trip did not decode", spec, n, d);

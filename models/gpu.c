@@ -2,6 +2,8 @@
 #include "gpu.h"
 
 #include "gq_csv.h"
+#include "gq_number.h"
+#include "phys_range.h"
 
 #include <ctype.h>
 #include <gsl/gsl_fit.h>
@@ -13,10 +15,12 @@
 
 typedef gq_err (*row_fn)(gpu_db *db, char **f, int nf, const char *file, int line, char *msg, size_t cap);
 
-/* Every row of a CSV through the shared RFC 4180 reader: the header exactly `header`, every row its width. */
-static gq_err each_row(gpu_db *db, const char *csv, const char *file, const char *header, int nfields, row_fn fn,
+/* Every row of a CSV through the shared RFC 4180 reader: the header exactly `header` (or, where given, `alt`, a
+ * form with an optional column more), every row its width. */
+static gq_err each_row(gpu_db *db, const char *csv, const char *file, const char *header, const char *alt, row_fn fn,
                        char *msg, size_t cap)
 {
+    int nfields = 0;
     gq_csv *r = malloc(sizeof *r);
     if (!r) return GQ_ERR_NOMEM;
     gq_csv_init(r, csv, strlen(csv));
@@ -29,7 +33,10 @@ static gq_err each_row(gpu_db *db, const char *csv, const char *file, const char
         char joined[512] = "";
         for (int k = 0; k < r->nfields; k++)
             snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s", k ? "," : "", r->field[k]);
-        if (strcmp(joined, header) != 0) e = gq_fail_at(GQ_ERR_SPEC, msg, cap, file, 1, "header is not '%s'", header);
+        if (strcmp(joined, header) != 0 && !(alt && strcmp(joined, alt) == 0))
+            e = gq_fail_at(GQ_ERR_SPEC, msg, cap, file, 1, "header is not '%s'%s%s", header, alt ? " or '" : "",
+                           alt ? alt : "");
+        nfields = r->nfields;
     }
     while (e == GQ_OK) {
         const int line = r->line;
@@ -50,12 +57,7 @@ static gq_err each_row(gpu_db *db, const char *csv, const char *file, const char
     return e;
 }
 
-static int positive(const char *s, double *v)
-{
-    char *end;
-    *v = strtod(s, &end);
-    return end != s && *end == '\0' && isfinite(*v) && *v > 0;
-}
+static int positive(const char *s, double *v) { return gq_parse_real_in(s, 0, 1, HUGE_VAL, v) == 0; }
 
 int gpu_name_eq(const char *a, const char *b)
 {
@@ -77,19 +79,23 @@ const gpu_spec *gpu_find(const gpu_db *db, const char *name)
 
 static gq_err spec_row(gpu_db *db, char **f, int nf, const char *file, int line, char *msg, size_t cap)
 {
-    (void)nf;
     gpu_spec g;
     memset(&g, 0, sizeof g);
     if (!f[0][0] || strlen(f[0]) >= sizeof g.name)
         return gq_fail_at(GQ_ERR_SPEC, msg, cap, file, line, "bad GPU name '%s'", f[0]);
     /* generous bounds (today's GPUs: tens of TFLOP/s, a few TB/s) that still catch a unit slip */
-    if (!positive(f[1], &g.peak_flops) || g.peak_flops > 1e4)
-        return gq_fail_at(GQ_ERR_SPEC, msg, cap, file, line, "peak_fp32_tflops '%s' must be a number in (0, 10000]",
-                          f[1]);
-    if (!positive(f[2], &g.mem_bw) || g.mem_bw > 1e5)
-        return gq_fail_at(GQ_ERR_SPEC, msg, cap, file, line, "mem_bw_gbs '%s' must be a number in (0, 100000]", f[2]);
+    if (!positive(f[1], &g.peak_flops) || !phys_in_range(PHYS_FLOP_RATE, g.peak_flops * 1e12))
+        return gq_fail_at(GQ_ERR_SPEC, msg, cap, file, line, "peak_fp32_tflops '%.40s': %s must be %s", f[1],
+                          phys_range_of(PHYS_FLOP_RATE)->what, phys_bounds_text(PHYS_FLOP_RATE));
+    if (!positive(f[2], &g.mem_bw) || !phys_in_range(PHYS_MEMORY_RATE, g.mem_bw * 1e9))
+        return gq_fail_at(GQ_ERR_SPEC, msg, cap, file, line, "mem_bw_gbs '%.40s': %s must be %s", f[2],
+                          phys_range_of(PHYS_MEMORY_RATE)->what, phys_bounds_text(PHYS_MEMORY_RATE));
+    /* the optional compute capability (NVIDIA's major.minor): what says whether the GPU has TF32 */
+    if (nf == 5 && f[3][0] && gq_parse_real_in(f[3], 1, 0, 99, &g.compute_capability) != 0)
+        return gq_fail_at(GQ_ERR_SPEC, msg, cap, file, line,
+                          "compute_capability '%.40s' must be NVIDIA's major.minor (8.0 for an A100), or empty", f[3]);
     strcpy(g.name, f[0]);
-    snprintf(g.source, sizeof g.source, "%s", f[3]);
+    snprintf(g.source, sizeof g.source, "%s", f[nf - 1]);
     g.peak_flops *= 1e12;
     g.mem_bw *= 1e9;
     for (size_t i = 0; i < db->ngpus; i++)
@@ -117,8 +123,9 @@ static gq_err add_meas(gpu_measurement **list, size_t *count, char **f, precisio
         return gq_fail_at(GQ_ERR_SPEC, msg, cap, file, line, "bad model name '%s'", f[1]);
     if (!positive(f[3], &batch) || batch != floor(batch) || batch > 1e6)
         return gq_fail_at(GQ_ERR_SPEC, msg, cap, file, line, "batch '%s' is not a positive integer", f[3]);
-    if (!positive(f[4], &r.images_per_s))
-        return gq_fail_at(GQ_ERR_SPEC, msg, cap, file, line, "images_per_s '%s' is not a positive number", f[4]);
+    if (!positive(f[4], &r.images_per_s) || !phys_in_range(PHYS_IMAGE_RATE, r.images_per_s))
+        return gq_fail_at(GQ_ERR_SPEC, msg, cap, file, line, "images_per_s '%.40s': %s must be %s", f[4],
+                          phys_range_of(PHYS_IMAGE_RATE)->what, phys_bounds_text(PHYS_IMAGE_RATE));
     strcpy(r.gpu, f[0]);
     strcpy(r.model, f[1]);
     snprintf(r.framework, sizeof r.framework, "%s", f[2]);
@@ -152,17 +159,18 @@ static gq_err prec_row(gpu_db *db, char **f, int nf, const char *file, int line,
 
 gq_err gpu_db_add_specs(gpu_db *db, const char *csv, const char *file, char *msg, size_t cap)
 {
-    return each_row(db, csv, file, "gpu,peak_fp32_tflops,mem_bw_gbs,source", 4, spec_row, msg, cap);
+    return each_row(db, csv, file, "gpu,peak_fp32_tflops,mem_bw_gbs,source",
+                    "gpu,peak_fp32_tflops,mem_bw_gbs,compute_capability,source", spec_row, msg, cap);
 }
 
 gq_err gpu_db_add_measurements(gpu_db *db, const char *csv, const char *file, char *msg, size_t cap)
 {
-    return each_row(db, csv, file, "gpu,model,framework,batch,images_per_s,source", 6, meas_row, msg, cap);
+    return each_row(db, csv, file, "gpu,model,framework,batch,images_per_s,source", NULL, meas_row, msg, cap);
 }
 
 gq_err gpu_db_add_precision_measurements(gpu_db *db, const char *csv, const char *file, char *msg, size_t cap)
 {
-    return each_row(db, csv, file, "gpu,model,precision,framework,batch,images_per_s,source", 7, prec_row, msg, cap);
+    return each_row(db, csv, file, "gpu,model,precision,framework,batch,images_per_s,source", NULL, prec_row, msg, cap);
 }
 
 void gpu_db_free(gpu_db *db)

@@ -15,10 +15,14 @@
 
 typedef struct {
     char name[48];
-    double peak_flops; /* fp32, FLOP/s */
-    double mem_bw;     /* bytes/s */
+    double peak_flops;         /* fp32, FLOP/s */
+    double mem_bw;             /* bytes/s */
+    double compute_capability; /* NVIDIA's major.minor (7.0 a V100); 0 where the file does not say */
     char source[200];
 } gpu_spec;
+
+/* TF32 tensor cores: NVIDIA's Ampere (compute capability 8.0) and later. */
+#define GPU_TF32_CAPABILITY 8.0
 
 typedef struct {
     char gpu[48], model[MODEL_NAME_MAX], framework[48];
@@ -37,8 +41,9 @@ typedef struct {
     size_t nprec;
 } gpu_db;
 
-/* Adds GPU rows (header `gpu,peak_fp32_tflops,mem_bw_gbs,source`); a row whose
- * name is already known replaces it (a user's custom row). */
+/* Adds GPU rows (header `gpu,peak_fp32_tflops,mem_bw_gbs,source`, or with a
+ * compute_capability column before source); a row whose name is already known
+ * replaces it (a user's custom row). */
 gq_err gpu_db_add_specs(gpu_db *db, const char *csv, const char *file, char *msg, size_t cap);
 /* Adds measured rows (header `gpu,model,framework,batch,images_per_s,source`). */
 gq_err gpu_db_add_measurements(gpu_db *db, const char *csv, const char *file, char *msg, size_t cap);

@@ -5,6 +5,8 @@
  * is added, against the layers before it, and every error names FILE:LINE. */
 #include "model.h"
 
+#include "gq_number.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -520,9 +522,7 @@ static gq_err statement(parser *p, const char *text)
                 return fail(p, "batch '%s' is not a positive integer", tok[1]);
         } else {
             if (p->seen_backward++) return fail(p, "'backward' is given twice");
-            char *end;
-            m->backward_ratio = strtod(tok[1], &end);
-            if (*end || !(m->backward_ratio > 0 && m->backward_ratio < 100))
+            if (gq_parse_real_in(tok[1], 0, 1, 100, &m->backward_ratio) != 0 || m->backward_ratio == 100)
                 return fail(p, "backward '%s' is not a ratio in (0, 100)", tok[1]);
         }
         return GQ_OK;

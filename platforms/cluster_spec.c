@@ -2,6 +2,7 @@
  * (the same keys, but the size, that a user's XML gives as gqsim.*
  * properties: xml_read.c), the checks of a node's inside once every key is
  * read, and a cluster written back as a spec. */
+#include "gq_number.h"
 #include "gq_suggest.h"
 #include "platform_internal.h"
 
@@ -81,9 +82,7 @@ static int set_topology(cluster_spec *c, const char *v, char *why, size_t cap)
 }
 static int set_oversub(cluster_spec *c, const char *v, char *why, size_t cap)
 {
-    char *end;
-    c->oversub = strtod(v, &end);
-    if (*end || end == v || !(c->oversub >= 1 && c->oversub <= 64)) return snprintf(why, cap, "must be 1..64"), -1;
+    if (gq_parse_real_in(v, 1, 0, 64, &c->oversub) != 0) return snprintf(why, cap, "must be 1..64"), -1;
     return 0;
 }
 static int set_leaf(cluster_spec *c, const char *v, char *why, size_t cap)

@@ -138,7 +138,8 @@ static size_t ps_encode_warm(uint8_t *dst, size_t cap, const float *src, size_t 
         const uint32_t b = f32_bits(src[i]) & 0x7FFFFFFFu;
         big = b > big ? b : big;
     }
-    if (big >= f32_bits(QZ_POWERSGD_LARGEST)) return gq_error_result(GQ_ERR_NONFINITE);
+    if (big >= 0x7F800000u) return gq_error_result(GQ_ERR_NONFINITE); /* Inf, NaN */
+    if (big >= f32_bits(QZ_POWERSGD_LARGEST)) return gq_error_result(GQ_ERR_RANGE);
     qz_powersgd_shape(p, n, &rows, &cols, &r);
     if (r == 0) {
         store_floats(dst, src, n);

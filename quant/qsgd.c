@@ -283,6 +283,13 @@ static size_t qs_workspace(const qz_params *p, size_t n)
     return qz_dense_workspace(&QS, p, n) + (p->code == QZ_CODE_ELIAS ? qz_bucket_len(p, n) : 0);
 }
 static int qs_exact(const qz_params *p) { return p->code == QZ_CODE_DENSE; }
+/* Elias: a bucket of zeros is its 32-bit norm and gamma(1), one bit: 33 bits, the least any bucket takes */
+static size_t qs_least(const qz_params *p, size_t n)
+{
+    size_t bits;
+    if (qz_mul_ovf(qz_bucket_count(p, n), 33, &bits)) return gq_error_result(GQ_ERR_TOO_LARGE);
+    return bits / 8 + (bits % 8 != 0);
+}
 static size_t qs_encode(uint8_t *dst, size_t cap, const float *src, size_t n, const qz_params *p, uint64_t seed,
                         void *work)
 {
@@ -323,6 +330,7 @@ const qz_codec qz_qsgd = {
     .level_count = qs_nlevels,
     .payload_bound = qs_payload,
     .payload_exact = qs_exact,
+    .payload_least = qs_least,
     .workspace = qs_workspace,
     .encode = qs_encode,
     .decode = qs_decode,

@@ -43,7 +43,7 @@ typedef enum { QZ_FIT_EXACT = 0, QZ_FIT_HIST = 1 } qz_fit; /* orq level search: 
 #define QZ_QSGD_MAX_LEVELS 255u
 #define QZ_ORQ_MAX_LEVELS 16u
 #define QZ_POWERSGD_MAX_RANK 64u
-/* powersgd refuses |g| at or above 2^60 as non-finite: its products (M Q, M^T P, P Q^T over up to 2^24 terms) would
+/* powersgd refuses |g| at or above 2^60 (GQ_ERR_RANGE): its products (M Q, M^T P, P Q^T over up to 2^24 terms) would
  * overflow float */
 #define QZ_POWERSGD_LARGEST 0x1p60f
 #define QZ_POWERSGD_MAX_MIN 16777216u /* min= travels as a float: every count to 2^24 exactly */
@@ -137,10 +137,17 @@ unsigned qz_level_count(const qz_params *p);
 
 /* Quantizes src[0..n) into dst.
  * @return bytes written, or an error (GQ_ERR_EMPTY, GQ_ERR_NONFINITE,
- * GQ_ERR_DST_TOO_SMALL, GQ_ERR_WORK_TOO_SMALL, GQ_ERR_PARAM). Never writes past
- * dst_cap. */
+ * GQ_ERR_RANGE: a finite |x| at or above qz_largest_input(p), GQ_ERR_DST_TOO_SMALL, GQ_ERR_WORK_TOO_SMALL,
+ * GQ_ERR_PARAM). Never writes past dst_cap. */
 size_t qz_encode(void *dst, size_t dst_cap, const float *src, size_t n, const qz_params *p, uint64_t seed, void *work,
                  size_t work_cap);
+/* The fewest bytes (header included) any buffer of n elements encoded with p has: its exact size where the size is
+ * exact, else a lower bound from the wire format (a QSGD Elias bucket takes at least 33 bits; 0 payload bytes where
+ * none is known). A header claiming more elements than its buffer can hold is refused by qz_decode on this. */
+size_t qz_least_size(const qz_params *p, size_t n);
+/* The magnitude from which p's encoder refuses a finite input (GQ_ERR_RANGE): QZ_POWERSGD_LARGEST for powersgd,
+ * infinity (no finite input refused) for the others. */
+float qz_largest_input(const qz_params *p);
 
 /* TernGrad's scaler for x[0..n) as the encoder would compute it with p (one
  * bucket: p->bucket is ignored), for scaler sharing across workers: each

@@ -364,6 +364,18 @@ size_t qz_exact_size(const qz_params *p, size_t n)
     return qz_bound(p, n);
 }
 
+size_t qz_least_size(const qz_params *p, size_t n)
+{
+    const qz_codec *c = qz_codec_of(p->id);
+    if (!c) return gq_error_result(GQ_ERR_PARAM);
+    if (payload_is_exact(c, p)) return qz_bound(p, n);
+    const size_t least = c->payload_least ? c->payload_least(p, n) : 0;
+    if (gq_is_error(least)) return least;
+    return least + QZ_HEADER_BYTES;
+}
+
+float qz_largest_input(const qz_params *p) { return p->id == QZ_POWERSGD ? QZ_POWERSGD_LARGEST : INFINITY; }
+
 size_t qz_workspace_size(const qz_params *p, size_t n)
 {
     const qz_codec *c = qz_codec_of(p->id);
@@ -568,6 +580,9 @@ size_t qz_decode(float *dst, size_t dst_cap, const void *src, size_t src_size)
         if (gq_is_error(want)) return gq_error_result(GQ_ERR_CORRUPT);
         if (size < want) return gq_error_result(GQ_ERR_TRUNCATED);
         if (size > want) return gq_error_result(GQ_ERR_CORRUPT);
+    } else if (c->payload_least) { /* a count its payload could not hold is refused before a byte is written */
+        const size_t least = c->payload_least(&h.params, (size_t)h.n);
+        if (gq_is_error(least) || size < least) return gq_error_result(GQ_ERR_TRUNCATED);
     }
     if (dst_cap < h.n) return gq_error_result(GQ_ERR_DST_TOO_SMALL);
     if (c->decode_block && h.version != QZ_VERSION_LEGACY)

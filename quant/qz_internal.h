@@ -94,6 +94,9 @@ typedef struct qz_codec {
      * is NULL or says so, else the worst case; an error on overflow. */
     size_t (*payload_bound)(const qz_params *p, size_t n);
     int (*payload_exact)(const qz_params *p);
+    /* Where the size is not exact: the fewest payload bytes any buffer of n elements has (so that a header's count
+     * is held to what its payload can encode). NULL: no lower bound. */
+    size_t (*payload_least)(const qz_params *p, size_t n);
     size_t (*workspace)(const qz_params *p, size_t n);
     /* src is finite and n >= 1; dst_cap >= payload_bound. @return bytes. */
     size_t (*encode)(uint8_t *dst, size_t dst_cap, const float *src, size_t n, const qz_params *p, uint64_t seed,

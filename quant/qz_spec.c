@@ -1,11 +1,13 @@
 /* Quantizer specs: `NAME[:key=value,...]` (docs/papers.md §2) to qz_params and back,
  * with range checks whose messages name the bad part. */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "gq_number.h"
 #include "gq_suggest.h"
 #include "qz_internal.h"
 
@@ -76,12 +78,12 @@ static int parse_u64(const char *s, uint64_t *v)
     return 0;
 }
 
+/* A float key's value: a number a float holds, and one that does not round to 0 unless it is 0 (a clip of 1e-310
+ * is not the clip of 0, which turns clipping off). */
 static int parse_float(const char *s, float *v)
 {
-    errno = 0;
-    char *end;
-    double x = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(x)) return -1;
+    double x;
+    if (gq_parse_real(s, &x) != 0 || fabs(x) > FLT_MAX || (x != 0 && (float)x == 0)) return -1;
     *v = (float)x;
     return 0;
 }
@@ -115,9 +117,9 @@ static gq_err set_key(qz_params *p, const char *name, const char *key, const cha
             return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: warm='%s' is not on or off", name, val);
         p->warm = e;
     } else if (strcmp(key, "clip") == 0) {
-        if (parse_float(val, &p->clip)) goto bad_number;
+        if (parse_float(val, &p->clip)) goto bad_float;
     } else if (strcmp(key, "ratio") == 0) {
-        if (parse_float(val, &p->ratio)) goto bad_number;
+        if (parse_float(val, &p->ratio)) goto bad_float;
     } else if (strcmp(key, "scale") == 0) {
         if ((e = parse_enum(val, QZ_SCALE_NAMES)) < 0)
             return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: scale='%s' is not max or sigma", name, val);
@@ -154,7 +156,10 @@ static gq_err set_key(qz_params *p, const char *name, const char *key, const cha
     }
     return GQ_OK;
 bad_number:
-    return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: %s='%s' is not a valid number", name, key, val);
+    return gq_fail(GQ_ERR_SPEC, msg, cap, "%s: %s='%.40s' is not a valid number", name, key, val);
+bad_float:
+    return gq_fail(GQ_ERR_SPEC, msg, cap,
+                   "%s: %s='%.40s' is not a number a float holds (0, or 1.4e-45 to 3.4e38 in size)", name, key, val);
 }
 
 gq_err qz_parse_spec(const char *spec, qz_params *p, char *msg, size_t cap)

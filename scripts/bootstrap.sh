@@ -18,6 +18,7 @@ packages=(
   perl # the CLI tests make float32 files with pack()
   openmpi-bin libopenmpi-dev # train --mpi, mpirun, bench/mpi_pingpong
   iproute2 # scripts/netlab.sh: network namespaces, veth, tc
+  iputils-ping # the lab test: a link's delay timed by the kernel's timestamps (ICMP echo), whatever the CPU load
   libgrpc-dev # gRPC's C core: bench/bench_grpc measures data/rpc_costs.csv
   libmimalloc-dev # gqsim's allocator: the SimGrid engine's millions of small objects
 )

@@ -58,6 +58,30 @@ mutations=(
   'quant/terngrad.c|s = fmin(m.maxabs, p->clip * sigma);|s = fmax(m.maxabs, p->clip * sigma);|TernGrad scale: the larger of max and 2.5 sigma'
   'cli/cli_out.c|{SIGINT, SIGTERM, SIGHUP, SIGPIPE}|{SIGINT, SIGTERM, SIGHUP}|a closed pipe leaves the staged temporaries'
   'common/gq_csv.c|} else if (r->nfields != r->width && !gq_csv_blank(r)) {|} else if (0) {|CSV rows of another width accepted'
+  'common/gq_number.c|(errno == ERANGE && fabs(x) >= 1.0)|(errno == ERANGE)|round 3: a subnormal inside a range refused again'
+  'cli/options.c|if (!(o->input && hash_contents(v, x)))|if (!(0 && hash_contents(v, x)))|round 3: MPI ranks compare input files by name'
+  'cli/cli_ranks.c|if (comm->size < 2) return 0;|if (comm->size < 100) return 0;|round 3: MPI ranks never compare settings'
+  'quant/qsgd.c|qz_mul_ovf(qz_bucket_count(p, n), 33, &bits)|qz_mul_ovf(qz_bucket_count(p, n), 0, &bits)|round 3: an Elias header claims any count'
+  'cli/cmd_quant.c|if (h.n > max_elements) {|if (0) {|round 3: decode ignores --max-elements'
+  'cli/cli_util.c|(uint64_t)st.st_size / 4 > max_elements|(uint64_t)st.st_size / 4 > UINT64_MAX / 8|round 3: a gradient file read past --max-elements'
+  'common/gq_csv.c|if (strcmp(r->field[i], r->field[k]) == 0) {|if (0) {|round 3: a CSV column named twice accepted'
+  'sim/advise.c|const int ask_final = base->engine != ENGINE_ANALYTIC && final && final->check;|const int ask_final = 0 * (base->engine != ENGINE_ANALYTIC && final && final->check);|round 3: advise screens what its engine refuses'
+  'common/gq_run.c|if (CLEANUP_TREE[i])|if (0)|round 3: SMPI TMPDIR left with its privatised copies'
+  'common/gq_table.c|return gq_xstrdup("");|return gq_xstrdup(cell);|round 3: nan printed for what does not apply'
+  'sim/run_params.c|(p->integral && x != floor(x))|(0 && x != floor(x))|round 3: a fractional byte count in a column'
+  'cli/options.c|if (p->integral && *(double *)at != floor(*(double *)at))|if (0)|round 3: a fractional byte count on the command line'
+  'sim/scenario.c|(s->gpu->compute_capability > 0 && s->gpu->compute_capability < GPU_TF32_CAPABILITY)|(0)|round 3: tf32 on a GPU without TF32'
+  'cli/cli_util.c|if (v[k] == v[*count]) {|if (0) {|round 3: a seed or GPU count given twice'
+  'cli/options.c|if (o->check != CHK_QUANT) return 0;|return 0;|round 3: one quantizer under two spellings searched twice'
+  'cli/options.c|const int before = is_list(o) ? -1 : given_before(o, given);|const int before = is_list(o) ? -1 : given_before(o, given) * 0 - 1;|round 3: a one-value option given twice keeps the last'
+  'sim/user_tables.c|cs = e == GQ_OK ? gq_csv_column(r, "seed", NULL) : -1|cs = -1|round 3: a curve file'"'"'s seeds merged'
+  'cli/cli_plot.c|*name == '"'"'-'"'"' ? "./" : ""|""|round 3: a figure named -k.svg read by gnuplot as an option'
+  'sim/advise.c|if (per_epoch < 1) /* not one iteration an epoch|if (per_epoch < 0) /* not one iteration an epoch|round 3: a dataset below one global batch named as no target reached'
+  'quant/powersgd.c|return gq_error_result(GQ_ERR_RANGE);|return gq_error_result(GQ_ERR_NONFINITE);|round 3: a finite 2^60 called NaN or Inf'
+  'sim/codec_profile.c|return per_element ? PHYS_CODEC_NS_HI : 1e12;|return per_element ? 1e12 : 1e12;|round 3: a codec slower than an element a second accepted'
+  'sim/run_params.c|.lo = PHYS_IMAGE_RATE_LO, /* slower than an image a day is not a GPU */|.lo = 0, .lo_open = 1,|round 3: a GPU of 1e-300 images/s accepted'
+  'models/gpu.c|!phys_in_range(PHYS_MEMORY_RATE, g.mem_bw * 1e9)|0|round 3: a GPU of 1e-300 GB/s accepted'
+  'sim/scenario.c|if (!isfinite(shown[k])|if (isnan(shown[k])|round 3: a row of inf printed'
   'sim/scenario.c|            if (a[e] >= target) {|            if (a[e] > target) {|time to accuracy: an epoch exactly at the target not counted'
   'train/exchange_run.c|a[k] += d[k] / W;|a[k] = d[k] / W;|the server keeps the last worker, not the average'
   'sim/run_params.c|!(p->lo_open ? x > p->lo : x >= p->lo)|!(x >= p->lo)|an open lower bound accepted at equality (--quant-rate 0)'
@@ -262,7 +286,7 @@ for m in "${mutations[@]}"; do
     echo "SURVIVED     $what"
     survived=$((survived + 1))
   else
-    by=$(sed -n 's/^[[:space:]]*[0-9]* - \([a-z_]*\) .*/\1/p' build-mutate.log | tr '\n' ' ')
+    by=$(sed -n 's/^[[:space:]]*[0-9]* - \([a-z0-9_]*\) .*/\1/p' build-mutate.log | tr '\n' ' ')
     echo "killed       $what  (by: $by)"
     killed=$((killed + 1))
   fi

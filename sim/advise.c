@@ -170,19 +170,61 @@ static double accuracy_at(const quant_accuracy *q, double iteration_s, double bu
     return sum / (double)q->curve->nseeds;
 }
 
+/* Why a configuration is left out of the ranking (KEPT: it is not). */
+typedef enum { KEPT, NEVER_REACHED, REACHED_LATE, NO_EPOCH_IN_BUDGET } left_out;
+
 /* What a configuration is ranked by, lower first: its iteration; with a target, its time to it (within the budget,
- * if any); with a budget alone, minus its accuracy at the budget. @return 0 where it is left out (no curve, the
- * target never or not within the budget reached, not one epoch within the budget). */
-static int rank_key(const advise_request *a, const quant_accuracy *q, double iteration_s, double *key)
+ * if any); with a budget alone, minus its accuracy at the budget. @return KEPT, or why it is left out (the target
+ * never or not within the budget reached, not one epoch within the budget). */
+static left_out rank_key(const advise_request *a, const quant_accuracy *q, double iteration_s, double *key)
 {
-    if (!a->curves) return *key = iteration_s, 1;
+    if (!a->curves) return *key = iteration_s, KEPT;
     if (a->target > 0) {
         *key = q->to_target * iteration_s;
-        return q->to_target > 0 && !(a->budget_s > 0 && *key > a->budget_s);
+        return !(q->to_target > 0) ? NEVER_REACHED : a->budget_s > 0 && *key > a->budget_s ? REACHED_LATE : KEPT;
     }
     const double acc = accuracy_at(q, iteration_s, a->budget_s);
     *key = -acc;
-    return !isnan(acc);
+    return isnan(acc) ? NO_EPOCH_IN_BUDGET : KEPT;
+}
+
+/* What the screening left out, and why: for the one line that says why nothing was left. */
+typedef struct {
+    size_t settings, engine_refused, refused, no_curve, never, late, no_epoch;
+    double soonest_s, fastest_epoch_s, best_final; /* the soonest time to the target, epoch, last accuracy seen */
+    char engine_why[1024], refused_why[1024];
+} screening_record;
+
+/* The one line for a screening that kept nothing, naming its real cause. */
+static gq_err nothing_kept(const advise_request *a, const sim_request *base, const screening_record *w, char *msg,
+                           size_t cap)
+{
+    if (w->settings > 0 && w->engine_refused == w->settings)
+        return gq_fail(GQ_ERR_USAGE, msg, cap, "advise: the %s engine runs none of the %zu settings searched: %s",
+                       sim_engine_name(base->engine), w->settings, w->engine_why);
+    if (w->settings > 0 && w->engine_refused + w->refused == w->settings)
+        return gq_fail(GQ_ERR_USAGE, msg, cap, "advise: every setting searched is refused: %s",
+                       w->refused_why[0] ? w->refused_why : w->engine_why);
+    if (a->curves && w->no_curve && !w->never && !w->late && !w->no_epoch)
+        return gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "advise: none of the quantizers searched has an accuracy curve (--quant names others than the "
+                       "curves')");
+    if (a->curves && w->no_epoch && !w->never && !w->late)
+        return gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "advise: the budget of %g s completes no epoch of %.0f images in any configuration (the fastest "
+                       "epoch takes %.4g s)",
+                       a->budget_s, a->dataset_images, w->fastest_epoch_s);
+    if (a->curves && w->late) /* some reach it: what stops them is the budget */
+        return gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "advise: the target %g is reached, but not within the budget of %g s (the soonest takes %.4g s)",
+                       a->target, a->budget_s, w->soonest_s);
+    if (a->curves && w->never)
+        return gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "advise: no quantizer's curve reaches the target %g (the best last accuracy is %.4f)", a->target,
+                       w->best_final);
+    /* every quantizer refused in every setting left: options that do not go together, said by the first refusal */
+    return gq_fail(w->refused_why[0] ? GQ_ERR_USAGE : GQ_ERR_PARAM, msg, cap,
+                   "advise: no configuration could be simulated%s%s", w->refused_why[0] ? ": " : "", w->refused_why);
 }
 
 static gq_err advise_in(const sim_request *request, const advise_request *a, gq_table *rows, char *why, size_t why_cap,
@@ -214,15 +256,36 @@ static gq_err advise_in(const sim_request *request, const advise_request *a, gq_
     size_t n = 0;
     int batch = 0;
     char skip[1024];
+    screening_record w = {.settings = nst, .soonest_s = INFINITY, .fastest_epoch_s = INFINITY, .best_final = 0};
+    /* the final engine's refusals (a scheme it lacks, a limit) are the setting's, whatever the quantizer: asked once
+     * a setting, so that what it would refuse is never screened in (smpi: the trainer's schemes only) */
+    const sim_engine *final = sim_engine_get(base->engine);
+    const int ask_final = base->engine != ENGINE_ANALYTIC && final && final->check;
     /* the screening: one scenario a setting, every quantizer in it, the analytic engine */
     for (size_t i = 0; i < nst; i++) {
         const sim_request q = request_of(base, &st[i], ENGINE_ANALYTIC);
         sim_scenario s;
         gq_err e = scenario_open(&s, &q, skip, sizeof skip);
-        if (e == GQ_ERR_USAGE) continue; /* a setting simulate would refuse */
+        if (e == GQ_ERR_USAGE) { /* a setting simulate would refuse */
+            if (!w.refused++) snprintf(w.refused_why, sizeof w.refused_why, "%s", skip);
+            continue;
+        }
         if (e != GQ_OK) return free(c), free(qa), gq_fail(e, msg, cap, "%s", skip);
-        if (!batch) /* the batch is the scenario's (the request's, else the model's) */
-            for (size_t k = 0; k < nq && a->curves; k++) qa[k] = accuracy_of(a, quants[k], s.batch);
+        if (ask_final && scenario_check(&s, quants[0], a->gpus, base->engine, skip, sizeof skip) != GQ_OK) {
+            if (!w.engine_refused++) snprintf(w.engine_why, sizeof w.engine_why, "%s", skip);
+            scenario_close(&s);
+            continue;
+        }
+        if (!batch && a->curves) { /* the batch is the scenario's (the request's, else the model's) */
+            for (size_t k = 0; k < nq; k++) qa[k] = accuracy_of(a, quants[k], s.batch);
+            const double per_epoch = (double)gq_iterations_per_epoch((long long)a->dataset_images, a->gpus, s.batch);
+            if (per_epoch < 1) /* not one iteration an epoch: no curve can say anything */
+                return scenario_close(&s), free(c), free(qa),
+                       gq_fail(GQ_ERR_PARAM, msg, cap,
+                               "advise: the dataset of %.0f images is smaller than one global batch (%d GPUs x %d "
+                               "images): not one iteration an epoch (--dataset-size)",
+                               a->dataset_images, a->gpus, s.batch);
+        }
         batch = s.batch;
         for (size_t k = 0; k < nq; k++) {
             qz_params p;
@@ -230,26 +293,41 @@ static gq_err advise_in(const sim_request *request, const advise_request *a, gq_
             /* fp32 has no codec and no tensor to keep in fp32: one setting of those is enough (the codec axis's
              * first device: the GPU, or the one device held) */
             if (p.id == QZ_FP32 && ((nst > 1 && st[i].codec_on != st[0].codec_on) || st[i].fp32_below != 0)) continue;
-            if (a->curves && !qa[k].curve) continue; /* no curve: nothing to rank it by */
+            if (a->curves && !qa[k].curve) { /* no curve: nothing to rank it by */
+                w.no_curve++;
+                continue;
+            }
             if (a->progress) a->progress(a->progress_ctx, "screening", i * nq + k, nst * nq);
             sim_outcome o;
             e = scenario_run(&s, quants[k], a->gpus, &o, skip, sizeof skip);
-            if (e == GQ_ERR_USAGE) continue;
+            if (e == GQ_ERR_USAGE) {
+                if (!w.refused_why[0]) snprintf(w.refused_why, sizeof w.refused_why, "%s", skip);
+                continue;
+            }
             if (e != GQ_OK) return scenario_close(&s), free(c), free(qa), gq_fail(e, msg, cap, "%s", skip);
             double key;
-            if (!rank_key(a, &qa[k], o.r.iteration_s, &key)) continue; /* the target or the budget out of reach */
+            const left_out why_out = rank_key(a, &qa[k], o.r.iteration_s, &key);
+            if (a->curves) { /* what the line says if nothing is kept */
+                const double epoch_s = o.r.iteration_s * qa[k].per_epoch;
+                if (epoch_s < w.fastest_epoch_s) w.fastest_epoch_s = epoch_s;
+                const tta_curve *cv = qa[k].curve;
+                double last = 0;
+                for (size_t si = 0; si < cv->nseeds; si++) last += cv->acc[si][cv->epochs - 1] / (double)cv->nseeds;
+                if (last > w.best_final) w.best_final = last;
+                if (why_out == REACHED_LATE && key < w.soonest_s) w.soonest_s = key;
+            }
+            if (why_out != KEPT) { /* the target or the budget out of reach */
+                w.never += why_out == NEVER_REACHED, w.late += why_out == REACHED_LATE;
+                w.no_epoch += why_out == NO_EPOCH_IN_BUDGET;
+                continue;
+            }
             c[n] = (candidate){i, k, n, key, o.r.iteration_s, p.id == QZ_FP32, o.r.buckets};
             n++;
         }
         scenario_close(&s);
     }
     if (counts) counts->screened = n;
-    if (n == 0)
-        return free(c), free(qa),
-               gq_fail(GQ_ERR_PARAM, msg, cap,
-                       a->curves ? "advise: no quantizer with a curve reaches %g, or none could be simulated"
-                                 : "advise: no configuration could be simulated%.0g",
-                       a->target);
+    if (n == 0) return free(c), free(qa), nothing_kept(a, base, &w, msg, cap);
     qsort(c, n, sizeof *c, by_time);
     /* The finalists, simulated again with the request's engine: the best K of the screening, and the best of each
      * scheme, compressed and fp32 -- the analytic engine counts no contention (a lower bound where flows share a
@@ -333,7 +411,8 @@ static gq_err advise_in(const sim_request *request, const advise_request *a, gq_
     double *final_rank = calloc(nf + 1, sizeof *final_rank);
     if (!final_rank) e = GQ_ERR_NOMEM;
     for (size_t f = 0; e == GQ_OK && f < nf; f++)
-        if (isinf(fin[f].r.iteration_s) || !rank_key(a, &qa[c[pick[f]].quant], fin[f].r.iteration_s, &final_rank[f]))
+        if (isinf(fin[f].r.iteration_s) ||
+            rank_key(a, &qa[c[pick[f]].quant], fin[f].r.iteration_s, &final_rank[f]) != KEPT)
             final_rank[f] = INFINITY;
 #define AFTER(x, y)                                                                                                    \
     (final_rank[x] > final_rank[y] || (final_rank[x] == final_rank[y] && fin[x].r.iteration_s > fin[y].r.iteration_s))

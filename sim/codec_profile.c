@@ -8,6 +8,8 @@
 
 #include "codec_cost.h"
 #include "gq_csv.h"
+#include "gq_number.h"
+#include "phys_range.h"
 
 static gq_err row_fail(codec_profile *p, char *msg, size_t cap, const char *file, int line, const char *what,
                        const char *v)
@@ -16,12 +18,9 @@ static gq_err row_fail(codec_profile *p, char *msg, size_t cap, const char *file
     return gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: %s '%.60s'", file, line, what, v);
 }
 
-static int cost_number(const char *s, double *v)
-{
-    char *end;
-    *v = strtod(s, &end);
-    return end == s || *end || !isfinite(*v) || *v < 0 || *v > 1e12 ? -1 : 0; /* up to 1000 s a call */
-}
+/* A fixed cost up to 1000 s a call; a cost an element up to a second (a codec slower than an element a second is
+ * not an input: PHYS_CODEC_NS). */
+static double cost_limit(int per_element) { return per_element ? PHYS_CODEC_NS_HI : 1e12; }
 
 gq_err codec_profile_parse(const char *text, size_t len, const char *file, codec_profile *p, char *msg, size_t cap)
 {
@@ -82,9 +81,10 @@ gq_err codec_profile_parse(const char *text, size_t len, const char *file, codec
         strcpy(row->device, r->field[col[1]]);
         double *v[4] = {&row->cost.enc_fixed_ns, &row->cost.enc_ns, &row->cost.dec_fixed_ns, &row->cost.dec_ns};
         for (int k = 0; k < 4; k++)
-            if (cost_number(r->field[col[2 + k]], v[k])) {
+            if (gq_parse_real_in(r->field[col[2 + k]], 0, 0, cost_limit(k % 2), v[k])) {
                 char what[96];
-                snprintf(what, sizeof what, "%s must be a number of ns in [0, 1e12], not", COLS[2 + k]);
+                snprintf(what, sizeof what, "%s must be a number of ns in [0, %s], not", COLS[2 + k],
+                         k % 2 ? "1e9" : "1e12");
                 e = row_fail(p, msg, cap, file, line, what, r->field[col[2 + k]]);
                 goto out;
             }

@@ -6,7 +6,9 @@
 #include "run_params.h"
 
 #include "gq_csv.h"
+#include "gq_number.h"
 #include "gq_suggest.h"
+#include "phys_range.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -28,12 +30,7 @@ static int parse_count(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
 /* A number in [lo, hi], or (lo, hi] with lo_open. @return 0, or -1 if s is not one. */
 static int parse_real(const char *s, double lo, int lo_open, double hi, double *v)
 {
-    char *end;
-    errno = 0;
-    const double x = strtod(s, &end);
-    if (end == s || *end || errno || !(lo_open ? x > lo : x >= lo) || !(x <= hi)) return -1;
-    *v = x;
-    return 0;
+    return gq_parse_real_in(s, lo, lo_open, hi, v);
 }
 
 static gq_err fail(measured_set *s, char *msg, size_t cap, const char *file, int line, const char *fmt, ...)
@@ -176,8 +173,10 @@ static gq_err parse(const char *text, size_t len, const char *file, int grid, me
             e = fail(s, msg, cap, file, line, "gpus '%.40s' must be an integer in 1..%d", f, MEASURED_MAX_GPUS);
             goto out;
         }
-        if (!(grid && (ci < 0 || !*r->field[ci])) && parse_real(f = r->field[ci], 0, 1, 1e9, &row->images_per_s)) {
-            e = fail(s, msg, cap, file, line, "images_per_s '%.40s' must be a number in (0, 1e9]", f);
+        if (!(grid && (ci < 0 || !*r->field[ci])) &&
+            parse_real(f = r->field[ci], PHYS_IMAGE_RATE_LO, 0, PHYS_IMAGE_RATE_HI, &row->images_per_s)) {
+            e = fail(s, msg, cap, file, line, "images_per_s '%.40s': %s must be %s", f,
+                     phys_range_of(PHYS_IMAGE_RATE)->what, phys_bounds_text(PHYS_IMAGE_RATE));
             goto out;
         }
         for (int k = 0; k < RUN_COLUMNS_MAX; k++) { /* checked as the simulation will read them */

@@ -6,6 +6,9 @@
 
 #include "sim.h"
 
+#include "gq_number.h"
+#include "sim_bounds.h"
+
 int sim_network_parse(const char *spec, sim_network *n, char *msg, size_t cap)
 {
     const char *colon = strchr(spec, ':');
@@ -21,15 +24,21 @@ int sim_network_parse(const char *spec, sim_network *n, char *msg, size_t cap)
         const char *eq = strchr(k, '='), *end = strchr(k, ',');
         if (!end) end = k + strlen(k);
         if (!eq || eq > end) return snprintf(msg, cap, "network model '%s': expected key=value", spec), -1;
-        char *stop;
-        const double v = strtod(eq + 1, &stop);
+        char text[64] = "";
+        if ((size_t)(end - eq - 1) < sizeof text) memcpy(text, eq + 1, (size_t)(end - eq - 1));
+        double v = 0;
+        const int bad = gq_parse_real_in(text, SIM_NET_FACTOR_MIN, 0, SIM_NET_FACTOR_MAX, &v) != 0;
         double *dst = (eq - k == 14 && strncmp(k, "latency-factor", 14) == 0)     ? &n->latency_factor
                       : (eq - k == 16 && strncmp(k, "bandwidth-factor", 16) == 0) ? &n->bandwidth_factor
                                                                                   : NULL;
         if (!dst)
             return snprintf(msg, cap, "network model '%s': keys are latency-factor and bandwidth-factor", spec), -1;
-        if (stop != end || !(v > 0 && v <= 1000))
-            return snprintf(msg, cap, "network model '%s': a factor must be a number in (0, 1000]", spec), -1;
+        if (bad)
+            return snprintf(msg, cap,
+                            "network model '%s': a factor must be a number in [" SIM_STR(
+                                SIM_NET_FACTOR_MIN) ", " SIM_STR(SIM_NET_FACTOR_MAX) "]",
+                            spec),
+                   -1;
         *dst = v;
         k = *end ? end + 1 : NULL;
     }

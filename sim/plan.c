@@ -240,7 +240,8 @@ int sim_network_calibrate(const cluster_spec *c, const char *base, const double 
     leader_to_leader(c, &model_alpha, &model_beta);
     n->latency_factor = *alpha / model_alpha;
     n->bandwidth_factor = *beta / model_beta;
-    if (!(n->latency_factor > 0 && n->latency_factor <= 1000 && n->bandwidth_factor > 0 && n->bandwidth_factor <= 1000))
+    if (!(n->latency_factor >= SIM_NET_FACTOR_MIN && n->latency_factor <= SIM_NET_FACTOR_MAX &&
+          n->bandwidth_factor >= SIM_NET_FACTOR_MIN && n->bandwidth_factor <= SIM_NET_FACTOR_MAX))
         return snprintf(msg, cap, "factors out of range (latency x%g, bandwidth x%g): is it the right platform?",
                         n->latency_factor, n->bandwidth_factor),
                -1;
@@ -292,6 +293,19 @@ static void bucket_add(sim_bucket *b, const sim_bucket *a)
  * loop's buckets, each ready when its cycle starts. A tensor made exactly at a cycle's start waits for the next, as
  * with cycles on their clock; with all-reduces shorter than a cycle the two are the same buckets. The all-reduces'
  * ends are the analytic engine's (contention-free): the SimGrid engine runs the same buckets. */
+/* The index of the cycle of length len that time t falls in, and when that cycle ends. A cycle so short that t / len
+ * passes a double (a subnormal length) is a point: its index is t itself and it ends at t. */
+static double cycle_index(double t, double len)
+{
+    const double q = floor(t / len);
+    return isfinite(q) ? q : t;
+}
+static double cycle_end(double t, double len)
+{
+    const double q = floor(t / len);
+    return isfinite(q) ? (q + 1) * len : t;
+}
+
 static gq_err horovod_loop(const sim_config *c, sim_plan *p)
 {
     sim_bucket *out = calloc((size_t)p->n, sizeof *out);
@@ -300,8 +314,11 @@ static gq_err horovod_loop(const sim_config *c, sim_plan *p)
     double start = 0; /* the cycle's start, from the iteration's */
     int n = 0;
     for (int k = 0; k < p->n;) {
-        if (!(p->b[k].ready_s < start)) /* nothing ready: the loop idles a whole number of cycles */
-            start += (floor((p->b[k].ready_s - start) / cycle) + 1) * cycle;
+        if (!(p->b[k].ready_s < start)) { /* nothing ready: the loop idles a whole number of cycles */
+            const double ready = p->b[k].ready_s, next = start + cycle_end(ready - start, cycle);
+            /* past the tensor, however short the cycle: one below a double's resolution here must not stall */
+            start = next > ready ? next : nextafter(ready, INFINITY);
+        }
         double end = start;
         while (k < p->n && p->b[k].ready_s < start) {
             sim_bucket *b = &out[n++];
@@ -524,7 +541,7 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
          * cycles, when this tensor is ready in a later cycle than the bucket's */
         t += serial_s - serial_seen; /* the encodes so far held backward up */
         serial_seen = serial_s;
-        double cycle = c->fusion_cycle_s > 0 ? floor(t / c->fusion_cycle_s) : 0;
+        double cycle = c->fusion_cycle_s > 0 ? cycle_index(t, c->fusion_cycle_s) : 0;
         /* whole tensors on their servers: TensorFlow pushes each variable to its server on its own, so the servers
          * work side by side over the whole gradient -- in the round, one exchange, not buckets in turn (each of
          * which would wait for its own busiest server); read in forward, a bucket a tensor, as it is made */
@@ -591,7 +608,7 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
             serial_s += enc + (requant_down ? dec : 0); /* GPU time taken from backward */
         /* with cycles a bucket leaves at the end of its cycle (its tensors are ready by then) */
         cur->ready_s = !c->overlap                      ? p->compute_s
-                       : c->fusion_cycle_s > 0 && !loop ? (cycle + 1) * c->fusion_cycle_s
+                       : c->fusion_cycle_s > 0 && !loop ? cycle_end(t, c->fusion_cycle_s)
                                                         : t;
         if (split && np > 1) { /* the tensor's bucket as np alike, each a 1/np of it (its pieces differ by an element
                                   at most; their exact sizes' sum is the whole's wire) */

@@ -4,10 +4,13 @@
 #include "frameworks.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "gq_number.h"
+#include "phys_range.h"
 #include "sim_bounds.h"
 
 const char *const PS_PLACEMENT_NAMES[] = {"even", "round-robin", "greedy", "roots", NULL};
@@ -36,9 +39,8 @@ const run_param RUN_PARAMS[] = {
      .meta = "X",
      .type = RP_REAL,
      .offset = AT(gpu_images_per_s),
-     .lo = 0,
-     .hi = 1e9,
-     .lo_open = 1,
+     .lo = PHYS_IMAGE_RATE_LO, /* slower than an image a day is not a GPU */
+     .hi = PHYS_IMAGE_RATE_HI,
      .unit = "images/s",
      .scope = RP_SIM | RP_COLUMN,
      .help = "this GPU's measured images/s (in --precision), instead of its profile"},
@@ -94,6 +96,7 @@ const run_param RUN_PARAMS[] = {
      .type = RP_REAL,
      .offset = AT(partition_bytes),
      .lo = 0,
+     .integral = 1,
      .hi = SIM_MAX_FUSION_BYTES,
      .unit = "bytes",
      .scope = RP_SIM | RP_COLUMN,
@@ -164,6 +167,7 @@ const run_param RUN_PARAMS[] = {
      .type = RP_REAL,
      .offset = AT(fusion_bytes),
      .lo = 0,
+     .integral = 1,
      .hi = SIM_MAX_FUSION_BYTES,
      .dflt = 67108864, /* 64 MiB, Horovod's default fusion threshold */
      .unit = "bytes",
@@ -211,6 +215,7 @@ const run_param RUN_PARAMS[] = {
      .type = RP_REAL,
      .offset = AT(exchange.fp32_below),
      .lo = 0,
+     .integral = 1,
      .hi = SIM_MAX_FP32_BELOW,
      .unit = "elements",
      .scope = RP_SIM | RP_TRAIN | RP_COLUMN | RP_SMPI,
@@ -252,9 +257,8 @@ const run_param RUN_PARAMS[] = {
      .meta = "ELEMENTS_PER_S",
      .type = RP_REAL,
      .offset = AT(quant_rate),
-     .lo = 0,
-     .hi = 1e15,
-     .lo_open = 1,
+     .lo = PHYS_CODEC_RATE_LO, /* slower than an element a second is not a codec */
+     .hi = PHYS_CODEC_RATE_HI,
      .unit = "elements/s",
      .scope = RP_SIM,
      .help = "codec cost as a flat rate of elements a second, instead of the codec's profile"},
@@ -407,12 +411,12 @@ static gq_err run_param_parse(const run_param *p, sim_request *q, const char *te
         return gq_fail(GQ_ERR_SPEC, msg, cap, "%s '%.40s...' is too long", p->key, text);
     switch (p->type) {
     case RP_REAL: {
-        errno = 0;
-        const double x = strtod(text, &end);
-        if (end == text || *end || errno || !(p->lo_open ? x > p->lo : x >= p->lo) || !(x <= p->hi)) {
+        double x = 0;
+        if (gq_parse_real_in(text, p->lo, p->lo_open, p->hi, &x) != 0 || (p->integral && x != floor(x))) {
             char lo[32], hi[32];
-            return gq_fail(GQ_ERR_SPEC, msg, cap, "%s '%.40s' must be %s in %c%s, %s]", p->key, text, p->unit,
-                           p->lo_open ? '(' : '[', bound(p->lo, lo), bound(p->hi, hi));
+            return gq_fail(GQ_ERR_SPEC, msg, cap, "%s '%.40s' must be %s%s in %c%s, %s]", p->key, text,
+                           p->integral ? "a whole number of " : "", p->unit, p->lo_open ? '(' : '[', bound(p->lo, lo),
+                           bound(p->hi, hi));
         }
         *(double *)at = x;
         return GQ_OK;

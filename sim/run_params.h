@@ -42,7 +42,8 @@ typedef struct {
     size_t offset; /* of the value in sim_request */
     double lo, hi;
     int lo_open;
-    double dflt;                                        /* numbers, enums (an index), switches and flags */
+    int integral; /* RP_REAL: a whole number (bytes, elements), so that what is simulated is what is labelled */
+    double dflt;  /* numbers, enums (an index), switches and flags */
     const char *const *names;                           /* RP_ENUM: the values' names, NULL-terminated */
     const char *unit;                                   /* RP_REAL in messages: "bytes" */
     int (*check)(const char *v, char *msg, size_t cap); /* RP_TEXT: 0, or -1 with one line in msg */

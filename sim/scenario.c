@@ -49,7 +49,7 @@ double sim_slowest_of(int gpus, double cv)
 
 /* Workers on host CPUs (the trainer's own runs): no peak or bandwidth to model from, so their compute rate is
  * always a measured one, and there is no PCIe between a worker and its codec. */
-static const gpu_spec HOST_CPU = {"cpu", 0, 0, "host CPUs: the measured compute rate"};
+static const gpu_spec HOST_CPU = {.name = "cpu", .source = "host CPUs: the measured compute rate"};
 
 gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t cap)
 {
@@ -199,6 +199,18 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
         scenario_close(s);
         return GQ_ERR_USAGE; /* a name that names no GPU, as an unknown model or platform */
     }
+    /* TF32 is a tensor-core mode of Ampere and later: a rate measured elsewhere cannot make an older GPU run it */
+    if (q->precision == PRECISION_TF32 &&
+        (s->gpu == &HOST_CPU || (s->gpu->compute_capability > 0 && s->gpu->compute_capability < GPU_TF32_CAPABILITY))) {
+        char what[64] = "a host CPU";
+        if (s->gpu != &HOST_CPU) snprintf(what, sizeof what, "compute capability %.1f", s->gpu->compute_capability);
+        gq_fail(GQ_ERR_USAGE, msg, cap,
+                "--precision tf32: %s (%s) has no TF32, which needs NVIDIA's Ampere (compute capability %.1f, "
+                "A100) or later",
+                s->gpu->name, what, GPU_TF32_CAPABILITY);
+        scenario_close(s);
+        return GQ_ERR_USAGE;
+    }
     /* the default spread is identical GPUs' published one; a host CPU's rows (the lab's) carry their slowest rank
      * already, so none is assumed for them unless the run gives one */
     if (s->gpu == &HOST_CPU && !run_param_given(run_param_by_key("compute_jitter"), &s->req)) s->req.compute_jitter = 0;
@@ -296,13 +308,29 @@ static gq_err codec_of(const sim_scenario *s, const qz_params *qp, sim_tensor_co
     return GQ_OK;
 }
 
+static gq_err run_or_check(sim_scenario *s, const char *quant, const tensor_plan *plan, int gpus, int check_engine,
+                           sim_outcome *o, char *msg, size_t cap);
+
 gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o, char *msg, size_t cap)
 {
-    return scenario_run_plan(s, quant, NULL, gpus, o, msg, cap);
+    return run_or_check(s, quant, NULL, gpus, -1, o, msg, cap);
 }
 
 gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *plan, int gpus, sim_outcome *o,
                          char *msg, size_t cap)
+{
+    return run_or_check(s, quant, plan, gpus, -1, o, msg, cap);
+}
+
+gq_err scenario_check(sim_scenario *s, const char *quant, int gpus, engine_kind engine, char *msg, size_t cap)
+{
+    sim_outcome o;
+    return run_or_check(s, quant, NULL, gpus, (int)engine, &o, msg, cap);
+}
+
+/* One configuration run (check_engine < 0), or only asked of engine check_engine whether it would run it. */
+static gq_err run_or_check(sim_scenario *s, const char *quant, const tensor_plan *plan, int gpus, int check_engine,
+                           sim_outcome *o, char *msg, size_t cap)
 {
     const sim_request *q = &s->req;
     sim_config c;
@@ -440,11 +468,15 @@ gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *
         if (c.quant.id != QZ_FP32 && !amp_native)
             snprintf(codec_source, sizeof codec_source, "the hosts' CPUs, after the node's sum is copied there");
     }
-    c.engine = q->engine;
+    c.engine = check_engine >= 0 ? (engine_kind)check_engine : q->engine;
     c.network_model = q->network_model;
     c.iterations = q->iterations;
     c.exact_flows = q->exact_flows;
-    gq_err e = sim_run(&c, &o->r, why, sizeof why);
+    gq_err e = check_engine >= 0 ? sim_check(&c, why, sizeof why) : sim_run(&c, &o->r, why, sizeof why);
+    if (check_engine >= 0) {
+        free(per);
+        return e == GQ_OK ? GQ_OK : gq_fail(e, msg, cap, "%s", why);
+    }
     free(per);
     if (e != GQ_OK)
         return gq_fail(e, msg, cap, "simulate %s on %s with %d GPU%s: %s", s->model->name, q->platform, gpus,
@@ -457,6 +489,16 @@ gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *
     o->gpus = gpus;
     o->images_per_s = (double)gpus * s->batch / o->r.iteration_s;
     o->speedup = o->images_per_s / s->compute.images_per_s; /* one GPU, fp32, no communication */
+    /* the inputs' physical ranges keep every prediction finite; a row that is not (a range missed) is refused, never
+     * printed as inf or nan */
+    const double shown[] = {o->r.iteration_s, o->r.compute_s, o->r.comm_exposed_s, o->r.comm_s,     o->r.encode_s,
+                            o->r.decode_s,    o->r.bytes_up,  o->r.bytes_down,     o->images_per_s, o->speedup};
+    for (size_t k = 0; k < sizeof shown / sizeof shown[0]; k++)
+        if (!isfinite(shown[k]) || shown[k] < 0 || !(o->r.iteration_s > 0))
+            return gq_fail(GQ_ERR_PARAM, msg, cap,
+                           "simulate %s on %s with %d GPU%s: the prediction is not a finite, positive time (%g s an "
+                           "iteration): an input lies outside what the model describes",
+                           s->model->name, q->platform, gpus, gq_s(gpus), o->r.iteration_s);
     return GQ_OK;
 }
 

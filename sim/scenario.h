@@ -118,6 +118,10 @@ gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o
  * scenario_run. */
 gq_err scenario_run_plan(sim_scenario *s, const char *quant, const tensor_plan *plan, int gpus, sim_outcome *o,
                          char *msg, size_t cap);
+/* Whether `engine` would run quant on gpus GPUs of this scenario (the configuration built, the engine's refusals
+ * asked, nothing simulated): GQ_OK, or its refusal in msg. For a search that screens with one engine what another
+ * runs in the end (advise). */
+gq_err scenario_check(sim_scenario *s, const char *quant, int gpus, engine_kind engine, char *msg, size_t cap);
 
 /* The columns of a run's row, and the row. */
 extern const char *const SIM_COLUMNS[];

@@ -104,7 +104,7 @@ static int actors_for(const cluster_spec *cl, int gpus, node_actors mode)
     return actors;
 }
 
-gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap)
+gq_err sim_simgrid_check(const sim_config *c, const sim_plan *p, char *msg, size_t cap)
 {
     const int user_xml = c->cluster->xml_path[0] != '\0';
     if (user_xml && p->nodes > c->cluster->nodes)
@@ -156,6 +156,18 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
                        "%s declares %.0f hosts, beyond the %d the SimGrid engine builds (SimGrid would build them all "
                        "before the run): use --engine analytic",
                        c->cluster->xml_path, c->cluster->xml_hosts, SIM_SIMGRID_MAX_XML_HOSTS);
+    return GQ_OK;
+}
+
+gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap)
+{
+    gq_err refused = sim_simgrid_check(c, p, msg, cap);
+    if (refused != GQ_OK) return refused;
+    const int user_xml = c->cluster->xml_path[0] != '\0';
+    const int on_cpu = c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED);
+    node_grouped stand_in = {0, 0, 0, 0};
+    const node_actors mode = actors_mode(c->cluster, c->sync, c->gpus, on_cpu, &stand_in); /* as the check drew it */
+    const int grouped = mode != NODE_PER_GPU;
     char platform[4096];
     int xmlfd = -1;
     /* the placed servers' flows through a hub, on a generated star: where a fat tree's uplinks are shared, which

@@ -5,9 +5,11 @@
 #include "sim_internal.h"
 
 static const sim_engine ENGINES[] = {
-    [ENGINE_SIMGRID] = {"SimGrid's flow-level network model: contention, TCP or RDMA factors", sim_simgrid},
-    [ENGINE_ANALYTIC] = {"alpha-beta per transfer, no contention: the cross-check", sim_analytic},
-    [ENGINE_SMPI] = {"the trainer's own exchange, every message, under SimGrid's SMPI (smpirun)", sim_smpi},
+    [ENGINE_SIMGRID] = {"SimGrid's flow-level network model: contention, TCP or RDMA factors", sim_simgrid,
+                        sim_simgrid_check},
+    [ENGINE_ANALYTIC] = {"alpha-beta per transfer, no contention: the cross-check", sim_analytic, NULL},
+    [ENGINE_SMPI] = {"the trainer's own exchange, every message, under SimGrid's SMPI (smpirun)", sim_smpi,
+                     sim_smpi_check},
 };
 #define NENGINES (sizeof ENGINES / sizeof ENGINES[0])
 
@@ -36,6 +38,17 @@ gq_err sim_run(const sim_config *c, sim_result *r, char *msg, size_t cap)
         sim_traffic(c, &p, &r->bytes_up, &r->bytes_down);
         snprintf(r->network_model, sizeof r->network_model, "%s", p.network_model);
     }
+    sim_plan_free(&p);
+    return e;
+}
+
+gq_err sim_check(const sim_config *c, char *msg, size_t cap)
+{
+    sim_plan p;
+    gq_err e = sim_plan_build(c, &p, msg, cap);
+    const sim_engine *engine = sim_engine_get(c->gpus == 1 ? ENGINE_ANALYTIC : c->engine);
+    if (e == GQ_OK && !engine) e = gq_fail(GQ_ERR_PARAM, msg, cap, "no such engine");
+    if (e == GQ_OK && engine->check) e = engine->check(c, &p, msg, cap);
     sim_plan_free(&p);
     return e;
 }

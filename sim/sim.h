@@ -160,6 +160,9 @@ typedef struct sim_plan sim_plan;
 typedef struct {
     const char *summary; /* one line for help */
     gq_err (*run)(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
+    /* What the engine refuses before it runs (a scheme it lacks, a limit), the reason in msg; run() refuses the same.
+     * NULL: it runs every plan. */
+    gq_err (*check)(const sim_config *c, const sim_plan *p, char *msg, size_t cap);
 } sim_engine;
 /* The engine of a kind; NULL if none. */
 const sim_engine *sim_engine_get(engine_kind k);
@@ -171,6 +174,9 @@ const char *sim_engine_name(engine_kind k);
  * initialised once per process), so a platform SimGrid rejects is an error,
  * not an abort. On error writes one line into msg. */
 gq_err sim_run(const sim_config *c, sim_result *r, char *msg, size_t cap);
+/* Whether c's engine would run c: the plan built and the engine's refusals asked, nothing simulated (advise screens
+ * with the analytic engine what another engine runs in the end). On a refusal writes one line into msg. */
+gq_err sim_check(const sim_config *c, char *msg, size_t cap);
 
 /* The SimGrid engine's limit, in worker actors (one per GPU; where a node's
  * GPUs other than the first are drawn as one host, two per node for rings

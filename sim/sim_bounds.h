@@ -9,6 +9,10 @@
 #define SIM_MAX_FUSION_BYTES 1e12 /* --fusion, fusion: bytes in [0, this] */
 #define SIM_MAX_FUSION_CYCLE_S 10 /* --fusion-cycle, fusion_cycle: seconds in [0, this] */
 #define SIM_MAX_FP32_BELOW 1e15   /* --fp32-below, fp32_below: elements in [0, this] */
+/* a network model's calibrated factors (--network-model, platforms calibrate): in [this, 1000], so that a factor
+ * cannot take a link's rate or latency to nothing (a subnormal factor made the time inf) */
+#define SIM_NET_FACTOR_MIN 0.001
+#define SIM_NET_FACTOR_MAX 1000
 
 #define RUN_PARAMS_MAX 32     /* run parameters at most (run_params.h): a measured row keeps a field for each */
 #define RUN_COLUMNS_MAX 24    /* run parameters read from validate's columns, at most */

@@ -186,7 +186,9 @@ gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char 
  * Horovod's loop with it: sim_plan_build). */
 double sim_bucket_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b);
 gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
+gq_err sim_simgrid_check(const sim_config *c, const sim_plan *p, char *msg, size_t cap);
 gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
+gq_err sim_smpi_check(const sim_config *c, const sim_plan *p, char *msg, size_t cap);
 
 /* Per-GPU traffic of one iteration, for the result. */
 void sim_traffic(const sim_config *c, const sim_plan *p, double *up, double *down);

@@ -39,7 +39,7 @@ static int program_path(char *out, size_t cap)
     return gq_beside_self("GQSIM_SMPI", "gqsim-smpi", out, cap) != 0 ? -1 : access(out, X_OK);
 }
 
-gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap)
+gq_err sim_smpi_check(const sim_config *c, const sim_plan *p, char *msg, size_t cap)
 {
     if (p->servers)
         return gq_fail(GQ_ERR_PARAM, msg, cap,
@@ -76,6 +76,15 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
     if (program_path(prog, sizeof prog) != 0)
         return gq_fail(GQ_ERR_PARAM, msg, cap, "%s is missing: this gqsim was built without smpicc (libsimgrid-dev)",
                        prog);
+    return GQ_OK;
+}
+
+gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap)
+{
+    gq_err refused = sim_smpi_check(c, p, msg, cap);
+    if (refused != GQ_OK) return refused;
+    char prog[4200];
+    program_path(prog, sizeof prog);
     /* the platform, and one host per rank in GPU order */
     char *xml = cluster_xml(c->cluster, cluster_nodes_built(c->cluster, c->gpus), CLUSTER_XML_FLAT);
     size_t hcap = (size_t)c->gpus * 24 + 1, hlen = 0;
@@ -102,8 +111,9 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
     snprintf(plat, sizeof plat, "%s/platform.xml", dir);
     snprintf(hostfile, sizeof hostfile, "%s/hosts", dir);
     snprintf(model, sizeof model, "%s/model.model", dir);
-    if (made) gq_run_cleanup_add(dir), gq_run_cleanup_add(plat), gq_run_cleanup_add(hostfile);
-    if (made && model_text) gq_run_cleanup_add(model);
+    /* the directory is smpirun's TMPDIR too: what it and SMPI make there (the program's privatised copies, one a
+     * rank, gqsim-smpi_PID_N.so) goes with it, however the run ends */
+    if (made) gq_run_cleanup_add_tree(dir);
     const int written = made && write_file(plat, xml) == 0 && write_file(hostfile, hosts) == 0 &&
                         (!model_text || write_file(model, model_text) == 0);
     const int model_copied = model_text != NULL;
@@ -137,8 +147,10 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
         run_param_format(&RUN_PARAMS[i], &run, v, sizeof v);
         snprintf(a[k++], sizeof a[0], "%s=%s", RUN_PARAMS[i].key, v);
     }
-    char *argv[20 + 7 + RUN_PARAMS_MAX] = {
-        "smpirun", "-np", np, "-platform", plat, "-hostfile", hostfile,
+    char tmpdir[216];
+    snprintf(tmpdir, sizeof tmpdir, "TMPDIR=%s", dir);
+    char *argv[22 + 7 + RUN_PARAMS_MAX] = {
+        "env", tmpdir, "smpirun", "-np", np, "-platform", plat, "-hostfile", hostfile,
         /* nothing is run for its time: every computation is charged by the program */
         "--cfg=smpi/simulate-computation:no", net[0], net[2], net[3], net[4], net[1], "--log=root.thres:error",
         "--log=smpi.thres:error",
@@ -149,7 +161,7 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
          * 16 MiB file folded over each, 16 mappings a rank for AlexNet's largest
          * buffer where 1 MiB blocks made thousands (vm.max_map_count is 65530) */
         "--cfg=smpi/shared-malloc:global", "--cfg=smpi/shared-malloc-blocksize:16777216", prog};
-    int n = 19;
+    int n = 21;
     for (int i = 0; i < k; i++) argv[n++] = a[i];
     argv[n] = NULL;
 
@@ -161,7 +173,7 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
     if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || !(it >= p->compute_s * (1 - 1e-9))) {
         char *nl = strchr(log, '\n');
         if (nl) *nl = '\0';
-        if (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127 && !log[0])
+        if (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 127) /* env found no smpirun */
             return gq_fail(GQ_ERR_IO, msg, cap, "cannot start smpirun (libsimgrid-dev)");
         return gq_fail(GQ_ERR_IO, msg, cap, "the SMPI run failed: %s", log[0] ? log : "no result");
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gq_csv.h"
+#include "gq_number.h"
 #include "phys_range.h"
 #include "qz.h"
 
@@ -44,10 +45,9 @@ gq_err pingpong_parse(const char *text, size_t len, const char *file, double *by
     if (e == GQ_OK && (cb < 0 || ct < 0))
         e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s:1: needs columns bytes and one_way_s", file);
     for (int line; e == GQ_OK && next_row(r, file, &line, &e, msg, mcap);) {
-        char *e1, *e2;
-        const double b = strtod(r->field[cb], &e1), t = strtod(r->field[ct], &e2);
-        if (*e1 || *e2 || e1 == r->field[cb] || e2 == r->field[ct] || !phys_in_range(PHYS_MESSAGE_BYTES, b) ||
-            !phys_in_range(PHYS_LATENCY, t) || t <= 0) {
+        double b = 0, t = 0;
+        if (gq_parse_real(r->field[cb], &b) != 0 || gq_parse_real(r->field[ct], &t) != 0 ||
+            !phys_in_range(PHYS_MESSAGE_BYTES, b) || !phys_in_range(PHYS_LATENCY, t) || t <= 0) {
             e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s:%d: bytes must be %s and one_way_s a time %s, above 0", file, line,
                         phys_bounds_text(PHYS_MESSAGE_BYTES), phys_bounds_text(PHYS_LATENCY));
             break;
@@ -71,10 +71,13 @@ gq_err acc_curves_parse(const char *text, size_t len, const char *file, acc_curv
     gq_err e = open_table(text, len, file, &r, msg, mcap);
     const int cq = e == GQ_OK ? gq_csv_column(r, "quant", NULL) : -1,
               ce = e == GQ_OK ? gq_csv_column(r, "epoch", NULL) : -1,
-              ca = e == GQ_OK ? gq_csv_column(r, "accuracy", "test_accuracy") : -1;
+              ca = e == GQ_OK ? gq_csv_column(r, "accuracy", "test_accuracy") : -1,
+              cs = e == GQ_OK ? gq_csv_column(r, "seed", NULL) : -1,
+              cw = e == GQ_OK ? gq_csv_column(r, "workers", NULL) : -1;
     if (e == GQ_OK && (cq < 0 || ce < 0 || ca < 0))
         e = gq_fail(GQ_ERR_SPEC, msg, mcap,
                     "%s:1: needs columns quant, epoch, accuracy (or test_accuracy, as train writes it)", file);
+    unsigned long long workers_of[64] = {0}; /* each curve's worker count, where the file has the column */
     for (int line; e == GQ_OK && next_row(r, file, &line, &e, msg, mcap);) {
         qz_params q;
         char canon[256], qmsg[256], *end;
@@ -89,38 +92,82 @@ gq_err acc_curves_parse(const char *text, size_t len, const char *file, acc_curv
                         r->field[ce], ACC_CURVE_MAX_EPOCHS);
             break;
         }
-        const double acc = strtod(r->field[ca], &end);
-        if (*end || end == r->field[ca] || !(acc >= 0 && acc <= 1)) {
+        double acc = NAN;
+        if (gq_parse_real_in(r->field[ca], 0, 0, 1, &acc) != 0) {
             e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s:%d: accuracy '%.40s' must be a fraction in [0, 1]", file, line,
                         r->field[ca]);
+            break;
+        }
+        unsigned long long seed = 0, workers = 0;
+        if (cs >= 0 &&
+            (r->field[cs][0] < '0' || r->field[cs][0] > '9' || (seed = strtoull(r->field[cs], &end, 10), *end))) {
+            e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s:%d: seed '%.40s' must be a non-negative integer", file, line,
+                        r->field[cs]);
+            break;
+        }
+        if (cw >= 0 &&
+            (r->field[cw][0] < '1' || r->field[cw][0] > '9' || (workers = strtoull(r->field[cw], &end, 10), *end))) {
+            e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s:%d: workers '%.40s' must be a positive integer", file, line,
+                        r->field[cw]);
             break;
         }
         int k = 0;
         while (k < *n && strcmp(curves[k].quant, canon) != 0) k++;
         if (k == *n) {
-            if (*n == cap) {
-                e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s:%d: more than %d quantizers", file, line, cap);
+            if (*n == cap || *n == 64) {
+                e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s:%d: more than %d quantizers", file, line, cap < 64 ? cap : 64);
                 break;
             }
             snprintf(curves[k].quant, sizeof curves[k].quant, "%s", canon);
-            curves[k].epochs = 0;
-            for (int i = 0; i < ACC_CURVE_MAX_EPOCHS; i++) curves[k].acc[i] = NAN;
+            curves[k].epochs = curves[k].nseeds = 0;
+            workers_of[k] = workers;
             ++*n;
         }
-        if (!isnan(curves[k].acc[epoch - 1])) {
-            e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s:%d: epoch %ld of %s is given twice", file, line, epoch, canon);
+        acc_curve *cv = &curves[k];
+        if (workers != workers_of[k]) {
+            e = gq_fail(GQ_ERR_SPEC, msg, mcap,
+                        "%s:%d: workers %llu where %s's earlier rows have %llu: a curve is one run's, so give the "
+                        "rows of one worker count",
+                        file, line, workers, canon, workers_of[k]);
             break;
         }
-        curves[k].acc[epoch - 1] = acc;
-        if ((size_t)epoch > curves[k].epochs) curves[k].epochs = (size_t)epoch;
-    }
-    for (int k = 0; e == GQ_OK && k < *n; k++)
-        for (size_t i = 0; i < curves[k].epochs; i++)
-            if (isnan(curves[k].acc[i])) {
-                e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s: %s has no accuracy for epoch %zu (epochs 1..%zu, each once)",
-                            file, curves[k].quant, i + 1, curves[k].epochs);
+        size_t si = 0;
+        while (si < cv->nseeds && cv->seed[si] != seed) si++;
+        if (si == cv->nseeds) {
+            if (cv->nseeds == ACC_CURVE_MAX_SEEDS) {
+                e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s:%d: more than %d seeds of %s", file, line, ACC_CURVE_MAX_SEEDS,
+                            canon);
                 break;
             }
+            cv->seed[si] = seed;
+            for (int i = 0; i < ACC_CURVE_MAX_EPOCHS; i++) cv->acc[si][i] = NAN;
+            cv->nseeds++;
+        }
+        if (!isnan(cv->acc[si][epoch - 1])) {
+            if (cs >= 0)
+                e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s:%d: epoch %ld of %s, seed %llu, is given twice", file, line,
+                            epoch, canon, seed);
+            else
+                e = gq_fail(GQ_ERR_SPEC, msg, mcap,
+                            "%s:%d: epoch %ld of %s is given twice (runs of several seeds need a seed column)", file,
+                            line, epoch, canon);
+            break;
+        }
+        cv->acc[si][epoch - 1] = acc;
+        if ((size_t)epoch > cv->epochs) cv->epochs = (size_t)epoch;
+    }
+    /* every seed's run of a quantizer has every epoch from 1 to the last any of them has */
+    for (int k = 0; e == GQ_OK && k < *n; k++)
+        for (size_t si = 0; e == GQ_OK && si < curves[k].nseeds; si++)
+            for (size_t i = 0; i < curves[k].epochs; i++)
+                if (isnan(curves[k].acc[si][i])) {
+                    char of_seed[48] = "";
+                    if (cs >= 0) snprintf(of_seed, sizeof of_seed, ", seed %llu,", curves[k].seed[si]);
+                    e = gq_fail(GQ_ERR_SPEC, msg, mcap,
+                                "%s: %s%s has no accuracy for epoch %zu (epochs 1..%zu, each once)", file,
+                                curves[k].quant, of_seed, i + 1, curves[k].epochs);
+                    break;
+                }
     if (e == GQ_OK && *n == 0) e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s: no accuracy rows", file);
     free(r);
     return e;

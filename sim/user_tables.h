@@ -15,16 +15,20 @@ gq_err pingpong_parse(const char *text, size_t len, const char *file, double *by
                       char *msg, size_t mcap);
 
 #define ACC_CURVE_MAX_EPOCHS 1000
+#define ACC_CURVE_MAX_SEEDS 16
 
-/* One quantizer's accuracy after each of epochs 1..epochs (each given once). */
+/* One quantizer's accuracy after each of epochs 1..epochs (each given once), for each of its seeds' runs. */
 typedef struct {
     char quant[256]; /* canonical spec */
-    size_t epochs;
-    double acc[ACC_CURVE_MAX_EPOCHS];
+    size_t epochs, nseeds;
+    unsigned long long seed[ACC_CURVE_MAX_SEEDS]; /* as the seed column gives them, in the file's order (0: none) */
+    double acc[ACC_CURVE_MAX_SEEDS][ACC_CURVE_MAX_EPOCHS];
 } acc_curve;
 
 /* Rows `quant,epoch,accuracy` (or test_accuracy, as `train --format csv` writes), grouped by
- * quantizer into at most cap curves, each with no epoch missing. */
+ * quantizer into at most cap curves, each with no epoch missing. An optional seed column tells the runs of
+ * one quantizer apart (train --seeds writes one), each a curve of the same epochs; an optional workers column
+ * must hold one worker count per quantizer (a curve is a run's, and runs of other sizes are other curves). */
 gq_err acc_curves_parse(const char *text, size_t len, const char *file, acc_curve *curves, int cap, int *n, char *msg,
                         size_t mcap);
 

@@ -400,10 +400,10 @@ for extra in "--sync ring:there are no placed servers here" "--sync ps-sharded:w
         "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q -e \"${extra#*:}\" err.txt"
 done
 # Horovod's loop (--fusion-wait previous): refused where there is no loop of all-reduces to pace, one line each
-for extra in "--fusion-cycle 0:it needs --fusion-cycle > 0" "--overlap off:with --overlap off" \
+for extra in "--sync ring --fusion-cycle 0:it needs --fusion-cycle > 0" "--sync ring --overlap off:with --overlap off" \
     "--sync ps-sharded:not a parameter server"; do
     # shellcheck disable=SC2086
-    "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --sync ring --fusion-wait previous \
+    "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --fusion-wait previous \
         ${extra%%:*} 2> err.txt; rc=$?
     check "--fusion-wait previous ${extra%%:*}: a usage error, one line" sh -c \
         "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q -e \"${extra#*:}\" err.txt"
@@ -413,8 +413,11 @@ done
 check "--precision amp: fp16 on the wire, the measured AMP rate, both named" sh -c \
     "grep -q '^resnet50,dgx1-v100,8,fp16,' amp.txt && grep -q ',measured (amp); stragglers CV 0.0148,' amp.txt && grep -q 'none (amp: fp16 gradients' amp.txt"
 "$GQ" simulate --model resnet50 --platform dgx1-v100 --gpus 8 --precision tf32 2> err.txt; rc=$?
-check "--precision tf32 on a V100 (nothing measured): refused, one line" sh -c \
-    "test $rc -ne 0 && test \$(wc -l < err.txt) -eq 1 && grep -q 'no measured tf32 throughput for resnet50 on V100' err.txt"
+check "--precision tf32 on a V100 (compute capability 7.0): refused, one line" sh -c \
+    "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q 'V100 (compute capability 7.0) has no TF32' err.txt"
+"$GQ" simulate --model vgg16 --platform dgx-a100 --gpus 8 --precision tf32 2> err.txt; rc=$?
+check "--precision tf32 on an A100 with nothing measured for the model: refused, one line" sh -c \
+    "test $rc -ne 0 && test \$(wc -l < err.txt) -eq 1 && grep -q 'no measured tf32 throughput for vgg16 on A100' err.txt"
 # a framework column: the row runs the framework's scheme, and its sync column says which (it said the default)
 printf 'model,platform,gpu,gpus,batch,framework,images_per_s\nresnet50,dgx1-v100,V100,8,64,horovod-nccl,2000\n' > fw.csv
 "$GQ" validate --measured fw.csv --engine analytic --format csv > fwv.txt
@@ -728,13 +731,13 @@ check "advise --top 101: usage error, one line" sh -c "test $rc -eq 2 && test \$
 check "advise with a bad spec: one line naming it" sh -c "test $rc -ne 0 && test \$(wc -l < err.txt) -eq 1 && grep -q levels err.txt"
 
 # several platforms: each searched as on its own, GPU counts outer; in a table, their winners compared
-A1="--model alexnet --top 2 --engine analytic --quant fp32 --quant terngrad --quant topk:ratio=0.01 --format csv"
+A1="--model alexnet --top 2 --engine analytic --quant fp32 --quant terngrad --quant topk:ratio=0.01"
 # shellcheck disable=SC2086
-"$GQ" advise $A1 --platform terngrad-ethernet --platform terngrad-infiniband --gpus 8,16 > advp.csv 2> err.txt
+"$GQ" advise $A1 --platform terngrad-ethernet --platform terngrad-infiniband --gpus 8,16 --format csv > advp.csv 2> err.txt
 : > advq.csv
 for g in 8 16; do for p in terngrad-ethernet terngrad-infiniband; do
     # shellcheck disable=SC2086
-    "$GQ" advise $A1 --platform $p --gpus $g | tail -n +2 >> advq.csv
+    "$GQ" advise $A1 --platform $p --gpus $g --format csv | tail -n +2 >> advq.csv
 done; done
 check "advise with two platforms: the four single searches' rows, in order" \
     sh -c "test \$(tail -n +2 advp.csv | wc -l) -eq 8 && tail -n +2 advp.csv | cmp -s - advq.csv"
@@ -746,7 +749,7 @@ check "advise across platforms: the faster first, the other's ratio its images/s
         exit 1 unless @l == 2 && $l[0] =~ /^\s+terngrad-infiniband\s/ && $l[1] =~ /^\s+terngrad-ethernet\s.*\(([0-9.]+)x/;
         exit($1 eq sprintf("%.2f", $ips{"terngrad-infiniband"} / $ips{"terngrad-ethernet"}) ? 0 : 1)'
 # shellcheck disable=SC2086
-"$GQ" advise $A1 --platform terngrad-ethernet --platform terngrad-infiniband --gpus 8 --plot advp.svg > /dev/null 2> err.txt
+"$GQ" advise $A1 --platform terngrad-ethernet --platform terngrad-infiniband --gpus 8 --format csv --plot advp.svg > /dev/null 2> err.txt
 check "advise --plot: a bar a row, coloured by search, with its script and data" \
     sh -c "test -s advp.svg && test -s advp.gp && test \$(wc -l < advp.dat) -eq 4 && test \"\$(cut -d' ' -f3 advp.dat | tr '\n' ' ')\" = '0 0 1 1 '"
 "$GQ" advise --model alexnet --platform terngrad-ethernet --platform nosuch --gpus 8 2> err.txt; rc=$?

@@ -13,6 +13,7 @@
 #include "frameworks.h"
 #include "gq_epoch.h"
 #include "measured.h"
+#include "phys_range.h"
 #include "run_params.h"
 #include "scenario.h"
 
@@ -68,19 +69,23 @@ static int accepts(const run_param *p, double v)
     return run_param_set(p, &q, text, msg, sizeof msg) == GQ_OK;
 }
 
-/* Every numeric parameter at its bounds and one step past: the step a double's next value, or 1 for counts. */
+/* Every numeric parameter at its bounds and one step past: the step a double's next value (a subnormal next to 0
+ * is a number in the range like any other), or 1 for counts and whole numbers, which refuse a fraction. */
 static void test_bounds_at_equality(void)
 {
     for (size_t i = 0; i < RUN_PARAM_COUNT; i++) {
         const run_param *p = &RUN_PARAMS[i];
-        if (p->type == RP_COUNT) {
+        if (p->type == RP_COUNT || (p->type == RP_REAL && p->integral)) {
             CHECK(accepts(p, p->lo) && accepts(p, p->hi), "%s: %g and %g are in", p->key, p->lo, p->hi);
             CHECK(!accepts(p, p->hi + 1) && (p->lo == 0 || !accepts(p, p->lo - 1)), "%s: outside refused", p->key);
+            if (p->type == RP_REAL) /* the nearest fractions to a whole number in the range */
+                CHECK(!accepts(p, p->lo + 0.5) && !accepts(p, nextafter(p->lo + 1, 0)) &&
+                          !accepts(p, nextafter(p->lo, INFINITY)),
+                      "%s: a fraction of a whole number refused", p->key);
         } else if (p->type == RP_REAL) {
             CHECK(accepts(p, p->hi) && !accepts(p, nextafter(p->hi, INFINITY)), "%s: hi %g", p->key, p->hi);
             if (p->lo_open)
-                CHECK(!accepts(p, p->lo) && accepts(p, p->lo == 0 ? DBL_MIN : nextafter(p->lo, INFINITY)), "%s: (lo %g",
-                      p->key, p->lo); /* above 0, the least normal double: strtod calls the subnormals out of range */
+                CHECK(!accepts(p, p->lo) && accepts(p, nextafter(p->lo, INFINITY)), "%s: (lo %g", p->key, p->lo);
             else
                 CHECK(accepts(p, p->lo) && !accepts(p, nextafter(p->lo, -INFINITY)), "%s: [lo %g", p->key, p->lo);
         }
@@ -98,7 +103,11 @@ static void test_format_reads_back(void)
         char msg[256], text[RUN_PARAM_TEXT_MAX];
         const char *text_value = strcmp(p->key, "framework") == 0 ? "tf-ps" : "CM02:latency-factor=1.5";
         const char *v = p->type == RP_ENUM ? p->names[1] : p->type == RP_TEXT ? text_value : "1";
-        if (p->type == RP_REAL) v = p->lo_open ? "0.1" : "0.30000000000000004"; /* a double %g would round */
+        if (p->type == RP_REAL) /* a double %g would round; a whole number of bytes, one that %g would write 1e+15 */
+            v = p->integral  ? "999999999999"
+                : p->lo >= 1 ? "1.3000000000000003"
+                : p->lo_open ? "0.1"
+                             : "0.30000000000000004";
         CHECK(run_param_set(p, &a, v, msg, sizeof msg) == GQ_OK, "%s '%s': %s", p->key, v, msg);
         run_param_format(p, &a, text, sizeof text);
         CHECK(run_param_set(p, &b, text, msg, sizeof msg) == GQ_OK, "%s '%s' back: %s", p->key, text, msg);
@@ -114,8 +123,12 @@ static void test_messages(void)
     struct {
         const char *key, *value, *want;
     } const C[] = {
-        {"fusion", "-1", "fusion '-1' must be bytes in [0, 1e12]"},
-        {"compute_images_per_s", "0", "compute_images_per_s '0' must be images/s in (0, 1e9]"},
+        {"fusion", "-1", "fusion '-1' must be a whole number of bytes in [0, 1e12]"},
+        {"fusion", "1.5", "fusion '1.5' must be a whole number of bytes in [0, 1e12]"},
+        {"compute_images_per_s", "0", "compute_images_per_s '0' must be images/s in [1e-5, 1e9]"},
+        {"compute_images_per_s", "1e-300", "compute_images_per_s '1e-300' must be images/s in [1e-5, 1e9]"},
+        {"quant_rate", "0.5", "quant_rate '0.5' must be elements/s in [1, 1e15]"},
+        {"compute_jitter", "nan", "compute_jitter 'nan' must be a coefficient of variation in [0, 0.5]"},
         {"ps_shards", "1025", "ps_shards '1025' must be an integer in 1..1024"},
         {"codec_on", "tpu", "codec_on 'tpu' is not gpu, cpu or none"},
         {"overlap", "on", "overlap 'on' is not 0 or 1"},
@@ -487,10 +500,10 @@ static void test_precision(void)
               strncmp(tg.quant, "terngrad", 8) == 0,
           "amp with terngrad: encoded as ever (%g s)", tg.r.encode_s);
     scenario_close(&s);
-    q.precision = PRECISION_TF32;
-    CHECK(scenario_open(&s, &q, msg, sizeof msg) == GQ_ERR_PARAM &&
-              strstr(msg, "no measured tf32 throughput for resnet50 on V100") != NULL,
-          "tf32 on a V100 with nothing measured: refused, '%s'", msg);
+    q.precision = PRECISION_TF32; /* Ampere's mode (compute capability 8.0): a V100 (7.0) has none */
+    CHECK(scenario_open(&s, &q, msg, sizeof msg) == GQ_ERR_USAGE &&
+              strstr(msg, "V100 (compute capability 7.0) has no TF32") != NULL,
+          "tf32 on a V100: refused, '%s'", msg);
     q.platform = "dgx-a100"; /* an A100 has both: each precision its own row (TF32 938, AMP 2470 at batch 256) */
     CHECK(scenario_open(&s, &q, msg, sizeof msg) == GQ_OK && s.compute.images_per_s == 938, "tf32 on an A100: %g",
           s.compute.images_per_s);
@@ -500,9 +513,38 @@ static void test_precision(void)
           s.compute.images_per_s);
     scenario_close(&s);
     q.platform = "dgx1-v100", q.precision = PRECISION_TF32, q.gpu_images_per_s = 500;
+    CHECK(scenario_open(&s, &q, msg, sizeof msg) == GQ_ERR_USAGE && strstr(msg, "has no TF32") != NULL,
+          "a tf32 rate given for a V100: still no TF32 there, '%s'", msg);
+    q.platform = "dgx-a100";
     CHECK(scenario_open(&s, &q, msg, sizeof msg) == GQ_OK && s.compute.images_per_s == 500 &&
               s.compute.source == COMPUTE_USER,
           "a rate given is taken: %g", s.compute.images_per_s);
+    scenario_close(&s);
+}
+
+/* A request no parser would let through (a rate set below its physical range directly in the struct) gives a
+ * refusal naming the run, never a row of inf: the last guard behind the ranges. At the range's lowest rate, a finite
+ * row: 8 GPUs x 128 images at 1e-5 images/s each is 1.28e7 s of compute. */
+static void test_finite_or_refused(void)
+{
+    sim_request q;
+    sim_request_defaults(&q);
+    q.model = "alexnet", q.platform = "terngrad-ethernet", q.engine = ENGINE_ANALYTIC, q.compute_jitter = 0;
+    char msg[512] = "";
+    sim_scenario s;
+    sim_outcome o;
+    q.gpu_images_per_s = PHYS_IMAGE_RATE_LO;
+    CHECK(scenario_open(&s, &q, msg, sizeof msg) == GQ_OK &&
+              scenario_run(&s, "fp32", 8, &o, msg, sizeof msg) == GQ_OK &&
+              fabs(o.r.compute_s - 128 / PHYS_IMAGE_RATE_LO) <= 1e-9 * o.r.compute_s && isfinite(o.images_per_s),
+          "1e-5 images/s: a finite row, compute %g s (%s)", o.r.compute_s, msg);
+    scenario_close(&s);
+    q.gpu_images_per_s = 1e-310; /* a subnormal: 128 images take 1.28e312 s, past a double */
+    msg[0] = '\0';
+    gq_err e = scenario_open(&s, &q, msg, sizeof msg);
+    if (e == GQ_OK) e = scenario_run(&s, "fp32", 8, &o, msg, sizeof msg);
+    CHECK(e == GQ_ERR_PARAM && strstr(msg, "the prediction is not a finite, positive time") != NULL,
+          "1e-310 images/s set directly: refused, '%s'", msg);
     scenario_close(&s);
 }
 
@@ -521,5 +563,6 @@ int main(void)
     test_frameworks();
     test_error_feedback();
     test_precision();
+    test_finite_or_refused();
     return check_summary();
 }

@@ -158,7 +158,7 @@ gq_err train_run(const train_config *c, const idx_dataset *train, const idx_data
     if (!residual && c->error_feedback == 1)
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "ring all-reduce re-quantizes partial sums: no worker's own error to feed back "
-                       "(--ef 0, or another --sync)");
+                       "(--ef off, or another --sync)");
     openblas_set_num_threads(1);
     net_t net;
     gq_err e = net_init(&net, c->model, B, c->seed, msg, cap);

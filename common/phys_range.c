@@ -1,7 +1,9 @@
 /* The physical ranges and SimGrid's units; see phys_range.h. The bounds are
  * wide enough for anything built (a 10 Mb/s lab link, a 1.6 Tb/s NIC, a
- * satellite hop) and narrow enough that a typo cannot reach the simulator:
- * 1 kbit/s to 100 Tbit/s, latencies from 0 to an hour, messages up to 1 TB. */
+ * satellite hop, a host CPU training at a few images a second) and narrow
+ * enough that a typo cannot reach the simulator: 1 kbit/s to 100 Tbit/s,
+ * latencies from 0 to an hour, messages up to 1 TB, GPUs from an image a day
+ * and 1 GFLOP/s, codecs from an element a second. */
 #include "phys_range.h"
 
 #include <math.h>
@@ -14,6 +16,14 @@ static const phys_range RANGES[PHYS_COUNT_] = {
     [PHYS_FATPIPE_RATE] = {"a fat pipe's rate", "bytes/s", 1e3 / 8, 1e15, "between 1 kbit/s and 1 PB/s"},
     [PHYS_LATENCY] = {"a latency", "s", 0, 3600, "between 0 and 3600 s"},
     [PHYS_MESSAGE_BYTES] = {"a message size", "bytes", 1, 1e12, "between 1 byte and 1e12 bytes"},
+    [PHYS_IMAGE_RATE] = {"a training rate", "images/s", PHYS_IMAGE_RATE_LO, PHYS_IMAGE_RATE_HI,
+                         "between 1e-5 images/s (about one a day) and 1e9 images/s"},
+    [PHYS_CODEC_RATE] = {"a codec's rate", "elements/s", PHYS_CODEC_RATE_LO, PHYS_CODEC_RATE_HI,
+                         "between 1 and 1e15 elements/s"},
+    [PHYS_CODEC_NS] = {"a codec's cost an element", "ns", 0, PHYS_CODEC_NS_HI,
+                       "between 0 and 1e9 ns (one element a second)"},
+    [PHYS_FLOP_RATE] = {"a peak arithmetic rate", "FLOP/s", 1e9, 1e16, "between 0.001 and 10000 TFLOP/s"},
+    [PHYS_MEMORY_RATE] = {"a memory bandwidth", "bytes/s", 1e8, 1e14, "between 0.1 and 100000 GB/s"},
 };
 
 const phys_range *phys_range_of(phys_quantity q) { return q < PHYS_COUNT_ ? &RANGES[q] : NULL; }

@@ -1,8 +1,10 @@
 /* The physical ranges every parser of a rate, a latency, a size or a count
- * checks against: one table, so that a cluster spec, a SimGrid XML and a CSV
- * refuse the same impossible values (1e-300 Gb/s, a negative latency) with
- * the same bounds. Also SimGrid's value-with-unit syntax ("125MBps", "10us")
- * for the XML reader. */
+ * checks against: one table, so that a cluster spec, a SimGrid XML, a CSV
+ * column and an option refuse the same impossible values (1e-300 Gb/s, a
+ * negative latency, a GPU slower than an image a day, a codec slower than an
+ * element a second) with the same bounds, and no prediction made from
+ * accepted inputs overflows to inf or nan. Also SimGrid's value-with-unit
+ * syntax ("125MBps", "10us") for the XML reader. */
 #ifndef GQ_PHYS_RANGE_H
 #define GQ_PHYS_RANGE_H
 
@@ -10,7 +12,25 @@
 
 /* PHYS_FATPIPE_RATE: a FATPIPE link, which SimGrid never shares, so that it stands for "no limit"
  * (gqsim's racks' backplane and a host's memory bus at 1 PB/s) rather than a cable */
-typedef enum { PHYS_RATE, PHYS_FATPIPE_RATE, PHYS_LATENCY, PHYS_MESSAGE_BYTES, PHYS_COUNT_ } phys_quantity;
+typedef enum {
+    PHYS_RATE,
+    PHYS_FATPIPE_RATE,
+    PHYS_LATENCY,
+    PHYS_MESSAGE_BYTES,
+    PHYS_IMAGE_RATE,  /* a GPU's (or a cluster's) training throughput, images/s */
+    PHYS_CODEC_RATE,  /* a codec's flat rate, elements/s */
+    PHYS_CODEC_NS,    /* a codec's cost an element, ns */
+    PHYS_FLOP_RATE,   /* a GPU's peak arithmetic rate, FLOP/s */
+    PHYS_MEMORY_RATE, /* a GPU's memory bandwidth, bytes/s */
+    PHYS_COUNT_
+} phys_quantity;
+
+/* The bounds the option tables need as constants (the same numbers as the table in phys_range.c). */
+#define PHYS_IMAGE_RATE_LO 1e-5 /* images/s: 0.86 a day */
+#define PHYS_IMAGE_RATE_HI 1e9
+#define PHYS_CODEC_RATE_LO 1.0 /* elements/s */
+#define PHYS_CODEC_RATE_HI 1e15
+#define PHYS_CODEC_NS_HI 1e9 /* ns an element: one element a second */
 
 typedef struct {
     const char *what;  /* "a link rate" */
