@@ -18,7 +18,7 @@ typedef struct {
     /* the header's number of fields: set by the first record read (or by the caller), after which a
      * record with fewer or more fields is malformed -- never filled from the record before */
     int width;
-    char why[96]; /* room for a reason with numbers in it */
+    char why[160]; /* room for a reason with numbers and a column's name in it */
 } gq_csv;
 
 void gq_csv_init(gq_csv *r, const char *text, size_t len);
