@@ -98,10 +98,13 @@ check "ping-pong: 1 byte one way in two delays at least" \
 check "ping-pong: 1 MiB no faster than 12.5 MB/s" \
     awk -F, -v d=$delay '$1 == 1048576 { r = 1048576 / ($2 - 2 * d); ok = r <= 12.5e6 } END { exit !ok }' pp.csv
 # from above: the rate from 1 to 4 MiB in the same run (3 MiB more, the same fixed costs and waits a message: a busy
-# machine's 2 ms a message, seen, cancel out), and the delay as the kernel timestamps an ICMP echo (ping's RTT)
-check "ping-pong: 1 MiB to 4 MiB at 85..100% of 12.5 MB/s" awk -F, '
+# machine's 2 ms a message, seen, cancel out), and the delay as the kernel timestamps an ICMP echo (ping's RTT). The
+# slope of two medians measured 95.3-97.3% of the rate beside two busy loops and 95.5% on a quiet machine (the
+# headers' 3.5%); the waits come in the scheduler's quanta, so up to 102% is allowed: a link shaped 10% too fast
+# still fails
+check "ping-pong: 1 MiB to 4 MiB at 85..102% of 12.5 MB/s" awk -F, '
     $1 == 1048576 { a = $2 } $1 == 4194304 { b = $2 }
-    END { r = 3 * 1048576 / (b - a); exit !(b > a && r > 0.85 * 12.5e6 && r <= 12.5e6) }' pp.csv
+    END { r = 3 * 1048576 / (b - a); exit !(b > a && r > 0.85 * 12.5e6 && r <= 1.02 * 12.5e6) }' pp.csv
 ip netns exec gq-n0 ping -c 5 -i 0.2 -q 198.18.0.2 > ping.txt 2>&1
 check "ping, the kernel's timestamps: four delays a round trip and under 1 ms more ($(tail -1 ping.txt))" \
     awk -v d=$delay -F/ '/^rtt/ { ok = $4 / 1000 >= 4 * d && $4 / 1000 < 4 * d + 0.001 } END { exit !ok }' ping.txt
