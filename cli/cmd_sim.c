@@ -785,20 +785,18 @@ static int cmd_advise(int argc, char **argv)
     if (a.per_tensor && (a.nplatforms > 1 || a.ngpus > 1))
         return cli_error("advise: --per-tensor plans one search's winner: give one --platform and one --gpus"),
                EXIT_USAGE;
-    /* on the heap, and only where curves are given: 2 MB of them in static storage were scanned by
-     * LeakSanitizer at every exit of gqsim */
     /* spread over mpirun's ranks: every rank agrees on every setting and input before any work */
     train_comm comm = {0};
     const int started = under_mpirun() ? cli_mpi_start(C_ADVISE, "advise", &comm, argc, argv) : 0;
     if (started != 0) return started;
+    /* on the heap, and only where curves are given: 2 MB of them in static storage were scanned by
+     * LeakSanitizer at every exit of gqsim */
     const int with_curves = a.accuracy_curve || a.train;
     tta_curve *curves = with_curves ? calloc(MAX_QUANTS * 4, sizeof *curves) : NULL;
     const double dataset = a.dataset_size ? (double)a.dataset_size : 1281167;
-    int ncurves = !with_curves || !curves ? 0
-                  : a.accuracy_curve      ? cli_read_curves(a.accuracy_curve, dataset, curves, MAX_QUANTS * 4)
-                                          : 0;
+    if (with_curves && !curves) cli_error("advise: out of memory");
+    int ncurves = a.accuracy_curve && curves ? cli_read_curves(a.accuracy_curve, dataset, curves, MAX_QUANTS * 4) : 0;
     if ((with_curves && !curves) || ncurves < 0) {
-        if (!curves && with_curves) cli_error("advise: out of memory");
         if (comm.size > 1) comm_mpi_close(&comm);
         return free(curves), 1;
     }

@@ -235,6 +235,111 @@ static void paired_table(char (*specs)[256], const int *workers, double (*finals
     table_free(&p);
 }
 
+/* --versus: the quantizer every run is paired with, seed by seed (two seeds at least), trained too where no --quant
+ * names it (added to quants). versus gets its canonical spec. @return 0, or -1 after printing. */
+static int add_versus(const cli_args *a, size_t ns, const char **quants, int *nq, char *versus, size_t cap)
+{
+    if (ns < 2)
+        return cli_error("--versus pairs each quantizer's runs with %s's seed by seed: give --seeds with two or "
+                         "more",
+                         a->versus),
+               -1;
+    qz_params v;
+    qz_parse_spec(a->versus, &v, NULL, 0);
+    qz_format_spec(&v, versus, cap);
+    int named = 0;
+    for (int k = 0; k < *nq; k++) {
+        qz_params q;
+        char canon[256];
+        qz_parse_spec(quants[k], &q, NULL, 0);
+        qz_format_spec(&q, canon, sizeof canon);
+        named |= strcmp(canon, versus) == 0;
+    }
+    if (!named && *nq == MAX_RUNS)
+        return cli_error("--versus %s: no room for it beside %d quantizers (name it with --quant)", a->versus, *nq), -1;
+    if (!named) quants[(*nq)++] = a->versus;
+    if (*nq < 2) return cli_error("--versus %s: nothing to pair it with (give --quant)", a->versus), -1;
+    return 0;
+}
+
+/* Under --mpi the world size is the worker count: a --workers that says otherwise is an error, not ignored; a world
+ * of one rank without --workers 1 was most likely started without mpirun. @return 0, or -1 after printing. */
+static int world_workers(cli_args *a, const train_comm *comm, int argc, char **argv)
+{
+    const int workers_given = cli_option_given(C_TRAIN, argc, argv, "--workers");
+    if (workers_given && (a->nworkers != 1 || a->workers[0] != (uint64_t)comm->size)) {
+        if (comm->rank == 0)
+            cli_error("train --mpi: --workers says %llu%s, but mpirun started %d ranks (one worker a rank: give "
+                      "mpirun -np N, not --workers)",
+                      (unsigned long long)a->workers[0], a->nworkers > 1 ? " and more" : "", comm->size);
+        return -1;
+    }
+    if (comm->size == 1 && !workers_given) { /* no launcher, most likely */
+        cli_error("train --mpi: a world of one rank (started without mpirun?): start it with mpirun -np N, or "
+                  "give --workers 1 to train one worker over MPI");
+        return -1;
+    }
+    a->workers[0] = (uint64_t)comm->size, a->nworkers = 1;
+    return 0;
+}
+
+/* --plot: each run's mean accuracy by epoch (dat), labelled by its short spec and worker count. */
+static int plot_runs(const char *path, const char *dat, char (*specs)[256], const int *run_workers, size_t nlabels,
+                     size_t ns, char (*labels)[QZ_LABEL_MAX + 48], const char **label_ptr)
+{
+    gp_vars vars = {0};
+    /* the tables' short labels, and the number of workers */
+    const char *sp[MAX_RUNS * MAX_RUNS];
+    char(*short_labels)[QZ_LABEL_MAX] = gq_xcalloc(nlabels ? nlabels : 1, sizeof *short_labels);
+    for (size_t k = 0; k < nlabels; k++) sp[k] = specs[k];
+    qz_short_labels(sp, nlabels, short_labels);
+    for (size_t k = 0; k < nlabels; k++)
+        snprintf(labels[k], sizeof labels[k], "%s, %d worker%s%s", short_labels[k], run_workers[k],
+                 run_workers[k] == 1 ? "" : "s", ns > 1 ? " (mean of seeds, ±1 sd)" : "");
+    free(short_labels);
+    gpv_array(&vars, "labels", label_ptr, nlabels);
+    const int rc = cli_plot("train_accuracy", path, dat, &vars);
+    gpv_free(&vars);
+    return rc;
+}
+
+/* The tables train writes: its epochs, their summary over seeds, under --mpi every rank's iterations and the
+ * measured rows validate reads. */
+static const char *const EPOCH_COLUMNS[] = {"quant",
+                                            "workers",
+                                            "epoch",
+                                            "iterations",
+                                            "train_loss",
+                                            "test_loss",
+                                            "test_accuracy",
+                                            "bytes_up_per_iter",
+                                            "bytes_down_per_iter",
+                                            "quant_nmse",
+                                            "wall_s",
+                                            "compute_s",
+                                            "exchange_s",
+                                            "quant_s",
+                                            "gflops",
+                                            "sgemm_gflops",
+                                            "quant_share",
+                                            "seed",
+                                            "blas_core",
+                                            "params_xxh3"};
+static const char *const SUMMARY_COLUMNS[] = {"quant",           "workers", "epoch", "seeds", "test_accuracy_mean",
+                                              "test_accuracy_sd"};
+static const char *const TIMING_COLUMNS[] = {"quant",    "seed",       "rank",          "iteration",
+                                             "wall_s",   "compute_s",  "encode_s",      "wait_s",
+                                             "decode_s", "bytes_sent", "bytes_received"};
+static const char *const MEASURED_COLUMNS[] = {"model",       "platform",       "gpu",
+                                               "batch",       "gpus",           "sync",
+                                               "quant",       "overlap",        "fusion",
+                                               "codec_on",    "images_per_s",   "compute_images_per_s",
+                                               "iteration_s", "compute_s",      "slowest_compute_s",
+                                               "encode_s",    "wait_s",         "decode_s",
+                                               "bytes_sent",  "bytes_received", "iterations",
+                                               "seed",        "test_accuracy",  "network_model",
+                                               "source"};
+
 int cmd_train(int argc, char **argv)
 {
     cli_args a;
@@ -248,29 +353,7 @@ int cmd_train(int argc, char **argv)
     uint64_t seeds[16];
     const size_t ns = seeds_of(&a, seeds);
     char versus[256] = "";
-    if (a.versus) { /* paired seed by seed: two seeds at least; trained too where no --quant names it */
-        if (ns < 2)
-            return cli_error("--versus pairs each quantizer's runs with %s's seed by seed: give --seeds with two or "
-                             "more",
-                             a.versus),
-                   EXIT_USAGE;
-        qz_params v;
-        qz_parse_spec(a.versus, &v, NULL, 0);
-        qz_format_spec(&v, versus, sizeof versus);
-        int named = 0;
-        for (int k = 0; k < nq; k++) {
-            qz_params q;
-            char canon[256];
-            qz_parse_spec(quants[k], &q, NULL, 0);
-            qz_format_spec(&q, canon, sizeof canon);
-            named |= strcmp(canon, versus) == 0;
-        }
-        if (!named && nq == MAX_RUNS)
-            return cli_error("--versus %s: no room for it beside %d quantizers (name it with --quant)", a.versus, nq),
-                   EXIT_USAGE;
-        if (!named) quants[nq++] = a.versus;
-        if (nq < 2) return cli_error("--versus %s: nothing to pair it with (give --quant)", a.versus), EXIT_USAGE;
-    }
+    if (a.versus && add_versus(&a, ns, quants, &nq, versus, sizeof versus) != 0) return EXIT_USAGE;
     if ((a.measured_out || a.timings_out) && !a.mpi)
         return cli_error("--measured-out and --timings-out time an MPI run: add --mpi (and start under mpirun)"),
                EXIT_USAGE;
@@ -282,39 +365,11 @@ int cmd_train(int argc, char **argv)
     const int started = a.mpi ? cli_mpi_start(C_TRAIN, "train --mpi", &comm, argc, argv) : 0;
     if (started != 0) return started;
     const int rank = a.mpi ? comm.rank : 0;
-    if (a.mpi) { /* the world size is the worker count: a --workers that says otherwise is an error, not ignored */
-        const int workers_given = cli_option_given(C_TRAIN, argc, argv, "--workers");
-        if (workers_given && (a.nworkers != 1 || a.workers[0] != (uint64_t)comm.size)) {
-            if (rank == 0)
-                cli_error("train --mpi: --workers says %llu%s, but mpirun started %d ranks (one worker a rank: give "
-                          "mpirun -np N, not --workers)",
-                          (unsigned long long)a.workers[0], a.nworkers > 1 ? " and more" : "", comm.size);
-            comm_mpi_close(&comm);
-            return EXIT_USAGE;
-        }
-        if (comm.size == 1 && !workers_given) { /* no launcher, most likely */
-            cli_error("train --mpi: a world of one rank (started without mpirun?): start it with mpirun -np N, or "
-                      "give --workers 1 to train one worker over MPI");
-            comm_mpi_close(&comm);
-            return EXIT_USAGE;
-        }
-        a.workers[0] = (uint64_t)comm.size, a.nworkers = 1;
-    }
+    if (a.mpi && world_workers(&a, &comm, argc, argv) != 0) return comm_mpi_close(&comm), EXIT_USAGE;
     iter_log ilog = {0};
-    static const char *const TH[] = {"quant",    "seed",   "rank",     "iteration",  "wall_s",        "compute_s",
-                                     "encode_s", "wait_s", "decode_s", "bytes_sent", "bytes_received"};
-    static const char *const MH[] = {"model",       "platform",       "gpu",
-                                     "batch",       "gpus",           "sync",
-                                     "quant",       "overlap",        "fusion",
-                                     "codec_on",    "images_per_s",   "compute_images_per_s",
-                                     "iteration_s", "compute_s",      "slowest_compute_s",
-                                     "encode_s",    "wait_s",         "decode_s",
-                                     "bytes_sent",  "bytes_received", "iterations",
-                                     "seed",        "test_accuracy",  "network_model",
-                                     "source"};
     gq_table timings, measured;
-    table_init(&timings, TH, sizeof TH / sizeof TH[0]);
-    table_init(&measured, MH, sizeof MH / sizeof MH[0]);
+    table_init(&timings, TIMING_COLUMNS, sizeof TIMING_COLUMNS / sizeof TIMING_COLUMNS[0]);
+    table_init(&measured, MEASURED_COLUMNS, sizeof MEASURED_COLUMNS / sizeof MEASURED_COLUMNS[0]);
 
     gq_zoo z;
     if (cli_zoo_load(&z, NULL) != 0) return 1;
@@ -323,30 +378,9 @@ int cmd_train(int argc, char **argv)
     idx_dataset tr = {0}, te = {0};
     char(*specs)[256] = gq_xcalloc(MAX_RUNS * MAX_RUNS, sizeof *specs); /* each run's canonical spec */
     if (!m || load_fashion(a.data, a.train_limit, a.test_limit, &tr, &te) != 0) goto out;
-    static const char *const H[] = {"quant",
-                                    "workers",
-                                    "epoch",
-                                    "iterations",
-                                    "train_loss",
-                                    "test_loss",
-                                    "test_accuracy",
-                                    "bytes_up_per_iter",
-                                    "bytes_down_per_iter",
-                                    "quant_nmse",
-                                    "wall_s",
-                                    "compute_s",
-                                    "exchange_s",
-                                    "quant_s",
-                                    "gflops",
-                                    "sgemm_gflops",
-                                    "quant_share",
-                                    "seed",
-                                    "blas_core",
-                                    "params_xxh3"};
-    static const char *const S[] = {"quant", "workers", "epoch", "seeds", "test_accuracy_mean", "test_accuracy_sd"};
     gq_table t, summary;
-    table_init(&t, H, sizeof H / sizeof H[0]);
-    table_init(&summary, S, 6);
+    table_init(&t, EPOCH_COLUMNS, sizeof EPOCH_COLUMNS / sizeof EPOCH_COLUMNS[0]);
+    table_init(&summary, SUMMARY_COLUMNS, sizeof SUMMARY_COLUMNS / sizeof SUMMARY_COLUMNS[0]);
     t.key_cols = summary.key_cols = 3; /* quant, workers, epoch */
     char *dat = NULL, labels[MAX_RUNS * MAX_RUNS][QZ_LABEL_MAX + 48], msg[512];
     int run_workers[MAX_RUNS * MAX_RUNS];
@@ -426,21 +460,7 @@ int cmd_train(int argc, char **argv)
         }
     }
     if (rc == 0 && a.output && table_write_csv(&t, a.output) != 0) rc = 1;
-    if (rc == 0 && a.plot) {
-        gp_vars vars = {0};
-        /* the tables' short labels, and the number of workers */
-        const char *sp[MAX_RUNS * MAX_RUNS];
-        char(*short_labels)[QZ_LABEL_MAX] = gq_xcalloc(nlabels ? nlabels : 1, sizeof *short_labels);
-        for (size_t k = 0; k < nlabels; k++) sp[k] = specs[k];
-        qz_short_labels(sp, nlabels, short_labels);
-        for (size_t k = 0; k < nlabels; k++)
-            snprintf(labels[k], sizeof labels[k], "%s, %d worker%s%s", short_labels[k], run_workers[k],
-                     run_workers[k] == 1 ? "" : "s", ns > 1 ? " (mean of seeds, ±1 sd)" : "");
-        free(short_labels);
-        gpv_array(&vars, "labels", label_ptr, nlabels);
-        if (cli_plot("train_accuracy", a.plot, dat, &vars) != 0) rc = 1;
-        gpv_free(&vars);
-    }
+    if (rc == 0 && a.plot && plot_runs(a.plot, dat, specs, run_workers, nlabels, ns, labels, label_ptr) != 0) rc = 1;
 done:
     free(dat);
     free(runs);

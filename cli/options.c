@@ -932,7 +932,7 @@ int cli_parse_args(cli_cmd cmd, const char *name, int argc, char **argv, cli_arg
         }
         const int before = is_list(o) ? -1 : given_before(o, given);
         if (before >= 0) {
-            if (ALL[before].name == o->name || strcmp(ALL[before].name, o->name) == 0)
+            if (strcmp(ALL[before].name, o->name) == 0)
                 cli_error("%s is given twice (it takes one value here)", o->name);
             else
                 cli_error("%s and %s are the same option: give one", ALL[before].name, o->name);

@@ -29,3 +29,14 @@ int gq_parse_real_in(const char *s, double lo, int lo_open, double hi, double *v
     *v = x;
     return 0;
 }
+
+int gq_parse_count(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
+{
+    if (*s < '0' || *s > '9') return -1;
+    char *end;
+    errno = 0;
+    const unsigned long long x = strtoull(s, &end, 10);
+    if (errno || *end || x < lo || x > hi) return -1;
+    *v = x;
+    return 0;
+}

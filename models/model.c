@@ -210,6 +210,155 @@ static int window_out(int in, int k, int s, int pad, int ceil_mode)
 
 /* ---- layers ---------------------------------------------------------------------------- */
 
+/* Which of a layer's keys were given: what its shape needs, and whether from= names its inputs. */
+typedef struct {
+    int out, k, s, from;
+} layer_keys;
+
+/* A layer's key=value tokens (tok[2..ntok)) into L, each once, each one its type takes. */
+static gq_err read_keys(parser *p, char **tok, int ntok, model_layer *L, layer_keys *have)
+{
+    for (int i = 2; i < ntok; i++) {
+        char *eq = strchr(tok[i], '=');
+        if (!eq) return fail(p, "%s '%s': '%s' is not key=value", tok[0], L->name, tok[i]);
+        *eq = '\0';
+        const char *k = tok[i], *v = eq + 1;
+        for (int j = 2; j < i; j++)
+            if (strcmp(tok[j], k) == 0) return fail(p, "%s '%s': key '%s' is given twice", tok[0], L->name, k);
+        int bad = 0, known = 1;
+        if (strcmp(k, "from") == 0) {
+            char buf[MAX_LINE];
+            snprintf(buf, sizeof buf, "%s", v);
+            L->ninputs = 0;
+            for (char *name = strtok(buf, ","); name; name = strtok(NULL, ",")) {
+                int idx = strcmp(name, "input") == 0 ? -1 : find_layer(p, name);
+                if (idx == -2) return fail(p, "%s '%s': from=%s: no earlier layer of that name", tok[0], L->name, name);
+                if (L->ninputs == MODEL_MAX_INPUTS)
+                    return fail(p, "%s '%s': more than %d inputs", tok[0], L->name, MODEL_MAX_INPUTS);
+                L->inputs[L->ninputs++] = idx;
+            }
+            if (L->ninputs == 0) return fail(p, "%s '%s': empty from=", tok[0], L->name);
+            have->from = 1;
+        } else if (strcmp(k, "out") == 0 && (L->type == LAYER_CONV || L->type == LAYER_FC)) {
+            bad = parse_int(v, &L->out) || L->out < 1;
+            have->out = 1;
+        } else if (strcmp(k, "bias") == 0 && (L->type == LAYER_CONV || L->type == LAYER_FC)) {
+            bad = parse_int(v, &L->bias) || L->bias > 1;
+        } else if (strcmp(k, "k") == 0 && (L->type == LAYER_CONV || L->type == LAYER_POOL)) {
+            bad = parse_pair(v, &L->kh, &L->kw) || L->kh < 1 || L->kw < 1;
+            have->k = 1;
+        } else if (strcmp(k, "s") == 0 && (L->type == LAYER_CONV || L->type == LAYER_POOL)) {
+            bad = parse_pair(v, &L->sh, &L->sw) || L->sh < 1 || L->sw < 1;
+            have->s = 1;
+        } else if (strcmp(k, "p") == 0 && (L->type == LAYER_CONV || L->type == LAYER_POOL)) {
+            bad = parse_pair(v, &L->ph, &L->pw);
+        } else if (strcmp(k, "g") == 0 && L->type == LAYER_CONV) {
+            bad = parse_int(v, &L->groups) || L->groups < 1;
+        } else if (strcmp(k, "op") == 0 && L->type == LAYER_POOL) {
+            if (strcmp(v, "max") == 0)
+                L->pool_max = 1;
+            else if (strcmp(v, "avg") == 0)
+                L->pool_max = 0;
+            else
+                bad = 1;
+        } else if (strcmp(k, "global") == 0 && L->type == LAYER_POOL) {
+            bad = parse_int(v, &L->pool_global) || L->pool_global > 1;
+        } else if (strcmp(k, "round") == 0 && L->type == LAYER_POOL) {
+            if (strcmp(v, "floor") == 0)
+                L->pool_ceil = 0;
+            else if (strcmp(v, "ceil") == 0)
+                L->pool_ceil = 1;
+            else
+                bad = 1;
+        } else {
+            known = 0;
+        }
+        if (!known) return fail(p, "%s '%s': unknown key '%s'", tok[0], L->name, k);
+        if (bad) return fail(p, "%s '%s': bad value %s=%s", tok[0], L->name, k, v);
+    }
+    return GQ_OK;
+}
+
+/* A layer's output shape, parameters and forward FLOPs from its input's shape; *ok cleared by a count past
+ * MODEL_MAX_COUNT. */
+static gq_err shape_layer(parser *p, model_layer *L, const layer_keys *have, int *ok)
+{
+    const model_t *m = p->m;
+    shape3 in = input_shape(m, L->inputs[0]);
+    L->in = in;
+    L->shape = in;
+    switch (L->type) {
+    case LAYER_CONV:
+        if (!have->out || !have->k) return fail(p, "conv '%s': needs out= and k=", L->name);
+        if (L->ph < 0 || L->pw < 0) return fail(p, "conv '%s': negative padding", L->name);
+        if (in.c % L->groups || L->out % L->groups)
+            return fail(p, "conv '%s': %d input and %d output channels do not split into g=%d groups", L->name, in.c,
+                        L->out, L->groups);
+        L->shape.c = L->out;
+        L->shape.h = window_out(in.h, L->kh, L->sh, L->ph, 0);
+        L->shape.w = window_out(in.w, L->kw, L->sw, L->pw, 0);
+        if (L->shape.h < 1 || L->shape.w < 1)
+            return fail(p, "conv '%s': a %dx%d kernel does not fit the %dx%d input", L->name, L->kh, L->kw, in.h, in.w);
+        L->weight_params =
+            mul_count(mul_count(mul_count((uint64_t)L->out, (uint64_t)(in.c / L->groups), ok), (uint64_t)L->kh, ok),
+                      (uint64_t)L->kw, ok);
+        L->bias_params = L->bias ? (uint64_t)L->out : 0;
+        L->fwd_flops = 2.0 * (double)L->weight_params * L->shape.h * L->shape.w;
+        break;
+    case LAYER_FC: {
+        if (!have->out) return fail(p, "fc '%s': needs out=", L->name);
+        uint64_t fan_in = mul_count(mul_count((uint64_t)in.c, (uint64_t)in.h, ok), (uint64_t)in.w, ok);
+        L->shape = (shape3){L->out, 1, 1};
+        L->weight_params = mul_count(fan_in, (uint64_t)L->out, ok);
+        L->bias_params = L->bias ? (uint64_t)L->out : 0;
+        L->fwd_flops = 2.0 * (double)L->weight_params;
+        break;
+    }
+    case LAYER_POOL:
+        if (L->pool_global) {
+            if (have->k || have->s) return fail(p, "pool '%s': global=1 takes no k= or s=", L->name);
+            L->kh = in.h, L->kw = in.w;
+            L->shape.h = L->shape.w = 1;
+            break;
+        }
+        if (!have->k) return fail(p, "pool '%s': needs k= (or global=1)", L->name);
+        if (!have->s) L->sh = L->kh, L->sw = L->kw;
+        if (L->ph < 0 || L->pw < 0 || L->ph >= L->kh || L->pw >= L->kw)
+            return fail(p, "pool '%s': padding must be >= 0 and below the kernel size", L->name);
+        L->shape.h = window_out(in.h, L->kh, L->sh, L->ph, L->pool_ceil);
+        L->shape.w = window_out(in.w, L->kw, L->sw, L->pw, L->pool_ceil);
+        if (L->shape.h < 1 || L->shape.w < 1)
+            return fail(p, "pool '%s': a %dx%d window does not fit the %dx%d input", L->name, L->kh, L->kw, in.h, in.w);
+        break;
+    case LAYER_BN:
+        L->weight_params = (uint64_t)in.c; /* scale (gamma) */
+        L->bias_params = (uint64_t)in.c;   /* shift (beta) */
+        break;
+    case LAYER_CONCAT:
+        L->shape.c = 0;
+        for (int i = 0; i < L->ninputs; i++) {
+            shape3 s = input_shape(m, L->inputs[i]);
+            if (s.h != in.h || s.w != in.w)
+                return fail(p, "concat '%s': input %d is %dx%d, the first is %dx%d", L->name, i + 1, s.h, s.w, in.h,
+                            in.w);
+            if (s.c > INT_MAX / 4 - L->shape.c) return fail(p, "concat '%s': too many channels", L->name);
+            L->shape.c += s.c;
+        }
+        break;
+    case LAYER_ADD:
+        for (int i = 1; i < L->ninputs; i++) {
+            shape3 s = input_shape(m, L->inputs[i]);
+            if (s.c != in.c || s.h != in.h || s.w != in.w)
+                return fail(p, "add '%s': input %d is %dx%dx%d, the first is %dx%dx%d", L->name, i + 1, s.c, s.h, s.w,
+                            in.c, in.h, in.w);
+        }
+        break;
+    default: break;
+    }
+
+    return GQ_OK;
+}
+
 static gq_err add_layer(parser *p, char **tok, int ntok)
 {
     model_t *m = p->m;
@@ -228,67 +377,10 @@ static gq_err add_layer(parser *p, char **tok, int ntok)
     L.groups = 1;
     L.bias = 1;
     L.pool_max = 1;
-    int have_out = 0, have_k = 0, have_s = 0, have_from = 0;
-
-    for (int i = 2; i < ntok; i++) {
-        char *eq = strchr(tok[i], '=');
-        if (!eq) return fail(p, "%s '%s': '%s' is not key=value", tok[0], L.name, tok[i]);
-        *eq = '\0';
-        const char *k = tok[i], *v = eq + 1;
-        for (int j = 2; j < i; j++)
-            if (strcmp(tok[j], k) == 0) return fail(p, "%s '%s': key '%s' is given twice", tok[0], L.name, k);
-        int bad = 0, known = 1;
-        if (strcmp(k, "from") == 0) {
-            char buf[MAX_LINE];
-            snprintf(buf, sizeof buf, "%s", v);
-            L.ninputs = 0;
-            for (char *name = strtok(buf, ","); name; name = strtok(NULL, ",")) {
-                int idx = strcmp(name, "input") == 0 ? -1 : find_layer(p, name);
-                if (idx == -2) return fail(p, "%s '%s': from=%s: no earlier layer of that name", tok[0], L.name, name);
-                if (L.ninputs == MODEL_MAX_INPUTS)
-                    return fail(p, "%s '%s': more than %d inputs", tok[0], L.name, MODEL_MAX_INPUTS);
-                L.inputs[L.ninputs++] = idx;
-            }
-            if (L.ninputs == 0) return fail(p, "%s '%s': empty from=", tok[0], L.name);
-            have_from = 1;
-        } else if (strcmp(k, "out") == 0 && (L.type == LAYER_CONV || L.type == LAYER_FC)) {
-            bad = parse_int(v, &L.out) || L.out < 1;
-            have_out = 1;
-        } else if (strcmp(k, "bias") == 0 && (L.type == LAYER_CONV || L.type == LAYER_FC)) {
-            bad = parse_int(v, &L.bias) || L.bias > 1;
-        } else if (strcmp(k, "k") == 0 && (L.type == LAYER_CONV || L.type == LAYER_POOL)) {
-            bad = parse_pair(v, &L.kh, &L.kw) || L.kh < 1 || L.kw < 1;
-            have_k = 1;
-        } else if (strcmp(k, "s") == 0 && (L.type == LAYER_CONV || L.type == LAYER_POOL)) {
-            bad = parse_pair(v, &L.sh, &L.sw) || L.sh < 1 || L.sw < 1;
-            have_s = 1;
-        } else if (strcmp(k, "p") == 0 && (L.type == LAYER_CONV || L.type == LAYER_POOL)) {
-            bad = parse_pair(v, &L.ph, &L.pw);
-        } else if (strcmp(k, "g") == 0 && L.type == LAYER_CONV) {
-            bad = parse_int(v, &L.groups) || L.groups < 1;
-        } else if (strcmp(k, "op") == 0 && L.type == LAYER_POOL) {
-            if (strcmp(v, "max") == 0)
-                L.pool_max = 1;
-            else if (strcmp(v, "avg") == 0)
-                L.pool_max = 0;
-            else
-                bad = 1;
-        } else if (strcmp(k, "global") == 0 && L.type == LAYER_POOL) {
-            bad = parse_int(v, &L.pool_global) || L.pool_global > 1;
-        } else if (strcmp(k, "round") == 0 && L.type == LAYER_POOL) {
-            if (strcmp(v, "floor") == 0)
-                L.pool_ceil = 0;
-            else if (strcmp(v, "ceil") == 0)
-                L.pool_ceil = 1;
-            else
-                bad = 1;
-        } else {
-            known = 0;
-        }
-        if (!known) return fail(p, "%s '%s': unknown key '%s'", tok[0], L.name, k);
-        if (bad) return fail(p, "%s '%s': bad value %s=%s", tok[0], L.name, k, v);
-    }
-    if (!have_from) {
+    layer_keys have = {0};
+    const gq_err ke = read_keys(p, tok, ntok, &L, &have);
+    if (ke != GQ_OK) return ke;
+    if (!have.from) {
         L.ninputs = 1;
         L.inputs[0] = p->pending_in != NO_PENDING ? p->pending_in : m->nlayers > 0 ? (int)m->nlayers - 1 : -1;
     }
@@ -298,79 +390,9 @@ static gq_err add_layer(parser *p, char **tok, int ntok)
     if (L.type != LAYER_CONCAT && L.type != LAYER_ADD && L.ninputs != 1)
         return fail(p, "%s '%s': takes exactly one input", tok[0], L.name);
 
-    shape3 in = input_shape(m, L.inputs[0]);
-    L.in = in;
-    L.shape = in;
     int ok = 1; /* cleared by a count beyond MODEL_MAX_COUNT */
-    switch (L.type) {
-    case LAYER_CONV:
-        if (!have_out || !have_k) return fail(p, "conv '%s': needs out= and k=", L.name);
-        if (L.ph < 0 || L.pw < 0) return fail(p, "conv '%s': negative padding", L.name);
-        if (in.c % L.groups || L.out % L.groups)
-            return fail(p, "conv '%s': %d input and %d output channels do not split into g=%d groups", L.name, in.c,
-                        L.out, L.groups);
-        L.shape.c = L.out;
-        L.shape.h = window_out(in.h, L.kh, L.sh, L.ph, 0);
-        L.shape.w = window_out(in.w, L.kw, L.sw, L.pw, 0);
-        if (L.shape.h < 1 || L.shape.w < 1)
-            return fail(p, "conv '%s': a %dx%d kernel does not fit the %dx%d input", L.name, L.kh, L.kw, in.h, in.w);
-        L.weight_params =
-            mul_count(mul_count(mul_count((uint64_t)L.out, (uint64_t)(in.c / L.groups), &ok), (uint64_t)L.kh, &ok),
-                      (uint64_t)L.kw, &ok);
-        L.bias_params = L.bias ? (uint64_t)L.out : 0;
-        L.fwd_flops = 2.0 * (double)L.weight_params * L.shape.h * L.shape.w;
-        break;
-    case LAYER_FC: {
-        if (!have_out) return fail(p, "fc '%s': needs out=", L.name);
-        uint64_t fan_in = mul_count(mul_count((uint64_t)in.c, (uint64_t)in.h, &ok), (uint64_t)in.w, &ok);
-        L.shape = (shape3){L.out, 1, 1};
-        L.weight_params = mul_count(fan_in, (uint64_t)L.out, &ok);
-        L.bias_params = L.bias ? (uint64_t)L.out : 0;
-        L.fwd_flops = 2.0 * (double)L.weight_params;
-        break;
-    }
-    case LAYER_POOL:
-        if (L.pool_global) {
-            if (have_k || have_s) return fail(p, "pool '%s': global=1 takes no k= or s=", L.name);
-            L.kh = in.h, L.kw = in.w;
-            L.shape.h = L.shape.w = 1;
-            break;
-        }
-        if (!have_k) return fail(p, "pool '%s': needs k= (or global=1)", L.name);
-        if (!have_s) L.sh = L.kh, L.sw = L.kw;
-        if (L.ph < 0 || L.pw < 0 || L.ph >= L.kh || L.pw >= L.kw)
-            return fail(p, "pool '%s': padding must be >= 0 and below the kernel size", L.name);
-        L.shape.h = window_out(in.h, L.kh, L.sh, L.ph, L.pool_ceil);
-        L.shape.w = window_out(in.w, L.kw, L.sw, L.pw, L.pool_ceil);
-        if (L.shape.h < 1 || L.shape.w < 1)
-            return fail(p, "pool '%s': a %dx%d window does not fit the %dx%d input", L.name, L.kh, L.kw, in.h, in.w);
-        break;
-    case LAYER_BN:
-        L.weight_params = (uint64_t)in.c; /* scale (gamma) */
-        L.bias_params = (uint64_t)in.c;   /* shift (beta) */
-        break;
-    case LAYER_CONCAT:
-        L.shape.c = 0;
-        for (int i = 0; i < L.ninputs; i++) {
-            shape3 s = input_shape(m, L.inputs[i]);
-            if (s.h != in.h || s.w != in.w)
-                return fail(p, "concat '%s': input %d is %dx%d, the first is %dx%d", L.name, i + 1, s.h, s.w, in.h,
-                            in.w);
-            if (s.c > INT_MAX / 4 - L.shape.c) return fail(p, "concat '%s': too many channels", L.name);
-            L.shape.c += s.c;
-        }
-        break;
-    case LAYER_ADD:
-        for (int i = 1; i < L.ninputs; i++) {
-            shape3 s = input_shape(m, L.inputs[i]);
-            if (s.c != in.c || s.h != in.h || s.w != in.w)
-                return fail(p, "add '%s': input %d is %dx%dx%d, the first is %dx%dx%d", L.name, i + 1, s.c, s.h, s.w,
-                            in.c, in.h, in.w);
-        }
-        break;
-    default: break;
-    }
-
+    const gq_err se = shape_layer(p, &L, &have, &ok);
+    if (se != GQ_OK) return se;
     uint64_t elements = mul_count(mul_count((uint64_t)L.shape.c, (uint64_t)L.shape.h, &ok), (uint64_t)L.shape.w, &ok);
     (void)elements;
     if (ok && (m->weight_params + m->bias_params > MODEL_MAX_COUNT - L.weight_params - L.bias_params ||

@@ -230,4 +230,5 @@ const qz_codec qz_powersgd = {
     .check = ps_check,
     .gpu_traffic = ps_gpu_traffic,
     .gpu_flops = ps_gpu_flops,
+    .largest_input = QZ_POWERSGD_LARGEST,
 };

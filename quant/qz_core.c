@@ -374,7 +374,11 @@ size_t qz_least_size(const qz_params *p, size_t n)
     return least + QZ_HEADER_BYTES;
 }
 
-float qz_largest_input(const qz_params *p) { return p->id == QZ_POWERSGD ? QZ_POWERSGD_LARGEST : INFINITY; }
+float qz_largest_input(const qz_params *p)
+{
+    const qz_codec *c = qz_codec_of(p->id);
+    return c && c->largest_input > 0 ? c->largest_input : INFINITY;
+}
 
 size_t qz_workspace_size(const qz_params *p, size_t n)
 {

@@ -124,6 +124,8 @@ typedef struct qz_codec {
      * encode then decode, this project's estimates from the algorithm, not measurements. NULL: none (fp32). */
     void (*gpu_traffic)(const qz_params *p, double enc[2], double dec[2]);
     void (*gpu_flops)(const qz_params *p, double *enc, double *dec); /* per element (qz_gpu_flops); NULL: 0 */
+    /* the magnitude from which the encoder refuses a finite input with GQ_ERR_RANGE (qz_largest_input); 0: none */
+    float largest_input;
 } qz_codec;
 
 /* The names of the enumerated keys, by value, NULL-terminated (qz_spec.c). */

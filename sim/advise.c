@@ -227,66 +227,52 @@ static gq_err nothing_kept(const advise_request *a, const sim_request *base, con
                    "advise: no configuration could be simulated%s%s", w->refused_why[0] ? ": " : "", w->refused_why);
 }
 
-static gq_err advise_in(const sim_request *request, const advise_request *a, gq_table *rows, char *why, size_t why_cap,
-                        advise_counts *counts, char *msg, size_t cap)
+/* The screening: one scenario a setting, every quantizer in it, the analytic engine. The kept configurations go to
+ * c[0..*n), each quantizer's accuracy data (with curves) to qa, what was left out and why to *w. @return GQ_OK, or an
+ * error that stops the search (a setting refused by simulate or by the final engine is skipped, said in *w). */
+static gq_err screen(const sim_request *base, const advise_request *a, const char *const *quants, size_t nq,
+                     const setting *st, size_t nst, candidate *c, size_t *n, quant_accuracy *qa, screening_record *w,
+                     char *msg, size_t cap)
 {
-    sim_request held_request = *request, *base = &held_request;
-    gq_err fe = framework_hold(base, msg, cap); /* a preset holds the axes it sets, as the user's options do */
-    if (fe != GQ_OK) return fe;
-    const char *curve_quants[TTA_MAX_SEEDS * 4];
-    for (int j = 0; a->curves && j < a->ncurves && j < (int)(sizeof curve_quants / sizeof *curve_quants); j++)
-        curve_quants[j] = a->curves[j].quant;
-    const char *const *quants = a->quants ? a->quants : a->curves ? curve_quants : ADVISE_QUANTS;
-    size_t nq = a->quants ? a->nquants : a->curves ? (size_t)a->ncurves : 0;
-    while (!a->quants && !a->curves && ADVISE_QUANTS[nq]) nq++;
-    if (a->gpus < 1 || a->top < 1 || nq < 1 || nq > sizeof curve_quants / sizeof *curve_quants)
-        return gq_fail(GQ_ERR_PARAM, msg, cap, "advise needs a GPU count, 1 to %zu quantizers and K >= 1",
-                       sizeof curve_quants / sizeof *curve_quants);
-    for (size_t k = 0; k < nq; k++) { /* a spec that does not parse is the user's error, not a skipped row */
-        qz_params p;
-        char whyq[256];
-        if (qz_parse_spec(quants[k], &p, whyq, sizeof whyq) != GQ_OK)
-            return gq_fail(GQ_ERR_SPEC, msg, cap, "--quant '%s': %s", quants[k], whyq);
-    }
-    setting st[128];
-    const size_t nst = settings_of(base, a->gpus, st, sizeof st / sizeof st[0]);
-    candidate *c = calloc(nst * nq + 1, sizeof *c);
-    quant_accuracy *qa = calloc(nq, sizeof *qa); /* with curves: each quantizer's */
-    if (!c || !qa) return free(c), free(qa), GQ_ERR_NOMEM;
-    size_t n = 0;
-    int batch = 0;
+    int read_accuracy =
+        0; /* each quantizer's accuracy data, read at the first scenario (whose batch is the search's) */
     char skip[1024];
-    screening_record w = {.settings = nst, .soonest_s = INFINITY, .fastest_epoch_s = INFINITY, .best_final = 0};
     /* the final engine's refusals (a scheme it lacks, a limit) are the setting's, whatever the quantizer: asked once
      * a setting, so that what it would refuse is never screened in (smpi: the trainer's schemes only) */
     const sim_engine *final = sim_engine_get(base->engine);
     const int ask_final = base->engine != ENGINE_ANALYTIC && final && final->check;
-    /* the screening: one scenario a setting, every quantizer in it, the analytic engine */
     for (size_t i = 0; i < nst; i++) {
         const sim_request q = request_of(base, &st[i], ENGINE_ANALYTIC);
         sim_scenario s;
         gq_err e = scenario_open(&s, &q, skip, sizeof skip);
         if (e == GQ_ERR_USAGE) { /* a setting simulate would refuse */
-            if (!w.refused++) snprintf(w.refused_why, sizeof w.refused_why, "%s", skip);
+            if (!w->refused++) snprintf(w->refused_why, sizeof w->refused_why, "%s", skip);
             continue;
         }
-        if (e != GQ_OK) return free(c), free(qa), gq_fail(e, msg, cap, "%s", skip);
+        if (e != GQ_OK) return gq_fail(e, msg, cap, "%s", skip);
         if (ask_final && scenario_check(&s, quants[0], a->gpus, base->engine, skip, sizeof skip) != GQ_OK) {
-            if (!w.engine_refused++) snprintf(w.engine_why, sizeof w.engine_why, "%s", skip);
+            if (!w->engine_refused++) snprintf(w->engine_why, sizeof w->engine_why, "%s", skip);
             scenario_close(&s);
             continue;
         }
-        if (!batch && a->curves) { /* the batch is the scenario's (the request's, else the model's) */
-            for (size_t k = 0; k < nq; k++) qa[k] = accuracy_of(a, quants[k], s.batch);
+        if (!read_accuracy && a->curves) { /* the batch is the scenario's (the request's, else the model's) */
+            for (size_t k = 0; k < nq; k++) {
+                qa[k] = accuracy_of(a, quants[k], s.batch);
+                const tta_curve *cv = qa[k].curve; /* its seeds' mean last accuracy, for the line if none is kept */
+                double last = 0;
+                for (size_t si = 0; cv && si < cv->nseeds; si++)
+                    last += cv->acc[si][cv->epochs - 1] / (double)cv->nseeds;
+                if (last > w->best_final) w->best_final = last;
+            }
             const double per_epoch = (double)gq_iterations_per_epoch((long long)a->dataset_images, a->gpus, s.batch);
             if (per_epoch < 1) /* not one iteration an epoch: no curve can say anything */
-                return scenario_close(&s), free(c), free(qa),
+                return scenario_close(&s),
                        gq_fail(GQ_ERR_PARAM, msg, cap,
                                "advise: the dataset of %.0f images is smaller than one global batch (%d GPUs x %d "
                                "images): not one iteration an epoch (--dataset-size)",
                                a->dataset_images, a->gpus, s.batch);
         }
-        batch = s.batch;
+        read_accuracy = 1;
         for (size_t k = 0; k < nq; k++) {
             qz_params p;
             qz_parse_spec(quants[k], &p, NULL, 0);
@@ -294,85 +280,124 @@ static gq_err advise_in(const sim_request *request, const advise_request *a, gq_
              * first device: the GPU, or the one device held) */
             if (p.id == QZ_FP32 && ((nst > 1 && st[i].codec_on != st[0].codec_on) || st[i].fp32_below != 0)) continue;
             if (a->curves && !qa[k].curve) { /* no curve: nothing to rank it by */
-                w.no_curve++;
+                w->no_curve++;
                 continue;
             }
             if (a->progress) a->progress(a->progress_ctx, "screening", i * nq + k, nst * nq);
             sim_outcome o;
             e = scenario_run(&s, quants[k], a->gpus, &o, skip, sizeof skip);
             if (e == GQ_ERR_USAGE) {
-                if (!w.refused_why[0]) snprintf(w.refused_why, sizeof w.refused_why, "%s", skip);
+                if (!w->refused_why[0]) snprintf(w->refused_why, sizeof w->refused_why, "%s", skip);
                 continue;
             }
-            if (e != GQ_OK) return scenario_close(&s), free(c), free(qa), gq_fail(e, msg, cap, "%s", skip);
+            if (e != GQ_OK) return scenario_close(&s), gq_fail(e, msg, cap, "%s", skip);
             double key;
             const left_out why_out = rank_key(a, &qa[k], o.r.iteration_s, &key);
             if (a->curves) { /* what the line says if nothing is kept */
                 const double epoch_s = o.r.iteration_s * qa[k].per_epoch;
-                if (epoch_s < w.fastest_epoch_s) w.fastest_epoch_s = epoch_s;
-                const tta_curve *cv = qa[k].curve;
-                double last = 0;
-                for (size_t si = 0; si < cv->nseeds; si++) last += cv->acc[si][cv->epochs - 1] / (double)cv->nseeds;
-                if (last > w.best_final) w.best_final = last;
-                if (why_out == REACHED_LATE && key < w.soonest_s) w.soonest_s = key;
+                if (epoch_s < w->fastest_epoch_s) w->fastest_epoch_s = epoch_s;
+                if (why_out == REACHED_LATE && key < w->soonest_s) w->soonest_s = key;
             }
             if (why_out != KEPT) { /* the target or the budget out of reach */
-                w.never += why_out == NEVER_REACHED, w.late += why_out == REACHED_LATE;
-                w.no_epoch += why_out == NO_EPOCH_IN_BUDGET;
+                w->never += why_out == NEVER_REACHED, w->late += why_out == REACHED_LATE;
+                w->no_epoch += why_out == NO_EPOCH_IN_BUDGET;
                 continue;
             }
-            c[n] = (candidate){i, k, n, key, o.r.iteration_s, p.id == QZ_FP32, o.r.buckets};
-            n++;
+            c[*n] = (candidate){i, k, *n, key, o.r.iteration_s, p.id == QZ_FP32, o.r.buckets};
+            ++*n;
         }
         scenario_close(&s);
     }
-    if (counts) counts->screened = n;
-    if (n == 0) return free(c), free(qa), nothing_kept(a, base, &w, msg, cap);
-    qsort(c, n, sizeof *c, by_time);
-    /* The finalists, simulated again with the request's engine: the best K of the screening, and the best of each
-     * scheme, compressed and fp32 -- the analytic engine counts no contention (a lower bound where flows share a
-     * server's link), so it ranks configurations of one scheme alike but may put a slow scheme above a fast one;
-     * with each scheme's best simulated, no scheme's winner is lost to another's optimism. The fp32 baseline is
-     * the best fp32 finalist. */
-    size_t *pick = calloc(n, sizeof *pick), nf = 0;
-    if (!pick) return free(c), free(qa), GQ_ERR_NOMEM;
-    int seen[SYNC_COUNT][2] = {{0}}; /* a scheme's best, compressed and fp32, already picked */
-    for (size_t i = 0; i < n; i++) {
-        int *kind = &seen[st[c[i].setting].sync][c[i].fp32];
-        if (i < (size_t)a->top || !*kind) pick[nf++] = i;
-        *kind = 1;
+    return GQ_OK;
+}
+
+/* The finalists spread over the ranks: the heaviest first (SimGrid's own cost estimate), each to the least loaded
+ * rank, ties to the lowest. owner[f] gets finalist f's rank. */
+static gq_err deal_finalists(const sim_request *base, int gpus, const setting *st, const candidate *c,
+                             const size_t *pick, size_t nf, int ranks, int *owner)
+{
+    gq_err e = GQ_OK;
+    cluster_spec cl;
+    char why_cl[256];
+    const int known = cluster_parse(base->platform, &cl, why_cl, sizeof why_cl) == GQ_OK;
+    double *cost = calloc(nf, sizeof *cost), load[1024] = {0};
+    size_t *by_cost = calloc(nf, sizeof *by_cost);
+    if (!cost || !by_cost) e = GQ_ERR_NOMEM;
+    for (size_t f = 0; e == GQ_OK && f < nf; f++) {
+        cost[f] = known
+                      ? sim_simgrid_cost_s(&cl, st[c[pick[f]].setting].sync, gpus, base->iterations, c[pick[f]].buckets)
+                      : 1;
+        by_cost[f] = f;
+        for (size_t j = f; j > 0 && cost[by_cost[j - 1]] < cost[by_cost[j]]; j--) {
+            size_t t = by_cost[j];
+            by_cost[j] = by_cost[j - 1], by_cost[j - 1] = t;
+        }
     }
-    sim_outcome *fin = calloc(nf, sizeof *fin);
-    size_t *order = calloc(nf, sizeof *order);
-    gq_err e = fin && order ? GQ_OK : GQ_ERR_NOMEM;
+    for (size_t i = 0; e == GQ_OK && i < nf; i++) {
+        int least = 0;
+        for (int r = 1; r < ranks && r < 1024; r++)
+            if (load[r] < load[least]) least = r;
+        owner[by_cost[i]] = least, load[least] += cost[by_cost[i]] + 1e-9; /* +: an unknown cost still counts */
+    }
+    free(cost), free(by_cost);
+    return e;
+}
+
+/* Why the winner wins, against the best fp32 configuration (base_o; base_key its rank key, win_key the winner's). */
+static void why_winner(const advise_request *a, const setting *st, const candidate *wc, const sim_outcome *w,
+                       const sim_outcome *base_o, double win_key, double base_key, char *why, size_t why_cap)
+{
+    const double comm = base_o->r.iteration_s > 0 ? base_o->r.comm_exposed_s / base_o->r.iteration_s : 0;
+    const double saved = base_o->r.bytes_up > 0 ? 1 - w->r.bytes_up / base_o->r.bytes_up : 0;
+    const double codec = w->r.iteration_s > 0 ? (w->r.encode_s + w->r.decode_s) / w->r.iteration_s : 0;
+    if (!wc->fp32 && base_o->images_per_s == 0)
+        snprintf(why, why_cap,
+                 "no fp32 configuration to compare with (--quant names none%s), so no speedup over it: %s (%s, "
+                 "codec on the %s) wins, %.4g s an iteration",
+                 !a->curves        ? ""
+                 : a->budget_s > 0 ? ", or none completes an epoch or reaches the target within the budget"
+                                   : ", or it never reaches the target",
+                 w->quant, sync_name(st[wc->setting].sync), codec_device_name(st[wc->setting].codec_on),
+                 w->r.iteration_s);
+    else if (wc->fp32 && a->curves)
+        snprintf(why, why_cap, "fp32 wins: %s; communication not hidden behind backward is %.0f%% of its iteration",
+                 a->target > 0 ? "no compressor reaches the target sooner"
+                               : "no compressor reaches more within the budget",
+                 100 * comm);
+    else if (wc->fp32)
+        snprintf(why, why_cap,
+                 "fp32 wins: communication not hidden behind backward is %.0f%% of its iteration, too little for "
+                 "a codec to repay",
+                 100 * comm);
+    else {
+        const setting *ws = &st[wc->setting];
+        char target[128] = "";
+        if (a->curves && a->target > 0 && !isinf(base_key))
+            snprintf(target, sizeof target, "; it reaches %g in %.4g s, fp32 in %.4g s", a->target, win_key, base_key);
+        else if (a->curves && !isinf(base_key))
+            snprintf(target, sizeof target, "; in %g s it reaches %.4f, fp32 %.4f", a->budget_s, -win_key, -base_key);
+        snprintf(why, why_cap,
+                 "communication not hidden behind backward is %.0f%% of the best fp32 configuration's iteration; "
+                 "%s (%s, codec on the %s) moves %.1f%% fewer bytes a GPU for %.0f%% of its iteration in its "
+                 "codec: %.2fx fp32's images/s%s",
+                 100 * comm, w->quant, sync_name(ws->sync), codec_device_name(ws->codec_on), 100 * saved, 100 * codec,
+                 base_o->images_per_s > 0 ? w->images_per_s / base_o->images_per_s : NAN, target);
+    }
+}
+
+/* The finalists c[pick[0..nf)] simulated again with the request's engine, spread over the ranks where there are
+ * several (each rank runs its own with that engine and the others' with the analytic one, for what is the same
+ * whichever runs; the numbers that differ are gathered): fin[f] their outcomes, order[f] = f. A finalist the engine
+ * refuses has an infinite iteration (last). */
+static gq_err run_finalists(const sim_request *base, const advise_request *a, const char *const *quants,
+                            const setting *st, const candidate *c, const size_t *pick, size_t nf, sim_outcome *fin,
+                            size_t *order, char *msg, size_t cap)
+{
+    gq_err e = GQ_OK;
     const int ranks = a->ranks > 1 && a->gather ? a->ranks : 1;
     int *owner = calloc(nf + 1, sizeof *owner);
     if (!owner) e = GQ_ERR_NOMEM;
-    if (e == GQ_OK && ranks > 1) { /* the heaviest finalist first, each to the least loaded rank, ties to the lowest */
-        cluster_spec cl;
-        char why_cl[256];
-        const int known = cluster_parse(base->platform, &cl, why_cl, sizeof why_cl) == GQ_OK;
-        double *cost = calloc(nf, sizeof *cost), load[1024] = {0};
-        size_t *by_cost = calloc(nf, sizeof *by_cost);
-        if (!cost || !by_cost) e = GQ_ERR_NOMEM;
-        for (size_t f = 0; e == GQ_OK && f < nf; f++) {
-            cost[f] = known ? sim_simgrid_cost_s(&cl, st[c[pick[f]].setting].sync, a->gpus, base->iterations,
-                                                 c[pick[f]].buckets)
-                            : 1;
-            by_cost[f] = f;
-            for (size_t j = f; j > 0 && cost[by_cost[j - 1]] < cost[by_cost[j]]; j--) {
-                size_t t = by_cost[j];
-                by_cost[j] = by_cost[j - 1], by_cost[j - 1] = t;
-            }
-        }
-        for (size_t i = 0; e == GQ_OK && i < nf; i++) {
-            int least = 0;
-            for (int r = 1; r < ranks && r < 1024; r++)
-                if (load[r] < load[least]) least = r;
-            owner[by_cost[i]] = least, load[least] += cost[by_cost[i]] + 1e-9; /* +: an unknown cost still counts */
-        }
-        free(cost), free(by_cost);
-    }
+    if (e == GQ_OK && ranks > 1) e = deal_finalists(base, a->gpus, st, c, pick, nf, ranks, owner);
     /* what a finalist's row needs from its run, shared as doubles: every rank also runs the analytic engine on every
      * finalist for the rest (the spec, the codec's source: the same whichever engine runs) */
     enum { SHARED = 8 };
@@ -406,6 +431,59 @@ static gq_err advise_in(const sim_request *request, const advise_request *a, gq_
         fin[f].images_per_s = v[5], fin[f].speedup = v[6], r->comm_s = v[7];
     }
     free(mine), free(all), free(owner);
+    return e;
+}
+
+static gq_err advise_in(const sim_request *request, const advise_request *a, gq_table *rows, char *why, size_t why_cap,
+                        advise_counts *counts, char *msg, size_t cap)
+{
+    sim_request held_request = *request, *base = &held_request;
+    gq_err fe = framework_hold(base, msg, cap); /* a preset holds the axes it sets, as the user's options do */
+    if (fe != GQ_OK) return fe;
+    const char *curve_quants[TTA_MAX_SEEDS * 4];
+    for (int j = 0; a->curves && j < a->ncurves && j < (int)(sizeof curve_quants / sizeof *curve_quants); j++)
+        curve_quants[j] = a->curves[j].quant;
+    const char *const *quants = a->quants ? a->quants : a->curves ? curve_quants : ADVISE_QUANTS;
+    size_t nq = a->quants ? a->nquants : a->curves ? (size_t)a->ncurves : 0;
+    while (!a->quants && !a->curves && ADVISE_QUANTS[nq]) nq++;
+    if (a->gpus < 1 || a->top < 1 || nq < 1 || nq > sizeof curve_quants / sizeof *curve_quants)
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "advise needs a GPU count, 1 to %zu quantizers and K >= 1",
+                       sizeof curve_quants / sizeof *curve_quants);
+    for (size_t k = 0; k < nq; k++) { /* a spec that does not parse is the user's error, not a skipped row */
+        qz_params p;
+        char whyq[256];
+        if (qz_parse_spec(quants[k], &p, whyq, sizeof whyq) != GQ_OK)
+            return gq_fail(GQ_ERR_SPEC, msg, cap, "--quant '%s': %s", quants[k], whyq);
+    }
+    setting st[128];
+    const size_t nst = settings_of(base, a->gpus, st, sizeof st / sizeof st[0]);
+    candidate *c = calloc(nst * nq + 1, sizeof *c);
+    quant_accuracy *qa = calloc(nq, sizeof *qa); /* with curves: each quantizer's */
+    if (!c || !qa) return free(c), free(qa), GQ_ERR_NOMEM;
+    size_t n = 0;
+    screening_record w = {.settings = nst, .soonest_s = INFINITY, .fastest_epoch_s = INFINITY, .best_final = 0};
+    const gq_err se = screen(base, a, quants, nq, st, nst, c, &n, qa, &w, msg, cap);
+    if (se != GQ_OK) return free(c), free(qa), se;
+    if (counts) counts->screened = n;
+    if (n == 0) return free(c), free(qa), nothing_kept(a, base, &w, msg, cap);
+    qsort(c, n, sizeof *c, by_time);
+    /* The finalists, simulated again with the request's engine: the best K of the screening, and the best of each
+     * scheme, compressed and fp32 -- the analytic engine counts no contention (a lower bound where flows share a
+     * server's link), so it ranks configurations of one scheme alike but may put a slow scheme above a fast one;
+     * with each scheme's best simulated, no scheme's winner is lost to another's optimism. The fp32 baseline is
+     * the best fp32 finalist. */
+    size_t *pick = calloc(n, sizeof *pick), nf = 0;
+    if (!pick) return free(c), free(qa), GQ_ERR_NOMEM;
+    int seen[SYNC_COUNT][2] = {{0}}; /* a scheme's best, compressed and fp32, already picked */
+    for (size_t i = 0; i < n; i++) {
+        int *kind = &seen[st[c[i].setting].sync][c[i].fp32];
+        if (i < (size_t)a->top || !*kind) pick[nf++] = i;
+        *kind = 1;
+    }
+    sim_outcome *fin = calloc(nf, sizeof *fin);
+    size_t *order = calloc(nf, sizeof *order);
+    gq_err e = fin && order ? GQ_OK : GQ_ERR_NOMEM;
+    if (e == GQ_OK) e = run_finalists(base, a, quants, st, c, pick, nf, fin, order, msg, cap);
     /* in order of their final key, then iteration (insertion sort: few finalists; ties keep the screening's order);
      * one the final engine puts out of the target's or the budget's reach, last */
     double *final_rank = calloc(nf + 1, sizeof *final_rank);
@@ -470,47 +548,7 @@ static gq_err advise_in(const sim_request *request, const advise_request *a, gq_
                       x->screened_s, to_target[0], to_target[1], to_target[2], sim_engine_name(base->engine),
                       o->codec_source);
         }
-        /* why the winner wins, against the best fp32 configuration */
-        const sim_outcome *w = &fin[order[0]];
-        const candidate *wc = &c[pick[order[0]]];
-        const double comm = base_o.r.iteration_s > 0 ? base_o.r.comm_exposed_s / base_o.r.iteration_s : 0;
-        const double saved = base_o.r.bytes_up > 0 ? 1 - w->r.bytes_up / base_o.r.bytes_up : 0;
-        const double codec = w->r.iteration_s > 0 ? (w->r.encode_s + w->r.decode_s) / w->r.iteration_s : 0;
-        if (!wc->fp32 && base_o.images_per_s == 0)
-            snprintf(why, why_cap,
-                     "no fp32 configuration to compare with (--quant names none%s), so no speedup over it: %s (%s, "
-                     "codec on the %s) wins, %.4g s an iteration",
-                     !a->curves        ? ""
-                     : a->budget_s > 0 ? ", or none completes an epoch or reaches the target within the budget"
-                                       : ", or it never reaches the target",
-                     w->quant, sync_name(st[wc->setting].sync), codec_device_name(st[wc->setting].codec_on),
-                     w->r.iteration_s);
-        else if (wc->fp32 && a->curves)
-            snprintf(why, why_cap, "fp32 wins: %s; communication not hidden behind backward is %.0f%% of its iteration",
-                     a->target > 0 ? "no compressor reaches the target sooner"
-                                   : "no compressor reaches more within the budget",
-                     100 * comm);
-        else if (wc->fp32)
-            snprintf(why, why_cap,
-                     "fp32 wins: communication not hidden behind backward is %.0f%% of its iteration, too little for "
-                     "a codec to repay",
-                     100 * comm);
-        else {
-            const setting *ws = &st[wc->setting];
-            char target[128] = "";
-            if (a->curves && a->target > 0 && !isinf(base_key))
-                snprintf(target, sizeof target, "; it reaches %g in %.4g s, fp32 in %.4g s", a->target,
-                         final_rank[order[0]], base_key);
-            else if (a->curves && !isinf(base_key))
-                snprintf(target, sizeof target, "; in %g s it reaches %.4f, fp32 %.4f", a->budget_s,
-                         -final_rank[order[0]], -base_key);
-            snprintf(why, why_cap,
-                     "communication not hidden behind backward is %.0f%% of the best fp32 configuration's iteration; "
-                     "%s (%s, codec on the %s) moves %.1f%% fewer bytes a GPU for %.0f%% of its iteration in its "
-                     "codec: %.2fx fp32's images/s%s",
-                     100 * comm, w->quant, sync_name(ws->sync), codec_device_name(ws->codec_on), 100 * saved,
-                     100 * codec, base_o.images_per_s > 0 ? w->images_per_s / base_o.images_per_s : NAN, target);
-        }
+        why_winner(a, st, &c[pick[order[0]]], &fin[order[0]], &base_o, final_rank[order[0]], base_key, why, why_cap);
     }
     free(c), free(qa), free(pick), free(fin), free(order), free(final_rank);
     return e;

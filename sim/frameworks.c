@@ -1,4 +1,4 @@
-/* Framework presets; see frameworks.h and docs/simulation.md#frameworks. libc
+/* Framework presets; see frameworks.h and docs/schemes.md#frameworks. libc
  * only (gqsim-smpi links the run-parameter table, which checks names here). */
 #include "frameworks.h"
 

@@ -16,17 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int parse_count(const char *s, uint64_t lo, uint64_t hi, uint64_t *v)
-{
-    if (*s < '0' || *s > '9') return -1;
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(s, &end, 10);
-    if (errno || *end || x < lo || x > hi) return -1;
-    *v = x;
-    return 0;
-}
-
 /* A number in [lo, hi], or (lo, hi] with lo_open. @return 0, or -1 if s is not one. */
 static int parse_real(const char *s, double lo, int lo_open, double hi, double *v)
 {
@@ -165,11 +154,11 @@ static gq_err parse(const char *text, size_t len, const char *file, int grid, me
             goto out;
         }
         if (!(grid && (cb < 0 || !*r->field[cb])) &&
-            parse_count(f = r->field[cb], 1, MEASURED_MAX_BATCH, &row->batch)) {
+            gq_parse_count(f = r->field[cb], 1, MEASURED_MAX_BATCH, &row->batch)) {
             e = fail(s, msg, cap, file, line, "batch '%.40s' must be an integer in 1..%d", f, MEASURED_MAX_BATCH);
             goto out;
         }
-        if (parse_count(f = r->field[cn], 1, MEASURED_MAX_GPUS, &row->gpus)) {
+        if (gq_parse_count(f = r->field[cn], 1, MEASURED_MAX_GPUS, &row->gpus)) {
             e = fail(s, msg, cap, file, line, "gpus '%.40s' must be an integer in 1..%d", f, MEASURED_MAX_GPUS);
             goto out;
         }

@@ -334,16 +334,19 @@ static gq_err horovod_loop(const sim_config *c, sim_plan *p)
     return GQ_OK;
 }
 
-gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
+/* What the link costs hand on to the tensors' costs. */
+typedef struct {
+    int multi;    /* more than one node */
+    int on_host;  /* ps or ps-sharded servers on the hosts' CPUs */
+    int node_sum; /* BytePS's push-pull: the node's GPUs sum, the host encodes */
+    double b_up;  /* the slowest GPU's rate up to its node's root (the host, the NICs) */
+} plan_links_out;
+
+/* The network model and every route's alpha and beta the engines charge: inside a node, between nodes, to a single
+ * server, a ring's hops, a node's NCCL ring and copies to its host, a tree's chain, with the model's factors. */
+static gq_err plan_links(const sim_config *c, sim_plan *p, plan_links_out *out, char *msg, size_t cap)
 {
-    memset(p, 0, sizeof *p);
-    const model_t *m = c->model;
     const cluster_spec *cl = c->cluster;
-    if (c->gpus < 1) return gq_fail(GQ_ERR_PARAM, msg, cap, "--gpus must be >= 1");
-    p->compute_s = c->fwd_s + c->bwd_s;
-    p->nodes = cluster_nodes_for(cl, c->gpus);
-    p->per_node = c->gpus < cl->gpus_per_node ? c->gpus : cl->gpus_per_node;
-    p->gpus = c->gpus;
     p->tcp = !cl->inter->rdma;
     if (sim_network_parse(c->network_model ? c->network_model : p->tcp ? "LV08" : "CM02", &p->net, msg, cap) != 0)
         return GQ_ERR_PARAM;
@@ -424,19 +427,168 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         if (chain_cost(cl, G, &p->a_chain, &p->b_chain) != 0) return GQ_ERR_NOMEM;
         p->a_chain *= lat_factor, p->b_chain *= bw_factor;
     }
+    *out = (plan_links_out){multi, on_host, node_sum, b_up};
+    return GQ_OK;
+}
 
-    /* ps-sharded servers: K of them where asked, or a placement of whole tensors */
-    if (c->ps_shards < 0 || c->ps_shards > SIM_MAX_PS_SHARDS)
-        return gq_fail(GQ_ERR_PARAM, msg, cap, "--ps-shards must be 1.." SIM_STR(SIM_MAX_PS_SHARDS));
+/* A tensor's upload bytes to the servers of its bucket, each server's for now (shares once the buckets are whole),
+ * and which servers it messages: split evenly, on HiPress's roots (tensor k on GPU k mod P, or piece j on GPU j), or
+ * each piece on the server placement gave it (server_of). */
+static void add_server_bytes(const sim_config *c, sim_plan *p, const sim_bucket *cur, const xch_tensor *tt, size_t k,
+                             size_t np, double up, int hipress, const size_t *first, const int *server_of)
+{
+    const double n = (double)tt->n;
+    double *share = p->share + (cur - p->b) * p->servers, *msgs = p->msgs + (cur - p->b) * p->servers;
+    /* even; and what HiPress does not compress it all-reduces: spread as a ring's load */
+    if (c->ps_placement == PS_EVEN || (hipress && !tt->quantized))
+        for (int s = 0; s < p->servers; s++) share[s] += up / p->servers, msgs[s] = 1;
+    else if (hipress) /* tensor k on GPU k mod P, or piece j on GPU j (a message to each root) */
+        for (size_t j = 0; j < np; j++) {
+            const size_t g = np > 1 ? j : k % (size_t)p->servers;
+            share[g] += up * (double)piece_n(tt->n, np, j) / n, msgs[g] = 1;
+        }
+    else /* each piece on its server, its share of the tensor's bytes as of its elements */
+        for (size_t j = 0; j < np; j++)
+            share[server_of[first[k] + j]] += up * (double)piece_n(tt->n, np, j) / n,
+                msgs[server_of[first[k] + j]] += 1;
+}
+
+/* BytePS's pipeline with --partition: the last bucket, a tensor's, as np alike, each a 1/np of it (its pieces differ
+ * by an element at most; their exact sizes' sum is the whole's wire). @return the last of them. */
+static sim_bucket *split_bucket(sim_plan *p, size_t np)
+{
+    const double f = 1.0 / (double)np;
+    sim_bucket piece = p->b[p->n - 1]; /* the tensor's own: split runs without fusion */
+    double *v[] = {&piece.elements,  &piece.raw_bytes,  &piece.up_bytes,   &piece.down_bytes, &piece.up2_bytes,
+                   &piece.enc_s,     &piece.dec_s,      &piece.enc_down_s, &piece.dec_down_s, &piece.srv_dec_s,
+                   &piece.srv_enc_s, &piece.node_bytes, &piece.host_enc_s, &piece.host_dec_s, &piece.host_s};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) *v[i] *= f;
+    for (size_t j = 0; j < np; j++) p->b[p->n - 1 + (int)j] = piece;
+    p->n += (int)np - 1;
+    return &p->b[p->n - 1];
+}
+
+/* Each bucket's bytes per server as its share of the bucket's upload, and the messages to servers with a share. */
+static void server_shares(sim_plan *p)
+{
+    for (int k = 0; k < p->n; k++)
+        for (int s = 0; s < p->servers; s++) {
+            p->share[k * p->servers + s] =
+                p->b[k].up_bytes > 0 ? p->share[k * p->servers + s] / p->b[k].up_bytes : 1.0 / p->servers;
+            p->b[k].msgs_all += p->share[k * p->servers + s] > 0 ? p->msgs[k * p->servers + s] : 0;
+        }
+}
+
+/* A tensor's (or its np pieces') codec costs added to its bucket b: on the GPU or the host, PCIe copies, the servers'
+ * and BytePS's hosts' codecs, MPI's host reduce. q: a codec runs; host_codec: a node's host encodes the GPUs' sum.
+ * @return the GPU time its codec kernels take from backward (0 where they run beside it). */
+static double add_codec_costs(const sim_config *c, sim_bucket *b, const sim_tensor_codec *tc, double n, size_t np,
+                              int q, int requant_down, int host_codec, int node_sum, int on_cpu, double b_up)
+{
+    /* a codec call a tensor or piece: a fixed cost each and a cost per element; on the host, the
+     * tensor's copy over PCIe before encoding, and the reply's back after decoding */
+    const double enc = q ? 1e-9 * ((double)np * tc->encode_fixed_ns + tc->encode_ns * n) : 0;
+    const double dec = q ? 1e-9 * ((double)np * tc->decode_fixed_ns + tc->decode_ns * n) : 0;
+    const double copy = q && c->host_copy_bw > 0 ? 4 * n / c->host_copy_bw : 0;
+    b->enc_s += enc + copy;
+    b->dec_s += dec;
+    b->enc_down_s += requant_down ? enc : 0;
+    b->dec_down_s += requant_down ? dec + copy : q ? copy : 0;
+    if (host_codec) { /* the node's sum as the GPUs made it; the host's codec on it, the reply's */
+        b->host_enc_s +=
+            q && !c->grads_fp16 ? 1e-9 * ((double)np * c->server_encode_fixed_ns + c->server_encode_ns * n) : 0;
+        b->host_dec_s +=
+            requant_down && q ? 1e-9 * ((double)np * c->server_decode_fixed_ns + c->server_decode_ns * n) : 0;
+    }
+    if (node_sum) b->node_bytes += (c->grads_fp16 ? 2 : 4) * n;
+    if (on_cpu) { /* the host decodes (if encoded) and adds every contribution, even fp32, and encodes its reply */
+        b->srv_dec_s +=
+            1e-9 * (c->server_sum_ns * n + (q ? (double)np * c->server_decode_fixed_ns + c->server_decode_ns * n : 0));
+        b->srv_enc_s +=
+            requant_down && q ? 1e-9 * ((double)np * c->server_encode_fixed_ns + c->server_encode_ns * n) : 0;
+    } else {
+        b->srv_dec_s += dec;
+        b->srv_enc_s += requant_down ? enc : 0;
+    }
+    if (c->reduce_on_host && c->sync == SYNC_RING && c->gpus > 1) /* MPI: to the host, summed there, back */
+        b->host_s += 2 * 4 * n / b_up + (c->gpus - 1.0) / c->gpus * n * 1e-9 * c->server_sum_ns;
+    return c->codec_serial && c->gpus > 1 ? enc + (requant_down ? dec : 0) : 0; /* GPU time taken from backward */
+}
+
+/* A tensor's bytes each way, up and down (and up2, PowerSGD's second all-reduce where its factors are all-reduced),
+ * its nc parts on the wire a header each (PowerSGD's wire is its whole matrix's factors). @return the rank PowerSGD
+ * sends it at (0: as floats), 1 for the other codecs. */
+static size_t tensor_bytes(const sim_config *c, const sim_tensor_codec *tc, const xch_tensor *tt, size_t nc,
+                           int factors, double *up, double *dn, double *up2)
+{
+    const double n = (double)tt->n;
+    const qz_params tq = xch_tensor_quant(&tc->quant, tt); /* with its matrix shape, for PowerSGD */
+    size_t rows = 1, cols = tt->n, rank = 1;
+    if (tq.id == QZ_POWERSGD) qz_powersgd_shape(&tq, tt->n, &rows, &cols, &rank);
+    double wire = 4 * n;
+    if (tt->quantized && (nc == 1 || tq.id == QZ_POWERSGD))
+        wire = encoded_size(&tq, tt->n);
+    else if (tt->quantized) /* n % nc pieces one element longer than the others */
+        wire = (double)(tt->n % nc) * encoded_size(&tq, piece_n(tt->n, nc, 0)) +
+               (double)(nc - tt->n % nc) * encoded_size(&tq, tt->n / nc);
+    *up2 = 0;
+    xch_tensor_bytes(&c->exchange, &tc->quant, tt, c->gpus, wire, wire, up, dn);
+    if (factors && tt->quantized) /* P's floats, then Q's; a tensor PowerSGD sends as floats, in the first */
+        *up = *dn = rank ? 4.0 * (double)(rank * rows) : 4 * n, *up2 = rank ? 4.0 * (double)(rank * cols) : 0;
+    return rank;
+}
+
+/* The servers: ps-sharded's K shards where asked (the nodes in use by default), a placement of whole tensors, server
+ * machines of their own, or ps-flat's roots; BytePS's pipeline where a node's host encodes its GPUs' sum. @return K. */
+static int plan_servers(const sim_config *c, sim_plan *p, int pipelined, int on_host)
+{
     /* K servers on the first K nodes (fewer where fewer nodes are in use) */
     const int K = c->ps_shards > 0 && c->ps_shards < p->nodes ? c->ps_shards : p->nodes;
-    p->pipelined = node_sum && multi;
+    p->pipelined = pipelined;
     if (c->sync == SYNC_PS_SHARDED && on_host && c->ps_cpu_machines > 0 && p->nodes > 1)
         p->cpu_machines = c->ps_cpu_machines; /* the workers' nodes serve nothing: no servers among them */
     else if (c->sync == SYNC_PS_SHARDED && p->nodes > 1 && (c->ps_placement != PS_EVEN || K != p->nodes))
         p->servers = K;
     else if (c->sync == SYNC_PS_FLAT && c->ps_placement != PS_EVEN && c->gpus > 1)
         p->servers = c->gpus; /* every GPU the root of some tensors: HiPress's, or TensorFlow's greedy setter */
+    return K;
+}
+
+/* The plan once every tensor is in a bucket: the servers' shares, the reads of forward, the codec kernels' time on the
+ * GPU, and Horovod's loop where it runs. */
+static gq_err finish_plan(const sim_config *c, sim_plan *p, double serial_s, int loop, char *msg, size_t cap)
+{
+    if (p->servers) server_shares(p);
+    for (int k = 0; p->pull_forward && k < p->n; k++)
+        sim_node_local(c, p, &p->b[k], &p->b[k].local_up_s, &p->b[k].local_down_s);
+    if (c->codec_serial) { /* a GPU runs its codec kernels between backward's: compute ends later */
+        p->compute_s += serial_s;
+        for (int k = 0; k < p->n; k++)
+            if (!c->overlap) p->b[k].ready_s = p->compute_s;
+    }
+    if (p->n == 0) return gq_fail(GQ_ERR_PARAM, msg, cap, "model '%s' has no parameters", c->model->name);
+    return loop ? horovod_loop(c, p) : GQ_OK;
+}
+
+gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
+{
+    memset(p, 0, sizeof *p);
+    const model_t *m = c->model;
+    const cluster_spec *cl = c->cluster;
+    if (c->gpus < 1) return gq_fail(GQ_ERR_PARAM, msg, cap, "--gpus must be >= 1");
+    p->compute_s = c->fwd_s + c->bwd_s;
+    p->nodes = cluster_nodes_for(cl, c->gpus);
+    p->per_node = c->gpus < cl->gpus_per_node ? c->gpus : cl->gpus_per_node;
+    p->gpus = c->gpus;
+    plan_links_out links = {0};
+    const gq_err le = plan_links(c, p, &links, msg, cap);
+    if (le != GQ_OK) return le;
+    const int multi = links.multi, on_host = links.on_host, node_sum = links.node_sum;
+    const double b_up = links.b_up;
+
+    if (c->ps_shards < 0 || c->ps_shards > SIM_MAX_PS_SHARDS)
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "--ps-shards must be 1.." SIM_STR(SIM_MAX_PS_SHARDS));
+    const int K = plan_servers(c, p, node_sum && multi, on_host); /* ps-sharded's shards (the nodes by default) */
 
     /* tensors in ready order: layers from last to first, biases before weights */
     double fwd[4096], bwd[4096];
@@ -487,7 +639,6 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         return free(T), free(first), GQ_ERR_NOMEM;
     if ((placed || greedy_roots) && place_tensors(c, T, nt, p->servers, first, server_of) != 0)
         return free(T), free(first), free(server_of), GQ_ERR_NOMEM;
-    const int on_cpu = c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED);
     /* the segments of a tensor split evenly over the servers (ps-sharded's K or its server machines, ps-flat's P):
      * each server decodes its own, so each carries its own header (the trainer encodes them one by one); the codec
      * still costs one call a tensor, as one kernel over the tensor writing every segment would. 1 elsewhere (one
@@ -519,24 +670,12 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         p->factors |= factors;
         for (; layer_done > tt->layer; layer_done--) t += bwd[layer_done - 1];
         const double n = (double)tt->n;
-        const qz_params tq = xch_tensor_quant(&tc->quant, tt); /* with its matrix shape, for PowerSGD */
-        size_t rows = 1, cols = tt->n, rank = 1;
-        if (tq.id == QZ_POWERSGD) qz_powersgd_shape(&tq, tt->n, &rows, &cols, &rank);
         /* pieces (--partition) are encoded each on its own: the sum of their sizes, a codec call each */
         const size_t np = first[k + 1] - first[k];
-        /* the tensor's parts on the wire, a header each: its pieces, or its non-empty segments (PowerSGD's wire is its
-         * whole matrix's factors) */
+        /* the tensor's parts on the wire, a header each: its pieces, or its non-empty segments */
         const size_t nc = np > 1 ? np : segments < tt->n ? segments : tt->n;
-        double wire = 4 * n;
-        if (tt->quantized && (nc == 1 || tq.id == QZ_POWERSGD))
-            wire = encoded_size(&tq, tt->n);
-        else if (tt->quantized) /* n % nc pieces one element longer than the others */
-            wire = (double)(tt->n % nc) * encoded_size(&tq, piece_n(tt->n, nc, 0)) +
-                   (double)(nc - tt->n % nc) * encoded_size(&tq, tt->n / nc);
-        double up, dn, up2 = 0;
-        xch_tensor_bytes(&c->exchange, &tc->quant, tt, c->gpus, wire, wire, &up, &dn);
-        if (factors && tt->quantized) /* P's floats, then Q's; a tensor PowerSGD sends as floats, in the first */
-            up = dn = rank ? 4.0 * (double)(rank * rows) : 4 * n, up2 = rank ? 4.0 * (double)(rank * cols) : 0;
+        double up, dn, up2;
+        const size_t rank = tensor_bytes(c, tc, tt, nc, factors, &up, &dn, &up2);
         /* a new bucket: per tensor without fusion; when the bucket is full; and, with
          * cycles, when this tensor is ready in a later cycle than the bucket's */
         t += serial_s - serial_seen; /* the encodes so far held backward up */
@@ -562,83 +701,17 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
          * rings re-quantize at every hop and share nothing */
         if (shared_scaler && tt->quantized && xch_shares_scaler(&c->exchange, &tc->quant))
             cur->scaler_bytes += 4.0 * (double)nc;
-        if (p->servers) { /* bytes per server for now; shares once the buckets are whole */
-            double *share = p->share + (cur - p->b) * p->servers, *msgs = p->msgs + (cur - p->b) * p->servers;
-            /* even; and what HiPress does not compress it all-reduces: spread as a ring's load */
-            if (c->ps_placement == PS_EVEN || (hipress && !tt->quantized))
-                for (int s = 0; s < p->servers; s++) share[s] += up / p->servers, msgs[s] = 1;
-            else if (hipress) /* tensor k on GPU k mod P, or piece j on GPU j (a message to each root) */
-                for (size_t j = 0; j < np; j++) {
-                    const size_t g = np > 1 ? j : k % (size_t)p->servers;
-                    share[g] += up * (double)piece_n(tt->n, np, j) / n, msgs[g] = 1;
-                }
-            else /* each piece on its server, its share of the tensor's bytes as of its elements */
-                for (size_t j = 0; j < np; j++)
-                    share[server_of[first[k] + j]] += up * (double)piece_n(tt->n, np, j) / n,
-                        msgs[server_of[first[k] + j]] += 1;
-        }
-        /* a codec call a tensor or piece: a fixed cost each and a cost per element; on the host, the
-         * tensor's copy over PCIe before encoding, and the reply's back after decoding */
-        const double enc = q ? 1e-9 * ((double)np * tc->encode_fixed_ns + tc->encode_ns * n) : 0;
-        const double dec = q ? 1e-9 * ((double)np * tc->decode_fixed_ns + tc->decode_ns * n) : 0;
-        const double copy = q && c->host_copy_bw > 0 ? 4 * n / c->host_copy_bw : 0;
-        cur->enc_s += enc + copy;
-        cur->dec_s += dec;
-        cur->enc_down_s += requant_down ? enc : 0;
-        cur->dec_down_s += requant_down ? dec + copy : q ? copy : 0;
-        if (node_sum && multi) { /* the node's sum as the GPUs made it; the host's codec on it, the reply's */
-            cur->host_enc_s +=
-                q && !c->grads_fp16 ? 1e-9 * ((double)np * c->server_encode_fixed_ns + c->server_encode_ns * n) : 0;
-            cur->host_dec_s +=
-                requant_down && q ? 1e-9 * ((double)np * c->server_decode_fixed_ns + c->server_decode_ns * n) : 0;
-        }
-        if (node_sum) cur->node_bytes += (c->grads_fp16 ? 2 : 4) * n;
-        if (on_cpu) { /* the host decodes (if encoded) and adds every contribution, even fp32, and encodes its reply */
-            cur->srv_dec_s += 1e-9 * (c->server_sum_ns * n +
-                                      (q ? (double)np * c->server_decode_fixed_ns + c->server_decode_ns * n : 0));
-            cur->srv_enc_s +=
-                requant_down && q ? 1e-9 * ((double)np * c->server_encode_fixed_ns + c->server_encode_ns * n) : 0;
-        } else {
-            cur->srv_dec_s += dec;
-            cur->srv_enc_s += requant_down ? enc : 0;
-        }
-        if (c->reduce_on_host && c->sync == SYNC_RING && c->gpus > 1) /* MPI: to the host, summed there, back */
-            cur->host_s += 2 * 4 * n / b_up + (c->gpus - 1.0) / c->gpus * n * 1e-9 * c->server_sum_ns;
-        if (c->codec_serial && c->gpus > 1)
-            serial_s += enc + (requant_down ? dec : 0); /* GPU time taken from backward */
+        if (p->servers) /* bytes per server for now; shares once the buckets are whole */
+            add_server_bytes(c, p, cur, tt, k, np, up, hipress, first, server_of);
+        serial_s += add_codec_costs(c, cur, tc, n, np, q, requant_down, node_sum && multi, node_sum, on_host, b_up);
         /* with cycles a bucket leaves at the end of its cycle (its tensors are ready by then) */
         cur->ready_s = !c->overlap                      ? p->compute_s
                        : c->fusion_cycle_s > 0 && !loop ? cycle_end(t, c->fusion_cycle_s)
                                                         : t;
-        if (split && np > 1) { /* the tensor's bucket as np alike, each a 1/np of it (its pieces differ by an element
-                                  at most; their exact sizes' sum is the whole's wire) */
-            const double f = 1.0 / (double)np;
-            sim_bucket piece = *cur;
-            double *v[] = {&piece.elements,  &piece.raw_bytes,  &piece.up_bytes,   &piece.down_bytes, &piece.up2_bytes,
-                           &piece.enc_s,     &piece.dec_s,      &piece.enc_down_s, &piece.dec_down_s, &piece.srv_dec_s,
-                           &piece.srv_enc_s, &piece.node_bytes, &piece.host_enc_s, &piece.host_dec_s, &piece.host_s};
-            for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) *v[i] *= f;
-            for (size_t j = 0; j < np; j++) p->b[p->n - 1 + (int)j] = piece;
-            p->n += (int)np - 1;
-            cur = &p->b[p->n - 1];
-        }
+        if (split && np > 1) cur = split_bucket(p, np);
     }
     free(T), free(first), free(server_of);
-    for (int k = 0; p->servers && k < p->n; k++)
-        for (int s = 0; s < p->servers; s++) {
-            p->share[k * p->servers + s] =
-                p->b[k].up_bytes > 0 ? p->share[k * p->servers + s] / p->b[k].up_bytes : 1.0 / p->servers;
-            p->b[k].msgs_all += p->share[k * p->servers + s] > 0 ? p->msgs[k * p->servers + s] : 0;
-        }
-    for (int k = 0; p->pull_forward && k < p->n; k++)
-        sim_node_local(c, p, &p->b[k], &p->b[k].local_up_s, &p->b[k].local_down_s);
-    if (c->codec_serial) { /* a GPU runs its codec kernels between backward's: compute ends later */
-        p->compute_s += serial_s;
-        for (int k = 0; k < p->n; k++)
-            if (!c->overlap) p->b[k].ready_s = p->compute_s;
-    }
-    if (p->n == 0) return gq_fail(GQ_ERR_PARAM, msg, cap, "model '%s' has no parameters", m->name);
-    return loop ? horovod_loop(c, p) : GQ_OK;
+    return finish_plan(c, p, serial_s, loop, msg, cap);
 }
 
 void sim_plan_free(sim_plan *p)

@@ -51,14 +51,10 @@ double sim_slowest_of(int gpus, double cv)
  * always a measured one, and there is no PCIe between a worker and its codec. */
 static const gpu_spec HOST_CPU = {.name = "cpu", .source = "host CPUs: the measured compute rate"};
 
-gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t cap)
+/* The run parameters that do not go together, or that would change nothing here, each refused in one line
+ * (GQ_ERR_USAGE: the CLI's exit 2) before the scenario opens anything. */
+static gq_err refuse_combinations(const sim_request *q, char *msg, size_t cap)
 {
-    memset(s, 0, sizeof *s);
-    s->req = *q;
-    /* a framework's settings for what was not given, before anything reads the request */
-    gq_err fe = framework_apply(&s->req, msg, cap);
-    if (fe != GQ_OK) return fe;
-    q = &s->req;
     if (!q->model || !q->platform) return gq_fail(GQ_ERR_PARAM, msg, cap, "needs a model and a platform");
     const int roots = q->ps_placement == PS_ROOTS;
     if (roots && q->sync != SYNC_PS_FLAT)
@@ -158,6 +154,19 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
     if (q->engine != ENGINE_SIMGRID && (q->exact_flows || q->iterations > 1))
         return gq_fail(GQ_ERR_USAGE, msg, cap, "%s is the SimGrid engine's; the %s engine has no use for it",
                        q->exact_flows ? "--exact-flows" : "--iterations", sim_engine_name(q->engine));
+    return GQ_OK;
+}
+
+gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t cap)
+{
+    memset(s, 0, sizeof *s);
+    s->req = *q;
+    /* a framework's settings for what was not given, before anything reads the request */
+    gq_err fe = framework_apply(&s->req, msg, cap);
+    if (fe != GQ_OK) return fe;
+    q = &s->req;
+    const gq_err refused = refuse_combinations(q, msg, cap);
+    if (refused != GQ_OK) return refused;
     s->zoo = q->zoo ? q->zoo : &s->own_zoo;
     gq_err e = q->zoo ? GQ_OK : zoo_load(&s->own_zoo, q->gpu_file, msg, cap);
     if (e != GQ_OK) return e;
@@ -329,6 +338,50 @@ gq_err scenario_check(sim_scenario *s, const char *quant, int gpus, engine_kind 
 }
 
 /* One configuration run (check_engine < 0), or only asked of engine check_engine whether it would run it. */
+/* Each tensor's codec of a plan, at its costs (each distinct codec's once, said once in codec_source): *out a new
+ * array of plan->n. @return GQ_OK, or an error in msg. */
+static gq_err plan_codecs(const sim_scenario *s, const tensor_plan *plan, sim_tensor_codec **out, char *codec_source,
+                          size_t source_cap, char *msg, size_t cap)
+{
+    char why[512];
+    sim_tensor_codec *per = calloc(plan->n + 1, sizeof *per);
+    if (!per) return GQ_ERR_NOMEM;
+    size_t used = 0;
+    for (size_t k = 0; k < plan->n; k++) {
+        size_t j = 0;
+        while (j < k && memcmp(&plan->quant[j], &plan->quant[k], sizeof plan->quant[k]) != 0) j++;
+        if (j < k) {
+            per[k] = per[j];
+            continue;
+        }
+        char src[300], spec[256];
+        gq_err e = codec_of(s, &plan->quant[k], &per[k], src, sizeof src, why, sizeof why);
+        qz_format_spec(&plan->quant[k], spec, sizeof spec);
+        if (e != GQ_OK) return free(per), gq_fail(e, msg, cap, "--plan, %s: %s", spec, why);
+        if (plan->quant[k].id != QZ_FP32 && used < source_cap)
+            used += (size_t)snprintf(codec_source + used, source_cap - used, "%s%s: %s", used ? " | " : "", spec, src);
+    }
+    if (!used) snprintf(codec_source, source_cap, "none (fp32)");
+    *out = per;
+    return GQ_OK;
+}
+
+/* The inputs' physical ranges keep every prediction finite; a row that is not (a range missed) is refused, never
+ * printed as inf or nan. */
+static gq_err refuse_non_finite(const sim_scenario *s, const sim_outcome *o, char *msg, size_t cap)
+{
+    const double shown[] = {o->r.iteration_s, o->r.compute_s, o->r.comm_exposed_s, o->r.comm_s,     o->r.encode_s,
+                            o->r.decode_s,    o->r.bytes_up,  o->r.bytes_down,     o->images_per_s, o->speedup};
+    int finite = o->r.iteration_s > 0;
+    for (size_t k = 0; k < sizeof shown / sizeof shown[0]; k++) finite &= isfinite(shown[k]) && shown[k] >= 0;
+    if (!finite)
+        return gq_fail(GQ_ERR_PARAM, msg, cap,
+                       "simulate %s on %s with %d GPU%s: the prediction is not a finite, positive time (%g s an "
+                       "iteration): an input lies outside what the model describes",
+                       s->model->name, s->req.platform, o->gpus, gq_s(o->gpus), o->r.iteration_s);
+    return GQ_OK;
+}
+
 static gq_err run_or_check(sim_scenario *s, const char *quant, const tensor_plan *plan, int gpus, int check_engine,
                            sim_outcome *o, char *msg, size_t cap)
 {
@@ -376,26 +429,9 @@ static gq_err run_or_check(sim_scenario *s, const char *quant, const tensor_plan
     }
     char codec_source[512] = "";
     sim_tensor_codec whole;
-    if (plan) { /* each distinct codec's costs once, said once in the source */
-        per = calloc(plan->n + 1, sizeof *per);
-        if (!per) return GQ_ERR_NOMEM;
-        size_t used = 0;
-        for (size_t k = 0; k < plan->n; k++) {
-            size_t j = 0;
-            while (j < k && memcmp(&plan->quant[j], &plan->quant[k], sizeof plan->quant[k]) != 0) j++;
-            if (j < k) {
-                per[k] = per[j];
-                continue;
-            }
-            char src[300], spec[256];
-            gq_err e = codec_of(s, &plan->quant[k], &per[k], src, sizeof src, why, sizeof why);
-            qz_format_spec(&plan->quant[k], spec, sizeof spec);
-            if (e != GQ_OK) return free(per), gq_fail(e, msg, cap, "--plan, %s: %s", spec, why);
-            if (plan->quant[k].id != QZ_FP32 && used < sizeof codec_source)
-                used += (size_t)snprintf(codec_source + used, sizeof codec_source - used, "%s%s: %s", used ? " | " : "",
-                                         spec, src);
-        }
-        if (!used) snprintf(codec_source, sizeof codec_source, "none (fp32)");
+    if (plan) {
+        const gq_err pe = plan_codecs(s, plan, &per, codec_source, sizeof codec_source, msg, cap);
+        if (pe != GQ_OK) return pe;
         c.tensor_codec = per, c.ntensor_codec = plan->n;
         memset(&whole, 0, sizeof whole); /* no one codec for the model: each tensor has its own */
     } else if (amp_native) {
@@ -489,17 +525,7 @@ static gq_err run_or_check(sim_scenario *s, const char *quant, const tensor_plan
     o->gpus = gpus;
     o->images_per_s = (double)gpus * s->batch / o->r.iteration_s;
     o->speedup = o->images_per_s / s->compute.images_per_s; /* one GPU, fp32, no communication */
-    /* the inputs' physical ranges keep every prediction finite; a row that is not (a range missed) is refused, never
-     * printed as inf or nan */
-    const double shown[] = {o->r.iteration_s, o->r.compute_s, o->r.comm_exposed_s, o->r.comm_s,     o->r.encode_s,
-                            o->r.decode_s,    o->r.bytes_up,  o->r.bytes_down,     o->images_per_s, o->speedup};
-    for (size_t k = 0; k < sizeof shown / sizeof shown[0]; k++)
-        if (!isfinite(shown[k]) || shown[k] < 0 || !(o->r.iteration_s > 0))
-            return gq_fail(GQ_ERR_PARAM, msg, cap,
-                           "simulate %s on %s with %d GPU%s: the prediction is not a finite, positive time (%g s an "
-                           "iteration): an input lies outside what the model describes",
-                           s->model->name, q->platform, gpus, gq_s(gpus), o->r.iteration_s);
-    return GQ_OK;
+    return refuse_non_finite(s, o, msg, cap);
 }
 
 const char *const SIM_COLUMNS[] = {"model",

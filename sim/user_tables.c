@@ -77,7 +77,6 @@ gq_err acc_curves_parse(const char *text, size_t len, const char *file, acc_curv
     if (e == GQ_OK && (cq < 0 || ce < 0 || ca < 0))
         e = gq_fail(GQ_ERR_SPEC, msg, mcap,
                     "%s:1: needs columns quant, epoch, accuracy (or test_accuracy, as train writes it)", file);
-    unsigned long long workers_of[64] = {0}; /* each curve's worker count, where the file has the column */
     for (int line; e == GQ_OK && next_row(r, file, &line, &e, msg, mcap);) {
         qz_params q;
         char canon[256], qmsg[256], *end;
@@ -98,15 +97,13 @@ gq_err acc_curves_parse(const char *text, size_t len, const char *file, acc_curv
                         r->field[ca]);
             break;
         }
-        unsigned long long seed = 0, workers = 0;
-        if (cs >= 0 &&
-            (r->field[cs][0] < '0' || r->field[cs][0] > '9' || (seed = strtoull(r->field[cs], &end, 10), *end))) {
+        uint64_t seed = 0, workers = 0;
+        if (cs >= 0 && gq_parse_count(r->field[cs], 0, UINT64_MAX, &seed) != 0) {
             e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s:%d: seed '%.40s' must be a non-negative integer", file, line,
                         r->field[cs]);
             break;
         }
-        if (cw >= 0 &&
-            (r->field[cw][0] < '1' || r->field[cw][0] > '9' || (workers = strtoull(r->field[cw], &end, 10), *end))) {
+        if (cw >= 0 && gq_parse_count(r->field[cw], 1, UINT64_MAX, &workers) != 0) {
             e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s:%d: workers '%.40s' must be a positive integer", file, line,
                         r->field[cw]);
             break;
@@ -114,21 +111,21 @@ gq_err acc_curves_parse(const char *text, size_t len, const char *file, acc_curv
         int k = 0;
         while (k < *n && strcmp(curves[k].quant, canon) != 0) k++;
         if (k == *n) {
-            if (*n == cap || *n == 64) {
-                e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s:%d: more than %d quantizers", file, line, cap < 64 ? cap : 64);
+            if (*n == cap) {
+                e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s:%d: more than %d quantizers", file, line, cap);
                 break;
             }
             snprintf(curves[k].quant, sizeof curves[k].quant, "%s", canon);
             curves[k].epochs = curves[k].nseeds = 0;
-            workers_of[k] = workers;
+            curves[k].workers = workers;
             ++*n;
         }
         acc_curve *cv = &curves[k];
-        if (workers != workers_of[k]) {
+        if (workers != cv->workers) {
             e = gq_fail(GQ_ERR_SPEC, msg, mcap,
                         "%s:%d: workers %llu where %s's earlier rows have %llu: a curve is one run's, so give the "
                         "rows of one worker count",
-                        file, line, workers, canon, workers_of[k]);
+                        file, line, (unsigned long long)workers, canon, (unsigned long long)cv->workers);
             break;
         }
         size_t si = 0;
@@ -146,7 +143,7 @@ gq_err acc_curves_parse(const char *text, size_t len, const char *file, acc_curv
         if (!isnan(cv->acc[si][epoch - 1])) {
             if (cs >= 0)
                 e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s:%d: epoch %ld of %s, seed %llu, is given twice", file, line,
-                            epoch, canon, seed);
+                            epoch, canon, (unsigned long long)seed);
             else
                 e = gq_fail(GQ_ERR_SPEC, msg, mcap,
                             "%s:%d: epoch %ld of %s is given twice (runs of several seeds need a seed column)", file,
@@ -162,7 +159,8 @@ gq_err acc_curves_parse(const char *text, size_t len, const char *file, acc_curv
             for (size_t i = 0; i < curves[k].epochs; i++)
                 if (isnan(curves[k].acc[si][i])) {
                     char of_seed[48] = "";
-                    if (cs >= 0) snprintf(of_seed, sizeof of_seed, ", seed %llu,", curves[k].seed[si]);
+                    if (cs >= 0)
+                        snprintf(of_seed, sizeof of_seed, ", seed %llu,", (unsigned long long)curves[k].seed[si]);
                     e = gq_fail(GQ_ERR_SPEC, msg, mcap,
                                 "%s: %s%s has no accuracy for epoch %zu (epochs 1..%zu, each once)", file,
                                 curves[k].quant, of_seed, i + 1, curves[k].epochs);

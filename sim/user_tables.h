@@ -6,6 +6,7 @@
 #define GQ_USER_TABLES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gq_error.h"
 
@@ -21,7 +22,8 @@ gq_err pingpong_parse(const char *text, size_t len, const char *file, double *by
 typedef struct {
     char quant[256]; /* canonical spec */
     size_t epochs, nseeds;
-    unsigned long long seed[ACC_CURVE_MAX_SEEDS]; /* as the seed column gives them, in the file's order (0: none) */
+    uint64_t workers;                   /* the workers column's count, where the file has one (0: none) */
+    uint64_t seed[ACC_CURVE_MAX_SEEDS]; /* as the seed column gives them, in the file's order (0: none) */
     double acc[ACC_CURVE_MAX_SEEDS][ACC_CURVE_MAX_EPOCHS];
 } acc_curve;
 

@@ -96,6 +96,8 @@ expect "terngrad:clip=1e-310 (it was clip=0, no clipping)" 2 "clip='1e-310' is n
     "$GQ" quant encode --quant terngrad:clip=1e-310 --input nothere.f32 --output x.gq
 expect "topk:ratio=1e-310 (it was refused as ratio=0)" 2 "ratio='1e-310' is not a number a float holds" \
     "$GQ" quant encode --quant topk:ratio=1e-310 --input nothere.f32 --output x.gq
+# an open end of a printed range at equality is outside it
+expect "--lr 0, the open end of (0, 100]" 2 "--lr '0' must be a number in \(0, 100\]" "$GQ" train --lr 0
 # denormals inside a printed range are numbers in it
 for v in "--compute-jitter 1e-310" "--fusion-cycle 4.9e-324" "--compute-jitter 0"; do
     # shellcheck disable=SC2086
