@@ -12,7 +12,8 @@
  * live in a table that the signal handler (SIGINT, SIGTERM, SIGHUP, SIGPIPE)
  * walks with async-signal-safe calls (unlink, rmdir) before the signal takes
  * its default course; the table grows by publishing a new copy, so the handler
- * always sees a whole one. External programs are started by gq_run (fork/exec,
+ * always sees a whole one, and a temporary is made and entered in it with
+ * signals held, so that none arrives in between. External programs are started by gq_run (fork/exec,
  * an argument vector, dying with gqsim) and hand back the last line of their
  * stderr. */
 #include <errno.h>
@@ -96,14 +97,18 @@ static int stage_open(const char *path, char *tmp, size_t cap)
         cli_error("%s: path too long", path);
         return -1;
     }
+    sigset_t saved; /* made and registered with no handler between: a signal then cannot leave it */
+    gq_signals_hold(&saved);
     const int fd = mkstemp(tmp); /* O_CREAT|O_EXCL: never opens what someone planted */
+    const int err = errno;
+    const int slotted = fd >= 0 && fchmod(fd, FILE_MODE) == 0 && stage_slot(tmp, path) == 0;
+    if (fd >= 0 && !slotted) close(fd), unlink(tmp);
+    gq_signals_release(&saved);
     if (fd < 0) {
-        cli_error("%s: cannot create a temporary beside it: %s", path, strerror(errno));
+        cli_error("%s: cannot create a temporary beside it: %s", path, strerror(err));
         return -1;
     }
-    if (fchmod(fd, FILE_MODE) != 0 || stage_slot(tmp, path) != 0) {
-        close(fd);
-        unlink(tmp);
+    if (!slotted) {
         cli_error("%s: out of memory, or cannot set its mode", path);
         return -1;
     }
@@ -121,12 +126,18 @@ int cli_stage_name(const char *path, char *tmp, size_t cap)
 int cli_stage_dir(const char *path)
 {
     if (cli_is_dir(path)) return 0;
-    if (mkdir(path, 0777) != 0) {
-        cli_error("%s: cannot create the directory: %s", path, strerror(errno));
+    sigset_t saved; /* made and registered with no handler between */
+    gq_signals_hold(&saved);
+    const int made = mkdir(path, 0777) == 0;
+    const int err = errno;
+    const int slotted = made && stage_slot(path, NULL) == 0;
+    if (made && !slotted) rmdir(path);
+    gq_signals_release(&saved);
+    if (!made) {
+        cli_error("%s: cannot create the directory: %s", path, strerror(err));
         return -1;
     }
-    if (stage_slot(path, NULL) != 0) {
-        rmdir(path);
+    if (!slotted) {
         cli_error("%s: out of memory", path);
         return -1;
     }

@@ -1,8 +1,11 @@
 /* Whole-file reading; see gq_file.h. */
+#define _GNU_SOURCE /* O_TMPFILE: a file that never has a name */
 #include "gq_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,9 +51,17 @@ int gq_unnamed_file(void)
 {
     const char *tmp = getenv("TMPDIR");
     char path[4096];
-    snprintf(path, sizeof path, "%s/gqsim-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    int fd = mkstemp(path);
+    const char *dir = tmp && *tmp ? tmp : "/tmp";
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0) return fd;
+    /* a file system without O_TMPFILE: a name for an instant, which no signal handler may interrupt */
+    snprintf(path, sizeof path, "%s/gqsim-XXXXXX", dir);
+    sigset_t all, saved;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &saved);
+    fd = mkstemp(path);
     if (fd >= 0) unlink(path);
+    pthread_sigmask(SIG_SETMASK, &saved, NULL);
     return fd;
 }
 

@@ -13,8 +13,9 @@
  * text) or GQ_ERR_NOMEM. */
 gq_err gq_read_file(const char *path, size_t limit, int text_only, char **text, size_t *len, char *msg, size_t cap);
 
-/* A temporary file with no name (created in $TMPDIR or /tmp and unlinked at
- * once), so that nothing is left behind whatever happens to gqsim.
+/* A temporary file with no name (O_TMPFILE in $TMPDIR or /tmp; where the file
+ * system lacks it, created and unlinked with signals held), so that nothing is
+ * left behind whatever happens to gqsim.
  * @return its descriptor, or -1. */
 int gq_unnamed_file(void);
 

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,31 @@ static int cleanup_add(const char *path, int tree)
 
 int gq_run_cleanup_add(const char *path) { return cleanup_add(path, 0); }
 int gq_run_cleanup_add_tree(const char *dir) { return cleanup_add(dir, 1); }
+
+void gq_signals_hold(sigset_t *saved)
+{
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, saved);
+}
+
+void gq_signals_release(const sigset_t *saved) { pthread_sigmask(SIG_SETMASK, saved, NULL); }
+
+int gq_run_private_dir(char *tmpl)
+{
+    sigset_t saved;
+    gq_signals_hold(&saved);
+    int rc = mkdtemp(tmpl) ? 0 : -1;
+    if (rc == 0 && cleanup_add(tmpl, 1) != 0) {
+        rmdir(tmpl);
+        errno = ENOSPC; /* the registry is full: a directory that might outlive a signal is not made */
+        rc = -1;
+    }
+    const int err = errno;
+    gq_signals_release(&saved); /* a signal held until now finds the directory registered */
+    errno = err;
+    return rc;
+}
 
 /* Everything inside the directory open as fd, then its subdirectories' insides to `depth` levels: open, getdents64,
  * unlinkat and close only, so that a signal handler may call it. */

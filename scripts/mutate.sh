@@ -265,6 +265,10 @@ mutations=(
   'sim/scenario.c|if (s->gpu == &HOST_CPU && !run_param_given(|if (s->gpu == NULL && !run_param_given(|stragglers: the GPUs published spread charged to host CPUs too'
   'sim/run_params.c|     .dflt = SIM_GPU_SPREAD_CV,|     .dflt = 0,|stragglers: no spread by default'
   'sim/scenario.h|#define SIM_GPU_SPREAD_CV (0.08 / (8 * 0.6744897501960817))|#define SIM_GPU_SPREAD_CV (0.08 / (4 * 0.6744897501960817))|stragglers: the published variation read as 2 IQR / median'
+  'common/gq_run.c|int rc = mkdtemp(tmpl) ? 0 : -1;|int rc = mkdtemp(tmpl) ? 0 : -1; gq_signals_release(&saved);|a signal as the SMPI directory is made leaves it'
+  'cli/cli_out.c|const int slotted = fd >= 0 && fchmod|gq_signals_release(&saved); const int slotted = fd >= 0 && fchmod|a signal as an output s temporary is made leaves it'
+  'cli/cli_out.c|const int slotted = made && stage_slot|gq_signals_release(&saved); const int slotted = made && stage_slot|a signal as a report directory is made leaves it'
+  'common/gq_file.c|    if (fd >= 0) return fd;|    if (fd >= 0) close(fd);|captured stderr named for an instant'
   'train/exchange_run.c|static size_t seg_lo(size_t n, int S, int j) { return n * (size_t)j / (size_t)S; }|static size_t seg_lo(size_t n, int S, int j) { return j == S ? n : n / (size_t)S * (size_t)j; }|the trainer shards: the remainder all on the last server'
 )
 

@@ -107,13 +107,12 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
     for (const char *s = tmp; plain && *s; s++) plain = isalnum((unsigned char)*s) || strchr("/._-", *s);
     char dir[200], plat[240], hostfile[240], model[240];
     snprintf(dir, sizeof dir, "%s/gqsim-smpi-XXXXXX", plain ? tmp : "/tmp");
-    const int made = mkdtemp(dir) != NULL;
+    /* the directory is smpirun's TMPDIR too: what it and SMPI make there (the program's privatised copies, one a
+     * rank, gqsim-smpi_PID_N.so) goes with it, however the run ends, even at the moment it is made */
+    const int made = gq_run_private_dir(dir) == 0;
     snprintf(plat, sizeof plat, "%s/platform.xml", dir);
     snprintf(hostfile, sizeof hostfile, "%s/hosts", dir);
     snprintf(model, sizeof model, "%s/model.model", dir);
-    /* the directory is smpirun's TMPDIR too: what it and SMPI make there (the program's privatised copies, one a
-     * rank, gqsim-smpi_PID_N.so) goes with it, however the run ends */
-    if (made) gq_run_cleanup_add_tree(dir);
     const int written = made && write_file(plat, xml) == 0 && write_file(hostfile, hosts) == 0 &&
                         (!model_text || write_file(model, model_text) == 0);
     const int model_copied = model_text != NULL;

@@ -316,4 +316,36 @@ else
     echo "hostile3_test: no smpirun or gqsim-smpi: the SMPI cancellation cases are skipped"
 fi
 
+# ---- 8. a signal the instant a temporary is made (found by CI: a SIGTERM 0.05 s into an SMPI run, beside two busy
+# loops, left the run's directory): a shim raises SIGTERM right after mkdtemp, mkstemp or mkdir returns -----------
+shim="$(dirname "$GQ")/gq_signal_at.so"
+if [ -f "$shim" ]; then
+    # at DESCRIPTION CALL RC WHERE COMMAND...: gqsim exits RC (143: ended by the SIGTERM) and leaves nothing in
+    # WHERE but what was there before
+    at() {
+        what=$1 call=$2 want=$3 where=$4; shift 4
+        before=$(ls -A "$where")
+        # the sanitizers' runtime must come first unless told otherwise: the shim is loaded before it
+        LD_PRELOAD="$shim" GQ_SIGNAL_AT="$call" ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0" \
+            "$@" > /dev/null 2> err.txt
+        rc=$?
+        check "$what: exit $rc, wanted $want ($(head -c 200 err.txt))" test "$rc" -eq "$want"
+        check "$what: nothing left ($(ls -A "$where" | tr '\n' ' '))" test "$(ls -A "$where")" = "$before"
+    }
+    mkdir sig
+    at "an output's temporary, at its mkstemp" mkstemp 143 sig \
+        "$GQ" quant encode --quant terngrad --input "$SRC/tests/data/v1-source.f32" --output sig/e.gq
+    at "report's directory, at its mkdir" mkdir 143 sig "$GQ" report --out sig/rep --gpus 4
+    if command -v smpirun > /dev/null && [ -x "$(dirname "$GQ")/gqsim-smpi" ]; then
+        at "the SMPI run's directory, at its mkdtemp" mkdtemp 143 "$TMPDIR" "$GQ" simulate --model alexnet \
+            --platform terngrad-ethernet --gpus 4 --engine smpi --overlap off --fusion 0 --sync ring
+        # no mkstemp on the way, so no signal: the run ends normally
+        at "smpirun's captured stderr: a file that never has a name (O_TMPFILE), no mkstemp" mkstemp 0 "$TMPDIR" \
+            "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 4 --engine smpi --overlap off \
+            --fusion 0 --sync ring
+    fi
+else
+    echo "hostile3_test: no $shim: the signal-at-a-temporary cases are skipped"
+fi
+
 finish
