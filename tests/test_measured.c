@@ -33,6 +33,12 @@ static void test_good(void)
     CHECK(s.rows[2].line == 6 && s.rows[2].quant[0] == '\0' && s.rows[2].gpus == 1,
           "row 3: line 6, counting the newline inside row 2's quotes (line %d)", s.rows[2].line);
     measured_free(&s);
+    /* batch_per_gpu, the name published sets use, read as batch */
+    e = parse("model,gpu,batch_per_gpu,gpus,images_per_s,platform\nresnet50,V100,64,8,2900,dgx1-v100\n", &s, msg,
+              sizeof msg);
+    CHECK(e == GQ_OK && s.n == 1 && s.rows[0].batch == 64 && s.rows[0].gpus == 8,
+          "batch_per_gpu read as the batch (%s; batch %g)", msg, e == GQ_OK && s.n ? (double)s.rows[0].batch : -1.0);
+    if (e == GQ_OK) measured_free(&s);
 }
 
 static void expect(const char *text, const char *prefix)

@@ -452,6 +452,14 @@ static void test_identical_workers(void)
         CHECK(LAST_NP == np && memcmp(LAST_PARAMS, ref, np * sizeof *ref) == 0,
               "%s: two workers with identical gradients end where one worker does", sync_name(SCHEMES[k]));
     }
+    /* a ring that re-quantizes at every hop, with a lossless quantizer (top-k keeping every element): the one hop
+     * of two workers adds the other's gradient (g + g = 2g, exactly), the average is g again -- no hop or a
+     * second one would leave g / 2 or 3g / 2 */
+    c.workers = 2, c.sync = SYNC_RING;
+    qz_parse_spec("topk:ratio=1", &c.quant, NULL, 0);
+    CHECK(train_run(&c, &two, &te, keep, NULL, msg, sizeof msg) == GQ_OK, "two workers, topk:ratio=1: %s", msg);
+    CHECK(LAST_NP == np && memcmp(LAST_PARAMS, ref, np * sizeof *ref) == 0,
+          "ring re-quantizing every hop, lossless: two workers with identical gradients end where one worker does");
     free(ref), free(LAST_PARAMS);
     LAST_PARAMS = NULL, LAST_NP = 0;
     idx_free(&one), idx_free(&two), idx_free(&te);

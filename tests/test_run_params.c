@@ -370,6 +370,19 @@ static void test_frameworks(void)
     CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_RING && q.ps_on_cpu == 0 &&
               q.ps_placement == PS_EVEN && q.fusion_bytes == 0,
           "tf-ps with --sync ring: the ring, and no servers' settings to contradict it");
+    /* Horovod paces its cycles by the previous one's all-reduces whatever all-reduce the user picks (the tree's
+     * too), never a parameter server's exchange */
+    static const char *const SCHEMES[] = {"ring", "hierarchical", "tree", "allgather", "ps", "ps-sharded", "ps-flat"};
+    for (size_t k = 0; k < sizeof SCHEMES / sizeof *SCHEMES; k++) {
+        run_params_defaults(&q);
+        CHECK(run_param_set(run_param_by_key("sync"), &q, SCHEMES[k], msg, sizeof msg) == GQ_OK, "%s", msg);
+        q.framework = "horovod";
+        const int want = k < 4;
+        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.fusion_wait_previous == want &&
+                  q.fusion_cycle_s == 0.001,
+              "horovod with --sync %s: fusion-wait %s (%d)", SCHEMES[k], want ? "previous" : "not set",
+              q.fusion_wait_previous);
+    }
     /* HiPress: every GPU a rank rooting some tensors, 4 MiB partitions, Horovod's fusion */
     run_params_defaults(&q);
     q.framework = "hipress";

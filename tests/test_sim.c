@@ -297,6 +297,15 @@ static void test_tree(void)
     const double two_ring = result_of(c, ENGINE_SIMGRID).comm_s;
     CHECK(two_ring / two_tree > 1.7 && two_ring / two_tree < 2, "two nodes: ring %.6f s / tree %.6f s = %.3f", two_ring,
           two_tree, two_ring / two_tree);
+    /* one node: no tree, only the chain. Of 2 GPUs, each sends the other one gradient's worth; of 3, the middle one
+     * passes the reduction on and the result back, two (the busiest GPU's bytes) */
+    const double S = 4.0 * (double)model_params(c.model);
+    for (int g = 2; g <= 3; g++) {
+        c = base("alexnet", &nv, g, "fp32", SYNC_TREE);
+        const sim_result one = result_of(c, ENGINE_ANALYTIC);
+        CHECK(fabs(one.bytes_up / ((g - 1) * S) - 1) < 1e-12 && one.bytes_up == one.bytes_down,
+              "tree on one node of %d GPUs: %.0f bytes up, %d x the gradient's %.0f", g, one.bytes_up, g - 1, S);
+    }
 }
 
 /* Horovod's loop (--fusion-wait previous): the plan's buckets are the loop's, paced by the analytic engine's

@@ -65,6 +65,25 @@ static void test_numbers(void)
     table_free(&t);
 }
 
+/* A header breaks after '_' only where that saves 3 characters or more: "abc_def" (7) into "abc_" and "def" saves
+ * exactly 3 and breaks; "abc_de" (6) into "abc_" and "de" saves 2 and stays whole. */
+static void test_header_break(void)
+{
+    static const char *const H[] = {"abc_def", "abc_de"};
+    gq_table t;
+    table_init(&t, H, 2);
+    table_row(&t, "1\t2");
+    table_row(&t, "3\t4");
+    char *s = render(&t, 14, NULL, 0); /* one short of the 15 the headers take whole */
+    CHECK(strcmp(s, "abc_\n"
+                    "def   abc_de\n"
+                    "   1       2\n"
+                    "   3       4\n") == 0,
+          "14 columns: abc_def broken (3 saved), abc_de whole (2 saved):\n%s", s);
+    free(s);
+    table_free(&t);
+}
+
 static void test_layout(void)
 {
     static const char *const H[] = {"gpus", "quant", "engine", "bytes_per_gpu_up", "note"};
@@ -205,6 +224,7 @@ int main(void)
 {
     test_numbers();
     test_layout();
+    test_header_break();
     test_labels();
     return check_summary();
 }
