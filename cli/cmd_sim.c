@@ -559,7 +559,7 @@ static int platforms_calibrate(int argc, char **argv)
     if (k < 0) return 1;
     sim_network n;
     char msg[256], spec[160];
-    const char *base = a.req.network_model ? a.req.network_model : c.inter->rdma ? "CM02" : "LV08";
+    const char *base = a.req.network_model ? a.req.network_model : sim_network_default(c.inter->rdma);
     if (sim_network_calibrate(&c, base, bytes, secs, (size_t)k, &n, &alpha, &beta, msg, sizeof msg) != 0)
         return cli_error("%s: %s", a.pingpong, msg), 1;
     snprintf(spec, sizeof spec, "%s:latency-factor=%.4g,bandwidth-factor=%.4g", n.name, n.latency_factor,

@@ -2,6 +2,7 @@
  * spec takes, but its size), its GPU hosts n<NODE>g<GPU>, and every link's
  * rate and latency checked as a spec's are (phys_range.h). */
 #include "gq_file.h"
+#include "host_names.h"
 #include "phys_range.h"
 #include "platform_internal.h"
 
@@ -182,20 +183,20 @@ gq_err cluster_parse_xml(const char *text, const char *path, cluster_spec *c, ch
     int nodes = 0, per_node = 0;
     for (const char *p = text; e == GQ_OK && (p = find_in(p, text_end, "<host ")) != NULL; p++) {
         char id[64];
-        int n, g, used = -1;
-        if (attr(p, text_end, "id", id, sizeof id) == 0 && sscanf(id, "n%dg%d%n", &n, &g, &used) == 2 && used > 0 &&
-            id[used] == '\0' && n >= 0 && g >= 0 && n < 65536 && g < 1024) {
+        int n, g;
+        if (attr(p, text_end, "id", id, sizeof id) == 0 && host_name_parse(id, &n, &g) == HOST_GPU && n < 65536 &&
+            g < 1024) {
             nodes = n + 1 > nodes ? n + 1 : nodes;
             per_node = g + 1 > per_node ? g + 1 : per_node;
         }
     }
     for (const char *p = text; e == GQ_OK && (p = find_in(p, text_end, "<cluster ")) != NULL; p++) {
         char prefix[64], radical[64];
-        int n, lo, hi, used = -1; /* %n is not stored when the 'g' does not match */
+        int lo, hi;
         if (attr(p, text_end, "prefix", prefix, sizeof prefix) || attr(p, text_end, "radical", radical, sizeof radical))
             continue;
-        if (sscanf(prefix, "n%dg%n", &n, &used) == 1 && used > 0 && prefix[used] == '\0' &&
-            sscanf(radical, "%d-%d", &lo, &hi) == 2 && lo == 0 && hi >= 0 && n >= 0 && n < 65536 && hi < 1024) {
+        const int n = host_gpu_prefix_parse(prefix);
+        if (n >= 0 && sscanf(radical, "%d-%d", &lo, &hi) == 2 && lo == 0 && hi >= 0 && n < 65536 && hi < 1024) {
             nodes = n + 1 > nodes ? n + 1 : nodes;
             per_node = hi + 1 > per_node ? hi + 1 : per_node;
         }

@@ -9,6 +9,7 @@
  *     fabric:  the switch (star), or leaf switches under a core (fat-tree,
  *              each leaf's uplink carrying its nodes' NIC bandwidth / oversub);
  *     nic<i>:  one full-duplex link per node, node router -> its switch. */
+#include "host_names.h"
 #include "phys_range.h"
 #include "platform_internal.h"
 
@@ -100,37 +101,48 @@ static int node_has_links(const cluster_spec *c, int host_cpu)
  * zone already. */
 static void put_node(sbuf *b, const cluster_spec *c, int i, const char *ind, int host_cpu, int links_outside)
 {
-    char inner[16];
+    char inner[16], h[HOST_NAME_CAP], h2[HOST_NAME_CAP];
     snprintf(inner, sizeof inner, "%s  ", ind);
     if (!node_has_links(c, host_cpu)) {
         put(b,
-            "%s<cluster id=\"node%d\" prefix=\"n%dg\" suffix=\"\" radical=\"0-%d\" speed=\"1f\" bw=\"%sBps\" "
+            "%s<cluster id=\"node%d\" prefix=\"%s\" suffix=\"\" radical=\"0-%d\" speed=\"1f\" bw=\"%sBps\" "
             "lat=\"%ss\" router_id=\"node%d_router\" sharing_policy=\"SPLITDUPLEX\"/>\n",
-            ind, i, i, c->gpus_per_node - 1, G(c->intra->bandwidth), G(c->intra->latency), i);
+            ind, i, host_gpu_prefix(h, i), c->gpus_per_node - 1, G(c->intra->bandwidth), G(c->intra->latency), i);
         return;
     }
     put(b, "%s<zone id=\"node%d\" routing=\"Full\">\n", ind, i);
     if (c->grouped.group_bw > 0) { /* the engine's stand-in: the first GPU, and one host for the others */
-        put(b, "%s<host id=\"n%dg0\" speed=\"1f\"/>\n%s<host id=\"n%dg1\" speed=\"1f\"/>\n", inner, i, inner, i);
+        put(b, "%s<host id=\"%s\" speed=\"1f\"/>\n%s<host id=\"%s\" speed=\"1f\"/>\n", inner,
+            host_name(h, HOST_GPU, i, 0), inner, host_name(h2, HOST_GPU, i, 1));
         put(b, "%s<router id=\"node%d_router\"/>\n", inner, i);
         if (!links_outside) put_node_links(b, c, i, inner, 0);
-        static const char *const R[][3] = {{"n%dg1", "n%dg0", "group\" direction=\"UP"},
-                                           {"n%dg0", "n%dg1", "group\" direction=\"DOWN"},
-                                           {"n%dg0", "node%d_router", "lead\" direction=\"UP"},
-                                           {"node%d_router", "n%dg0", "lead\" direction=\"DOWN"}};
+        /* the stand-in host (GPU 1) to the first GPU and back, the first GPU to the router and back; -1: the router */
+        static const struct {
+            int from, to;
+            const char *link;
+        } R[] = {{1, 0, "group\" direction=\"UP"},
+                 {0, 1, "group\" direction=\"DOWN"},
+                 {0, -1, "lead\" direction=\"UP"},
+                 {-1, 0, "lead\" direction=\"DOWN"}};
         for (int k = 0; k < 4; k++) {
-            char src[32], dst[32];
-            snprintf(src, sizeof src, R[k][0], i);
-            snprintf(dst, sizeof dst, R[k][1], i);
+            char src[HOST_NAME_CAP], dst[HOST_NAME_CAP];
+            if (R[k].from < 0)
+                snprintf(src, sizeof src, "node%d_router", i);
+            else
+                host_name(src, HOST_GPU, i, R[k].from);
+            if (R[k].to < 0)
+                snprintf(dst, sizeof dst, "node%d_router", i);
+            else
+                host_name(dst, HOST_GPU, i, R[k].to);
             put(b, "%s<route src=\"%s\" dst=\"%s\" symmetrical=\"NO\"><link_ctn id=\"node%d_%s\"/></route>\n", inner,
-                src, dst, i, R[k][2]);
+                src, dst, i, R[k].link);
         }
         put(b, "%s</zone>\n", ind);
         return;
     }
     const int G = c->gpus_per_node, CPU = G; /* the host CPU, after the GPUs */
-    for (int g = 0; g < G; g++) put(b, "%s<host id=\"n%dg%d\" speed=\"1f\"/>\n", inner, i, g);
-    if (host_cpu) put(b, "%s<host id=\"n%dcpu\" speed=\"1f\"/>\n", inner, i);
+    for (int g = 0; g < G; g++) put(b, "%s<host id=\"%s\" speed=\"1f\"/>\n", inner, host_name(h, HOST_GPU, i, g));
+    if (host_cpu) put(b, "%s<host id=\"%s\" speed=\"1f\"/>\n", inner, host_name(h, HOST_CPU, i, 0));
     put(b, "%s<router id=\"node%d_router\"/>\n", inner, i);
     if (!links_outside) put_node_links(b, c, i, inner, host_cpu);
     for (int from = NODE_GATEWAY; from < G + host_cpu; from++)
@@ -139,9 +151,15 @@ static void put_node(sbuf *b, const cluster_spec *c, int i, const char *ind, int
             /* the host CPU sits at the gateway, one memory bus away */
             node_route r;
             node_route_between(c, from == CPU ? NODE_GATEWAY : from, to == CPU ? NODE_GATEWAY : to, &r);
-            char src[32], dst[32];
-            snprintf(src, sizeof src, from < 0 ? "node%d_router" : from == CPU ? "n%dcpu" : "n%dg%d", i, from);
-            snprintf(dst, sizeof dst, to < 0 ? "node%d_router" : to == CPU ? "n%dcpu" : "n%dg%d", i, to);
+            char src[HOST_NAME_CAP], dst[HOST_NAME_CAP];
+            if (from < 0)
+                snprintf(src, sizeof src, "node%d_router", i);
+            else
+                host_name(src, from == CPU ? HOST_CPU : HOST_GPU, i, from);
+            if (to < 0)
+                snprintf(dst, sizeof dst, "node%d_router", i);
+            else
+                host_name(dst, to == CPU ? HOST_CPU : HOST_GPU, i, to);
             put(b, "%s<route src=\"%s\" dst=\"%s\" symmetrical=\"NO\">", inner, src, dst);
             if (from == CPU) put(b, "<link_ctn id=\"node%d_membus\"/>", i);
             for (int k = 0; k < r.n; k++)
@@ -167,12 +185,15 @@ static void put_hub_links(sbuf *b, const cluster_spec *c, int first, int last, c
 }
 static void put_hub_hosts(sbuf *b, int first, int last, const char *ind)
 {
-    for (int i = first; i < last; i++) put(b, "%s<host id=\"hub%d\" speed=\"1f\"/>\n", ind, i);
+    char h[HOST_NAME_CAP];
+    for (int i = first; i < last; i++) put(b, "%s<host id=\"%s\" speed=\"1f\"/>\n", ind, host_name(h, HOST_HUB, i, 0));
 }
 static void put_hub_routes(sbuf *b, int first, int last, const char *router, const char *ind)
 {
+    char h[HOST_NAME_CAP];
     for (int i = first; i < last; i++)
-        put(b, "%s<route src=\"hub%d\" dst=\"%s\"><link_ctn id=\"hublink%d\"/></route>\n", ind, i, router, i);
+        put(b, "%s<route src=\"%s\" dst=\"%s\"><link_ctn id=\"hublink%d\"/></route>\n", ind,
+            host_name(h, HOST_HUB, i, 0), router, i);
 }
 
 char *cluster_xml(const cluster_spec *c, int nodes, int layout)
@@ -252,20 +273,22 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
             last = racks && (r + 1) * RACK_NODES < nodes ? (r + 1) * RACK_NODES : nodes;
         const char *ind = racks ? "    " : "  ";
         char router[32]; /* the rack's gateway, where its hubs are */
+        char h[HOST_NAME_CAP];
         snprintf(router, sizeof router, "rack%d_router", r);
         if (racks) put(&b, "  <zone id=\"rack%d\" routing=\"DijkstraCache\">\n", r);
         if (flat_racks) { /* the DTD wants hosts and routers, then routes */
             for (int i = first; i < last; i++)
-                for (int g = 0; g < c->gpus_per_node; g++) put(&b, "    <host id=\"n%dg%d\" speed=\"1f\"/>\n", i, g);
+                for (int g = 0; g < c->gpus_per_node; g++)
+                    put(&b, "    <host id=\"%s\" speed=\"1f\"/>\n", host_name(h, HOST_GPU, i, g));
             if (hub) put_hub_hosts(&b, first, last, "    ");
             for (int i = first; i < last; i++) put(&b, "    <router id=\"node%d_router\"/>\n", i);
             put(&b, "    <router id=\"%s\"/>\n", router);
             for (int i = first; i < last; i++) {
                 for (int g = 0; g < c->gpus_per_node; g++)
                     put(&b,
-                        "    <route src=\"n%dg%d\" dst=\"node%d_router\"><link_ctn id=\"node%d_g%d\" "
+                        "    <route src=\"%s\" dst=\"node%d_router\"><link_ctn id=\"node%d_g%d\" "
                         "direction=\"UP\"/></route>\n",
-                        i, g, i, i, g);
+                        host_name(h, HOST_GPU, i, g), i, i, g);
                 put(&b,
                     "    <route src=\"node%d_router\" dst=\"rack%d_router\"><link_ctn id=\"nic%d\" "
                     "direction=\"UP\"/></route>\n",

@@ -278,6 +278,9 @@ mutations=(
   'sim/measured.c|gq_csv_column(h, "batch", "batch_per_gpu")|gq_csv_column(h, "batch", NULL)|validate: batch_per_gpu not read'
   'train/exchange_run.c|for (int s = 1; s < W && e == GQ_OK; s++) {|for (int s = 1; s < W - 1 && e == GQ_OK; s++) {|the in-process ring: one hop fewer'
   'common/gq_table.c|return len >= best + 3 ? best : len;|return len > best + 3 ? best : len;|headers: a break that saves exactly 3 not made'
+  'sim/network_model.c|{"LV08", 13.01, 0.97, 1}|{"LV08", 13.01, 0.97, 0}|LV08 without its cross-traffic'
+  'platforms/host_names.c|end > 0 && !name[end] && *node >= 0 && *gpu >= 0|end > 0 && *node >= 0 && *gpu >= 0|host names: a GPU s name with more after it taken'
+  'sim/sg_child.c|        else if (kind == HOST_CPU)|        else if (kind == HOST_HUB)|SimGrid actors: the host CPUs not found'
   'train/exchange_run.c|static size_t seg_lo(size_t n, int S, int j) { return n * (size_t)j / (size_t)S; }|static size_t seg_lo(size_t n, int S, int j) { return j == S ? n : n / (size_t)S * (size_t)j; }|the trainer shards: the remainder all on the last server'
 )
 

@@ -9,17 +9,24 @@
 #include "gq_number.h"
 #include "sim_bounds.h"
 
+static const sim_network MODELS[] = {
+    {"LV08", 13.01, 0.97, 1}, /* SimGrid's fit to TCP (Velho and Legrand, 2009) */
+    {"CM02", 1, 1, 0},
+};
+
+const char *sim_network_default(int rdma) { return MODELS[rdma ? 1 : 0].name; }
+
 int sim_network_parse(const char *spec, sim_network *n, char *msg, size_t cap)
 {
     const char *colon = strchr(spec, ':');
     const size_t len = colon ? (size_t)(colon - spec) : strlen(spec);
-    if (len == 4 && strncmp(spec, "LV08", 4) == 0)
-        *n = (sim_network){"LV08", 13.01, 0.97}; /* SimGrid's fit to TCP (Velho and Legrand, 2009) */
-    else if (len == 4 && strncmp(spec, "CM02", 4) == 0)
-        *n = (sim_network){"CM02", 1, 1};
-    else
+    const sim_network *found = NULL;
+    for (size_t i = 0; i < sizeof MODELS / sizeof *MODELS && !found; i++)
+        if (len == strlen(MODELS[i].name) && strncmp(spec, MODELS[i].name, len) == 0) found = &MODELS[i];
+    if (!found)
         return snprintf(msg, cap, "network model '%s' is not LV08 or CM02[:latency-factor=X,bandwidth-factor=Y]", spec),
                -1;
+    *n = *found;
     for (const char *k = colon ? colon + 1 : NULL; k;) {
         const char *eq = strchr(k, '='), *end = strchr(k, ',');
         if (!end) end = k + strlen(k);

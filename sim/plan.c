@@ -252,7 +252,7 @@ void sim_simgrid_net_cfg(const sim_config *c, const sim_plan *p, char cfg[SIM_SG
 {
     const sim_network *n = &p->net;
     snprintf(cfg[0], 64, "--cfg=network/model:%s", n->name);
-    snprintf(cfg[1], 64, "--cfg=network/crosstraffic:%d", strcmp(n->name, "CM02") != 0);
+    snprintf(cfg[1], 64, "--cfg=network/crosstraffic:%d", n->crosstraffic);
     snprintf(cfg[2], 64, "--cfg=network/latency-factor:%.17g", n->latency_factor);
     snprintf(cfg[3], 64, "--cfg=network/bandwidth-factor:%.17g", n->bandwidth_factor);
     /* the TCP window must not throttle fast links: gamma >= 4 x bandwidth x RTT */
@@ -348,16 +348,16 @@ static gq_err plan_links(const sim_config *c, sim_plan *p, plan_links_out *out, 
 {
     const cluster_spec *cl = c->cluster;
     p->tcp = !cl->inter->rdma;
-    if (sim_network_parse(c->network_model ? c->network_model : p->tcp ? "LV08" : "CM02", &p->net, msg, cap) != 0)
+    if (sim_network_parse(c->network_model ? c->network_model : sim_network_default(!p->tcp), &p->net, msg, cap) != 0)
         return GQ_ERR_PARAM;
     const double lat_factor = p->net.latency_factor, bw_factor = p->net.bandwidth_factor;
-    p->reverse_load = strcmp(p->net.name, "CM02") != 0 ? 1.05 : 1; /* as sim_simgrid_net_cfg turns it on */
+    p->reverse_load = p->net.crosstraffic ? 1.05 : 1; /* as sim_simgrid_net_cfg turns it on */
     if (c->engine == ENGINE_ANALYTIC) /* closed forms with the model's factors; cross-traffic as a reverse load */
         snprintf(p->network_model, sizeof p->network_model, "alpha-beta, %s factors (lat x%g, bw x%g%s)", p->net.name,
                  lat_factor, bw_factor, p->reverse_load > 1 ? ", reverse load x1.05" : "");
     else
         snprintf(p->network_model, sizeof p->network_model, "%s(lat x%g, bw x%g%s)", p->net.name, lat_factor, bw_factor,
-                 strcmp(p->net.name, "LV08") == 0 ? ", crosstraffic" : "");
+                 p->net.crosstraffic ? ", crosstraffic" : "");
     /* node-local reduce: the slowest follower's route to its leader (no contention counted) */
     const int G = p->per_node, multi = p->nodes > 1;
     slowest_to(cl, 1, G, 0, &p->a_intra, &p->b_intra);

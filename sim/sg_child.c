@@ -33,6 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "host_names.h"
 #include "sim_internal.h"
 
 /* ---- the world of one run, which every actor reaches through its data ------------------ */
@@ -1391,27 +1392,26 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
     /* hosts by (node, GPU) from one listing: sg_host_by_name searches the
      * zones linearly, which made starting P actors cost O(P^2); the host
      * CPUs n<node>cpu where servers run on them, and the nodes' hubs hub<node> */
+    char name[HOST_NAME_CAP]; /* a host missing from the platform, named in its message */
     sg_host_t *grid = calloc((size_t)w.N * (host_cols + 2), sizeof *grid), *all = sg_host_list();
     if (!grid || !all) return 1;
     sg_host_t *cpu = grid + (size_t)w.N * host_cols, *hubs = cpu + w.N;
     for (size_t h = 0, nh = sg_host_count(); h < nh; h++) {
-        const char *name = sg_host_get_name(all[h]);
-        int node, gpu, end = 0;
-        if (sscanf(name, "n%dg%d%n", &node, &gpu, &end) == 2 && end > 0 && name[end] == '\0' && gpu >= 0 &&
-            gpu < host_cols && node >= 0 && node < w.N)
+        int node = -1, gpu;
+        const host_kind kind = host_name_parse(sg_host_get_name(all[h]), &node, &gpu);
+        if (node >= w.N) continue;
+        if (kind == HOST_GPU && gpu < host_cols)
             grid[node * host_cols + gpu] = all[h];
-        else if (end = 0,
-                 sscanf(name, "n%dcpu%n", &node, &end) == 1 && end > 0 && name[end] == '\0' && node >= 0 && node < w.N)
+        else if (kind == HOST_CPU)
             cpu[node] = all[h];
-        else if (end = 0, hub && sscanf(name, "hub%d%n", &node, &end) == 1 && end > 0 && name[end] == '\0' &&
-                              node >= 0 && node < w.N)
+        else if (kind == HOST_HUB && hub)
             hubs[node] = all[h];
     }
     if (hub) {
         w.hub = hubs;
         for (int n = 0; n < w.N; n++)
             if (!hubs[n]) {
-                fprintf(stderr, "[gqsim/CRITICAL] Host not found: hub%d\n", n);
+                fprintf(stderr, "[gqsim/CRITICAL] Host not found: %s\n", host_name(name, HOST_HUB, n, 0));
                 return 1;
             }
     }
@@ -1462,7 +1462,8 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
             const int node = a < w.N ? a : a - w.N;
             sg_host_t where = hosts ? cpu[node] : grid[node * host_cols];
             if (!where) {
-                fprintf(stderr, "[gqsim/CRITICAL] Host not found: n%d%s\n", node, hosts ? "cpu" : "g0");
+                fprintf(stderr, "[gqsim/CRITICAL] Host not found: %s\n",
+                        host_name(name, hosts ? HOST_CPU : HOST_GPU, node, 0));
                 return 1;
             }
             pf[a] = (sg_actor_ctx){&w, node, node, 0, 0, 0, {NULL, 0, 0}};
@@ -1478,15 +1479,16 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
         sg_host_t where = host || (server && ps_cpu) ? cpu[node] : grid[node * host_cols + gpu];
         if (!where) {
             if (host || (server && ps_cpu))
-                fprintf(stderr, "[gqsim/CRITICAL] Host not found: n%dcpu (a host CPU for --ps-on cpu)\n", node);
+                fprintf(stderr, "[gqsim/CRITICAL] Host not found: %s (a host CPU for --ps-on cpu)\n",
+                        host_name(name, HOST_CPU, node, 0));
             else
-                fprintf(stderr, "[gqsim/CRITICAL] Host not found: n%dg%d\n", node, gpu);
+                fprintf(stderr, "[gqsim/CRITICAL] Host not found: %s\n", host_name(name, HOST_GPU, node, gpu));
             return 1;
         }
         if (server) ctx[a] = (sg_actor_ctx){&w, a, 0, 0, 0, 0, {NULL, 0, 0}};
         if (mode == NODE_FOLDED && !server && !host && ctx[a].node_gpus > 1 &&
             !(ctx[a].folded.host = grid[node * host_cols + 1])) {
-            fprintf(stderr, "[gqsim/CRITICAL] Host not found: n%dg1\n", node);
+            fprintf(stderr, "[gqsim/CRITICAL] Host not found: %s\n", host_name(name, HOST_GPU, node, 1));
             return 1;
         }
         if (host) { /* its node's GPU actors: the leader's index and the GPUs in use */
@@ -1510,9 +1512,7 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
     sg_actor_ctx *srv = M ? calloc((size_t)M, sizeof *srv) : NULL;
     if (M && !srv) return 1;
     for (int s = 0; s < M; s++) {
-        char name[32];
-        snprintf(name, sizeof name, "n%dcpu", w.N + s);
-        sg_host_t where = sg_host_by_name(name);
+        sg_host_t where = sg_host_by_name(host_name(name, HOST_CPU, w.N + s, 0));
         if (!where) {
             fprintf(stderr, "[gqsim/CRITICAL] Host not found: %s (a server machine for --ps-cpu-machines)\n", name);
             return 1;
@@ -1546,11 +1546,10 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
     free(grid);
     double end = 0, comm = 0;
     for (int a = 0; a < w.R; a++) end = fmax(end, w.end[a]), comm = fmax(comm, w.comm[a]);
-    /* iteration, its exchanges' time, and the flows moved in all iterations */
-    const double result[3] = {end / w.iters, comm / w.iters, (double)w.flows};
+    const sg_child_result result = {.iteration_s = end / w.iters, .comm_s = comm / w.iters, .flows = w.flows};
     free(w.end);
     free(w.comm);
     free(ctx);
-    ssize_t n = write(fd, result, sizeof result);
+    ssize_t n = write(fd, &result, sizeof result);
     return n == (ssize_t)sizeof result ? 0 : 1;
 }

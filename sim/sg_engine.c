@@ -223,12 +223,12 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
         _exit(run(c, p, platform, mode, hub, cfg, pipefd[1]));
     }
     close(pipefd[1]);
-    double result[3] = {-1, -1, -1}; /* iteration, its exchanges' time, flows moved */
+    sg_child_result result = {.iteration_s = -1, .comm_s = -1, .flows = -1};
     ssize_t got = -1;
     if (pid > 0) do
-            got = read(pipefd[0], result, sizeof result);
+            got = read(pipefd[0], &result, sizeof result);
         while (got < 0 && errno == EINTR);
-    const double per_iter = result[0];
+    const double per_iter = result.iteration_s;
     close(pipefd[0]);
     int status = 0;
     if (pid > 0)
@@ -253,8 +253,8 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     r->iteration_s = per_iter;
     r->comm_exposed_s = per_iter - p->compute_s;
     if (r->comm_exposed_s < 0) r->comm_exposed_s = 0;
-    r->comm_s = result[1];
-    r->flows = (long)result[2];
+    r->comm_s = result.comm_s;
+    r->flows = result.flows;
     r->encode_s = r->decode_s = 0;
     for (int k = 0; c->gpus > 1 && k < p->n; k++)
         r->encode_s += p->b[k].enc_s + p->b[k].host_enc_s, r->decode_s += p->b[k].dec_down_s + p->b[k].host_dec_s;

@@ -20,15 +20,19 @@
 typedef enum { ENGINE_SIMGRID, ENGINE_ANALYTIC, ENGINE_SMPI } engine_kind;
 extern const char *const ENGINE_NAMES[]; /* as --engine names them, NULL-terminated, in run_params.c */
 
-/* A network model: SimGrid's LV08 (TCP: latency x 13.01, bandwidth x 0.97,
- * cross-traffic) or CM02 (factors 1), optionally with its factors replaced
- * by calibrated ones: `LV08:latency-factor=1.2,bandwidth-factor=0.956`.
- * @return 0, or -1 with the reason in msg. */
+/* A network model, a row of network_model.c's table: SimGrid's LV08 (TCP: latency x 13.01, bandwidth x 0.97,
+ * cross-traffic) or CM02 (factors 1, no cross-traffic), optionally with its factors replaced by calibrated ones:
+ * `LV08:latency-factor=1.2,bandwidth-factor=0.956`. What the engines do differently under a model is a field
+ * here, never a comparison of its name. */
 typedef struct {
     char name[8];
     double latency_factor, bandwidth_factor;
+    int crosstraffic; /* a flow's acknowledgements load the reverse direction (SimGrid's network/crosstraffic) */
 } sim_network;
+/* @return 0, or -1 with the reason in msg. */
 int sim_network_parse(const char *spec, sim_network *n, char *msg, size_t cap);
+/* The model a platform gets when it names none: LV08 over TCP, CM02 over RDMA. */
+const char *sim_network_default(int rdma);
 
 /* SimGrid's network calibration in two segments, from a ping-pong between
  * two nodes of cluster c (GPU 0 of each; `bytes` and one-way `seconds`, k

@@ -165,16 +165,30 @@ static inline int node_followers(int here, node_actors mode)
     return here > 1 && mode != NODE_FOLDED ? (mode == NODE_GROUPED ? 1 : here - 1) : 0;
 }
 
+/* What the SimGrid engine's child hands its parent through a pipe, whole (one write of the struct, one process
+ * image on both ends): per iteration, the slowest GPU's time and its exchanges' time, and the flows moved in all
+ * iterations. */
+typedef struct {
+    double iteration_s, comm_s;
+    long flows;
+} sg_child_result;
+
 /* The SimGrid engine's child (sg_child.c, the module gqsim-simgrid.so): runs the plan on the platform at
  * xml_path with SimGrid, `cfg` its network options (hub: the platform has the placed servers' hub,
- * CLUSTER_XML_HUB), and writes the iteration time, the exchanges' time and the flows moved (doubles) to fd.
- * @return the child's exit status. Reached only through dlopen from sg_engine.c's forked child. */
+ * CLUSTER_XML_HUB), and writes its sg_child_result to fd. @return the child's exit status. Reached only through
+ * dlopen from sg_engine.c's forked child. */
 int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_path, node_actors mode, int hub,
                      char cfg[SIM_SG_NET_CFGS][64], int fd);
 
-/* pull_forward: a node's own part of bucket b's exchange before its push and after its pull (the analytic engine's
- * closed form of the node-local reduce and broadcast, which both engines charge as delays). */
+/* bucket_cost.c, the closed forms of one bucket's exchange alone on the network. A node's own part of bucket b's
+ * exchange before its push and after its pull (the node-local reduce and broadcast, which both engines charge as
+ * delays). */
 void sim_node_local(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down);
+/* BytePS (--ps-node-sum gpus): each of the five stages' time for one bucket in its pipeline. */
+void sim_pipeline_stages(const sim_config *c, const sim_plan *p, const sim_bucket *b, double st[5]);
+/* One bucket's exchange (the scaler round and PowerSGD's two all-reduces included): the analytic engine's time of
+ * it, and what the planner paces Horovod's loop of fused buckets with (sim_plan_build). */
+double sim_bucket_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b);
 /* pull_forward: the step's time and its exchanges' time by the analytic engine: each node's and server's link
  * directions serve their flows first come first served (pulls in forward order, pushes in backward order). */
 double sim_pull_forward(const sim_config *c, const sim_plan *p, double *comm_s);
@@ -182,9 +196,6 @@ double sim_pull_forward(const sim_config *c, const sim_plan *p, double *comm_s);
 double sim_read_in_step(const sim_config *c, const sim_plan *p, double *comm_s);
 
 gq_err sim_analytic(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
-/* The analytic engine's time of one bucket's exchange, alone on the network (the plan's fused buckets pace
- * Horovod's loop with it: sim_plan_build). */
-double sim_bucket_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b);
 gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
 gq_err sim_simgrid_check(const sim_config *c, const sim_plan *p, char *msg, size_t cap);
 gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);

@@ -1,5 +1,5 @@
 /* The SMPI engine (--engine smpi): the trainer's own exchange code, built by
- * smpicc into gqsim-smpi (sim/smpi_main.c), run by SimGrid's smpirun on the
+ * smpicc into gqsim-smpi (cli/smpi_main.c), run by SimGrid's smpirun on the
  * platform XML gqsim generates, one rank per GPU; forward, backward and each
  * codec call charged as simulated time from the plan's costs. Where the
  * SimGrid engine moves one aggregated flow per bucket, this one sends every
@@ -20,6 +20,7 @@
 
 #include "gq_file.h"
 #include "gq_run.h"
+#include "host_names.h"
 #include "run_params.h"
 #include "sim_internal.h"
 
@@ -87,12 +88,13 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
     program_path(prog, sizeof prog);
     /* the platform, and one host per rank in GPU order */
     char *xml = cluster_xml(c->cluster, cluster_nodes_built(c->cluster, c->gpus), CLUSTER_XML_FLAT);
-    size_t hcap = (size_t)c->gpus * 24 + 1, hlen = 0;
-    char *hosts = malloc(hcap);
+    size_t hcap = (size_t)c->gpus * (HOST_NAME_CAP + 1) + 1, hlen = 0;
+    char *hosts = malloc(hcap), name[HOST_NAME_CAP];
     if (!xml || !hosts) return free(xml), free(hosts), GQ_ERR_NOMEM;
     for (int g = 0; g < c->gpus; g++)
-        hlen += (size_t)snprintf(hosts + hlen, hcap - hlen, "n%dg%d\n", g / c->cluster->gpus_per_node,
-                                 g % c->cluster->gpus_per_node);
+        hlen +=
+            (size_t)snprintf(hosts + hlen, hcap - hlen, "%s\n",
+                             host_name(name, HOST_GPU, g / c->cluster->gpus_per_node, g % c->cluster->gpus_per_node));
     /* smpirun word-splits (and globs) the program's arguments: a model file is passed as a copy whose
      * path has no space, in the private directory */
     char *model_text = NULL;

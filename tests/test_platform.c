@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "host_names.h"
 #include "platform.h"
 
 static double BYTES = 1e8;
@@ -539,8 +540,35 @@ static void test_hubs(void)
     CHECK(hub_routes_broken(one, 70, CLUSTER_XML_RACKED, 0) == 0, "70 nodes of one GPU, racked: every node's own hub");
 }
 
+/* Host names: each kind made and read back to the same node and GPU; a name with anything more, a negative number,
+ * a router or a prefix of ours with a host's number is none of ours. */
+static void test_host_names(void)
+{
+    char name[HOST_NAME_CAP];
+    int node, gpu;
+    CHECK(strcmp(host_name(name, HOST_GPU, 12, 3), "n12g3") == 0 && host_name_parse(name, &node, &gpu) == HOST_GPU &&
+              node == 12 && gpu == 3,
+          "GPU 3 of node 12: '%s'", name);
+    CHECK(strcmp(host_name(name, HOST_CPU, 7, 0), "n7cpu") == 0 && host_name_parse(name, &node, &gpu) == HOST_CPU &&
+              node == 7,
+          "node 7's host CPU: '%s'", name);
+    CHECK(strcmp(host_name(name, HOST_HUB, 0, 0), "hub0") == 0 && host_name_parse(name, &node, &gpu) == HOST_HUB &&
+              node == 0,
+          "node 0's hub: '%s'", name);
+    static const char *const NOT_OURS[] = {"n1g2x",  "n-1g0",        "n1g-2", "hub", "hub-1",
+                                           "n3cpux", "node3_router", "n3g",   "",    "x"};
+    for (size_t i = 0; i < sizeof NOT_OURS / sizeof *NOT_OURS; i++)
+        CHECK(host_name_parse(NOT_OURS[i], &node, &gpu) == HOST_NONE, "'%s' is not a host of ours", NOT_OURS[i]);
+    CHECK(strcmp(host_gpu_prefix(name, 5), "n5g") == 0 && host_gpu_prefix_parse(name) == 5, "node 5's prefix '%s'",
+          name);
+    CHECK(host_gpu_prefix_parse("n5g0") == -1 && host_gpu_prefix_parse("n-5g") == -1 &&
+              host_gpu_prefix_parse("m5g") == -1,
+          "a host's name, a negative node or another letter is no prefix");
+}
+
 int main(void)
 {
+    test_host_names();
     test_link_tables();
     test_any_ethernet();
     test_specs();
