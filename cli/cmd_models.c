@@ -98,7 +98,7 @@ static int models_compute(int argc, char **argv)
     if (parse(C_MODELS_COMPUTE, argc, argv, &a)) return EXIT_USAGE;
     const char *model = a.model, *gpu = a.gpu, *gpu_file = a.gpu_file;
     uint64_t batch = a.batch;
-    const double ips = a.req.gpu_images_per_s;
+    const double ips = a.req.run.gpu_images_per_s;
     const cli_format fmt = (cli_format)a.format;
     gq_zoo z;
     if (cli_zoo_load(&z, gpu_file) != 0) return 1;

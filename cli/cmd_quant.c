@@ -525,17 +525,17 @@ static int quant_costs(int argc, char **argv)
         zoo_free(&z);
         return rc;
     }
-    const codec_device on = a.req.codec_on;
+    const codec_device on = a.req.run.codec_on;
     const gpu_spec *g = on == CODEC_ON_GPU ? cli_zoo_gpu(&z, a.gpu ? a.gpu : "V100") : NULL;
     codec_profile user = {0};
     char msg[1024];
     if (on == CODEC_ON_GPU && !g) rc = 1;
-    if (rc == 0 && a.req.codec_costs) {
+    if (rc == 0 && a.req.run.codec_costs) {
         char *text;
         size_t len;
-        gq_err e = gq_read_file(a.req.codec_costs, (size_t)16 << 20, 1, &text, &len, msg, sizeof msg);
+        gq_err e = gq_read_file(a.req.run.codec_costs, (size_t)16 << 20, 1, &text, &len, msg, sizeof msg);
         if (e == GQ_OK) {
-            e = codec_profile_parse(text, len, a.req.codec_costs, &user, msg, sizeof msg);
+            e = codec_profile_parse(text, len, a.req.run.codec_costs, &user, msg, sizeof msg);
             free(text);
         }
         if (e != GQ_OK) cli_error("%s", msg), rc = 1;
@@ -554,7 +554,7 @@ static int quant_costs(int argc, char **argv)
         qz_parse_spec(specs[k], &q, NULL, 0);
         qz_format_spec(&q, canon, sizeof canon);
         codec_cost c;
-        if (codec_cost_for(&q, on, &z.gpus, g, a.req.codec_costs ? &user : NULL, &c, msg, sizeof msg) != GQ_OK) {
+        if (codec_cost_for(&q, on, &z.gpus, g, a.req.run.codec_costs ? &user : NULL, &c, msg, sizeof msg) != GQ_OK) {
             cli_error("%s: %s", canon, msg);
             rc = 1;
             break;

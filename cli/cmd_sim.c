@@ -44,11 +44,11 @@ static void on_progress(void *ctx, const char *what)
 /* A warning on a terminal before a long SimGrid run. */
 static void warn_cost(const sim_request *q, const sim_scenario *s, int gpus)
 {
-    if (q->engine != ENGINE_SIMGRID) return;
-    double secs = sim_simgrid_cost_s(&s->cluster, q->sync, gpus, q->iterations, 0);
+    if (q->run.engine != ENGINE_SIMGRID) return;
+    double secs = sim_simgrid_cost_s(&s->cluster, q->run.sync, gpus, q->run.iterations, 0);
     if (secs > 2)
         cli_progress(1, "simulating %d GPUs with SimGrid: about %.0f s and %.0f MB on a 2-core machine", gpus, secs,
-                     sim_simgrid_cost_mb(&s->cluster, q->sync, gpus));
+                     sim_simgrid_cost_mb(&s->cluster, q->run.sync, gpus));
 }
 
 /* @return 0, or the exit code after printing why: 2 for options that do not go together, 1 for the rest */
@@ -362,7 +362,7 @@ static int cmd_report(int argc, char **argv)
     if (rc == 0) {
         if (a.format == FMT_TABLE)
             printf("Speedup over one GPU (fp32) at %llu GPUs, %s sync, %s engine:\n\n",
-                   (unsigned long long)a.gpus[a.ngpus - 1], sync_name(q.sync), sim_engine_name(q.engine));
+                   (unsigned long long)a.gpus[a.ngpus - 1], sync_name(q.run.sync), sim_engine_name(q.run.engine));
         table_print(&summary, (cli_format)a.format);
         if (a.format == FMT_TABLE)
             printf("\nWrote %s/report.csv and a figure per cluster%s (each figure with its .gp script and .dat "
@@ -559,7 +559,7 @@ static int platforms_calibrate(int argc, char **argv)
     if (k < 0) return 1;
     sim_network n;
     char msg[256], spec[160];
-    const char *base = a.req.network_model ? a.req.network_model : sim_network_default(c.inter->rdma);
+    const char *base = a.req.run.network_model ? a.req.run.network_model : sim_network_default(c.inter->rdma);
     if (sim_network_calibrate(&c, base, bytes, secs, (size_t)k, &n, &alpha, &beta, msg, sizeof msg) != 0)
         return cli_error("%s: %s", a.pingpong, msg), 1;
     snprintf(spec, sizeof spec, "%s:latency-factor=%.4g,bandwidth-factor=%.4g", n.name, n.latency_factor,
@@ -752,10 +752,11 @@ static int advise_per_tensor(const cli_args *a, const advise_counts *n, int gpus
                     "%sPer tensor, from the winner (%s): %s, %.6g s an iteration (%s) where every tensor as it was "
                     "takes %.6g s (%.3fx); %zu analytic runs over %zu pass%s, then %zu with %s. Plan: %s; simulate it "
                     "with the options above and --plan %s --sync %s --fusion %.0f --fusion-cycle %g --codec-on %s\n",
-                    a->format == FMT_TABLE ? "\n" : "", n->winner_quant, what, pr.plan_s, sim_engine_name(w->engine),
-                    pr.start_s, pr.start_s / pr.plan_s, pr.evaluations, pr.passes, pr.passes == 1 ? "" : "es",
-                    pr.final_evaluations, sim_engine_name(w->engine), a->per_tensor, a->per_tensor, sync_name(w->sync),
-                    w->fusion_bytes, w->fusion_cycle_s, codec_device_name(w->codec_on));
+                    a->format == FMT_TABLE ? "\n" : "", n->winner_quant, what, pr.plan_s,
+                    sim_engine_name(w->run.engine), pr.start_s, pr.start_s / pr.plan_s, pr.evaluations, pr.passes,
+                    pr.passes == 1 ? "" : "es", pr.final_evaluations, sim_engine_name(w->run.engine), a->per_tensor,
+                    a->per_tensor, sync_name(w->run.sync), w->run.fusion_bytes, w->run.fusion_cycle_s,
+                    codec_device_name(w->run.codec_on));
             if (a->format == FMT_TABLE) { /* the plan itself, as its file holds it */
                 printf("\n");
                 table_print(&t, FMT_TABLE);
@@ -857,7 +858,7 @@ static int cmd_advise(int argc, char **argv)
                 printf("%s%s on %s, %d GPU%s: %zu configurations screened (analytic), %zu simulated again (%s: the "
                        "best %d and each scheme's best), the best %zu of those:\n",
                        g || pi ? "\n" : "", q.model, q.platform, r.gpus, gq_s(r.gpus), n.screened, n.finalists,
-                       sim_engine_name(q.engine), r.top, t.nrows - 1);
+                       sim_engine_name(q.run.engine), r.top, t.nrows - 1);
                 printf("Why: %s\n\n", why);
                 table_print(&t, FMT_TABLE);
                 table_free(&t);

@@ -48,10 +48,10 @@ static train_config config_of(const cli_args *a)
     train_config c;
     memset(&c, 0, sizeof c);
     c.optimizer = (optim_kind)a->optimizer;
-    c.error_feedback = a->req.ef == EF_AUTO ? -1 : a->req.ef == EF_ON; /* the trainer's -1, 1, 0 */
+    c.error_feedback = a->req.run.ef == EF_AUTO ? -1 : a->req.run.ef == EF_ON; /* the trainer's -1, 1, 0 */
     c.schedule = (lr_schedule)a->lr_schedule, c.step_every = a->step_every, c.step_gamma = a->step_gamma;
     c.poly_power = a->poly_power;
-    c.exchange = a->req.exchange;
+    c.exchange = a->req.run.exchange;
     c.batch = (int)a->batch, c.epochs = (int)a->epochs, c.lr = a->lr, c.momentum = a->momentum;
     c.weight_decay = a->weight_decay, c.train_limit = (int)a->train_limit, c.test_limit = (int)a->test_limit;
     return c;
@@ -166,15 +166,16 @@ static int gather_timings(train_comm *comm, iter_log *log, const cli_args *a, co
     const double n = (double)(iters - first), per_rank = n * W;
     if (comm->rank == 0 && measured) {
         const double iteration_s = wall0 / n;
-        table_row(
-            measured,
-            "%s\t%s\tcpu\t%llu\t%d\t%s\t%s\t0\t0\tcpu\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
-            "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t%.0f\t%.0f\t%.0f\t%llu\t%.4f\t%s\tgqsim "
-            "train --mpi",
-            model, a->platform, (unsigned long long)a->batch, W, sync_name((sync_kind)a->train_sync), quant,
-            (double)W * (double)a->batch / iteration_s, (double)a->batch / (slowest / n), iteration_s,
-            sum[2] / per_rank, slowest / n, sum[3] / per_rank, sum[4] / per_rank, sum[5] / per_rank, sum[6] / per_rank,
-            sum[7] / per_rank, n, (unsigned long long)seed, accuracy, a->req.network_model ? a->req.network_model : "");
+        table_row(measured,
+                  "%s\t%s\tcpu\t%llu\t%d\t%s\t%s\t0\t0\tcpu\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
+                  "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
+                  "\t%.0f\t%.0f\t%.0f\t%llu\t%.4f\t%s\tgqsim "
+                  "train --mpi",
+                  model, a->platform, (unsigned long long)a->batch, W, sync_name((sync_kind)a->train_sync), quant,
+                  (double)W * (double)a->batch / iteration_s, (double)a->batch / (slowest / n), iteration_s,
+                  sum[2] / per_rank, slowest / n, sum[3] / per_rank, sum[4] / per_rank, sum[5] / per_rank,
+                  sum[6] / per_rank, sum[7] / per_rank, n, (unsigned long long)seed, accuracy,
+                  a->req.run.network_model ? a->req.run.network_model : "");
     }
     free(all);
     log->n = 0;

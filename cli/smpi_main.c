@@ -51,7 +51,7 @@ int main(int argc, char **argv)
         const run_param *p = run_param_by_key(key);
         if (p && (p->scope & RP_SMPI)) e = run_param_set(p, &run, eq + 1, msg, sizeof msg);
     }
-    c.sync = run.sync, c.exchange = run.exchange;
+    c.sync = run.run.sync, c.exchange = run.run.exchange;
     if (e == GQ_OK && !sync_trainer_runs(c.sync))
         e = GQ_ERR_SPEC, snprintf(msg, sizeof msg, "sync '%s' is not one the trainer runs", sync_name(c.sync));
     double iteration_s = 0;

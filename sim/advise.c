@@ -88,17 +88,17 @@ static size_t settings_of(const sim_request *q, int gpus, setting *out, size_t c
     const size_t nfp32 = held(q, "fp32_below") ? 1 : ADVISE_NFP32_BELOW;
     static const codec_device DEVICES[] = {CODEC_ON_GPU, CODEC_ON_CPU};
     /* BytePS's pushes are encoded by the host's CPU whatever codec_on says: one device, the CPU */
-    const size_t ndev = held(q, "codec_on") || q->ps_node_sum == NODE_SUM_GPUS ? 1 : 2;
-    const codec_device dev = q->ps_node_sum == NODE_SUM_GPUS ? CODEC_ON_CPU : q->codec_on;
+    const size_t ndev = held(q, "codec_on") || q->run.node_sum == NODE_SUM_GPUS ? 1 : 2;
+    const codec_device dev = q->run.node_sum == NODE_SUM_GPUS ? CODEC_ON_CPU : q->run.codec_on;
     size_t n = 0;
     for (size_t a = 0; a < nsync; a++)
         for (size_t b = 0; b < nfusion; b++)
             for (size_t c = 0; c < nfp32; c++)
                 for (size_t d = 0; d < ndev && n < cap; d++) {
-                    setting s = {nsync == 1 ? q->sync : SYNCS[a], nfusion == 1 ? q->fusion_bytes : ADVISE_FUSIONS[b][0],
-                                 nfusion == 1 ? q->fusion_cycle_s : ADVISE_FUSIONS[b][1],
-                                 nfp32 == 1 ? q->exchange.fp32_below : ADVISE_FP32_BELOW[c],
-                                 ndev == 1 ? dev : DEVICES[d]};
+                    setting s = {
+                        nsync == 1 ? q->run.sync : SYNCS[a], nfusion == 1 ? q->run.fusion_bytes : ADVISE_FUSIONS[b][0],
+                        nfusion == 1 ? q->run.fusion_cycle_s : ADVISE_FUSIONS[b][1],
+                        nfp32 == 1 ? q->run.exchange.fp32_below : ADVISE_FP32_BELOW[c], ndev == 1 ? dev : DEVICES[d]};
                     /* every GPU to every other: SimGrid's limit, past which no finalist could be simulated */
                     if (s.sync == SYNC_PS_FLAT && nsync > 1 && gpus > SIM_SIMGRID_MAX_FLAT_GPUS) continue;
                     out[n++] = s;
@@ -109,8 +109,8 @@ static size_t settings_of(const sim_request *q, int gpus, setting *out, size_t c
 static sim_request request_of(const sim_request *base, const setting *s, engine_kind engine)
 {
     sim_request q = *base;
-    q.sync = s->sync, q.fusion_bytes = s->fusion_bytes, q.fusion_cycle_s = s->fusion_cycle_s;
-    q.exchange.fp32_below = s->fp32_below, q.codec_on = s->codec_on, q.engine = engine;
+    q.run.sync = s->sync, q.run.fusion_bytes = s->fusion_bytes, q.run.fusion_cycle_s = s->fusion_cycle_s;
+    q.run.exchange.fp32_below = s->fp32_below, q.run.codec_on = s->codec_on, q.run.engine = engine;
     return q;
 }
 
@@ -201,7 +201,7 @@ static gq_err nothing_kept(const advise_request *a, const sim_request *base, con
 {
     if (w->settings > 0 && w->engine_refused == w->settings)
         return gq_fail(GQ_ERR_USAGE, msg, cap, "advise: the %s engine runs none of the %zu settings searched: %s",
-                       sim_engine_name(base->engine), w->settings, w->engine_why);
+                       sim_engine_name(base->run.engine), w->settings, w->engine_why);
     if (w->settings > 0 && w->engine_refused + w->refused == w->settings)
         return gq_fail(GQ_ERR_USAGE, msg, cap, "advise: every setting searched is refused: %s",
                        w->refused_why[0] ? w->refused_why : w->engine_why);
@@ -239,8 +239,8 @@ static gq_err screen(const sim_request *base, const advise_request *a, const cha
     char skip[1024];
     /* the final engine's refusals (a scheme it lacks, a limit) are the setting's, whatever the quantizer: asked once
      * a setting, so that what it would refuse is never screened in (smpi: the trainer's schemes only) */
-    const sim_engine *final = sim_engine_get(base->engine);
-    const int ask_final = base->engine != ENGINE_ANALYTIC && final && final->check;
+    const sim_engine *final = sim_engine_get(base->run.engine);
+    const int ask_final = base->run.engine != ENGINE_ANALYTIC && final && final->check;
     for (size_t i = 0; i < nst; i++) {
         const sim_request q = request_of(base, &st[i], ENGINE_ANALYTIC);
         sim_scenario s;
@@ -250,7 +250,7 @@ static gq_err screen(const sim_request *base, const advise_request *a, const cha
             continue;
         }
         if (e != GQ_OK) return gq_fail(e, msg, cap, "%s", skip);
-        if (ask_final && scenario_check(&s, quants[0], a->gpus, base->engine, skip, sizeof skip) != GQ_OK) {
+        if (ask_final && scenario_check(&s, quants[0], a->gpus, base->run.engine, skip, sizeof skip) != GQ_OK) {
             if (!w->engine_refused++) snprintf(w->engine_why, sizeof w->engine_why, "%s", skip);
             scenario_close(&s);
             continue;
@@ -324,9 +324,9 @@ static gq_err deal_finalists(const sim_request *base, int gpus, const setting *s
     size_t *by_cost = calloc(nf, sizeof *by_cost);
     if (!cost || !by_cost) e = GQ_ERR_NOMEM;
     for (size_t f = 0; e == GQ_OK && f < nf; f++) {
-        cost[f] = known
-                      ? sim_simgrid_cost_s(&cl, st[c[pick[f]].setting].sync, gpus, base->iterations, c[pick[f]].buckets)
-                      : 1;
+        cost[f] =
+            known ? sim_simgrid_cost_s(&cl, st[c[pick[f]].setting].sync, gpus, base->run.iterations, c[pick[f]].buckets)
+                  : 1;
         by_cost[f] = f;
         for (size_t j = f; j > 0 && cost[by_cost[j - 1]] < cost[by_cost[j]]; j--) {
             size_t t = by_cost[j];
@@ -409,9 +409,9 @@ static gq_err run_finalists(const sim_request *base, const advise_request *a, co
     for (size_t f = 0; f < nf && e == GQ_OK; f++) {
         const candidate *x = &c[pick[f]];
         const int here = owner[f] == (ranks > 1 ? a->rank : 0);
-        if (here && a->progress) a->progress(a->progress_ctx, sim_engine_name(base->engine), done++, own);
-        e = run_one(base, &st[x->setting], quants[x->quant], a->gpus, here ? base->engine : ENGINE_ANALYTIC, &fin[f],
-                    msg, cap);
+        if (here && a->progress) a->progress(a->progress_ctx, sim_engine_name(base->run.engine), done++, own);
+        e = run_one(base, &st[x->setting], quants[x->quant], a->gpus, here ? base->run.engine : ENGINE_ANALYTIC,
+                    &fin[f], msg, cap);
         if (e == GQ_ERR_USAGE)
             e = GQ_OK, fin[f].r.iteration_s = INFINITY; /* the engine refuses it (smpi: a scheme
                                                           the trainer does not run): last */
@@ -511,13 +511,13 @@ static gq_err advise_in(const sim_request *request, const advise_request *a, gq_
     size_t K = (size_t)a->top < nf ? (size_t)a->top : nf;
     while (e == GQ_OK && K > 0 && isinf(final_rank[order[K - 1]])) K--;
     if (e == GQ_OK && K == 0)
-        e = gq_fail(GQ_ERR_PARAM, msg, cap, "advise: %s ran none of the finalists%s", sim_engine_name(base->engine),
+        e = gq_fail(GQ_ERR_PARAM, msg, cap, "advise: %s ran none of the finalists%s", sim_engine_name(base->run.engine),
                     a->curves ? " within the target's or the budget's reach" : "");
     if (counts) {
         counts->screened = n, counts->finalists = nf;
         if (e == GQ_OK && K > 0) {
             const candidate *w = &c[pick[order[0]]];
-            counts->winner = request_of(base, &st[w->setting], base->engine);
+            counts->winner = request_of(base, &st[w->setting], base->run.engine);
             snprintf(counts->winner_quant, sizeof counts->winner_quant, "%s", quants[w->quant]);
         }
     }
@@ -528,8 +528,8 @@ static gq_err advise_in(const sim_request *request, const advise_request *a, gq_
             const setting *s = &st[x->setting];
             const sim_outcome *o = &fin[order[r]];
             char sync[96];
-            sync_describe(s->sync, base->ps_shards, base->ps_placement, base->ps_pull, base->ps_on_cpu,
-                          base->ps_node_sum, base->ps_cpu_machines, base->partition_bytes, sync, sizeof sync);
+            sync_describe(s->sync, base->run.ps_shards, base->run.ps_placement, base->run.ps_pull, base->run.ps_on_cpu,
+                          base->run.node_sum, base->run.ps_cpu_machines, base->run.partition_bytes, sync, sizeof sync);
             const double codec = o->r.iteration_s > 0 ? (o->r.encode_s + o->r.decode_s) / o->r.iteration_s : 0;
             char to_target[3][40] = {"", "", ""};
             if (a->curves && a->target > 0) {
@@ -545,7 +545,7 @@ static gq_err advise_in(const sim_request *request, const advise_request *a, gq_
                       r + 1, base->platform, a->gpus, o->quant, sync, s->fusion_bytes, s->fusion_cycle_s, s->fp32_below,
                       codec_device_name(s->codec_on), o->r.iteration_s, o->images_per_s,
                       base_o.images_per_s > 0 ? o->images_per_s / base_o.images_per_s : NAN, o->r.bytes_up, codec,
-                      x->screened_s, to_target[0], to_target[1], to_target[2], sim_engine_name(base->engine),
+                      x->screened_s, to_target[0], to_target[1], to_target[2], sim_engine_name(base->run.engine),
                       o->codec_source);
         }
         why_winner(a, st, &c[pick[order[0]]], &fin[order[0]], &base_o, final_rank[order[0]], base_key, why, why_cap);
@@ -599,7 +599,7 @@ gq_err sim_advise_plan(const sim_request *q, const char *quant, int gpus, tensor
         return gq_fail(GQ_ERR_SPEC, msg, cap, "--quant '%s': %s", quant, why);
     if (opt[nopt].id != QZ_FP32 && opt[nopt].id != QZ_FP16) nopt++;
     sim_request aq = *q;
-    aq.engine = ENGINE_ANALYTIC;
+    aq.run.engine = ENGINE_ANALYTIC;
     sim_scenario s;
     gq_err e = scenario_open(&s, &aq, msg, cap);
     if (e != GQ_OK) return e;
@@ -608,7 +608,7 @@ gq_err sim_advise_plan(const sim_request *q, const char *quant, int gpus, tensor
     size_t *by_size = malloc((2 * s.model->nlayers + 1) * sizeof *by_size);
     if (!T || !by_size) e = GQ_ERR_NOMEM;
     size_t nt = 0;
-    if (e == GQ_OK) nt = xch_tensors(s.model, &opt[nopt - 1], &q->exchange, T);
+    if (e == GQ_OK) nt = xch_tensors(s.model, &opt[nopt - 1], &q->run.exchange, T);
     if (e == GQ_OK) e = tensor_plan_init(plan, nt, &opt[nopt - 1]);
     for (size_t k = 0; e == GQ_OK && k < nt; k++) {
         if (!T[k].quantized) plan->quant[k] = opt[0];
@@ -653,7 +653,7 @@ gq_err sim_advise_plan(const sim_request *q, const char *quant, int gpus, tensor
      * accurate) -- so the plan is never slower than the start with that engine; with the analytic engine itself,
      * the screening's times are the answer */
     r->start_s = r->start_screened_s, r->plan_s = now;
-    const int again = q->engine != ENGINE_ANALYTIC;
+    const int again = q->run.engine != ENGINE_ANALYTIC;
     sim_scenario fs;
     int opened = 0;
     tensor_plan screened = {0};
@@ -670,7 +670,7 @@ gq_err sim_advise_plan(const sim_request *q, const char *quant, int gpus, tensor
             const qz_params had = plan->quant[k];
             const int back = memcmp(&had, &start.quant[k], sizeof had) == 0;
             plan->quant[k] = back ? screened.quant[k] : start.quant[k];
-            if (progress) progress(progress_ctx, sim_engine_name(q->engine), i, nt);
+            if (progress) progress(progress_ctx, sim_engine_name(q->run.engine), i, nt);
             double t = 0;
             e = plan_time(&fs, plan, gpus, &t, &r->final_evaluations, msg, cap);
             if (e == GQ_OK && (t < r->plan_s ||

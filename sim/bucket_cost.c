@@ -118,8 +118,8 @@ static double flat_roots(const sim_config *c, const sim_plan *p, const sim_bucke
 void sim_node_local(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down)
 {
     const double G = p->per_node, rpc = c->rpc_send_s + c->rpc_recv_s;
-    const int host = c->ps_on_cpu && c->sync == SYNC_PS_SHARDED; /* the leader's contribution too goes up */
-    const int alone = G == 1 && !host && c->sync == SYNC_PS_SHARDED && p->nodes > 1;
+    const int host = c->run.ps_on_cpu && c->run.sync == SYNC_PS_SHARDED; /* the leader's contribution too goes up */
+    const int alone = G == 1 && !host && c->run.sync == SYNC_PS_SHARDED && p->nodes > 1;
     *up = *down = 0;
     if (host && p->per_gpu_push) { /* each GPU's own copy to its host and back: its pushes and reads are messages */
         *up = b->enc_s + p->a_intra + b->up_bytes / p->b_intra;
@@ -139,7 +139,7 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
 {
     const double P = c->gpus, rpc = c->rpc_send_s + c->rpc_recv_s; /* a message's two ends */
     double a, bw;
-    switch (c->sync) {
+    switch (c->run.sync) {
     case SYNC_PS: { /* server on the first GPU of node 0 */
         a = p->a_far, bw = p->b_far;
         double server = P * b->srv_dec_s + b->srv_enc_s + P * rpc; /* and its messages in and out */
@@ -148,8 +148,9 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
     case SYNC_PS_SHARDED:     /* node-local reduce, leaders exchange shards, broadcast */
     case SYNC_HIERARCHICAL: { /* node-local reduce, ring across leaders, broadcast */
         const double N = p->nodes;
-        if (c->ps_on_cpu && c->node_sum == NODE_SUM_GPUS && c->sync == SYNC_PS_SHARDED) { /* BytePS: a bucket alone
-                                                                                  through the pipeline's stages */
+        if (c->run.ps_on_cpu && c->run.node_sum == NODE_SUM_GPUS &&
+            c->run.sync == SYNC_PS_SHARDED) { /* BytePS: a bucket alone
+                          through the pipeline's stages */
             double st[5];
             sim_pipeline_stages(c, p, b, st);
             return st[0] + st[1] + st[2] + st[3] + st[4];
@@ -158,9 +159,9 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
         sim_node_local(c, p, b, &up, &down);
         double t = up;
         const double bw_inter = p->b_inter / p->reverse_load; /* every node sends and receives at once */
-        if (N > 1 && c->sync == SYNC_PS_SHARDED && p->servers) {
+        if (N > 1 && c->run.sync == SYNC_PS_SHARDED && p->servers) {
             t += placed_servers(c, p, b, (int)(b - p->b));
-        } else if (N > 1 && c->sync == SYNC_PS_SHARDED) {
+        } else if (N > 1 && c->run.sync == SYNC_PS_SHARDED) {
             double ph[3];
             shard_phases(c, p, b, ph);
             t += ph[0] + ph[1] + ph[2];

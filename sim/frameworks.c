@@ -120,9 +120,9 @@ static setting_group group_of(const char *key)
 
 int fusion_wait_applies(const sim_request *q)
 {
-    const int allreduce =
-        q->sync == SYNC_RING || q->sync == SYNC_HIERARCHICAL || q->sync == SYNC_TREE || q->sync == SYNC_ALLGATHER;
-    return allreduce && q->fusion_cycle_s > 0 && q->overlap && q->engine != ENGINE_SMPI;
+    const int allreduce = q->run.sync == SYNC_RING || q->run.sync == SYNC_HIERARCHICAL || q->run.sync == SYNC_TREE ||
+                          q->run.sync == SYNC_ALLGATHER;
+    return allreduce && q->run.fusion_cycle_s > 0 && q->run.overlap && q->run.engine != ENGINE_SMPI;
 }
 
 /* Applies the preset's settings of one group that q does not mark as given; hold: marked as given once set (the
@@ -158,15 +158,15 @@ static int preset_sync_is(const framework_preset *f, const char *sync)
 
 static gq_err apply_preset(sim_request *q, int hold, char *msg, size_t cap)
 {
-    if (!q->framework) return GQ_OK;
-    const framework_preset *f = find(q->framework);
-    if (!f) return framework_check(q->framework, msg, cap) ? GQ_ERR_USAGE : GQ_OK;
+    if (!q->run.framework) return GQ_OK;
+    const framework_preset *f = find(q->run.framework);
+    if (!f) return framework_check(q->run.framework, msg, cap) ? GQ_ERR_USAGE : GQ_OK;
     gq_err e = apply(f, q, GROUP_RUN, hold, msg, cap);
     /* ps-flat's servers are the GPUs, the others' are on nodes: a preset places the servers of its own kind only */
     const int flat = preset_sync_is(f, "ps-flat");
-    if (e == GQ_OK && (flat ? q->sync == SYNC_PS_FLAT : q->sync == SYNC_PS || q->sync == SYNC_PS_SHARDED))
+    if (e == GQ_OK && (flat ? q->run.sync == SYNC_PS_FLAT : q->run.sync == SYNC_PS || q->run.sync == SYNC_PS_SHARDED))
         e = apply(f, q, GROUP_SERVERS, hold, msg, cap);
-    if (e == GQ_OK && q->sync == SYNC_RING && q->engine != ENGINE_SMPI && !q->exact_flows)
+    if (e == GQ_OK && q->run.sync == SYNC_RING && q->run.engine != ENGINE_SMPI && !q->run.exact_flows)
         e = apply(f, q, GROUP_RING, hold, msg, cap);
     if (e == GQ_OK && fusion_wait_applies(q)) e = apply(f, q, GROUP_CYCLES, hold, msg, cap);
     return e;

@@ -44,8 +44,8 @@ void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int pull,
 /* The pieces --partition cuts a tensor of n elements into: ceil(4n / partition bytes), at most n, 1 without. */
 static size_t pieces_of(const sim_config *c, size_t n)
 {
-    if (!(c->partition_bytes > 0) || 4.0 * (double)n <= c->partition_bytes) return 1;
-    const double k = ceil(4.0 * (double)n / c->partition_bytes);
+    if (!(c->run.partition_bytes > 0) || 4.0 * (double)n <= c->run.partition_bytes) return 1;
+    const double k = ceil(4.0 * (double)n / c->run.partition_bytes);
     return k < (double)n ? (size_t)k : n;
 }
 
@@ -57,7 +57,7 @@ static size_t piece_n(size_t n, size_t k, size_t j) { return n / k + (j < n % k)
 static size_t root_pieces(const sim_config *c, size_t n)
 {
     const size_t P = (size_t)c->gpus;
-    return c->partition_bytes > 0 && 4.0 * (double)n >= c->partition_bytes ? (P < n ? P : n) : 1;
+    return c->run.partition_bytes > 0 && 4.0 * (double)n >= c->run.partition_bytes ? (P < n ? P : n) : 1;
 }
 
 /* Each piece's server (the tensors in the model's order, each tensor's pieces in order: first[k] is tensor k's
@@ -70,7 +70,7 @@ static int place_tensors(const sim_config *c, const xch_tensor *T, size_t nt, in
     for (size_t k = 0; k < nt; k++)
         for (size_t j = 0, np = first[k + 1] - first[k]; j < np; j++) {
             const size_t v = first[k] + j; /* the variable's index */
-            if (c->ps_placement == PS_ROUND_ROBIN) {
+            if (c->run.ps_placement == PS_ROUND_ROBIN) {
                 server_of[v] = (int)(v % (size_t)servers);
             } else { /* greedy: the least-loaded server so far, the first of equals */
                 int best = 0;
@@ -310,7 +310,7 @@ static gq_err horovod_loop(const sim_config *c, sim_plan *p)
 {
     sim_bucket *out = calloc((size_t)p->n, sizeof *out);
     if (!out) return GQ_ERR_NOMEM;
-    const double cycle = c->fusion_cycle_s;
+    const double cycle = c->run.fusion_cycle_s;
     double start = 0; /* the cycle's start, from the iteration's */
     int n = 0;
     for (int k = 0; k < p->n;) {
@@ -323,7 +323,8 @@ static gq_err horovod_loop(const sim_config *c, sim_plan *p)
         while (k < p->n && p->b[k].ready_s < start) {
             sim_bucket *b = &out[n++];
             do bucket_add(b, &p->b[k++]);
-            while (k < p->n && p->b[k].ready_s < start && c->fusion_bytes > 0 && b->raw_bytes < c->fusion_bytes);
+            while (k < p->n && p->b[k].ready_s < start && c->run.fusion_bytes > 0 &&
+                   b->raw_bytes < c->run.fusion_bytes);
             b->ready_s = start;
             end += sim_bucket_comm(c, p, b);
         }
@@ -348,11 +349,12 @@ static gq_err plan_links(const sim_config *c, sim_plan *p, plan_links_out *out, 
 {
     const cluster_spec *cl = c->cluster;
     p->tcp = !cl->inter->rdma;
-    if (sim_network_parse(c->network_model ? c->network_model : sim_network_default(!p->tcp), &p->net, msg, cap) != 0)
+    if (sim_network_parse(c->run.network_model ? c->run.network_model : sim_network_default(!p->tcp), &p->net, msg,
+                          cap) != 0)
         return GQ_ERR_PARAM;
     const double lat_factor = p->net.latency_factor, bw_factor = p->net.bandwidth_factor;
     p->reverse_load = p->net.crosstraffic ? 1.05 : 1; /* as sim_simgrid_net_cfg turns it on */
-    if (c->engine == ENGINE_ANALYTIC) /* closed forms with the model's factors; cross-traffic as a reverse load */
+    if (c->run.engine == ENGINE_ANALYTIC) /* closed forms with the model's factors; cross-traffic as a reverse load */
         snprintf(p->network_model, sizeof p->network_model, "alpha-beta, %s factors (lat x%g, bw x%g%s)", p->net.name,
                  lat_factor, bw_factor, p->reverse_load > 1 ? ", reverse load x1.05" : "");
     else
@@ -368,23 +370,23 @@ static gq_err plan_links(const sim_config *c, sim_plan *p, plan_links_out *out, 
     slowest_to(cl, 0, G, NODE_GATEWAY, &a_up, &b_up);
     route_cost(cl, NODE_GATEWAY, 0, &a_down, &b_down);
     const double nic = cluster_nic_bandwidth(cl);
-    const int on_host = c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED);
+    const int on_host = c->run.ps_on_cpu && (c->run.sync == SYNC_PS || c->run.sync == SYNC_PS_SHARDED);
     /* a single server: on GPU 0 of node 0, the farthest GPU's route to it; on node 0's host, up to its root */
     p->a_far = p->a_intra, p->b_far = p->b_intra;
     if (multi) p->a_far = a_up + (on_host ? 0 : a_down) + 2 * cl->inter->latency;
     if (multi) p->b_far = fmin(on_host ? b_up : fmin(b_up, b_down), nic);
     if (on_host && !multi) p->a_far = a_up, p->b_far = b_up;
-    const int node_sum = on_host && c->sync == SYNC_PS_SHARDED && c->node_sum == NODE_SUM_GPUS;
+    const int node_sum = on_host && c->run.sync == SYNC_PS_SHARDED && c->run.node_sum == NODE_SUM_GPUS;
     /* on one machine its host is every GPU's server whoever sums: per-GPU pushes are between machines */
-    p->per_gpu_push = on_host && c->sync == SYNC_PS_SHARDED && c->node_sum == NODE_SUM_NONE && multi;
+    p->per_gpu_push = on_host && c->run.sync == SYNC_PS_SHARDED && c->run.node_sum == NODE_SUM_NONE && multi;
     /* server machines take the nodes' flows as lcm(N, M) stand-ins that load every NIC as the pairs would only where
      * the nodes push alike */
-    if (p->per_gpu_push && c->ps_cpu_machines > 0 && c->gpus % G != 0)
+    if (p->per_gpu_push && c->run.ps_cpu_machines > 0 && c->gpus % G != 0)
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "every GPU pushing its own (--ps-node-sum none) to machines of their own (--ps-cpu-machines) "
                        "needs full nodes: --gpus %d is not a multiple of their %d GPUs",
                        c->gpus, G);
-    if (on_host && c->sync == SYNC_PS_SHARDED) { /* GPUs to their host; hosts to hosts over the NICs alone */
+    if (on_host && c->run.sync == SYNC_PS_SHARDED) { /* GPUs to their host; hosts to hosts over the NICs alone */
         if (!node_sum) p->a_intra = a_up, p->b_intra = b_up; /* else the GPUs' reduce, then the first GPU's copy */
         p->a_inter = 2 * cl->inter->latency, p->b_inter = nic;
     }
@@ -416,11 +418,11 @@ static gq_err plan_links(const sim_config *c, sim_plan *p, plan_links_out *out, 
     p->a_node_ring *= lat_factor, p->a_copy *= lat_factor, p->b_node_ring *= bw_factor, p->b_copy *= bw_factor;
     /* A pipelined ring (NCCL) streams its steps over connections it keeps open: the model's latency factor, which
      * stands for what a message costs TCP beyond its wire latency, is paid by the first step alone */
-    p->a_ring_step = c->ring_pipelined ? p->a_ring / lat_factor : p->a_ring;
-    if (c->ring_pipelined && c->sync == SYNC_RING)
+    p->a_ring_step = c->run.ring_pipelined ? p->a_ring / lat_factor : p->a_ring;
+    if (c->run.ring_pipelined && c->run.sync == SYNC_RING)
         snprintf(p->network_model + strlen(p->network_model), sizeof p->network_model - strlen(p->network_model),
                  ", ring pipelined: lat x%g once a bucket", lat_factor);
-    if (c->sync == SYNC_TREE) { /* NCCL pipelines its trees too, over connections it keeps open */
+    if (c->run.sync == SYNC_TREE) { /* NCCL pipelines its trees too, over connections it keeps open */
         snprintf(p->network_model + strlen(p->network_model), sizeof p->network_model - strlen(p->network_model),
                  ", tree pipelined: lat x%g once a bucket", lat_factor);
         tree_shape(p->nodes, &p->tree_depth, &p->tree_half_buckets);
@@ -440,7 +442,7 @@ static void add_server_bytes(const sim_config *c, sim_plan *p, const sim_bucket 
     const double n = (double)tt->n;
     double *share = p->share + (cur - p->b) * p->servers, *msgs = p->msgs + (cur - p->b) * p->servers;
     /* even; and what HiPress does not compress it all-reduces: spread as a ring's load */
-    if (c->ps_placement == PS_EVEN || (hipress && !tt->quantized))
+    if (c->run.ps_placement == PS_EVEN || (hipress && !tt->quantized))
         for (int s = 0; s < p->servers; s++) share[s] += up / p->servers, msgs[s] = 1;
     else if (hipress) /* tensor k on GPU k mod P, or piece j on GPU j (a message to each root) */
         for (size_t j = 0; j < np; j++) {
@@ -510,7 +512,7 @@ static double add_codec_costs(const sim_config *c, sim_bucket *b, const sim_tens
         b->srv_dec_s += dec;
         b->srv_enc_s += requant_down ? enc : 0;
     }
-    if (c->reduce_on_host && c->sync == SYNC_RING && c->gpus > 1) /* MPI: to the host, summed there, back */
+    if (c->run.reduce_on_host && c->run.sync == SYNC_RING && c->gpus > 1) /* MPI: to the host, summed there, back */
         b->host_s += 2 * 4 * n / b_up + (c->gpus - 1.0) / c->gpus * n * 1e-9 * c->server_sum_ns;
     return c->codec_serial && c->gpus > 1 ? enc + (requant_down ? dec : 0) : 0; /* GPU time taken from backward */
 }
@@ -532,7 +534,7 @@ static size_t tensor_bytes(const sim_config *c, const sim_tensor_codec *tc, cons
         wire = (double)(tt->n % nc) * encoded_size(&tq, piece_n(tt->n, nc, 0)) +
                (double)(nc - tt->n % nc) * encoded_size(&tq, tt->n / nc);
     *up2 = 0;
-    xch_tensor_bytes(&c->exchange, &tc->quant, tt, c->gpus, wire, wire, up, dn);
+    xch_tensor_bytes(&c->run.exchange, &tc->quant, tt, c->gpus, wire, wire, up, dn);
     if (factors && tt->quantized) /* P's floats, then Q's; a tensor PowerSGD sends as floats, in the first */
         *up = *dn = rank ? 4.0 * (double)(rank * rows) : 4 * n, *up2 = rank ? 4.0 * (double)(rank * cols) : 0;
     return rank;
@@ -543,13 +545,13 @@ static size_t tensor_bytes(const sim_config *c, const sim_tensor_codec *tc, cons
 static int plan_servers(const sim_config *c, sim_plan *p, int pipelined, int on_host)
 {
     /* K servers on the first K nodes (fewer where fewer nodes are in use) */
-    const int K = c->ps_shards > 0 && c->ps_shards < p->nodes ? c->ps_shards : p->nodes;
+    const int K = c->run.ps_shards > 0 && c->run.ps_shards < p->nodes ? c->run.ps_shards : p->nodes;
     p->pipelined = pipelined;
-    if (c->sync == SYNC_PS_SHARDED && on_host && c->ps_cpu_machines > 0 && p->nodes > 1)
-        p->cpu_machines = c->ps_cpu_machines; /* the workers' nodes serve nothing: no servers among them */
-    else if (c->sync == SYNC_PS_SHARDED && p->nodes > 1 && (c->ps_placement != PS_EVEN || K != p->nodes))
+    if (c->run.sync == SYNC_PS_SHARDED && on_host && c->run.ps_cpu_machines > 0 && p->nodes > 1)
+        p->cpu_machines = c->run.ps_cpu_machines; /* the workers' nodes serve nothing: no servers among them */
+    else if (c->run.sync == SYNC_PS_SHARDED && p->nodes > 1 && (c->run.ps_placement != PS_EVEN || K != p->nodes))
         p->servers = K;
-    else if (c->sync == SYNC_PS_FLAT && c->ps_placement != PS_EVEN && c->gpus > 1)
+    else if (c->run.sync == SYNC_PS_FLAT && c->run.ps_placement != PS_EVEN && c->gpus > 1)
         p->servers = c->gpus; /* every GPU the root of some tensors: HiPress's, or TensorFlow's greedy setter */
     return K;
 }
@@ -564,7 +566,7 @@ static gq_err finish_plan(const sim_config *c, sim_plan *p, double serial_s, int
     if (c->codec_serial) { /* a GPU runs its codec kernels between backward's: compute ends later */
         p->compute_s += serial_s;
         for (int k = 0; k < p->n; k++)
-            if (!c->overlap) p->b[k].ready_s = p->compute_s;
+            if (!c->run.overlap) p->b[k].ready_s = p->compute_s;
     }
     if (p->n == 0) return gq_fail(GQ_ERR_PARAM, msg, cap, "model '%s' has no parameters", c->model->name);
     return loop ? horovod_loop(c, p) : GQ_OK;
@@ -586,7 +588,7 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     const int multi = links.multi, on_host = links.on_host, node_sum = links.node_sum;
     const double b_up = links.b_up;
 
-    if (c->ps_shards < 0 || c->ps_shards > SIM_MAX_PS_SHARDS)
+    if (c->run.ps_shards < 0 || c->run.ps_shards > SIM_MAX_PS_SHARDS)
         return gq_fail(GQ_ERR_PARAM, msg, cap, "--ps-shards must be 1.." SIM_STR(SIM_MAX_PS_SHARDS));
     const int K = plan_servers(c, p, node_sum && multi, on_host); /* ps-sharded's shards (the nodes by default) */
 
@@ -601,24 +603,25 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     p->share = p->servers ? calloc((2 * m->nlayers + 1) * (size_t)p->servers, sizeof *p->share) : NULL;
     p->msgs = p->servers ? calloc((2 * m->nlayers + 1) * (size_t)p->servers, sizeof *p->msgs) : NULL;
     if (!p->b || !T || !first || (p->servers && (!p->share || !p->msgs))) return free(T), free(first), GQ_ERR_NOMEM;
-    const size_t nt = xch_tensors(m, &c->quant, &c->exchange, T);
+    const size_t nt = xch_tensors(m, &c->quant, &c->run.exchange, T);
     if (c->tensor_codec && c->ntensor_codec != nt)
         return free(T), free(first),
                gq_fail(GQ_ERR_PARAM, msg, cap, "the plan has %zu tensors, model '%s' %zu", c->ntensor_codec, m->name,
                        nt);
-    const int roots = p->servers && c->sync == SYNC_PS_FLAT;
-    const int placed = p->servers && c->ps_placement != PS_EVEN && !roots;
+    const int roots = p->servers && c->run.sync == SYNC_PS_FLAT;
+    const int placed = p->servers && c->run.ps_placement != PS_EVEN && !roots;
     /* TensorFlow's local parameter_server on the GPUs (ParamServerDeviceSetter): each variable whole on the GPU
      * holding the fewest elements so far, a partitioned one's pieces each a variable */
-    const int greedy_roots = roots && c->ps_placement == PS_GREEDY, hipress = roots && !greedy_roots;
+    const int greedy_roots = roots && c->run.ps_placement == PS_GREEDY, hipress = roots && !greedy_roots;
     /* BytePS's pipeline with --partition: each piece of a tensor a bucket of its own (one a tensor before) */
-    const int split = p->pipelined && c->partition_bytes > 0;
-    if (p->pipelined && (p->servers || c->exact_flows || (split && (c->fusion_bytes > 0 || c->fusion_cycle_s > 0))))
+    const int split = p->pipelined && c->run.partition_bytes > 0;
+    if (p->pipelined &&
+        (p->servers || c->run.exact_flows || (split && (c->run.fusion_bytes > 0 || c->run.fusion_cycle_s > 0))))
         return free(T), free(first),
                gq_fail(GQ_ERR_PARAM, msg, cap,
                        "BytePS's pipeline (--ps-node-sum gpus) splits every bucket evenly over the servers, as "
                        "aggregated flows%s",
-                       split && !p->servers && !c->exact_flows ? ", a partition a bucket: no fusion" : "");
+                       split && !p->servers && !c->run.exact_flows ? ", a partition a bucket: no fusion" : "");
     for (size_t k = 0; k < nt; k++)
         first[k + 1] = first[k] + (placed || split || greedy_roots ? pieces_of(c, T[k].n)
                                    : roots                         ? root_pieces(c, T[k].n)
@@ -631,8 +634,8 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     }
     /* TensorFlow's workers push each gradient as backward makes it and read each variable as forward needs it, or
      * (distributed_replicated) within the step once its update is applied */
-    p->pull_forward = placed && c->overlap && c->gpus > 1 && c->ps_pull != PS_PULL_ROUND;
-    p->read_in_step = p->pull_forward && c->ps_pull == PS_PULL_BACKWARD;
+    p->pull_forward = placed && c->run.overlap && c->gpus > 1 && c->run.ps_pull != PS_PULL_ROUND;
+    p->read_in_step = p->pull_forward && c->run.ps_pull == PS_PULL_BACKWARD;
     double before[4097] = {0}; /* forward's time before each layer */
     for (size_t l = 0; l < m->nlayers; l++) before[l + 1] = before[l] + fwd[l];
     if ((placed || greedy_roots) && !(server_of = malloc(first[nt] * sizeof *server_of)))
@@ -645,17 +648,18 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
      * server, an all-gather, whole tensors or pieces placed, rings, which re-quantize a chunk at each hop, BytePS's
      * push-pull, whose host encodes the node's sum) */
     const int even_split = !placed && !roots && !node_sum && c->gpus > 1;
-    const size_t segments = !even_split                  ? 1
-                            : c->sync == SYNC_PS_SHARDED ? (size_t)(p->cpu_machines ? p->cpu_machines : K)
-                            : c->sync == SYNC_PS_FLAT    ? (size_t)c->gpus
-                                                         : 1;
+    const size_t segments = !even_split                      ? 1
+                            : c->run.sync == SYNC_PS_SHARDED ? (size_t)(p->cpu_machines ? p->cpu_machines : K)
+                            : c->run.sync == SYNC_PS_FLAT    ? (size_t)c->gpus
+                                                             : 1;
     /* TernGrad's shared scaler, a float a segment, where the engines run it before each bucket; not where
      * TensorFlow's placed servers overlap (their timelines leave it out), nor in BytePS's push-pull */
-    const int shared_scaler =
-        (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED || c->sync == SYNC_PS_FLAT || c->sync == SYNC_ALLGATHER) &&
-        c->gpus > 1 && !node_sum && !p->pull_forward;
+    const int shared_scaler = (c->run.sync == SYNC_PS || c->run.sync == SYNC_PS_SHARDED ||
+                               c->run.sync == SYNC_PS_FLAT || c->run.sync == SYNC_ALLGATHER) &&
+                              c->gpus > 1 && !node_sum && !p->pull_forward;
     /* Horovod's loop: a bucket a tensor first, each ready when backward makes it; fused as the loop runs below */
-    const int loop = c->fusion_wait_previous && c->fusion_cycle_s > 0 && c->overlap && c->gpus > 1 && !p->servers;
+    const int loop =
+        c->run.fusion_wait_previous && c->run.fusion_cycle_s > 0 && c->run.overlap && c->gpus > 1 && !p->servers;
     double t = c->fwd_s, cur_cycle = -1, serial_s = 0, serial_seen = 0;
     sim_bucket *cur = NULL;
     int layer_done = (int)m->nlayers; /* backward has passed layers >= this */
@@ -665,8 +669,8 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         const sim_tensor_codec *tc = c->tensor_codec ? &c->tensor_codec[k] : &whole;
         if (c->tensor_codec) T[k].quantized = tc->quant.id != QZ_FP32;
         const xch_tensor *tt = &T[k];
-        const int requant_down = xch_downlink(&c->exchange, &tc->quant) != DOWNLINK_FP32;
-        const int factors = xch_factor_allreduce(c->sync, &tc->quant) && c->gpus > 1;
+        const int requant_down = xch_downlink(&c->run.exchange, &tc->quant) != DOWNLINK_FP32;
+        const int factors = xch_factor_allreduce(c->run.sync, &tc->quant) && c->gpus > 1;
         p->factors |= factors;
         for (; layer_done > tt->layer; layer_done--) t += bwd[layer_done - 1];
         const double n = (double)tt->n;
@@ -680,12 +684,12 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
          * cycles, when this tensor is ready in a later cycle than the bucket's */
         t += serial_s - serial_seen; /* the encodes so far held backward up */
         serial_seen = serial_s;
-        double cycle = c->fusion_cycle_s > 0 ? cycle_index(t, c->fusion_cycle_s) : 0;
+        double cycle = c->run.fusion_cycle_s > 0 ? cycle_index(t, c->run.fusion_cycle_s) : 0;
         /* whole tensors on their servers: TensorFlow pushes each variable to its server on its own, so the servers
          * work side by side over the whole gradient -- in the round, one exchange, not buckets in turn (each of
          * which would wait for its own busiest server); read in forward, a bucket a tensor, as it is made */
         if (!cur || loop || p->pull_forward ||
-            (!placed && (c->fusion_bytes <= 0 || cur->raw_bytes >= c->fusion_bytes || cycle != cur_cycle))) {
+            (!placed && (c->run.fusion_bytes <= 0 || cur->raw_bytes >= c->run.fusion_bytes || cycle != cur_cycle))) {
             cur = &p->b[p->n++];
             cur_cycle = cycle;
         }
@@ -699,15 +703,15 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
         /* TernGrad's scaler sharing, one tiny exchange a layer (docs/papers.md): every worker's maximum all-reduced
          * before the encode, a float for each segment a server (or each root, or the one server) decodes under it;
          * rings re-quantize at every hop and share nothing */
-        if (shared_scaler && tt->quantized && xch_shares_scaler(&c->exchange, &tc->quant))
+        if (shared_scaler && tt->quantized && xch_shares_scaler(&c->run.exchange, &tc->quant))
             cur->scaler_bytes += 4.0 * (double)nc;
         if (p->servers) /* bytes per server for now; shares once the buckets are whole */
             add_server_bytes(c, p, cur, tt, k, np, up, hipress, first, server_of);
         serial_s += add_codec_costs(c, cur, tc, n, np, q, requant_down, node_sum && multi, node_sum, on_host, b_up);
         /* with cycles a bucket leaves at the end of its cycle (its tensors are ready by then) */
-        cur->ready_s = !c->overlap                      ? p->compute_s
-                       : c->fusion_cycle_s > 0 && !loop ? cycle_end(t, c->fusion_cycle_s)
-                                                        : t;
+        cur->ready_s = !c->run.overlap                      ? p->compute_s
+                       : c->run.fusion_cycle_s > 0 && !loop ? cycle_end(t, c->run.fusion_cycle_s)
+                                                            : t;
         if (split && np > 1) cur = split_bucket(p, np);
     }
     free(T), free(first), free(server_of);
@@ -738,7 +742,7 @@ void sim_traffic(const sim_config *c, const sim_plan *p, double *up, double *dow
     double u = 0, d = 0, P = c->gpus;
     for (int k = 0; k < p->n; k++) {
         const sim_bucket *b = &p->b[k];
-        switch (c->sync) {
+        switch (c->run.sync) {
         case SYNC_PS:
         case SYNC_PS_SHARDED: u += b->up_bytes, d += b->down_bytes; break;
         case SYNC_PS_FLAT: u += (P - 1) / P * b->up_bytes, d += (P - 1) / P * b->down_bytes; break;

@@ -30,7 +30,7 @@ static int check_network(const char *v, char *msg, size_t cap)
     return sim_network_parse(v, &n, msg, cap);
 }
 
-#define AT(field) offsetof(sim_request, field)
+#define AT(field) offsetof(sim_request, run.field)
 
 /* Command-line help shows the rows in this order. */
 const run_param RUN_PARAMS[] = {
@@ -114,7 +114,7 @@ const run_param RUN_PARAMS[] = {
     {.key = "ps_node_sum",
      .flag = "--ps-node-sum",
      .type = RP_ENUM,
-     .offset = AT(ps_node_sum),
+     .offset = AT(node_sum),
      .names = NODE_SUM_NAMES,
      .scope = RP_SIM | RP_COLUMN,
      .help = "ps-sharded with --ps-on cpu: every GPU's gradient crosses PCIe and the host adds them (host, default), "

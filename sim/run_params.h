@@ -39,7 +39,7 @@ typedef struct {
     const char *flag; /* "--fusion-cycle" */
     const char *meta; /* the value in usage lines ("SECONDS"); NULL: the names joined by '|' */
     run_param_type type;
-    size_t offset; /* of the value in sim_request */
+    size_t offset; /* of the value in sim_request (inside its sim_run_params, .run) */
     double lo, hi;
     int lo_open;
     int integral; /* RP_REAL: a whole number (bytes, elements), so that what is simulated is what is labelled */

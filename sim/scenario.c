@@ -56,104 +56,107 @@ static const gpu_spec HOST_CPU = {.name = "cpu", .source = "host CPUs: the measu
 static gq_err refuse_combinations(const sim_request *q, char *msg, size_t cap)
 {
     if (!q->model || !q->platform) return gq_fail(GQ_ERR_PARAM, msg, cap, "needs a model and a platform");
-    const int roots = q->ps_placement == PS_ROOTS;
-    if (roots && q->sync != SYNC_PS_FLAT)
+    const int roots = q->run.ps_placement == PS_ROOTS;
+    if (roots && q->run.sync != SYNC_PS_FLAT)
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--ps-placement roots puts each tensor on a GPU of its own (HiPress's CaSync-PS): it needs "
                        "--sync ps-flat, whose servers are the GPUs, not %s",
-                       sync_name(q->sync));
+                       sync_name(q->run.sync));
     /* ps-flat's servers are the GPUs: each tensor whole on one, HiPress's roots or TensorFlow's greedy setter */
-    const int flat_placed = q->sync == SYNC_PS_FLAT && q->ps_placement != PS_EVEN;
-    if (q->sync == SYNC_PS_FLAT && q->ps_placement == PS_ROUND_ROBIN)
+    const int flat_placed = q->run.sync == SYNC_PS_FLAT && q->run.ps_placement != PS_EVEN;
+    if (q->run.sync == SYNC_PS_FLAT && q->run.ps_placement == PS_ROUND_ROBIN)
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--sync ps-flat places whole tensors on the GPUs as HiPress does (--ps-placement roots: "
                        "tensor k on GPU k mod P) or greedily (greedy), not round-robin");
-    if (flat_placed && q->engine == ENGINE_SMPI)
+    if (flat_placed && q->run.engine == ENGINE_SMPI)
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--ps-placement %s: the smpi engine runs the trainer's ps-flat, which splits every tensor "
                        "evenly over the GPUs",
-                       ps_placement_name(q->ps_placement));
-    if (((q->ps_placement != PS_EVEN && !flat_placed) || q->ps_shards > 0) && q->sync != SYNC_PS_SHARDED)
+                       ps_placement_name(q->run.ps_placement));
+    if (((q->run.ps_placement != PS_EVEN && !flat_placed) || q->run.ps_shards > 0) && q->run.sync != SYNC_PS_SHARDED)
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--ps-shards and --ps-placement shape --sync ps-sharded, not %s",
-                       sync_name(q->sync));
-    const int placed = q->sync == SYNC_PS_SHARDED && q->ps_placement != PS_EVEN && !roots;
-    if (run_param_given(run_param_by_key("ps_pull"), q) && (!placed || !q->overlap))
+                       sync_name(q->run.sync));
+    const int placed = q->run.sync == SYNC_PS_SHARDED && q->run.ps_placement != PS_EVEN && !roots;
+    if (run_param_given(run_param_by_key("ps_pull"), q) && (!placed || !q->run.overlap))
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--ps-pull says when placed servers (--sync ps-sharded --ps-placement "
                        "round-robin|greedy) are read back%s",
                        placed ? "; with --overlap off every exchange waits for backward's end"
                               : ": there are none here");
-    if (q->partition_bytes > 0 && q->ps_node_sum == NODE_SUM_GPUS && (q->fusion_bytes > 0 || q->fusion_cycle_s > 0))
+    if (q->run.partition_bytes > 0 && q->run.node_sum == NODE_SUM_GPUS &&
+        (q->run.fusion_bytes > 0 || q->run.fusion_cycle_s > 0))
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--partition with --ps-node-sum gpus makes each piece a bucket of BytePS's pipeline: "
                        "%s would fuse them again (give --fusion 0 --fusion-cycle 0)",
-                       q->fusion_bytes > 0 ? "--fusion" : "--fusion-cycle");
-    if (q->partition_bytes > 0 && q->ps_node_sum != NODE_SUM_GPUS && !flat_placed &&
-        (q->sync != SYNC_PS_SHARDED || q->ps_placement == PS_EVEN))
+                       q->run.fusion_bytes > 0 ? "--fusion" : "--fusion-cycle");
+    if (q->run.partition_bytes > 0 && q->run.node_sum != NODE_SUM_GPUS && !flat_placed &&
+        (q->run.sync != SYNC_PS_SHARDED || q->run.ps_placement == PS_EVEN))
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--partition cuts tensors that --ps-placement round-robin, greedy or roots places whole; %s",
-                       q->sync != SYNC_PS_SHARDED && q->sync != SYNC_PS_FLAT
+                       q->run.sync != SYNC_PS_SHARDED && q->run.sync != SYNC_PS_FLAT
                            ? "there are no placed servers here"
                            : "with even placement every bucket is already split evenly");
-    if (q->ps_on_cpu && q->sync != SYNC_PS && q->sync != SYNC_PS_SHARDED)
+    if (q->run.ps_on_cpu && q->run.sync != SYNC_PS && q->run.sync != SYNC_PS_SHARDED)
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--ps-on cpu places the servers of --sync ps or ps-sharded, not %s",
-                       sync_name(q->sync));
-    if (q->ps_node_sum != NODE_SUM_HOST && (q->sync != SYNC_PS_SHARDED || !q->ps_on_cpu))
+                       sync_name(q->run.sync));
+    if (q->run.node_sum != NODE_SUM_HOST && (q->run.sync != SYNC_PS_SHARDED || !q->run.ps_on_cpu))
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--ps-node-sum %s %s: it needs --sync ps-sharded --ps-on cpu%s",
-                       q->ps_node_sum == NODE_SUM_GPUS ? "gpus" : "none",
-                       q->ps_node_sum == NODE_SUM_GPUS ? "sums a node's GPUs before its host's servers"
-                                                       : "has every GPU push to the hosts' servers itself",
-                       q->sync != SYNC_PS                ? ""
-                       : q->ps_node_sum == NODE_SUM_GPUS ? " (ps has one server, on node 0)"
-                                                         : " (ps --ps-on cpu already takes every GPU's own)");
-    if (q->ps_cpu_machines > 0 && (q->sync != SYNC_PS_SHARDED || !q->ps_on_cpu))
+                       q->run.node_sum == NODE_SUM_GPUS ? "gpus" : "none",
+                       q->run.node_sum == NODE_SUM_GPUS ? "sums a node's GPUs before its host's servers"
+                                                        : "has every GPU push to the hosts' servers itself",
+                       q->run.sync != SYNC_PS             ? ""
+                       : q->run.node_sum == NODE_SUM_GPUS ? " (ps has one server, on node 0)"
+                                                          : " (ps --ps-on cpu already takes every GPU's own)");
+    if (q->run.ps_cpu_machines > 0 && (q->run.sync != SYNC_PS_SHARDED || !q->run.ps_on_cpu))
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--ps-cpu-machines puts the servers of --sync ps-sharded --ps-on cpu on machines of their own%s",
-                       q->sync == SYNC_PS_SHARDED ? ": it needs --ps-on cpu" : "");
-    if (q->ps_cpu_machines > 0 && (q->ps_shards > 0 || q->ps_placement != PS_EVEN))
+                       q->run.sync == SYNC_PS_SHARDED ? ": it needs --ps-on cpu" : "");
+    if (q->run.ps_cpu_machines > 0 && (q->run.ps_shards > 0 || q->run.ps_placement != PS_EVEN))
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--ps-cpu-machines splits every bucket evenly over its machines: no --ps-shards or "
                        "--ps-placement (they place servers on the workers' nodes)");
-    if (q->ps_node_sum == NODE_SUM_GPUS && (q->ps_shards > 0 || q->ps_placement != PS_EVEN || q->exact_flows))
+    if (q->run.node_sum == NODE_SUM_GPUS &&
+        (q->run.ps_shards > 0 || q->run.ps_placement != PS_EVEN || q->run.exact_flows))
         return gq_fail(
             GQ_ERR_USAGE, msg, cap,
             "--ps-node-sum gpus splits every bucket evenly over the servers as BytePS does (a server a node, "
             "or --ps-cpu-machines), as aggregated flows: no %s",
-            q->exact_flows ? "--exact-flows" : "--ps-shards or --ps-placement");
-    if (q->ps_node_sum == NODE_SUM_GPUS && run_param_given(run_param_by_key("codec_on"), q))
+            q->run.exact_flows ? "--exact-flows" : "--ps-shards or --ps-placement");
+    if (q->run.node_sum == NODE_SUM_GPUS && run_param_given(run_param_by_key("codec_on"), q))
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--codec-on with --ps-node-sum gpus: the host CPU encodes the node's sum there (BytePS's "
                        "compressors run on the CPU)");
     /* an option that would change nothing here is refused, not ignored */
-    if (q->exchange.downlink != DOWNLINK_AUTO &&
-        (q->sync == SYNC_RING || q->sync == SYNC_ALLGATHER || q->sync == SYNC_TREE))
-        return gq_fail(GQ_ERR_USAGE, msg, cap, "--downlink shapes a server's reply; %s has none", sync_name(q->sync));
-    if (q->reduce_on_host && q->sync != SYNC_RING)
+    if (q->run.exchange.downlink != DOWNLINK_AUTO &&
+        (q->run.sync == SYNC_RING || q->run.sync == SYNC_ALLGATHER || q->run.sync == SYNC_TREE))
+        return gq_fail(GQ_ERR_USAGE, msg, cap, "--downlink shapes a server's reply; %s has none",
+                       sync_name(q->run.sync));
+    if (q->run.reduce_on_host && q->run.sync != SYNC_RING)
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--reduce-on host stages a ring all-reduce (--sync ring), not %s",
-                       sync_name(q->sync));
-    if (q->reduce_on_host && q->engine == ENGINE_SMPI)
+                       sync_name(q->run.sync));
+    if (q->run.reduce_on_host && q->run.engine == ENGINE_SMPI)
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--reduce-on host: the smpi engine runs the trainer, which reduces on "
                        "its workers");
-    if (q->ring_pipelined && (q->sync != SYNC_RING || q->engine == ENGINE_SMPI || q->exact_flows))
+    if (q->run.ring_pipelined && (q->run.sync != SYNC_RING || q->run.engine == ENGINE_SMPI || q->run.exact_flows))
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--ring-steps pipelined charges the steps of --sync ring%s",
-                       q->sync != SYNC_RING ? ", not of another scheme"
-                       : q->exact_flows     ? "; --exact-flows makes every step its own SimGrid message"
-                                            : "; the smpi engine runs the trainer's ring, one MPI message a step");
-    if (q->fusion_wait_previous && !fusion_wait_applies(q))
+                       q->run.sync != SYNC_RING ? ", not of another scheme"
+                       : q->run.exact_flows     ? "; --exact-flows makes every step its own SimGrid message"
+                                                : "; the smpi engine runs the trainer's ring, one MPI message a step");
+    if (q->run.fusion_wait_previous && !fusion_wait_applies(q))
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--fusion-wait previous paces Horovod's cycles of all-reduces%s",
-                       q->fusion_cycle_s <= 0 ? ": it needs --fusion-cycle > 0"
-                       : !q->overlap          ? ": with --overlap off every bucket waits for backward's end anyway"
-                       : q->engine == ENGINE_SMPI
+                       q->run.fusion_cycle_s <= 0 ? ": it needs --fusion-cycle > 0"
+                       : !q->run.overlap          ? ": with --overlap off every bucket waits for backward's end anyway"
+                       : q->run.engine == ENGINE_SMPI
                            ? "; the smpi engine runs the trainer's exchange, tensor by tensor"
                            : " (ring, hierarchical, tree, allgather), not a parameter server's exchange");
-    if (q->exact_flows && q->sync == SYNC_TREE)
+    if (q->run.exact_flows && q->run.sync == SYNC_TREE)
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--exact-flows: a tree's flows are already one an edge each way; its pipeline's chunks have "
                        "no message of their own to check");
-    if (q->engine != ENGINE_SIMGRID && (q->exact_flows || q->iterations > 1))
+    if (q->run.engine != ENGINE_SIMGRID && (q->run.exact_flows || q->run.iterations > 1))
         return gq_fail(GQ_ERR_USAGE, msg, cap, "%s is the SimGrid engine's; the %s engine has no use for it",
-                       q->exact_flows ? "--exact-flows" : "--iterations", sim_engine_name(q->engine));
+                       q->run.exact_flows ? "--exact-flows" : "--iterations", sim_engine_name(q->run.engine));
     return GQ_OK;
 }
 
@@ -175,7 +178,7 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
         scenario_close(s);
         return gq_fail(e, msg, cap, "--platform '%s': %s", q->platform, why);
     }
-    if (s->cluster.rpc && (q->sync == SYNC_PS || q->sync == SYNC_PS_SHARDED || q->sync == SYNC_PS_FLAT)) {
+    if (s->cluster.rpc && (q->run.sync == SYNC_PS || q->run.sync == SYNC_PS_SHARDED || q->run.sync == SYNC_PS_FLAT)) {
         /* the servers' messages */
         char src[150];
         const char *rpc = cluster_rpc_name(s->cluster.rpc);
@@ -194,7 +197,7 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
                  s->cluster.xml_path[0] ? ", per byte not charged on a user's XML" : "");
     }
     const char *gpu = q->gpu ? q->gpu : s->cluster.gpu;
-    if (strcmp(gpu, "cpu") == 0 && !(q->gpu_images_per_s > 0 && q->codec_on != CODEC_ON_GPU)) {
+    if (strcmp(gpu, "cpu") == 0 && !(q->run.gpu_images_per_s > 0 && q->run.codec_on != CODEC_ON_GPU)) {
         scenario_close(s);
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "gpu 'cpu' (workers on host CPUs) needs their measured compute rate (--gpu-images-per-s, or "
@@ -209,7 +212,7 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
         return GQ_ERR_USAGE; /* a name that names no GPU, as an unknown model or platform */
     }
     /* TF32 is a tensor-core mode of Ampere and later: a rate measured elsewhere cannot make an older GPU run it */
-    if (q->precision == PRECISION_TF32 &&
+    if (q->run.precision == PRECISION_TF32 &&
         (s->gpu == &HOST_CPU || (s->gpu->compute_capability > 0 && s->gpu->compute_capability < GPU_TF32_CAPABILITY))) {
         char what[64] = "a host CPU";
         if (s->gpu != &HOST_CPU) snprintf(what, sizeof what, "compute capability %.1f", s->gpu->compute_capability);
@@ -222,12 +225,13 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
     }
     /* the default spread is identical GPUs' published one; a host CPU's rows (the lab's) carry their slowest rank
      * already, so none is assumed for them unless the run gives one */
-    if (s->gpu == &HOST_CPU && !run_param_given(run_param_by_key("compute_jitter"), &s->req)) s->req.compute_jitter = 0;
-    if (q->codec_costs) {
+    if (s->gpu == &HOST_CPU && !run_param_given(run_param_by_key("compute_jitter"), &s->req))
+        s->req.run.compute_jitter = 0;
+    if (q->run.codec_costs) {
         char *text;
         size_t len;
-        if ((e = gq_read_file(q->codec_costs, (size_t)16 << 20, 1, &text, &len, msg, cap)) == GQ_OK) {
-            e = codec_profile_parse(text, len, q->codec_costs, &s->profile, msg, cap);
+        if ((e = gq_read_file(q->run.codec_costs, (size_t)16 << 20, 1, &text, &len, msg, cap)) == GQ_OK) {
+            e = codec_profile_parse(text, len, q->run.codec_costs, &s->profile, msg, cap);
             free(text);
         }
         if (e != GQ_OK) {
@@ -237,13 +241,13 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
     }
     s->batch = q->batch ? q->batch : s->model->batch ? s->model->batch : 32;
     model_zoo view = zoo_view(s->zoo);
-    if (gpu_compute_in(&s->zoo->gpus, &view, s->model, s->gpu, s->batch, (precision_kind)q->precision,
-                       q->gpu_images_per_s, &s->compute) != GQ_OK) {
-        if (q->precision != PRECISION_FP32)
+    if (gpu_compute_in(&s->zoo->gpus, &view, s->model, s->gpu, s->batch, (precision_kind)q->run.precision,
+                       q->run.gpu_images_per_s, &s->compute) != GQ_OK) {
+        if (q->run.precision != PRECISION_FP32)
             gq_fail(GQ_ERR_PARAM, msg, cap,
                     "--precision %s: no measured %s throughput for %s on %s (data/gpu_throughput_precision.csv); "
                     "give the measured rate with --gpu-images-per-s",
-                    PRECISION_NAMES[q->precision], PRECISION_NAMES[q->precision], s->model->name, s->gpu->name);
+                    PRECISION_NAMES[q->run.precision], PRECISION_NAMES[q->run.precision], s->model->name, s->gpu->name);
         else
             gq_fail(GQ_ERR_PARAM, msg, cap, "no compute profile for %s on %s", s->model->name, s->gpu->name);
         scenario_close(s);
@@ -257,11 +261,11 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
 static const char *compute_source_of(const sim_scenario *s, char *out, size_t cap)
 {
     const char *source = compute_source_name(s->compute.source);
-    const double cv = s->req.compute_jitter;
-    if (s->req.precision == PRECISION_FP32 && cv <= 0) return source;
-    int k = s->req.precision == PRECISION_FP32
+    const double cv = s->req.run.compute_jitter;
+    if (s->req.run.precision == PRECISION_FP32 && cv <= 0) return source;
+    int k = s->req.run.precision == PRECISION_FP32
                 ? snprintf(out, cap, "%s", source)
-                : snprintf(out, cap, "%s (%s)", source, PRECISION_NAMES[s->req.precision]);
+                : snprintf(out, cap, "%s (%s)", source, PRECISION_NAMES[s->req.run.precision]);
     if (cv > 0 && k >= 0 && (size_t)k < cap) snprintf(out + k, cap - (size_t)k, "; stragglers CV %.3g", cv);
     return out;
 }
@@ -282,34 +286,35 @@ static gq_err codec_of(const sim_scenario *s, const qz_params *qp, sim_tensor_co
     const sim_request *q = &s->req;
     char why[512];
     codec_cost cost;
-    if (q->quant_rate > 0 && qp->id != QZ_FP32 && q->codec_on != CODEC_ON_NONE) {
+    if (q->run.quant_rate > 0 && qp->id != QZ_FP32 && q->run.codec_on != CODEC_ON_NONE) {
         memset(&cost, 0, sizeof cost);
-        cost.enc_ns = cost.dec_ns = 1e9 / q->quant_rate;
-        snprintf(cost.source, sizeof cost.source, "--quant-rate %g on the %s", q->quant_rate,
-                 codec_device_name(q->codec_on));
+        cost.enc_ns = cost.dec_ns = 1e9 / q->run.quant_rate;
+        snprintf(cost.source, sizeof cost.source, "--quant-rate %g on the %s", q->run.quant_rate,
+                 codec_device_name(q->run.codec_on));
     } else {
-        gq_err e = codec_cost_for(qp, q->codec_on, &s->zoo->gpus, s->gpu, s->req.codec_costs ? &s->profile : NULL,
-                                  &cost, why, sizeof why);
+        gq_err e = codec_cost_for(qp, q->run.codec_on, &s->zoo->gpus, s->gpu,
+                                  s->req.run.codec_costs ? &s->profile : NULL, &cost, why, sizeof why);
         if (e != GQ_OK) return gq_fail(e, msg, cap, "%s", why);
     }
     /* error feedback, where the trainer keeps it (not in rings that re-quantize): adding the residual before encoding
      * and keeping the new one after is a pass over the gradient, a read and a write of 4 bytes an element, at the
      * memory bandwidth of the device that encodes (the host's: its measured pass, the sum a CPU server does) */
-    const int ef = qp->id != QZ_FP32 && q->codec_on != CODEC_ON_NONE && xch_keeps_residual(q->sync, qp) &&
-                   (q->ef == EF_ON || (q->ef == EF_AUTO && qz_biased(qp->id)));
+    const int ef = qp->id != QZ_FP32 && q->run.codec_on != CODEC_ON_NONE && xch_keeps_residual(q->run.sync, qp) &&
+                   (q->run.ef == EF_ON || (q->run.ef == EF_AUTO && qz_biased(qp->id)));
     double ef_ns = 0;
-    if (ef && q->codec_on == CODEC_ON_GPU && s->gpu->mem_bw > 0) {
+    if (ef && q->run.codec_on == CODEC_ON_GPU && s->gpu->mem_bw > 0) {
         ef_ns = 8.0 / s->gpu->mem_bw * 1e9;
     } else if (ef) {
         codec_cost host;
-        gq_err e = codec_server_cost_cpu(qp, s->req.codec_costs ? &s->profile : NULL, &host, &ef_ns, why, sizeof why);
+        gq_err e =
+            codec_server_cost_cpu(qp, s->req.run.codec_costs ? &s->profile : NULL, &host, &ef_ns, why, sizeof why);
         if (e != GQ_OK) return gq_fail(e, msg, cap, "--ef: %s", why);
     }
     tc->quant = *qp;
-    tc->encode_ns = cost.enc_ns * q->quant_cost_scale + ef_ns;
-    tc->decode_ns = cost.dec_ns * q->quant_cost_scale;
-    tc->encode_fixed_ns = cost.enc_fixed_ns * q->quant_cost_scale;
-    tc->decode_fixed_ns = cost.dec_fixed_ns * q->quant_cost_scale;
+    tc->encode_ns = cost.enc_ns * q->run.quant_cost_scale + ef_ns;
+    tc->decode_ns = cost.dec_ns * q->run.quant_cost_scale;
+    tc->encode_fixed_ns = cost.enc_fixed_ns * q->run.quant_cost_scale;
+    tc->decode_fixed_ns = cost.dec_fixed_ns * q->run.quant_cost_scale;
     if (ef)
         snprintf(source, scap, "%s; error feedback +%.3g ns/element", cost.source, ef_ns);
     else
@@ -399,18 +404,18 @@ static gq_err run_or_check(sim_scenario *s, const char *quant, const tensor_plan
                 c.quant = plan->quant[k];
                 break;
             }
-        if (q->engine == ENGINE_SMPI)
+        if (q->run.engine == ENGINE_SMPI)
             return gq_fail(GQ_ERR_USAGE, msg, cap,
                            "--plan with --engine smpi: the trainer's exchange sends every tensor with one quantizer");
-        if (q->ps_on_cpu && c.quant.id != QZ_FP32)
+        if (q->run.ps_on_cpu && c.quant.id != QZ_FP32)
             return gq_fail(GQ_ERR_USAGE, msg, cap,
                            "--plan with --ps-on cpu: the host's codecs are modelled for one "
                            "quantizer a run, not one a tensor");
     } else if (qz_parse_spec(quant, &c.quant, why, sizeof why) != GQ_OK)
         return gq_fail(GQ_ERR_SPEC, msg, cap, "--quant '%s': %s", quant, why);
     /* mixed precision makes fp16 gradients: sent as they are (fp32 or fp16 asked), with nothing to encode */
-    const int amp_native = q->precision == PRECISION_AMP && (c.quant.id == QZ_FP32 || c.quant.id == QZ_FP16);
-    if (q->precision == PRECISION_AMP && plan)
+    const int amp_native = q->run.precision == PRECISION_AMP && (c.quant.id == QZ_FP32 || c.quant.id == QZ_FP16);
+    if (q->run.precision == PRECISION_AMP && plan)
         return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "--plan with --precision amp: a plan's fp32 tensors would travel as fp16, which it does not "
                        "say; give the plan's codecs for fp16 gradients by hand");
@@ -418,13 +423,14 @@ static gq_err run_or_check(sim_scenario *s, const char *quant, const tensor_plan
         return gq_fail(GQ_ERR_SPEC, msg, cap, "fp16: %s", why);
     for (size_t k = 0; k < (plan ? plan->n : 1); k++) {
         const qz_params *kq = plan ? &plan->quant[k] : &c.quant;
-        if (q->ef == EF_ON && gpus > 1 && kq->id != QZ_FP32 && !xch_keeps_residual(q->sync, kq)) {
+        if (q->run.ef == EF_ON && gpus > 1 && kq->id != QZ_FP32 && !xch_keeps_residual(q->run.sync, kq)) {
             char spec[256];
             qz_format_spec(kq, spec, sizeof spec);
             return gq_fail(GQ_ERR_USAGE, msg, cap,
                            "--ef on with %s in a %s: each hop re-quantizes a partial sum, there is no one residual "
                            "to feed back (%spowersgd all-reduces its factors and keeps one)",
-                           spec, sync_name(q->sync), q->sync == SYNC_RING ? "the trainer refuses it too; " : "");
+                           spec, sync_name(q->run.sync),
+                           q->run.sync == SYNC_RING ? "the trainer refuses it too; " : "");
         }
     }
     char codec_source[512] = "";
@@ -446,18 +452,10 @@ static gq_err run_or_check(sim_scenario *s, const char *quant, const tensor_plan
     c.model_source = q->model;
     c.cluster = &s->cluster;
     c.gpus = gpus;
-    c.sync = q->sync;
-    c.ps_shards = q->ps_shards;
-    c.ps_placement = q->ps_placement;
-    c.ps_pull = q->ps_pull;
-    c.ps_on_cpu = q->ps_on_cpu;
-    c.node_sum = q->ps_node_sum;
-    c.ps_cpu_machines = q->ps_cpu_machines;
+    c.run = q->run; /* the run parameters whole; the engine below may be the check's */
     c.grads_fp16 = amp_native;
-    c.reduce_on_host = q->reduce_on_host;
-    c.ring_pipelined = q->ring_pipelined;
     char server_source[168] = "";
-    if (q->reduce_on_host) { /* MPI sums fp32 on the host: quantized buffers would need a codec there too */
+    if (q->run.reduce_on_host) { /* MPI sums fp32 on the host: quantized buffers would need a codec there too */
         if (c.quant.id != QZ_FP32)
             return free(per),
                    gq_fail(GQ_ERR_USAGE, msg, cap,
@@ -465,49 +463,41 @@ static gq_err run_or_check(sim_scenario *s, const char *quant, const tensor_plan
                            "run on the GPUs",
                            plan ? "a plan that compresses" : "--quant '", plan ? "" : quant, plan ? "" : "'");
         codec_cost srv;
-        gq_err e = codec_server_cost_cpu(&c.quant, s->req.codec_costs ? &s->profile : NULL, &srv, &c.server_sum_ns, why,
-                                         sizeof why);
+        gq_err e = codec_server_cost_cpu(&c.quant, s->req.run.codec_costs ? &s->profile : NULL, &srv, &c.server_sum_ns,
+                                         why, sizeof why);
         if (e != GQ_OK) return free(per), gq_fail(e, msg, cap, "--reduce-on host: %s", why);
         snprintf(server_source, sizeof server_source, "; the ring on the host: %.140s", srv.source);
     }
-    if (q->ps_on_cpu) { /* the host's codec and its summation */
+    if (q->run.ps_on_cpu) { /* the host's codec and its summation */
         codec_cost srv;
-        gq_err e = codec_server_cost_cpu(&c.quant, s->req.codec_costs ? &s->profile : NULL, &srv, &c.server_sum_ns, why,
-                                         sizeof why);
+        gq_err e = codec_server_cost_cpu(&c.quant, s->req.run.codec_costs ? &s->profile : NULL, &srv, &c.server_sum_ns,
+                                         why, sizeof why);
         if (e != GQ_OK)
             return free(per), gq_fail(e, msg, cap, "--ps-on cpu, --quant '%s': %s", plan ? "fp32" : quant, why);
-        if (q->quant_rate > 0 && c.quant.id != QZ_FP32) srv.enc_ns = srv.dec_ns = 1e9 / q->quant_rate;
-        c.server_encode_ns = srv.enc_ns * q->quant_cost_scale;
-        c.server_decode_ns = srv.dec_ns * q->quant_cost_scale;
-        c.server_encode_fixed_ns = srv.enc_fixed_ns * q->quant_cost_scale;
-        c.server_decode_fixed_ns = srv.dec_fixed_ns * q->quant_cost_scale;
+        if (q->run.quant_rate > 0 && c.quant.id != QZ_FP32) srv.enc_ns = srv.dec_ns = 1e9 / q->run.quant_rate;
+        c.server_encode_ns = srv.enc_ns * q->run.quant_cost_scale;
+        c.server_decode_ns = srv.dec_ns * q->run.quant_cost_scale;
+        c.server_encode_fixed_ns = srv.enc_fixed_ns * q->run.quant_cost_scale;
+        c.server_decode_fixed_ns = srv.dec_fixed_ns * q->run.quant_cost_scale;
         snprintf(server_source, sizeof server_source, "; %s", srv.source);
     }
     c.rpc_send_s = s->rpc_send_s, c.rpc_recv_s = s->rpc_recv_s;
-    c.exchange = q->exchange;
-    c.overlap = q->overlap;
-    c.fusion_bytes = q->fusion_bytes;
-    c.fusion_cycle_s = q->fusion_cycle_s;
-    c.fusion_wait_previous = q->fusion_wait_previous;
-    c.partition_bytes = q->partition_bytes;
-    const double slowest = sim_slowest_of(gpus, q->compute_jitter); /* every step waits for the slowest GPU */
+    const double slowest = sim_slowest_of(gpus, q->run.compute_jitter); /* every step waits for the slowest GPU */
     c.fwd_s = s->compute.fwd_s * slowest;
     c.bwd_s = s->compute.bwd_s * slowest;
     c.encode_ns = whole.encode_ns, c.decode_ns = whole.decode_ns;
     c.encode_fixed_ns = whole.encode_fixed_ns, c.decode_fixed_ns = whole.decode_fixed_ns;
-    c.codec_serial = q->codec_on == CODEC_ON_GPU;
+    c.codec_serial = q->run.codec_on == CODEC_ON_GPU;
     /* the host sits behind PCIe 3 x16 whatever joins the GPUs (NVLink links GPUs, not the host) */
-    c.host_copy_bw = q->codec_on == CODEC_ON_CPU && s->gpu != &HOST_CPU ? link_kind_find("pcie3", 1)->bandwidth : 0;
-    if (c.node_sum == NODE_SUM_GPUS) { /* the GPUs only sum (NCCL); the host encodes the node's sum at its own costs */
+    c.host_copy_bw = q->run.codec_on == CODEC_ON_CPU && s->gpu != &HOST_CPU ? link_kind_find("pcie3", 1)->bandwidth : 0;
+    if (c.run.node_sum ==
+        NODE_SUM_GPUS) { /* the GPUs only sum (NCCL); the host encodes the node's sum at its own costs */
         c.encode_ns = c.decode_ns = c.encode_fixed_ns = c.decode_fixed_ns = 0;
         c.codec_serial = 0, c.host_copy_bw = 0;
         if (c.quant.id != QZ_FP32 && !amp_native)
             snprintf(codec_source, sizeof codec_source, "the hosts' CPUs, after the node's sum is copied there");
     }
-    c.engine = check_engine >= 0 ? (engine_kind)check_engine : q->engine;
-    c.network_model = q->network_model;
-    c.iterations = q->iterations;
-    c.exact_flows = q->exact_flows;
+    if (check_engine >= 0) c.run.engine = (engine_kind)check_engine;
     gq_err e = check_engine >= 0 ? sim_check(&c, why, sizeof why) : sim_run(&c, &o->r, why, sizeof why);
     if (check_engine >= 0) {
         free(per);
@@ -559,16 +549,16 @@ void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o)
     const sim_request *q = &s->req;
     const sim_result *r = &o->r;
     char sync[96], compute[96];
-    sync_describe(q->sync, q->ps_shards, q->ps_placement, q->ps_pull, q->ps_on_cpu, q->ps_node_sum, q->ps_cpu_machines,
-                  q->partition_bytes, sync, sizeof sync);
+    sync_describe(q->run.sync, q->run.ps_shards, q->run.ps_placement, q->run.ps_pull, q->run.ps_on_cpu, q->run.node_sum,
+                  q->run.ps_cpu_machines, q->run.partition_bytes, sync, sizeof sync);
     table_row(t,
               "%s\t%s\t%d\t%s\t%s\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
               "\t" TABLE_REAL "\t" TABLE_REAL "\t%.0f\t%.0f\t" TABLE_REAL "\t" TABLE_REAL
               "\t%s\t%d\t%s\t%s\t%.0f\t%s\t%s\t%s",
               s->model->name, q->platform, o->gpus, o->quant, sync, r->iteration_s, r->compute_s, r->comm_exposed_s,
               r->comm_s, r->compute_s > 0 ? r->comm_s / r->compute_s : 0, r->encode_s, r->decode_s, r->bytes_up,
-              r->bytes_down, o->images_per_s, o->speedup, sim_engine_name(q->engine), s->batch, s->gpu->name,
-              q->overlap ? "on" : "off", q->fusion_bytes, compute_source_of(s, compute, sizeof compute),
+              r->bytes_down, o->images_per_s, o->speedup, sim_engine_name(q->run.engine), s->batch, s->gpu->name,
+              q->run.overlap ? "on" : "off", q->run.fusion_bytes, compute_source_of(s, compute, sizeof compute),
               r->network_model, o->codec_source);
 }
 
@@ -709,7 +699,7 @@ static gq_err row_request(const measured_row *row, const char *file, const sim_r
 {
     *q = *base;
     char why[1024];
-    if (row_sync(row->sync, &q->sync, &q->ps_on_cpu))
+    if (row_sync(row->sync, &q->run.sync, &q->run.ps_on_cpu))
         return gq_fail(
             GQ_ERR_SPEC, msg, cap,
             "%s:%d: sync '%s' is not ps, ps-sharded, ps-flat, ring, hierarchical, allgather, parameter_server(...) "
@@ -829,8 +819,8 @@ static gq_err validate_in(const measured_set *ms, const char *file, const sim_re
         if (row->gpus > 1) ape[scored++] = fabs(err); /* one GPU: the throughput's own measurement, exact */
         char sync[96], compute[96]; /* sync: the scheme that ran, the row's with its framework's settings */
         const sim_request *ran = &s.req;
-        sync_describe(ran->sync, ran->ps_shards, ran->ps_placement, ran->ps_pull, ran->ps_on_cpu, ran->ps_node_sum,
-                      ran->ps_cpu_machines, ran->partition_bytes, sync, sizeof sync);
+        sync_describe(ran->run.sync, ran->run.ps_shards, ran->run.ps_placement, ran->run.ps_pull, ran->run.ps_on_cpu,
+                      ran->run.node_sum, ran->run.ps_cpu_machines, ran->run.partition_bytes, sync, sizeof sync);
         table_row(rows, "%s\t%s\t%s\t%llu\t%s\t%s\t%llu\t" TABLE_REAL "\t" TABLE_REAL "\t%+.1f\t%s", s.model->name,
                   platform, s.gpu->name, (unsigned long long)row->batch, sync, quant, (unsigned long long)row->gpus,
                   row->images_per_s, o.images_per_s, err, compute_source_of(&s, compute, sizeof compute));
@@ -916,7 +906,7 @@ gq_err sim_grid(const measured_set *grid, const char *file, const sim_request *r
 
 double sim_grid_cost_s(const measured_row *row, const sim_request *base)
 {
-    if (base->engine == ENGINE_ANALYTIC) return 0.001;
+    if (base->run.engine == ENGINE_ANALYTIC) return 0.001;
     sim_request q;
     char platform[1024], msg[256];
     const char *quant;
@@ -925,9 +915,9 @@ double sim_grid_cost_s(const measured_row *row, const sim_request *base)
         cluster_parse(platform, &cl, msg, sizeof msg) != GQ_OK)
         return 1;    /* a platform file, or a row that will fail: a second */
     int buckets = 0; /* ps-flat's cost grows with its buckets: the analytic engine's plan says how many */
-    if (q.sync == SYNC_PS_FLAT) {
+    if (q.run.sync == SYNC_PS_FLAT) {
         sim_request aq = q;
-        aq.engine = ENGINE_ANALYTIC;
+        aq.run.engine = ENGINE_ANALYTIC;
         sim_scenario s;
         sim_outcome o;
         if (scenario_open(&s, &aq, msg, sizeof msg) == GQ_OK &&
@@ -935,7 +925,7 @@ double sim_grid_cost_s(const measured_row *row, const sim_request *base)
             buckets = o.r.buckets;
         scenario_close(&s);
     }
-    return sim_simgrid_cost_s(&cl, q.sync, (int)row->gpus, q.iterations, buckets);
+    return sim_simgrid_cost_s(&cl, q.run.sync, (int)row->gpus, q.run.iterations, buckets);
 }
 
 void sim_grid_blocks(const measured_set *grid, const sim_request *base, int ranks, size_t *bounds)

@@ -18,37 +18,12 @@
 
 /* What a user asks for, by name. sim_request_defaults() fills the defaults. */
 typedef struct {
-    const char *model;    /* a built-in name or a .model path */
-    const char *platform; /* a built-in name, a cluster: spec, or an .xml path */
-    const char *gpu;      /* NULL: the platform's GPU */
-    const char *gpu_file; /* extra GPU rows, or NULL */
-    const char *network_model;
-    int batch; /* per GPU; 0: the model's customary batch (else 32) */
-    sync_kind sync;
-    int ps_shards;             /* ps-sharded: servers (0: one per node) */
-    ps_placement ps_placement; /* ps-sharded: even, or whole tensors as TensorFlow places them */
-    int ps_pull;               /* placed servers: when each variable is read back (ps_pull_mode, sim.h) */
-    int ps_on_cpu;             /* ps, ps-sharded: aggregate on the nodes' host CPUs */
-    node_sum ps_node_sum;      /* ps-sharded on the host CPUs: who sums a node's GPUs' gradients (sim.h) */
-    int ps_cpu_machines;       /* ps-sharded on the host CPUs: servers on this many machines without GPUs; 0: none */
-    int reduce_on_host;        /* ring: staged through host memory and summed by the CPU (MPI's all-reduce) */
-    int ring_pipelined;        /* ring: the network model's latency factor once a ring, not once a step (NCCL) */
-    xch_policy exchange;
-    int overlap;
-    double fusion_bytes, fusion_cycle_s;
-    int fusion_wait_previous; /* Horovod's loop: a cycle waits for the previous one's all-reduces (back-pressure) */
-    double partition_bytes;   /* placed servers: tensors larger cut into pieces placed on their own; 0: whole */
-    engine_kind engine;
-    int iterations, exact_flows;
-    double gpu_images_per_s;  /* > 0: this GPU's measured throughput (in `precision`), instead of a profile */
-    int precision;            /* precision_kind: fp32; amp (fp16 gradients, no codec for them); tf32 */
-    codec_device codec_on;    /* where encode and decode run (default the GPU) */
-    const char *codec_costs;  /* a codec cost profile file (quant,device,...), or NULL */
-    double quant_rate;        /* > 0: codec cost as this many elements/s on every device, nothing fixed */
-    double quant_cost_scale;  /* codec cost multiplier */
-    double compute_jitter;    /* stragglers: each GPU's compute time's coefficient of variation (Gaussian) */
-    int ef;                   /* error feedback: EF_AUTO (on for the biased quantizers), EF_ON, EF_OFF */
-    const char *framework;    /* a preset (frameworks.h) for the parameters not given; NULL: none */
+    const char *model;        /* a built-in name or a .model path */
+    const char *platform;     /* a built-in name, a cluster: spec, or an .xml path */
+    const char *gpu;          /* NULL: the platform's GPU */
+    const char *gpu_file;     /* extra GPU rows, or NULL */
+    int batch;                /* per GPU; 0: the model's customary batch (else 32) */
+    sim_run_params run;       /* the run parameters (sim.h), as run_param_set left them */
     unsigned long long given; /* which run parameters were set (bit k: RUN_PARAMS[k]), by run_param_set */
     gq_zoo *zoo; /* a zoo loaded with gpu_file's rows, shared by the scenarios opened from this request; NULL: each
                   * scenario loads its own (sim_request_share_zoo) */
@@ -126,7 +101,7 @@ gq_err scenario_check(sim_scenario *s, const char *quant, int gpus, engine_kind 
 /* The columns of a run's row, and the row. */
 extern const char *const SIM_COLUMNS[];
 extern const size_t SIM_NCOLUMNS;
-enum { EF_AUTO, EF_ON, EF_OFF }; /* sim_request.ef, in the order of the run parameter's names */
+enum { EF_AUTO, EF_ON, EF_OFF }; /* sim_run_params.ef, in the order of the run parameter's names */
 
 /* model, platform, gpus, quant, sync: what names a row */
 #define SIM_KEY_COLUMNS 5

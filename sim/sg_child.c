@@ -382,7 +382,7 @@ static void node_reduce_bcast(sg_world *w, sg_actor_ctx *me, const sim_bucket *b
     }
     /* one GPU a node sends the servers its own encoded contribution and decodes their reply (a ring across leaders
      * encodes and decodes its steps) */
-    const int alone = here == 1 && w->N > 1 && w->c->sync == SYNC_PS_SHARDED;
+    const int alone = here == 1 && w->N > 1 && w->c->run.sync == SYNC_PS_SHARDED;
     if (alone) sleep_s(b->enc_s);
     if (w->N > 1) inter(w, me->node, b);
     if (alone) sleep_s(b->dec_down_s);
@@ -402,7 +402,7 @@ static void node_reduce_bcast(sg_world *w, sg_actor_ctx *me, const sim_bucket *b
 static void leaders_ring(sg_world *w, int node, const sim_bucket *b)
 {
     double steps = 2.0 * (w->N - 1);
-    if (w->c->exact_flows) {
+    if (w->c->run.exact_flows) {
         ring_steps(w, "hr", node, w->N, b->up_bytes / w->N, steps, (b->enc_s + b->dec_s) / w->N);
         return;
     }
@@ -435,7 +435,7 @@ static void leaders_shards(sg_world *w, int node, const sim_bucket *b)
     const double g = node_pushes(p, node), T = all_pushes(p), share = (double)(w->N - 1) / w->N;
     const double sent = g * (w->N - 1), taken = T - g;             /* messages out to the others, and in from them */
     const double send = w->c->rpc_send_s, recv = w->c->rpc_recv_s; /* each message, at each end */
-    const int pairs = w->c->exact_flows || node_pushes(p, w->N - 1) != node_pushes(p, 0);
+    const int pairs = w->c->run.exact_flows || node_pushes(p, w->N - 1) != node_pushes(p, 0);
     sleep_s(sent * send);
     if (pairs)
         all_to_all(w, "su", node, g * b->up_bytes / w->N, 0);
@@ -750,13 +750,13 @@ static void exchange_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
 {
     const int a = me->index, R = w->R;
     const double a_hop = w->plan->a_ring;
-    switch (w->c->sync) {
+    switch (w->c->run.sync) {
     case SYNC_PS: ps_worker(w, a, b); break;
     case SYNC_PS_FLAT: (w->plan->servers ? roots_worker : flat_worker)(w, a, b); break;
     case SYNC_PS_SHARDED:
-        if (w->c->ps_on_cpu && w->c->node_sum == NODE_SUM_GPUS)
+        if (w->c->run.ps_on_cpu && w->c->run.node_sum == NODE_SUM_GPUS)
             node_sum_bucket(w, me, b);
-        else if (w->c->ps_on_cpu)
+        else if (w->c->run.ps_on_cpu)
             to_host(w, me, b);
         else
             node_reduce_bcast(w, me, b, w->plan->servers ? leaders_placed : leaders_shards);
@@ -765,7 +765,7 @@ static void exchange_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
     case SYNC_RING: {
         double steps = 2.0 * (w->P - 1);
         sleep_s(b->host_s); /* staged through host memory: copies and the CPU's sums (0 on the GPUs) */
-        if (w->c->exact_flows) {
+        if (w->c->run.exact_flows) {
             ring_steps(w, "rg", a, R, b->up_bytes / w->P, steps, (b->enc_s + b->dec_s) / w->P);
             break;
         }
@@ -776,7 +776,7 @@ static void exchange_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
     case SYNC_TREE: tree_exchange(w, me, b); break;
     case SYNC_ALLGATHER:
         sleep_s(b->enc_s);
-        if (w->c->exact_flows) {
+        if (w->c->run.exact_flows) {
             ring_steps(w, "ag", a, R, b->up_bytes, w->P - 1, b->dec_s);
             break;
         }
@@ -1353,11 +1353,13 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
                   .P = c->gpus,
                   .G = p->per_node,
                   .N = p->nodes,
-                  .iters = c->iterations > 0 ? c->iterations : 1};
+                  .iters = c->run.iterations > 0 ? c->run.iterations : 1};
     /* the workers; then a single server, or with servers on the host CPUs one per node */
     /* (BytePS on one machine has none: it connects to no server) */
     const int hosts =
-        c->ps_on_cpu && c->sync == SYNC_PS_SHARDED && w.P > 1 && !(c->node_sum == NODE_SUM_GPUS && w.N == 1) ? w.N : 0;
+        c->run.ps_on_cpu && c->run.sync == SYNC_PS_SHARDED && w.P > 1 && !(c->run.node_sum == NODE_SUM_GPUS && w.N == 1)
+            ? w.N
+            : 0;
     sg_actor_ctx *ctx = calloc((size_t)w.P + 1 + (size_t)hosts, sizeof *ctx);
     w.end = calloc((size_t)w.P, sizeof *w.end);
     w.comm = calloc((size_t)w.P, sizeof *w.comm);
@@ -1421,7 +1423,7 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
         if (!w.hub_phases || !w.hub_calls) return 1;
     }
     free(all);
-    const int ps_cpu = c->sync == SYNC_PS && c->ps_on_cpu;
+    const int ps_cpu = c->run.sync == SYNC_PS && c->run.ps_on_cpu;
     int leader = 0; /* a host's node's first GPU actor: the hosts come in node order */
     sg_actor_ctx *pf = p->pull_forward ? calloc((size_t)w.N + (size_t)p->servers, sizeof *pf) : NULL;
     if (p->pull_forward) { /* an actor a node and one a server, each on the node's first GPU or its host CPU */
@@ -1473,7 +1475,7 @@ int gq_simgrid_child(const sim_config *c, const sim_plan *p, const char *xml_pat
         }
     }
     for (int a = 0; !p->pull_forward && a <= w.R + hosts; a++) { /* the workers, then the server(s) where there are */
-        if (a == w.R && !(c->sync == SYNC_PS && w.P > 1)) continue;
+        if (a == w.R && !(c->run.sync == SYNC_PS && w.P > 1)) continue;
         const int server = a == w.R, host = a > w.R, node = host ? a - w.R - 1 : server ? 0 : ctx[a].node;
         int gpu = server || host ? 0 : ctx[a].slot;
         sg_host_t where = host || (server && ps_cpu) ? cpu[node] : grid[node * host_cols + gpu];

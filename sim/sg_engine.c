@@ -131,9 +131,9 @@ gq_err sim_simgrid_check(const sim_config *c, const sim_plan *p, char *msg, size
      * Where the stand-in only meets its leader, which waits for it anyway
      * (ps-sharded, hierarchical), it needs no actor: the leader moves its
      * flows from its host and keeps its clock (sg_child.c), one actor a node. */
-    const int on_cpu = c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED);
+    const int on_cpu = c->run.ps_on_cpu && (c->run.sync == SYNC_PS || c->run.sync == SYNC_PS_SHARDED);
     node_grouped stand_in = {0, 0, 0, 0};
-    const node_actors mode = actors_mode(c->cluster, c->sync, c->gpus, on_cpu, &stand_in);
+    const node_actors mode = actors_mode(c->cluster, c->run.sync, c->gpus, on_cpu, &stand_in);
     const int grouped = mode != NODE_PER_GPU;
     const int actors = on_cpu ? c->gpus + p->nodes + p->cpu_machines : actors_for(c->cluster, c->gpus, mode);
     if (actors > SIM_SIMGRID_MAX_ACTORS)
@@ -144,9 +144,10 @@ gq_err sim_simgrid_check(const sim_config *c, const sim_plan *p, char *msg, size
                        mode == NODE_FOLDED ? "one per node"
                        : grouped           ? "two per node"
                                            : "one per GPU",
-                       SIM_SIMGRID_MAX_ACTORS, sim_simgrid_cost_s(c->cluster, c->sync, c->gpus, c->iterations, p->n),
-                       sim_simgrid_cost_mb(c->cluster, c->sync, c->gpus));
-    if (c->sync == SYNC_PS_FLAT && c->gpus > SIM_SIMGRID_MAX_FLAT_GPUS)
+                       SIM_SIMGRID_MAX_ACTORS,
+                       sim_simgrid_cost_s(c->cluster, c->run.sync, c->gpus, c->run.iterations, p->n),
+                       sim_simgrid_cost_mb(c->cluster, c->run.sync, c->gpus));
+    if (c->run.sync == SYNC_PS_FLAT && c->gpus > SIM_SIMGRID_MAX_FLAT_GPUS)
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "ps-flat on %d GPUs is %d flows a bucket each way (every GPU to every other): the SimGrid "
                        "engine takes it up to %d GPUs; use --engine analytic",
@@ -164,16 +165,17 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     gq_err refused = sim_simgrid_check(c, p, msg, cap);
     if (refused != GQ_OK) return refused;
     const int user_xml = c->cluster->xml_path[0] != '\0';
-    const int on_cpu = c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED);
+    const int on_cpu = c->run.ps_on_cpu && (c->run.sync == SYNC_PS || c->run.sync == SYNC_PS_SHARDED);
     node_grouped stand_in = {0, 0, 0, 0};
-    const node_actors mode = actors_mode(c->cluster, c->sync, c->gpus, on_cpu, &stand_in); /* as the check drew it */
+    const node_actors mode =
+        actors_mode(c->cluster, c->run.sync, c->gpus, on_cpu, &stand_in); /* as the check drew it */
     const int grouped = mode != NODE_PER_GPU;
     char platform[4096];
     int xmlfd = -1;
     /* the placed servers' flows through a hub, on a generated star: where a fat tree's uplinks are shared, which
      * pairs cross them matters (sg_child.c's placed_phase) */
-    const int hub =
-        !user_xml && p->servers && c->sync == SYNC_PS_SHARDED && !c->exact_flows && c->cluster->topo != TOPO_FAT_TREE;
+    const int hub = !user_xml && p->servers && c->run.sync == SYNC_PS_SHARDED && !c->run.exact_flows &&
+                    c->cluster->topo != TOPO_FAT_TREE;
     if (user_xml) {
         snprintf(platform, sizeof platform, "%s", c->cluster->xml_path);
     } else {

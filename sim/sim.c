@@ -31,7 +31,7 @@ gq_err sim_run(const sim_config *c, sim_result *r, char *msg, size_t cap)
     gq_err e = sim_plan_build(c, &p, msg, cap);
     if (e == GQ_OK) {
         /* one GPU sends nothing: every engine agrees, the analytic one is instant */
-        const sim_engine *engine = sim_engine_get(c->gpus == 1 ? ENGINE_ANALYTIC : c->engine);
+        const sim_engine *engine = sim_engine_get(c->gpus == 1 ? ENGINE_ANALYTIC : c->run.engine);
         e = engine ? engine->run(c, &p, r, msg, cap) : gq_fail(GQ_ERR_PARAM, msg, cap, "no such engine");
         r->compute_s = p.compute_s;
         r->buckets = p.n;
@@ -46,7 +46,7 @@ gq_err sim_check(const sim_config *c, char *msg, size_t cap)
 {
     sim_plan p;
     gq_err e = sim_plan_build(c, &p, msg, cap);
-    const sim_engine *engine = sim_engine_get(c->gpus == 1 ? ENGINE_ANALYTIC : c->engine);
+    const sim_engine *engine = sim_engine_get(c->gpus == 1 ? ENGINE_ANALYTIC : c->run.engine);
     if (e == GQ_OK && !engine) e = gq_fail(GQ_ERR_PARAM, msg, cap, "no such engine");
     if (e == GQ_OK && engine->check) e = engine->check(c, &p, msg, cap);
     sim_plan_free(&p);

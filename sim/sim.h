@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "codec_cost.h"
 #include "exchange.h"
 #include "gq_error.h"
 #include "model.h"
@@ -58,7 +59,7 @@ typedef enum { PS_EVEN = 0, PS_ROUND_ROBIN = 1, PS_GREEDY = 2, PS_ROOTS = 3 } ps
 extern const char *const PS_PLACEMENT_NAMES[]; /* NULL-terminated, in run_params.c */
 const char *ps_placement_name(ps_placement k);
 int ps_placement_parse(const char *s, ps_placement *out);
-/* When a placed server's worker reads each variable back (sim_config.ps_pull; --ps-pull forward|round|backward). */
+/* When a placed server's worker reads each variable back (sim_run_params.ps_pull; --ps-pull forward|round|backward). */
 typedef enum { PS_PULL_FORWARD = 0, PS_PULL_ROUND = 1, PS_PULL_BACKWARD = 2 } ps_pull_mode;
 
 /* ps-sharded on the hosts' CPUs: who sums a node's GPUs' gradients before the servers. `host`: every GPU sends its
@@ -82,12 +83,11 @@ typedef struct {
     double encode_ns, decode_ns, encode_fixed_ns, decode_fixed_ns;
 } sim_tensor_codec;
 
+/* The run parameters, run_params.c's rows: how the gradients meet, fusion, overlap, where the codec runs, what the
+ * engines charge. One struct, embedded by value in the request (sim_request.run, as the user set it) and in the
+ * configuration an engine runs (sim_config.run, copied whole from the request): a parameter is a field here, a row
+ * there, and the code that reads it. */
 typedef struct {
-    const model_t *model;
-    const char *model_source; /* the model as named (built-in name or .model path): the smpi engine reloads it */
-    const cluster_spec *cluster;
-    int gpus;        /* workers, one per GPU */
-    qz_params quant; /* fp32 = no compression */
     sync_kind sync;
     int ps_shards;             /* ps-sharded: parameter servers, on the first nodes' leaders; 0: one per node */
     ps_placement ps_placement; /* ps-sharded: how the gradient is split over them */
@@ -108,26 +108,50 @@ typedef struct {
     int ps_cpu_machines;       /* ps-sharded with ps_on_cpu: the servers on this many more machines, without GPUs,
                                   with the workers' NIC kind, every bucket split evenly over them; 0: the servers on
                                   the workers' hosts */
-    int grads_fp16;            /* the GPUs make fp16 gradients (mixed precision): 2 bytes an element inside a node,
-                                  nothing to encode when they travel as fp16 */
     int reduce_on_host;        /* ring: each bucket copied to host memory, summed by the CPU, copied back */
     int ring_pipelined;        /* ring: steps streamed on open connections, as NCCL pipelines them: the network
                                   model's latency factor paid once a bucket, the other steps the links' latency */
-    double server_sum_ns;      /* with ps_on_cpu or reduce_on_host: the host adding an element into a sum, */
+    xch_policy exchange;       /* which tensors are quantized, the server's reply */
+    int overlap;               /* 1: a bucket leaves as soon as its gradients are ready */
+    double fusion_bytes;       /* bucket size of raw fp32 gradients; 0 = one bucket per tensor */
+    double fusion_cycle_s;     /* > 0: Horovod-style cycles: tensors ready within one cycle
+                                  are fused (up to fusion_bytes) and leave at its end */
+    double partition_bytes;    /* ps-sharded with placement: a tensor of more fp32 bytes is cut into
+                                  ceil(bytes / this) even pieces, each placed as a variable of its own */
+    int fusion_wait_previous;  /* with cycles: the next cycle starts no sooner than the previous cycle's
+                                  all-reduces end, and takes everything ready by then (Horovod's loop) */
+    engine_kind engine;
+    const char *network_model; /* NULL: LV08 for TCP links, CM02 for RDMA; see sim_network_parse */
+    int iterations;            /* simulated iterations (SimGrid engine); >= 1 */
+    int exact_flows;           /* SimGrid: every ring step and every all-to-all pair as its own
+                                  message, to check the aggregated flows (slow at scale) */
+    /* read by the scenario layer (scenario.c), which turns them into the configuration's costs above */
+    double gpu_images_per_s; /* > 0: this GPU's measured throughput (in `precision`), instead of a profile */
+    int precision;           /* precision_kind: fp32; amp (fp16 gradients, no codec for them); tf32 */
+    codec_device codec_on;   /* where encode and decode run (default the GPU) */
+    const char *codec_costs; /* a codec cost profile file (quant,device,...), or NULL */
+    double quant_rate;       /* > 0: codec cost as this many elements/s on every device, nothing fixed */
+    double quant_cost_scale; /* codec cost multiplier */
+    double compute_jitter;   /* stragglers: each GPU's compute time's coefficient of variation (Gaussian) */
+    int ef;                  /* error feedback: EF_AUTO (on for the biased quantizers), EF_ON, EF_OFF */
+    const char *framework;   /* a preset (frameworks.h) for the parameters not given; NULL: none */
+} sim_run_params;
+
+typedef struct {
+    const model_t *model;
+    const char *model_source; /* the model as named (built-in name or .model path): the smpi engine reloads it */
+    const cluster_spec *cluster;
+    int gpus;             /* workers, one per GPU */
+    qz_params quant;      /* fp32 = no compression */
+    sim_run_params run;   /* the run parameters, the request's (scenario_run copies them whole) */
+    int grads_fp16;       /* the GPUs make fp16 gradients (mixed precision): 2 bytes an element inside a node,
+                             nothing to encode when they travel as fp16 */
+    double server_sum_ns; /* with ps_on_cpu or reduce_on_host: the host adding an element into a sum, */
     double server_decode_ns, server_decode_fixed_ns; /* decoding a contribution first (quantized tensors), */
     double server_encode_ns, server_encode_fixed_ns; /* encoding its reply (codec_server_cost_cpu) */
     double rpc_send_s, rpc_recv_s; /* ps, ps-sharded: each message between a worker and a server costs its sender
                                       and its receiver this much CPU time, one message after another (the
                                       platform's rpc=, from data/rpc_costs.csv); 0: nothing */
-    xch_policy exchange;           /* which tensors are quantized, the server's reply */
-    int overlap;                   /* 1: a bucket leaves as soon as its gradients are ready */
-    double fusion_bytes;           /* bucket size of raw fp32 gradients; 0 = one bucket per tensor */
-    double fusion_cycle_s;         /* > 0: Horovod-style cycles: tensors ready within one cycle
-                                      are fused (up to fusion_bytes) and leave at its end */
-    double partition_bytes;        /* ps-sharded with placement: a tensor of more fp32 bytes is cut into
-                                      ceil(bytes / this) even pieces, each placed as a variable of its own */
-    int fusion_wait_previous;      /* with cycles: the next cycle starts no sooner than the previous cycle's
-                                      all-reduces end, and takes everything ready by then (Horovod's loop) */
     double fwd_s, bwd_s;           /* compute per iteration per GPU */
     double encode_ns, decode_ns;   /* codec cost per element (0 for fp32) */
     double encode_fixed_ns, decode_fixed_ns; /* and per call (one call per tensor) */
@@ -138,11 +162,6 @@ typedef struct {
      * that is fp32 (fp32_below and fp32_last then do not apply); NULL: every tensor as quant, at the costs above */
     const sim_tensor_codec *tensor_codec;
     size_t ntensor_codec;
-    engine_kind engine;
-    const char *network_model; /* NULL: LV08 for TCP links, CM02 for RDMA; see sim_network_parse */
-    int iterations;            /* simulated iterations (SimGrid engine); >= 1 */
-    int exact_flows;           /* SimGrid: every ring step and every all-to-all pair as its own
-                                  message, to check the aggregated flows (slow at scale) */
 } sim_config;
 
 typedef struct {

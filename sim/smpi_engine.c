@@ -46,21 +46,21 @@ gq_err sim_smpi_check(const sim_config *c, const sim_plan *p, char *msg, size_t 
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "the smpi engine runs the trainer's ps-sharded: one even shard per node "
                        "(no --ps-shards or --ps-placement)");
-    if (c->ps_on_cpu && (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED))
+    if (c->run.ps_on_cpu && (c->run.sync == SYNC_PS || c->run.sync == SYNC_PS_SHARDED))
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "the smpi engine runs the trainer, whose servers are its ranks: no --ps-on cpu");
     if ((c->rpc_send_s > 0 || c->rpc_recv_s > 0) &&
-        (c->sync == SYNC_PS || c->sync == SYNC_PS_SHARDED || c->sync == SYNC_PS_FLAT))
+        (c->run.sync == SYNC_PS || c->run.sync == SYNC_PS_SHARDED || c->run.sync == SYNC_PS_FLAT))
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "the smpi engine runs the trainer's MPI messages: no rpc= in the platform");
-    if (c->sync == SYNC_HIERARCHICAL || c->sync == SYNC_TREE) /* the trainer has neither */
+    if (c->run.sync == SYNC_HIERARCHICAL || c->run.sync == SYNC_TREE) /* the trainer has neither */
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "the smpi engine runs the trainer's schemes: ps, ps-sharded, ps-flat, ring or allgather");
-    if (c->overlap || c->fusion_bytes > 0)
+    if (c->run.overlap || c->run.fusion_bytes > 0)
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "the smpi engine runs the trainer's exchange: tensor by tensor after backward "
                        "(--overlap off --fusion 0)");
-    if (c->sync == SYNC_PS_SHARDED && c->cluster->gpus_per_node > 1 && c->gpus > 1)
+    if (c->run.sync == SYNC_PS_SHARDED && c->cluster->gpus_per_node > 1 && c->gpus > 1)
         /* the same name, the same algorithm: the trainer's ps-sharded splits every tensor over every rank, the other
          * engines' reduce inside a node first; they agree only with one GPU a node */
         return gq_fail(
@@ -133,7 +133,7 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
     int k = 0;
     snprintf(a[k++], sizeof a[0], "model=%s", model_copied ? model : c->model_source);
     snprintf(a[k++], sizeof a[0], "quant=%s", quant);
-    snprintf(a[k++], sizeof a[0], "iterations=%d", c->iterations > 3 ? c->iterations : 3);
+    snprintf(a[k++], sizeof a[0], "iterations=%d", c->run.iterations > 3 ? c->run.iterations : 3);
     snprintf(a[k++], sizeof a[0], "compute_s=%.17g", p->compute_s);
     snprintf(a[k++], sizeof a[0], "encode_ns=%.17g", c->encode_ns);
     snprintf(a[k++], sizeof a[0], "encode_fixed_ns=%.17g", c->encode_fixed_ns);
@@ -141,7 +141,7 @@ gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg
     snprintf(a[k++], sizeof a[0], "decode_fixed_ns=%.17g", c->decode_fixed_ns);
     sim_request run; /* the run parameters gqsim-smpi takes, from where the configuration keeps them */
     memset(&run, 0, sizeof run);
-    run.sync = c->sync, run.exchange = c->exchange;
+    run.run.sync = c->run.sync, run.run.exchange = c->run.exchange;
     for (size_t i = 0; i < RUN_PARAM_COUNT; i++) {
         if (!(RUN_PARAMS[i].scope & RP_SMPI)) continue;
         char v[RUN_PARAM_TEXT_MAX];

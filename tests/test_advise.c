@@ -66,7 +66,7 @@ static void test_misleading_screen(void)
     for (int s = 0; s < SYNC_COUNT; s++)
         for (int e = 0; e < 2; e++) {
             sim_request r = q;
-            r.sync = (sync_kind)s, r.engine = e ? ENGINE_SIMGRID : ENGINE_ANALYTIC;
+            r.run.sync = (sync_kind)s, r.run.engine = e ? ENGINE_SIMGRID : ENGINE_ANALYTIC;
             sim_scenario sc;
             if (scenario_open(&sc, &r, msg, sizeof msg) != GQ_OK) continue;
             for (size_t k = 0; k < 2; k++) {
@@ -221,7 +221,7 @@ static void test_grid_blocks(void)
           "a grid of 7 rows: %s", msg);
     sim_request q = base();
     for (int engine = 0; engine < 2; engine++) {
-        q.engine = engine ? ENGINE_SIMGRID : ENGINE_ANALYTIC;
+        q.run.engine = engine ? ENGINE_SIMGRID : ENGINE_ANALYTIC;
         double total = 0, most = 0;
         for (size_t i = 0; i < g.n; i++) {
             const double c = sim_grid_cost_s(&g.rows[i], &q);
@@ -244,13 +244,13 @@ static void test_grid_blocks(void)
                   engine ? "simgrid" : "analytic", R);
         }
     }
-    q.engine = ENGINE_ANALYTIC;
+    q.run.engine = ENGINE_ANALYTIC;
     gq_table t = {0};
     CHECK(sim_grid(&g, "g.csv", &q, 1, 3, &t, NULL, NULL, msg, sizeof msg) == GQ_OK && t.nrows == 3 &&
               strcmp(table_cell(&t, 1, 0), "3") == 0 && strcmp(table_cell(&t, 2, 0), "4") == 0,
           "rows 1..2 of the grid: lines 3 and 4 (%zu rows): %s", t.nrows ? t.nrows - 1 : 0, msg);
     sim_request r = q;
-    r.sync = SYNC_PS;
+    r.run.sync = SYNC_PS;
     sim_scenario sc;
     sim_outcome o;
     CHECK(scenario_open(&sc, &r, msg, sizeof msg) == GQ_OK &&
@@ -336,9 +336,10 @@ int main(void)
     for (size_t s = 0; s < sizeof SYNCS / sizeof SYNCS[0]; s++)
         for (size_t f = 0; f < ADVISE_NFUSIONS; f++) {
             sim_request r = q;
-            r.sync = SYNCS[s], r.fusion_bytes = ADVISE_FUSIONS[f][0], r.fusion_cycle_s = ADVISE_FUSIONS[f][1];
+            r.run.sync = SYNCS[s], r.run.fusion_bytes = ADVISE_FUSIONS[f][0],
+            r.run.fusion_cycle_s = ADVISE_FUSIONS[f][1];
             sim_request fast = r; /* the screening's engine */
-            fast.engine = ENGINE_ANALYTIC;
+            fast.run.engine = ENGINE_ANALYTIC;
             sim_scenario sc, sa;
             if (scenario_open(&sc, &r, msg, sizeof msg) != GQ_OK) continue;
             if (scenario_open(&sa, &fast, msg, sizeof msg) != GQ_OK) {

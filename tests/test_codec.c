@@ -93,8 +93,8 @@ static void test_iterations(void)
     for (int k = 0; k < 3; k++) {
         sim_request q;
         sim_request_defaults(&q);
-        q.model = "alexnet", q.platform = PLATFORMS[k], q.engine = ENGINE_ANALYTIC;
-        q.codec_on = k == 2 ? CODEC_ON_NONE : CODEC_ON_GPU;
+        q.model = "alexnet", q.platform = PLATFORMS[k], q.run.engine = ENGINE_ANALYTIC;
+        q.run.codec_on = k == 2 ? CODEC_ON_NONE : CODEC_ON_GPU;
         sim_scenario s;
         sim_outcome o;
         char msg[512];

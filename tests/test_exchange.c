@@ -156,9 +156,10 @@ int main(void)
 
                     sim_config c;
                     memset(&c, 0, sizeof c);
-                    c.model = lenet, c.cluster = &cl, c.gpus = workers, c.quant = t.quant, c.sync = SYNC_PS;
-                    c.exchange = pol, c.overlap = 1, c.fwd_s = 0.01, c.bwd_s = 0.02, c.engine = ENGINE_ANALYTIC;
-                    c.iterations = 1;
+                    c.model = lenet, c.cluster = &cl, c.gpus = workers, c.quant = t.quant, c.run.sync = SYNC_PS;
+                    c.run.exchange = pol, c.run.overlap = 1, c.fwd_s = 0.01, c.bwd_s = 0.02,
+                    c.run.engine = ENGINE_ANALYTIC;
+                    c.run.iterations = 1;
                     sim_result res;
                     gq_err es = sim_run(&c, &res, msg, sizeof msg);
                     CHECK(e == GQ_OK && es == GQ_OK && res.bytes_up == trained_up && res.bytes_down == trained_down,
@@ -187,8 +188,8 @@ int main(void)
               trained_up);
         sim_config c;
         memset(&c, 0, sizeof c);
-        c.model = lenet, c.cluster = &cl, c.gpus = 4, c.quant = t.quant, c.sync = SYNC_RING;
-        c.overlap = 1, c.fwd_s = 0.01, c.bwd_s = 0.02, c.engine = ENGINE_ANALYTIC, c.iterations = 1;
+        c.model = lenet, c.cluster = &cl, c.gpus = 4, c.quant = t.quant, c.run.sync = SYNC_RING;
+        c.run.overlap = 1, c.fwd_s = 0.01, c.bwd_s = 0.02, c.run.engine = ENGINE_ANALYTIC, c.run.iterations = 1;
         sim_result res;
         CHECK(sim_run(&c, &res, msg, sizeof msg) == GQ_OK && res.bytes_up == 2 * 3 / 4.0 * 9064 &&
                   res.bytes_down == res.bytes_up,

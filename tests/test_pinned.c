@@ -50,9 +50,9 @@ static sim_config pinned(const cluster_spec *cl, const char *quant, sync_kind sy
 {
     sim_config c;
     memset(&c, 0, sizeof c);
-    c.model = &M, c.cluster = cl, c.gpus = gpus, c.sync = sync, c.overlap = 0, c.fusion_bytes = 1e12;
+    c.model = &M, c.cluster = cl, c.gpus = gpus, c.run.sync = sync, c.run.overlap = 0, c.run.fusion_bytes = 1e12;
     qz_parse_spec(quant, &c.quant, NULL, 0);
-    c.fwd_s = 0.01, c.bwd_s = 0.02, c.engine = ENGINE_ANALYTIC, c.iterations = 1;
+    c.fwd_s = 0.01, c.bwd_s = 0.02, c.run.engine = ENGINE_ANALYTIC, c.run.iterations = 1;
     return c;
 }
 
@@ -70,7 +70,7 @@ static double roots_comm(const double s[4], double U)
 static sim_result simulate(const char *quant, sync_kind sync, int gpus, downlink_kind down)
 {
     sim_config c = pinned(&CL, quant, sync, gpus);
-    c.exchange.downlink = down;
+    c.run.exchange.downlink = down;
     c.encode_ns = c.quant.id == QZ_FP32 ? 0 : ENC_NS, c.decode_ns = c.quant.id == QZ_FP32 ? 0 : DEC_NS;
     sim_result r;
     char msg[256];
@@ -196,7 +196,7 @@ int main(void)
      * 2 x 4n / BI + (P-1)/P n S, and no other change */
     {
         sim_config c = pinned(&CL, "fp32", SYNC_RING, 4);
-        c.reduce_on_host = 1, c.server_sum_ns = 0.5;
+        c.run.reduce_on_host = 1, c.server_sum_ns = 0.5;
         sim_result r;
         char m2[256];
         const double P = 4, n = NW + NB;
@@ -214,20 +214,20 @@ int main(void)
      * at L = 1 the two are the same to the bit */
     {
         sim_config c = pinned(&CL, "fp32", SYNC_RING, 4);
-        c.network_model = "CM02:latency-factor=10";
+        c.run.network_model = "CM02:latency-factor=10";
         sim_result r, r1;
         char m2[256];
         const double P = 4, L = 10, steps = 2 * (P - 1);
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.comm_s, steps * (L * AX + raw / P / BX), "ring, latency factor 10, a message a step");
-        c.ring_pipelined = 1;
+        c.run.ring_pipelined = 1;
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.comm_s, L * AX + (steps - 1) * AX + steps * raw / P / BX, "ring, latency factor 10, pipelined");
         CHECK(strstr(r.network_model, "ring pipelined: lat x10 once a bucket") != NULL, "the row says so: '%s'",
               r.network_model);
-        c.network_model = NULL; /* CM02, factor 1 */
+        c.run.network_model = NULL; /* CM02, factor 1 */
         CHECK(sim_run(&c, &r1, m2, sizeof m2) == GQ_OK, "%s", m2);
-        c.ring_pipelined = 0;
+        c.run.ring_pipelined = 0;
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         CHECK(r1.comm_s == r.comm_s, "factor 1: pipelined %.17g is the ring a message a step, %.17g", r1.comm_s,
               r.comm_s);
@@ -241,7 +241,7 @@ int main(void)
      * and the row says so */
     {
         sim_config c = pinned(&CL, "fp32", SYNC_TREE, 16);
-        c.network_model = "CM02:latency-factor=10";
+        c.run.network_model = "CM02:latency-factor=10";
         sim_result r;
         char m2[256];
         const double L = 10;
@@ -277,8 +277,8 @@ int main(void)
     {
         const double E = 3, Dn = 4, S = 0.5, F = 500, n = NW + NB;
         sim_config c = pinned(&CL, "terngrad", SYNC_PS_SHARDED, 4);
-        c.exchange.downlink = DOWNLINK_REQUANT;
-        c.ps_on_cpu = 1, c.node_sum = NODE_SUM_GPUS, c.server_sum_ns = S;
+        c.run.exchange.downlink = DOWNLINK_REQUANT;
+        c.run.ps_on_cpu = 1, c.run.node_sum = NODE_SUM_GPUS, c.server_sum_ns = S;
         c.server_encode_ns = E, c.server_decode_ns = Dn, c.server_encode_fixed_ns = F, c.server_decode_fixed_ns = F;
         sim_result r;
         char m2[256];
@@ -306,7 +306,7 @@ int main(void)
                   GQ_OK,
               "%s", msg);
         sim_config c = pinned(&four, "fp32", SYNC_PS_SHARDED, 8);
-        c.ps_on_cpu = 1, c.node_sum = NODE_SUM_GPUS, c.network_model = "CM02:latency-factor=10";
+        c.run.ps_on_cpu = 1, c.run.node_sum = NODE_SUM_GPUS, c.run.network_model = "CM02:latency-factor=10";
         sim_result r;
         char m2[256];
         const double L = 10, n = NW + NB;
@@ -330,8 +330,8 @@ int main(void)
               "%s", msg);
         const double S = 0.5, N = 2, M = 2;
         sim_config c = pinned(&one, "fp32", SYNC_PS_SHARDED, 2);
-        c.ps_on_cpu = 1, c.node_sum = NODE_SUM_GPUS, c.ps_cpu_machines = 2, c.server_sum_ns = S;
-        c.fusion_bytes = 0, c.partition_bytes = 1e6;
+        c.run.ps_on_cpu = 1, c.run.node_sum = NODE_SUM_GPUS, c.run.ps_cpu_machines = 2, c.server_sum_ns = S;
+        c.run.fusion_bytes = 0, c.run.partition_bytes = 1e6;
         sim_result r;
         char m2[256];
         const double cb = 1e-6 + 4 * NB / BI, cp = 1e-6 + 1e6 / BI, p = 1.2e-6 + 1e6 / BX;
@@ -350,11 +350,11 @@ int main(void)
     {
         const double S = 0.5, n = NW + NB, N = 2;
         sim_config c = pinned(&CL, "fp32", SYNC_PS_SHARDED, 4);
-        c.ps_on_cpu = 1, c.node_sum = NODE_SUM_GPUS, c.server_sum_ns = S;
+        c.run.ps_on_cpu = 1, c.run.node_sum = NODE_SUM_GPUS, c.server_sum_ns = S;
         sim_result r;
         char m2[256], what[96];
         for (int M = 1; M <= 4; M *= 2) {
-            c.ps_cpu_machines = M;
+            c.run.ps_cpu_machines = M;
             const double want = 2 * (AI + raw / 2 / BI) + 2 * (1e-6 + raw / 2 / BI) +
                                 2 * (1.2e-6 + fmax(1, N / M) * raw / BX) + N / M * S * n * 1e-9;
             CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
@@ -378,7 +378,7 @@ int main(void)
     {
         const double S = 0.5, n = NW + NB, R1 = 50e-6, R2 = 70e-6, copies = 2 * (1e-6 + raw / BI);
         sim_config c = pinned(&CL, "fp32", SYNC_PS_SHARDED, 4);
-        c.ps_on_cpu = 1, c.node_sum = NODE_SUM_NONE, c.server_sum_ns = S, c.rpc_send_s = R1, c.rpc_recv_s = R2;
+        c.run.ps_on_cpu = 1, c.run.node_sum = NODE_SUM_NONE, c.server_sum_ns = S, c.rpc_send_s = R1, c.rpc_recv_s = R2;
         sim_result r;
         char m2[256];
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
@@ -386,7 +386,7 @@ int main(void)
                  copies + 2 * R1 + 1.2e-6 + raw / BX + 2 * R2 + 2 * S * n * 1e-9 + 2 * R1 + 1.2e-6 + raw / BX + 2 * R2,
                  "every GPU pushing its own, 2 nodes of 2, a server a node");
         close_to(r.bytes_up, raw, "every GPU pushing its own: a GPU's bytes up");
-        c.ps_shards = 1;
+        c.run.ps_shards = 1;
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.comm_s,
                  copies + 2 * R1 + 1.2e-6 + 2 * raw / BX + 4 * S * n * 1e-9 + 2 * (R2 + R1) + 1.2e-6 + 2 * raw / BX +
@@ -394,9 +394,9 @@ int main(void)
                  "every GPU pushing its own, 2 nodes of 2, one server");
         /* on one machine its host serves its GPUs whoever sums: the same as --ps-node-sum host, to the bit */
         sim_result one, host;
-        c.gpus = 2, c.ps_shards = 0;
+        c.gpus = 2, c.run.ps_shards = 0;
         CHECK(sim_run(&c, &one, m2, sizeof m2) == GQ_OK, "%s", m2);
-        c.node_sum = NODE_SUM_HOST;
+        c.run.node_sum = NODE_SUM_HOST;
         CHECK(sim_run(&c, &host, m2, sizeof m2) == GQ_OK, "%s", m2);
         CHECK(one.comm_s == host.comm_s && one.comm_s > 0, "one machine: pushes %.17g s, the host's sum %.17g s",
               one.comm_s, host.comm_s);
@@ -405,10 +405,10 @@ int main(void)
          * answers them; the busier NIC side carries max(2, 4/M) buckets each way:
          *   2 (1 us + U/b_intra) + 2M R1 + 1.2 us + L U/b_inter + 4 (R2 + S n/M) + 4 R1 + 1.2 us + L U/b_inter + 2M R2
          */
-        c.node_sum = NODE_SUM_NONE, c.gpus = 4;
+        c.run.node_sum = NODE_SUM_NONE, c.gpus = 4;
         for (int M = 1; M <= 4; M *= 2) {
             const double L = fmax(2, 4.0 / M);
-            c.ps_cpu_machines = M;
+            c.run.ps_cpu_machines = M;
             CHECK(sim_run(&c, &one, m2, sizeof m2) == GQ_OK, "%s", m2);
             char what[96];
             snprintf(what, sizeof what, "every GPU pushing to %d server machine%s", M, M > 1 ? "s" : "");
@@ -419,9 +419,9 @@ int main(void)
         }
         /* TernGrad to M server machines: each machine decodes its own segment, a tensor's M segments a header each */
         sim_config t = pinned(&CL, "terngrad", SYNC_PS_SHARDED, 4);
-        t.ps_on_cpu = 1, t.node_sum = NODE_SUM_NONE;
+        t.run.ps_on_cpu = 1, t.run.node_sum = NODE_SUM_NONE;
         for (int M = 1; M <= 4; M *= 2) {
-            t.ps_cpu_machines = M;
+            t.run.ps_cpu_machines = M;
             CHECK(sim_run(&t, &one, m2, sizeof m2) == GQ_OK, "%s", m2);
             char what[96];
             snprintf(what, sizeof what, "TernGrad to %d server machine%s: a header a segment", M, M > 1 ? "s" : "");
@@ -512,7 +512,7 @@ int main(void)
                 char m2[256];
                 const double segs = SHARED[k] == SYNC_PS_SHARDED || SHARED[k] == SYNC_PS_FLAT ? NODES[i] : 1;
                 CHECK(sim_run(&c, &shared, m2, sizeof m2) == GQ_OK, "%s", m2);
-                c.exchange.no_scaler_sharing = 1;
+                c.run.exchange.no_scaler_sharing = 1;
                 CHECK(sim_run(&c, &apart, m2, sizeof m2) == GQ_OK, "%s", m2);
                 char what[128];
                 snprintf(what, sizeof what, "%s, %d nodes: the shared scaler's %d rounds", sync_name(SHARED[k]),
@@ -555,16 +555,16 @@ int main(void)
      *   2 (a_intra + U/b_intra) + 2 a_inter + 2 x (the busiest NIC direction's bytes) / b_inter */
     {
         sim_config c = pinned(&CL, "fp32", SYNC_PS_SHARDED, 8);
-        c.ps_shards = 4, c.ps_placement = PS_ROUND_ROBIN;
+        c.run.ps_shards = 4, c.run.ps_placement = PS_ROUND_ROBIN;
         const double U = raw, node = 2 * (AI + U / BI);
         sim_result r;
         char m2[256];
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.comm_s, node + 2 * AX + 2 * 3 * 4000000.0 / BX, "placed whole: server 0 takes the weights");
-        c.partition_bytes = 1e6;
+        c.run.partition_bytes = 1e6;
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.comm_s, node + 2 * AX + 2 * 3 * 1004000.0 / BX, "cut at 1 MB: four pieces, the bias on server 0");
-        c.partition_bytes = 4e6; /* at equality: 4,000,000 bytes are not more than 4e6, the weights stay whole */
+        c.run.partition_bytes = 4e6; /* at equality: 4,000,000 bytes are not more than 4e6, the weights stay whole */
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.comm_s, node + 2 * AX + 2 * 3 * 4000000.0 / BX, "a partition the tensor's size: whole");
     }
@@ -583,14 +583,14 @@ int main(void)
      * (--ps-pull round) charges both after backward, with one node-local reduce and broadcast of the whole. */
     {
         sim_config c = pinned(&CL, "fp32", SYNC_PS_SHARDED, 8);
-        c.ps_shards = 4, c.ps_placement = PS_ROUND_ROBIN, c.overlap = 1;
+        c.run.ps_shards = 4, c.run.ps_placement = PS_ROUND_ROBIN, c.run.overlap = 1;
         const double W = 4 * NW, Wb = 4 * NB, local = 2 * AI + (W + Wb) / BI;
         const double S = AX + 3 * W / BX + local;
         sim_result r;
         char m2[256];
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.iteration_s, S + COMPUTE + local + AX + 3 * W / BX, "pull forward: the hot server's 3W out, 3W in");
-        c.ps_pull = PS_PULL_ROUND;
+        c.run.ps_pull = PS_PULL_ROUND;
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.iteration_s, COMPUTE + 2 * (AI + raw / BI) + 2 * AX + 2 * 3 * W / BX, "pull round: after backward");
         /* distributed_replicated (--ps-pull backward): the same pushes after backward, the bias's first; each
@@ -600,7 +600,7 @@ int main(void)
          * the broadcast:
          *   T = COMPUTE + 2 a_intra + (W + Wb)/b_intra + a_inter + 3W/b_inter + 2 a_inter
          *       + a_inter + 3W/b_inter + a_intra + W/b_intra */
-        c.ps_pull = PS_PULL_BACKWARD;
+        c.run.ps_pull = PS_PULL_BACKWARD;
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.iteration_s, COMPUTE + 3 * AI + (2 * W + Wb) / BI + 4 * AX + 2 * 3 * W / BX,
                  "pull backward: each variable applied, the barrier, read back in the step");
@@ -613,7 +613,7 @@ int main(void)
     {
         cluster_spec slow = CL;
         sim_config c = pinned(&slow, "fp32", SYNC_PS_SHARDED, 8);
-        c.ps_shards = 4, c.ps_placement = PS_ROUND_ROBIN, c.overlap = 1;
+        c.run.ps_shards = 4, c.run.ps_placement = PS_ROUND_ROBIN, c.run.overlap = 1;
         const double W = 4 * NW, Wb = 4 * NB, local = 2 * AI + (W + Wb) / BI;
         static const double RATE[] = {BX / 2.5, BX, 2 * BX};
         for (int i = 0; i < 3; i++) {
@@ -637,23 +637,23 @@ int main(void)
      * HiPress does not compress it all-reduces: fp32 tensors are spread evenly, ps-flat's closed form. */
     {
         sim_config c = pinned(&CL, "fp16", SYNC_PS_FLAT, 4);
-        c.ps_placement = PS_ROOTS;
+        c.run.ps_placement = PS_ROOTS;
         const double W = (double)qz_exact_size(&c.quant, (size_t)NW), Wb = (double)qz_exact_size(&c.quant, (size_t)NB);
         sim_result r;
         char m2[256];
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.comm_s, 2 * AX + 2 * fmax(3 * W / BI, 2 * (W + Wb) / BX),
                  "roots, whole: GPU 0's link takes the weights thrice");
-        c.partition_bytes = 4e6;
+        c.run.partition_bytes = 4e6;
         const double Wp = (double)qz_exact_size(&c.quant, (size_t)NW / 4), U4 = 4 * Wp + Wb;
         const double s4[4] = {Wp / U4, (Wp + Wb) / U4, Wp / U4, Wp / U4};
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.comm_s, roots_comm(s4, U4), "roots cut at 4 MB, at equality: a piece a GPU");
-        c.partition_bytes = 4e6 + 1; /* just over the weights' bytes: whole again */
+        c.run.partition_bytes = 4e6 + 1; /* just over the weights' bytes: whole again */
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.comm_s, 2 * AX + 2 * fmax(3 * W / BI, 2 * (W + Wb) / BX), "roots cut at 4 MB + 1 byte: whole");
         c = pinned(&CL, "fp32", SYNC_PS_FLAT, 4);
-        c.ps_placement = PS_ROOTS;
+        c.run.ps_placement = PS_ROOTS;
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.comm_s, 2 * AX + 2 * raw * fmax(0.75 / BI, 2 * 2 / 4.0 / BX), "roots, fp32: all-reduced evenly");
         /* TensorFlow's local parameter_server on the GPUs (--ps-placement greedy: ParamServerDeviceSetter), fp32
@@ -661,12 +661,12 @@ int main(void)
          * least loaded after -- as the roots' closed form above with fp32's bytes. Cut at 1 MB (--partition, more
          * bytes than that: 4 pieces of 250,000), the pieces on GPUs 0..3 and the bias, all four now equal, on GPU 0
          * again (the roots put it on GPU 1). */
-        c.ps_placement = PS_GREEDY;
+        c.run.ps_placement = PS_GREEDY;
         const double Wf = 4 * NW, Wbf = 4 * NB;
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.comm_s, 2 * AX + 2 * fmax(3 * Wf / BI, 2 * (Wf + Wbf) / BX),
                  "greedy over the GPUs, fp32: the weights whole on GPU 0");
-        c.partition_bytes = 1e6;
+        c.run.partition_bytes = 1e6;
         const double sg[4] = {(Wf / 4 + Wbf) / raw, Wf / 4 / raw, Wf / 4 / raw, Wf / 4 / raw};
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.comm_s, roots_comm(sg, raw), "greedy cut at 1 MB: a piece a GPU, the bias back on GPU 0");
@@ -681,7 +681,7 @@ int main(void)
          * its reply once, s0 (3D + E), more than GPU 1's s1 (3D + E). Links as above with U's bytes, the reply the
          * same size: E + 2 a_far + 2 U x max(3 s0 / b_intra, 2 / b_inter) + s0 (3D + E) + D */
         c = pinned(&CL, "signsgd", SYNC_PS_FLAT, 4);
-        c.ps_placement = PS_ROOTS, c.encode_ns = ENC_NS, c.decode_ns = DEC_NS;
+        c.run.ps_placement = PS_ROOTS, c.encode_ns = ENC_NS, c.decode_ns = DEC_NS;
         const double W = (double)qz_exact_size(&c.quant, (size_t)NW),
                      U = W + (double)qz_exact_size(&c.quant, (size_t)NB);
         const double E = 1e-9 * ENC_NS * (NW + NB), D = 1e-9 * DEC_NS * (NW + NB), s0 = W / U;
@@ -692,7 +692,7 @@ int main(void)
         /* cut at 4 MB, every GPU roots a piece of the weights (Wp each, encoded on its own) and GPU 1 the bias too:
          * shares s_a = Wp/U', s_1 = (Wp + Wb)/U'. Each GPU encodes all but its share, (1 - s_a) E, the most where
          * the share is least; GPU 1 decodes the most, 3 s_1 D + s_1 E; the busiest link from the loads above */
-        c.partition_bytes = 4e6;
+        c.run.partition_bytes = 4e6;
         const double Wp = (double)qz_exact_size(&c.quant, (size_t)NW / 4),
                      Wb = (double)qz_exact_size(&c.quant, (size_t)NB);
         const double U2 = 4 * Wp + Wb, s[4] = {Wp / U2, (Wp + Wb) / U2, Wp / U2, Wp / U2};
@@ -728,22 +728,22 @@ int main(void)
                           msg, sizeof msg) == GQ_OK,
               "%s", msg);
         sim_config c = pinned(&CL, "fp32", SYNC_RING, 4);
-        c.model = &M3, c.overlap = 1, c.fwd_s = 0.0101, c.bwd_s = 0.00075, c.fusion_cycle_s = 0.0003;
+        c.model = &M3, c.run.overlap = 1, c.fwd_s = 0.0101, c.bwd_s = 0.00075, c.run.fusion_cycle_s = 0.0003;
         const double P = 4, U = 4 * 1001000.0, T1 = 2 * (P - 1) * (AX + U / P / BX),
                      T2 = 2 * (P - 1) * (AX + 2 * U / P / BX);
         sim_result r;
         char m2[256];
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.iteration_s, 0.0105 + 3 * T1, "cycles on their clock: three buckets, each after the last");
-        c.fusion_wait_previous = 1;
+        c.run.fusion_wait_previous = 1;
         CHECK(sim_run(&c, &r, m2, sizeof m2) == GQ_OK, "%s", m2);
         close_to(r.iteration_s, 0.0105 + T1 + T2,
                  "Horovod's loop: the second cycle waits for the first ring, fuses two");
         CHECK(r.buckets == 2, "the loop's buckets: %d, 2 expected", r.buckets);
         sim_result clock3, loop3;
-        c.fusion_cycle_s = 0.003;
+        c.run.fusion_cycle_s = 0.003;
         CHECK(sim_run(&c, &loop3, m2, sizeof m2) == GQ_OK, "%s", m2);
-        c.fusion_wait_previous = 0;
+        c.run.fusion_wait_previous = 0;
         CHECK(sim_run(&c, &clock3, m2, sizeof m2) == GQ_OK, "%s", m2);
         CHECK(loop3.iteration_s == clock3.iteration_s && loop3.buckets == clock3.buckets,
               "rings shorter than a cycle: the loop's %.17g s (%d buckets) is the clock's %.17g s (%d)",
@@ -754,9 +754,9 @@ int main(void)
         CHECK(model_parse(&M4, "name bp4\ninput 1x1x1000\nfc a out=1000\nfc b out=1000\nfc c out=1000\nfc d out=1000\n",
                           "bp4.model", msg, sizeof msg) == GQ_OK,
               "%s", msg);
-        c.model = &M4, c.fwd_s = 0.5, c.bwd_s = 1.0, c.fusion_cycle_s = 0.25;
+        c.model = &M4, c.fwd_s = 0.5, c.bwd_s = 1.0, c.run.fusion_cycle_s = 0.25;
         CHECK(sim_run(&c, &clock3, m2, sizeof m2) == GQ_OK, "%s", m2);
-        c.fusion_wait_previous = 1;
+        c.run.fusion_wait_previous = 1;
         CHECK(sim_run(&c, &loop3, m2, sizeof m2) == GQ_OK, "%s", m2);
         CHECK(loop3.buckets == 4 && clock3.buckets == 4 && loop3.iteration_s == clock3.iteration_s,
               "made at a cycle's start, taken at the next: loop %d buckets %.17g s, clock %d buckets %.17g s",

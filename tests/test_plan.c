@@ -14,7 +14,7 @@ static sim_request request(const char *model, const char *platform, const char *
 {
     sim_request q;
     sim_request_defaults(&q);
-    q.model = model, q.platform = platform, q.engine = engine;
+    q.model = model, q.platform = platform, q.run.engine = engine;
     char msg[256];
     run_param_set(run_param_by_key("sync"), &q, sync, msg, sizeof msg);
     run_param_set(run_param_by_key("fp32_below"), &q, "0", msg, sizeof msg);
@@ -34,7 +34,7 @@ static void both(const sim_request *q, const char *quant, const tensor_plan *pla
     if (scenario_run(&s, quant, gpus, &o, msg, sizeof msg) == GQ_OK) *run = o.r.iteration_s;
     scenario_close(&s);
     sim_request bare = *q;
-    bare.exchange.fp32_below = 0, bare.exchange.fp32_last = 0;
+    bare.run.exchange.fp32_below = 0, bare.run.exchange.fp32_last = 0;
     if (scenario_open(&s, &bare, msg, sizeof msg) != GQ_OK) return;
     if (scenario_run_plan(&s, NULL, plan, gpus, &o, msg, sizeof msg) == GQ_OK) *planned = o.r.iteration_s;
     scenario_close(&s);

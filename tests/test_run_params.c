@@ -28,6 +28,10 @@ static void test_rows_well_formed(void)
         CHECK(p->type != RP_ENUM || (p->names && p->names[0] && p->names[1]), "%s: an enum without names", p->key);
         CHECK(p->type != RP_REAL || p->unit, "%s: a number without a unit for its messages", p->key);
         CHECK(p->scope != 0 && p->help && p->help[0], "%s: no scope or no help", p->key);
+        /* every value in the one struct the request and the configuration both hold */
+        const size_t run = offsetof(sim_request, run);
+        CHECK(p->offset >= run && p->offset < run + sizeof(sim_run_params), "%s: offset %zu outside sim_run_params",
+              p->key, p->offset);
         if (p->scope & RP_COLUMN) {
             CHECK(run_param_column(p) == columns, "%s: column %d, want %d", p->key, run_param_column(p), columns);
             columns++;
@@ -45,19 +49,22 @@ static void test_defaults(void)
     sim_request q;
     memset(&q, 0xa5, sizeof q);
     sim_request_defaults(&q);
-    CHECK(q.fusion_bytes == 64.0 * 1024 * 1024 && q.fusion_cycle_s == 0.005, "fusion %g, cycle %g", q.fusion_bytes,
-          q.fusion_cycle_s);
-    CHECK(q.sync == SYNC_PS_SHARDED && q.overlap == 1 && q.engine == ENGINE_SIMGRID && q.iterations == 1,
-          "sync %d overlap %d engine %d iterations %d", (int)q.sync, q.overlap, (int)q.engine, q.iterations);
+    CHECK(q.run.fusion_bytes == 64.0 * 1024 * 1024 && q.run.fusion_cycle_s == 0.005, "fusion %g, cycle %g",
+          q.run.fusion_bytes, q.run.fusion_cycle_s);
+    CHECK(q.run.sync == SYNC_PS_SHARDED && q.run.overlap == 1 && q.run.engine == ENGINE_SIMGRID &&
+              q.run.iterations == 1,
+          "sync %d overlap %d engine %d iterations %d", (int)q.run.sync, q.run.overlap, (int)q.run.engine,
+          q.run.iterations);
     /* the published spread (Sinha et al. SC22: 8% = 4 IQR / median) as a normal's CV: IQR = 2 x its 75% quantile */
     const double published_cv = 0.08 / (4 * 2 * gsl_cdf_ugaussian_Pinv(0.75));
-    CHECK(q.quant_cost_scale == 1 && q.quant_rate == 0 && fabs(q.compute_jitter - published_cv) < 1e-12 &&
-              fabs(q.compute_jitter - 0.014826) < 5e-7 && q.ps_shards == 0,
-          "cost scale %g, rate %g, jitter %.9f (want %.9f), shards %d", q.quant_cost_scale, q.quant_rate,
-          q.compute_jitter, published_cv, q.ps_shards);
-    CHECK(q.codec_on == CODEC_ON_GPU && q.exchange.downlink == DOWNLINK_AUTO && q.exchange.fp32_below == 0 &&
-              !q.exchange.fp32_last && !q.network_model && !q.codec_costs && !q.model,
-          "codec on %d, downlink %d, the rest unset", (int)q.codec_on, (int)q.exchange.downlink);
+    CHECK(q.run.quant_cost_scale == 1 && q.run.quant_rate == 0 && fabs(q.run.compute_jitter - published_cv) < 1e-12 &&
+              fabs(q.run.compute_jitter - 0.014826) < 5e-7 && q.run.ps_shards == 0,
+          "cost scale %g, rate %g, jitter %.9f (want %.9f), shards %d", q.run.quant_cost_scale, q.run.quant_rate,
+          q.run.compute_jitter, published_cv, q.run.ps_shards);
+    CHECK(q.run.codec_on == CODEC_ON_GPU && q.run.exchange.downlink == DOWNLINK_AUTO &&
+              q.run.exchange.fp32_below == 0 && !q.run.exchange.fp32_last && !q.run.network_model &&
+              !q.run.codec_costs && !q.model,
+          "codec on %d, downlink %d, the rest unset", (int)q.run.codec_on, (int)q.run.exchange.downlink);
 }
 
 static int accepts(const run_param *p, double v)
@@ -191,7 +198,7 @@ static int open_alexnet(sim_scenario *s)
 {
     sim_request q;
     sim_request_defaults(&q);
-    q.model = "alexnet", q.platform = "terngrad-ethernet", q.engine = ENGINE_ANALYTIC;
+    q.model = "alexnet", q.platform = "terngrad-ethernet", q.run.engine = ENGINE_ANALYTIC;
     char msg[512];
     const gq_err e = scenario_open(s, &q, msg, sizeof msg);
     CHECK(e == GQ_OK, "open: %s", msg);
@@ -205,13 +212,13 @@ static void test_jitter_default_by_device(void)
     sim_request q;
     sim_request_defaults(&q);
     q.model = "lenet5", q.platform = "cluster:gpus-per-node=1,gpu=cpu,intra=pcie3,inter=1gbe", q.gpu = "cpu";
-    q.engine = ENGINE_ANALYTIC, q.gpu_images_per_s = 8000, q.batch = 64, q.codec_on = CODEC_ON_CPU;
+    q.run.engine = ENGINE_ANALYTIC, q.run.gpu_images_per_s = 8000, q.batch = 64, q.run.codec_on = CODEC_ON_CPU;
     sim_scenario s;
     char msg[512];
     CHECK(scenario_open(&s, &q, msg, sizeof msg) == GQ_OK, "open: %s", msg);
     sim_outcome def, zero, given;
     CHECK(scenario_run(&s, "fp32", 8, &def, msg, sizeof msg) == GQ_OK, "%s", msg);
-    s.req.compute_jitter = 0;
+    s.req.run.compute_jitter = 0;
     CHECK(scenario_run(&s, "fp32", 8, &zero, msg, sizeof msg) == GQ_OK, "%s", msg);
     CHECK(run_param_set(run_param_by_key("compute_jitter"), &s.req, "0.05", msg, sizeof msg) == GQ_OK, "%s", msg);
     CHECK(scenario_run(&s, "fp32", 8, &given, msg, sizeof msg) == GQ_OK, "%s", msg);
@@ -231,13 +238,13 @@ static void test_jitter_in_a_run(void)
     if (!open_alexnet(&s)) return;
     sim_outcome plain, jittered, alone, published;
     CHECK(scenario_run(&s, "fp32", 10, &published, msg, sizeof msg) == GQ_OK, "%s", msg);
-    s.req.compute_jitter = 0;
+    s.req.run.compute_jitter = 0;
     CHECK(scenario_run(&s, "fp32", 10, &plain, msg, sizeof msg) == GQ_OK, "%s", msg);
     /* by default the GPUs are as unequal as published: E[max of 10 standard normals] = 1.5387527308 */
     const double published_want = 1 + SIM_GPU_SPREAD_CV * 1.5387527308;
     CHECK(fabs(published.r.compute_s / plain.r.compute_s - published_want) < 1e-9,
           "default: compute x %.12f, want %.12f", published.r.compute_s / plain.r.compute_s, published_want);
-    s.req.compute_jitter = 0.3;
+    s.req.run.compute_jitter = 0.3;
     CHECK(scenario_run(&s, "fp32", 10, &jittered, msg, sizeof msg) == GQ_OK, "%s", msg);
     CHECK(scenario_run(&s, "fp32", 1, &alone, msg, sizeof msg) == GQ_OK, "%s", msg);
     const double want = 1 + 0.3 * 1.5387527308;
@@ -305,9 +312,9 @@ static void test_error_feedback(void)
     if (!open_alexnet(&s)) return;
     sim_outcome on, off, tern;
     CHECK(scenario_run(&s, "signsgd", 8, &on, msg, sizeof msg) == GQ_OK, "%s", msg); /* auto: signSGD is biased */
-    s.req.ef = EF_OFF;
+    s.req.run.ef = EF_OFF;
     CHECK(scenario_run(&s, "signsgd", 8, &off, msg, sizeof msg) == GQ_OK, "%s", msg);
-    s.req.ef = EF_AUTO;
+    s.req.run.ef = EF_AUTO;
     CHECK(scenario_run(&s, "terngrad", 8, &tern, msg, sizeof msg) == GQ_OK, "%s", msg);
     const double want = 8.0 * (double)model_params(s.model) / s.gpu->mem_bw; /* every tensor quantized here */
     CHECK(fabs((on.r.encode_s - off.r.encode_s) / want - 1) < 1e-9,
@@ -318,7 +325,7 @@ static void test_error_feedback(void)
           "named where charged: '%s' / '%s' / '%s'", on.codec_source, off.codec_source, tern.codec_source);
     /* in a ring: refused where each hop re-quantizes (no worker's own error), charged where PowerSGD all-reduces its
      * factors and every worker keeps its residual */
-    s.req.sync = SYNC_RING, s.req.ef = EF_ON;
+    s.req.run.sync = SYNC_RING, s.req.run.ef = EF_ON;
     CHECK(scenario_run(&s, "signsgd", 8, &on, msg, sizeof msg) == GQ_ERR_USAGE && strstr(msg, "no one residual"),
           "--ef on with signsgd in a ring: refused (%s)", msg);
     CHECK(scenario_run(&s, "signsgd", 1, &on, msg, sizeof msg) == GQ_OK, "one GPU has no ring: accepted (%s)", msg);
@@ -334,41 +341,42 @@ static void test_frameworks(void)
     for (size_t i = 0; i < FRAMEWORK_COUNT; i++) { /* every preset's settings are run parameters that parse */
         sim_request q;
         run_params_defaults(&q);
-        q.framework = FRAMEWORKS[i].name;
+        q.run.framework = FRAMEWORKS[i].name;
         CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.given == 0, "%s: %s", FRAMEWORKS[i].name, msg);
     }
     sim_request q;
     run_params_defaults(&q);
-    q.framework = "pytorch-ddp";
-    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_RING && q.fusion_bytes == 25 * 1048576.0 &&
-              q.fusion_cycle_s == 0 && q.overlap == 1,
-          "pytorch-ddp: ring, buckets of 25 MiB, no cycle, overlapped (fusion %.0f)", q.fusion_bytes);
+    q.run.framework = "pytorch-ddp";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.run.sync == SYNC_RING &&
+              q.run.fusion_bytes == 25 * 1048576.0 && q.run.fusion_cycle_s == 0 && q.run.overlap == 1,
+          "pytorch-ddp: ring, buckets of 25 MiB, no cycle, overlapped (fusion %.0f)", q.run.fusion_bytes);
     run_params_defaults(&q);
     CHECK(run_param_set(run_param_by_key("fusion"), &q, "67108864", msg, sizeof msg) == GQ_OK, "%s", msg);
-    q.framework = "PyTorch-DDP"; /* a name without case, as every name */
-    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.fusion_bytes == 67108864 && q.sync == SYNC_RING,
-          "a fusion given (even the default's value) stays: %.0f", q.fusion_bytes);
+    q.run.framework = "PyTorch-DDP"; /* a name without case, as every name */
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.run.fusion_bytes == 67108864 && q.run.sync == SYNC_RING,
+          "a fusion given (even the default's value) stays: %.0f", q.run.fusion_bytes);
     run_params_defaults(&q);
-    q.framework = "tf-ps";
-    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_PS_SHARDED && q.ps_on_cpu == 1 &&
-              q.ps_placement == PS_ROUND_ROBIN && q.ps_node_sum == NODE_SUM_NONE && q.fusion_bytes == 0,
+    q.run.framework = "tf-ps";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.run.sync == SYNC_PS_SHARDED && q.run.ps_on_cpu == 1 &&
+              q.run.ps_placement == PS_ROUND_ROBIN && q.run.node_sum == NODE_SUM_NONE && q.run.fusion_bytes == 0,
           "tf-ps: sharded servers on the hosts, variables round-robin, one push a tensor from every GPU");
     run_params_defaults(&q);
-    q.framework = "tf-replicated";
-    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_PS_SHARDED && q.ps_on_cpu == 1 &&
-              q.ps_placement == PS_ROUND_ROBIN && q.fusion_bytes == 0 && q.fusion_cycle_s == 0 && q.overlap == 1,
+    q.run.framework = "tf-replicated";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.run.sync == SYNC_PS_SHARDED && q.run.ps_on_cpu == 1 &&
+              q.run.ps_placement == PS_ROUND_ROBIN && q.run.fusion_bytes == 0 && q.run.fusion_cycle_s == 0 &&
+              q.run.overlap == 1,
           "tf-replicated: the node's sum pushed a variable at a time to round-robin servers on the hosts");
-    CHECK(q.ps_node_sum == NODE_SUM_HOST, "tf-replicated: the worker sums its GPUs' gradients (the host's sum)");
+    CHECK(q.run.node_sum == NODE_SUM_HOST, "tf-replicated: the worker sums its GPUs' gradients (the host's sum)");
     run_params_defaults(&q);
     CHECK(run_param_set(run_param_by_key("ps_placement"), &q, "greedy", msg, sizeof msg) == GQ_OK, "%s", msg);
-    q.framework = "tf-replicated";
-    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.ps_placement == PS_GREEDY && q.ps_on_cpu == 1,
+    q.run.framework = "tf-replicated";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.run.ps_placement == PS_GREEDY && q.run.ps_on_cpu == 1,
           "tf-replicated with --ps-placement greedy: the user's placement, the preset's hosts");
     run_params_defaults(&q);
     CHECK(run_param_set(run_param_by_key("sync"), &q, "ring", msg, sizeof msg) == GQ_OK, "%s", msg);
-    q.framework = "tf-ps";
-    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_RING && q.ps_on_cpu == 0 &&
-              q.ps_placement == PS_EVEN && q.fusion_bytes == 0,
+    q.run.framework = "tf-ps";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.run.sync == SYNC_RING && q.run.ps_on_cpu == 0 &&
+              q.run.ps_placement == PS_EVEN && q.run.fusion_bytes == 0,
           "tf-ps with --sync ring: the ring, and no servers' settings to contradict it");
     /* Horovod paces its cycles by the previous one's all-reduces whatever all-reduce the user picks (the tree's
      * too), never a parameter server's exchange */
@@ -376,72 +384,74 @@ static void test_frameworks(void)
     for (size_t k = 0; k < sizeof SCHEMES / sizeof *SCHEMES; k++) {
         run_params_defaults(&q);
         CHECK(run_param_set(run_param_by_key("sync"), &q, SCHEMES[k], msg, sizeof msg) == GQ_OK, "%s", msg);
-        q.framework = "horovod";
+        q.run.framework = "horovod";
         const int want = k < 4;
-        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.fusion_wait_previous == want &&
-                  q.fusion_cycle_s == 0.001,
+        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.run.fusion_wait_previous == want &&
+                  q.run.fusion_cycle_s == 0.001,
               "horovod with --sync %s: fusion-wait %s (%d)", SCHEMES[k], want ? "previous" : "not set",
-              q.fusion_wait_previous);
+              q.run.fusion_wait_previous);
     }
     /* HiPress: every GPU a rank rooting some tensors, 4 MiB partitions, Horovod's fusion */
     run_params_defaults(&q);
-    q.framework = "hipress";
-    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_PS_FLAT && q.ps_placement == PS_ROOTS &&
-              q.partition_bytes == 4194304 && q.exchange.fp32_below == 262144 && q.fusion_bytes == 67108864 &&
-              q.fusion_cycle_s == 0.005 && q.overlap == 1 && q.ps_on_cpu == 0,
+    q.run.framework = "hipress";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.run.sync == SYNC_PS_FLAT &&
+              q.run.ps_placement == PS_ROOTS && q.run.partition_bytes == 4194304 &&
+              q.run.exchange.fp32_below == 262144 && q.run.fusion_bytes == 67108864 && q.run.fusion_cycle_s == 0.005 &&
+              q.run.overlap == 1 && q.run.ps_on_cpu == 0,
           "hipress: ps-flat with roots, 4 MiB partitions, fp32 below 262,144 elements, 64 MB / 5 ms fusion (%s)", msg);
     /* another preset's servers are nodes': with --sync ps-flat they are left out, and hipress's roots with a
      * scheme of servers on nodes too */
     run_params_defaults(&q);
     CHECK(run_param_set(run_param_by_key("sync"), &q, "ps-flat", msg, sizeof msg) == GQ_OK, "%s", msg);
-    q.framework = "tf-ps";
-    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_PS_FLAT && q.ps_placement == PS_EVEN &&
-              q.ps_on_cpu == 0,
+    q.run.framework = "tf-ps";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.run.sync == SYNC_PS_FLAT &&
+              q.run.ps_placement == PS_EVEN && q.run.ps_on_cpu == 0,
           "tf-ps with --sync ps-flat: no round-robin placement over GPUs");
     run_params_defaults(&q);
     CHECK(run_param_set(run_param_by_key("sync"), &q, "ps-sharded", msg, sizeof msg) == GQ_OK, "%s", msg);
-    q.framework = "hipress";
-    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_PS_SHARDED && q.ps_placement == PS_EVEN &&
-              q.partition_bytes == 0 && q.fusion_bytes == 67108864,
+    q.run.framework = "hipress";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.run.sync == SYNC_PS_SHARDED &&
+              q.run.ps_placement == PS_EVEN && q.run.partition_bytes == 0 && q.run.fusion_bytes == 67108864,
           "hipress with --sync ps-sharded: its fusion, not its roots");
     /* BytePS: servers on the hosts, the node's GPUs summing first, a tensor a push as backward makes it */
     run_params_defaults(&q);
-    q.framework = "byteps";
-    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_PS_SHARDED && q.ps_on_cpu == 1 &&
-              q.ps_node_sum == NODE_SUM_GPUS && q.ps_placement == PS_EVEN && q.partition_bytes == 4096000 &&
-              q.fusion_bytes == 0 && q.fusion_cycle_s == 0 && q.overlap == 1,
+    q.run.framework = "byteps";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.run.sync == SYNC_PS_SHARDED && q.run.ps_on_cpu == 1 &&
+              q.run.node_sum == NODE_SUM_GPUS && q.run.ps_placement == PS_EVEN && q.run.partition_bytes == 4096000 &&
+              q.run.fusion_bytes == 0 && q.run.fusion_cycle_s == 0 && q.run.overlap == 1,
           "byteps: ps-sharded on the hosts after the GPUs' sum, BytePS's 4,096,000-byte partitions, no fusion (%s)",
           msg);
     run_params_defaults(&q);
     CHECK(run_param_set(run_param_by_key("sync"), &q, "ring", msg, sizeof msg) == GQ_OK, "%s", msg);
-    q.framework = "byteps";
-    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_RING && q.ps_node_sum == NODE_SUM_HOST &&
-              q.ps_on_cpu == 0 && q.partition_bytes == 0,
+    q.run.framework = "byteps";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.run.sync == SYNC_RING && q.run.node_sum == NODE_SUM_HOST &&
+              q.run.ps_on_cpu == 0 && q.run.partition_bytes == 0,
           "byteps with --sync ring: the ring, no servers' settings (nor their partitions)");
     run_params_defaults(&q);
-    q.framework = "horovod-mpi";
-    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.sync == SYNC_RING && q.reduce_on_host == 1 &&
-              q.ring_pipelined == 0,
+    q.run.framework = "horovod-mpi";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.run.sync == SYNC_RING && q.run.reduce_on_host == 1 &&
+              q.run.ring_pipelined == 0,
           "horovod-mpi: a ring through host memory, MPI's, a message a step");
     /* NCCL's pipelined ring: where the run's ring is gqsim's own; not for another scheme, the trainer's MPI ring
      * under smpi, or SimGrid's step-by-step flows */
     static const char *const NCCL[] = {"horovod-nccl", "horovod", "horovod-0.20", "pytorch-ddp"};
     for (int k = 0; k < 4; k++) {
         run_params_defaults(&q);
-        q.framework = NCCL[k];
-        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.ring_pipelined == 1, "%s: ring pipelined", NCCL[k]);
-        run_params_defaults(&q);
-        CHECK(run_param_set(run_param_by_key("sync"), &q, "hierarchical", msg, sizeof msg) == GQ_OK, "%s", msg);
-        q.framework = NCCL[k];
-        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.ring_pipelined == 0,
-              "%s with --sync hierarchical: no ring setting", NCCL[k]);
-        run_params_defaults(&q);
-        q.engine = ENGINE_SMPI, q.framework = NCCL[k];
-        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.ring_pipelined == 0, "%s under smpi: MPI's ring",
+        q.run.framework = NCCL[k];
+        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.run.ring_pipelined == 1, "%s: ring pipelined",
               NCCL[k]);
         run_params_defaults(&q);
-        q.exact_flows = 1, q.framework = NCCL[k];
-        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.ring_pipelined == 0,
+        CHECK(run_param_set(run_param_by_key("sync"), &q, "hierarchical", msg, sizeof msg) == GQ_OK, "%s", msg);
+        q.run.framework = NCCL[k];
+        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.run.ring_pipelined == 0,
+              "%s with --sync hierarchical: no ring setting", NCCL[k]);
+        run_params_defaults(&q);
+        q.run.engine = ENGINE_SMPI, q.run.framework = NCCL[k];
+        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.run.ring_pipelined == 0, "%s under smpi: MPI's ring",
+              NCCL[k]);
+        run_params_defaults(&q);
+        q.run.exact_flows = 1, q.run.framework = NCCL[k];
+        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.run.ring_pipelined == 0,
               "%s with --exact-flows: a flow a step", NCCL[k]);
     }
     /* Horovod's loop paces its cycles (fusion_wait previous) where there are cycles of all-reduces overlapped with
@@ -449,25 +459,26 @@ static void test_frameworks(void)
     static const char *const HOROVOD[] = {"horovod-nccl", "horovod-0.20", "horovod-mpi"};
     for (int k = 0; k < 3; k++) {
         run_params_defaults(&q);
-        q.framework = HOROVOD[k];
-        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.fusion_wait_previous == 1, "%s: the loop", HOROVOD[k]);
+        q.run.framework = HOROVOD[k];
+        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.run.fusion_wait_previous == 1, "%s: the loop",
+              HOROVOD[k]);
         static const char *const OFF[][2] = {{"overlap", "0"}, {"fusion_cycle", "0"}, {"sync", "ps"}};
         for (int j = 0; j < 3; j++) {
             run_params_defaults(&q);
             CHECK(run_param_set(run_param_by_key(OFF[j][0]), &q, OFF[j][1], msg, sizeof msg) == GQ_OK, "%s", msg);
-            q.framework = HOROVOD[k];
-            CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.fusion_wait_previous == 0,
+            q.run.framework = HOROVOD[k];
+            CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.run.fusion_wait_previous == 0,
                   "%s with %s %s: no loop to pace", HOROVOD[k], OFF[j][0], OFF[j][1]);
         }
         run_params_defaults(&q);
-        q.engine = ENGINE_SMPI, q.framework = HOROVOD[k];
-        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.fusion_wait_previous == 0, "%s under smpi",
+        q.run.engine = ENGINE_SMPI, q.run.framework = HOROVOD[k];
+        CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.run.fusion_wait_previous == 0, "%s under smpi",
               HOROVOD[k]);
     }
     run_params_defaults(&q);
-    q.framework = "pytorch-ddp";
-    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.fusion_wait_previous == 0, "pytorch-ddp: no cycles");
-    q.framework = "pytorch-dp";
+    q.run.framework = "pytorch-ddp";
+    CHECK(framework_apply(&q, msg, sizeof msg) == GQ_OK && q.run.fusion_wait_previous == 0, "pytorch-ddp: no cycles");
+    q.run.framework = "pytorch-dp";
     CHECK(framework_check("pytorch-dp", msg, sizeof msg) != 0 && strstr(msg, "did you mean 'pytorch-ddp'") != NULL,
           "a misspelling: %s", msg);
 }
@@ -480,9 +491,9 @@ static void test_precision(void)
 {
     sim_request q;
     sim_request_defaults(&q);
-    q.model = "resnet50", q.platform = "dgx1-v100", q.engine = ENGINE_ANALYTIC, q.batch = 256;
-    q.sync = SYNC_RING, q.overlap = 0, q.fusion_bytes = 1e12, q.precision = PRECISION_AMP;
-    q.compute_jitter = 0; /* the GPUs equal: compute is the profile's rate */
+    q.model = "resnet50", q.platform = "dgx1-v100", q.run.engine = ENGINE_ANALYTIC, q.batch = 256;
+    q.run.sync = SYNC_RING, q.run.overlap = 0, q.run.fusion_bytes = 1e12, q.run.precision = PRECISION_AMP;
+    q.run.compute_jitter = 0; /* the GPUs equal: compute is the profile's rate */
     sim_scenario s;
     char msg[512];
     CHECK(scenario_open(&s, &q, msg, sizeof msg) == GQ_OK, "open: %s", msg);
@@ -513,7 +524,7 @@ static void test_precision(void)
               strncmp(tg.quant, "terngrad", 8) == 0,
           "amp with terngrad: encoded as ever (%g s)", tg.r.encode_s);
     scenario_close(&s);
-    q.precision = PRECISION_TF32; /* Ampere's mode (compute capability 8.0): a V100 (7.0) has none */
+    q.run.precision = PRECISION_TF32; /* Ampere's mode (compute capability 8.0): a V100 (7.0) has none */
     CHECK(scenario_open(&s, &q, msg, sizeof msg) == GQ_ERR_USAGE &&
               strstr(msg, "V100 (compute capability 7.0) has no TF32") != NULL,
           "tf32 on a V100: refused, '%s'", msg);
@@ -521,11 +532,11 @@ static void test_precision(void)
     CHECK(scenario_open(&s, &q, msg, sizeof msg) == GQ_OK && s.compute.images_per_s == 938, "tf32 on an A100: %g",
           s.compute.images_per_s);
     scenario_close(&s);
-    q.precision = PRECISION_AMP;
+    q.run.precision = PRECISION_AMP;
     CHECK(scenario_open(&s, &q, msg, sizeof msg) == GQ_OK && s.compute.images_per_s == 2470, "amp on an A100: %g",
           s.compute.images_per_s);
     scenario_close(&s);
-    q.platform = "dgx1-v100", q.precision = PRECISION_TF32, q.gpu_images_per_s = 500;
+    q.platform = "dgx1-v100", q.run.precision = PRECISION_TF32, q.run.gpu_images_per_s = 500;
     CHECK(scenario_open(&s, &q, msg, sizeof msg) == GQ_ERR_USAGE && strstr(msg, "has no TF32") != NULL,
           "a tf32 rate given for a V100: still no TF32 there, '%s'", msg);
     q.platform = "dgx-a100";
@@ -542,17 +553,17 @@ static void test_finite_or_refused(void)
 {
     sim_request q;
     sim_request_defaults(&q);
-    q.model = "alexnet", q.platform = "terngrad-ethernet", q.engine = ENGINE_ANALYTIC, q.compute_jitter = 0;
+    q.model = "alexnet", q.platform = "terngrad-ethernet", q.run.engine = ENGINE_ANALYTIC, q.run.compute_jitter = 0;
     char msg[512] = "";
     sim_scenario s;
     sim_outcome o;
-    q.gpu_images_per_s = PHYS_IMAGE_RATE_LO;
+    q.run.gpu_images_per_s = PHYS_IMAGE_RATE_LO;
     CHECK(scenario_open(&s, &q, msg, sizeof msg) == GQ_OK &&
               scenario_run(&s, "fp32", 8, &o, msg, sizeof msg) == GQ_OK &&
               fabs(o.r.compute_s - 128 / PHYS_IMAGE_RATE_LO) <= 1e-9 * o.r.compute_s && isfinite(o.images_per_s),
           "1e-5 images/s: a finite row, compute %g s (%s)", o.r.compute_s, msg);
     scenario_close(&s);
-    q.gpu_images_per_s = 1e-310; /* a subnormal: 128 images take 1.28e312 s, past a double */
+    q.run.gpu_images_per_s = 1e-310; /* a subnormal: 128 images take 1.28e312 s, past a double */
     msg[0] = '\0';
     gq_err e = scenario_open(&s, &q, msg, sizeof msg);
     if (e == GQ_OK) e = scenario_run(&s, "fp32", 8, &o, msg, sizeof msg);

@@ -40,14 +40,14 @@ static sim_config base(const char *model, const cluster_spec *cl, int gpus, cons
     c.cluster = cl;
     c.gpus = gpus;
     qz_parse_spec(quant, &c.quant, NULL, 0);
-    c.sync = sync;
-    c.overlap = 1;
-    c.fusion_bytes = 64e6;
+    c.run.sync = sync;
+    c.run.overlap = 1;
+    c.run.fusion_bytes = 64e6;
     c.fwd_s = 0.05; /* fixed compute: the tests are about the network */
     c.bwd_s = 0.10;
     c.encode_ns = c.quant.id == QZ_FP32 ? 0 : 0.05; /* a GPU-side quantizer's cost */
     c.decode_ns = c.encode_ns;
-    c.iterations = 1;
+    c.run.iterations = 1;
     return c;
 }
 
@@ -57,7 +57,7 @@ static sim_result result_of(sim_config c, engine_kind e)
 {
     sim_result r;
     char msg[256];
-    c.engine = e;
+    c.run.engine = e;
     if (sim_run(&c, &r, msg, sizeof msg) != GQ_OK) {
         fprintf(stderr, "sim failed: %s\n", msg);
         memset(&r, 0, sizeof r);
@@ -101,11 +101,11 @@ static void test_engines_agree(void)
          * of two GPUs, where nothing is shared either */
         cluster_spec ib2 = cluster("cluster:gpus-per-node=2,gpu=P100,intra=nvlink1,inter=ib-edr");
         c = base("alexnet", &ib1, 2, Q[q], SYNC_PS);
-        c.overlap = 0, c.decode_ns = c.quant.id == QZ_FP32 ? 0 : 1.0;
+        c.run.overlap = 0, c.decode_ns = c.quant.id == QZ_FP32 ? 0 : 1.0;
         s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
         CHECK(fabs(s / a - 1) < 0.01, "PS on two hosts, no overlap, %s: SimGrid %.6f vs analytic %.6f", Q[q], s, a);
         c = base("vgg-a", &ib2, 8, Q[q], SYNC_HIERARCHICAL);
-        c.overlap = 0;
+        c.run.overlap = 0;
         s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
         CHECK(fabs(s / a - 1) < 0.02, "hierarchical, 4 nodes x 2, no overlap, %s: SimGrid %.6f vs analytic %.6f", Q[q],
               s, a);
@@ -116,7 +116,7 @@ static void test_engines_agree(void)
         for (int k = 0; k < 4; k++)
             for (int gpus = 2; gpus <= 8; gpus *= 4) {
                 c = base("alexnet", &eth10, gpus, Q[q], SYNCS[k]);
-                c.overlap = 0;
+                c.run.overlap = 0;
                 s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
                 CHECK(fabs(s / a - 1) < 0.005, "%s on %d hosts, 10 GbE (LV08), %s: SimGrid %.6f vs analytic %.6f",
                       sync_name(SYNCS[k]), gpus, Q[q], s, a);
@@ -151,13 +151,13 @@ static void test_shared_scaler(void)
         {&four, 12, SYNC_PS, 0.05}};
     for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
         sim_config c = base("lenet5", CASES[i].cl, CASES[i].gpus, "terngrad", CASES[i].sync);
-        c.overlap = 0, c.fusion_bytes = 0;
+        c.run.overlap = 0, c.run.fusion_bytes = 0;
         double added[2];
         for (int e = 0; e < 2; e++) {
             const engine_kind engine = e ? ENGINE_SIMGRID : ENGINE_ANALYTIC;
-            c.exchange.no_scaler_sharing = 0;
+            c.run.exchange.no_scaler_sharing = 0;
             const double shared = run(c, engine);
-            c.exchange.no_scaler_sharing = 1;
+            c.run.exchange.no_scaler_sharing = 1;
             added[e] = shared - run(c, engine);
         }
         const double r = added[1] / added[0] - 1;
@@ -179,7 +179,7 @@ static void test_roots(void)
     for (int gpus = 2; gpus <= 8; gpus *= 2)
         for (int part = 0; part < 2; part++) {
             sim_config c = base("alexnet", &ib1, gpus, "signsgd", SYNC_PS_FLAT);
-            c.ps_placement = PS_ROOTS, c.overlap = 0, c.partition_bytes = part ? 4194304 : 0;
+            c.run.ps_placement = PS_ROOTS, c.run.overlap = 0, c.run.partition_bytes = part ? 4194304 : 0;
             const double s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
             CHECK(fabs(s / a - 1) < 0.01 && a >= s * (1 - 1e-12),
                   "roots on %d hosts (%s), IB: SimGrid %.9f vs analytic %.9f", gpus, part ? "cut at 4 MiB" : "whole", s,
@@ -189,9 +189,9 @@ static void test_roots(void)
     CHECK(whole > cut, "8 hosts: whole tensors at their roots %.6f s, cut a piece a GPU %.6f s", whole, cut);
     for (int gpus = 2; gpus <= 8; gpus *= 2) { /* TensorFlow's greedy setter over the GPUs: fp32 placed whole too */
         sim_config c = base("alexnet", &ib1, gpus, "fp32", SYNC_PS_FLAT);
-        c.ps_placement = PS_GREEDY, c.overlap = 0;
+        c.run.ps_placement = PS_GREEDY, c.run.overlap = 0;
         const double s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
-        c.ps_placement = PS_ROOTS; /* fp32 all-reduced evenly there */
+        c.run.ps_placement = PS_ROOTS; /* fp32 all-reduced evenly there */
         const double even = run(c, ENGINE_SIMGRID);
         CHECK(fabs(s / a - 1) < 0.01 && a >= s * (1 - 1e-12), "greedy over %d hosts, IB: SimGrid %.9f vs analytic %.9f",
               gpus, s, a);
@@ -208,18 +208,18 @@ static void test_flat_and_comm(void)
     cluster_spec eth = cluster("terngrad-ethernet");
     for (int gpus = 8; gpus <= 32; gpus *= 4) {
         sim_config c = base("resnet50", &eth, gpus, "terngrad", SYNC_PS_FLAT);
-        c.overlap = 0;
+        c.run.overlap = 0;
         const double s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
         CHECK(fabs(s / a - 1) < 0.005, "ps-flat, %d GPUs in nodes of 4, 1 GbE: SimGrid %.6f vs analytic %.6f", gpus, s,
               a);
         sim_result r;
         char msg[256];
-        c.engine = ENGINE_SIMGRID;
+        c.run.engine = ENGINE_SIMGRID;
         CHECK(sim_run(&c, &r, msg, sizeof msg) == GQ_OK &&
                   fabs(r.comm_s - (r.iteration_s - c.fwd_s - c.bwd_s)) <= 1e-9 * r.iteration_s,
               "no overlap, %d GPUs: communication %.9f s = iteration %.9f - compute %.2f", gpus, r.comm_s,
               r.iteration_s, c.fwd_s + c.bwd_s);
-        c.overlap = 1;
+        c.run.overlap = 1;
         CHECK(sim_run(&c, &r, msg, sizeof msg) == GQ_OK && r.comm_s > r.comm_exposed_s && r.comm_exposed_s > 0,
               "overlap, %d GPUs: communication %.6f s, more than the %.6f s not hidden", gpus, r.comm_s,
               r.comm_exposed_s);
@@ -232,10 +232,10 @@ static void test_ring_on_host(void)
 {
     cluster_spec eth = cluster("terngrad-ethernet");
     sim_config c = base("alexnet", &eth, 8, "fp32", SYNC_RING);
-    c.overlap = 0, c.reduce_on_host = 1, c.server_sum_ns = 0.335;
+    c.run.overlap = 0, c.run.reduce_on_host = 1, c.server_sum_ns = 0.335;
     const double s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
     CHECK(fabs(s / a - 1) < 0.005, "ring through host memory, 8 GPUs: SimGrid %.6f vs analytic %.6f", s, a);
-    c.reduce_on_host = 0;
+    c.run.reduce_on_host = 0;
     const double nccl = run(c, ENGINE_ANALYTIC);
     CHECK(a > nccl, "staged through the host (%.6f s) slower than on the GPUs (%.6f s)", a, nccl);
 }
@@ -248,9 +248,9 @@ static void test_ring_pipelined(void)
 {
     cluster_spec eth = cluster("cluster:gpus-per-node=1,gpu=V100,intra=pcie3,inter=10gbe");
     sim_config c = base("resnet50", &eth, 64, "fp32", SYNC_RING);
-    c.overlap = 0, c.fusion_bytes = 0;
+    c.run.overlap = 0, c.run.fusion_bytes = 0;
     const double msg_s = run(c, ENGINE_SIMGRID), msg_a = run(c, ENGINE_ANALYTIC);
-    c.ring_pipelined = 1;
+    c.run.ring_pipelined = 1;
     const double pipe_s = run(c, ENGINE_SIMGRID), pipe_a = run(c, ENGINE_ANALYTIC);
     CHECK(fabs(pipe_s / pipe_a - 1) < 0.005, "pipelined ring, 64 GPUs: SimGrid %.6f vs analytic %.6f", pipe_s, pipe_a);
     CHECK(fabs(msg_s / msg_a - 1) < 0.005, "ring a message a step, 64 GPUs: SimGrid %.6f vs analytic %.6f", msg_s,
@@ -271,7 +271,7 @@ static void test_tree(void)
     const int GPUS[] = {2, 7, 64};
     for (int i = 0; i < 3; i++) {
         sim_config c = base("resnet50", &eth, GPUS[i], "fp32", SYNC_TREE);
-        c.overlap = 0, c.fusion_bytes = 0;
+        c.run.overlap = 0, c.run.fusion_bytes = 0;
         double s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
         CHECK(fabs(s / a - 1) < 0.005, "tree, %d GPUs of 10 GbE: SimGrid %.6f vs analytic %.6f", GPUS[i], s, a);
         c = base("resnet50", &nv, 4 * GPUS[i], "qsgd", SYNC_TREE);
@@ -284,16 +284,16 @@ static void test_tree(void)
         CHECK(r.flows == want, "tree, %ld nodes of 4: %ld flows, %ld expected", N, r.flows, want);
     }
     sim_config c = base("resnet50", &eth, 256, "fp32", SYNC_TREE);
-    c.overlap = 0, c.fusion_bytes = 0;
+    c.run.overlap = 0, c.run.fusion_bytes = 0;
     const double tree = run(c, ENGINE_ANALYTIC);
-    c.sync = SYNC_RING, c.ring_pipelined = 1;
+    c.run.sync = SYNC_RING, c.run.ring_pipelined = 1;
     const double ring = run(c, ENGINE_ANALYTIC);
     CHECK(tree < ring / 2, "256 nodes of 10 GbE, a bucket a tensor: tree %.4f s, under half the ring's %.4f s", tree,
           ring);
     c = base("alexnet", &nv, 8, "fp32", SYNC_TREE);
-    c.overlap = 0, c.fusion_bytes = 1e12;
+    c.run.overlap = 0, c.run.fusion_bytes = 1e12;
     const double two_tree = result_of(c, ENGINE_SIMGRID).comm_s;
-    c.sync = SYNC_RING;
+    c.run.sync = SYNC_RING;
     const double two_ring = result_of(c, ENGINE_SIMGRID).comm_s;
     CHECK(two_ring / two_tree > 1.7 && two_ring / two_tree < 2, "two nodes: ring %.6f s / tree %.6f s = %.3f", two_ring,
           two_tree, two_ring / two_tree);
@@ -316,9 +316,9 @@ static void test_fusion_wait(void)
 {
     cluster_spec eth = cluster("cluster:gpus-per-node=1,gpu=V100,intra=pcie3,inter=10gbe");
     sim_config c = base("resnet50", &eth, 64, "fp32", SYNC_RING);
-    c.ring_pipelined = 1, c.fusion_bytes = 134217728, c.fusion_cycle_s = 0.001;
+    c.run.ring_pipelined = 1, c.run.fusion_bytes = 134217728, c.run.fusion_cycle_s = 0.001;
     const sim_result clock = result_of(c, ENGINE_ANALYTIC);
-    c.fusion_wait_previous = 1;
+    c.run.fusion_wait_previous = 1;
     const sim_result loop = result_of(c, ENGINE_ANALYTIC), sg = result_of(c, ENGINE_SIMGRID);
     CHECK(fabs(sg.iteration_s / loop.iteration_s - 1) < 0.005, "the loop, 64 GPUs: SimGrid %.6f vs analytic %.6f",
           sg.iteration_s, loop.iteration_s);
@@ -393,9 +393,9 @@ static void test_overlap_and_iterations(void)
             for (int g = 8; g <= 64; g *= 8)
                 for (int q = 0; q < 2; q++) {
                     sim_config c = base("googlenet", cl[k], g, q ? "terngrad" : "fp32", (sync_kind)s);
-                    c.fusion_bytes = 4e6;
+                    c.run.fusion_bytes = 4e6;
                     double on = run(c, ENGINE_SIMGRID);
-                    c.overlap = 0;
+                    c.run.overlap = 0;
                     double off = run(c, ENGINE_SIMGRID);
                     worse += on > off * (1 + 1e-9);
                     runs++;
@@ -403,7 +403,7 @@ static void test_overlap_and_iterations(void)
     CHECK(worse == 0, "overlap made %d of %d iterations slower", worse, runs);
     sim_config c = base("alexnet", &eth, 32, "terngrad", SYNC_PS_SHARDED);
     double one = run(c, ENGINE_SIMGRID);
-    c.iterations = 3;
+    c.run.iterations = 3;
     double three = run(c, ENGINE_SIMGRID);
     CHECK(fabs(one / three - 1) < 0.01, "1 iteration %.6f s vs the mean of 3 %.6f s", one, three);
 }
@@ -418,7 +418,7 @@ static void test_aggregation(void)
             for (int q = 0; q < 2; q++) {
                 sim_config c = base("alexnet", cl[k], 32, q ? "terngrad" : "fp32", S[s]);
                 double agg = run(c, ENGINE_SIMGRID);
-                c.exact_flows = 1;
+                c.run.exact_flows = 1;
                 double exact = run(c, ENGINE_SIMGRID);
                 CHECK(fabs(agg / exact - 1) < 0.01, "%s %s %s, 32 GPUs: aggregated %.6f s vs every message %.6f s",
                       cl[k]->name, sync_name(S[s]), q ? "terngrad" : "fp32", agg, exact);
@@ -452,25 +452,25 @@ static void test_ps_placement(void)
     const int N = 4;
     const double bw = 125e6 * 0.97;
     sim_config c = base("alexnet", &eth, N, "fp32", SYNC_PS_SHARDED);
-    c.overlap = 0;
+    c.run.overlap = 0;
     const double even = run(c, ENGINE_SIMGRID), compute = c.fwd_s + c.bwd_s;
-    c.ps_shards = N;
+    c.run.ps_shards = N;
     CHECK(run(c, ENGINE_SIMGRID) == even, "ps-sharded with --ps-shards = nodes is the default");
     double params = 0;
     for (size_t i = 0; i < c.model->nlayers; i++)
         params += (double)(c.model->layers[i].weight_params + c.model->layers[i].bias_params);
     /* one server: every other node's gradient into its NIC, and the replies out of it */
-    c.ps_shards = 1;
+    c.run.ps_shards = 1;
     double s = run(c, ENGINE_SIMGRID), want = compute + 2 * (N - 1) * 4 * params / bw;
     CHECK(fabs(s / want - 1) < 0.02, "one server: %.3f s, closed form %.3f s", s, want);
     /* round-robin over 2: every weight tensor on server 0 (each layer's bias goes to server 1) */
-    c.ps_shards = 2, c.ps_placement = PS_ROUND_ROBIN;
+    c.run.ps_shards = 2, c.run.ps_placement = PS_ROUND_ROBIN;
     s = run(c, ENGINE_SIMGRID), want = compute + 2 * (N - 1) * busiest_server(c.model, 2, 0) / bw;
     CHECK(fabs(s / want - 1) < 0.02, "round-robin over 2: %.3f s, busiest server's NIC %.3f s", s, want);
     double a = run(c, ENGINE_ANALYTIC);
     CHECK(fabs(s / a - 1) < 0.01, "round-robin over 2: SimGrid %.4f s, analytic %.4f s", s, a);
     /* greedy over 4: fc6's 37.7 M weights make one server the bottleneck, whatever else it holds */
-    c.ps_shards = 4, c.ps_placement = PS_GREEDY;
+    c.run.ps_shards = 4, c.run.ps_placement = PS_GREEDY;
     s = run(c, ENGINE_SIMGRID), want = compute + 2 * (N - 1) * busiest_server(c.model, 4, 1) / bw;
     CHECK(fabs(s / want - 1) < 0.02, "greedy over 4: %.3f s, busiest server's NIC %.3f s", s, want);
     CHECK(s > 2 * even, "greedy over 4 (%.3f s): over twice even shards (%.3f s)", s, even);
@@ -483,7 +483,7 @@ static void test_inside_nodes(void)
     /* one bucket, no overlap: the iteration is compute + the exchange's closed form */
     cluster_spec dgx = cluster("dgx1"), v100 = cluster("dgx1-v100");
     sim_config c = base("alexnet", &dgx, 4, "fp32", SYNC_RING);
-    c.overlap = 0, c.fusion_bytes = 1e12;
+    c.run.overlap = 0, c.run.fusion_bytes = 1e12;
     const double S = 4.0 * (double)model_params(c.model);
     /* GPUs 0-3 are NVLink peers: 6 steps of S/4 at one NVLink's 20 GB/s, 1 us */
     double expect = 0.15 + 6 * (1e-6 + S / 4 / 20e9), s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
@@ -496,20 +496,20 @@ static void test_inside_nodes(void)
           expect);
     /* eight in rank order: 3 -> 4 and 7 -> 0 are not NVLink peers and go by PCIe x16 (15.75 GB/s, 2 us) */
     c = base("alexnet", &dgx, 8, "fp32", SYNC_RING);
-    c.overlap = 0, c.fusion_bytes = 1e12;
+    c.run.overlap = 0, c.run.fusion_bytes = 1e12;
     expect = 0.15 + 14 * (2e-6 + S / 8 / 15.75e9), s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
     CHECK(fabs(s / expect - 1) < 0.005 && fabs(a / expect - 1) < 1e-6,
           "dgx1 ring of 8: SimGrid %.6f s, analytic %.6f s, closed form %.6f s (PCIe hops)", s, a, expect);
     /* two nodes: the hop between them leaves GPU 7 and enters GPU 0 over PCIe, 1 us + 1 us + 2 x 0.6 */
     c = base("alexnet", &dgx, 16, "fp32", SYNC_RING);
-    c.overlap = 0, c.fusion_bytes = 1e12;
+    c.run.overlap = 0, c.run.fusion_bytes = 1e12;
     expect = 0.15 + 30 * (3.2e-6 + S / 16 / 15.75e9), s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
     CHECK(fabs(s / expect - 1) < 0.005 && fabs(a / expect - 1) < 1e-6,
           "dgx1 ring of 16 on 2 nodes: SimGrid %.6f s, analytic %.6f s, closed form %.6f s", s, a, expect);
     /* the node-local reduce: 5, 6 and 7 reach GPU 0 by PCIe and share its x16 (3 S / 15.75 GB/s, longer than the
      * NVLink peers' S / 20 GB/s), the same again for the broadcast; the analytic engine counts no contention */
     c = base("alexnet", &dgx, 8, "fp32", SYNC_HIERARCHICAL);
-    c.overlap = 0, c.fusion_bytes = 1e12;
+    c.run.overlap = 0, c.run.fusion_bytes = 1e12;
     expect = 0.15 + 2 * (2e-6 + 3 * S / 15.75e9), s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
     CHECK(fabs(s / expect - 1) < 0.01, "dgx1 reduce and broadcast: SimGrid %.6f s, closed form %.6f s", s, expect);
     expect = 0.15 + 2 * (2e-6 + S / 15.75e9);
@@ -523,7 +523,8 @@ static void test_ps_on_cpu(void)
     const double sum_ns = 0.3; /* the host adding one element */
     cluster_spec k80 = cluster("p2.8xlarge");
     sim_config c = base("alexnet", &k80, 8, "fp32", SYNC_PS);
-    c.overlap = 0, c.fusion_bytes = 1e12, c.network_model = "CM02", c.ps_on_cpu = 1, c.server_sum_ns = sum_ns;
+    c.run.overlap = 0, c.run.fusion_bytes = 1e12, c.run.network_model = "CM02", c.run.ps_on_cpu = 1,
+    c.server_sum_ns = sum_ns;
     const double n = (double)model_params(c.model), S = 4 * n;
     /* 8 GPUs to the host: a K80 board's two share its x16 (2 S / 15.75 GB/s), 1 us; the host adds 8 contributions */
     double expect = 0.15 + 2 * (1e-6 + 2 * S / 15.75e9) + 8 * n * sum_ns * 1e-9;
@@ -533,7 +534,7 @@ static void test_ps_on_cpu(void)
     expect = 0.15 + 2 * (1e-6 + S / 15.75e9) + 8 * n * sum_ns * 1e-9; /* no contention counted */
     CHECK(fabs(a / expect - 1) < 1e-6, "PS on the host, analytic: %.6f s, closed form %.6f s", a, expect);
     /* on the first GPU instead: its own x16 takes the 7 others' flows, and summing costs nothing */
-    c.ps_on_cpu = 0;
+    c.run.ps_on_cpu = 0;
     s = run(c, ENGINE_SIMGRID);
     expect = 0.15 + 2 * (2e-6 + 7 * S / 15.75e9);
     CHECK(fabs(s / expect - 1) < 0.005, "PS on GPU 0 of a p2.8xlarge: SimGrid %.6f s, closed form %.6f s", s, expect);
@@ -542,7 +543,7 @@ static void test_ps_on_cpu(void)
      * hosts swap halves over the NICs (12.5 GB/s, 2 x 0.6 us) and add the other half, and the same way back */
     cluster_spec ib = cluster("cluster:gpus-per-node=2,gpu=P100,intra=pcie3,inter=ib-edr");
     c = base("alexnet", &ib, 4, "fp32", SYNC_PS_SHARDED);
-    c.overlap = 0, c.fusion_bytes = 1e12, c.ps_on_cpu = 1, c.server_sum_ns = sum_ns;
+    c.run.overlap = 0, c.run.fusion_bytes = 1e12, c.run.ps_on_cpu = 1, c.server_sum_ns = sum_ns;
     expect =
         0.15 + 2 * (1e-6 + S / 15.75e9) + 2 * n * sum_ns * 1e-9 + n * sum_ns * 1e-9 + 2 * (1.2e-6 + S / 2 / 12.5e9);
     s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
@@ -551,7 +552,7 @@ static void test_ps_on_cpu(void)
     /* BytePS's push-pull (--ps-node-sum gpus): the two GPUs reduce-scatter, each sending the other half its gradient
      * (2 PCIe links, 2 us), each copies its half of the sum to the host (1 us, its own link), the hosts swap halves
      * and each adds the two of its half, and back the same way, the GPUs all-gathering */
-    c.node_sum = NODE_SUM_GPUS;
+    c.run.node_sum = NODE_SUM_GPUS;
     expect = 0.15 + 2 * (2e-6 + S / 2 / 15.75e9) + 2 * (1e-6 + S / 2 / 15.75e9) + n * sum_ns * 1e-9 +
              2 * (1.2e-6 + S / 2 / 12.5e9);
     s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
@@ -560,7 +561,7 @@ static void test_ps_on_cpu(void)
     /* the servers on machines of their own: one takes both nodes' sums in over its NIC (2 S a phase); with two,
      * each node's NIC carries its own sum (S) and each server half of both; a server adds 2/M contributions */
     for (int M = 1; M <= 2; M++) {
-        c.ps_cpu_machines = M;
+        c.run.ps_cpu_machines = M;
         expect = 0.15 + 2 * (2e-6 + S / 2 / 15.75e9) + 2 * (1e-6 + S / 2 / 15.75e9) + 2.0 / M * n * sum_ns * 1e-9 +
                  2 * (1.2e-6 + 2.0 / M * S / 12.5e9);
         s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
@@ -574,7 +575,8 @@ static void test_ps_on_cpu(void)
     {
         cluster_spec tcp4 = cluster("cluster:gpus-per-node=4,gpu=P100,intra=pcie3,inter=10gbe");
         sim_config t = base("alexnet", &tcp4, 8, "fp32", SYNC_PS_SHARDED);
-        t.overlap = 0, t.fusion_bytes = 1e12, t.ps_on_cpu = 1, t.node_sum = NODE_SUM_GPUS, t.server_sum_ns = sum_ns;
+        t.run.overlap = 0, t.run.fusion_bytes = 1e12, t.run.ps_on_cpu = 1, t.run.node_sum = NODE_SUM_GPUS,
+        t.server_sum_ns = sum_ns;
         s = run(t, ENGINE_SIMGRID), a = run(t, ENGINE_ANALYTIC);
         CHECK(fabs(s / a - 1) < 1e-6, "BytePS on 2 nodes of 4 over TCP: SimGrid %.9f s, analytic %.9f s", s, a);
     }
@@ -585,24 +587,25 @@ static void test_ps_on_cpu(void)
         cluster_spec one = cluster("cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=ib-edr");
         for (int i = 0; i < 2; i++) {
             sim_config t = base("alexnet", &one, i ? 6 : 4, "fp32", SYNC_PS_SHARDED);
-            t.fusion_bytes = 0, t.partition_bytes = 4096000, t.ps_on_cpu = 1, t.node_sum = NODE_SUM_GPUS;
-            t.ps_cpu_machines = i ? 4 : 2, t.server_sum_ns = sum_ns;
+            t.run.fusion_bytes = 0, t.run.partition_bytes = 4096000, t.run.ps_on_cpu = 1,
+            t.run.node_sum = NODE_SUM_GPUS;
+            t.run.ps_cpu_machines = i ? 4 : 2, t.server_sum_ns = sum_ns;
             const sim_result sg = result_of(t, ENGINE_SIMGRID), an = result_of(t, ENGINE_ANALYTIC);
             CHECK(fabs(sg.iteration_s / an.iteration_s - 1) < 1e-6 && fabs(sg.comm_s / an.comm_s - 1) < 1e-6,
                   "BytePS's pipeline, %d single-GPU nodes, %d server machines: SimGrid %.9f s (exchanges %.9f), "
                   "analytic %.9f s (%.9f)",
-                  t.gpus, t.ps_cpu_machines, sg.iteration_s, sg.comm_s, an.iteration_s, an.comm_s);
+                  t.gpus, t.run.ps_cpu_machines, sg.iteration_s, sg.comm_s, an.iteration_s, an.comm_s);
         }
     }
     /* every GPU to its host (--ps-node-sum host), the hosts to 3 server machines (lcm(2, 3) = 6 flows a phase): one
      * bucket after backward, the two engines alike */
     {
         sim_config t = c;
-        t.node_sum = NODE_SUM_HOST, t.ps_cpu_machines = 3, t.gpus = 4;
+        t.run.node_sum = NODE_SUM_HOST, t.run.ps_cpu_machines = 3, t.gpus = 4;
         s = run(t, ENGINE_SIMGRID), a = run(t, ENGINE_ANALYTIC);
         CHECK(fabs(s / a - 1) < 1e-6, "hosts to 3 server machines: SimGrid %.9f s, analytic %.9f s", s, a);
     }
-    c.ps_cpu_machines = 0;
+    c.run.ps_cpu_machines = 0;
     /* one node: the reduce-scatter and the all-gather, no host, no server */
     c.gpus = 2;
     expect = 0.15 + 2 * (2e-6 + S / 2 / 15.75e9);
@@ -618,7 +621,8 @@ static void test_per_gpu_push(void)
     const double sum_ns = 0.3;
     cluster_spec ib = cluster("cluster:gpus-per-node=2,gpu=P100,intra=pcie3,inter=ib-edr");
     sim_config c = base("alexnet", &ib, 4, "fp32", SYNC_PS_SHARDED);
-    c.overlap = 0, c.fusion_bytes = 1e12, c.ps_on_cpu = 1, c.node_sum = NODE_SUM_NONE, c.server_sum_ns = sum_ns;
+    c.run.overlap = 0, c.run.fusion_bytes = 1e12, c.run.ps_on_cpu = 1, c.run.node_sum = NODE_SUM_NONE,
+    c.server_sum_ns = sum_ns;
     const double n = (double)model_params(c.model), S = 4 * n;
     /* 2 nodes of 2: each GPU's copy to its host (its own x16), the hosts swap halves of both GPUs' gradients (S
      * each way over 12.5 GB/s, where the node's sum moved S/2), each server adds the 4 GPUs' halves, and back */
@@ -648,23 +652,23 @@ static void test_per_gpu_push(void)
     c.gpus = 4, c.rpc_send_s = 0.5e-3, c.rpc_recv_s = 0.7e-3;
     for (int gpus = 4; gpus <= 6; gpus += 2)
         for (int M = 1; M <= 3; M++) {
-            c.gpus = gpus, c.ps_cpu_machines = M;
+            c.gpus = gpus, c.run.ps_cpu_machines = M;
             const sim_result sm = result_of(c, ENGINE_SIMGRID), am = result_of(c, ENGINE_ANALYTIC);
             CHECK(fabs(sm.iteration_s / am.iteration_s - 1) < 1e-6,
                   "every GPU pushing, %d GPUs to %d server machine(s): SimGrid %.9f s, analytic %.9f s", gpus, M,
                   sm.iteration_s, am.iteration_s);
         }
-    c.ps_cpu_machines = 0, c.rpc_send_s = c.rpc_recv_s = 0;
+    c.run.ps_cpu_machines = 0, c.rpc_send_s = c.rpc_recv_s = 0;
     /* placed servers (greedy over 2, TensorFlow's tensors a message each, gRPC's costs a message), the round after
      * backward and the reads in forward on InfiniBand, the round on TCP (each flow's ACKs load the other direction):
      * on 2 nodes nothing is shared there that the analytic engine does not count. Reading in forward on TCP a node's
      * pushes meet its server's replies on one NIC and the analytic engine is the lower bound (as where the node sums:
      * docs/simulation.md) */
     cluster_spec tcp = cluster("cluster:gpus-per-node=2,gpu=P100,intra=pcie3,inter=10gbe");
-    c.gpus = 4, c.ps_placement = PS_GREEDY, c.fusion_bytes = 0, c.rpc_send_s = 0.5e-3, c.rpc_recv_s = 0.7e-3;
+    c.gpus = 4, c.run.ps_placement = PS_GREEDY, c.run.fusion_bytes = 0, c.rpc_send_s = 0.5e-3, c.rpc_recv_s = 0.7e-3;
     for (int i = 0; i < 4; i++) {
         const int round = i % 2;
-        c.ps_pull = round, c.overlap = !round, c.cluster = i < 2 ? &ib : &tcp;
+        c.run.ps_pull = round, c.run.overlap = !round, c.cluster = i < 2 ? &ib : &tcp;
         const sim_result sg = result_of(c, ENGINE_SIMGRID), an = result_of(c, ENGINE_ANALYTIC);
         const double r = sg.iteration_s / an.iteration_s;
         CHECK(round    ? fabs(r - 1) < 1e-9
@@ -678,15 +682,15 @@ static void test_per_gpu_push(void)
     /* the round with free sums: each tensor's exchange is its copies (up and down, 1 us + its bytes / 15.75 GB/s
      * each), two latencies across the NICs (1.2 us) and its bytes over the busiest NIC direction, which pushing
      * every GPU's own doubles; so pushes - the sum = the sum - copies - latencies, tensor by tensor */
-    c.ps_pull = 1, c.overlap = 0, c.server_sum_ns = 0, c.rpc_send_s = c.rpc_recv_s = 0;
+    c.run.ps_pull = 1, c.run.overlap = 0, c.server_sum_ns = 0, c.rpc_send_s = c.rpc_recv_s = 0;
     const double copies = 2 * S / 15.75e9;
     for (int e = 0; e < 2; e++) {
         const engine_kind ek = e ? ENGINE_ANALYTIC : ENGINE_SIMGRID;
         const sim_result r = result_of(c, ek);
         const double pushes = r.comm_s, latencies = 2 * r.buckets * (1e-6 + 1.2e-6);
-        c.node_sum = NODE_SUM_HOST;
+        c.run.node_sum = NODE_SUM_HOST;
         const double summed = result_of(c, ek).comm_s;
-        c.node_sum = NODE_SUM_NONE;
+        c.run.node_sum = NODE_SUM_NONE;
         CHECK(fabs((pushes - summed) / (summed - copies - latencies) - 1) < (e ? 1e-9 : 0.01),
               "%s: pushes %.6f s - the sum %.6f s = the sum's NIC time (%.6f s)", e ? "analytic" : "SimGrid", pushes,
               summed, summed - copies - latencies);
@@ -694,9 +698,9 @@ static void test_per_gpu_push(void)
     c.server_sum_ns = sum_ns;
     /* 4 nodes of 2 through the hub, greedy over 4 reading in forward: the analytic engine's queues the lower bound;
      * every pair's own flow (--exact-flows) within 10% of the hub's */
-    c.gpus = 8, c.ps_pull = 0, c.overlap = 1;
+    c.gpus = 8, c.run.ps_pull = 0, c.run.overlap = 1;
     const double sg = run(c, ENGINE_SIMGRID), an = run(c, ENGINE_ANALYTIC);
-    c.exact_flows = 1;
+    c.run.exact_flows = 1;
     const double pairs = run(c, ENGINE_SIMGRID);
     CHECK(an <= sg * (1 + 1e-9) && fabs(sg / pairs - 1) < 0.10,
           "every GPU pushing, 4 nodes of 2, greedy over 4: analytic %.6f s, SimGrid %.6f s, pairs %.6f s", an, sg,
@@ -729,8 +733,8 @@ static void test_rpc(void)
         for (size_t k = 0; k < 2; k++) {
             const engine_kind e = ENGINES[k];
             sim_config c = base("alexnet", &eth, N, "fp32", CASE[i].sync);
-            c.overlap = 0, c.fusion_bytes = 1e12, c.network_model = "CM02"; /* one bucket */
-            c.ps_shards = CASE[i].shards, c.ps_placement = CASE[i].placement;
+            c.run.overlap = 0, c.run.fusion_bytes = 1e12, c.run.network_model = "CM02"; /* one bucket */
+            c.run.ps_shards = CASE[i].shards, c.run.ps_placement = CASE[i].placement;
             const double plain = run(c, e);
             c.rpc_send_s = send, c.rpc_recv_s = recv;
             const double d = run(c, e) - plain, want = CASE[i].messages * both;
@@ -742,7 +746,7 @@ static void test_rpc(void)
      * in and sends as many out. The analytic engine adds the busiest of each: 16 send + 24 (recv + send) + 16 recv.
      * In SimGrid the other senders start sooner, so server 0's link fills no later and the growth is at most that. */
     sim_config c = base("alexnet", &eth, N, "fp32", SYNC_PS_SHARDED);
-    c.overlap = 0, c.network_model = "CM02", c.ps_shards = 2, c.ps_placement = PS_ROUND_ROBIN;
+    c.run.overlap = 0, c.run.network_model = "CM02", c.run.ps_shards = 2, c.run.ps_placement = PS_ROUND_ROBIN;
     const double a0 = run(c, ENGINE_ANALYTIC), s0 = run(c, ENGINE_SIMGRID);
     c.rpc_send_s = send, c.rpc_recv_s = recv;
     const double da = run(c, ENGINE_ANALYTIC) - a0, ds = run(c, ENGINE_SIMGRID) - s0;
@@ -782,8 +786,8 @@ static void test_rpc_copy_rate(void)
             const char *name = e == ENGINE_SIMGRID ? "SimGrid" : "analytic";
             cluster_spec capped = fast;
             sim_config c = base("alexnet", &capped, 4, "fp32", CASE[i].sync);
-            c.network_model = "CM02", c.ps_shards = CASE[i].shards, c.ps_placement = CASE[i].placement;
-            c.ps_pull = CASE[i].round;
+            c.run.network_model = "CM02", c.run.ps_shards = CASE[i].shards, c.run.ps_placement = CASE[i].placement;
+            c.run.ps_pull = CASE[i].round;
             const double on_wire = run(c, e);
             capped.rpc_copy_rate = R;
             const double copied = run(c, e);
@@ -812,7 +816,7 @@ static void test_rpc_copy_rate(void)
     tree4.rpc_copy_rate = tree1.rpc_copy_rate = R;
     for (size_t k = 0; k < 2; k++) {
         sim_config c4 = base("alexnet", &tree4, 4, "fp32", SYNC_PS_SHARDED), c1 = c4;
-        c4.network_model = c1.network_model = "CM02", c1.cluster = &tree1;
+        c4.run.network_model = c1.run.network_model = "CM02", c1.cluster = &tree1;
         const double t4 = run(c4, ENGINES[k]), t1 = run(c1, ENGINES[k]);
         CHECK(fabs(t4 / t1 - 1) < 1e-9, "copies at %.4g GB/s on a 4:1 fat tree %.9f s, 1:1 %.9f s (%s engine)", R / 1e9,
               t4, t1, ENGINES[k] == ENGINE_SIMGRID ? "SimGrid" : "analytic");
@@ -829,7 +833,7 @@ static void test_powersgd(void)
     static const sync_kind SYNCS[] = {SYNC_RING, SYNC_HIERARCHICAL};
     for (int k = 0; k < 2; k++) {
         sim_config c = base("vgg-a", &ib2, 8, "powersgd:rank=4", SYNCS[k]);
-        c.overlap = 0;
+        c.run.overlap = 0;
         const double s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
         CHECK(fabs(s / a - 1) < 0.02, "powersgd, %s, 4 nodes x 2, no overlap: SimGrid %.6f vs analytic %.6f",
               sync_name(SYNCS[k]), s, a);
@@ -837,7 +841,7 @@ static void test_powersgd(void)
     /* on TCP every all-reduce pays 2(P - 1) latencies: the second (Q's) is half the exchange, both engines alike */
     for (int gpus = 2; gpus <= 8; gpus *= 4) {
         sim_config c = base("alexnet", &eth10, gpus, "powersgd:rank=1", SYNC_RING);
-        c.overlap = 0;
+        c.run.overlap = 0;
         const double s = run(c, ENGINE_SIMGRID), a = run(c, ENGINE_ANALYTIC);
         CHECK(fabs(s / a - 1) < 0.005, "powersgd ring on %d hosts, 10 GbE (LV08): SimGrid %.6f vs analytic %.6f", gpus,
               s, a);
@@ -846,14 +850,14 @@ static void test_powersgd(void)
      * 10,568 floats in 8 tensors, are not): 1 ns an element each way and nothing fixed add (60,965,224 - 10,568) x 2 ns
      */
     sim_config c = base("alexnet", &eth10, 4, "powersgd:rank=2", SYNC_RING);
-    c.overlap = 0, c.encode_ns = c.decode_ns = 0;
+    c.run.overlap = 0, c.encode_ns = c.decode_ns = 0;
     const double bare = run(c, ENGINE_ANALYTIC);
     c.encode_ns = c.decode_ns = 1.0;
     const double coded = run(c, ENGINE_ANALYTIC), want = (60965224.0 - 10568) * 2e-9;
     CHECK(fabs((coded - bare) / want - 1) < 1e-9, "powersgd's codec on the critical path: %.9f s added (%.9f)",
           coded - bare, want);
     sim_config f = base("alexnet", &eth10, 4, "fp32", SYNC_RING);
-    f.overlap = 0;
+    f.run.overlap = 0;
     CHECK(bare < run(f, ENGINE_ANALYTIC), "powersgd's all-reduce faster than fp32's on 10 GbE (%.6f s)", bare);
 }
 
@@ -869,7 +873,7 @@ static void test_engine_work(void)
         sim_result one = engine_run(c);
         CHECK(one.buckets > 1 && one.flows == 2 * nodes * one.buckets, "ring, %d GPUs: %ld flows, %ld expected", gpus,
               one.flows, 2 * nodes * one.buckets);
-        c.iterations = 3;
+        c.run.iterations = 3;
         sim_result three = engine_run(c);
         CHECK(three.flows == 3 * one.flows, "ring, 3 iterations, %d GPUs: %ld flows, 3 x %ld expected", gpus,
               three.flows, one.flows);
@@ -879,7 +883,7 @@ static void test_engine_work(void)
             const long per_bucket = S[s] == SYNC_HIERARCHICAL ? nodes : 2 * nodes;
             c = base("alexnet", &eth, gpus, "terngrad", S[s]);
             one = engine_run(c);
-            c.iterations = 3;
+            c.run.iterations = 3;
             three = engine_run(c);
             /* the folded stand-ins' flows: one a size and direction, up and down each bucket at most, once a run */
             const long folded = one.flows - per_bucket * one.buckets;
@@ -909,11 +913,11 @@ static void test_ps_hub(void)
              {"vgg-a", &ib, 64, 8, 0}};
     for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
         sim_config c = base(C[i].model, C[i].cl, C[i].gpus, "fp32", SYNC_PS_SHARDED);
-        c.ps_shards = C[i].shards, c.ps_placement = PS_GREEDY, c.ps_on_cpu = C[i].on_cpu;
-        c.ps_pull = 1;                             /* the round after backward (test_pull_forward: the other) */
+        c.run.ps_shards = C[i].shards, c.run.ps_placement = PS_GREEDY, c.run.ps_on_cpu = C[i].on_cpu;
+        c.run.ps_pull = 1;                         /* the round after backward (test_pull_forward: the other) */
         c.server_sum_ns = C[i].on_cpu ? 0.335 : 0; /* the host's sums, as every run from the CLI charges them */
         const double hub = run(c, ENGINE_SIMGRID);
-        c.exact_flows = 1;
+        c.run.exact_flows = 1;
         const double pairs = run(c, ENGINE_SIMGRID);
         CHECK(fabs(hub / pairs - 1) <= 0.01, "%s on %d GPUs, %d greedy servers: hub %.6f s, pairs %.6f s", C[i].model,
               C[i].gpus, C[i].shards, hub, pairs);
@@ -921,9 +925,9 @@ static void test_ps_hub(void)
     /* even shards on 16 of 64 nodes: every node pushes to 15 or 16 servers, each server replies to 63 nodes */
     const long N = 64, K = 16;
     sim_config c = base("alexnet", &k80, (int)N, "fp32", SYNC_PS_SHARDED);
-    c.ps_shards = (int)K;
+    c.run.ps_shards = (int)K;
     sim_result hub = engine_run(c);
-    c.exact_flows = 1;
+    c.run.exact_flows = 1;
     sim_result pairs = engine_run(c);
     CHECK(hub.buckets > 1 && hub.flows == 2 * (N + K) * hub.buckets && pairs.flows == 2 * K * (N - 1) * pairs.buckets,
           "64 nodes, 16 even servers, %d buckets: %ld flows through the hub (%ld expected), %ld pairwise (%ld)",
@@ -947,11 +951,11 @@ static void placed_cases(ps_pull_mode mode, double than_round)
     } C[] = {{"alexnet", &eth, 16, 4}, {"resnet50", &eth, 32, 8}, {"vgg-a", &ibn, 32, 8}};
     for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
         sim_config c = base(C[i].model, C[i].cl, C[i].gpus, "fp32", SYNC_PS_SHARDED);
-        c.ps_shards = C[i].shards, c.ps_placement = PS_GREEDY, c.ps_pull = mode;
+        c.run.ps_shards = C[i].shards, c.run.ps_placement = PS_GREEDY, c.run.ps_pull = mode;
         const double sg = run(c, ENGINE_SIMGRID), an = run(c, ENGINE_ANALYTIC);
-        c.exact_flows = 1;
+        c.run.exact_flows = 1;
         const double pairs = run(c, ENGINE_SIMGRID);
-        c.exact_flows = 0, c.ps_pull = PS_PULL_ROUND;
+        c.run.exact_flows = 0, c.run.ps_pull = PS_PULL_ROUND;
         const double round = run(c, ENGINE_SIMGRID);
         CHECK(an <= sg * (1 + 1e-9), "%s, %s on %d GPUs, %d servers: analytic %.6f s above SimGrid %.6f s", name,
               C[i].model, C[i].gpus, C[i].shards, an, sg);
@@ -975,7 +979,7 @@ static void test_pull_forward(void)
     cluster_spec ib = cluster("cluster:gpus-per-node=1,gpu=V100,intra=pcie3,inter=ib-edr");
     for (int gpus = 2; gpus <= 8; gpus *= 2) {
         sim_config c = base("vgg-a", &ib, gpus, "fp32", SYNC_PS_SHARDED);
-        c.ps_shards = 1, c.ps_placement = PS_GREEDY;
+        c.run.ps_shards = 1, c.run.ps_placement = PS_GREEDY;
         const sim_result sg = result_of(c, ENGINE_SIMGRID), an = result_of(c, ENGINE_ANALYTIC);
         CHECK(fabs(sg.iteration_s / an.iteration_s - 1) <= 0.005,
               "vgg-a, %d hosts, one server: SimGrid %.6f s, "
@@ -998,7 +1002,7 @@ static void test_read_in_step(void)
     cluster_spec ib = cluster("cluster:gpus-per-node=1,gpu=V100,intra=pcie3,inter=ib-edr");
     for (int gpus = 2; gpus <= 8; gpus *= 2) {
         sim_config c = base("vgg-a", &ib, gpus, "fp32", SYNC_PS_SHARDED);
-        c.ps_shards = 1, c.ps_placement = PS_GREEDY, c.ps_pull = PS_PULL_BACKWARD;
+        c.run.ps_shards = 1, c.run.ps_placement = PS_GREEDY, c.run.ps_pull = PS_PULL_BACKWARD;
         const sim_result sg = result_of(c, ENGINE_SIMGRID), an = result_of(c, ENGINE_ANALYTIC);
         CHECK(fabs(sg.iteration_s / an.iteration_s - 1) <= 0.005,
               "read in step, vgg-a, %d hosts, one server: SimGrid %.6f s, analytic %.6f s", gpus, sg.iteration_s,
@@ -1008,7 +1012,7 @@ static void test_read_in_step(void)
     }
     for (int shards = 2; shards <= 8; shards *= 2) { /* servers' nodes that push too: their NICs' way out shared */
         sim_config c = base("vgg-a", &ib, 8, "fp32", SYNC_PS_SHARDED);
-        c.ps_shards = shards, c.ps_placement = PS_GREEDY, c.ps_pull = PS_PULL_BACKWARD;
+        c.run.ps_shards = shards, c.run.ps_placement = PS_GREEDY, c.run.ps_pull = PS_PULL_BACKWARD;
         const double sg = run(c, ENGINE_SIMGRID), an = run(c, ENGINE_ANALYTIC);
         CHECK(an <= sg && sg / an - 1 <= 0.025,
               "read in step, vgg-a, 8 hosts, %d servers: SimGrid %.6f s, analytic %.6f s", shards, sg, an);
@@ -1016,7 +1020,7 @@ static void test_read_in_step(void)
     { /* nodes of 4 with servers on their hosts and gRPC's costs: the reads' receives and broadcasts end the step */
         cluster_spec four = cluster("cluster:gpus-per-node=4,gpu=V100,intra=pcie3,inter=ib-edr");
         sim_config c = base("vgg-a", &four, 16, "fp32", SYNC_PS_SHARDED);
-        c.ps_shards = 4, c.ps_placement = PS_ROUND_ROBIN, c.ps_pull = PS_PULL_BACKWARD, c.ps_on_cpu = 1;
+        c.run.ps_shards = 4, c.run.ps_placement = PS_ROUND_ROBIN, c.run.ps_pull = PS_PULL_BACKWARD, c.run.ps_on_cpu = 1;
         c.server_sum_ns = 0.3, c.rpc_send_s = 0.1e-3, c.rpc_recv_s = 0.15e-3;
         const double sg = run(c, ENGINE_SIMGRID), an = run(c, ENGINE_ANALYTIC);
         CHECK(fabs(sg / an - 1) <= 0.01,
@@ -1029,7 +1033,7 @@ static void test_read_in_step(void)
         link_kind slow = *ib.inter;
         slow.latency = 2e-3, far.inter = &slow;
         sim_config c = base("vgg-a", &far, 8, "fp32", SYNC_PS_SHARDED);
-        c.ps_shards = 1, c.ps_placement = PS_GREEDY, c.ps_pull = PS_PULL_BACKWARD;
+        c.run.ps_shards = 1, c.run.ps_placement = PS_GREEDY, c.run.ps_pull = PS_PULL_BACKWARD;
         const double sg = run(c, ENGINE_SIMGRID), an = run(c, ENGINE_ANALYTIC);
         CHECK(fabs(sg / an - 1) <= 0.005, "read in step, vgg-a, 8 hosts 2 ms apart: SimGrid %.6f s, analytic %.6f s",
               sg, an);

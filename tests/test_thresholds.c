@@ -23,10 +23,10 @@ static sim_result simulate(const char *quant, sync_kind sync, double fusion_byte
 {
     sim_config c;
     memset(&c, 0, sizeof c);
-    c.model = &M, c.cluster = &CL, c.gpus = 4, c.sync = sync, c.overlap = 0, c.fusion_bytes = fusion_bytes;
+    c.model = &M, c.cluster = &CL, c.gpus = 4, c.run.sync = sync, c.run.overlap = 0, c.run.fusion_bytes = fusion_bytes;
     qz_parse_spec(quant, &c.quant, NULL, 0);
-    c.exchange.fp32_below = fp32_below;
-    c.fwd_s = 0.01, c.bwd_s = 0.02, c.engine = ENGINE_ANALYTIC, c.iterations = 1;
+    c.run.exchange.fp32_below = fp32_below;
+    c.fwd_s = 0.01, c.bwd_s = 0.02, c.run.engine = ENGINE_ANALYTIC, c.run.iterations = 1;
     sim_result r;
     char msg[256];
     if (sim_run(&c, &r, msg, sizeof msg) != GQ_OK) {
