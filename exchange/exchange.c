@@ -8,6 +8,17 @@
 
 const char *const DOWNLINK_NAMES[] = {"auto", "fp32", "requant", "terngrad", NULL};
 const char *const SYNC_NAMES[] = {"ps", "ps-sharded", "ring", "hierarchical", "allgather", "ps-flat", "tree", NULL};
+const unsigned SYNC_FAMILIES[SYNC_COUNT] = {
+    [SYNC_PS] = SCHEME_SERVERS | SCHEME_NODE_SERVERS | SCHEME_REPLY | SCHEME_SHARED_SCALER | SCHEME_TRAINER,
+    [SYNC_PS_SHARDED] = SCHEME_SERVERS | SCHEME_NODE_SERVERS | SCHEME_REPLY | SCHEME_SHARED_SCALER |
+                        SCHEME_NODE_LEADERS | SCHEME_ALIKE_FOLLOWERS | SCHEME_TRAINER,
+    [SYNC_RING] = SCHEME_ALLREDUCE | SCHEME_REQUANT_HOPS | SCHEME_FACTORS | SCHEME_ALIKE_FOLLOWERS | SCHEME_TRAINER,
+    [SYNC_HIERARCHICAL] =
+        SCHEME_REPLY | SCHEME_ALLREDUCE | SCHEME_FACTORS | SCHEME_NODE_LEADERS | SCHEME_ALIKE_FOLLOWERS,
+    [SYNC_ALLGATHER] = SCHEME_ALLREDUCE | SCHEME_SHARED_SCALER | SCHEME_ALIKE_FOLLOWERS | SCHEME_TRAINER,
+    [SYNC_PS_FLAT] = SCHEME_SERVERS | SCHEME_REPLY | SCHEME_SHARED_SCALER | SCHEME_TRAINER,
+    [SYNC_TREE] = SCHEME_ALLREDUCE | SCHEME_REQUANT_HOPS | SCHEME_FACTORS,
+};
 
 const char *downlink_name(downlink_kind d) { return (unsigned)d < 4 ? DOWNLINK_NAMES[d] : "?"; }
 
@@ -35,7 +46,12 @@ int sync_parse(const char *s, sync_kind *out)
     return -1;
 }
 
-int sync_trainer_runs(sync_kind s) { return (unsigned)s < SYNC_COUNT && s != SYNC_HIERARCHICAL && s != SYNC_TREE; }
+int sync_is(sync_kind s, unsigned families)
+{
+    return (unsigned)s < SYNC_COUNT && (SYNC_FAMILIES[s] & families) == families;
+}
+
+int sync_trainer_runs(sync_kind s) { return sync_is(s, SCHEME_TRAINER); }
 
 size_t xch_tensors(const model_t *m, const qz_params *q, const xch_policy *p, xch_tensor *out)
 {
@@ -65,14 +81,11 @@ int xch_allreduce_compatible(const xch_policy *p, const qz_params *q)
     return q->id == QZ_FP32 || q->id == QZ_FP16 || q->id == QZ_POWERSGD || xch_shares_scaler(p, q);
 }
 
-int xch_factor_allreduce(sync_kind s, const qz_params *q)
-{
-    return q->id == QZ_POWERSGD && (s == SYNC_RING || s == SYNC_HIERARCHICAL || s == SYNC_TREE);
-}
+int xch_factor_allreduce(sync_kind s, const qz_params *q) { return q->id == QZ_POWERSGD && sync_is(s, SCHEME_FACTORS); }
 
 int xch_keeps_residual(sync_kind s, const qz_params *q)
 {
-    return (s != SYNC_RING && s != SYNC_TREE) || q->id == QZ_FP32 || xch_factor_allreduce(s, q);
+    return !sync_is(s, SCHEME_REQUANT_HOPS) || q->id == QZ_FP32 || xch_factor_allreduce(s, q);
 }
 
 downlink_kind xch_downlink(const xch_policy *p, const qz_params *q)

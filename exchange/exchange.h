@@ -29,9 +29,32 @@ typedef enum {
 extern const char *const SYNC_NAMES[SYNC_COUNT + 1]; /* NULL-terminated */
 const char *sync_name(sync_kind s);
 int sync_parse(const char *s, sync_kind *out);
-/* 1 if the trainer runs the scheme (in one process, over MPI, under SMPI): all but hierarchical,
- * whose inside-a-node step has no meaning for one worker a rank, and tree (NCCL's double binary
- * tree, which the simulator models and the trainer does not run). */
+/* A scheme's families: what the rest of gqsim asks of a scheme, answered by its row (SYNC_FAMILIES, exchange.c)
+ * rather than by a list of schemes written where the question is asked. */
+enum {
+    SCHEME_SERVERS = 1 << 0,         /* parameter servers: ps, ps-sharded, ps-flat (gRPC's per-message costs) */
+    SCHEME_NODE_SERVERS = 1 << 1,    /* its servers are nodes, not every GPU (ps, ps-sharded): --ps-on cpu applies */
+    SCHEME_REPLY = 1 << 2,           /* a reply travels back, which --downlink shapes: ps, ps-sharded, hierarchical,
+                                        ps-flat */
+    SCHEME_ALLREDUCE = 1 << 3,       /* the GPUs all-reduce among themselves, in cycles where Horovod's loop paces
+                                        them: ring, hierarchical, allgather, tree */
+    SCHEME_REQUANT_HOPS = 1 << 4,    /* partial sums pass through the GPUs, a quantizer re-applied at every hop (no
+                                        residual kept for error feedback): ring, tree */
+    SCHEME_FACTORS = 1 << 5,         /* PowerSGD's factors all-reduced as floats: ring, hierarchical, tree */
+    SCHEME_SHARED_SCALER = 1 << 6,   /* TernGrad's scaler agreed before each bucket: ps, ps-sharded, ps-flat,
+                                        allgather */
+    SCHEME_NODE_LEADERS = 1 << 7,    /* a node's GPUs reduce to their leader, the leaders exchange: ps-sharded,
+                                        hierarchical */
+    SCHEME_ALIKE_FOLLOWERS = 1 << 8, /* a node's GPUs other than its leader move alike (the SimGrid engine may draw
+                                        them as one): ps-sharded, ring, hierarchical, allgather */
+    SCHEME_TRAINER = 1 << 9,         /* the trainer runs it (in one process, over MPI, under SMPI): all but
+                                        hierarchical, whose inside-a-node step has no meaning for one worker a rank,
+                                        and tree, which the simulator models and the trainer does not run */
+};
+extern const unsigned SYNC_FAMILIES[SYNC_COUNT];
+/* 1 if scheme s is in every family of `families` (SCHEME_* bits). */
+int sync_is(sync_kind s, unsigned families);
+/* 1 if the trainer runs the scheme: sync_is(s, SCHEME_TRAINER). */
 int sync_trainer_runs(sync_kind s);
 
 /* The server's reply. AUTO: fp32 for fp32, TernGrad's summed levels for

@@ -120,9 +120,8 @@ static setting_group group_of(const char *key)
 
 int fusion_wait_applies(const sim_request *q)
 {
-    const int allreduce = q->run.sync == SYNC_RING || q->run.sync == SYNC_HIERARCHICAL || q->run.sync == SYNC_TREE ||
-                          q->run.sync == SYNC_ALLGATHER;
-    return allreduce && q->run.fusion_cycle_s > 0 && q->run.overlap && q->run.engine != ENGINE_SMPI;
+    return sync_is(q->run.sync, SCHEME_ALLREDUCE) && q->run.fusion_cycle_s > 0 && q->run.overlap &&
+           q->run.engine != ENGINE_SMPI;
 }
 
 /* Applies the preset's settings of one group that q does not mark as given; hold: marked as given once set (the
@@ -164,7 +163,7 @@ static gq_err apply_preset(sim_request *q, int hold, char *msg, size_t cap)
     gq_err e = apply(f, q, GROUP_RUN, hold, msg, cap);
     /* ps-flat's servers are the GPUs, the others' are on nodes: a preset places the servers of its own kind only */
     const int flat = preset_sync_is(f, "ps-flat");
-    if (e == GQ_OK && (flat ? q->run.sync == SYNC_PS_FLAT : q->run.sync == SYNC_PS || q->run.sync == SYNC_PS_SHARDED))
+    if (e == GQ_OK && (flat ? q->run.sync == SYNC_PS_FLAT : sync_is(q->run.sync, SCHEME_NODE_SERVERS)))
         e = apply(f, q, GROUP_SERVERS, hold, msg, cap);
     if (e == GQ_OK && q->run.sync == SYNC_RING && q->run.engine != ENGINE_SMPI && !q->run.exact_flows)
         e = apply(f, q, GROUP_RING, hold, msg, cap);

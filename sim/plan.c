@@ -24,7 +24,7 @@ void sync_describe(sync_kind s, int ps_shards, ps_placement placement, int pull,
                    int cpu_machines, double partition_bytes, char *out, size_t cap)
 {
     const int roots = s == SYNC_PS_FLAT && placement != PS_EVEN; /* HiPress's roots, or greedy over the GPUs */
-    const int sharded = s == SYNC_PS_SHARDED || roots, on_cpu = ps_on_cpu && (s == SYNC_PS_SHARDED || s == SYNC_PS);
+    const int sharded = s == SYNC_PS_SHARDED || roots, on_cpu = ps_on_cpu && sync_is(s, SCHEME_NODE_SERVERS);
     char keys[128] = "";
     size_t n = 0;
     if (sharded && ps_shards > 0) n += (size_t)snprintf(keys + n, sizeof keys - n, ",shards=%d", ps_shards);
@@ -370,7 +370,7 @@ static gq_err plan_links(const sim_config *c, sim_plan *p, plan_links_out *out, 
     slowest_to(cl, 0, G, NODE_GATEWAY, &a_up, &b_up);
     route_cost(cl, NODE_GATEWAY, 0, &a_down, &b_down);
     const double nic = cluster_nic_bandwidth(cl);
-    const int on_host = c->run.ps_on_cpu && (c->run.sync == SYNC_PS || c->run.sync == SYNC_PS_SHARDED);
+    const int on_host = c->run.ps_on_cpu && sync_is(c->run.sync, SCHEME_NODE_SERVERS);
     /* a single server: on GPU 0 of node 0, the farthest GPU's route to it; on node 0's host, up to its root */
     p->a_far = p->a_intra, p->b_far = p->b_intra;
     if (multi) p->a_far = a_up + (on_host ? 0 : a_down) + 2 * cl->inter->latency;
@@ -654,9 +654,8 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
                                                              : 1;
     /* TernGrad's shared scaler, a float a segment, where the engines run it before each bucket; not where
      * TensorFlow's placed servers overlap (their timelines leave it out), nor in BytePS's push-pull */
-    const int shared_scaler = (c->run.sync == SYNC_PS || c->run.sync == SYNC_PS_SHARDED ||
-                               c->run.sync == SYNC_PS_FLAT || c->run.sync == SYNC_ALLGATHER) &&
-                              c->gpus > 1 && !node_sum && !p->pull_forward;
+    const int shared_scaler =
+        sync_is(c->run.sync, SCHEME_SHARED_SCALER) && c->gpus > 1 && !node_sum && !p->pull_forward;
     /* Horovod's loop: a bucket a tensor first, each ready when backward makes it; fused as the loop runs below */
     const int loop =
         c->run.fusion_wait_previous && c->run.fusion_cycle_s > 0 && c->run.overlap && c->gpus > 1 && !p->servers;

@@ -96,7 +96,7 @@ static gq_err refuse_combinations(const sim_request *q, char *msg, size_t cap)
                        q->run.sync != SYNC_PS_SHARDED && q->run.sync != SYNC_PS_FLAT
                            ? "there are no placed servers here"
                            : "with even placement every bucket is already split evenly");
-    if (q->run.ps_on_cpu && q->run.sync != SYNC_PS && q->run.sync != SYNC_PS_SHARDED)
+    if (q->run.ps_on_cpu && !sync_is(q->run.sync, SCHEME_NODE_SERVERS))
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--ps-on cpu places the servers of --sync ps or ps-sharded, not %s",
                        sync_name(q->run.sync));
     if (q->run.node_sum != NODE_SUM_HOST && (q->run.sync != SYNC_PS_SHARDED || !q->run.ps_on_cpu))
@@ -127,8 +127,7 @@ static gq_err refuse_combinations(const sim_request *q, char *msg, size_t cap)
                        "--codec-on with --ps-node-sum gpus: the host CPU encodes the node's sum there (BytePS's "
                        "compressors run on the CPU)");
     /* an option that would change nothing here is refused, not ignored */
-    if (q->run.exchange.downlink != DOWNLINK_AUTO &&
-        (q->run.sync == SYNC_RING || q->run.sync == SYNC_ALLGATHER || q->run.sync == SYNC_TREE))
+    if (q->run.exchange.downlink != DOWNLINK_AUTO && !sync_is(q->run.sync, SCHEME_REPLY))
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--downlink shapes a server's reply; %s has none",
                        sync_name(q->run.sync));
     if (q->run.reduce_on_host && q->run.sync != SYNC_RING)
@@ -178,7 +177,7 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
         scenario_close(s);
         return gq_fail(e, msg, cap, "--platform '%s': %s", q->platform, why);
     }
-    if (s->cluster.rpc && (q->run.sync == SYNC_PS || q->run.sync == SYNC_PS_SHARDED || q->run.sync == SYNC_PS_FLAT)) {
+    if (s->cluster.rpc && sync_is(q->run.sync, SCHEME_SERVERS)) {
         /* the servers' messages */
         char src[150];
         const char *rpc = cluster_rpc_name(s->cluster.rpc);

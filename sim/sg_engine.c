@@ -67,15 +67,14 @@ static void simgrid_reason(int fd, char *why, size_t cap)
 static int grouping(const cluster_spec *cl, sync_kind sync, int gpus, node_grouped *q)
 {
     int per_node = gpus < cl->gpus_per_node ? gpus : cl->gpus_per_node;
-    if (!(cl->xml_path[0] == '\0' && sync != SYNC_PS && sync != SYNC_PS_FLAT && sync != SYNC_TREE && per_node > 2 &&
-          cl->topo == TOPO_STAR))
+    if (!(cl->xml_path[0] == '\0' && sync_is(sync, SCHEME_ALIKE_FOLLOWERS) && per_node > 2 && cl->topo == TOPO_STAR))
         return 0; /* a single server's flows, and ps-flat's, meet on other nodes' links; a tree's chain is no run of
                      alike hops: every GPU an actor */
     if (cluster_uniform_node(cl)) return 1;
     /* a node with an inside: its followers only meet the leader (the leaders' schemes), every node is full, and one
      * link moves their sum in the time the fan-in takes (node_fan_in) */
     node_grouped g;
-    if (!((sync == SYNC_PS_SHARDED || sync == SYNC_HIERARCHICAL) && gpus % cl->gpus_per_node == 0 &&
+    if (!(sync_is(sync, SCHEME_NODE_LEADERS) && gpus % cl->gpus_per_node == 0 &&
           node_fan_in(cl, &g.group_bw, &g.group_lat) == 0))
         return 0;
     node_route r; /* the leader's route to the NICs */
@@ -89,7 +88,7 @@ static int grouping(const cluster_spec *cl, sync_kind sync, int gpus, node_group
 static node_actors actors_mode(const cluster_spec *cl, sync_kind sync, int gpus, int on_cpu, node_grouped *q)
 {
     if (on_cpu || !grouping(cl, sync, gpus, q)) return NODE_PER_GPU;
-    return sync == SYNC_PS_SHARDED || sync == SYNC_HIERARCHICAL ? NODE_FOLDED : NODE_GROUPED;
+    return sync_is(sync, SCHEME_NODE_LEADERS) ? NODE_FOLDED : NODE_GROUPED;
 }
 
 /* Worker actors for `gpus` GPUs. */
@@ -131,7 +130,7 @@ gq_err sim_simgrid_check(const sim_config *c, const sim_plan *p, char *msg, size
      * Where the stand-in only meets its leader, which waits for it anyway
      * (ps-sharded, hierarchical), it needs no actor: the leader moves its
      * flows from its host and keeps its clock (sg_child.c), one actor a node. */
-    const int on_cpu = c->run.ps_on_cpu && (c->run.sync == SYNC_PS || c->run.sync == SYNC_PS_SHARDED);
+    const int on_cpu = c->run.ps_on_cpu && sync_is(c->run.sync, SCHEME_NODE_SERVERS);
     node_grouped stand_in = {0, 0, 0, 0};
     const node_actors mode = actors_mode(c->cluster, c->run.sync, c->gpus, on_cpu, &stand_in);
     const int grouped = mode != NODE_PER_GPU;
@@ -165,7 +164,7 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     gq_err refused = sim_simgrid_check(c, p, msg, cap);
     if (refused != GQ_OK) return refused;
     const int user_xml = c->cluster->xml_path[0] != '\0';
-    const int on_cpu = c->run.ps_on_cpu && (c->run.sync == SYNC_PS || c->run.sync == SYNC_PS_SHARDED);
+    const int on_cpu = c->run.ps_on_cpu && sync_is(c->run.sync, SCHEME_NODE_SERVERS);
     node_grouped stand_in = {0, 0, 0, 0};
     const node_actors mode =
         actors_mode(c->cluster, c->run.sync, c->gpus, on_cpu, &stand_in); /* as the check drew it */

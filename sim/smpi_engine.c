@@ -46,14 +46,13 @@ gq_err sim_smpi_check(const sim_config *c, const sim_plan *p, char *msg, size_t 
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "the smpi engine runs the trainer's ps-sharded: one even shard per node "
                        "(no --ps-shards or --ps-placement)");
-    if (c->run.ps_on_cpu && (c->run.sync == SYNC_PS || c->run.sync == SYNC_PS_SHARDED))
+    if (c->run.ps_on_cpu && sync_is(c->run.sync, SCHEME_NODE_SERVERS))
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "the smpi engine runs the trainer, whose servers are its ranks: no --ps-on cpu");
-    if ((c->rpc_send_s > 0 || c->rpc_recv_s > 0) &&
-        (c->run.sync == SYNC_PS || c->run.sync == SYNC_PS_SHARDED || c->run.sync == SYNC_PS_FLAT))
+    if ((c->rpc_send_s > 0 || c->rpc_recv_s > 0) && sync_is(c->run.sync, SCHEME_SERVERS))
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "the smpi engine runs the trainer's MPI messages: no rpc= in the platform");
-    if (c->run.sync == SYNC_HIERARCHICAL || c->run.sync == SYNC_TREE) /* the trainer has neither */
+    if (!sync_trainer_runs(c->run.sync))
         return gq_fail(GQ_ERR_PARAM, msg, cap,
                        "the smpi engine runs the trainer's schemes: ps, ps-sharded, ps-flat, ring or allgather");
     if (c->run.overlap || c->run.fusion_bytes > 0)

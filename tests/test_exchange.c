@@ -105,8 +105,37 @@ static void test_levels(void)
     CHECK(xch_level_mean(3, 0.1f, 4) == (float)(0.1f * 3.0 / 4) && xch_level_mean(-4, 2.0f, 4) == -2.0f, "level means");
 }
 
+/* The schemes' families, as docs/schemes.md describes each scheme: the members of every family by name. */
+static void test_families(void)
+{
+    static const struct {
+        unsigned family;
+        const char *members; /* space-separated, in SYNC_NAMES' order */
+    } WANT[] = {
+        {SCHEME_SERVERS, "ps ps-sharded ps-flat"},
+        {SCHEME_NODE_SERVERS, "ps ps-sharded"},
+        {SCHEME_REPLY, "ps ps-sharded hierarchical ps-flat"},
+        {SCHEME_ALLREDUCE, "ring hierarchical allgather tree"},
+        {SCHEME_REQUANT_HOPS, "ring tree"},
+        {SCHEME_FACTORS, "ring hierarchical tree"},
+        {SCHEME_SHARED_SCALER, "ps ps-sharded allgather ps-flat"},
+        {SCHEME_NODE_LEADERS, "ps-sharded hierarchical"},
+        {SCHEME_ALIKE_FOLLOWERS, "ps-sharded ring hierarchical allgather"},
+        {SCHEME_TRAINER, "ps ps-sharded ring allgather ps-flat"},
+    };
+    for (size_t f = 0; f < sizeof WANT / sizeof *WANT; f++) {
+        char got[128] = "";
+        for (int s = 0; s < SYNC_COUNT; s++)
+            if (sync_is((sync_kind)s, WANT[f].family))
+                snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", got[0] ? " " : "", SYNC_NAMES[s]);
+        CHECK(strcmp(got, WANT[f].members) == 0, "family 0x%x: '%s', want '%s'", WANT[f].family, got, WANT[f].members);
+    }
+    CHECK(SYNC_NAMES[SYNC_COUNT] == NULL && !sync_is((sync_kind)SYNC_COUNT, 0), "SYNC_COUNT schemes, no more");
+}
+
 int main(void)
 {
+    test_families();
     gq_zoo z;
     if (zoo_load(&z, NULL, NULL, 0) != GQ_OK) return 2;
     const model_t *lenet = zoo_model(&z, "lenet5", NULL, 0);
