@@ -738,30 +738,12 @@ double sim_timeline(const sim_plan *p, const double *comm_s, double *exposed)
 
 void sim_traffic(const sim_config *c, const sim_plan *p, double *up, double *down)
 {
-    double u = 0, d = 0, P = c->gpus;
+    const sim_scheme *scheme = sim_scheme_of(c->run.sync);
+    double u = 0, d = 0;
     for (int k = 0; k < p->n; k++) {
-        const sim_bucket *b = &p->b[k];
-        switch (c->run.sync) {
-        case SYNC_PS:
-        case SYNC_PS_SHARDED: u += b->up_bytes, d += b->down_bytes; break;
-        case SYNC_PS_FLAT: u += (P - 1) / P * b->up_bytes, d += (P - 1) / P * b->down_bytes; break;
-        case SYNC_RING:
-            u += 2 * (P - 1) / P * (b->up_bytes + b->up2_bytes), d += 2 * (P - 1) / P * (b->up_bytes + b->up2_bytes);
-            break;
-        case SYNC_HIERARCHICAL: { /* a node leader's traffic across nodes, the busiest GPU */
-            double nn = p->nodes;
-            u += 2 * (nn - 1) / nn * (b->up_bytes + b->up2_bytes) + (p->per_node - 1) * (b->down_bytes + b->up2_bytes);
-            d += 2 * (nn - 1) / nn * (b->up_bytes + b->up2_bytes) + (p->per_node - 1) * (b->up_bytes + b->up2_bytes);
-            break;
-        }
-        case SYNC_ALLGATHER: u += (P - 1) * b->up_bytes, d += (P - 1) * b->up_bytes; break;
-        case SYNC_TREE: { /* the busier of a node's leader (its trees' half-buckets, its chain) and a chain's middle */
-            const double lead = p->tree_half_buckets / 2.0 + (p->per_node > 1), middle = p->per_node > 2 ? 2 : 0;
-            u += fmax(lead, middle) * (b->up_bytes + b->up2_bytes),
-                d += fmax(lead, middle) * (b->up_bytes + b->up2_bytes);
-            break;
-        }
-        }
+        double bu, bd;
+        scheme->traffic(c, p, &p->b[k], &bu, &bd);
+        u += bu, d += bd;
     }
     if (c->gpus == 1) u = d = 0;
     *up = u;

@@ -201,7 +201,18 @@ gq_err sim_simgrid_check(const sim_config *c, const sim_plan *p, char *msg, size
 gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
 gq_err sim_smpi_check(const sim_config *c, const sim_plan *p, char *msg, size_t cap);
 
-/* Per-GPU traffic of one iteration, for the result. */
+/* Per-GPU traffic of one iteration, for the result: its scheme's traffic summed over the buckets. */
 void sim_traffic(const sim_config *c, const sim_plan *p, double *up, double *down);
+
+/* A scheme's part of the simulator, one file each in sim/schemes/ and a line in its registry: the closed form of one
+ * bucket's exchange alone on the network (the analytic engine's, and Horovod's loop's pacing), and the bytes the
+ * busiest GPU sends and receives for a bucket (bytes_per_gpu_up and _down). */
+typedef struct {
+    sync_kind sync;
+    double (*bucket_comm)(const sim_config *c, const sim_plan *p, const sim_bucket *b);
+    void (*traffic)(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down);
+} sim_scheme;
+/* The scheme's row; NULL past SYNC_COUNT. */
+const sim_scheme *sim_scheme_of(sync_kind s);
 
 #endif

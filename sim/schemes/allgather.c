@@ -1,0 +1,19 @@
+/* allgather: every GPU gets every other GPU's encoded bucket around a ring and decodes the P - 1 of them (what
+ * GRACE does for compressors that cannot be summed). */
+#include "sim_internal.h"
+
+static double allgather_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
+{
+    const double P = c->gpus, a = p->a_ring, bw = p->b_ring / p->reverse_load;
+    return b->enc_s + (P - 1) * (a + b->up_bytes / bw) + (P - 1) * b->dec_s;
+}
+
+/* P - 1 contributions each way */
+static void allgather_traffic(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down)
+{
+    (void)p;
+    const double P = c->gpus;
+    *up = (P - 1) * b->up_bytes, *down = (P - 1) * b->up_bytes;
+}
+
+const sim_scheme SIM_SCHEME_ALLGATHER = {SYNC_ALLGATHER, allgather_comm, allgather_traffic};

@@ -1,0 +1,20 @@
+/* ps: one parameter server, on the first GPU of node 0 (or its host CPU): every GPU sends it its encoded bucket,
+ * it decodes the P contributions, encodes one reply and sends it to every GPU. */
+#include "sim_internal.h"
+
+static double ps_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
+{
+    const double P = c->gpus, rpc = c->rpc_send_s + c->rpc_recv_s; /* a message's two ends */
+    const double a = p->a_far, bw = p->b_far;
+    double server = P * b->srv_dec_s + b->srv_enc_s + P * rpc; /* and its messages in and out */
+    return b->enc_s + rpc + a + b->up_bytes / bw + server + a + b->down_bytes / bw + b->dec_down_s;
+}
+
+/* a GPU sends its contribution and gets the reply */
+static void ps_traffic(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down)
+{
+    (void)c, (void)p;
+    *up = b->up_bytes, *down = b->down_bytes;
+}
+
+const sim_scheme SIM_SCHEME_PS = {SYNC_PS, ps_comm, ps_traffic};

@@ -1,0 +1,22 @@
+/* ring: reduce-scatter then all-gather over every GPU in node order, 2(P - 1) steps of 1/P of the bucket; a
+ * quantized ring re-encodes each step's chunk (PowerSGD all-reduces its factors instead: sim_bucket_comm). */
+#include "sim_internal.h"
+
+static double ring_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
+{
+    const double P = c->gpus, a = p->a_ring, bw = p->b_ring / p->reverse_load;
+    double steps = 2 * (P - 1);
+    /* every step after the first at a_ring_step (a_ring unless pipelined: the difference is then 0 exactly) */
+    return steps * (a + b->up_bytes / P / bw) - (steps - 1) * (a - p->a_ring_step) + steps * (b->enc_s + b->dec_s) / P +
+           b->host_s;
+}
+
+/* 2(P - 1)/P of the contribution each way (and of PowerSGD's second factor) */
+static void ring_traffic(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down)
+{
+    (void)p;
+    const double P = c->gpus;
+    *up = 2 * (P - 1) / P * (b->up_bytes + b->up2_bytes), *down = 2 * (P - 1) / P * (b->up_bytes + b->up2_bytes);
+}
+
+const sim_scheme SIM_SCHEME_RING = {SYNC_RING, ring_comm, ring_traffic};
