@@ -62,7 +62,7 @@ static void top_two(const double *v, int n, const double *use, double hi[2], int
  * one message after another, each paying its latency: a server's replies in forward order (all of a variable's
  * copies at once), a node's reads in forward order from once its servers have begun sending, each had once they
  * have ended too; a node's pushes in backward order, a server's share of a gradient from once its first sender has
- * begun to when the last has ended -- the SimGrid engine's flows through the hub (sg_child.c). Each direction also
+ * begun to when the last has ended -- the SimGrid engine's flows through the hub (sg_overlap.c). Each direction also
  * carries, under cross-traffic, the ACKs of what comes the other way in the same variable. */
 double sim_pull_forward(const sim_config *c, const sim_plan *p, double *comm_s)
 {

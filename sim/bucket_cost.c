@@ -1,7 +1,7 @@
 /* The closed forms of one bucket's exchange, alone on the network: latency + bytes / bandwidth of each transfer's
  * slowest link, each scheme's steps, the servers' work, the codec's share on the critical path. The analytic engine
  * lays them on its timeline (analytic.c); the planner paces Horovod's loop of fused buckets with them (plan.c); the
- * SimGrid engine charges a node's own part of an exchange with them as delays (sg_child.c). They read only the plan
+ * SimGrid engine charges a node's own part of an exchange with them as delays (sg_overlap.c). They read only the plan
  * and the configuration, so that neither the planner nor an engine depends on another for them. Each scheme's own
  * closed form is in its file in sim/schemes/; here what several share. */
 #include <math.h>

@@ -172,7 +172,7 @@ gq_err sim_simgrid(const sim_config *c, const sim_plan *p, sim_result *r, char *
     char platform[4096];
     int xmlfd = -1;
     /* the placed servers' flows through a hub, on a generated star: where a fat tree's uplinks are shared, which
-     * pairs cross them matters (sg_child.c's placed_phase) */
+     * pairs cross them matters (sg_servers.c's placed_phase) */
     const int hub = !user_xml && p->servers && c->run.sync == SYNC_PS_SHARDED && !c->run.exact_flows &&
                     c->cluster->topo != TOPO_FAT_TREE;
     if (user_xml) {

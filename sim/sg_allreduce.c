@@ -1,0 +1,112 @@
+/* The all-reduces' actors, one bucket from a worker's side: ring (a flow a hop, or with --exact-flows a step),
+ * hierarchical (the node's reduce, the leaders' ring, the broadcast), allgather, and NCCL's double binary tree
+ * (a chain inside each node, two trees over the nodes, pipelined). */
+#include "sg_world.h"
+
+/* A ring of `members` (indices via rank_of) moving `total` bytes around:
+ * one flow per hop, the other (steps - 1) latencies added. */
+static void ring_exchange(sg_world *w, const char *tag, int pos, int members, double total, double hop_latency,
+                          double steps)
+{
+    send_recv(w, mbox("%s%d", tag, (pos + 1) % members), total, mbox("%s%d", tag, pos));
+    sleep_s((steps - 1) * hop_latency);
+}
+
+/* The same ring, step by step: each step sends one chunk to the successor
+ * and waits for the predecessor's. */
+static void ring_steps(sg_world *w, const char *tag, int pos, int members, double chunk, double steps,
+                       double work_per_step)
+{
+    for (int k = 0; k < (int)steps; k++) {
+        send_recv(w, mbox("%s%d", tag, (pos + 1) % members), chunk, mbox("%s%d", tag, pos));
+        sleep_s(work_per_step);
+    }
+}
+
+static void leaders_ring(sg_world *w, int node, const sim_bucket *b)
+{
+    double steps = 2.0 * (w->N - 1);
+    if (w->c->run.exact_flows) {
+        ring_steps(w, "hr", node, w->N, b->up_bytes / w->N, steps, (b->enc_s + b->dec_s) / w->N);
+        return;
+    }
+    ring_exchange(w, "hr", node, w->N, steps / w->N * b->up_bytes, w->plan->a_inter, steps);
+    sleep_s(steps * (b->enc_s + b->dec_s) / w->N);
+}
+
+/* tree (NCCL's): inside a node a chain of its GPUs, the first (the leader) in both of the nodes' binary trees
+ * (tree_links); a bucket's half goes up each tree, summed on the way, and comes back down. NCCL pipelines it in
+ * chunks, so, as a ring's hops, every edge is one flow each way carrying all its bytes at once, the pipeline's other
+ * hop latencies added: 2 x depth between nodes, 2 x (GPUs - 1) along the chains, the first of them paid by the flows
+ * (at the model's latency factor; the rest without, the connections being open). Every partial sum is re-quantized
+ * on its way up, as a ring's are (a root the half it broadcasts): the codec's work before and after. */
+static void tree_exchange(sg_world *w, const sg_actor_ctx *me, const sim_bucket *b)
+{
+    const int a = me->index, lead = a - me->slot, up = w->N > 1 && me->slot == 0, G = me->node_gpus;
+    sg_comm_t c[12];
+    void *data;
+    int n = 0;
+    sleep_s(b->enc_s + b->dec_s);
+    if (me->slot > 0) { /* up the chain toward the leader, and its broadcast back */
+        c[n++] = put_async(w, mbox("tc%d.%d", a - 1, a), b->up_bytes);
+        c[n++] = sg_mailbox_get_async(mbox("tc%d.%d", a, a - 1), &data);
+    }
+    if (me->slot + 1 < G) {
+        c[n++] = sg_mailbox_get_async(mbox("tc%d.%d", a, a + 1), &data);
+        c[n++] = put_async(w, mbox("tc%d.%d", a + 1, a), b->up_bytes);
+    }
+    for (int t = 0; up && t < 2; t++) { /* half the bucket in each tree, between the nodes' leaders */
+        int parent, child[2];
+        tree_links(w->N, t, me->node, &parent, child);
+        for (int k = -1; k < 2; k++) {
+            const int o = k < 0 ? parent : child[k];
+            if (o < 0) continue;
+            c[n++] = put_async(w, mbox("t%d.%d.%d", t, o * w->G, lead), b->up_bytes / 2);
+            c[n++] = sg_mailbox_get_async(mbox("t%d.%d.%d", t, lead, o * w->G), &data);
+        }
+    }
+    sg_comm_wait_all(c, (size_t)n);
+    const double L = w->plan->net.latency_factor, depth = w->plan->tree_depth;
+    const double first = w->N > 1 ? w->plan->a_inter : w->plan->a_chain;
+    const double hops = 2 * depth * w->plan->a_inter + 2 * (w->G - 1) * w->plan->a_chain;
+    sleep_s(hops / L - first / L + b->enc_s / 2 + b->dec_s);
+}
+
+/* ---- the all-reduces: ring, hierarchical, allgather, tree, one bucket each ----------------------------------- */
+
+/* ring: 2(P - 1) steps of 1/P of the bucket around every GPU, as one flow a hop (or, with --exact-flows, a step) */
+void ring_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
+{
+    const int a = me->index, R = w->R;
+    double steps = 2.0 * (w->P - 1);
+    sleep_s(b->host_s); /* staged through host memory: copies and the CPU's sums (0 on the GPUs) */
+    if (w->c->run.exact_flows) {
+        ring_steps(w, "rg", a, R, b->up_bytes / w->P, steps, (b->enc_s + b->dec_s) / w->P);
+        return;
+    }
+    ring_exchange(w, "rg", a, R, steps / w->P * b->up_bytes, w->plan->a_ring_step, steps);
+    sleep_s(steps * (b->enc_s + b->dec_s) / w->P);
+}
+
+/* allgather: every encoded contribution around the ring, P - 1 hops */
+void allgather_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
+{
+    const int a = me->index, R = w->R;
+    const double a_hop = w->plan->a_ring;
+    sleep_s(b->enc_s);
+    if (w->c->run.exact_flows) {
+        ring_steps(w, "ag", a, R, b->up_bytes, w->P - 1, b->dec_s);
+        return;
+    }
+    ring_exchange(w, "ag", a, R, (w->P - 1) * b->up_bytes, a_hop, w->P - 1);
+    sleep_s((w->P - 1) * b->dec_s);
+}
+
+/* hierarchical: the node's reduce to its leader, the leaders' ring, the broadcast back */
+void hierarchical_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
+{
+    node_reduce_bcast(w, me, b, leaders_ring);
+}
+
+/* tree: NCCL's double binary tree between the nodes, a chain inside each */
+void tree_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b) { tree_exchange(w, me, b); }
