@@ -165,17 +165,34 @@ static int gather_timings(train_comm *comm, iter_log *log, const cli_args *a, co
         }
     const double n = (double)(iters - first), per_rank = n * W;
     if (comm->rank == 0 && measured) {
+        /* the trainer's run as validate simulates it: its scheme, tensor by tensor after backward, the codec on the
+         * CPU that runs it */
+        sim_request run = a->req;
+        run.run.sync = (sync_kind)a->train_sync, run.run.overlap = 0, run.run.fusion_bytes = 0;
+        run.run.codec_on = CODEC_ON_CPU;
         const double iteration_s = wall0 / n;
-        table_row(measured,
-                  "%s\t%s\tcpu\t%llu\t%d\t%s\t%s\t0\t0\tcpu\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
-                  "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
-                  "\t%.0f\t%.0f\t%.0f\t%llu\t%.4f\t%s\tgqsim "
-                  "train --mpi",
-                  model, a->platform, (unsigned long long)a->batch, W, sync_name((sync_kind)a->train_sync), quant,
-                  (double)W * (double)a->batch / iteration_s, (double)a->batch / (slowest / n), iteration_s,
-                  sum[2] / per_rank, slowest / n, sum[3] / per_rank, sum[4] / per_rank, sum[5] / per_rank,
-                  sum[6] / per_rank, sum[7] / per_rank, n, (unsigned long long)seed, accuracy,
-                  a->req.run.network_model ? a->req.run.network_model : "");
+        const measured_run m = {.model = model,
+                                .platform = a->platform,
+                                .gpu = "cpu",
+                                .quant = quant,
+                                .source = "gqsim train --mpi",
+                                .run = &run,
+                                .batch = (uint64_t)a->batch,
+                                .gpus = (uint64_t)W,
+                                .seed = seed,
+                                .images_per_s = (double)W * (double)a->batch / iteration_s,
+                                .compute_images_per_s = (double)a->batch / (slowest / n),
+                                .iteration_s = iteration_s,
+                                .compute_s = sum[2] / per_rank,
+                                .slowest_compute_s = slowest / n,
+                                .encode_s = sum[3] / per_rank,
+                                .wait_s = sum[4] / per_rank,
+                                .decode_s = sum[5] / per_rank,
+                                .bytes_sent = sum[6] / per_rank,
+                                .bytes_received = sum[7] / per_rank,
+                                .iterations = n,
+                                .test_accuracy = accuracy};
+        measured_add_run(measured, &m);
     }
     free(all);
     log->n = 0;
@@ -331,15 +348,6 @@ static const char *const SUMMARY_COLUMNS[] = {"quant",           "workers", "epo
 static const char *const TIMING_COLUMNS[] = {"quant",    "seed",       "rank",          "iteration",
                                              "wall_s",   "compute_s",  "encode_s",      "wait_s",
                                              "decode_s", "bytes_sent", "bytes_received"};
-static const char *const MEASURED_COLUMNS[] = {"model",       "platform",       "gpu",
-                                               "batch",       "gpus",           "sync",
-                                               "quant",       "overlap",        "fusion",
-                                               "codec_on",    "images_per_s",   "compute_images_per_s",
-                                               "iteration_s", "compute_s",      "slowest_compute_s",
-                                               "encode_s",    "wait_s",         "decode_s",
-                                               "bytes_sent",  "bytes_received", "iterations",
-                                               "seed",        "test_accuracy",  "network_model",
-                                               "source"};
 
 int cmd_train(int argc, char **argv)
 {
@@ -370,7 +378,7 @@ int cmd_train(int argc, char **argv)
     iter_log ilog = {0};
     gq_table timings, measured;
     table_init(&timings, TIMING_COLUMNS, sizeof TIMING_COLUMNS / sizeof TIMING_COLUMNS[0]);
-    table_init(&measured, MEASURED_COLUMNS, sizeof MEASURED_COLUMNS / sizeof MEASURED_COLUMNS[0]);
+    table_init(&measured, MEASURED_RUN_COLUMNS, MEASURED_RUN_NCOLUMNS);
 
     gq_zoo z;
     if (cli_zoo_load(&z, NULL) != 0) return 1;

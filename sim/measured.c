@@ -202,3 +202,29 @@ void measured_free(measured_set *s)
     s->rows = NULL;
     s->n = 0;
 }
+
+const char *const MEASURED_RUN_COLUMNS[] = {"model",       "platform",       "gpu",
+                                            "batch",       "gpus",           "sync",
+                                            "quant",       "overlap",        "fusion",
+                                            "codec_on",    "images_per_s",   "compute_images_per_s",
+                                            "iteration_s", "compute_s",      "slowest_compute_s",
+                                            "encode_s",    "wait_s",         "decode_s",
+                                            "bytes_sent",  "bytes_received", "iterations",
+                                            "seed",        "test_accuracy",  "network_model",
+                                            "source"};
+const size_t MEASURED_RUN_NCOLUMNS = sizeof MEASURED_RUN_COLUMNS / sizeof MEASURED_RUN_COLUMNS[0];
+
+void measured_add_run(gq_table *t, const measured_run *m)
+{
+    char params[4][RUN_PARAM_TEXT_MAX];
+    static const char *const KEYS[] = {"sync", "overlap", "fusion", "codec_on"};
+    for (size_t k = 0; k < 4; k++) run_param_format(run_param_by_key(KEYS[k]), m->run, params[k], sizeof params[k]);
+    const char *net = m->run->run.network_model;
+    table_row(t,
+              "%s\t%s\t%s\t%llu\t%llu\t%s\t%s\t%s\t%s\t%s\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
+              "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t%.0f\t%.0f\t%.0f\t%llu\t%.4f\t%s\t%s",
+              m->model, m->platform, m->gpu, (unsigned long long)m->batch, (unsigned long long)m->gpus, params[0],
+              m->quant, params[1], params[2], params[3], m->images_per_s, m->compute_images_per_s, m->iteration_s,
+              m->compute_s, m->slowest_compute_s, m->encode_s, m->wait_s, m->decode_s, m->bytes_sent, m->bytes_received,
+              m->iterations, (unsigned long long)m->seed, m->test_accuracy, net ? net : "", m->source);
+}

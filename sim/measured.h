@@ -7,8 +7,9 @@
  *   run_params.c), read as the table says; a column one or two edits from a known one is
  *   refused as misspelled, others are ignored (a measured breakdown may ride
  *   along). Empty optional fields mean the default.
- * Every number is range-checked here and every error names FILE:LINE. libc
- * and the run-parameter table only, so that it is fuzzed on its own. */
+ * Every number is range-checked here and every error names FILE:LINE. libc,
+ * the run-parameter table and the table of rows only, so that it is fuzzed on
+ * its own. */
 #ifndef GQ_MEASURED_H
 #define GQ_MEASURED_H
 
@@ -16,6 +17,7 @@
 #include <stdint.h>
 
 #include "gq_error.h"
+#include "gq_table.h"
 #include "sim_bounds.h"
 
 #define MEASURED_MAX_GPUS 65536
@@ -47,5 +49,21 @@ gq_err measured_parse(const char *text, size_t len, const char *file, measured_s
  * none (0). */
 gq_err measured_parse_grid(const char *text, size_t len, const char *file, measured_set *s, char *msg, size_t cap);
 void measured_free(measured_set *s);
+
+/* The writer beside the reader: one run the trainer measured (`train --mpi --measured-out`), a row validate
+ * reads back. The run parameters among its columns (sync, overlap, fusion, codec_on) are written by their rows
+ * of run_params.c from `run`, as the reader reads them; the rest are the measurement's. */
+struct sim_request;
+extern const char *const MEASURED_RUN_COLUMNS[];
+extern const size_t MEASURED_RUN_NCOLUMNS;
+typedef struct {
+    const char *model, *platform, *gpu, *quant, *source;
+    const struct sim_request *run; /* the run's parameters as the trainer ran them (scenario.h) */
+    uint64_t batch, gpus, seed;
+    double images_per_s, compute_images_per_s, iteration_s, compute_s, slowest_compute_s, encode_s, wait_s, decode_s,
+        bytes_sent, bytes_received, iterations, test_accuracy;
+} measured_run;
+/* Appends m as a row of MEASURED_RUN_COLUMNS to t (initialised with them by the caller). */
+void measured_add_run(gq_table *t, const measured_run *m);
 
 #endif

@@ -17,7 +17,7 @@
 #include "zoo.h"
 
 /* What a user asks for, by name. sim_request_defaults() fills the defaults. */
-typedef struct {
+typedef struct sim_request {
     const char *model;        /* a built-in name or a .model path */
     const char *platform;     /* a built-in name, a cluster: spec, or an .xml path */
     const char *gpu;          /* NULL: the platform's GPU */

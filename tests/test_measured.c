@@ -4,6 +4,7 @@
  * error naming FILE:LINE. */
 #include "check.h"
 #include "measured.h"
+#include "run_params.h"
 
 static gq_err parse(const char *text, measured_set *s, char *msg, size_t cap)
 {
@@ -117,8 +118,55 @@ static void test_bad(void)
     expect(text, "m.csv:2: model '' is empty");
 }
 
+/* The writer beside the reader: a run written as train --mpi --measured-out writes it is read back as the same
+ * row, its run parameters (sync, overlap, fusion, codec_on) in the columns the reader takes them from. */
+static void test_written_run_reads_back(void)
+{
+    sim_request run;
+    run_params_defaults(&run);
+    run.run.sync = SYNC_RING, run.run.overlap = 0, run.run.fusion_bytes = 0, run.run.codec_on = CODEC_ON_CPU;
+    const measured_run m = {.model = "lenet5",
+                            .platform = "terngrad-ethernet",
+                            .gpu = "cpu",
+                            .quant = "terngrad",
+                            .source = "a test",
+                            .run = &run,
+                            .batch = 64,
+                            .gpus = 4,
+                            .seed = 7,
+                            .images_per_s = 1234.5,
+                            .compute_images_per_s = 500,
+                            .iteration_s = 0.25,
+                            .iterations = 30,
+                            .test_accuracy = 0.875};
+    gq_table t;
+    table_init(&t, MEASURED_RUN_COLUMNS, MEASURED_RUN_NCOLUMNS);
+    measured_add_run(&t, &m);
+    char csv[4096] = "";
+    for (size_t r = 0; r < 2; r++)
+        for (size_t c = 0; c < t.ncols; c++)
+            snprintf(csv + strlen(csv), sizeof csv - strlen(csv), "%s%s", table_cell(&t, r, c),
+                     c + 1 < t.ncols ? "," : "\n");
+    measured_set s;
+    char msg[512];
+    const gq_err e = parse(csv, &s, msg, sizeof msg);
+    const int ok = e == GQ_OK && s.n == 1;
+    CHECK(ok && strcmp(s.rows[0].model, "lenet5") == 0 && s.rows[0].gpus == 4 && s.rows[0].batch == 64 &&
+              s.rows[0].images_per_s == 1234.5 && strcmp(s.rows[0].sync, "ring") == 0,
+          "the written row read back (%s)", ok ? csv : msg);
+    static const char *const PARAMS[][2] = {{"overlap", "0"}, {"fusion", "0"}, {"codec_on", "cpu"}};
+    for (size_t k = 0; ok && k < 3; k++) {
+        const int col = run_param_column(run_param_by_key(PARAMS[k][0]));
+        CHECK(col >= 0 && strcmp(s.rows[0].param[col], PARAMS[k][1]) == 0, "%s read back as '%s' (want '%s')",
+              PARAMS[k][0], col >= 0 ? s.rows[0].param[col] : "?", PARAMS[k][1]);
+    }
+    if (e == GQ_OK) measured_free(&s);
+    table_free(&t);
+}
+
 int main(void)
 {
+    test_written_run_reads_back();
     test_good();
     test_bad();
     return check_summary();
