@@ -91,15 +91,11 @@ int cli_check_output_dir(const char *opt, const char *path);
  * the last line of its stderr (or how it ended) in why. */
 int cli_run_program(const char *const *argv, const char *cwd, char *why, size_t cap);
 
-/* The exit code of a library error (README's table): 2 for GQ_ERR_USAGE, 1 for every other. */
-/* Paired differences a[i] - b[i] over n >= 2 pairs (the same seed's two runs): their mean, standard deviation and
- * the mean's 95% confidence interval, mean -/+ t(0.975, n - 1) sd / sqrt(n) (Student's t quantile, GSL's). */
-void cli_paired_ci(const double *a, const double *b, size_t n, double *mean, double *sd, double *lo, double *hi);
-
 /* Reads an --accuracy-curve file (sim/user_tables.c) into one-seed curves, each named as from `dataset` images an
  * epoch. @return how many, or -1 after printing why. */
 int cli_read_curves(const char *path, double dataset, tta_curve *curves, int cap);
 
+/* The exit code of a library error (README's table): 2 for GQ_ERR_USAGE, 1 for every other. */
 static inline int cli_exit_of(gq_err e) { return e == GQ_OK ? 0 : e == GQ_ERR_USAGE ? 2 : 1; }
 
 /* ---- tables ------------------------------------------------------------------ */

@@ -20,6 +20,7 @@
 #include "gq_file.h"
 #include "options.h"
 #include "scenario.h"
+#include "seed_stats.h"
 #include "sim_args.h"
 #include "trainer.h"
 #include "user_tables.h"
@@ -243,7 +244,7 @@ static void paired_table(char (*specs)[256], const int *workers, double (*finals
         while (v < nruns && !(strcmp(specs[v], versus) == 0 && workers[v] == workers[r])) v++;
         if (v == nruns || v == r) continue;
         double mean, sd, lo, hi;
-        cli_paired_ci(finals[r], finals[v], ns, &mean, &sd, &lo, &hi);
+        train_paired_ci(finals[r], finals[v], ns, &mean, &sd, &lo, &hi);
         /* told apart where the interval leaves zero out: an end at zero exactly does not */
         table_row(&p, "%s\t%d\t%s\t%zu\t%.4f\t%.4f\t%+.4f\t%.4f\t%+.4f\t%+.4f\t%s", specs[r], workers[r], versus, ns,
                   gsl_stats_mean(finals[r], 1, ns), gsl_stats_mean(finals[v], 1, ns), mean, sd, lo, hi,
