@@ -105,7 +105,7 @@ static void all_to_all(sg_world *w, const char *tag, int node, double nbytes, in
     free(c);
 }
 
-void leaders_shards(sg_world *w, int node, const sim_bucket *b)
+static void leaders_shards(sg_world *w, int node, const sim_bucket *b)
 {
     /* every leader is one shard: it sends the other shards (N-1)/N of its node's g contributions (g: node_pushes),
      * they reduce the T contributions, and send back (N-1)/N of the reply g times. Every node's flow to the next

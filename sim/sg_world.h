@@ -1,6 +1,6 @@
 /* The SimGrid engine's module (gqsim-simgrid.so), inside: the world of one run, which every actor reaches through
  * its data, the actor's own context, and what its files share -- the flows and sleeps every scheme's actors are made
- * of (sg_child.c), each scheme family's actors (sg_allreduce.c: ring, hierarchical, allgather, tree; sg_servers.c:
+ * of (sg_flows.c), each scheme family's actors (sg_allreduce.c: ring, hierarchical, allgather, tree; sg_servers.c:
  * ps, ps-sharded, ps-flat; sg_pipeline.c: BytePS's push-pull; sg_overlap.c: TensorFlow's placed servers
  * overlapped with forward). Only the module includes it; its symbols are hidden outside the module. */
 #ifndef GQ_SG_WORLD_H
@@ -124,7 +124,7 @@ typedef struct pf_hub {
 /* One bucket's exchange from one worker's side, a scheme's actors (sg_child.c's table by scheme). */
 typedef void (*sg_bucket_fn)(sg_world *w, sg_actor_ctx *me, const sim_bucket *b);
 
-/* ---- sg_child.c: flows, sleeps and the steps several schemes share ---- */
+/* ---- sg_flows.c: flows, sleeps and the steps several schemes share ---- */
 sg_mailbox_t mbox(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void sleep_s(double s);
 void sleep_until(double t);
@@ -132,31 +132,38 @@ long bytes_of(double b);
 sg_comm_t put_async(sg_world *w, sg_mailbox_t to, double bytes);
 void put(sg_world *w, sg_mailbox_t to, double bytes);
 void send_recv(sg_world *w, sg_mailbox_t to, double nbytes, sg_mailbox_t from);
+void scaler_allreduce(sg_world *w, const sg_actor_ctx *me, double bytes);
 void node_reduce_bcast(sg_world *w, sg_actor_ctx *me, const sim_bucket *b,
                        void (*inter)(sg_world *w, int node, const sim_bucket *b));
-void worker(int argc, char **argv);
+
+/* ---- sg_allreduce.c: the all-reduces' buckets ---- */
 void ring_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b);
 void allgather_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b);
 void hierarchical_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b);
-void ps_server(int argc, char **argv);
-void leaders_shards(sg_world *w, int node, const sim_bucket *b);
-int machine_flows(const sg_world *w);
-void machines_push(sg_world *w, int node, double bytes, sg_comm_t *c);
-void machine_replies(sg_world *w, int s, double bytes, sg_comm_t *c);
-void cpu_server(int argc, char **argv);
-void node_ring(sg_world *w, const sg_actor_ctx *me, const char *tag, double bytes);
-void host_server(int argc, char **argv);
+void tree_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b);
+
+/* ---- sg_servers.c: the servers' buckets and actors, and what BytePS's pipeline shares with them ---- */
 void ps_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b);
 void ps_flat_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b);
 void ps_sharded_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b);
+void ps_server(int argc, char **argv);
+void cpu_server(int argc, char **argv);
+void host_server(int argc, char **argv);
+int machine_flows(const sg_world *w);
+void machines_push(sg_world *w, int node, double bytes, sg_comm_t *c);
+void machine_replies(sg_world *w, int s, double bytes, sg_comm_t *c);
+void node_ring(sg_world *w, const sg_actor_ctx *me, const char *tag, double bytes);
+
+/* ---- sg_pipeline.c: BytePS's stages ---- */
 void pipe_up(sg_world *w, sg_actor_ctx *me);
 void pipe_down(int argc, char **argv);
 void pipe_push(int argc, char **argv);
 void pipe_server(int argc, char **argv);
 void pipe_machine(int argc, char **argv);
 void pipe_pull(int argc, char **argv);
+
+/* ---- sg_overlap.c: TensorFlow's placed servers overlapped ---- */
 void pf_node(int argc, char **argv);
 void pf_server(int argc, char **argv);
-void tree_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b);
 
 #endif
