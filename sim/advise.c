@@ -81,8 +81,8 @@ static int held(const sim_request *q, const char *key) { return run_param_given(
 /* Every setting: the values held where the request gives them, else each of the axis's. */
 static size_t settings_of(const sim_request *q, int gpus, setting *out, size_t cap)
 {
-    static const sync_kind SYNCS[] = {SYNC_PS_SHARDED, SYNC_RING,    SYNC_HIERARCHICAL, SYNC_ALLGATHER,
-                                      SYNC_PS,         SYNC_PS_FLAT, SYNC_TREE};
+    sync_kind SYNCS[SYNC_COUNT]; /* every scheme, in the order the schemes' rows give advise */
+    sim_schemes_in_search_order(SYNCS);
     const size_t nsync = held(q, "sync") ? 1 : sizeof SYNCS / sizeof SYNCS[0];
     const size_t nfusion = held(q, "fusion") || held(q, "fusion_cycle") ? 1 : ADVISE_NFUSIONS;
     const size_t nfp32 = held(q, "fp32_below") ? 1 : ADVISE_NFP32_BELOW;

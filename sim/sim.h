@@ -193,6 +193,10 @@ const sim_engine *sim_engine_get(engine_kind k);
 int sim_engine_parse(const char *name, engine_kind *k);
 const char *sim_engine_name(engine_kind k);
 
+/* Every scheme, in the order advise tries them (each scheme's row in sim/schemes/ gives its place; ties between
+ * configurations keep this order): out has room for SYNC_COUNT. */
+void sim_schemes_in_search_order(sync_kind out[SYNC_COUNT]);
+
 /* Runs one configuration. SimGrid runs in a forked child (its engine can be
  * initialised once per process), so a platform SimGrid rejects is an error,
  * not an abort. On error writes one line into msg. */

@@ -319,8 +319,21 @@ static void test_flat_limit(void)
           screened[1], screened[2], (int)ADVISE_NFUSIONS);
 }
 
+/* advise's order of schemes, from the schemes' rows: every scheme once, the default (ps-sharded) first. */
+static void test_search_order(void)
+{
+    sync_kind order[SYNC_COUNT];
+    for (int s = 0; s < SYNC_COUNT; s++) order[s] = (sync_kind)SYNC_COUNT; /* unset */
+    sim_schemes_in_search_order(order);
+    int seen = 0;
+    for (int s = 0; s < SYNC_COUNT; s++) seen |= (unsigned)order[s] < SYNC_COUNT ? 1 << order[s] : 0;
+    CHECK(seen == (1 << SYNC_COUNT) - 1 && order[0] == SYNC_PS_SHARDED,
+          "advise's schemes: each once (mask 0x%x), ps-sharded first (%s)", (unsigned)seen, sync_name(order[0]));
+}
+
 int main(void)
 {
+    test_search_order();
     test_flat_limit();
     test_held_device();
     test_grid_blocks();

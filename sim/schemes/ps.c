@@ -17,4 +17,4 @@ static void ps_traffic(const sim_config *c, const sim_plan *p, const sim_bucket 
     *up = b->up_bytes, *down = b->down_bytes;
 }
 
-const sim_scheme SIM_SCHEME_PS = {SYNC_PS, ps_comm, ps_traffic};
+const sim_scheme SIM_SCHEME_PS = {SYNC_PS, 4, ps_comm, ps_traffic};

@@ -107,4 +107,4 @@ static void ps_sharded_traffic(const sim_config *c, const sim_plan *p, const sim
     *up = b->up_bytes, *down = b->down_bytes;
 }
 
-const sim_scheme SIM_SCHEME_PS_SHARDED = {SYNC_PS_SHARDED, ps_sharded_comm, ps_sharded_traffic};
+const sim_scheme SIM_SCHEME_PS_SHARDED = {SYNC_PS_SHARDED, 0, ps_sharded_comm, ps_sharded_traffic};

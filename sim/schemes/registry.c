@@ -16,3 +16,8 @@ static const sim_scheme *const SCHEMES[SYNC_COUNT] = {
 };
 
 const sim_scheme *sim_scheme_of(sync_kind s) { return (unsigned)s < SYNC_COUNT ? SCHEMES[s] : NULL; }
+
+void sim_schemes_in_search_order(sync_kind out[SYNC_COUNT])
+{
+    for (int s = 0; s < SYNC_COUNT; s++) out[SCHEMES[s]->search_order] = (sync_kind)s;
+}

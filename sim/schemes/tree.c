@@ -26,4 +26,4 @@ static void tree_traffic(const sim_config *c, const sim_plan *p, const sim_bucke
     *up = fmax(lead, middle) * (b->up_bytes + b->up2_bytes), *down = fmax(lead, middle) * (b->up_bytes + b->up2_bytes);
 }
 
-const sim_scheme SIM_SCHEME_TREE = {SYNC_TREE, tree_comm, tree_traffic};
+const sim_scheme SIM_SCHEME_TREE = {SYNC_TREE, 6, tree_comm, tree_traffic};
