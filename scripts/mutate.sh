@@ -202,7 +202,7 @@ mutations=(
   'sim/schemes/ps_sharded.c|(G - 2) * p->a_node_ring / p->net.latency_factor|(G - 2) * p->a_node_ring|byteps node ring: every step pays the latency factor'
   'sim/schemes/ps_sharded.c|const double copy = p->a_copy + b->node_bytes / G / p->b_copy;|const double copy = p->a_copy + b->node_bytes / p->b_copy;|byteps copies: each GPU copies the whole sum'
   'sim/schemes/ps_sharded.c|load = fmax(g, T / M);|load = g;|byteps server machines: a machine s NIC load ignored'
-  'sim/sg_pipeline.c|put(w, mbox("hu%d", a), b->node_bytes / G);|put(w, mbox("hu%d", a), b->node_bytes);|byteps SimGrid pipeline: each GPU copies the whole sum'
+  'sim/sg_pipeline.c|put(w, mbox("hu%d", a), b->node_bytes / G);|put(w, mbox("hu%d", a), b->node_bytes / G * G);|byteps SimGrid pipeline: each GPU copies the whole sum'
   'sim/frameworks.c|ps_node_sum=gpus,partition=4096000,|ps_node_sum=gpus,|byteps preset: no partitions'
   'sim/plan.c|    if (host_codec) { /* the node|    if (host_codec == 2) { /* the node|byteps: the host encodes nothing'
   'sim/advise.c|st[i].codec_on != st[0].codec_on)|st[i].codec_on != CODEC_ON_GPU)|advise: fp32 dropped where the codec device is held at the CPU'
