@@ -1,4 +1,5 @@
-/* The engines, one row each (analytic, SimGrid, SMPI), and sim_run: builds the plan and hands it to the chosen engine. */
+/* The engines, one row each (analytic, SimGrid, SMPI), and sim_run: builds the plan and hands it to the chosen
+ * engine. */
 #include <stdio.h>
 #include <string.h>
 
