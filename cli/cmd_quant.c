@@ -240,7 +240,11 @@ static const char *const DEFAULT_BENCH[] = {
     "bingrad-pb",    "signsgd",       "topk:ratio=0.01",
 };
 
-#define BENCH_EXCESS_BUCKETS 8 /* buckets an ORQ row's levels are compared with the exact optimum on */
+/* The CLI's progress line for a table-filling pass (qz_progress_fn): ctx names the pass. */
+static void progress_line(void *ctx, size_t done, size_t total, const char *what)
+{
+    cli_progress(0, "%s %zu/%zu: %s", (const char *)ctx, done, total, what);
+}
 
 static int quant_bench(int argc, char **argv)
 {
@@ -252,7 +256,6 @@ static int quant_bench(int argc, char **argv)
     const char *specs[MAX_QUANTS], *dist = a.ndist ? a.dist[0] : "gaussian";
     size_t nspecs = a.nquant;
     for (size_t k = 0; k < nspecs; k++) specs[k] = a.quant[k];
-    const uint64_t n = a.n, trials = a.trials, seed = a.seed;
     const cli_format fmt = (cli_format)a.format;
     if (nspecs == 0)
         for (size_t k = 0; k < sizeof DEFAULT_BENCH / sizeof DEFAULT_BENCH[0]; k++) specs[nspecs++] = DEFAULT_BENCH[k];
@@ -260,56 +263,19 @@ static int quant_bench(int argc, char **argv)
     for (size_t k = 0; k < nspecs; k++)
         if (parse_quant(specs[k], &params[k]) != 0) return EXIT_USAGE;
 
-    size_t count = (size_t)n;
-    float *x = gradgen(dist, &count, seed, a.max_elements);
+    size_t count = (size_t)a.n;
+    float *x = gradgen(dist, &count, a.seed, a.max_elements);
     if (!x) return 1;
-
-    static const char *const H[] = {"quant",
-                                    "n",
-                                    "bucket",
-                                    "bytes",
-                                    "bits_per_element",
-                                    "ratio_vs_fp32",
-                                    "encode_ns_per_element",
-                                    "decode_ns_per_element",
-                                    "encode_frac_of_ref",
-                                    "decode_frac_of_ref",
-                                    "nmse",
-                                    "bias",
-                                    "levels_err_vs_opt"};
     gq_table t;
-    table_init(&t, H, sizeof H / sizeof H[0]);
-
-    /* the memory-bandwidth reference: stream the floats in and out once */
-    double ref_s = qz_measure_memcpy(x, count, (int)trials);
-    double ref_ns = 1e9 * ref_s / (double)count;
-    table_row(&t, "reference\t%zu\t0\t%zu\t32\t1\t%.4f\t%.4f\t1\t1\t0\t0\t-", count, 4 * count, ref_ns, ref_ns);
-
-    int rc = 0;
-    for (size_t k = 0; k < nspecs; k++) {
-        char canon[256];
-        qz_format_spec(&params[k], canon, sizeof canon);
-        cli_progress(0, "bench %zu/%zu: %s", k + 1, nspecs, canon);
-        qz_measured m;
-        gq_err e = qz_measure(&params[k], x, count, (int)trials, seed, 1, &m);
-        if (e != GQ_OK) {
-            cli_error("%s: %s", specs[k], gq_strerror(e));
-            rc = 1;
-            break;
-        }
-        double enc_ns = 1e9 * m.enc_s / (double)count, dec_ns = 1e9 * m.dec_s / (double)count;
-        /* a level search's error over the optimum's (ORQ, buckets short enough to solve exactly), else - */
-        char excess[32] = "-";
-        double ratio;
-        if (qz_levels_excess(&params[k], x, count, BENCH_EXCESS_BUCKETS, &ratio) == GQ_OK)
-            snprintf(excess, sizeof excess, "%.5f", ratio);
-        table_row(&t, "%s\t%zu\t%llu\t%zu\t%.6g\t%.5g\t%.4f\t%.4f\t%.4f\t%.4f\t%.6g\t%.6g\t%s", canon, count,
-                  (unsigned long long)params[k].bucket, m.bytes, 8.0 * (double)m.bytes / (double)count,
-                  4.0 * (double)count / (double)m.bytes, enc_ns, dec_ns, ref_ns / enc_ns, ref_ns / dec_ns, m.nmse,
-                  m.bias, excess);
-    }
+    size_t failed = 0;
+    const gq_err e =
+        qz_bench_table(params, nspecs, x, count, (int)a.trials, a.seed, progress_line, "bench", &t, &failed);
     cli_progress(1, "bench: done");
-    if (rc == 0) table_print(&t, fmt);
+    int rc = 0;
+    if (e != GQ_OK)
+        cli_error("%s: %s", specs[failed], gq_strerror(e)), rc = 1;
+    else
+        table_print(&t, fmt);
     table_free(&t);
     free(x);
     return rc;
@@ -326,7 +292,7 @@ static int quant_sweep(int argc, char **argv)
     memcpy(a.bucket, BUCKETS, sizeof BUCKETS), a.nbucket = 5;
     memcpy(a.levels, LEVELS, sizeof LEVELS), a.nlevels = 3;
     if (cli_parse_command(C_QUANT_SWEEP, argc, argv, &a)) return EXIT_USAGE;
-    const uint64_t *buckets = a.bucket, *levels = a.levels, n = a.n, trials = a.trials, seed = a.seed;
+    const uint64_t *buckets = a.bucket, *levels = a.levels;
     const size_t nbuckets = a.nbucket, nlevels = a.nlevels;
     const char *dists[8], *plot = a.plot;
     size_t ndists = a.ndist;
@@ -339,9 +305,8 @@ static int quant_sweep(int argc, char **argv)
                       (unsigned long long)levels[l]);
             return EXIT_USAGE;
         }
-    static const char *const H[] = {"dist", "bucket", "scheme", "quant", "levels", "bits_per_element", "nmse", "bias"};
     gq_table t;
-    table_init(&t, H, sizeof H / sizeof H[0]);
+    table_init(&t, QZ_SWEEP_COLUMNS, QZ_SWEEP_NCOLUMNS);
     qz_scheme sch[QZ_SCHEMES_MAX(8)];
     size_t nsch = qz_comparison_schemes(sch, levels, nlevels, buckets[0]);
     /* plot data: one block per (dist, scheme), bucket on x */
@@ -350,30 +315,19 @@ static int quant_sweep(int argc, char **argv)
     FILE *f = open_memstream(&dat, &len);
     double *nmse = malloc(nbuckets * nsch * sizeof *nmse);
     int rc = f && nmse ? 0 : (cli_error("out of memory"), 1);
-    size_t done = 0, total = ndists * nbuckets * nsch;
+    const size_t total = ndists * nbuckets * nsch;
     for (size_t d = 0; d < ndists && rc == 0; d++) {
-        size_t count = (size_t)n;
-        float *x = gradgen(dists[d], &count, seed, a.max_elements);
+        size_t count = (size_t)a.n;
+        float *x = gradgen(dists[d], &count, a.seed, a.max_elements);
         if (!x) {
             rc = 1;
             break;
         }
-        for (size_t b = 0; b < nbuckets && rc == 0; b++) {
-            qz_comparison_schemes(sch, levels, nlevels, buckets[b]);
-            for (size_t s = 0; s < nsch; s++) {
-                cli_progress(0, "sweep %zu/%zu: %s on %s", ++done, total, sch[s].spec, dists[d]);
-                qz_params p;
-                qz_measured m;
-                if (parse_quant(sch[s].spec, &p) != 0 || qz_measure(&p, x, count, (int)trials, seed, 0, &m) != GQ_OK) {
-                    cli_error("%s: measuring it failed", sch[s].spec);
-                    rc = 1;
-                    break;
-                }
-                nmse[b * nsch + s] = m.nmse;
-                table_row(&t, "%s\t%llu\t%s\t%s\t%u\t%.6g\t%.6g\t%.6g", dists[d], (unsigned long long)buckets[b],
-                          sch[s].label, sch[s].spec, sch[s].levels, 8.0 * (double)m.bytes / (double)count, m.nmse,
-                          m.bias);
-            }
+        char failed[128];
+        if (qz_sweep_rows(dists[d], x, count, buckets, nbuckets, levels, nlevels, (int)a.trials, a.seed, progress_line,
+                          "sweep", d * nbuckets * nsch, total, &t, nmse, failed, sizeof failed) != GQ_OK) {
+            cli_error("%s: measuring it failed", failed);
+            rc = 1;
         }
         free(x);
         for (size_t s = 0; s < nsch && rc == 0; s++) {

@@ -176,3 +176,77 @@ size_t qz_comparison_schemes(qz_scheme *s, const uint64_t *levels, size_t nlevel
     add_scheme(s, &k, 2, "bingrad-pb", "bingrad-pb:bucket=%llu", d);
     return k;
 }
+
+#define BENCH_EXCESS_BUCKETS 8 /* buckets an ORQ row's levels are compared with the exact optimum on */
+
+const char *const QZ_BENCH_COLUMNS[] = {"quant",
+                                        "n",
+                                        "bucket",
+                                        "bytes",
+                                        "bits_per_element",
+                                        "ratio_vs_fp32",
+                                        "encode_ns_per_element",
+                                        "decode_ns_per_element",
+                                        "encode_frac_of_ref",
+                                        "decode_frac_of_ref",
+                                        "nmse",
+                                        "bias",
+                                        "levels_err_vs_opt"};
+const size_t QZ_BENCH_NCOLUMNS = sizeof QZ_BENCH_COLUMNS / sizeof QZ_BENCH_COLUMNS[0];
+
+gq_err qz_bench_table(const qz_params *params, size_t n, const float *x, size_t count, int trials, uint64_t seed,
+                      qz_progress_fn progress, void *ctx, gq_table *t, size_t *failed)
+{
+    table_init(t, QZ_BENCH_COLUMNS, QZ_BENCH_NCOLUMNS);
+    /* the memory-bandwidth reference: stream the floats in and out once */
+    double ref_s = qz_measure_memcpy(x, count, trials);
+    double ref_ns = 1e9 * ref_s / (double)count;
+    table_row(t, "reference\t%zu\t0\t%zu\t32\t1\t%.4f\t%.4f\t1\t1\t0\t0\t-", count, 4 * count, ref_ns, ref_ns);
+    for (size_t k = 0; k < n; k++) {
+        char canon[256];
+        qz_format_spec(&params[k], canon, sizeof canon);
+        if (progress) progress(ctx, k + 1, n, canon);
+        qz_measured m;
+        gq_err e = qz_measure(&params[k], x, count, trials, seed, 1, &m);
+        if (e != GQ_OK) return *failed = k, e;
+        double enc_ns = 1e9 * m.enc_s / (double)count, dec_ns = 1e9 * m.dec_s / (double)count;
+        /* a level search's error over the optimum's (ORQ, buckets short enough to solve exactly), else - */
+        char excess[32] = "-";
+        double ratio;
+        if (qz_levels_excess(&params[k], x, count, BENCH_EXCESS_BUCKETS, &ratio) == GQ_OK)
+            snprintf(excess, sizeof excess, "%.5f", ratio);
+        table_row(t, "%s\t%zu\t%llu\t%zu\t%.6g\t%.5g\t%.4f\t%.4f\t%.4f\t%.4f\t%.6g\t%.6g\t%s", canon, count,
+                  (unsigned long long)params[k].bucket, m.bytes, 8.0 * (double)m.bytes / (double)count,
+                  4.0 * (double)count / (double)m.bytes, enc_ns, dec_ns, ref_ns / enc_ns, ref_ns / dec_ns, m.nmse,
+                  m.bias, excess);
+    }
+    return GQ_OK;
+}
+
+const char *const QZ_SWEEP_COLUMNS[] = {"dist",   "bucket",           "scheme", "quant",
+                                        "levels", "bits_per_element", "nmse",   "bias"};
+const size_t QZ_SWEEP_NCOLUMNS = sizeof QZ_SWEEP_COLUMNS / sizeof QZ_SWEEP_COLUMNS[0];
+
+gq_err qz_sweep_rows(const char *dist, const float *x, size_t count, const uint64_t *buckets, size_t nbuckets,
+                     const uint64_t *levels, size_t nlevels, int trials, uint64_t seed, qz_progress_fn progress,
+                     void *ctx, size_t done, size_t total, gq_table *t, double *nmse, char *failed_spec, size_t cap)
+{
+    qz_scheme sch[QZ_SCHEMES_MAX(8)];
+    for (size_t b = 0; b < nbuckets; b++) {
+        const size_t nsch = qz_comparison_schemes(sch, levels, nlevels, buckets[b]);
+        for (size_t s = 0; s < nsch; s++) {
+            char what[160];
+            snprintf(what, sizeof what, "%s on %s", sch[s].spec, dist);
+            if (progress) progress(ctx, ++done, total, what);
+            qz_params p;
+            qz_measured m;
+            gq_err e = qz_parse_spec(sch[s].spec, &p, NULL, 0);
+            if (e == GQ_OK) e = qz_measure(&p, x, count, trials, seed, 0, &m);
+            if (e != GQ_OK) return snprintf(failed_spec, cap, "%s", sch[s].spec), e;
+            nmse[b * nsch + s] = m.nmse;
+            table_row(t, "%s\t%llu\t%s\t%s\t%u\t%.6g\t%.6g\t%.6g", dist, (unsigned long long)buckets[b], sch[s].label,
+                      sch[s].spec, sch[s].levels, 8.0 * (double)m.bytes / (double)count, m.nmse, m.bias);
+        }
+    }
+    return GQ_OK;
+}

@@ -282,6 +282,8 @@ mutations=(
   'platforms/host_names.c|end > 0 && !name[end] && *node >= 0 && *gpu >= 0|end > 0 && *node >= 0 && *gpu >= 0|host names: a GPU s name with more after it taken'
   'sim/sg_child.c|        else if (kind == HOST_CPU)|        else if (kind == HOST_HUB)|SimGrid actors: the host CPUs not found'
   'exchange/exchange.c|[SYNC_TREE] = SCHEME_ALLREDUCE|[SYNC_TREE] = SCHEME_REPLY|scheme families: the tree not an all-reduce'
+  'quant/qz_measure.c|nmse[b * nsch + s] = m.nmse;|nmse[b * nsch + s] = m.bias;|quant sweep: the plot gets the bias, not the NMSE'
+  'quant/qz_measure.c|(unsigned long long)params[k].bucket, m.bytes,|(unsigned long long)params[k].bucket, m.bytes + 1,|quant bench: a byte too many'
   'train/exchange_run.c|static size_t seg_lo(size_t n, int S, int j) { return n * (size_t)j / (size_t)S; }|static size_t seg_lo(size_t n, int S, int j) { return j == S ? n : n / (size_t)S * (size_t)j; }|the trainer shards: the remainder all on the last server'
 )
 
