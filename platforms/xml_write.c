@@ -196,16 +196,14 @@ static void put_hub_routes(sbuf *b, int first, int last, const char *router, con
             host_name(h, HOST_HUB, i, 0), router, i);
 }
 
-char *cluster_xml(const cluster_spec *c, int nodes, int layout)
+/* The file's head: the XML declaration, a comment saying what it is, the top zone and the gqsim.* properties that
+ * let a user's copy be read back. */
+static void put_head(sbuf *b, const cluster_spec *c, int nodes, int layout, int leaves)
 {
-    sbuf b = {malloc(4096), 0, 4096, 0};
-    if (!b.s) return NULL;
-    b.s[0] = '\0';
-    const double nic = cluster_nic_bandwidth(c);
     char node[96];
     cluster_node_keys(c, node, sizeof node);
-    put(&b, "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n");
-    put(&b,
+    put(b, "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n");
+    put(b,
         "<!-- gqsim: %d node(s) of %d GPUs; intra %s (%.4g GB/s, %.3g us); inter %d x %s (%.4g GB/s, %.3g us); "
         "%s%s%s.\n"
         "     The gqsim.* properties let 'gqsim simulate --platform THIS.xml' read it back; hosts are n<NODE>g<GPU>. "
@@ -214,37 +212,97 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
         c->inter->name, c->inter->bandwidth / 1e9, c->inter->latency * 1e6,
         c->topo == TOPO_STAR ? "non-blocking switch" : "fat-tree", node[0] ? "; inside a node " : "",
         node[0] ? node + 1 : "");
-    const int leaves = c->topo == TOPO_FAT_TREE ? (nodes + c->leaf_nodes - 1) / c->leaf_nodes : 0;
     /* Floyd's tables are O(nodes^2) in memory and O(nodes^3) to build; a star's
      * routes are found on demand (DijkstraCache). SimGrid 3.32's Dijkstra
      * crashes on the fat-tree's routed fabric zone, which keeps Floyd. */
-    put(&b, "<platform version=\"4.1\">\n<zone id=\"world\" routing=\"%s\">\n",
+    put(b, "<platform version=\"4.1\">\n<zone id=\"world\" routing=\"%s\">\n",
         leaves || !(layout & CLUSTER_XML_RACKED) ? "Floyd" : "DijkstraCache");
-    put(&b, "  <prop id=\"gqsim.gpu\" value=\"");
+    put(b, "  <prop id=\"gqsim.gpu\" value=\"");
     for (const char *g = c->gpu; *g; g++) { /* a user's GPU name, as an attribute value */
         switch (*g) {
-        case '&': put(&b, "&amp;"); break;
-        case '<': put(&b, "&lt;"); break;
-        case '>': put(&b, "&gt;"); break;
-        case '"': put(&b, "&quot;"); break;
-        case '\'': put(&b, "&apos;"); break;
-        default: put(&b, "%c", *g);
+        case '&': put(b, "&amp;"); break;
+        case '<': put(b, "&lt;"); break;
+        case '>': put(b, "&gt;"); break;
+        case '"': put(b, "&quot;"); break;
+        case '\'': put(b, "&apos;"); break;
+        default: put(b, "%c", *g);
         }
     }
-    put(&b, "\"/>\n  <prop id=\"gqsim.intra\" value=\"%s\"/>\n  <prop id=\"gqsim.inter\" value=\"%s\"/>\n",
+    put(b, "\"/>\n  <prop id=\"gqsim.intra\" value=\"%s\"/>\n  <prop id=\"gqsim.inter\" value=\"%s\"/>\n",
         c->intra->name, c->inter->name);
-    put(&b, "  <prop id=\"gqsim.nics\" value=\"%d\"/>\n  <prop id=\"gqsim.topology\" value=\"%s\"/>\n", c->nics,
+    put(b, "  <prop id=\"gqsim.nics\" value=\"%d\"/>\n  <prop id=\"gqsim.topology\" value=\"%s\"/>\n", c->nics,
         c->topo == TOPO_STAR ? "star" : "fat-tree");
     if (c->topo == TOPO_FAT_TREE)
-        put(&b, "  <prop id=\"gqsim.oversub\" value=\"%s\"/>\n  <prop id=\"gqsim.leaf\" value=\"%d\"/>\n",
-            G(c->oversub), c->leaf_nodes);
-    if (c->board > 1) put(&b, "  <prop id=\"gqsim.board\" value=\"%d\"/>\n", c->board);
-    if (c->pcie_switch) put(&b, "  <prop id=\"gqsim.pcie-switch\" value=\"%d\"/>\n", c->pcie_switch);
+        put(b, "  <prop id=\"gqsim.oversub\" value=\"%s\"/>\n  <prop id=\"gqsim.leaf\" value=\"%d\"/>\n", G(c->oversub),
+            c->leaf_nodes);
+    if (c->board > 1) put(b, "  <prop id=\"gqsim.board\" value=\"%d\"/>\n", c->board);
+    if (c->pcie_switch) put(b, "  <prop id=\"gqsim.pcie-switch\" value=\"%d\"/>\n", c->pcie_switch);
     if (c->sockets > 1)
-        put(&b, "  <prop id=\"gqsim.sockets\" value=\"%d\"/>\n  <prop id=\"gqsim.socket-link\" value=\"%s\"/>\n",
+        put(b, "  <prop id=\"gqsim.sockets\" value=\"%d\"/>\n  <prop id=\"gqsim.socket-link\" value=\"%s\"/>\n",
             c->sockets, c->socket_link->name);
-    if (c->mesh) put(&b, "  <prop id=\"gqsim.mesh\" value=\"cube\"/>\n");
-    if (c->rpc) put(&b, "  <prop id=\"gqsim.rpc\" value=\"%s\"/>\n", cluster_rpc_name(c->rpc));
+    if (c->mesh) put(b, "  <prop id=\"gqsim.mesh\" value=\"cube\"/>\n");
+    if (c->rpc) put(b, "  <prop id=\"gqsim.rpc\" value=\"%s\"/>\n", cluster_rpc_name(c->rpc));
+}
+
+/* A rack of plain nodes as one zone (flat_racks): the DTD wants hosts and routers, then routes. */
+static void put_flat_rack(sbuf *b, const cluster_spec *c, int r, int first, int last, int hub, const char *router)
+{
+    char h[HOST_NAME_CAP];
+    for (int i = first; i < last; i++)
+        for (int g = 0; g < c->gpus_per_node; g++)
+            put(b, "    <host id=\"%s\" speed=\"1f\"/>\n", host_name(h, HOST_GPU, i, g));
+    if (hub) put_hub_hosts(b, first, last, "    ");
+    for (int i = first; i < last; i++) put(b, "    <router id=\"node%d_router\"/>\n", i);
+    put(b, "    <router id=\"%s\"/>\n", router);
+    for (int i = first; i < last; i++) {
+        for (int g = 0; g < c->gpus_per_node; g++)
+            put(b,
+                "    <route src=\"%s\" dst=\"node%d_router\"><link_ctn id=\"node%d_g%d\" "
+                "direction=\"UP\"/></route>\n",
+                host_name(h, HOST_GPU, i, g), i, i, g);
+        put(b,
+            "    <route src=\"node%d_router\" dst=\"rack%d_router\"><link_ctn id=\"nic%d\" "
+            "direction=\"UP\"/></route>\n",
+            i, r, i);
+    }
+    if (hub) put_hub_routes(b, first, last, router, "    ");
+    put(b, "  </zone>\n");
+}
+
+/* The switch of an unracked platform: a star's (with the nodes' hubs on it), or a fat tree's core, leaves and
+ * uplinks (the DTD wants routers, then links, then routes). */
+static void put_fabric(sbuf *b, const cluster_spec *c, int nodes, int first, int last, int leaves, int hub)
+{
+    put(b, "  <zone id=\"fabric\" routing=\"%s\">\n", leaves ? "Floyd" : "Full");
+    if (hub && !leaves) put_hub_hosts(b, first, last, "    ");
+    if (!leaves) {
+        put(b, "    <router id=\"switch\"/>\n");
+        if (hub) put_hub_links(b, c, first, last, "    "), put_hub_routes(b, first, last, "switch", "    ");
+    } else { /* the DTD wants routers, then links, then routes */
+        put(b, "    <router id=\"core\"/>\n");
+        for (int l = 0; l < leaves; l++) put(b, "    <router id=\"leaf%d\"/>\n", l);
+        for (int l = 0; l < leaves; l++) {
+            int members = l + 1 < leaves ? c->leaf_nodes : nodes - l * c->leaf_nodes;
+            put(b,
+                "    <link id=\"uplink%d\" bandwidth=\"%sBps\" latency=\"%ss\" "
+                "sharing_policy=\"SPLITDUPLEX\"/>\n",
+                l, G(cluster_nic_wire_bandwidth(c) * members / c->oversub), G(c->inter->latency));
+        }
+        for (int l = 0; l < leaves; l++)
+            put(b, "    <route src=\"leaf%d\" dst=\"core\"><link_ctn id=\"uplink%d\" direction=\"UP\"/></route>\n", l,
+                l);
+    }
+    put(b, "  </zone>\n");
+}
+
+char *cluster_xml(const cluster_spec *c, int nodes, int layout)
+{
+    sbuf b = {malloc(4096), 0, 4096, 0};
+    if (!b.s) return NULL;
+    b.s[0] = '\0';
+    const double nic = cluster_nic_bandwidth(c);
+    const int leaves = c->topo == TOPO_FAT_TREE ? (nodes + c->leaf_nodes - 1) / c->leaf_nodes : 0;
+    put_head(&b, c, nodes, layout, leaves);
     /* A star of many nodes goes in racks of RACK_NODES: each rack zone holds
      * its nodes, their NICs and a gateway router, and reaches the switch over
      * a backplane that neither delays nor limits (a fat pipe at 1 PB/s), so
@@ -273,29 +331,10 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
             last = racks && (r + 1) * RACK_NODES < nodes ? (r + 1) * RACK_NODES : nodes;
         const char *ind = racks ? "    " : "  ";
         char router[32]; /* the rack's gateway, where its hubs are */
-        char h[HOST_NAME_CAP];
         snprintf(router, sizeof router, "rack%d_router", r);
         if (racks) put(&b, "  <zone id=\"rack%d\" routing=\"DijkstraCache\">\n", r);
-        if (flat_racks) { /* the DTD wants hosts and routers, then routes */
-            for (int i = first; i < last; i++)
-                for (int g = 0; g < c->gpus_per_node; g++)
-                    put(&b, "    <host id=\"%s\" speed=\"1f\"/>\n", host_name(h, HOST_GPU, i, g));
-            if (hub) put_hub_hosts(&b, first, last, "    ");
-            for (int i = first; i < last; i++) put(&b, "    <router id=\"node%d_router\"/>\n", i);
-            put(&b, "    <router id=\"%s\"/>\n", router);
-            for (int i = first; i < last; i++) {
-                for (int g = 0; g < c->gpus_per_node; g++)
-                    put(&b,
-                        "    <route src=\"%s\" dst=\"node%d_router\"><link_ctn id=\"node%d_g%d\" "
-                        "direction=\"UP\"/></route>\n",
-                        host_name(h, HOST_GPU, i, g), i, i, g);
-                put(&b,
-                    "    <route src=\"node%d_router\" dst=\"rack%d_router\"><link_ctn id=\"nic%d\" "
-                    "direction=\"UP\"/></route>\n",
-                    i, r, i);
-            }
-            if (hub) put_hub_routes(&b, first, last, router, "    ");
-            put(&b, "  </zone>\n");
+        if (flat_racks) {
+            put_flat_rack(&b, c, r, first, last, hub, router);
             continue;
         }
         for (int i = first; i < last; i++) put_node(&b, c, i, ind, host_cpu, racks > 0);
@@ -306,27 +345,7 @@ char *cluster_xml(const cluster_spec *c, int nodes, int layout)
             if (hub) put_hub_routes(&b, first, last, router, "      ");
             put(&b, "    </zone>\n");
         } else {
-            put(&b, "  <zone id=\"fabric\" routing=\"%s\">\n", leaves ? "Floyd" : "Full");
-            if (hub && !leaves) put_hub_hosts(&b, first, last, "    ");
-            if (!leaves) {
-                put(&b, "    <router id=\"switch\"/>\n");
-                if (hub) put_hub_links(&b, c, first, last, "    "), put_hub_routes(&b, first, last, "switch", "    ");
-            } else { /* the DTD wants routers, then links, then routes */
-                put(&b, "    <router id=\"core\"/>\n");
-                for (int l = 0; l < leaves; l++) put(&b, "    <router id=\"leaf%d\"/>\n", l);
-                for (int l = 0; l < leaves; l++) {
-                    int members = l + 1 < leaves ? c->leaf_nodes : nodes - l * c->leaf_nodes;
-                    put(&b,
-                        "    <link id=\"uplink%d\" bandwidth=\"%sBps\" latency=\"%ss\" "
-                        "sharing_policy=\"SPLITDUPLEX\"/>\n",
-                        l, G(cluster_nic_wire_bandwidth(c) * members / c->oversub), G(c->inter->latency));
-                }
-                for (int l = 0; l < leaves; l++)
-                    put(&b,
-                        "    <route src=\"leaf%d\" dst=\"core\"><link_ctn id=\"uplink%d\" direction=\"UP\"/></route>\n",
-                        l, l);
-            }
-            put(&b, "  </zone>\n");
+            put_fabric(&b, c, nodes, first, last, leaves, hub);
         }
         for (int i = first; !racks && i < last; i++) put(&b, NIC, ind, i, G(nic), G(c->inter->latency));
         for (int i = first; i < last; i++) {
