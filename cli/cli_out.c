@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "gq_file.h"
 #include "gq_run.h"
 
 #define STAGE_PATH 4096

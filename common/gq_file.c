@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,15 @@ gq_err gq_read_file(const char *path, size_t limit, int text_only, char **text, 
     return GQ_OK;
 }
 
+void gq_signals_hold(sigset_t *saved)
+{
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, saved);
+}
+
+void gq_signals_release(const sigset_t *saved) { pthread_sigmask(SIG_SETMASK, saved, NULL); }
+
 int gq_unnamed_file(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -56,12 +66,11 @@ int gq_unnamed_file(void)
     if (fd >= 0) return fd;
     /* a file system without O_TMPFILE: a name for an instant, which no signal handler may interrupt */
     snprintf(path, sizeof path, "%s/gqsim-XXXXXX", dir);
-    sigset_t all, saved;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &saved);
+    sigset_t saved;
+    gq_signals_hold(&saved);
     fd = mkstemp(path);
     if (fd >= 0) unlink(path);
-    pthread_sigmask(SIG_SETMASK, &saved, NULL);
+    gq_signals_release(&saved);
     return fd;
 }
 

@@ -1,11 +1,21 @@
 /* Reading a whole file the user named, for the libraries that parse files
- * (models, platforms, profiles): bounded, NUL-terminated, one-line errors. */
+ * (models, platforms, profiles): bounded, NUL-terminated, one-line errors;
+ * and temporaries that nothing can leave behind (an unnamed file, and the
+ * signal hold under which a named one is made and registered). */
 #ifndef GQ_FILE_H
 #define GQ_FILE_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "gq_error.h"
+
+/* Every catchable signal held on the calling thread (pending, not lost) until gq_signals_release: between making a
+ * temporary and registering it for removal (or unlinking it) no handler runs, so a signal there can no longer leave
+ * it behind (a signal is delivered as a system call returns: mkstemp's or mkdir's own is the likeliest moment).
+ * gqsim makes its temporaries on its one thread. */
+void gq_signals_hold(sigset_t *saved);
+void gq_signals_release(const sigset_t *saved);
 
 /* Reads the regular file path (at most `limit` bytes) into a malloc'd
  * buffer with a NUL after its len bytes. text_only: a NUL byte inside is an

@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,15 +40,6 @@ static int cleanup_add(const char *path, int tree)
 
 int gq_run_cleanup_add(const char *path) { return cleanup_add(path, 0); }
 int gq_run_cleanup_add_tree(const char *dir) { return cleanup_add(dir, 1); }
-
-void gq_signals_hold(sigset_t *saved)
-{
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, saved);
-}
-
-void gq_signals_release(const sigset_t *saved) { pthread_sigmask(SIG_SETMASK, saved, NULL); }
 
 int gq_run_private_dir(char *tmpl)
 {

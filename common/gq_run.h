@@ -4,7 +4,6 @@
 #ifndef GQ_RUN_H
 #define GQ_RUN_H
 
-#include <signal.h>
 #include <stddef.h>
 
 /* Runs argv[0] (searched on PATH) with argv, in cwd (NULL: here), its
@@ -18,13 +17,6 @@ int gq_run(const char *const *argv, const char *cwd, char *out, size_t out_cap, 
 
 #define GQ_RUN_MAX_CLEANUP 8
 #define GQ_RUN_CLEANUP_PATH 256
-
-/* Every catchable signal held on the calling thread (pending, not lost) until gq_signals_release: between making a
- * temporary and registering it for removal no handler runs, so a signal there can no longer leave it behind (a
- * signal is delivered as a system call returns: mkstemp's or mkdir's own is the likeliest moment). gqsim makes its
- * temporaries on its one thread. */
-void gq_signals_hold(sigset_t *saved);
-void gq_signals_release(const sigset_t *saved);
 
 /* mkdtemp(tmpl), the directory registered as a tree (gq_run_cleanup_add_tree) before any signal is handled.
  * @return 0, or -1 with errno set (nothing made, or nothing left made). */

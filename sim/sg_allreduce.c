@@ -40,7 +40,7 @@ static void leaders_ring(sg_world *w, int node, const sim_bucket *b)
  * hop latencies added: 2 x depth between nodes, 2 x (GPUs - 1) along the chains, the first of them paid by the flows
  * (at the model's latency factor; the rest without, the connections being open). Every partial sum is re-quantized
  * on its way up, as a ring's are (a root the half it broadcasts): the codec's work before and after. */
-static void tree_exchange(sg_world *w, const sg_actor_ctx *me, const sim_bucket *b)
+void tree_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
 {
     const int a = me->index, lead = a - me->slot, up = w->N > 1 && me->slot == 0, G = me->node_gpus;
     sg_comm_t c[12];
@@ -107,6 +107,3 @@ void hierarchical_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
 {
     node_reduce_bcast(w, me, b, leaders_ring);
 }
-
-/* tree: NCCL's double binary tree between the nodes, a chain inside each */
-void tree_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b) { tree_exchange(w, me, b); }

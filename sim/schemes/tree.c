@@ -1,5 +1,5 @@
 /* tree: NCCL's double binary tree between nodes, a chain of the node's GPUs inside each (sg_allreduce.c's
- * tree_exchange; the trees' shape in nccl_tree.h): half the bucket summed up each tree and broadcast back down,
+ * tree_bucket; the trees' shape in nccl_tree.h): half the bucket summed up each tree and broadcast back down,
  * pipelined. */
 #include <math.h>
 
