@@ -213,6 +213,9 @@ typedef struct {
     double (*bucket_comm)(const sim_config *c, const sim_plan *p, const sim_bucket *b);
     void (*traffic)(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down);
 } sim_scheme;
+/* A scheme row's traffic where a GPU sends its own contribution and gets the reply, whatever happens inside its
+ * node (ps, ps-sharded). */
+void sim_traffic_own(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down);
 /* The scheme's row; NULL past SYNC_COUNT. */
 const sim_scheme *sim_scheme_of(sync_kind s);
 

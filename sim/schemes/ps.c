@@ -10,11 +10,4 @@ static double ps_comm(const sim_config *c, const sim_plan *p, const sim_bucket *
     return b->enc_s + rpc + a + b->up_bytes / bw + server + a + b->down_bytes / bw + b->dec_down_s;
 }
 
-/* a GPU sends its contribution and gets the reply */
-static void ps_traffic(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down)
-{
-    (void)c, (void)p;
-    *up = b->up_bytes, *down = b->down_bytes;
-}
-
-const sim_scheme SIM_SCHEME_PS = {SYNC_PS, 4, ps_comm, ps_traffic};
+const sim_scheme SIM_SCHEME_PS = {SYNC_PS, 4, ps_comm, sim_traffic_own};

@@ -100,11 +100,4 @@ static double ps_sharded_comm(const sim_config *c, const sim_plan *p, const sim_
     return t + down;
 }
 
-/* a GPU sends its contribution and gets the reply (the node-local reduce does not change a worker's own) */
-static void ps_sharded_traffic(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down)
-{
-    (void)c, (void)p;
-    *up = b->up_bytes, *down = b->down_bytes;
-}
-
-const sim_scheme SIM_SCHEME_PS_SHARDED = {SYNC_PS_SHARDED, 0, ps_sharded_comm, ps_sharded_traffic};
+const sim_scheme SIM_SCHEME_PS_SHARDED = {SYNC_PS_SHARDED, 0, ps_sharded_comm, sim_traffic_own};
