@@ -7,7 +7,6 @@
 
 #include <ctype.h>
 #include <gsl/gsl_fit.h>
-#include <gsl/gsl_multifit.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,9 +230,45 @@ static int excluded(const gpu_measurement *r, const gpu_measurement *exclude)
     return exclude && gpu_name_eq(r->gpu, exclude->gpu) && strcmp(r->model, exclude->model) == 0;
 }
 
+/* min over c of |A c - b| for A n x p (row-major, overwritten) by Householder QR in plain loops, the same sums in the
+ * same order on every CPU. GSL's least squares go through the CBLAS the program links, OpenBLAS, whose kernels are
+ * chosen by CPU model and sum in different orders: the fitted rates, and every prediction made from them, differed
+ * in their last bits from one machine to another (an Intel Xeon that OpenBLAS 0.3.21 does not know runs its generic
+ * Prescott kernels). @return 0, or -1 where the columns are dependent. */
+static int least_squares_qr(double *A, double *b, size_t n, int p, double *c)
+{
+    double *v = malloc(n * sizeof *v);
+    if (!v) return -1;
+    double largest = 0;
+    for (int k = 0; k < p; k++) {
+        double norm2 = 0;
+        for (size_t i = (size_t)k; i < n; i++) norm2 += A[i * p + k] * A[i * p + k];
+        const double norm = sqrt(norm2), alpha = A[(size_t)k * p + k] > 0 ? -norm : norm;
+        largest = fmax(largest, norm);
+        if (!(norm > 1e-13 * largest)) return free(v), -1;
+        double v2 = 0; /* the reflection I - 2 v v^T / v^T v takes column k to alpha e_k */
+        for (size_t i = (size_t)k; i < n; i++) v[i] = A[i * p + k] - (i == (size_t)k ? alpha : 0), v2 += v[i] * v[i];
+        for (int j = k + 1; j <= p; j++) { /* the columns right of k, then b */
+            double dotv = 0;
+            for (size_t i = (size_t)k; i < n; i++) dotv += v[i] * (j < p ? A[i * p + j] : b[i]);
+            const double f = 2 * dotv / v2;
+            for (size_t i = (size_t)k; i < n; i++) *(j < p ? &A[i * p + j] : &b[i]) -= f * v[i];
+        }
+        A[(size_t)k * p + k] = alpha;
+    }
+    for (int k = p - 1; k >= 0; k--) { /* R c = (Q^T b)'s first p */
+        double s = b[k];
+        for (int j = k + 1; j < p; j++) s -= A[(size_t)k * p + j] * c[j];
+        c[k] = s / A[(size_t)k * p + k];
+    }
+    free(v);
+    return 0;
+}
+
 /* Relative least squares (weights 1/y^2) of y = sum coef_k x_k over the
- * usable rows, with gsl_multifit_wlinear; a coefficient that comes out
- * negative is dropped and the rest refitted, so every term stays a cost. */
+ * usable rows: each row divided by its y, least squares of x / y against 1
+ * (least_squares_qr); a coefficient that comes out negative is dropped and
+ * the rest refitted, so every term stays a cost. */
 static int fit_global(const gpu_db *db, const model_zoo *zoo, const gpu_measurement *exclude, double coef[NFEAT])
 {
     size_t n = 0;
@@ -246,9 +281,8 @@ static int fit_global(const gpu_db *db, const model_zoo *zoo, const gpu_measurem
         int p = 0;
         for (int k = 0; k < NFEAT; k++) p += use[k];
         if (p == 0 || (size_t)p > n) return 0;
-        gsl_matrix *X = gsl_matrix_alloc(n, (size_t)p), *cov = gsl_matrix_alloc((size_t)p, (size_t)p);
-        gsl_vector *y = gsl_vector_alloc(n), *w = gsl_vector_alloc(n), *c = gsl_vector_alloc((size_t)p);
-        gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(n, (size_t)p);
+        double *A = malloc(n * (size_t)p * sizeof *A), *b = malloc(n * sizeof *b), c[NFEAT];
+        if (!A || !b) return free(A), free(b), 0;
         size_t row = 0;
         for (size_t i = 0; i < db->nmeas; i++) {
             const gpu_measurement *r = &db->meas[i];
@@ -257,27 +291,19 @@ static int fit_global(const gpu_db *db, const model_zoo *zoo, const gpu_measurem
             if (excluded(r, exclude) || !m || !g) continue;
             double x[NFEAT];
             features(m, g, r->batch, x);
+            const double yi = 1.0 / r->images_per_s;
             for (int k = 0, col = 0; k < NFEAT; k++)
-                if (use[k]) gsl_matrix_set(X, row, (size_t)col++, x[k]);
-            double yi = 1.0 / r->images_per_s;
-            gsl_vector_set(y, row, yi);
-            gsl_vector_set(w, row, 1.0 / (yi * yi));
-            row++;
+                if (use[k]) A[row * (size_t)p + (size_t)col++] = x[k] / yi;
+            b[row++] = 1;
         }
-        double chisq;
-        int status = gsl_multifit_wlinear(X, w, y, c, cov, &chisq, ws);
+        const int status = least_squares_qr(A, b, n, p, c);
+        free(A), free(b);
+        if (status != 0) return 0;
         int negative = -1;
         for (int k = 0, col = 0; k < NFEAT; k++) {
-            coef[k] = use[k] ? gsl_vector_get(c, (size_t)col++) : 0;
+            coef[k] = use[k] ? c[col++] : 0;
             if (use[k] && coef[k] < 0 && negative < 0) negative = k;
         }
-        gsl_multifit_linear_free(ws);
-        gsl_matrix_free(X);
-        gsl_matrix_free(cov);
-        gsl_vector_free(y);
-        gsl_vector_free(w);
-        gsl_vector_free(c);
-        if (status != 0) return 0;
         if (negative < 0) return (int)n;
         use[negative] = 0;
     }
