@@ -3,7 +3,8 @@
  * lays them on its timeline (analytic.c); the planner paces Horovod's loop of fused buckets with them (plan.c); the
  * SimGrid engine charges a node's own part of an exchange with them as delays (sg_overlap.c). They read only the plan
  * and the configuration, so that neither the planner nor an engine depends on another for them. Each scheme's own
- * closed form is in its file in sim/schemes/; here what several share. */
+ * closed form is in its file in sim/schemes/; here what several share, and a bucket's program (plan_program.c) priced
+ * alone on the network. */
 #include <math.h>
 
 #include "sim_internal.h"
@@ -44,15 +45,23 @@ static double scheme_comm(const sim_config *c, const sim_plan *p, const sim_buck
     return sim_scheme_of(c->run.sync)->bucket_comm(c, p, b);
 }
 
-/* PowerSGD's factors: half the encode (M Q), P's all-reduce, the other half (orthogonalisation, M^T P), Q's
- * all-reduce, the decode (P Q^T); each all-reduce the scheme's, of plain floats. */
+/* The bucket's program (sim_plan_program), each step alone on the network: a delay its seconds, the scaler's
+ * all-reduce its rounds, an exchange the scheme's closed form (of the bucket, or of plain floats). */
 double sim_bucket_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
 {
-    if (!p->factors) return sim_scaler_s(p, b) + scheme_comm(c, p, b);
-    sim_bucket phase = {0};
-    phase.up_bytes = phase.down_bytes = b->up_bytes;
-    double t = b->enc_s / 2 + scheme_comm(c, p, &phase) + b->enc_s / 2;
-    phase.up_bytes = phase.down_bytes = b->up2_bytes;
-    if (b->up2_bytes > 0) t += scheme_comm(c, p, &phase);
-    return t + b->dec_s;
+    double t = 0;
+    for (int i = 0; i < b->steps; i++) {
+        const sim_step *s = &b->step[i];
+        if (s->kind == STEP_DELAY) {
+            t += s->value;
+        } else if (s->kind == STEP_SCALER) {
+            t += sim_scaler_s(p, s->value);
+        } else if (s->kind == STEP_EXCHANGE) {
+            t += scheme_comm(c, p, b);
+        } else {
+            const sim_bucket floats = sim_floats_of(b, s->value);
+            t += scheme_comm(c, p, &floats);
+        }
+    }
+    return t;
 }

@@ -308,6 +308,7 @@ static double cycle_end(double t, double len)
 
 static gq_err horovod_loop(const sim_config *c, sim_plan *p)
 {
+    if (p->n <= 0) return GQ_OK;
     sim_bucket *out = calloc((size_t)p->n, sizeof *out);
     if (!out) return GQ_ERR_NOMEM;
     const double cycle = c->run.fusion_cycle_s;
@@ -326,6 +327,7 @@ static gq_err horovod_loop(const sim_config *c, sim_plan *p)
             while (k < p->n && p->b[k].ready_s < start && c->run.fusion_bytes > 0 &&
                    b->raw_bytes < c->run.fusion_bytes);
             b->ready_s = start;
+            sim_plan_program(c, p, b);
             end += sim_bucket_comm(c, p, b);
         }
         start = fmax(start + cycle, end);
@@ -557,7 +559,7 @@ static int plan_servers(const sim_config *c, sim_plan *p, int pipelined, int on_
 }
 
 /* The plan once every tensor is in a bucket: the servers' shares, the reads of forward, the codec kernels' time on the
- * GPU, and Horovod's loop where it runs. */
+ * GPU, Horovod's loop where it runs, and each bucket's program. */
 static gq_err finish_plan(const sim_config *c, sim_plan *p, double serial_s, int loop, char *msg, size_t cap)
 {
     if (p->servers) server_shares(p);
@@ -569,7 +571,9 @@ static gq_err finish_plan(const sim_config *c, sim_plan *p, double serial_s, int
             if (!c->run.overlap) p->b[k].ready_s = p->compute_s;
     }
     if (p->n == 0) return gq_fail(GQ_ERR_PARAM, msg, cap, "model '%s' has no parameters", c->model->name);
-    return loop ? horovod_loop(c, p) : GQ_OK;
+    const gq_err e = loop ? horovod_loop(c, p) : GQ_OK;
+    for (int k = 0; e == GQ_OK && k < p->n; k++) sim_plan_program(c, p, &p->b[k]);
+    return e;
 }
 
 gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)

@@ -36,10 +36,9 @@ static void leaders_ring(sg_world *w, int node, const sim_bucket *b)
 
 /* tree (NCCL's): inside a node a chain of its GPUs, the first (the leader) in both of the nodes' binary trees
  * (tree_links); a bucket's half goes up each tree, summed on the way, and comes back down. NCCL pipelines it in
- * chunks, so, as a ring's hops, every edge is one flow each way carrying all its bytes at once, the pipeline's other
- * hop latencies added: 2 x depth between nodes, 2 x (GPUs - 1) along the chains, the first of them paid by the flows
- * (at the model's latency factor; the rest without, the connections being open). Every partial sum is re-quantized
- * on its way up, as a ring's are (a root the half it broadcasts): the codec's work before and after. */
+ * chunks, so, as a ring's hops, every edge is one flow each way carrying all its bytes at once; the pipeline's other
+ * hop latencies follow in the bucket's program (sim/schemes/tree.c's tree_latency_after). Every partial sum is
+ * re-quantized on its way up, as a ring's are (a root the half it broadcasts): the codec's work before and after. */
 void tree_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
 {
     const int a = me->index, lead = a - me->slot, up = w->N > 1 && me->slot == 0, G = me->node_gpus;
@@ -66,10 +65,7 @@ void tree_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
         }
     }
     sg_comm_wait_all(c, (size_t)n);
-    const double L = w->plan->net.latency_factor, depth = w->plan->tree_depth;
-    const double first = w->N > 1 ? w->plan->a_inter : w->plan->a_chain;
-    const double hops = 2 * depth * w->plan->a_inter + 2 * (w->G - 1) * w->plan->a_chain;
-    sleep_s(hops / L - first / L + b->enc_s / 2 + b->dec_s);
+    sleep_s(b->enc_s / 2 + b->dec_s);
 }
 
 /* ---- the all-reduces: ring, hierarchical, allgather, tree, one bucket each ----------------------------------- */

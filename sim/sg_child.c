@@ -41,6 +41,22 @@ static void exchange_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
     EXCHANGE[w->c->run.sync](w, me, b);
 }
 
+/* One step of the bucket's program (sim_plan_program), as its actors: a delay slept, the scaler's rounds, the
+ * scheme's exchange of the bucket or of plain floats. */
+static void run_step(sg_world *w, sg_actor_ctx *me, const sim_bucket *b, const sim_step *s)
+{
+    if (s->kind == STEP_DELAY) {
+        sleep_s(s->value);
+    } else if (s->kind == STEP_SCALER) {
+        scaler_allreduce(w, me, s->value);
+    } else if (s->kind == STEP_EXCHANGE) {
+        exchange_bucket(w, me, b);
+    } else {
+        const sim_bucket floats = sim_floats_of(b, s->value);
+        exchange_bucket(w, me, &floats);
+    }
+}
+
 static void worker(int argc, char **argv)
 {
     (void)argc, (void)argv;
@@ -58,22 +74,7 @@ static void worker(int argc, char **argv)
             const sim_bucket *b = &w->plan->b[k];
             sleep_until(t0 + b->ready_s);
             const double exchange0 = simgrid_get_clock();
-            if (w->plan->factors) {
-                /* PowerSGD: half the encode, P's all-reduce, the other half, Q's all-reduce, the decode; each
-                 * all-reduce the scheme's own of plain floats */
-                sim_bucket phase = {0};
-                phase.ready_s = b->ready_s;
-                phase.up_bytes = phase.down_bytes = b->up_bytes;
-                sleep_s(b->enc_s / 2);
-                exchange_bucket(w, me, &phase);
-                sleep_s(b->enc_s / 2);
-                phase.up_bytes = phase.down_bytes = b->up2_bytes;
-                if (b->up2_bytes > 0) exchange_bucket(w, me, &phase);
-                sleep_s(b->dec_s);
-            } else {
-                if (b->scaler_bytes > 0) scaler_allreduce(w, me, b->scaler_bytes);
-                exchange_bucket(w, me, b);
-            }
+            for (int i = 0; i < b->steps; i++) run_step(w, me, b, &b->step[i]);
             w->comm[a] += simgrid_get_clock() - exchange0;
         }
         sleep_until(t0 + w->plan->compute_s);

@@ -6,6 +6,21 @@
 #include "nccl_tree.h"
 #include "sim.h"
 
+/* One step of a bucket's program (sim_plan_program): what happens, in turn, once the bucket is ready. The analytic
+ * engine prices each step alone on the network (sim_bucket_comm); the SimGrid engine's workers run it (sg_child.c).
+ * What is made of several exchanges or of latencies no flow pays is written here once, for both. */
+typedef enum {
+    STEP_DELAY,    /* codec work, or latency, on the critical path: value seconds */
+    STEP_SCALER,   /* TernGrad's shared scaler all-reduced: value bytes a message */
+    STEP_EXCHANGE, /* the scheme's exchange of the bucket */
+    STEP_FLOATS,   /* the scheme's exchange of value bytes of plain floats each way (PowerSGD's P, then its Q) */
+} sim_step_kind;
+typedef struct {
+    sim_step_kind kind;
+    double value;
+} sim_step;
+#define SIM_STEPS_MAX 8
+
 typedef struct {
     double elements;   /* gradient elements in the bucket */
     double raw_bytes;  /* fp32: 4 per element */
@@ -36,6 +51,8 @@ typedef struct {
      * the bytes of each message of the all-reduce of the workers' maxima that comes before the bucket's encode (a
      * float a tensor and segment; sim_scaler_s); 0 elsewhere */
     double scaler_bytes;
+    sim_step step[SIM_STEPS_MAX]; /* its program: sim_plan_program */
+    int steps;
 } sim_bucket;
 
 struct sim_plan {
@@ -134,14 +151,26 @@ static inline int sim_rd_rounds(int n)
 
 /* TernGrad's shared scaler before bucket b's encode: a node's GPUs' maxima to its first GPU and the result back (two
  * messages inside the node), recursive doubling between the nodes' first GPUs. */
-static inline double sim_scaler_s(const sim_plan *p, const sim_bucket *b)
+static inline double sim_scaler_s(const sim_plan *p, double s)
 {
-    if (b->scaler_bytes <= 0) return 0;
-    const double s = b->scaler_bytes, intra = p->per_node > 1 ? 2 * (p->a_intra + s / p->b_intra) : 0;
+    if (s <= 0) return 0;
+    const double intra = p->per_node > 1 ? 2 * (p->a_intra + s / p->b_intra) : 0;
     return intra + sim_rd_rounds(p->nodes) * (p->a_inter + s / p->b_inter);
 }
 
+/* A bucket of value bytes of plain floats each way, made when b is ready: what a STEP_FLOATS exchanges. */
+static inline sim_bucket sim_floats_of(const sim_bucket *b, double bytes)
+{
+    sim_bucket floats = {0};
+    floats.ready_s = b->ready_s, floats.up_bytes = floats.down_bytes = bytes;
+    return floats;
+}
+
 gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap);
+/* b's program once its bytes and costs are whole: a shared scaler's all-reduce, the scheme's exchange; PowerSGD's
+ * half encode, P's all-reduce, the other half, Q's, the decode; after each exchange the latencies of the scheme's
+ * pipeline that its flows do not pay (the scheme's latency_after). */
+void sim_plan_program(const sim_config *c, const sim_plan *p, sim_bucket *b);
 void sim_plan_free(sim_plan *p);
 
 /* The iteration given per-bucket communication durations (sequential per
@@ -212,6 +241,8 @@ typedef struct {
     int search_order; /* where advise tries it among the schemes (ties between configurations keep this order) */
     double (*bucket_comm)(const sim_config *c, const sim_plan *p, const sim_bucket *b);
     void (*traffic)(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down);
+    /* the latencies of its pipeline that no flow pays, after each exchange (sim_plan_program); NULL: none */
+    double (*latency_after)(const sim_plan *p);
 } sim_scheme;
 /* A scheme row's traffic where a GPU sends its own contribution and gets the reply, whatever happens inside its
  * node (ps, ps-sharded). */

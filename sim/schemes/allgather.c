@@ -16,4 +16,9 @@ static void allgather_traffic(const sim_config *c, const sim_plan *p, const sim_
     *up = (P - 1) * b->up_bytes, *down = (P - 1) * b->up_bytes;
 }
 
-const sim_scheme SIM_SCHEME_ALLGATHER = {SYNC_ALLGATHER, 3, allgather_comm, allgather_traffic};
+const sim_scheme SIM_SCHEME_ALLGATHER = {
+    .sync = SYNC_ALLGATHER,
+    .search_order = 3,
+    .bucket_comm = allgather_comm,
+    .traffic = allgather_traffic,
+};

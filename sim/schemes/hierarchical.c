@@ -26,4 +26,9 @@ static void hierarchical_traffic(const sim_config *c, const sim_plan *p, const s
     *down = 2 * (nn - 1) / nn * (b->up_bytes + b->up2_bytes) + (p->per_node - 1) * (b->up_bytes + b->up2_bytes);
 }
 
-const sim_scheme SIM_SCHEME_HIERARCHICAL = {SYNC_HIERARCHICAL, 2, hierarchical_comm, hierarchical_traffic};
+const sim_scheme SIM_SCHEME_HIERARCHICAL = {
+    .sync = SYNC_HIERARCHICAL,
+    .search_order = 2,
+    .bucket_comm = hierarchical_comm,
+    .traffic = hierarchical_traffic,
+};

@@ -59,4 +59,9 @@ static void ps_flat_traffic(const sim_config *c, const sim_plan *p, const sim_bu
     *up = (P - 1) / P * b->up_bytes, *down = (P - 1) / P * b->down_bytes;
 }
 
-const sim_scheme SIM_SCHEME_PS_FLAT = {SYNC_PS_FLAT, 5, ps_flat_comm, ps_flat_traffic};
+const sim_scheme SIM_SCHEME_PS_FLAT = {
+    .sync = SYNC_PS_FLAT,
+    .search_order = 5,
+    .bucket_comm = ps_flat_comm,
+    .traffic = ps_flat_traffic,
+};

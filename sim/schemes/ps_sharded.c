@@ -100,4 +100,9 @@ static double ps_sharded_comm(const sim_config *c, const sim_plan *p, const sim_
     return t + down;
 }
 
-const sim_scheme SIM_SCHEME_PS_SHARDED = {SYNC_PS_SHARDED, 0, ps_sharded_comm, sim_traffic_own};
+const sim_scheme SIM_SCHEME_PS_SHARDED = {
+    .sync = SYNC_PS_SHARDED,
+    .search_order = 0,
+    .bucket_comm = ps_sharded_comm,
+    .traffic = sim_traffic_own,
+};

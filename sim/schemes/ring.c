@@ -19,4 +19,9 @@ static void ring_traffic(const sim_config *c, const sim_plan *p, const sim_bucke
     *up = 2 * (P - 1) / P * (b->up_bytes + b->up2_bytes), *down = 2 * (P - 1) / P * (b->up_bytes + b->up2_bytes);
 }
 
-const sim_scheme SIM_SCHEME_RING = {SYNC_RING, 1, ring_comm, ring_traffic};
+const sim_scheme SIM_SCHEME_RING = {
+    .sync = SYNC_RING,
+    .search_order = 1,
+    .bucket_comm = ring_comm,
+    .traffic = ring_traffic,
+};
