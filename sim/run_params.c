@@ -68,7 +68,9 @@ const run_param RUN_PARAMS[] = {
      .lo = 1,
      .hi = SIM_MAX_PS_SHARDS,
      .scope = RP_SIM | RP_COLUMN,
-     .help = "ps-sharded: K parameter servers, on the first K nodes (default one per node)"},
+     .help = "ps-sharded: K parameter servers, on the first K nodes (default one per node)",
+     .schemes = SYNC_BIT(SYNC_PS_SHARDED),
+     .off_scheme = "--ps-shards and --ps-placement shape --sync ps-sharded, not %s"},
     {.key = "ps_placement",
      .flag = "--ps-placement",
      .type = RP_ENUM,
@@ -110,7 +112,9 @@ const run_param RUN_PARAMS[] = {
      .offset = AT(ps_on_cpu),
      .names = PS_ON_NAMES,
      .scope = RP_SIM | RP_COLUMN,
-     .help = "ps, ps-sharded: servers aggregate on a node's first GPU (default) or its host CPU (over PCIe)"},
+     .help = "ps, ps-sharded: servers aggregate on a node's first GPU (default) or its host CPU (over PCIe)",
+     .families = SCHEME_NODE_SERVERS,
+     .off_scheme = "--ps-on cpu places the servers of --sync ps or ps-sharded, not %s"},
     {.key = "ps_node_sum",
      .flag = "--ps-node-sum",
      .type = RP_ENUM,
@@ -138,7 +142,11 @@ const run_param RUN_PARAMS[] = {
      .names = REDUCE_ON_NAMES,
      .scope = RP_SIM | RP_COLUMN,
      .help = "ring: all-reduce on the GPUs (NCCL, default) or staged through host memory: each bucket copied to the "
-             "host over PCIe, summed by the CPU, copied back (MPI's all-reduce)"},
+             "host over PCIe, summed by the CPU, copied back (MPI's all-reduce)",
+     .schemes = SYNC_BIT(SYNC_RING),
+     .off_scheme = "--reduce-on host stages a ring all-reduce (--sync ring), not %s",
+     .engines = ENGINE_BIT(ENGINE_SIMGRID) | ENGINE_BIT(ENGINE_ANALYTIC),
+     .off_engine = "--reduce-on host: the %s engine runs the trainer, which reduces on its workers"},
     {.key = "ring_steps",
      .flag = "--ring-steps",
      .type = RP_ENUM,
@@ -146,14 +154,21 @@ const run_param RUN_PARAMS[] = {
      .names = RING_STEPS_NAMES,
      .scope = RP_SIM | RP_COLUMN,
      .help = "ring: each step a message paying the network model's latency factor (default; MPI's ring), or steps "
-             "pipelined on open connections paying it once a bucket, the others the links' latency (NCCL)"},
+             "pipelined on open connections paying it once a bucket, the others the links' latency (NCCL)",
+     .schemes = SYNC_BIT(SYNC_RING),
+     .off_scheme = "--ring-steps pipelined charges the steps of --sync ring, not of another scheme",
+     .engines = ENGINE_BIT(ENGINE_SIMGRID) | ENGINE_BIT(ENGINE_ANALYTIC),
+     .off_engine = "--ring-steps pipelined charges the steps of --sync ring; the %s engine runs the trainer's ring, "
+                   "one MPI message a step"},
     {.key = "downlink",
      .flag = "--downlink",
      .type = RP_ENUM,
      .offset = AT(exchange.downlink),
      .names = DOWNLINK_NAMES,
      .scope = RP_SIM | RP_TRAIN | RP_COLUMN | RP_SMPI,
-     .help = "the server's reply (auto: fp32 for fp32, summed levels for terngrad, else re-quantized)"},
+     .help = "the server's reply (auto: fp32 for fp32, summed levels for terngrad, else re-quantized)",
+     .families = SCHEME_REPLY,
+     .off_scheme = "--downlink shapes a server's reply; %s has none"},
     {.key = "overlap",
      .flag = "--overlap",
      .type = RP_SWITCH,
@@ -271,14 +286,21 @@ const run_param RUN_PARAMS[] = {
      .hi = 100,
      .dflt = 1,
      .scope = RP_SIM,
-     .help = "simulated iterations (SimGrid; default 1, the steady state)"},
+     .help = "simulated iterations (SimGrid; default 1, the steady state)",
+     .engines = ENGINE_BIT(ENGINE_SIMGRID),
+     .off_engine = "--iterations is the SimGrid engine's; the %s engine has no use for it"},
     {.key = "exact_flows",
      .flag = "--exact-flows",
      .type = RP_FLAG,
      .offset = AT(exact_flows),
      .scope = RP_SIM,
      .help = "SimGrid: every ring step, pair and worker-server pair as its own message (slow; checks the aggregated "
-             "flows)"},
+             "flows)",
+     .schemes = ~SYNC_BIT(SYNC_TREE),
+     .off_scheme = "--exact-flows: a tree's flows are already one an edge each way; its pipeline's chunks have no "
+                   "message of their own to check",
+     .engines = ENGINE_BIT(ENGINE_SIMGRID),
+     .off_engine = "--exact-flows is the SimGrid engine's; the %s engine has no use for it"},
     {.key = "compute_jitter",
      .flag = "--compute-jitter",
      .meta = "CV",
@@ -468,6 +490,14 @@ void run_param_format(const run_param *p, const sim_request *q, char *out, size_
     }
     case RP_TEXT: snprintf(out, cap, "%s", *(const char *const *)at ? *(const char *const *)at : ""); return;
     }
+}
+
+int run_param_changed(const run_param *p, const sim_request *q)
+{
+    const void *at = (const char *)q + p->offset;
+    if (p->type == RP_REAL) return *(const double *)at != p->dflt;
+    if (p->type == RP_TEXT) return *(const char *const *)at != NULL;
+    return *(const int *)at != (int)p->dflt;
 }
 
 void run_params_defaults(sim_request *q)

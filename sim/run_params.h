@@ -49,7 +49,16 @@ typedef struct {
     int (*check)(const char *v, char *msg, size_t cap); /* RP_TEXT: 0, or -1 with one line in msg */
     unsigned scope;
     const char *help;
+    /* Set away from its default, what it shapes: a scheme in every family of `families` (SCHEME_* bits) and among
+     * `schemes` (SYNC_BIT()s; 0: any), run by an engine among `engines` (ENGINE_BIT()s; 0: any). Elsewhere the
+     * request is refused (scenario.c's refuse_combinations) with off_scheme's line, a format given the scheme's
+     * name, or off_engine's, given the engine's. */
+    unsigned families, schemes, engines;
+    const char *off_scheme, *off_engine;
 } run_param;
+
+#define SYNC_BIT(s) (1u << (s))
+#define ENGINE_BIT(e) (1u << (e))
 
 extern const run_param RUN_PARAMS[];
 extern const size_t RUN_PARAM_COUNT;
@@ -74,6 +83,9 @@ void run_param_format(const run_param *p, const sim_request *q, char *out, size_
 
 /* "gpu|cpu|none": an enum's names as usage lines show them (a switch's "on|off"). */
 void run_param_allowed(const run_param *p, char *out, size_t cap);
+
+/* 1 if p's value in q is not its default. */
+int run_param_changed(const run_param *p, const sim_request *q);
 
 /* Every parameter at its default; the request's other fields zero. */
 void run_params_defaults(sim_request *q);

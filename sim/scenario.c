@@ -51,11 +51,29 @@ double sim_slowest_of(int gpus, double cv)
  * always a measured one, and there is no PCIe between a worker and its codec. */
 static const gpu_spec HOST_CPU = {.name = "cpu", .source = "host CPUs: the measured compute rate"};
 
+/* The rules the run parameters' rows state (run_params.h): one set away from its default where its row says it
+ * shapes nothing, refused with the row's line. */
+static gq_err refuse_by_rows(const sim_request *q, char *msg, size_t cap)
+{
+    for (size_t i = 0; i < RUN_PARAM_COUNT; i++) {
+        const run_param *p = &RUN_PARAMS[i];
+        if (!run_param_changed(p, q)) continue;
+        const int scheme_ok = sync_is(q->run.sync, p->families) && (!p->schemes || p->schemes & SYNC_BIT(q->run.sync));
+        if (p->off_scheme && !scheme_ok) return gq_fail(GQ_ERR_USAGE, msg, cap, p->off_scheme, sync_name(q->run.sync));
+        if (p->off_engine && !(p->engines & ENGINE_BIT(q->run.engine)))
+            return gq_fail(GQ_ERR_USAGE, msg, cap, p->off_engine, sim_engine_name(q->run.engine));
+    }
+    return GQ_OK;
+}
+
 /* The run parameters that do not go together, or that would change nothing here, each refused in one line
- * (GQ_ERR_USAGE: the CLI's exit 2) before the scenario opens anything. */
+ * (GQ_ERR_USAGE: the CLI's exit 2) before the scenario opens anything: first what the rows state, then the rules
+ * between several parameters. */
 static gq_err refuse_combinations(const sim_request *q, char *msg, size_t cap)
 {
     if (!q->model || !q->platform) return gq_fail(GQ_ERR_PARAM, msg, cap, "needs a model and a platform");
+    const gq_err by_rows = refuse_by_rows(q, msg, cap);
+    if (by_rows != GQ_OK) return by_rows;
     const int roots = q->run.ps_placement == PS_ROOTS;
     if (roots && q->run.sync != SYNC_PS_FLAT)
         return gq_fail(GQ_ERR_USAGE, msg, cap,
@@ -73,7 +91,7 @@ static gq_err refuse_combinations(const sim_request *q, char *msg, size_t cap)
                        "--ps-placement %s: the smpi engine runs the trainer's ps-flat, which splits every tensor "
                        "evenly over the GPUs",
                        ps_placement_name(q->run.ps_placement));
-    if (((q->run.ps_placement != PS_EVEN && !flat_placed) || q->run.ps_shards > 0) && q->run.sync != SYNC_PS_SHARDED)
+    if (q->run.ps_placement != PS_EVEN && !flat_placed && q->run.sync != SYNC_PS_SHARDED)
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--ps-shards and --ps-placement shape --sync ps-sharded, not %s",
                        sync_name(q->run.sync));
     const int placed = q->run.sync == SYNC_PS_SHARDED && q->run.ps_placement != PS_EVEN && !roots;
@@ -96,9 +114,6 @@ static gq_err refuse_combinations(const sim_request *q, char *msg, size_t cap)
                        q->run.sync != SYNC_PS_SHARDED && q->run.sync != SYNC_PS_FLAT
                            ? "there are no placed servers here"
                            : "with even placement every bucket is already split evenly");
-    if (q->run.ps_on_cpu && !sync_is(q->run.sync, SCHEME_NODE_SERVERS))
-        return gq_fail(GQ_ERR_USAGE, msg, cap, "--ps-on cpu places the servers of --sync ps or ps-sharded, not %s",
-                       sync_name(q->run.sync));
     if (q->run.node_sum != NODE_SUM_HOST && (q->run.sync != SYNC_PS_SHARDED || !q->run.ps_on_cpu))
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--ps-node-sum %s %s: it needs --sync ps-sharded --ps-on cpu%s",
                        q->run.node_sum == NODE_SUM_GPUS ? "gpus" : "none",
@@ -127,21 +142,10 @@ static gq_err refuse_combinations(const sim_request *q, char *msg, size_t cap)
                        "--codec-on with --ps-node-sum gpus: the host CPU encodes the node's sum there (BytePS's "
                        "compressors run on the CPU)");
     /* an option that would change nothing here is refused, not ignored */
-    if (q->run.exchange.downlink != DOWNLINK_AUTO && !sync_is(q->run.sync, SCHEME_REPLY))
-        return gq_fail(GQ_ERR_USAGE, msg, cap, "--downlink shapes a server's reply; %s has none",
-                       sync_name(q->run.sync));
-    if (q->run.reduce_on_host && q->run.sync != SYNC_RING)
-        return gq_fail(GQ_ERR_USAGE, msg, cap, "--reduce-on host stages a ring all-reduce (--sync ring), not %s",
-                       sync_name(q->run.sync));
-    if (q->run.reduce_on_host && q->run.engine == ENGINE_SMPI)
+    if (q->run.ring_pipelined && q->run.exact_flows)
         return gq_fail(GQ_ERR_USAGE, msg, cap,
-                       "--reduce-on host: the smpi engine runs the trainer, which reduces on "
-                       "its workers");
-    if (q->run.ring_pipelined && (q->run.sync != SYNC_RING || q->run.engine == ENGINE_SMPI || q->run.exact_flows))
-        return gq_fail(GQ_ERR_USAGE, msg, cap, "--ring-steps pipelined charges the steps of --sync ring%s",
-                       q->run.sync != SYNC_RING ? ", not of another scheme"
-                       : q->run.exact_flows     ? "; --exact-flows makes every step its own SimGrid message"
-                                                : "; the smpi engine runs the trainer's ring, one MPI message a step");
+                       "--ring-steps pipelined charges the steps of --sync ring; --exact-flows makes every step its "
+                       "own SimGrid message");
     if (q->run.fusion_wait_previous && !fusion_wait_applies(q))
         return gq_fail(GQ_ERR_USAGE, msg, cap, "--fusion-wait previous paces Horovod's cycles of all-reduces%s",
                        q->run.fusion_cycle_s <= 0 ? ": it needs --fusion-cycle > 0"
@@ -149,13 +153,6 @@ static gq_err refuse_combinations(const sim_request *q, char *msg, size_t cap)
                        : q->run.engine == ENGINE_SMPI
                            ? "; the smpi engine runs the trainer's exchange, tensor by tensor"
                            : " (ring, hierarchical, tree, allgather), not a parameter server's exchange");
-    if (q->run.exact_flows && q->run.sync == SYNC_TREE)
-        return gq_fail(GQ_ERR_USAGE, msg, cap,
-                       "--exact-flows: a tree's flows are already one an edge each way; its pipeline's chunks have "
-                       "no message of their own to check");
-    if (q->run.engine != ENGINE_SIMGRID && (q->run.exact_flows || q->run.iterations > 1))
-        return gq_fail(GQ_ERR_USAGE, msg, cap, "%s is the SimGrid engine's; the %s engine has no use for it",
-                       q->run.exact_flows ? "--exact-flows" : "--iterations", sim_engine_name(q->run.engine));
     return GQ_OK;
 }
 

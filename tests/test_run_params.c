@@ -151,6 +151,60 @@ static void test_messages(void)
     }
 }
 
+/* What a row says its parameter shapes (.families, .schemes, .engines): set away from its default elsewhere, the
+ * request is refused (exit 2) with the row's line, the line users see written out here; the same value where it
+ * applies opens. */
+static void test_rules_of_rows(void)
+{
+    struct {
+        const char *key, *value, *sync, *engine, *ok_sync, *ok_engine, *want;
+    } const C[] = {
+        {"ps_shards", "2", "ring", "analytic", "ps-sharded", "analytic",
+         "--ps-shards and --ps-placement shape --sync ps-sharded, not ring"},
+        {"ps_on", "cpu", "ps-flat", "analytic", "ps", "analytic",
+         "--ps-on cpu places the servers of --sync ps or ps-sharded, not ps-flat"},
+        {"reduce_on", "host", "tree", "analytic", "ring", "analytic",
+         "--reduce-on host stages a ring all-reduce (--sync ring), not tree"},
+        {"reduce_on", "host", "ring", "smpi", "ring", "simgrid",
+         "--reduce-on host: the smpi engine runs the trainer, which reduces on its workers"},
+        {"ring_steps", "pipelined", "allgather", "analytic", "ring", "analytic",
+         "--ring-steps pipelined charges the steps of --sync ring, not of another scheme"},
+        {"ring_steps", "pipelined", "ring", "smpi", "ring", "analytic",
+         "--ring-steps pipelined charges the steps of --sync ring; the smpi engine runs the trainer's ring, one MPI "
+         "message a step"},
+        {"downlink", "fp32", "allgather", "analytic", "hierarchical", "analytic",
+         "--downlink shapes a server's reply; allgather has none"},
+        {"iterations", "2", "ring", "analytic", "ring", "simgrid",
+         "--iterations is the SimGrid engine's; the analytic engine has no use for it"},
+        {"exact_flows", "1", "ring", "smpi", "ring", "simgrid",
+         "--exact-flows is the SimGrid engine's; the smpi engine has no use for it"},
+        {"exact_flows", "1", "tree", "simgrid", "allgather", "simgrid",
+         "--exact-flows: a tree's flows are already one an edge each way; its pipeline's chunks have no message of "
+         "their own to check"},
+    };
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        for (int ok = 0; ok < 2; ok++) {
+            sim_request q;
+            sim_request_defaults(&q);
+            q.model = "alexnet", q.platform = "dgx1";
+            char msg[512] = "";
+            run_param_set(run_param_by_key("sync"), &q, ok ? C[i].ok_sync : C[i].sync, msg, sizeof msg);
+            run_param_set(run_param_by_key("engine"), &q, ok ? C[i].ok_engine : C[i].engine, msg, sizeof msg);
+            CHECK(run_param_set(run_param_by_key(C[i].key), &q, C[i].value, msg, sizeof msg) == GQ_OK, "%s=%s: %s",
+                  C[i].key, C[i].value, msg);
+            sim_scenario sc;
+            const gq_err e = scenario_open(&sc, &q, msg, sizeof msg);
+            if (ok)
+                CHECK(e == GQ_OK, "%s=%s with %s under %s: opens, not '%s'", C[i].key, C[i].value, C[i].ok_sync,
+                      C[i].ok_engine, msg);
+            else
+                CHECK(e == GQ_ERR_USAGE && strcmp(msg, C[i].want) == 0, "%s=%s with %s under %s: got '%s'", C[i].key,
+                      C[i].value, C[i].sync, C[i].engine, msg);
+            if (e == GQ_OK) scenario_close(&sc);
+        }
+    }
+}
+
 /* A column exists because its row says RP_COLUMN: compute_jitter is read (and checked, and misspellings of it
  * refused) by a reader that never names it. */
 static void test_columns_from_table(void)
@@ -579,6 +633,7 @@ int main(void)
     test_bounds_at_equality();
     test_format_reads_back();
     test_messages();
+    test_rules_of_rows();
     test_columns_from_table();
     test_slowest_of();
     test_jitter_in_a_run();
