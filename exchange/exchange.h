@@ -13,24 +13,19 @@
 
 #include "model.h"
 #include "qz.h"
+#include "schemes.h"
 
 /* How the workers' gradients meet: the one list of schemes, for the simulator's engines and the
- * trainer (docs/simulation.md#synchronisation-schemes). */
-typedef enum {
-    SYNC_PS,
-    SYNC_PS_SHARDED,
-    SYNC_RING,
-    SYNC_HIERARCHICAL,
-    SYNC_ALLGATHER,
-    SYNC_PS_FLAT,
-    SYNC_TREE
-} sync_kind;
-#define SYNC_COUNT 7 /* a #define, not an enumerator: switches over sync_kind stay exhaustive */
+ * trainer (docs/simulation.md#synchronisation-schemes), made from the registry (schemes.h). */
+#define GQ_SCHEME_ENUM(id, file, name, families) SYNC_##id,
+typedef enum { GQ_SCHEMES(GQ_SCHEME_ENUM) } sync_kind;
+#define GQ_SCHEME_ONE(id, file, name, families) +1
+#define SYNC_COUNT (0 GQ_SCHEMES(GQ_SCHEME_ONE))     /* not an enumerator: switches over sync_kind stay exhaustive */
 extern const char *const SYNC_NAMES[SYNC_COUNT + 1]; /* NULL-terminated */
 const char *sync_name(sync_kind s);
 int sync_parse(const char *s, sync_kind *out);
-/* A scheme's families: what the rest of gqsim asks of a scheme, answered by its row (SYNC_FAMILIES, exchange.c)
- * rather than by a list of schemes written where the question is asked. */
+/* A scheme's families: what the rest of gqsim asks of a scheme, answered by its registry line (schemes.h;
+ * SYNC_FAMILIES) rather than by a list of schemes written where the question is asked. */
 enum {
     SCHEME_SERVERS = 1 << 0,         /* parameter servers: ps, ps-sharded, ps-flat (gRPC's per-message costs) */
     SCHEME_NODE_SERVERS = 1 << 1,    /* its servers are nodes, not every GPU (ps, ps-sharded): --ps-on cpu applies */

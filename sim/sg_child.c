@@ -26,18 +26,12 @@
 
 /* One bucket's exchange in the run's scheme, from this worker's side, by the scheme's actors (sg_allreduce.c,
  * sg_servers.c): rings' hop sizes and step counts are the P GPUs' ring; the actors are its hops, one per GPU or one
- * per run of GPUs whose hops are alike and disjoint (see sim_simgrid). A new scheme is a line here. */
+ * per run of GPUs whose hops are alike and disjoint (see sim_simgrid). The table is the registry's
+ * (exchange/schemes.h): a scheme's actors are <its file>_bucket. */
 static void exchange_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
 {
-    static const sg_bucket_fn EXCHANGE[SYNC_COUNT] = {
-        [SYNC_PS] = ps_bucket,
-        [SYNC_PS_SHARDED] = ps_sharded_bucket,
-        [SYNC_RING] = ring_bucket,
-        [SYNC_HIERARCHICAL] = hierarchical_bucket,
-        [SYNC_ALLGATHER] = allgather_bucket,
-        [SYNC_PS_FLAT] = ps_flat_bucket,
-        [SYNC_TREE] = tree_bucket,
-    };
+#define SG_SCHEME_ACTORS(id, file, name, families) [SYNC_##id] = file##_bucket,
+    static const sg_bucket_fn EXCHANGE[SYNC_COUNT] = {GQ_SCHEMES(SG_SCHEME_ACTORS)};
     EXCHANGE[w->c->run.sync](w, me, b);
 }
 

@@ -1,19 +1,12 @@
-/* The simulator's schemes, one row each (sim_internal.h's sim_scheme), by sync_kind: a new scheme is its file in
- * this folder and its line here. */
+/* The simulator's schemes, one row each (sim_internal.h's sim_scheme), by sync_kind: the registry's lines
+ * (exchange/schemes.h), each scheme's row SIM_SCHEME_<ID> in its file in this folder. */
 #include "sim_internal.h"
 
-extern const sim_scheme SIM_SCHEME_PS, SIM_SCHEME_PS_SHARDED, SIM_SCHEME_RING, SIM_SCHEME_HIERARCHICAL,
-    SIM_SCHEME_ALLGATHER, SIM_SCHEME_PS_FLAT, SIM_SCHEME_TREE;
+#define SIM_SCHEME_EXTERN(id, file, name, families) extern const sim_scheme SIM_SCHEME_##id;
+GQ_SCHEMES(SIM_SCHEME_EXTERN)
 
-static const sim_scheme *const SCHEMES[SYNC_COUNT] = {
-    [SYNC_PS] = &SIM_SCHEME_PS,
-    [SYNC_PS_SHARDED] = &SIM_SCHEME_PS_SHARDED,
-    [SYNC_RING] = &SIM_SCHEME_RING,
-    [SYNC_HIERARCHICAL] = &SIM_SCHEME_HIERARCHICAL,
-    [SYNC_ALLGATHER] = &SIM_SCHEME_ALLGATHER,
-    [SYNC_PS_FLAT] = &SIM_SCHEME_PS_FLAT,
-    [SYNC_TREE] = &SIM_SCHEME_TREE,
-};
+#define SIM_SCHEME_ROW(id, file, name, families) [SYNC_##id] = &SIM_SCHEME_##id,
+static const sim_scheme *const SCHEMES[SYNC_COUNT] = {GQ_SCHEMES(SIM_SCHEME_ROW)};
 
 const sim_scheme *sim_scheme_of(sync_kind s) { return (unsigned)s < SYNC_COUNT ? SCHEMES[s] : NULL; }
 
