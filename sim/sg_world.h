@@ -1,8 +1,9 @@
 /* The SimGrid engine's module (gqsim-simgrid.so), inside: the world of one run, which every actor reaches through
  * its data, the actor's own context, and what its files share -- the flows and sleeps every scheme's actors are made
- * of (sg_flows.c), each scheme family's actors (sg_allreduce.c: ring, hierarchical, allgather, tree; sg_servers.c:
+ * of (sg_flows.c), each scheme family's actors (sg_allreduce.c: ring, hierarchical, allgather; sg_servers.c:
  * ps, ps-sharded, ps-flat; sg_pipeline.c: BytePS's push-pull; sg_overlap.c: TensorFlow's placed servers
- * overlapped with forward). Only the module includes it; its symbols are hidden outside the module. */
+ * overlapped with forward; a scheme's own file in sim/schemes/, tree's). Only the module includes it; its symbols are
+ * hidden outside the module. */
 #ifndef GQ_SG_WORLD_H
 #define GQ_SG_WORLD_H
 
@@ -136,16 +137,13 @@ void scaler_allreduce(sg_world *w, const sg_actor_ctx *me, double bytes);
 void node_reduce_bcast(sg_world *w, sg_actor_ctx *me, const sim_bucket *b,
                        void (*inter)(sg_world *w, int node, const sim_bucket *b));
 
-/* ---- sg_allreduce.c: the all-reduces' buckets ---- */
-void ring_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b);
-void allgather_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b);
-void hierarchical_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b);
-void tree_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b);
+/* ---- each scheme's bucket, <its file>_bucket (exchange/schemes.h): in sg_allreduce.c (ring, hierarchical,
+ * allgather), sg_servers.c (ps, ps-sharded, ps-flat) or the scheme's own file (sim/schemes/tree.c) ---- */
+#define SG_SCHEME_BUCKET(id, file, name, families)                                                                     \
+    void file##_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b);
+GQ_SCHEMES(SG_SCHEME_BUCKET)
 
-/* ---- sg_servers.c: the servers' buckets and actors, and what BytePS's pipeline shares with them ---- */
-void ps_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b);
-void ps_flat_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b);
-void ps_sharded_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b);
+/* ---- sg_servers.c: the servers' actors, and what BytePS's pipeline shares with them ---- */
 void ps_server(int argc, char **argv);
 void cpu_server(int argc, char **argv);
 void host_server(int argc, char **argv);

@@ -1,5 +1,6 @@
 /* allgather: every GPU gets every other GPU's encoded bucket around a ring and decodes the P - 1 of them (what
  * GRACE does for compressors that cannot be summed). */
+#ifndef GQ_SIMGRID_ACTORS /* the SimGrid engine's module takes this scheme's actors from sg_allreduce.c */
 #include "sim_internal.h"
 
 static double allgather_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
@@ -22,3 +23,4 @@ const sim_scheme SIM_SCHEME_ALLGATHER = {
     .bucket_comm = allgather_comm,
     .traffic = allgather_traffic,
 };
+#endif

@@ -1,5 +1,6 @@
 /* hierarchical: a node's GPUs reduce to their leader, the leaders all-reduce in a ring across the nodes, each leader
  * broadcasts the result inside its node. */
+#ifndef GQ_SIMGRID_ACTORS /* the SimGrid engine's module takes this scheme's actors from sg_allreduce.c */
 #include "sim_internal.h"
 
 static double hierarchical_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
@@ -32,3 +33,4 @@ const sim_scheme SIM_SCHEME_HIERARCHICAL = {
     .bucket_comm = hierarchical_comm,
     .traffic = hierarchical_traffic,
 };
+#endif

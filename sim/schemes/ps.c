@@ -1,5 +1,6 @@
 /* ps: one parameter server, on the first GPU of node 0 (or its host CPU): every GPU sends it its encoded bucket,
  * it decodes the P contributions, encodes one reply and sends it to every GPU. */
+#ifndef GQ_SIMGRID_ACTORS /* the SimGrid engine's module takes this scheme's actors from sg_servers.c */
 #include "sim_internal.h"
 
 static double ps_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
@@ -16,3 +17,4 @@ const sim_scheme SIM_SCHEME_PS = {
     .bucket_comm = ps_comm,
     .traffic = sim_traffic_own,
 };
+#endif

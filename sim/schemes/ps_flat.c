@@ -1,6 +1,7 @@
 /* ps-flat: every GPU serves 1/P of every bucket, with no reduction inside a node -- each GPU sends its P - 1 shards
  * to their servers, which decode P contributions of 1/P, encode the reply and send it back; or each tensor whole at
  * its root GPU (HiPress's roots, --ps-placement roots or greedy). */
+#ifndef GQ_SIMGRID_ACTORS /* the SimGrid engine's module takes this scheme's actors from sg_servers.c */
 #include <math.h>
 
 #include "sim_internal.h"
@@ -65,3 +66,4 @@ const sim_scheme SIM_SCHEME_PS_FLAT = {
     .bucket_comm = ps_flat_comm,
     .traffic = ps_flat_traffic,
 };
+#endif

@@ -2,6 +2,8 @@
  * each server its share and get the reduced share back, then broadcast it inside the node; the servers a shard on
  * every node, on --ps-shards of them, placed as TensorFlow places variables (--ps-placement), on machines of their
  * own (--ps-cpu-machines), or BytePS's push-pull through a pipeline of stages (--ps-node-sum gpus). */
+#ifndef GQ_SIMGRID_ACTORS /* the SimGrid engine's module takes this scheme's actors from sg_servers.c and              \
+                             sg_pipeline.c */
 #include <math.h>
 
 #include "sim_internal.h"
@@ -106,3 +108,4 @@ const sim_scheme SIM_SCHEME_PS_SHARDED = {
     .bucket_comm = ps_sharded_comm,
     .traffic = sim_traffic_own,
 };
+#endif

@@ -1,5 +1,6 @@
 /* The simulator's schemes, one row each (sim_internal.h's sim_scheme), by sync_kind: the registry's lines
  * (exchange/schemes.h), each scheme's row SIM_SCHEME_<ID> in its file in this folder. */
+#ifndef GQ_SIMGRID_ACTORS /* the SimGrid engine's module takes nothing of the registry's rows */
 #include "sim_internal.h"
 
 #define SIM_SCHEME_EXTERN(id, file, name, families) extern const sim_scheme SIM_SCHEME_##id;
@@ -14,3 +15,4 @@ void sim_schemes_in_search_order(sync_kind out[SYNC_COUNT])
 {
     for (int s = 0; s < SYNC_COUNT; s++) out[SCHEMES[s]->search_order] = (sync_kind)s;
 }
+#endif

@@ -1,5 +1,6 @@
 /* ring: reduce-scatter then all-gather over every GPU in node order, 2(P - 1) steps of 1/P of the bucket; a
  * quantized ring re-encodes each step's chunk (PowerSGD all-reduces its factors instead: sim_bucket_comm). */
+#ifndef GQ_SIMGRID_ACTORS /* the SimGrid engine's module takes this scheme's actors from sg_allreduce.c */
 #include "sim_internal.h"
 
 static double ring_comm(const sim_config *c, const sim_plan *p, const sim_bucket *b)
@@ -25,3 +26,4 @@ const sim_scheme SIM_SCHEME_RING = {
     .bucket_comm = ring_comm,
     .traffic = ring_traffic,
 };
+#endif

@@ -1,6 +1,8 @@
-/* tree: NCCL's double binary tree between nodes, a chain of the node's GPUs inside each (sg_allreduce.c's
- * tree_bucket; the trees' shape in nccl_tree.h): half the bucket summed up each tree and broadcast back down,
- * pipelined. */
+/* tree: NCCL's double binary tree between nodes, a chain of the node's GPUs inside each (the trees' shape in
+ * nccl_tree.h): half the bucket summed up each tree and broadcast back down, pipelined. The whole scheme is this
+ * file: its row (closed form, traffic, the pipeline's latencies) for the planner and the analytic engine, and,
+ * compiled into the SimGrid engine's module (GQ_SIMGRID_ACTORS), its actors. */
+#ifndef GQ_SIMGRID_ACTORS
 #include <math.h>
 
 #include "sim_internal.h"
@@ -42,3 +44,41 @@ const sim_scheme SIM_SCHEME_TREE = {
     .traffic = tree_traffic,
     .latency_after = tree_latency_after,
 };
+
+#else /* ---- its SimGrid actors --------------------------------------------------------------------------- */
+#include "sg_world.h"
+
+/* tree (NCCL's): inside a node a chain of its GPUs, the first (the leader) in both of the nodes' binary trees
+ * (tree_links); a bucket's half goes up each tree, summed on the way, and comes back down. NCCL pipelines it in
+ * chunks, so, as a ring's hops, every edge is one flow each way carrying all its bytes at once; the pipeline's other
+ * hop latencies follow in the bucket's program (tree_latency_after, above). Every partial sum is
+ * re-quantized on its way up, as a ring's are (a root the half it broadcasts): the codec's work before and after. */
+void tree_bucket(sg_world *w, sg_actor_ctx *me, const sim_bucket *b)
+{
+    const int a = me->index, lead = a - me->slot, up = w->N > 1 && me->slot == 0, G = me->node_gpus;
+    sg_comm_t c[12];
+    void *data;
+    int n = 0;
+    sleep_s(b->enc_s + b->dec_s);
+    if (me->slot > 0) { /* up the chain toward the leader, and its broadcast back */
+        c[n++] = put_async(w, mbox("tc%d.%d", a - 1, a), b->up_bytes);
+        c[n++] = sg_mailbox_get_async(mbox("tc%d.%d", a, a - 1), &data);
+    }
+    if (me->slot + 1 < G) {
+        c[n++] = sg_mailbox_get_async(mbox("tc%d.%d", a, a + 1), &data);
+        c[n++] = put_async(w, mbox("tc%d.%d", a + 1, a), b->up_bytes);
+    }
+    for (int t = 0; up && t < 2; t++) { /* half the bucket in each tree, between the nodes' leaders */
+        int parent, child[2];
+        tree_links(w->N, t, me->node, &parent, child);
+        for (int k = -1; k < 2; k++) {
+            const int o = k < 0 ? parent : child[k];
+            if (o < 0) continue;
+            c[n++] = put_async(w, mbox("t%d.%d.%d", t, o * w->G, lead), b->up_bytes / 2);
+            c[n++] = sg_mailbox_get_async(mbox("t%d.%d.%d", t, lead, o * w->G), &data);
+        }
+    }
+    sg_comm_wait_all(c, (size_t)n);
+    sleep_s(b->enc_s / 2 + b->dec_s);
+}
+#endif
