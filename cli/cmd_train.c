@@ -11,16 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <xxhash.h>
 
 #include "blas_core.h"
 #include "cli_util.h"
 #include "commands.h"
+#include "experiment.h"
 #include "gq_csv.h"
 #include "gq_file.h"
 #include "options.h"
 #include "scenario.h"
-#include "seed_stats.h"
 #include "sim_args.h"
 #include "trainer.h"
 #include "user_tables.h"
@@ -78,13 +77,19 @@ static int load_fashion(const char *data, uint64_t train_limit, uint64_t test_li
     return -1;
 }
 
-/* One training run as it goes: its rows, its accuracy after each epoch. */
+/* The progress line after an epoch (train's and tta's runs). */
+static void epoch_progress(const char *quant, int workers, uint64_t seed, const epoch_stats *s)
+{
+    cli_progress(1, "%s, %d worker%s, seed %llu: epoch %d  train loss %.4f  test accuracy %.4f  (%.1f s)", quant,
+                 workers, gq_s(workers), (unsigned long long)seed, s->epoch, s->train_loss, s->test_accuracy,
+                 s->wall_s);
+}
+
+/* One of tta's training runs as it goes: its accuracy after each epoch. */
 typedef struct {
-    gq_table *t; /* NULL: no rows (tta) */
     const char *quant;
     int workers;
     uint64_t seed;
-    double sgemm;
     int epochs, iterations; /* per epoch */
     double acc[MAX_EPOCHS];
 } run_ctx;
@@ -92,19 +97,7 @@ typedef struct {
 static void on_epoch(const epoch_stats *s, void *p)
 {
     run_ctx *r = (run_ctx *)p;
-    cli_progress(1, "%s, %d worker%s, seed %llu: epoch %d  train loss %.4f  test accuracy %.4f  (%.1f s)", r->quant,
-                 r->workers, gq_s(r->workers), (unsigned long long)r->seed, s->epoch, s->train_loss, s->test_accuracy,
-                 s->wall_s);
-    if (r->t)
-        table_row(r->t,
-                  "%s\t%d\t%d\t%d\t%.6f\t%.6f\t%.4f\t%.0f\t%.0f\t" TABLE_REAL
-                  "\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%.2f\t%.4f\t%llu\t%s\t%"
-                  "016llx",
-                  r->quant, r->workers, s->epoch, s->iterations, s->train_loss, s->test_loss, s->test_accuracy,
-                  s->bytes_up_per_iter, s->bytes_down_per_iter, s->quant_nmse, s->wall_s, s->compute_s, s->exchange_s,
-                  s->quant_s, s->gflops, r->sgemm, s->quant_s / (s->compute_s + s->exchange_s),
-                  (unsigned long long)r->seed, blas_core_in_use(),
-                  (unsigned long long)XXH3_64bits(s->params, s->num_params * sizeof *s->params));
+    epoch_progress(r->quant, r->workers, r->seed, s);
     if (s->epoch >= 1 && s->epoch <= MAX_EPOCHS) r->acc[s->epoch - 1] = s->test_accuracy, r->epochs = s->epoch;
     r->iterations = s->iterations;
 }
@@ -220,40 +213,6 @@ static int dump_gradient(void *dir, const char *name, const float *data, size_t 
     return cli_write_file(path, data, n * sizeof *data); /* little-endian host */
 }
 
-/* --versus: each run (a quantizer and worker count) against the versus quantizer's run with as many workers, its
- * last test accuracy paired seed by seed. */
-static void paired_table(char (*specs)[256], const int *workers, double (*finals)[16], size_t nruns, size_t ns,
-                         const char *versus, cli_format fmt)
-{
-    static const char *const H[] = {"quant",
-                                    "workers",
-                                    "versus",
-                                    "seeds",
-                                    "test_accuracy",
-                                    "versus_accuracy",
-                                    "difference",
-                                    "difference_sd",
-                                    "difference_ci95_low",
-                                    "difference_ci95_high",
-                                    "significant"};
-    gq_table p;
-    table_init(&p, H, sizeof H / sizeof H[0]);
-    p.key_cols = 3;
-    for (size_t r = 0; r < nruns; r++) {
-        size_t v = 0;
-        while (v < nruns && !(strcmp(specs[v], versus) == 0 && workers[v] == workers[r])) v++;
-        if (v == nruns || v == r) continue;
-        double mean, sd, lo, hi;
-        train_paired_ci(finals[r], finals[v], ns, &mean, &sd, &lo, &hi);
-        /* told apart where the interval leaves zero out: an end at zero exactly does not */
-        table_row(&p, "%s\t%d\t%s\t%zu\t%.4f\t%.4f\t%+.4f\t%.4f\t%+.4f\t%+.4f\t%s", specs[r], workers[r], versus, ns,
-                  gsl_stats_mean(finals[r], 1, ns), gsl_stats_mean(finals[v], 1, ns), mean, sd, lo, hi,
-                  lo > 0 || hi < 0 ? "yes" : "no");
-    }
-    table_print(&p, fmt);
-    table_free(&p);
-}
-
 /* --versus: the quantizer every run is paired with, seed by seed (two seeds at least), trained too where no --quant
  * names it (added to quants). versus gets its canonical spec. @return 0, or -1 after printing. */
 static int add_versus(const cli_args *a, size_t ns, const char **quants, int *nq, char *versus, size_t cap)
@@ -322,33 +281,63 @@ static int plot_runs(const char *path, const char *dat, char (*specs)[256], cons
     return rc;
 }
 
-/* The tables train writes: its epochs, their summary over seeds, under --mpi every rank's iterations and the
- * measured rows validate reads. */
-static const char *const EPOCH_COLUMNS[] = {"quant",
-                                            "workers",
-                                            "epoch",
-                                            "iterations",
-                                            "train_loss",
-                                            "test_loss",
-                                            "test_accuracy",
-                                            "bytes_up_per_iter",
-                                            "bytes_down_per_iter",
-                                            "quant_nmse",
-                                            "wall_s",
-                                            "compute_s",
-                                            "exchange_s",
-                                            "quant_s",
-                                            "gflops",
-                                            "sgemm_gflops",
-                                            "quant_share",
-                                            "seed",
-                                            "blas_core",
-                                            "params_xxh3"};
-static const char *const SUMMARY_COLUMNS[] = {"quant",           "workers", "epoch", "seeds", "test_accuracy_mean",
-                                              "test_accuracy_sd"};
+/* The tables train writes beside train_experiment's (train/experiment.h): under --mpi every rank's iterations and
+ * the measured rows validate reads. */
 static const char *const TIMING_COLUMNS[] = {"quant",    "seed",       "rank",          "iteration",
                                              "wall_s",   "compute_s",  "encode_s",      "wait_s",
                                              "decode_s", "bytes_sent", "bytes_received"};
+
+/* train's callbacks: its progress line after each epoch, and under --mpi every rank's timings after each run */
+typedef struct {
+    train_comm *comm;
+    iter_log *log;
+    const cli_args *a;
+    const char *model;
+    gq_table *timings, *measured;
+    int timings_failed; /* gather_timings said why: every rank goes on to its end, none aborts the others */
+} train_ctx;
+
+static void train_epoch(const char *quant, int workers, uint64_t seed, const epoch_stats *s, void *ctx)
+{
+    (void)ctx;
+    epoch_progress(quant, workers, seed, s);
+}
+
+static int train_timed(const train_config *c, const char *quant, double last_accuracy, void *ctx)
+{
+    train_ctx *t = ctx;
+    if (!t->comm) return 0;
+    if (gather_timings(t->comm, t->log, t->a, t->model, quant, c->seed, last_accuracy, t->timings, t->measured) == 0)
+        return 0;
+    t->timings_failed = 1;
+    return -1;
+}
+
+/* The experiment's outputs on rank 0: --measured-out, --timings-out, the paired table (with --versus) or the
+ * epochs (and over seeds their summary), --output, --plot. @return 0, or 1 after printing. */
+static int train_outputs(const cli_args *a, const train_experiment_result *x, const gq_table *timings,
+                         const gq_table *measured, size_t ns)
+{
+    if (a->measured_out && table_write_csv(measured, a->measured_out) != 0) return 1;
+    if (a->timings_out && table_write_csv(timings, a->timings_out) != 0) return 1;
+    if (a->versus) { /* the comparison asked for is the output; the epochs still go to --output */
+        table_print(&x->paired, (cli_format)a->format);
+    } else {
+        table_print(&x->epochs, (cli_format)a->format);
+        if (ns > 1 && a->format == FMT_TABLE) {
+            printf("\nOver %zu seeds: the mean and standard deviation of the test accuracy\n\n", ns);
+            table_print(&x->summary, FMT_TABLE);
+        }
+    }
+    if (a->output && table_write_csv(&x->epochs, a->output) != 0) return 1;
+    if (!a->plot) return 0;
+    char(*labels)[QZ_LABEL_MAX + 48] = gq_xcalloc(x->nruns + 1, sizeof *labels);
+    const char **label_ptr = gq_xcalloc(x->nruns + 1, sizeof *label_ptr);
+    for (size_t k = 0; k < x->nruns; k++) label_ptr[k] = labels[k];
+    const int rc = plot_runs(a->plot, x->curves, x->spec, x->run_workers, x->nruns, ns, labels, label_ptr) != 0;
+    free(labels), free(label_ptr);
+    return rc;
+}
 
 int cmd_train(int argc, char **argv)
 {
@@ -356,7 +345,7 @@ int cmd_train(int argc, char **argv)
     train_defaults(&a);
     if (cli_parse_command(C_TRAIN, argc, argv, &a)) return EXIT_USAGE;
     const char *model = a.model ? a.model : "lenet5", *quants[MAX_RUNS], *dump = a.dump_grads;
-    int nq = (int)a.nquant, nw = (int)a.nworkers, dump_at[64], ndump = (int)a.ndump_at;
+    int nq = (int)a.nquant, nw = (int)a.nworkers, dump_at[64], ndump = (int)a.ndump_at, workers[MAX_RUNS];
     for (int k = 0; k < nq; k++) quants[k] = a.quant[k];
     for (int k = 0; k < ndump; k++) dump_at[k] = (int)a.dump_at[k];
     if (nq == 0) quants[nq++] = "fp32";
@@ -376,109 +365,48 @@ int cmd_train(int argc, char **argv)
     if (started != 0) return started;
     const int rank = a.mpi ? comm.rank : 0;
     if (a.mpi && world_workers(&a, &comm, argc, argv) != 0) return comm_mpi_close(&comm), EXIT_USAGE;
+    nw = (int)a.nworkers;
+    for (int k = 0; k < nw; k++) workers[k] = (int)a.workers[k];
     iter_log ilog = {0};
     gq_table timings, measured;
     table_init(&timings, TIMING_COLUMNS, sizeof TIMING_COLUMNS / sizeof TIMING_COLUMNS[0]);
     table_init(&measured, MEASURED_RUN_COLUMNS, MEASURED_RUN_NCOLUMNS);
-
     gq_zoo z;
     if (cli_zoo_load(&z, NULL) != 0) return 1;
     int rc = 1;
     const model_t *m = cli_zoo_model(&z, model);
     idx_dataset tr = {0}, te = {0};
-    char(*specs)[256] = gq_xcalloc(MAX_RUNS * MAX_RUNS, sizeof *specs); /* each run's canonical spec */
-    if (!m || load_fashion(a.data, a.train_limit, a.test_limit, &tr, &te) != 0) goto out;
-    gq_table t, summary;
-    table_init(&t, EPOCH_COLUMNS, sizeof EPOCH_COLUMNS / sizeof EPOCH_COLUMNS[0]);
-    table_init(&summary, SUMMARY_COLUMNS, sizeof SUMMARY_COLUMNS / sizeof SUMMARY_COLUMNS[0]);
-    t.key_cols = summary.key_cols = 3; /* quant, workers, epoch */
-    char *dat = NULL, labels[MAX_RUNS * MAX_RUNS][QZ_LABEL_MAX + 48], msg[512];
-    int run_workers[MAX_RUNS * MAX_RUNS];
-    double(*finals)[16] = gq_xcalloc(MAX_RUNS * MAX_RUNS, sizeof *finals); /* each run's last test accuracy by seed */
-    size_t dlen = 0;
-    FILE *f = open_memstream(&dat, &dlen);
-    const char *label_ptr[MAX_RUNS * MAX_RUNS];
-    size_t nlabels = 0;
-    run_ctx *runs = calloc(ns, sizeof *runs);
-    if (!f || !runs) {
-        cli_error("out of memory");
-        if (f) fclose(f);
-        free(dat), free(runs), free(finals);
-        table_free(&t), table_free(&summary);
-        goto out;
+    train_experiment_result x = {0};
+    if (m && load_fashion(a.data, a.train_limit, a.test_limit, &tr, &te) == 0) {
+        train_ctx tc = {a.mpi ? &comm : NULL, &ilog, &a, m->name, &timings, a.measured_out ? &measured : NULL, 0};
+        train_experiment_spec spec = {.base = config_of(&a),
+                                      .quants = quants,
+                                      .nquants = nq,
+                                      .workers = workers,
+                                      .nworkers = nw,
+                                      .seeds = seeds,
+                                      .nseeds = ns,
+                                      .versus = versus[0] ? versus : NULL,
+                                      .sgemm_gflops = train_sgemm_gflops(), /* the reference, measured in this run */
+                                      .on_epoch = train_epoch,
+                                      .on_run = train_timed,
+                                      .ctx = &tc};
+        spec.base.model = m, spec.base.sync = (sync_kind)a.train_sync;
+        if (a.mpi) spec.base.comm = &comm, spec.base.on_iteration = on_iteration, spec.base.iteration_ctx = &ilog;
+        if (dump) spec.base.dump_write = dump_gradient, spec.base.dump_ctx = (void *)dump;
+        spec.base.dump_at = dump_at, spec.base.ndump = ndump;
+        char msg[1024];
+        const gq_err e = train_experiment(&spec, &tr, &te, &x, msg, sizeof msg);
+        /* a diverged worker is one rank's news; anything else every rank found alike */
+        if (e != GQ_OK && (rank == 0 || e == GQ_ERR_NONFINITE) && msg[0])
+            cli_error("%s", e == GQ_ERR_NOMEM && !msg[0] ? "out of memory" : msg);
+        /* one rank's news (a divergence, rank 0's dump failing): the others wait in the exchange */
+        if (e != GQ_OK && !tc.timings_failed && a.mpi && comm.size > 1 && (e == GQ_ERR_NONFINITE || e == GQ_ERR_IO))
+            comm.abort(&comm, 1);
+        rc = e != GQ_OK;
+        if (rc == 0 && rank == 0) rc = train_outputs(&a, &x, &timings, &measured, ns);
     }
-    rc = 0;
-    const double sgemm = train_sgemm_gflops(); /* the reference, measured in this run */
-    for (int k = 0; k < nq && rc == 0; k++)
-        for (int wi = 0; wi < nw && rc == 0; wi++) {
-            train_config c = config_of(&a);
-            c.model = m;
-            c.sync = (sync_kind)a.train_sync;
-            if (a.mpi) c.comm = &comm, c.on_iteration = on_iteration, c.iteration_ctx = &ilog;
-            qz_parse_spec(quants[k], &c.quant, NULL, 0);
-            c.workers = (int)a.workers[wi];
-            if (dump) c.dump_write = dump_gradient, c.dump_ctx = (void *)dump;
-            c.dump_at = dump_at, c.ndump = ndump;
-            char canon[256];
-            qz_format_spec(&c.quant, canon, sizeof canon);
-            for (size_t si = 0; si < ns && rc == 0; si++) {
-                c.seed = seeds[si];
-                runs[si] = (run_ctx){&t, canon, c.workers, seeds[si], sgemm, 0, 0, {0}};
-                gq_err e = train_run(&c, &tr, &te, on_epoch, &runs[si], msg, sizeof msg);
-                if (e != GQ_OK) {
-                    /* a diverged worker is one rank's news; anything else every rank found alike */
-                    if ((rank == 0 || e == GQ_ERR_NONFINITE) && msg[0])
-                        cli_error("train %s with %d workers, seed %llu: %s", canon, c.workers,
-                                  (unsigned long long)seeds[si], msg);
-                    /* one rank's news (a divergence, rank 0's dump failing): the others wait in the exchange */
-                    if (a.mpi && comm.size > 1 && (e == GQ_ERR_NONFINITE || e == GQ_ERR_IO)) comm.abort(&comm, 1);
-                    rc = 1;
-                } else if (a.mpi && gather_timings(&comm, &ilog, &a, m->name, canon, seeds[si],
-                                                   runs[si].epochs ? runs[si].acc[runs[si].epochs - 1] : 0, &timings,
-                                                   a.measured_out ? &measured : NULL) != 0) {
-                    rc = 1;
-                }
-            }
-            if (rc != 0) break;
-            /* the seeds' mean and spread per epoch: the summary, and the figure's curve */
-            fprintf(f, "%s# %s x%d\n", nlabels ? "\n\n" : "", canon, c.workers);
-            for (int e = 0; e < runs[0].epochs; e++) {
-                double acc[16];
-                for (size_t si = 0; si < ns; si++) acc[si] = runs[si].acc[e];
-                double mean = gsl_stats_mean(acc, 1, ns), sd = ns > 1 ? gsl_stats_sd_m(acc, 1, ns, mean) : 0;
-                table_row(&summary, "%s\t%d\t%d\t%zu\t%.4f\t%.4f", canon, c.workers, e + 1, ns, mean, sd);
-                fprintf(f, "%d %.6f %.6f\n", e + 1, mean, sd);
-            }
-            snprintf(specs[nlabels], sizeof specs[0], "%s", canon);
-            for (size_t si = 0; si < ns; si++)
-                finals[nlabels][si] = runs[si].epochs ? runs[si].acc[runs[si].epochs - 1] : 0;
-            run_workers[nlabels] = c.workers;
-            label_ptr[nlabels] = labels[nlabels];
-            nlabels++;
-        }
-    if (fclose(f) != 0 && rc == 0) rc = (cli_error("out of memory"), 1);
-    if (rank != 0) goto done; /* rank 0 prints and writes for all */
-    if (rc == 0 && a.measured_out && table_write_csv(&measured, a.measured_out) != 0) rc = 1;
-    if (rc == 0 && a.timings_out && table_write_csv(&timings, a.timings_out) != 0) rc = 1;
-    if (rc == 0 && versus[0]) { /* the comparison asked for is the output; the epochs still go to --output */
-        paired_table(specs, run_workers, finals, nlabels, ns, versus, (cli_format)a.format);
-    } else if (rc == 0) {
-        table_print(&t, (cli_format)a.format);
-        if (ns > 1 && a.format == FMT_TABLE) {
-            printf("\nOver %zu seeds: the mean and standard deviation of the test accuracy\n\n", ns);
-            table_print(&summary, FMT_TABLE);
-        }
-    }
-    if (rc == 0 && a.output && table_write_csv(&t, a.output) != 0) rc = 1;
-    if (rc == 0 && a.plot && plot_runs(a.plot, dat, specs, run_workers, nlabels, ns, labels, label_ptr) != 0) rc = 1;
-done:
-    free(dat);
-    free(runs);
-    free(finals);
-    table_free(&t);
-    table_free(&summary);
-out:
-    free(specs);
+    train_experiment_free(&x);
     idx_free(&tr);
     idx_free(&te);
     zoo_free(&z);
