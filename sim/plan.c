@@ -198,9 +198,7 @@ static int ring_cost(const cluster_spec *cl, int G, int multi, double *lat, doub
     return rc;
 }
 
-/* A tree's chain inside a node: GPU g to g+1 (the reduce, toward the leader) and back (the broadcast), every hop at
- * once; its slowest hop's latency and the bandwidth a flow of it gets (flows_cost). @return -1 out of memory. */
-static int chain_cost(const cluster_spec *cl, int G, double *lat, double *bw)
+int sim_chain_cost(const cluster_spec *cl, int G, double *lat, double *bw)
 {
     const int nflows = 2 * (G - 1);
     *lat = 0, *bw = INFINITY;
@@ -258,23 +256,6 @@ void sim_simgrid_net_cfg(const sim_config *c, const sim_plan *p, char cfg[SIM_SG
     /* the TCP window must not throttle fast links: gamma >= 4 x bandwidth x RTT */
     const double need = 4 * cluster_nic_bandwidth(c->cluster) * 2 * p->a_inter;
     snprintf(cfg[4], 64, "--cfg=network/TCP-gamma:%.0f", need > 4194304 ? need : 4194304);
-}
-
-/* The two trees over `nodes` nodes: the deepest node's hops to its root, and the most half-buckets a node moves. */
-static void tree_shape(int nodes, int *depth, int *most)
-{
-    *depth = 0, *most = 0;
-    for (int n = 0; n < nodes; n++) {
-        int links = 0;
-        for (int t = 0; t < 2; t++) {
-            int parent, child[2], hops = 0;
-            tree_links(nodes, t, n, &parent, child);
-            links += (parent >= 0) + (child[0] >= 0) + (child[1] >= 0);
-            for (int up = parent, c2[2]; up >= 0 && hops <= nodes; hops++) tree_links(nodes, t, up, &up, c2);
-            *depth = hops > *depth ? hops : *depth;
-        }
-        *most = links > *most ? links : *most;
-    }
 }
 
 /* b += a: a tensor joins a bucket. */
@@ -424,13 +405,8 @@ static gq_err plan_links(const sim_config *c, sim_plan *p, plan_links_out *out, 
     if (c->run.ring_pipelined && c->run.sync == SYNC_RING)
         snprintf(p->network_model + strlen(p->network_model), sizeof p->network_model - strlen(p->network_model),
                  ", ring pipelined: lat x%g once a bucket", lat_factor);
-    if (c->run.sync == SYNC_TREE) { /* NCCL pipelines its trees too, over connections it keeps open */
-        snprintf(p->network_model + strlen(p->network_model), sizeof p->network_model - strlen(p->network_model),
-                 ", tree pipelined: lat x%g once a bucket", lat_factor);
-        tree_shape(p->nodes, &p->tree_depth, &p->tree_half_buckets);
-        if (chain_cost(cl, G, &p->a_chain, &p->b_chain) != 0) return GQ_ERR_NOMEM;
-        p->a_chain *= lat_factor, p->b_chain *= bw_factor;
-    }
+    const sim_scheme *scheme = sim_scheme_of(c->run.sync);
+    if (scheme->links && scheme->links(c, p) != 0) return GQ_ERR_NOMEM; /* its own: the tree's chain */
     *out = (plan_links_out){multi, on_host, node_sum, b_up};
     return GQ_OK;
 }

@@ -158,6 +158,11 @@ static inline double sim_scaler_s(const sim_plan *p, double s)
     return intra + sim_rd_rounds(p->nodes) * (p->a_inter + s / p->b_inter);
 }
 
+/* The planner's link costs a scheme's links may build on (plan.c). A tree's chain inside a node of the cluster: GPU
+ * g to g+1 (the reduce, toward the leader) and back (the broadcast), every hop at once; its slowest hop's latency
+ * and the bandwidth a flow of it gets, before the network model's factors. @return -1 out of memory. */
+int sim_chain_cost(const cluster_spec *cl, int G, double *lat, double *bw);
+
 /* A bucket of value bytes of plain floats each way, made when b is ready: what a STEP_FLOATS exchanges. */
 static inline sim_bucket sim_floats_of(const sim_bucket *b, double bytes)
 {
@@ -243,6 +248,9 @@ typedef struct {
     void (*traffic)(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down);
     /* the latencies of its pipeline that no flow pays, after each exchange (sim_plan_program); NULL: none */
     double (*latency_after)(const sim_plan *p);
+    /* the links only it uses, once the plan's common ones are set with the network model's factors (p->net):
+     * @return 0, or -1 out of memory; NULL: none */
+    int (*links)(const sim_config *c, sim_plan *p);
 } sim_scheme;
 /* A scheme row's traffic where a GPU sends its own contribution and gets the reply, whatever happens inside its
  * node (ps, ps-sharded). */

@@ -1,9 +1,11 @@
 /* tree: NCCL's double binary tree between nodes, a chain of the node's GPUs inside each (the trees' shape in
  * nccl_tree.h): half the bucket summed up each tree and broadcast back down, pipelined. The whole scheme is this
- * file: its row (closed form, traffic, the pipeline's latencies) for the planner and the analytic engine, and,
- * compiled into the SimGrid engine's module (GQ_SIMGRID_ACTORS), its actors. */
+ * file: its row (closed form, traffic, the pipeline's latencies, its chain's links) for the planner and the analytic
+ * engine, and, compiled into the SimGrid engine's module (GQ_SIMGRID_ACTORS), its actors. */
 #ifndef GQ_SIMGRID_ACTORS
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "sim_internal.h"
 
@@ -29,6 +31,36 @@ static double tree_latency_after(const sim_plan *p)
     return (hops - first) / p->net.latency_factor;
 }
 
+/* The two trees over `nodes` nodes: the deepest node's hops to its root, and the most half-buckets a node moves. */
+static void tree_shape(int nodes, int *depth, int *most)
+{
+    *depth = 0, *most = 0;
+    for (int n = 0; n < nodes; n++) {
+        int links = 0;
+        for (int t = 0; t < 2; t++) {
+            int parent, child[2], hops = 0;
+            tree_links(nodes, t, n, &parent, child);
+            links += (parent >= 0) + (child[0] >= 0) + (child[1] >= 0);
+            for (int up = parent, c2[2]; up >= 0 && hops <= nodes; hops++) tree_links(nodes, t, up, &up, c2);
+            *depth = hops > *depth ? hops : *depth;
+        }
+        *most = links > *most ? links : *most;
+    }
+}
+
+/* NCCL pipelines its trees over connections it keeps open (the network model's latency factor paid once a bucket):
+ * the trees' shape, and the chain inside a node at the model's factors */
+static int tree_links_cost(const sim_config *c, sim_plan *p)
+{
+    const double lat_factor = p->net.latency_factor, bw_factor = p->net.bandwidth_factor;
+    snprintf(p->network_model + strlen(p->network_model), sizeof p->network_model - strlen(p->network_model),
+             ", tree pipelined: lat x%g once a bucket", lat_factor);
+    tree_shape(p->nodes, &p->tree_depth, &p->tree_half_buckets);
+    if (sim_chain_cost(c->cluster, p->per_node, &p->a_chain, &p->b_chain) != 0) return -1;
+    p->a_chain *= lat_factor, p->b_chain *= bw_factor;
+    return 0;
+}
+
 /* the busier of a node's leader (its trees' half-buckets, its chain) and a chain's middle */
 static void tree_traffic(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down)
 {
@@ -43,6 +75,7 @@ const sim_scheme SIM_SCHEME_TREE = {
     .bucket_comm = tree_comm,
     .traffic = tree_traffic,
     .latency_after = tree_latency_after,
+    .links = tree_links_cost,
 };
 
 #else /* ---- its SimGrid actors --------------------------------------------------------------------------- */
