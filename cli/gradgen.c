@@ -1,4 +1,4 @@
-/* Synthetic gradient generation with GSL (see gradgen.h). */
+/* Synthetic gradient generation: GSL's samplers drawing from rng.h's generator (see gradgen.h). */
 #include "gradgen.h"
 
 #include <gsl/gsl_randist.h>
@@ -7,6 +7,16 @@
 #include <string.h>
 
 #include "cli_util.h"
+#include "rng.h"
+
+/* rng.h's sequential generator as a GSL generator type, so that GSL's samplers (the ziggurat, Laplace, Student's t)
+ * draw from the one stream gqsim's other synthetic data come from, not from a second generator (MT19937) */
+static void splitmix_set(void *state, unsigned long seed) { rng_init(state, seed); }
+static unsigned long splitmix_get(void *state) { return (unsigned long)(rng_u64(state) >> 32); }
+static double splitmix_get_double(void *state) { return rng_double(state); }
+static const gsl_rng_type SPLITMIX64 = {
+    "gqsim-splitmix64", 0xffffffffUL, 0, sizeof(rng_t), splitmix_set, splitmix_get, splitmix_get_double,
+};
 
 const char *const GRADGEN_DISTS[] = {"gaussian", "laplace", "uniform", "student-t", NULL};
 
@@ -32,11 +42,12 @@ float *gradgen(const char *dist, size_t *n, uint64_t seed, uint64_t max_elements
         return cli_read_f32(dist, max_elements, &x, n) == 0 ? x : NULL;
     }
     float *x = malloc(*n * sizeof *x);
-    if (!x) {
+    gsl_rng *r = x ? gsl_rng_alloc(&SPLITMIX64) : NULL;
+    if (!r) {
+        free(x);
         cli_error("out of memory for %zu elements", *n);
         return NULL;
     }
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, (unsigned long)seed);
     int kind = 0;
     while (strcmp(dist, GRADGEN_DISTS[kind]) != 0) kind++;

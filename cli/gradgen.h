@@ -1,5 +1,6 @@
-/* Synthetic gradients for benchmarks and sweeps, drawn with GSL's samplers,
- * or real gradients from a raw float32 file. */
+/* Synthetic gradients for benchmarks and sweeps, drawn with GSL's samplers
+ * from rng.h's generator (seeded: the same seed, the same gradient), or real
+ * gradients from a raw float32 file. */
 #ifndef GQ_GRADGEN_H
 #define GQ_GRADGEN_H
 
