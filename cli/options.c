@@ -677,6 +677,7 @@ static const cli_option OPTIONS[] = {
 static cli_option ALL[NALL_MAX]; /* OPTIONS with the run parameters' rows in place of T_RUN_PARAMS */
 static size_t NALL;
 static char ALLOWED[RUN_PARAMS_MAX][160];
+static char HELP[RUN_PARAMS_MAX][1024]; /* each row's help, its default written in (run_param_help) */
 
 /* The commands a run parameter applies to: its scope, and the few commands outside it that read one. */
 static unsigned long param_cmds(const run_param *p)
@@ -711,6 +712,7 @@ static void build_options(void)
             unsigned long cmds = param_cmds(p);
             if (!cmds) continue;
             run_param_allowed(p, ALLOWED[k], sizeof ALLOWED[k]);
+            run_param_help(p, HELP[k], sizeof HELP[k]);
             ALL[NALL++] = (cli_option){.name = p->flag,
                                        .meta = p->meta,
                                        .type = TYPE_OF[p->type],
@@ -719,7 +721,7 @@ static void build_options(void)
                                        .lo_open = p->lo_open,
                                        .cmds = cmds,
                                        .allowed = p->meta ? p->meta : ALLOWED[k],
-                                       .help = p->help,
+                                       .help = HELP[k],
                                        /* a file's name as its value (--codec-costs FILE.csv): its contents agree */
                                        .input = p->type == RP_TEXT && p->meta && strstr(p->meta, "FILE") != NULL,
                                        .rp = p};

@@ -59,7 +59,7 @@ const run_param RUN_PARAMS[] = {
      .dflt = SYNC_PS_SHARDED,
      .names = SYNC_NAMES,
      .scope = RP_SIM | RP_SMPI,
-     .help = "synchronisation scheme (default ps-sharded)"},
+     .help = "synchronisation scheme (default {default})"},
     {.key = "ps_shards",
      .flag = "--ps-shards",
      .meta = "K",
@@ -175,7 +175,7 @@ const run_param RUN_PARAMS[] = {
      .offset = AT(overlap),
      .dflt = 1,
      .scope = RP_SIM | RP_COLUMN,
-     .help = "exchange a bucket as soon as backward has made it (default on)"},
+     .help = "exchange a bucket as soon as backward has made it (default {default})"},
     {.key = "fusion",
      .flag = "--fusion",
      .meta = "BYTES",
@@ -187,7 +187,7 @@ const run_param RUN_PARAMS[] = {
      .dflt = 67108864, /* 64 MiB, Horovod's default fusion threshold */
      .unit = "bytes",
      .scope = RP_SIM | RP_COLUMN,
-     .help = "fuse tensors into buckets of this many fp32 bytes (default 67108864; 0: one per tensor)"},
+     .help = "fuse tensors into buckets of this many fp32 bytes (default {default}; 0: one per tensor)"},
     {.key = "fusion_cycle",
      .flag = "--fusion-cycle",
      .meta = "SECONDS",
@@ -198,7 +198,7 @@ const run_param RUN_PARAMS[] = {
      .dflt = 0.005, /* 5 ms, Horovod's default cycle time */
      .unit = "seconds",
      .scope = RP_SIM | RP_COLUMN,
-     .help = "Horovod's cycle: tensors ready within one leave together (default 0.005)"},
+     .help = "Horovod's cycle: tensors ready within one leave together (default {default})"},
     {.key = "fusion_wait",
      .flag = "--fusion-wait",
      .type = RP_ENUM,
@@ -286,7 +286,7 @@ const run_param RUN_PARAMS[] = {
      .hi = 100,
      .dflt = 1,
      .scope = RP_SIM,
-     .help = "simulated iterations (SimGrid; default 1, the steady state)",
+     .help = "simulated iterations (SimGrid; default {default}, the steady state)",
      .engines = ENGINE_BIT(ENGINE_SIMGRID),
      .off_engine = "--iterations is the SimGrid engine's; the %s engine has no use for it"},
     {.key = "exact_flows",
@@ -489,6 +489,37 @@ void run_param_format(const run_param *p, const sim_request *q, char *out, size_
         return;
     }
     case RP_TEXT: snprintf(out, cap, "%s", *(const char *const *)at ? *(const char *const *)at : ""); return;
+    }
+}
+
+/* v as the shortest decimal that reads back as v: 67108864, 0.005 */
+static void shortest(double v, char *out, size_t cap)
+{
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(out, cap, "%.*g", digits, v);
+        if (strtod(out, NULL) == v) return;
+    }
+}
+
+void run_param_help(const run_param *p, char *out, size_t cap)
+{
+    char dflt[64];
+    if (p->type == RP_ENUM)
+        snprintf(dflt, sizeof dflt, "%s", p->names[(int)p->dflt]);
+    else if (p->type == RP_SWITCH || p->type == RP_FLAG)
+        snprintf(dflt, sizeof dflt, "%s", p->dflt != 0 ? "on" : "off");
+    else
+        shortest(p->dflt, dflt, sizeof dflt);
+    size_t n = 0;
+    out[0] = '\0';
+    for (const char *h = p->help; *h && n + 1 < cap;) {
+        if (strncmp(h, "{default}", 9) == 0) {
+            n += (size_t)snprintf(out + n, cap - n, "%s", dflt);
+            h += 9;
+        } else {
+            out[n++] = *h++, out[n] = '\0';
+        }
+        if (n >= cap) n = cap - 1;
     }
 }
 

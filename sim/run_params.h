@@ -48,7 +48,7 @@ typedef struct {
     const char *unit;                                   /* RP_REAL in messages: "bytes" */
     int (*check)(const char *v, char *msg, size_t cap); /* RP_TEXT: 0, or -1 with one line in msg */
     unsigned scope;
-    const char *help;
+    const char *help; /* "{default}" in it is the default (run_param_help) */
     /* Set away from its default, what it shapes: a scheme in every family of `families` (SCHEME_* bits) and among
      * `schemes` (SYNC_BIT()s; 0: any), run by an engine among `engines` (ENGINE_BIT()s; 0: any). Elsewhere the
      * request is refused (scenario.c's refuse_combinations) with off_scheme's line, a format given the scheme's
@@ -83,6 +83,10 @@ void run_param_format(const run_param *p, const sim_request *q, char *out, size_
 
 /* "gpu|cpu|none": an enum's names as usage lines show them (a switch's "on|off"). */
 void run_param_allowed(const run_param *p, char *out, size_t cap);
+
+/* p's help as the command line prints it: its text with each "{default}" the row's default, as the value is
+ * written (an enum's name, on|off, the shortest decimal). */
+void run_param_help(const run_param *p, char *out, size_t cap);
 
 /* 1 if p's value in q is not its default. */
 int run_param_changed(const run_param *p, const sim_request *q);

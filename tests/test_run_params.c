@@ -205,6 +205,33 @@ static void test_rules_of_rows(void)
     }
 }
 
+/* Help states a default from its row: "{default}" is the row's value as it is written (an enum's name, on|off, the
+ * shortest decimal), and no help is printed with a brace left in it. */
+static void test_help_defaults(void)
+{
+    struct {
+        const char *key, *want;
+    } const C[] = {
+        {"sync", "synchronisation scheme (default ps-sharded)"},
+        {"overlap", "exchange a bucket as soon as backward has made it (default on)"},
+        {"fusion_cycle", "Horovod's cycle: tensors ready within one leave together (default 0.005)"},
+        {"iterations", "simulated iterations (SimGrid; default 1, the steady state)"},
+    };
+    char out[1024];
+    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+        run_param_help(run_param_by_key(C[i].key), out, sizeof out);
+        CHECK(strcmp(out, C[i].want) == 0, "%s's help: '%s'", C[i].key, out);
+    }
+    run_param_help(run_param_by_key("fusion"), out, sizeof out);
+    CHECK(strstr(out, "(default 67108864; 0: one per tensor)") != NULL, "fusion's help: '%s'", out);
+    for (size_t i = 0; i < RUN_PARAM_COUNT; i++) {
+        run_param_help(&RUN_PARAMS[i], out, sizeof out);
+        CHECK(!strchr(out, '{') && !strchr(out, '}'), "%s's help with a brace: '%s'", RUN_PARAMS[i].key, out);
+    }
+    run_param_help(run_param_by_key("sync"), out, 12); /* cut short: ended, within its room */
+    CHECK(strlen(out) == 11 && strncmp(out, "synchronisa", 11) == 0, "help in 12 bytes: '%s'", out);
+}
+
 /* A column exists because its row says RP_COLUMN: compute_jitter is read (and checked, and misspellings of it
  * refused) by a reader that never names it. */
 static void test_columns_from_table(void)
@@ -634,6 +661,7 @@ int main(void)
     test_format_reads_back();
     test_messages();
     test_rules_of_rows();
+    test_help_defaults();
     test_columns_from_table();
     test_slowest_of();
     test_jitter_in_a_run();
