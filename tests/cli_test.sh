@@ -972,10 +972,22 @@ if [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] || [ -n "
   check "train: exchange_s, then quant_s, the codec's share of it" sh -c "head -1 int8.out | grep -q ',compute_s,exchange_s,quant_s,' && \
       awk -F, 'NR > 1 { if (\$(NF - 6) > \$(NF - 7)) exit 1 }' int8.out"
   # --seeds: a row per seed and epoch, the seed in column 18 (where it was appended; blas_core came after)
-  "$GQ" train --epochs 2 --workers 2 --batch 32 --train-limit 1024 --test-limit 256 --seeds 3,4 --format csv > seeds.csv
+  "$GQ" train --epochs 2 --workers 2 --batch 32 --train-limit 1024 --test-limit 256 --seeds 3,4 --format csv \
+      --plot seeds.png > seeds.csv
   check "train --seeds 3,4: 2 seeds x 2 epochs, seed column" sh -c "test \$(tail -n +2 seeds.csv | wc -l) -eq 4 && \
       head -1 seeds.csv | cut -d, -f18 | grep -qx seed && test \$(cut -d, -f18 seeds.csv | grep -cx 3) -eq 2 && \
       test \$(cut -d, -f18 seeds.csv | grep -cx 4) -eq 2"
+  # the seeds' summary, the figure's curve: each epoch's mean and sd of the two seeds' accuracies (sd of two values:
+  # their difference / sqrt 2), from the rows above (printed to 4 places, so within 1e-4)
+  check "train --seeds 3,4: the figure's curve is the seeds' mean and sd an epoch" awk -F, '
+      FNR == NR && FNR > 1 { acc[$3, $18] = $7; next }
+      /^[0-9]/ { split($0, f, " "); m = (acc[f[1], 3] + acc[f[1], 4]) / 2; d = acc[f[1], 3] - acc[f[1], 4]
+                 sd = (d < 0 ? -d : d) / sqrt(2); n++
+                 if (!(m > 0) || (m - f[2]) ^ 2 > 1e-8 || (sd - f[3]) ^ 2 > 1e-8) bad = 1 }
+      END { exit bad || n != 2 }' seeds.csv seeds.dat
+  check "train rows: the sgemm reference measured in the run, a rate above 0" \
+      awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "sgemm_gflops") c = i; next } !($c > 0) { bad = 1 }
+               END { exit bad || !c }' seeds.csv
   # --versus: each quantizer's last test accuracy paired with the versus one's, seed by seed; top-k keeping every
   # element is fp32 to the last bit, so every difference is 0, the interval [0, 0], and an end at 0 is not "yes"
   "$GQ" train --epochs 1 --workers 2 --batch 32 --train-limit 1024 --test-limit 256 --seeds 3,4 --quant topk:ratio=1 \

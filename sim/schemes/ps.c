@@ -12,9 +12,5 @@ static double ps_comm(const sim_config *c, const sim_plan *p, const sim_bucket *
 }
 
 const sim_scheme SIM_SCHEME_PS = {
-    .sync = SYNC_PS,
-    .search_order = 4,
-    .bucket_comm = ps_comm,
-    .traffic = sim_traffic_own,
-};
+    .sync = SYNC_PS, .search_order = 4, .bucket_comm = ps_comm, .traffic = sim_traffic_own};
 #endif

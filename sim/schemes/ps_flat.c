@@ -61,9 +61,5 @@ static void ps_flat_traffic(const sim_config *c, const sim_plan *p, const sim_bu
 }
 
 const sim_scheme SIM_SCHEME_PS_FLAT = {
-    .sync = SYNC_PS_FLAT,
-    .search_order = 5,
-    .bucket_comm = ps_flat_comm,
-    .traffic = ps_flat_traffic,
-};
+    .sync = SYNC_PS_FLAT, .search_order = 5, .bucket_comm = ps_flat_comm, .traffic = ps_flat_traffic};
 #endif

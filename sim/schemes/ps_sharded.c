@@ -103,9 +103,5 @@ static double ps_sharded_comm(const sim_config *c, const sim_plan *p, const sim_
 }
 
 const sim_scheme SIM_SCHEME_PS_SHARDED = {
-    .sync = SYNC_PS_SHARDED,
-    .search_order = 0,
-    .bucket_comm = ps_sharded_comm,
-    .traffic = sim_traffic_own,
-};
+    .sync = SYNC_PS_SHARDED, .search_order = 0, .bucket_comm = ps_sharded_comm, .traffic = sim_traffic_own};
 #endif

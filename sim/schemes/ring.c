@@ -21,9 +21,5 @@ static void ring_traffic(const sim_config *c, const sim_plan *p, const sim_bucke
 }
 
 const sim_scheme SIM_SCHEME_RING = {
-    .sync = SYNC_RING,
-    .search_order = 1,
-    .bucket_comm = ring_comm,
-    .traffic = ring_traffic,
-};
+    .sync = SYNC_RING, .search_order = 1, .bucket_comm = ring_comm, .traffic = ring_traffic};
 #endif
