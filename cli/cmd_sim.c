@@ -885,10 +885,33 @@ static void sweep_progress(void *ctx, const char *phase, size_t done, size_t tot
     cli_progress_eta((const char *)ctx, done, total);
 }
 
-/* Every rank's rows (or, where a rank failed, its message) to rank 0, in rank order: rows then holds the whole
- * grid's, as one process would have made them; *e the first failure's code and msg its message. Rows travel as
- * their cells joined by tabs, rows ended by NULs (a cell holds neither). */
-static gq_err sweep_gather(train_comm *comm, gq_table *rows, gq_err *e, char *msg, size_t cap)
+/* A row's line in the grid file, its first cell: the order one process makes the rows in. */
+static int by_line(const void *a, const void *b)
+{
+    const long x = atol(**(char *const *const *)a), y = atol(**(char *const *const *)b);
+    return (x > y) - (x < y);
+}
+
+/* The rows (not the header) in the order of their lines. @return 0, or -1 out of memory. */
+static int sort_by_line(gq_table *t)
+{
+    const size_t n = t->nrows > 0 ? t->nrows - 1 : 0, w = t->ncols;
+    char ***row = malloc((n + 1) * sizeof *row), **cells = malloc((n + 1) * w * sizeof *cells);
+    if (!row || !cells) return free(row), free(cells), -1;
+    for (size_t r = 0; r < n; r++) row[r] = t->cells + (r + 1) * w;
+    qsort(row, n, sizeof *row, by_line);
+    for (size_t r = 0; r < n; r++) memcpy(cells + r * w, row[r], w * sizeof *cells);
+    memcpy(t->cells + w, cells, n * w * sizeof *cells);
+    free(row), free(cells);
+    return 0;
+}
+
+/* Every rank's rows (or, where a rank failed, its message and the index of the row that failed) to rank 0: rows
+ * then holds the whole grid's in the order of their lines, as one process would have made them. Where ranks failed,
+ * *e and msg are the failure of the lowest row: each rank runs its rows in order and stops at its first failure, so
+ * no row before that one failed unseen. Rows travel as their cells joined by tabs, rows ended by NULs (a cell holds
+ * neither). */
+static gq_err sweep_gather(train_comm *comm, gq_table *rows, gq_err *e, size_t failed, char *msg, size_t cap)
 {
     char *text = NULL;
     size_t len = 0;
@@ -902,30 +925,29 @@ static gq_err sweep_gather(train_comm *comm, gq_table *rows, gq_err *e, char *ms
                 fprintf(f, "%s%c", table_cell(rows, r, c), c + 1 < rows->ncols ? '\t' : '\0');
     if (fclose(f) != 0) return free(text), GQ_ERR_NOMEM;
     const int R = comm->size;
-    const double mine[2] = {(double)*e, (double)len};
-    double *all = calloc(2 * (size_t)R, sizeof *all);
+    const double mine[3] = {(double)*e, (double)len, (double)failed};
+    double *all = calloc(3 * (size_t)R, sizeof *all);
     comm_msg *msgs = calloc((size_t)R, sizeof *msgs);
     char **bufs = calloc((size_t)R, sizeof *bufs);
-    gq_err ge = all && msgs && bufs ? comm->allgather_doubles(comm, mine, 2, all) : GQ_ERR_NOMEM;
+    gq_err ge = all && msgs && bufs ? comm->allgather_doubles(comm, mine, 3, all) : GQ_ERR_NOMEM;
     int nrecv = 0;
     for (int r = 1; ge == GQ_OK && comm->rank == 0 && r < R; r++) {
-        bufs[r] = malloc((size_t)all[2 * r + 1] + 1);
+        bufs[r] = malloc((size_t)all[3 * r + 1] + 1);
         if (!bufs[r]) ge = GQ_ERR_NOMEM;
-        msgs[nrecv++] = (comm_msg){r, bufs[r], (size_t)all[2 * r + 1]};
+        msgs[nrecv++] = (comm_msg){r, bufs[r], (size_t)all[3 * r + 1]};
     }
     comm_msg send = {0, text, len};
     if (ge == GQ_OK)
         ge = comm->rank == 0 ? comm->exchange(comm, NULL, 0, msgs, nrecv) : comm->exchange(comm, &send, 1, NULL, 0);
-    for (int r = 1; ge == GQ_OK && comm->rank == 0 && r < R && *e == GQ_OK; r++) {
-        const size_t n = msgs[r - 1].len;
-        bufs[r][n] = '\0';
-        if (all[2 * r] != GQ_OK) { /* the first failing row is in the first failing rank's block */
-            *e = (gq_err)all[2 * r];
-            snprintf(msg, cap, "%s", bufs[r]);
-            break;
-        }
-        for (size_t at = 0; at < n; at += strlen(bufs[r] + at) + 1) table_row(rows, "%s", bufs[r] + at);
+    int first = *e != GQ_OK ? 0 : -1; /* the rank whose failing row is the lowest */
+    for (int r = 1; ge == GQ_OK && comm->rank == 0 && r < R; r++) {
+        bufs[r][msgs[r - 1].len] = '\0';
+        if (all[3 * r] != GQ_OK && (first < 0 || all[3 * r + 2] < all[3 * first + 2])) first = r;
     }
+    if (ge == GQ_OK && comm->rank == 0 && first > 0) *e = (gq_err)all[3 * first], snprintf(msg, cap, "%s", bufs[first]);
+    for (int r = 1; ge == GQ_OK && comm->rank == 0 && first < 0 && r < R; r++)
+        for (size_t at = 0; at < msgs[r - 1].len; at += strlen(bufs[r] + at) + 1) table_row(rows, "%s", bufs[r] + at);
+    if (ge == GQ_OK && comm->rank == 0 && first < 0 && sort_by_line(rows) != 0) ge = GQ_ERR_NOMEM;
     for (int r = 0; r < R && bufs; r++) free(bufs[r]);
     free(bufs), free(msgs), free(all), free(text);
     return ge;
@@ -949,15 +971,18 @@ static int cmd_sweep(int argc, char **argv)
     gq_err e;
     const sim_request q = cli_request_of(&a);
     const int ranks = comm.size > 1 ? comm.size : 1, rank = comm.size > 1 ? comm.rank : 0;
-    size_t *bounds = gq_xcalloc((size_t)ranks + 1, sizeof *bounds);
-    sim_grid_blocks(&grid, &q, ranks, bounds); /* the same blocks on every rank: a function of the grid alone */
+    int *owner = gq_xcalloc(grid.n + 1, sizeof *owner);
     gq_table rows = {0};
     char where[64] = "sweep";
-    if (ranks > 1) snprintf(where, sizeof where, "sweep, rank 0's block");
-    e = sim_grid(&grid, a.grid, &q, bounds[rank], bounds[rank + 1], &rows, rank == 0 ? sweep_progress : NULL, where,
-                 msg, sizeof msg);
+    if (ranks > 1) snprintf(where, sizeof where, "sweep, rank 0's rows");
+    size_t failed = 0;
+    /* the same owners on every rank: a function of the grid alone */
+    e = ranks > 1 && sim_grid_owners(&grid, &q, ranks, owner) != 0 ? GQ_ERR_NOMEM : GQ_OK;
+    if (e == GQ_OK)
+        e = sim_grid(&grid, a.grid, &q, ranks > 1 ? owner : NULL, rank, &rows, &failed,
+                     rank == 0 ? sweep_progress : NULL, where, msg, sizeof msg);
     if (ranks > 1) {
-        const gq_err ge = sweep_gather(&comm, &rows, &e, msg, sizeof msg);
+        const gq_err ge = sweep_gather(&comm, &rows, &e, failed, msg, sizeof msg);
         if (ge != GQ_OK && e == GQ_OK) e = ge, snprintf(msg, sizeof msg, "sweep: gathering the rows failed");
     }
     int rc = 0;
@@ -970,7 +995,7 @@ static int cmd_sweep(int argc, char **argv)
     } else if (e != GQ_OK)
         rc = cli_exit_of(e);
     table_free(&rows);
-    free(bounds);
+    free(owner);
     measured_free(&grid);
     if (comm.size > 1) comm_mpi_close(&comm);
     return rc;
@@ -981,8 +1006,9 @@ static int cmd_sweep(int argc, char **argv)
     "gpus and platform (or machine, with gpu) are required; an empty gpu, batch or sync is the platform's GPU,\n"      \
     "the model's batch and ps-sharded, an empty quant fp32, and a run parameter's column overrides its option for\n"   \
     "that row. Each row gives simulate's columns, after its line in the file. Started by mpirun with R > 1 ranks,\n"   \
-    "the rows are cut into R contiguous blocks of about equal estimated cost, each rank runs its block and rank 0\n"   \
-    "prints them all: the same bytes as one process. The first row that fails stops the sweep with its FILE:LINE.\n"   \
+    "the rows are spread over them as advise's finalists are (heaviest first by estimated cost, each to the least\n"   \
+    "loaded rank), each rank runs its own and rank 0 prints them all in the file's order: the same bytes as one\n"     \
+    "process. The first row that fails stops the sweep with its FILE:LINE.\n"                                          \
     "Example: mpirun -np 2 gqsim sweep --grid grid.csv --format csv\n"
 
 #define ADVISE_DETAILS                                                                                                 \

@@ -311,36 +311,22 @@ static gq_err screen(const sim_request *base, const advise_request *a, const cha
     return GQ_OK;
 }
 
-/* The finalists spread over the ranks: the heaviest first (SimGrid's own cost estimate), each to the least loaded
- * rank, ties to the lowest. owner[f] gets finalist f's rank. */
+/* The finalists spread over the ranks by SimGrid's own cost estimate (sim_spread): owner[f] gets finalist f's rank. */
 static gq_err deal_finalists(const sim_request *base, int gpus, const setting *st, const candidate *c,
                              const size_t *pick, size_t nf, int ranks, int *owner)
 {
-    gq_err e = GQ_OK;
     cluster_spec cl;
     char why_cl[256];
     const int known = cluster_parse(base->platform, &cl, why_cl, sizeof why_cl) == GQ_OK;
-    double *cost = calloc(nf, sizeof *cost), load[1024] = {0};
-    size_t *by_cost = calloc(nf, sizeof *by_cost);
-    if (!cost || !by_cost) e = GQ_ERR_NOMEM;
-    for (size_t f = 0; e == GQ_OK && f < nf; f++) {
+    double *cost = calloc(nf + 1, sizeof *cost);
+    if (!cost) return GQ_ERR_NOMEM;
+    for (size_t f = 0; f < nf; f++)
         cost[f] =
             known ? sim_simgrid_cost_s(&cl, st[c[pick[f]].setting].sync, gpus, base->run.iterations, c[pick[f]].buckets)
                   : 1;
-        by_cost[f] = f;
-        for (size_t j = f; j > 0 && cost[by_cost[j - 1]] < cost[by_cost[j]]; j--) {
-            size_t t = by_cost[j];
-            by_cost[j] = by_cost[j - 1], by_cost[j - 1] = t;
-        }
-    }
-    for (size_t i = 0; e == GQ_OK && i < nf; i++) {
-        int least = 0;
-        for (int r = 1; r < ranks && r < 1024; r++)
-            if (load[r] < load[least]) least = r;
-        owner[by_cost[i]] = least, load[least] += cost[by_cost[i]] + 1e-9; /* +: an unknown cost still counts */
-    }
-    free(cost), free(by_cost);
-    return e;
+    const int rc = sim_spread(cost, nf, ranks, owner);
+    free(cost);
+    return rc == 0 ? GQ_OK : GQ_ERR_NOMEM;
 }
 
 /* Why the winner wins, against the best fp32 configuration (base_o; base_key its rank key, win_key the winner's). */

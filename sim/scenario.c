@@ -848,9 +848,11 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
 
 /* ---- a grid of configurations ------------------------------------------------------------------------- */
 
-static gq_err grid_in(const measured_set *grid, const char *file, const sim_request *base, size_t lo, size_t hi,
-                      gq_table *rows, sim_progress_n progress, void *ctx, char *msg, size_t cap)
+static gq_err grid_in(const measured_set *grid, const char *file, const sim_request *base, const int *owner, int rank,
+                      gq_table *rows, size_t *failed, sim_progress_n progress, void *ctx, char *msg, size_t cap)
 {
+    size_t mine = 0, done = 0;
+    for (size_t i = 0; i < grid->n; i++) mine += !owner || owner[i] == rank;
     if (rows->ncols == 0) {
         const char *h[1 + sizeof SIM_COLUMNS / sizeof SIM_COLUMNS[0]] = {"line"};
         memcpy(h + 1, SIM_COLUMNS, sizeof SIM_COLUMNS);
@@ -858,14 +860,16 @@ static gq_err grid_in(const measured_set *grid, const char *file, const sim_requ
         rows->key_cols = 1 + SIM_KEY_COLUMNS;
     }
     char why[1024];
-    for (size_t i = lo; i < hi && i < grid->n; i++) {
+    for (size_t i = 0; i < grid->n; i++) {
+        if (owner && owner[i] != rank) continue;
         const measured_row *row = &grid->rows[i];
         sim_request q;
         char platform[1024];
         const char *quant;
+        if (failed) *failed = i;
         gq_err e = row_request(row, file, base, &q, platform, sizeof platform, &quant, msg, cap);
         if (e != GQ_OK) return e;
-        if (progress) progress(ctx, "sweep", i - lo, hi - lo);
+        if (progress) progress(ctx, "sweep", done++, mine);
         sim_scenario s;
         sim_outcome o;
         e = scenario_open(&s, &q, why, sizeof why);
@@ -889,13 +893,13 @@ static gq_err grid_in(const measured_set *grid, const char *file, const sim_requ
 }
 
 /* One zoo for every row's scenario. */
-gq_err sim_grid(const measured_set *grid, const char *file, const sim_request *request, size_t lo, size_t hi,
-                gq_table *rows, sim_progress_n progress, void *ctx, char *msg, size_t cap)
+gq_err sim_grid(const measured_set *grid, const char *file, const sim_request *request, const int *owner, int rank,
+                gq_table *rows, size_t *failed, sim_progress_n progress, void *ctx, char *msg, size_t cap)
 {
     sim_request base;
     gq_zoo zoo;
     sim_request_share_zoo(request, &base, &zoo);
-    const gq_err e = grid_in(grid, file, &base, lo, hi, rows, progress, ctx, msg, cap);
+    const gq_err e = grid_in(grid, file, &base, owner, rank, rows, failed, progress, ctx, msg, cap);
     zoo_free(&zoo);
     return e;
 }
@@ -924,17 +928,12 @@ double sim_grid_cost_s(const measured_row *row, const sim_request *base)
     return sim_simgrid_cost_s(&cl, q.run.sync, (int)row->gpus, q.run.iterations, buckets);
 }
 
-void sim_grid_blocks(const measured_set *grid, const sim_request *base, int ranks, size_t *bounds)
+int sim_grid_owners(const measured_set *grid, const sim_request *base, int ranks, int *owner)
 {
-    double total = 0, *cost = malloc((grid->n + 1) * sizeof *cost);
-    for (size_t i = 0; i < grid->n; i++) total += cost ? (cost[i] = sim_grid_cost_s(&grid->rows[i], base)) : 1;
-    bounds[0] = 0;
-    double sum = 0;
-    size_t i = 0;
-    for (int r = 1; r < ranks; r++) { /* block r-1 ends where the running cost first reaches r/ranks of the total */
-        while (i < grid->n && sum + (cost ? cost[i] : 1) / 2 < total * r / ranks) sum += cost ? cost[i] : 1, i++;
-        bounds[r] = i;
-    }
-    bounds[ranks] = grid->n;
+    double *cost = malloc((grid->n + 1) * sizeof *cost);
+    if (!cost) return -1;
+    for (size_t i = 0; i < grid->n; i++) cost[i] = sim_grid_cost_s(&grid->rows[i], base);
+    const int rc = sim_spread(cost, grid->n, ranks, owner);
     free(cost);
+    return rc;
 }

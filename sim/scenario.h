@@ -143,16 +143,22 @@ gq_err sim_validate(const measured_set *ms, const char *file, const sim_request 
 /* Told before each run with the phase's name, how many of its runs are done and how many it has. */
 typedef void (*sim_progress_n)(void *ctx, const char *phase, size_t done, size_t total);
 
-/* `gqsim sweep`: rows lo..hi-1 of a grid (measured_parse_grid), each simulated with its columns over base's
- * options as validate would; one row each appended to rows (initialised here if empty): the row's line in `file`,
- * then SIM_COLUMNS. Stops at the first row that fails, "FILE:LINE: why" in msg. */
-gq_err sim_grid(const measured_set *grid, const char *file, const sim_request *base, size_t lo, size_t hi,
-                gq_table *rows, sim_progress_n progress, void *ctx, char *msg, size_t cap);
+/* `gqsim sweep`: the rows of a grid (measured_parse_grid) that `owner` gives `rank` (owner NULL: every row), each
+ * simulated with its columns over base's options as validate would; one row each appended to rows (initialised here
+ * if empty): the row's line in `file`, then SIM_COLUMNS. Stops at the first of them that fails, "FILE:LINE: why" in
+ * msg and its index in *failed (if not NULL). */
+gq_err sim_grid(const measured_set *grid, const char *file, const sim_request *base, const int *owner, int rank,
+                gq_table *rows, size_t *failed, sim_progress_n progress, void *ctx, char *msg, size_t cap);
 /* A row's estimated cost in seconds of this machine (SimGrid's own estimate for its scheme and GPU count; a
- * constant for the analytic engine), and the grid cut into `ranks` contiguous blocks of about equal cost: rank r
- * runs rows bounds[r]..bounds[r+1]-1 (bounds has ranks + 1 entries). */
+ * constant for the analytic engine), and the rows spread over `ranks` by those costs (sim_spread): owner[i] the rank
+ * that runs row i. @return 0, or -1 out of memory. */
 double sim_grid_cost_s(const measured_row *row, const sim_request *base);
-void sim_grid_blocks(const measured_set *grid, const sim_request *base, int ranks, size_t *bounds);
+int sim_grid_owners(const measured_set *grid, const sim_request *base, int ranks, int *owner);
+
+/* Work spread over ranks (sim/spread.c), the one way sweep's rows and advise's finalists are: items heaviest first
+ * by cost (ties in index order), each to the least loaded rank so far (ties to the lowest): owner[i] in 0..ranks-1,
+ * and no rank's total more than the heaviest item above another's. @return 0, or -1 out of memory. */
+int sim_spread(const double *cost, size_t n, int ranks, int *owner);
 
 /* Time to accuracy from accuracy curves: seed s's accuracy after epoch e is acc[s * stride + e] (epochs
  * 1..epochs). A seed reaches the target at the first evaluated epoch whose accuracy is at or above it (no

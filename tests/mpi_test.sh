@@ -91,7 +91,7 @@ for np in 2 3; do
         sh -c "test \$(wc -l < advt1.csv) -eq 4 && cmp -s advt1.csv advt$np-mpi.csv"
 done
 
-# ---- sweep spread over ranks: contiguous blocks of rows, gathered on rank 0 in order, the same bytes --------
+# ---- sweep spread over ranks (heaviest first, each to the least loaded), gathered on rank 0 in order, the same bytes
 cat > grid.csv <<'EOF2'
 model,platform,gpus,quant,sync
 alexnet,terngrad-ethernet,8,terngrad,
@@ -103,6 +103,9 @@ EOF2
 "$GQ" sweep --grid grid.csv --format csv > sw1.csv 2> /dev/null
 sed 's/^googlenet,terngrad-infiniband,4/googlenet,nosuch,4/' grid.csv > badgrid.csv
 "$GQ" sweep --grid badgrid.csv --format csv > /dev/null 2> swerr.txt
+# two failing rows, likely on two ranks: the first of them is the one named, as one process names it
+sed 's/^alexnet,terngrad-ethernet,16/alexnet,nosuch,16/' badgrid.csv > badgrid2.csv
+"$GQ" sweep --grid badgrid2.csv --format csv > /dev/null 2> swerr-two.txt
 for np in 1 2 4; do
     $MPIRUN -np "$np" "$GQ" sweep --grid grid.csv --format csv > "sw$np-mpi.csv" 2> /dev/null
     check "sweep under mpirun -np $np: the one-process CSV, byte for byte" \
@@ -111,6 +114,9 @@ for np in 1 2 4; do
     check "sweep under mpirun -np $np: a failing row (line 5) stops it with the one-process message, once" \
         sh -c "test $rc -ne 0 && test ! -s swbad$np.csv && grep -q badgrid.csv:5 swerr.txt && \
             test \$(grep -o 'gqsim: ' swerr$np.txt | wc -l) -eq 1 && grep -o 'gqsim: .*' swerr$np.txt | cmp -s - swerr.txt"
+    $MPIRUN -np "$np" "$GQ" sweep --grid badgrid2.csv --format csv > /dev/null 2> "swerr2-$np.txt"; rc=$?
+    check "sweep under mpirun -np $np: of two failing rows (lines 3 and 5) the first named, as one process names it" \
+        sh -c "test $rc -ne 0 && grep -q badgrid2.csv:3 swerr-two.txt && grep -o 'gqsim: .*' swerr2-$np.txt | cmp -s - swerr-two.txt"
 done
 
 # ---- measured bytes: 2 (W - 1) / W x 4P per worker and iteration for fp32 (LeNet-5: P = 61,706) ----------

@@ -202,11 +202,21 @@ static void test_time_to_target(void)
           s1 * 250, got[0], got[1]);
 }
 
-/* sweep's blocks: contiguous, covering every row once, each within half a row's cost of an even share (the cut
- * falls where the running cost first passes r/R of the total, by half the row at the cut); the analytic engine's
- * rows cost alike, so blocks differ by one row at most. And a row's prediction is simulate's. */
-static void test_grid_blocks(void)
+/* The one way work is spread over ranks (sim_spread), sweep's rows and advise's finalists: worked by hand for costs
+ * 3, 5, 1, 4, 3, 2 (heaviest first 5, 4, 3, 3, 2, 1) on 2 ranks (5 to rank 0; 4 to 1; the first 3 to 1, at 4 the
+ * lighter; the second 3 to 0, 5 < 7; 2 to 1, 7 < 8; 1 to 0, 8 < 9: 9 and 9), equal loads tying to the lower rank, equal
+ * costs in index order; on a grid, every row owned once and no rank's cost more than the heaviest row above another's.
+ * And a row's prediction is simulate's. */
+static void test_grid_spread(void)
 {
+    const double cost[] = {3, 5, 1, 4, 3, 2}; /* heaviest first: 5 (1), 4 (3), 3 (0), 3 (4), 2 (5), 1 (2) */
+    int owner[6];
+    CHECK(sim_spread(cost, 6, 2, owner) == 0 && owner[1] == 0 && owner[3] == 1 && owner[0] == 1 && owner[4] == 0 &&
+              owner[5] == 1 && owner[2] == 0,
+          "5,4,3,3,2,1 on 2 ranks: %d %d %d %d %d %d", owner[0], owner[1], owner[2], owner[3], owner[4], owner[5]);
+    const double alike[] = {1, 1, 1};
+    CHECK(sim_spread(alike, 3, 4, owner) == 0 && owner[0] == 0 && owner[1] == 1 && owner[2] == 2,
+          "three alike on 4 ranks: ranks 0, 1, 2 (%d %d %d)", owner[0], owner[1], owner[2]);
     const char *grid_csv = "model,platform,gpus,sync\n"
                            "alexnet,terngrad-ethernet,64,ring\n"
                            "alexnet,terngrad-ethernet,2,ring\n"
@@ -222,33 +232,42 @@ static void test_grid_blocks(void)
     sim_request q = base();
     for (int engine = 0; engine < 2; engine++) {
         q.run.engine = engine ? ENGINE_SIMGRID : ENGINE_ANALYTIC;
-        double total = 0, most = 0;
-        for (size_t i = 0; i < g.n; i++) {
-            const double c = sim_grid_cost_s(&g.rows[i], &q);
-            total += c, most = c > most ? c : most;
-        }
+        double most = 0;
+        for (size_t i = 0; i < g.n; i++) most = fmax(most, sim_grid_cost_s(&g.rows[i], &q));
         for (int R = 1; R <= 4; R++) {
-            size_t bounds[5];
-            sim_grid_blocks(&g, &q, R, bounds);
-            int ok = bounds[0] == 0 && bounds[R] == g.n;
-            for (int r = 0; r < R; r++) {
-                double c = 0;
-                for (size_t i = bounds[r]; i < bounds[r + 1]; i++) c += sim_grid_cost_s(&g.rows[i], &q);
-                ok &= bounds[r] <= bounds[r + 1] &&
-                      fabs(c - total / R) <= most * (r == 0 || r == R - 1 ? 0.5 : 1) + 1e-12;
-                if (!engine)
-                    ok &= bounds[r + 1] - bounds[r] + 1 >= g.n / (size_t)R &&
-                          bounds[r + 1] - bounds[r] <= g.n / (size_t)R + 1;
+            int own[7];
+            double load[4] = {0, 0, 0, 0};
+            int ok = sim_grid_owners(&g, &q, R, own) == 0;
+            for (size_t i = 0; ok && i < g.n; i++) {
+                ok &= own[i] >= 0 && own[i] < R;
+                if (ok) load[own[i]] += sim_grid_cost_s(&g.rows[i], &q);
             }
-            CHECK(ok, "%s engine, %d ranks: blocks cover the rows in order, each near an even share of the cost",
+            for (int a = 0; ok && a < R; a++)
+                for (int b = 0; b < R; b++) ok &= load[a] - load[b] <= most * (1 + 1e-9) + 1e-6;
+            CHECK(ok, "%s engine, %d ranks: every row owned once, loads within the heaviest row",
                   engine ? "simgrid" : "analytic", R);
         }
     }
     q.run.engine = ENGINE_ANALYTIC;
     gq_table t = {0};
-    CHECK(sim_grid(&g, "g.csv", &q, 1, 3, &t, NULL, NULL, msg, sizeof msg) == GQ_OK && t.nrows == 3 &&
+    const int owners[7] = {0, 1, 1, 0, 0, 0, 0}; /* rank 1 runs rows 1 and 2: lines 3 and 4 */
+    size_t failed = 99;
+    CHECK(sim_grid(&g, "g.csv", &q, owners, 1, &t, &failed, NULL, NULL, msg, sizeof msg) == GQ_OK && t.nrows == 3 &&
               strcmp(table_cell(&t, 1, 0), "3") == 0 && strcmp(table_cell(&t, 2, 0), "4") == 0,
-          "rows 1..2 of the grid: lines 3 and 4 (%zu rows): %s", t.nrows ? t.nrows - 1 : 0, msg);
+          "rank 1's rows 1 and 2 of the grid: lines 3 and 4 (%zu rows): %s", t.nrows ? t.nrows - 1 : 0, msg);
+    {
+        const char *bad_csv = "model,platform,gpus\nalexnet,terngrad-ethernet,8\nalexnet,terngrad-ethernet,8\n"
+                              "alexnet,no-such-platform,8\nalexnet,terngrad-ethernet,8\n";
+        measured_set b;
+        gq_table bt = {0};
+        CHECK(measured_parse_grid(bad_csv, strlen(bad_csv), "b.csv", &b, msg, sizeof msg) == GQ_OK && b.n == 4,
+              "a grid of 4: %s", msg);
+        const gq_err e = sim_grid(&b, "b.csv", &q, NULL, 0, &bt, &failed, NULL, NULL, msg, sizeof msg);
+        CHECK(e != GQ_OK && failed == 2 && strncmp(msg, "b.csv:4: ", 9) == 0 && bt.nrows == 3,
+              "the third row fails: index %zu, '%s', %zu rows before it", failed, msg, bt.nrows ? bt.nrows - 1 : 0);
+        table_free(&bt);
+        measured_free(&b);
+    }
     sim_request r = q;
     r.run.sync = SYNC_PS;
     sim_scenario sc;
@@ -336,7 +355,7 @@ int main(void)
     test_search_order();
     test_flat_limit();
     test_held_device();
-    test_grid_blocks();
+    test_grid_spread();
     test_time_to_target();
     test_misleading_screen();
     const sim_request q = base();
