@@ -402,9 +402,6 @@ static gq_err plan_links(const sim_config *c, sim_plan *p, plan_links_out *out, 
     /* A pipelined ring (NCCL) streams its steps over connections it keeps open: the model's latency factor, which
      * stands for what a message costs TCP beyond its wire latency, is paid by the first step alone */
     p->a_ring_step = c->run.ring_pipelined ? p->a_ring / lat_factor : p->a_ring;
-    if (c->run.ring_pipelined && c->run.sync == SYNC_RING)
-        snprintf(p->network_model + strlen(p->network_model), sizeof p->network_model - strlen(p->network_model),
-                 ", ring pipelined: lat x%g once a bucket", lat_factor);
     const sim_scheme *scheme = sim_scheme_of(c->run.sync);
     if (scheme->links && scheme->links(c, p) != 0) return GQ_ERR_NOMEM; /* its own: the tree's chain */
     *out = (plan_links_out){multi, on_host, node_sum, b_up};
@@ -628,10 +625,8 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
      * server, an all-gather, whole tensors or pieces placed, rings, which re-quantize a chunk at each hop, BytePS's
      * push-pull, whose host encodes the node's sum) */
     const int even_split = !placed && !roots && !node_sum && c->gpus > 1;
-    const size_t segments = !even_split                      ? 1
-                            : c->run.sync == SYNC_PS_SHARDED ? (size_t)(p->cpu_machines ? p->cpu_machines : K)
-                            : c->run.sync == SYNC_PS_FLAT    ? (size_t)c->gpus
-                                                             : 1;
+    const sim_scheme *scheme = sim_scheme_of(c->run.sync);
+    const size_t segments = even_split && scheme->segments ? scheme->segments(c, p, K) : 1;
     /* TernGrad's shared scaler, a float a segment, where the engines run it before each bucket; not where
      * TensorFlow's placed servers overlap (their timelines leave it out), nor in BytePS's push-pull */
     const int shared_scaler =

@@ -251,6 +251,9 @@ typedef struct {
     /* the links only it uses, once the plan's common ones are set with the network model's factors (p->net):
      * @return 0, or -1 out of memory; NULL: none */
     int (*links)(const sim_config *c, sim_plan *p);
+    /* where every bucket is split evenly over servers, the segments of a tensor, each with its own header, given
+     * the K servers on nodes; NULL: 1 (whole tensors to one place, or a ring's chunks re-quantized at each hop) */
+    size_t (*segments)(const sim_config *c, const sim_plan *p, int servers);
 } sim_scheme;
 /* A scheme row's traffic where a GPU sends its own contribution and gets the reply, whatever happens inside its
  * node (ps, ps-sharded). */

@@ -60,6 +60,16 @@ static void ps_flat_traffic(const sim_config *c, const sim_plan *p, const sim_bu
     *up = (P - 1) / P * b->up_bytes, *down = (P - 1) / P * b->down_bytes;
 }
 
-const sim_scheme SIM_SCHEME_PS_FLAT = {
-    .sync = SYNC_PS_FLAT, .search_order = 5, .bucket_comm = ps_flat_comm, .traffic = ps_flat_traffic};
+/* a segment a GPU: every GPU serves its share */
+static size_t ps_flat_segments(const sim_config *c, const sim_plan *p, int servers)
+{
+    (void)p, (void)servers;
+    return (size_t)c->gpus;
+}
+
+const sim_scheme SIM_SCHEME_PS_FLAT = {.sync = SYNC_PS_FLAT,
+                                       .search_order = 5,
+                                       .bucket_comm = ps_flat_comm,
+                                       .traffic = ps_flat_traffic,
+                                       .segments = ps_flat_segments};
 #endif

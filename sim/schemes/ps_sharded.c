@@ -102,6 +102,16 @@ static double ps_sharded_comm(const sim_config *c, const sim_plan *p, const sim_
     return t + down;
 }
 
-const sim_scheme SIM_SCHEME_PS_SHARDED = {
-    .sync = SYNC_PS_SHARDED, .search_order = 0, .bucket_comm = ps_sharded_comm, .traffic = sim_traffic_own};
+/* a segment a server: one a node's shard, or one a server machine (--ps-cpu-machines) */
+static size_t ps_sharded_segments(const sim_config *c, const sim_plan *p, int servers)
+{
+    (void)c;
+    return (size_t)(p->cpu_machines ? p->cpu_machines : servers);
+}
+
+const sim_scheme SIM_SCHEME_PS_SHARDED = {.sync = SYNC_PS_SHARDED,
+                                          .search_order = 0,
+                                          .bucket_comm = ps_sharded_comm,
+                                          .traffic = sim_traffic_own,
+                                          .segments = ps_sharded_segments};
 #endif
