@@ -242,7 +242,6 @@ void sim_traffic(const sim_config *c, const sim_plan *p, double *up, double *dow
  * bucket's exchange alone on the network (the analytic engine's, and Horovod's loop's pacing), and the bytes the
  * busiest GPU sends and receives for a bucket (bytes_per_gpu_up and _down). */
 typedef struct {
-    sync_kind sync;
     int search_order; /* where advise tries it among the schemes (ties between configurations keep this order) */
     double (*bucket_comm)(const sim_config *c, const sim_plan *p, const sim_bucket *b);
     void (*traffic)(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down);

@@ -18,5 +18,5 @@ static void allgather_traffic(const sim_config *c, const sim_plan *p, const sim_
 }
 
 const sim_scheme SIM_SCHEME_ALLGATHER = {
-    .sync = SYNC_ALLGATHER, .search_order = 3, .bucket_comm = allgather_comm, .traffic = allgather_traffic};
+    .search_order = 3, .bucket_comm = allgather_comm, .traffic = allgather_traffic};
 #endif

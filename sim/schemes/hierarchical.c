@@ -28,5 +28,5 @@ static void hierarchical_traffic(const sim_config *c, const sim_plan *p, const s
 }
 
 const sim_scheme SIM_SCHEME_HIERARCHICAL = {
-    .sync = SYNC_HIERARCHICAL, .search_order = 2, .bucket_comm = hierarchical_comm, .traffic = hierarchical_traffic};
+    .search_order = 2, .bucket_comm = hierarchical_comm, .traffic = hierarchical_traffic};
 #endif

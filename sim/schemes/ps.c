@@ -11,6 +11,5 @@ static double ps_comm(const sim_config *c, const sim_plan *p, const sim_bucket *
     return b->enc_s + rpc + a + b->up_bytes / bw + server + a + b->down_bytes / bw + b->dec_down_s;
 }
 
-const sim_scheme SIM_SCHEME_PS = {
-    .sync = SYNC_PS, .search_order = 4, .bucket_comm = ps_comm, .traffic = sim_traffic_own};
+const sim_scheme SIM_SCHEME_PS = {.search_order = 4, .bucket_comm = ps_comm, .traffic = sim_traffic_own};
 #endif

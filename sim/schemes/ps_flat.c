@@ -67,9 +67,6 @@ static size_t ps_flat_segments(const sim_config *c, const sim_plan *p, int serve
     return (size_t)c->gpus;
 }
 
-const sim_scheme SIM_SCHEME_PS_FLAT = {.sync = SYNC_PS_FLAT,
-                                       .search_order = 5,
-                                       .bucket_comm = ps_flat_comm,
-                                       .traffic = ps_flat_traffic,
-                                       .segments = ps_flat_segments};
+const sim_scheme SIM_SCHEME_PS_FLAT = {
+    .search_order = 5, .bucket_comm = ps_flat_comm, .traffic = ps_flat_traffic, .segments = ps_flat_segments};
 #endif

@@ -109,9 +109,6 @@ static size_t ps_sharded_segments(const sim_config *c, const sim_plan *p, int se
     return (size_t)(p->cpu_machines ? p->cpu_machines : servers);
 }
 
-const sim_scheme SIM_SCHEME_PS_SHARDED = {.sync = SYNC_PS_SHARDED,
-                                          .search_order = 0,
-                                          .bucket_comm = ps_sharded_comm,
-                                          .traffic = sim_traffic_own,
-                                          .segments = ps_sharded_segments};
+const sim_scheme SIM_SCHEME_PS_SHARDED = {
+    .search_order = 0, .bucket_comm = ps_sharded_comm, .traffic = sim_traffic_own, .segments = ps_sharded_segments};
 #endif

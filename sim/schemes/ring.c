@@ -34,5 +34,5 @@ static int ring_links(const sim_config *c, sim_plan *p)
 }
 
 const sim_scheme SIM_SCHEME_RING = {
-    .sync = SYNC_RING, .search_order = 1, .bucket_comm = ring_comm, .traffic = ring_traffic, .links = ring_links};
+    .search_order = 1, .bucket_comm = ring_comm, .traffic = ring_traffic, .links = ring_links};
 #endif

@@ -70,7 +70,6 @@ static void tree_traffic(const sim_config *c, const sim_plan *p, const sim_bucke
 }
 
 const sim_scheme SIM_SCHEME_TREE = {
-    .sync = SYNC_TREE,
     .search_order = 6,
     .bucket_comm = tree_comm,
     .traffic = tree_traffic,
