@@ -544,9 +544,9 @@ static gq_err finish_plan(const sim_config *c, sim_plan *p, double serial_s, int
             if (!c->run.overlap) p->b[k].ready_s = p->compute_s;
     }
     if (p->n == 0) return gq_fail(GQ_ERR_PARAM, msg, cap, "model '%s' has no parameters", c->model->name);
-    const gq_err e = loop ? horovod_loop(c, p) : GQ_OK;
-    for (int k = 0; e == GQ_OK && k < p->n; k++) sim_plan_program(c, p, &p->b[k]);
-    return e;
+    if (loop) return horovod_loop(c, p); /* its fused buckets get their programs as it makes them */
+    for (int k = 0; k < p->n; k++) sim_plan_program(c, p, &p->b[k]);
+    return GQ_OK;
 }
 
 gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)

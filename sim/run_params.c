@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gq_number.h"
+#include "gq_table.h"
 #include "phys_range.h"
 #include "sim_bounds.h"
 
@@ -492,15 +493,6 @@ void run_param_format(const run_param *p, const sim_request *q, char *out, size_
     }
 }
 
-/* v as the shortest decimal that reads back as v: 67108864, 0.005 */
-static void shortest(double v, char *out, size_t cap)
-{
-    for (int digits = 1; digits <= 17; digits++) {
-        snprintf(out, cap, "%.*g", digits, v);
-        if (strtod(out, NULL) == v) return;
-    }
-}
-
 void run_param_help(const run_param *p, char *out, size_t cap)
 {
     char dflt[64];
@@ -509,7 +501,7 @@ void run_param_help(const run_param *p, char *out, size_t cap)
     else if (p->type == RP_SWITCH || p->type == RP_FLAG)
         snprintf(dflt, sizeof dflt, "%s", p->dflt != 0 ? "on" : "off");
     else
-        shortest(p->dflt, dflt, sizeof dflt);
+        table_real(dflt, sizeof dflt, p->dflt); /* the shortest decimal that reads back: 67108864, 0.005 */
     size_t n = 0;
     out[0] = '\0';
     for (const char *h = p->help; *h && n + 1 < cap;) {

@@ -299,16 +299,23 @@ static void test_byteps_push_pull(void)
     close_to(r.comm_s, 2 * (AI + raw / 2 / BI), "BytePS on one node: the reduce-scatter and all-gather alone");
 }
 
+/* Nodes of G V100s, PCIe 3 inside, EDR InfiniBand between: the clusters the closed forms below are worked on. */
+static cluster_spec v100_nodes(int G)
+{
+    char spec[96], msg[256];
+    cluster_spec cl;
+    snprintf(spec, sizeof spec, "cluster:gpus-per-node=%d,gpu=V100,intra=pcie3,inter=ib-edr", G);
+    CHECK(cluster_parse(spec, &cl, msg, sizeof msg) == GQ_OK, "%s", msg);
+    return cl;
+}
+
 /* BytePS on nodes of 4 GPUs, CM02 with latency factor L = 10, fp32, the host's sums free: the reduce-scatter's
  * 3 steps of a quarter (every GPU's own PCIe link carries one flow each way, the hop 2 links) pay L on the first
  * step alone (NCCL pipelines the ring), the 4 copies to the host run at once on their own links:
  *   2 (L a_intra + 2 a_intra + 3 n/b_intra) + 2 (L 1 us + n/b_intra) + 2 (L 1.2 us + 2n/b_inter)     */
 static void test_byteps_node_ring(void)
 {
-    char msg[256];
-    cluster_spec four;
-    CHECK(cluster_parse("cluster:gpus-per-node=4,gpu=V100,intra=pcie3,inter=ib-edr", &four, msg, sizeof msg) == GQ_OK,
-          "%s", msg);
+    const cluster_spec four = v100_nodes(4);
     sim_config c = pinned(&four, "fp32", SYNC_PS_SHARDED, 8);
     c.run.ps_on_cpu = 1, c.run.node_sum = NODE_SUM_GPUS, c.run.network_model = "CM02:latency-factor=10";
     sim_result r;
@@ -328,10 +335,7 @@ static void test_byteps_node_ring(void)
  *   c_b + c + p + 4 s + c         (one bucket after another, it would be c_b' + 4 (2c + p + s)) */
 static void test_byteps_pipeline(void)
 {
-    char msg[256];
-    cluster_spec one;
-    CHECK(cluster_parse("cluster:gpus-per-node=1,gpu=V100,intra=pcie3,inter=ib-edr", &one, msg, sizeof msg) == GQ_OK,
-          "%s", msg);
+    const cluster_spec one = v100_nodes(1);
     const double S = 0.5, N = 2, M = 2;
     sim_config c = pinned(&one, "fp32", SYNC_PS_SHARDED, 2);
     c.run.ps_on_cpu = 1, c.run.node_sum = NODE_SUM_GPUS, c.run.ps_cpu_machines = 2, c.server_sum_ns = S;
@@ -445,10 +449,7 @@ static void test_every_gpu_pushing(void)
  * (TernGrad's summed reply: the reply's encode and decode at the codec's cost, e' = e, d' = d) */
 static void test_one_gpu_nodes(void)
 {
-    char msg[256];
-    cluster_spec one;
-    CHECK(cluster_parse("cluster:gpus-per-node=1,gpu=V100,intra=pcie3,inter=ib-edr", &one, msg, sizeof msg) == GQ_OK,
-          "%s", msg);
+    const cluster_spec one = v100_nodes(1);
     sim_config c = pinned(&one, "terngrad", SYNC_PS_SHARDED, 2);
     c.encode_ns = ENC_NS, c.decode_ns = DEC_NS;
     sim_result r;
@@ -476,9 +477,7 @@ static void test_one_gpu_nodes(void)
 static void test_tiny_segments(void)
 {
     char msg[256];
-    cluster_spec one;
-    CHECK(cluster_parse("cluster:gpus-per-node=1,gpu=V100,intra=pcie3,inter=ib-edr", &one, msg, sizeof msg) == GQ_OK,
-          "%s", msg);
+    const cluster_spec one = v100_nodes(1);
     qz_params q;
     qz_parse_spec("terngrad", &q, NULL, 0);
     for (int out = 8; out >= 4; out -= 4) {
@@ -507,10 +506,7 @@ static void test_tiny_segments(void)
  * N (a GPU each), ps and allgather one. */
 static void test_shared_scaler(void)
 {
-    char msg[256];
-    cluster_spec one;
-    CHECK(cluster_parse("cluster:gpus-per-node=1,gpu=V100,intra=pcie3,inter=ib-edr", &one, msg, sizeof msg) == GQ_OK,
-          "%s", msg);
+    const cluster_spec one = v100_nodes(1);
     static const int NODES[] = {2, 3, 4, 5, 6, 7, 8, 12, 16}, ROUNDS[] = {1, 3, 2, 4, 4, 4, 3, 5, 4};
     static const sync_kind SHARED[] = {SYNC_PS, SYNC_PS_SHARDED, SYNC_PS_FLAT, SYNC_ALLGATHER};
     for (size_t i = 0; i < sizeof NODES / sizeof NODES[0]; i++)

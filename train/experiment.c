@@ -122,7 +122,8 @@ gq_err train_experiment(const train_experiment_spec *x, const idx_dataset *train
     const size_t ns = x->nseeds, runs = (size_t)x->nquants * (size_t)x->nworkers;
     const int E = x->base.epochs > 0 ? x->base.epochs : 1;
     msg[0] = '\0';
-    if (ns < 1 || ns > TRAIN_EXP_MAX_SEEDS || E > TRAIN_EXP_MAX_EPOCHS) return GQ_ERR_PARAM;
+    if (ns < 1 || ns > TRAIN_EXP_MAX_SEEDS)
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "train: %zu seeds, not 1..%d", ns, TRAIN_EXP_MAX_SEEDS);
     double *acc = calloc(ns * (size_t)E, sizeof *acc), *finals = calloc(runs * ns + 1, sizeof *finals);
     FILE *curves = open_memstream(&r->curves, &r->curves_len);
     if (result_init(r, runs) != 0 || !acc || !finals || !curves) {

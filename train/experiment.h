@@ -10,7 +10,6 @@
 #include "trainer.h"
 
 #define TRAIN_EXP_MAX_SEEDS 16
-#define TRAIN_EXP_MAX_EPOCHS 1000
 #define TRAIN_EXP_SPEC_MAX 256
 
 typedef struct {
