@@ -86,7 +86,7 @@ void gpv_free(gp_vars *v)
 
 /* ---- the figure ------------------------------------------------------------------------------- */
 
-static const char *const FIGURE_EXTS[] = {"png", "svg", NULL};
+static const char *const FIGURE_EXTS[] = {"png", "svg", "pdf", NULL};
 
 /* What every figure shares (docs/figures.md): series k in line type k, each with its own colour (Okabe and Ito's
  * colour-blind-safe palette, less its yellow, which white paper hides), dash pattern and marker, so that the
@@ -146,7 +146,12 @@ int cli_plot(const char *script_name, const char *out, const char *data, const g
         return -1;
     }
     if (cli_check_plot("--plot", out) != 0) return -1;
-    const int svg = strcmp(strrchr(out, '.'), ".svg") == 0;
+    /* the output's extension picks the terminal (cli_check_plot accepted one of FIGURE_EXTS): the same figure in
+     * each, a PDF the PNG's 1200 x 800 pixels at 96 per inch */
+    const char *ext = strrchr(out, '.') + 1;
+    const char *terminal = strcmp(ext, "svg") == 0   ? "set terminal svg size 1200,800 dynamic font ',11' noenhanced"
+                           : strcmp(ext, "pdf") == 0 ? "set terminal pdfcairo size 12.5in,8.33in font ',11' noenhanced"
+                                                     : "set terminal pngcairo size 1200,800 font ',11' noenhanced";
     char gp[4200], dat[4200], gp_tmp[4300], dat_tmp[4300], fig_tmp[4300];
     with_ext(gp, sizeof gp, out, ".gp");
     with_ext(dat, sizeof dat, out, ".dat");
@@ -164,9 +169,7 @@ int cli_plot(const char *script_name, const char *out, const char *data, const g
     vquote(&text, base_of(dat));
     vput(&text, "\n}\nif (!exists(\"outfile\")) {\n    outfile = ");
     vquote(&text, base_of(out));
-    vput(&text, "\n}\n%s\n",
-         svg ? "set terminal svg size 1200,800 dynamic font ',11' noenhanced"
-             : "set terminal pngcairo size 1200,800 font ',11' noenhanced");
+    vput(&text, "\n}\n%s\n", terminal);
     if (vars && vars->s) vput(&text, "%s", vars->s);
     vput(&text, "\n%s\n%s", FIGURE_STYLE, script);
     int rc = cli_write_staged(gp, text.s, text.len, gp_tmp, sizeof gp_tmp);

@@ -372,7 +372,13 @@ int cli_read_curves(const char *path, double dataset, tta_curve *curves, int cap
     for (int k = 0; k < n; k++) {
         memset(&curves[k], 0, sizeof curves[k]);
         snprintf(curves[k].quant, sizeof curves[k].quant, "%s", read[k].quant);
-        snprintf(curves[k].source, sizeof curves[k].source, "file %s, %.0f images per epoch", path, dataset);
+        char filled[160] = "", before[48] = "";
+        if (read[k].first > 1) snprintf(before, sizeof before, ", unknown before epoch %zu", read[k].first);
+        if (read[k].interpolated || read[k].first > 1)
+            snprintf(filled, sizeof filled, "; %zu epoch%s interpolated linearly between given ones%s",
+                     read[k].interpolated, read[k].interpolated == 1 ? "" : "s", before);
+        snprintf(curves[k].source, sizeof curves[k].source, "file %.120s, %.0f images per epoch%s", path, dataset,
+                 filled);
         curves[k].nseeds = read[k].nseeds;
         curves[k].epochs = read[k].epochs;
         for (size_t si = 0; si < read[k].nseeds; si++)

@@ -32,6 +32,7 @@ sim_request cli_request_of(const cli_args *a)
 {
     sim_request q = a->req;
     q.model = a->model, q.platform = a->platform, q.gpu = a->gpu, q.gpu_file = a->gpu_file, q.batch = (int)a->batch;
+    q.gpu_hour_cost = a->gpu_hour_cost;
     return q;
 }
 
@@ -52,6 +53,21 @@ static void warn_cost(const sim_request *q, const sim_scenario *s, int gpus)
 }
 
 /* @return 0, or the exit code after printing why: 2 for options that do not go together, 1 for the rest */
+void cli_warn_platforms(const char *const *platforms, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        const size_t len = strlen(platforms[k]);
+        cluster_spec c;
+        char msg[1024];
+        if (len > 4 && strcmp(platforms[k] + len - 4, ".xml") == 0 &&
+            cluster_parse(platforms[k], &c, msg, sizeof msg) == GQ_OK && c.half_duplex_links > 0)
+            cli_error("warning: %.*s%s: %d link%s without sharing_policy=\"SPLITDUPLEX\" run%s half-duplex (SimGrid's "
+                      "default SHARED: both directions share one bandwidth, which no NIC, PCIe or NVLink link does)",
+                      CLI_CLIP(platforms[k]), c.half_duplex_links, c.half_duplex_links == 1 ? "" : "s",
+                      c.half_duplex_links == 1 ? "s" : "");
+    }
+}
+
 static int open_scenario(const sim_request *q, sim_scenario *s)
 {
     char msg[1024];
@@ -135,6 +151,7 @@ static int cmd_simulate(int argc, char **argv)
     cli_args a = {0};
     cli_sim_defaults(&a);
     if (cli_parse_command(C_SIMULATE, argc, argv, &a)) return EXIT_USAGE;
+    cli_warn_platforms(&a.platform, 1);
     sim_request q = cli_request_of(&a);
     sim_scenario s;
     const int opened = open_scenario(&q, &s);
@@ -184,13 +201,84 @@ static int cmd_simulate(int argc, char **argv)
 
 /* ---- speedup ---------------------------------------------------------------------------------------- */
 
-/* Without --gpus: 1, 2, 4, ... 512, or on a user's XML (a fixed size) up to the GPUs it has, that count last. */
-static void default_gpus(cli_args *a, const cluster_spec *fixed)
+/* Without --gpus: 1, 2, 4, ... 512, or on a platform of a fixed size (a user's XML, nodes=) up to the GPUs it has,
+ * that count last. */
+static size_t default_gpus(const cli_args *a, const cluster_spec *fixed, int *gpus)
 {
-    if (a->ngpus) return;
+    size_t n = 0;
+    for (; n < a->ngpus; n++) gpus[n] = (int)a->gpus[n];
+    if (n) return n;
     const uint64_t most = fixed ? (uint64_t)fixed->nodes * (uint64_t)fixed->gpus_per_node : 512;
-    for (uint64_t g = 1; g <= most && g <= 512; g *= 2) a->gpus[a->ngpus++] = g;
-    if (fixed && most <= 512 && a->gpus[a->ngpus - 1] != most) a->gpus[a->ngpus++] = most;
+    for (uint64_t g = 1; g <= most && g <= 512; g *= 2) gpus[n++] = (int)g;
+    if (fixed && most <= 512 && (uint64_t)gpus[n - 1] != most) gpus[n++] = (int)most;
+    return n;
+}
+
+/* A platform in a figure's legend: a built-in's name, else "platform K" (a spec or a path is too long for a
+ * legend) with "platform K = SPEC" among the keys under the figure. */
+typedef struct {
+    char name[MAX_PLATFORMS][64];
+    char key[MAX_PLATFORMS][600];
+    const char *key_ptr[MAX_PLATFORMS];
+    size_t nkey;
+} platform_labels;
+
+static void platform_names(platform_labels *l, const char *const *platforms, size_t n)
+{
+    l->nkey = 0;
+    for (size_t k = 0; k < n && k < MAX_PLATFORMS; k++) {
+        const size_t len = strlen(platforms[k]);
+        const int builtin = !strchr(platforms[k], ':') && !strchr(platforms[k], '/') && len < sizeof l->name[k] &&
+                            !(len > 4 && strcmp(platforms[k] + len - 4, ".xml") == 0);
+        if (builtin) {
+            snprintf(l->name[k], sizeof l->name[k], "%s", platforms[k]);
+            continue;
+        }
+        snprintf(l->name[k], sizeof l->name[k], "platform %zu", k + 1);
+        snprintf(l->key[l->nkey], sizeof l->key[0], "%s = %.560s", l->name[k], platforms[k]);
+        l->key_ptr[l->nkey] = l->key[l->nkey];
+        l->nkey++;
+    }
+}
+
+/* models: the models' names (as their files give them; a->models holds what was typed: a path) */
+static int speedup_plot(const cli_args *a, const gq_table *t, const char *const *quants, size_t nq,
+                        const char (*models)[256])
+{
+    static const char *const KEY[] = {"model", "platform", "quant"};
+    char *dat = blocks(t, NULL, NULL, KEY, 3, "gpus", "images_per_s", "speedup");
+    quant_labels names;
+    quant_names(&names, quants, nq);
+    platform_labels plats;
+    platform_names(&plats, a->platforms, a->nplatforms);
+    /* a line per (model, platform, quantizer), in the rows' order; named by what varies */
+    const size_t nm = a->nmodels, np = a->nplatforms, nlines = nm * np * nq;
+    char(*label)[QZ_LABEL_MAX + 200] = gq_xcalloc(nlines, sizeof *label);
+    const char **ptr = gq_xcalloc(nlines, sizeof *ptr);
+    for (size_t i = 0; i < nlines; i++) {
+        const size_t m = i / (np * nq), pl = i / nq % np, k = i % nq;
+        snprintf(label[i], sizeof label[i], "%.60s%s%s%s%s", nm > 1 ? models[m] : "", nm > 1 ? ", " : "",
+                 np > 1 ? plats.name[pl] : "", np > 1 ? ", " : "", names.name[k]);
+        ptr[i] = label[i];
+    }
+    const char *keys[MAX_QUANTS + MAX_PLATFORMS];
+    size_t nkeys = 0;
+    for (size_t k = 0; k < names.nkey; k++) keys[nkeys++] = names.key_ptr[k];
+    for (size_t k = 0; k < plats.nkey; k++) keys[nkeys++] = plats.key_ptr[k];
+    char title[1024];
+    if (nm == 1 && np == 1)
+        snprintf(title, sizeof title, "%.200s on %.600s", models[0], a->platforms[0]);
+    else
+        snprintf(title, sizeof title, "%.200s%s on %.600s", nm == 1 ? models[0] : "each model",
+                 nm == 1 ? "" : " (line names)", np == 1 ? a->platforms[0] : "each platform (line names)");
+    gp_vars vars = {0};
+    gpv_string(&vars, "ptitle", title);
+    gpv_speckeys(&vars, keys, nkeys);
+    gpv_array(&vars, "quants", ptr, nlines);
+    const int rc = !dat || cli_plot("speedup", a->plot, dat, &vars) != 0 ? 1 : 0;
+    gpv_free(&vars);
+    free(dat), free(label), free(ptr);
+    return rc;
 }
 
 static int cmd_speedup(int argc, char **argv)
@@ -198,44 +286,40 @@ static int cmd_speedup(int argc, char **argv)
     cli_args a = {0};
     cli_sim_defaults(&a);
     if (cli_parse_command(C_SPEEDUP, argc, argv, &a)) return EXIT_USAGE;
-    sim_request q = cli_request_of(&a);
+    cli_warn_platforms(a.platforms, a.nplatforms);
     const char *const *quants = a.nquant ? a.quant : FP32_ONLY;
     const size_t nq = a.nquant ? a.nquant : 1;
-    sim_scenario s;
-    const int opened = open_scenario(&q, &s);
-    if (opened != 0) return opened;
-    default_gpus(&a, s.cluster.xml_path[0] ? &s.cluster : NULL);
-    int gpus[MAX_GPU_COUNTS];
-    for (size_t g = 0; g < a.ngpus; g++) gpus[g] = (int)a.gpus[g];
-    warn_cost(&q, &s, gpus[a.ngpus - 1]);
     gq_table t = {0};
-    char msg[1024];
+    char msg[1024], models[MAX_MODELS][256] = {{0}};
     int rc = 0;
-    const gq_err swept =
-        scenario_sweep(&s, quants, (int)nq, gpus, (int)a.ngpus, &t, on_progress, NULL, msg, sizeof msg);
-    if (swept != GQ_OK) {
-        cli_error("%s", msg);
-        rc = cli_exit_of(swept);
-    }
+    /* every model with every platform, in the order given: model outer, as the report's rows */
+    for (size_t m = 0; m < a.nmodels && rc == 0; m++)
+        for (size_t pl = 0; pl < a.nplatforms && rc == 0; pl++) {
+            a.model = a.models[m], a.platform = a.platforms[pl];
+            sim_request q = cli_request_of(&a);
+            sim_scenario s;
+            const int opened = open_scenario(&q, &s);
+            if (opened != 0) {
+                rc = opened;
+                break;
+            }
+            snprintf(models[m], sizeof models[m], "%s", s.model->name);
+            int gpus[MAX_GPU_COUNTS];
+            const size_t ng = default_gpus(&a, s.cluster.nodes ? &s.cluster : NULL, gpus);
+            warn_cost(&q, &s, gpus[ng - 1]);
+            const gq_err swept =
+                scenario_sweep(&s, quants, (int)nq, gpus, (int)ng, &t, on_progress, NULL, msg, sizeof msg);
+            if (swept != GQ_OK) {
+                cli_progress(0, "%s", "");
+                cli_error("%s", msg);
+                rc = cli_exit_of(swept);
+            }
+            scenario_close(&s);
+        }
     cli_progress(1, "speedup: done");
     if (rc == 0) table_print(&t, (cli_format)a.format);
-    if (rc == 0 && a.plot) {
-        static const char *const KEY[] = {"model", "platform", "quant"};
-        char *dat = blocks(&t, NULL, NULL, KEY, 3, "gpus", "images_per_s", "speedup");
-        quant_labels names;
-        quant_names(&names, quants, nq);
-        char title[1024];
-        snprintf(title, sizeof title, "%s on %s", s.model->name, a.platform);
-        gp_vars vars = {0};
-        gpv_string(&vars, "ptitle", title);
-        gpv_speckeys(&vars, names.key_ptr, names.nkey);
-        gpv_array(&vars, "quants", names.ptr, nq);
-        if (!dat || cli_plot("speedup", a.plot, dat, &vars) != 0) rc = 1;
-        gpv_free(&vars);
-        free(dat);
-    }
+    if (rc == 0 && a.plot) rc = speedup_plot(&a, &t, quants, nq, (const char(*)[256])models);
     table_free(&t);
-    scenario_close(&s);
     return rc;
 }
 
@@ -245,10 +329,13 @@ static int cmd_speedup(int argc, char **argv)
 static const char *const REPORT_QUANTS[] = {"fp32", "terngrad", "qsgd:levels=3,norm=max,bucket=512",
                                             "orq:levels=3,bucket=512"};
 
-/* What a report covers: its clusters (with the gain figure's short names) and models. */
+/* What a report covers: its platforms (with their short names for the legends, and the keys of those that are
+ * not a built-in's) and models. */
 typedef struct {
     const char *const *platforms, *const *clusters, *const *models;
     size_t np, nm;
+    const char *const *keys;
+    size_t nkeys;
 } report_set;
 
 /* A platform as part of a file name: a built-in's name as it is, an XML file's base name, anything else
@@ -268,7 +355,100 @@ static void report_slug(const char *platform, char *out, size_t cap)
     out[k] = '\0';
 }
 
-/* The figures of a report: one per cluster (a panel per model), and each quantizer's gain over the first. */
+/* sim_report's rows run platform, model, quantizer, GPU count: the row of each. */
+static size_t report_row(const report_set *set, size_t nq, size_t ngpus, size_t pi, size_t mi, size_t k, size_t g)
+{
+    return 1 + ((pi * set->nm + mi) * nq + k) * ngpus + g;
+}
+
+/* The gain figure: every quantizer's speedup over the first's, a panel per model, a line per cluster and quantizer. */
+static int report_gain(const char *dir, const gq_table *rows, const quant_labels *names, size_t nq, size_t ngpus,
+                       const report_set *set)
+{
+    const size_t sc = (size_t)table_column(rows, "speedup"), gc = (size_t)table_column(rows, "gpus");
+    char *dat = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&dat, &len);
+    if (!f) return -1;
+    for (size_t mi = 0; mi < set->nm; mi++)
+        for (size_t pi = 0; pi < set->np; pi++)
+            for (size_t k = 1; k < nq; k++) {
+                fprintf(f, "# %s %s %s\n", set->models[mi], set->platforms[pi], names->name[k]);
+                for (size_t g = 0; g < ngpus; g++) {
+                    const size_t r = report_row(set, nq, ngpus, pi, mi, k, g),
+                                 r0 = report_row(set, nq, ngpus, pi, mi, 0, g);
+                    fprintf(f, "%s %.6g\n", table_cell(rows, r, gc),
+                            atof(table_cell(rows, r, sc)) / atof(table_cell(rows, r0, sc)));
+                }
+                fprintf(f, "\n\n");
+            }
+    if (fclose(f) != 0) return free(dat), -1;
+    char png[4200], title[400];
+    snprintf(png, sizeof png, "%s/gain.png", dir);
+    snprintf(title, sizeof title, "Each quantizer's speedup over %s's", names->name[0]);
+    gp_vars vars = {0};
+    gpv_string(&vars, "ptitle", title);
+    gpv_string(&vars, "first", names->name[0]);
+    const char *keys[MAX_QUANTS + MAX_PLATFORMS];
+    size_t nkeys = 0;
+    for (size_t k = 0; k < names->nkey; k++) keys[nkeys++] = names->key_ptr[k];
+    for (size_t k = 0; k < set->nkeys; k++) keys[nkeys++] = set->keys[k];
+    gpv_speckeys(&vars, keys, nkeys);
+    gpv_array(&vars, "models", set->models, set->nm);
+    gpv_array(&vars, "clusters", set->clusters, set->np);
+    gpv_array(&vars, "gains", names->ptr + 1, nq - 1);
+    int rc = cli_plot("report_gain", png, dat, &vars);
+    gpv_free(&vars);
+    free(dat);
+    return rc;
+}
+
+/* The comparison figure across platforms: images/s (and, where every row has a price, the cost of a million
+ * images) against GPUs, a panel per model, a line per platform and quantizer. */
+static int report_compare(const char *dir, const gq_table *rows, const quant_labels *names, size_t nq, size_t ngpus,
+                          const report_set *set)
+{
+    const size_t ic = (size_t)table_column(rows, "images_per_s"), gc = (size_t)table_column(rows, "gpus"),
+                 cc = (size_t)table_column(rows, "cost_per_million_samples");
+    int costs = 1;
+    for (size_t r = 1; r < rows->nrows; r++) costs = costs && *table_cell(rows, r, cc);
+    char *dat = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&dat, &len);
+    if (!f) return -1;
+    for (size_t mi = 0; mi < set->nm; mi++)
+        for (size_t pi = 0; pi < set->np; pi++)
+            for (size_t k = 0; k < nq; k++) {
+                fprintf(f, "# %s %s %s\n", set->models[mi], set->platforms[pi], names->name[k]);
+                for (size_t g = 0; g < ngpus; g++) {
+                    const size_t r = report_row(set, nq, ngpus, pi, mi, k, g);
+                    fprintf(f, "%s %s %s\n", table_cell(rows, r, gc), table_cell(rows, r, ic),
+                            costs ? table_cell(rows, r, cc) : "0");
+                }
+                fprintf(f, "\n\n");
+            }
+    if (fclose(f) != 0) return free(dat), -1;
+    char png[4200];
+    snprintf(png, sizeof png, "%s/compare.png", dir);
+    gp_vars vars = {0};
+    gpv_string(&vars, "ptitle", costs ? "Throughput and cost across platforms" : "Throughput across platforms");
+    gpv_number(&vars, "costs", costs);
+    const char *keys[MAX_QUANTS + MAX_PLATFORMS];
+    size_t nkeys = 0;
+    for (size_t k = 0; k < names->nkey; k++) keys[nkeys++] = names->key_ptr[k];
+    for (size_t k = 0; k < set->nkeys; k++) keys[nkeys++] = set->keys[k];
+    gpv_speckeys(&vars, keys, nkeys);
+    gpv_array(&vars, "models", set->models, set->nm);
+    gpv_array(&vars, "clusters", set->clusters, set->np);
+    gpv_array(&vars, "quants", names->ptr, nq);
+    int rc = cli_plot("report_compare", png, dat, &vars);
+    gpv_free(&vars);
+    free(dat);
+    return rc;
+}
+
+/* The figures of a report: one per cluster (a panel per model), each quantizer's gain over the first, and with more
+ * than one platform their comparison. */
 static int report_figures(const char *dir, const gq_table *rows, const char *const *quants, size_t nq, size_t ngpus,
                           const report_set *set)
 {
@@ -290,41 +470,31 @@ static int report_figures(const char *dir, const gq_table *rows, const char *con
         free(dat);
         if (rc != 0) return -1;
     }
-    if (nq < 2) return 0;
-    /* the gain figure: the second quantizer's speedup over the first's, per cluster and model, against GPUs;
-     * sim_report's rows run platform, model, quantizer, GPU count, so quantizer 1's row is ngpus after 0's */
-    const size_t sc = (size_t)table_column(rows, "speedup"), gc = (size_t)table_column(rows, "gpus");
-    char *dat = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&dat, &len);
-    if (!f) return -1;
-    for (size_t block = 0; block < set->np * set->nm; block++) {
-        fprintf(f, "# %s %s\n", set->platforms[block / set->nm], set->models[block % set->nm]);
-        for (size_t g = 0; g < ngpus; g++) {
-            const size_t r = 1 + block * nq * ngpus + g;
-            fprintf(f, "%s %.6g\n", table_cell(rows, r, gc),
-                    atof(table_cell(rows, r + ngpus, sc)) / atof(table_cell(rows, r, sc)));
-        }
-        fprintf(f, "\n\n");
-    }
-    if (fclose(f) != 0) return free(dat), -1;
-    char png[4200], title[400];
-    snprintf(png, sizeof png, "%s/gain.png", dir);
-    snprintf(title, sizeof title, "%s speedup / %s speedup (above 1: %s trains faster)", names.name[1], names.name[0],
-             names.name[1]);
-    gp_vars vars = {0};
-    gpv_string(&vars, "ptitle", title);
-    const char *two[2]; /* the key lines of the two quantizers this figure shows */
-    size_t ntwo = 0;
-    for (int q = 0; q < 2; q++)
-        if (names.key_of[q] >= 0) two[ntwo++] = names.key[names.key_of[q]];
-    gpv_speckeys(&vars, two, ntwo);
-    gpv_array(&vars, "models", set->models, set->nm);
-    gpv_array(&vars, "clusters", set->clusters, set->np);
-    int rc = cli_plot("report_gain", png, dat, &vars);
-    gpv_free(&vars);
-    free(dat);
-    return rc;
+    if (nq > 1 && report_gain(dir, rows, &names, nq, ngpus, set) != 0) return -1;
+    return set->np > 1 ? report_compare(dir, rows, &names, nq, ngpus, set) : 0;
+}
+
+/* Across the report's platforms at its largest GPU count: each model and quantizer's throughput and price, in
+ * the rows' order (platform, model, quantizer). */
+static void report_comparison(const gq_table *rows, const report_set *set, size_t nq, size_t ngpus, gq_table *out)
+{
+    static const char *const HEADER[] = {"platform",     "model",         "quant",
+                                         "images_per_s", "cost_per_hour", "cost_per_million_samples"};
+    table_init(out, HEADER, 6);
+    out->key_cols = 3;
+    static const char *const FROM[] = {"platform",     "model",         "quant",
+                                       "images_per_s", "cost_per_hour", "cost_per_million_samples"};
+    int col[6];
+    for (int c = 0; c < 6; c++) col[c] = table_column(rows, FROM[c]);
+    for (size_t pi = 0; pi < set->np; pi++)
+        for (size_t mi = 0; mi < set->nm; mi++)
+            for (size_t k = 0; k < nq; k++) {
+                const size_t r = report_row(set, nq, ngpus, pi, mi, k, ngpus - 1);
+                table_row(out, "%s\t%s\t%s\t%s\t%s\t%s", table_cell(rows, r, (size_t)col[0]),
+                          table_cell(rows, r, (size_t)col[1]), table_cell(rows, r, (size_t)col[2]),
+                          table_cell(rows, r, (size_t)col[3]), table_cell(rows, r, (size_t)col[4]),
+                          table_cell(rows, r, (size_t)col[5]));
+            }
 }
 
 static int cmd_report(int argc, char **argv)
@@ -332,47 +502,86 @@ static int cmd_report(int argc, char **argv)
     cli_args a = {0};
     cli_sim_defaults(&a);
     if (cli_parse_command(C_REPORT, argc, argv, &a)) return EXIT_USAGE;
-    default_gpus(&a, NULL);
+    cli_warn_platforms(a.platforms, a.nplatforms);
     const char *dir = a.out ? a.out : "gqsim-report";
     if (!a.out && cli_check_output_dir("--out", dir) != 0) return EXIT_USAGE;
     const char *const *quants = a.nquant ? a.quant : REPORT_QUANTS;
     const size_t nq = a.nquant ? a.nquant : 4;
+    /* TernGrad's two clusters and three models, or the user's own clusters or models in their place */
+    static const char *const CLUSTERS[2] = {"1 GbE", "InfiniBand"};
+    platform_labels plats;
+    platform_names(&plats, a.platforms, a.nplatforms);
+    const char *cluster_names[MAX_PLATFORMS];
+    for (size_t k = 0; k < a.nplatforms; k++) cluster_names[k] = plats.name[k];
+    const report_set set = {.platforms = a.nplatforms ? a.platforms : REPORT_PLATFORMS,
+                            .clusters = a.nplatforms ? cluster_names : CLUSTERS,
+                            .models = a.nmodels ? a.models : REPORT_MODELS,
+                            .np = a.nplatforms ? a.nplatforms : 2,
+                            .nm = a.nmodels ? a.nmodels : 3,
+                            .keys = plats.key_ptr,
+                            .nkeys = a.nplatforms ? plats.nkey : 0};
+    /* without --gpus, 1, 2, 4, ... up to what the smallest platform of a fixed size holds */
+    const cluster_spec *fixed = NULL;
+    cluster_spec each[MAX_PLATFORMS];
+    for (size_t k = 0; k < set.np && !a.ngpus; k++) {
+        char msg[1024];
+        if (cluster_parse(set.platforms[k], &each[k], msg, sizeof msg) == GQ_OK && each[k].nodes &&
+            (!fixed || each[k].nodes * each[k].gpus_per_node < fixed->nodes * fixed->gpus_per_node))
+            fixed = &each[k];
+    }
     int gpus[MAX_GPU_COUNTS];
-    for (size_t g = 0; g < a.ngpus; g++) gpus[g] = (int)a.gpus[g];
+    const size_t ngpus = default_gpus(&a, fixed, gpus);
     if (cli_stage_dir(dir) != 0) return 1; /* removed again if the report fails */
     sim_request q = cli_request_of(&a);
-    /* TernGrad's two clusters and three models, or the user's own cluster or model in their place */
-    static const char *const CLUSTERS[2] = {"1 GbE", "InfiniBand"};
-    const report_set set = {a.platform ? &a.platform : REPORT_PLATFORMS, a.platform ? &a.platform : CLUSTERS,
-                            a.model ? &a.model : REPORT_MODELS, a.platform ? 1 : 2, a.model ? 1 : 3};
-    gq_table rows = {0}, summary = {0};
+    gq_table rows = {0}, summary = {0}, across = {0};
     char msg[1024];
     int rc = 0;
     const gq_err reported = sim_report(&q, set.platforms, (int)set.np, set.models, (int)set.nm, quants, (int)nq, gpus,
-                                       (int)a.ngpus, &rows, &summary, on_progress, NULL, msg, sizeof msg);
+                                       (int)ngpus, &rows, &summary, on_progress, NULL, msg, sizeof msg);
     if (reported != GQ_OK) {
+        cli_progress(0, "%s", "");
         cli_error("%s", msg);
         rc = cli_exit_of(reported);
     }
     cli_progress(1, "report: done");
     char csv[4200];
     snprintf(csv, sizeof csv, "%s/report.csv", dir);
-    if (rc == 0 && (table_write_csv(&rows, csv) != 0 || report_figures(dir, &rows, quants, nq, a.ngpus, &set) != 0))
+    if (rc == 0 && (table_write_csv(&rows, csv) != 0 || report_figures(dir, &rows, quants, nq, ngpus, &set) != 0))
         rc = 1;
+    int priced = 0; /* a row with a price: the comparison says what the throughput costs */
+    for (size_t r = 1; rc == 0 && r < rows.nrows; r++)
+        priced |= *table_cell(&rows, r, (size_t)table_column(&rows, "cost_per_hour")) != '\0';
+    if (rc == 0 && (set.np > 1 || priced)) {
+        report_comparison(&rows, &set, nq, ngpus, &across);
+        snprintf(csv, sizeof csv, "%s/compare.csv", dir);
+        if (table_write_csv(&across, csv) != 0) rc = 1;
+    }
     if (rc == 0) {
+        /* the scheme as the rows say it (a --framework sets it where --sync was not given) */
+        const char *sync = table_cell(&rows, 1, (size_t)table_column(&rows, "sync"));
         if (a.format == FMT_TABLE)
-            printf("Speedup over one GPU (fp32) at %llu GPUs, %s sync, %s engine:\n\n",
-                   (unsigned long long)a.gpus[a.ngpus - 1], sync_name(q.run.sync), sim_engine_name(q.run.engine));
+            printf("Speedup over one GPU (fp32) at %d GPUs, %s, %s engine:\n\n", gpus[ngpus - 1], sync,
+                   sim_engine_name(q.run.engine));
         table_print(&summary, (cli_format)a.format);
+        if (a.format == FMT_TABLE && across.nrows > 1) {
+            printf("\n%s at %d GPUs (compare.csv%s):\n\n", set.np > 1 ? "Across platforms" : "Throughput and price",
+                   gpus[ngpus - 1], set.np > 1 ? ", compare.png" : "");
+            table_print(&across, FMT_TABLE);
+        }
         if (a.format == FMT_TABLE)
-            printf("\nWrote %s/report.csv and a figure per cluster%s (each figure with its .gp script and .dat "
-                   "data).\nWhich quantizer reaches an accuracy first there: gqsim tta --platform terngrad-ethernet "
-                   "--gpus 8 --quant fp32 --quant terngrad --target 0.88 --plot tta.png (LeNet-5 trained here; "
-                   "docs/accuracy.md).\n",
-                   dir, nq > 1 ? ", and gain.png" : "");
+            printf("\nWrote %s/report.csv and a figure per cluster%s%s (each figure with its .gp script and .dat "
+                   "data).\nWhich quantizer reaches an accuracy first there: gqsim tta --platform %s --gpus %d "
+                   "--quant fp32 --quant terngrad --target 0.88 --plot tta.png (the accuracies of LeNet-5 trained "
+                   "here on Fashion-MNIST, which reaches 0.88 in fp32; docs/accuracy.md).\n",
+                   dir, nq > 1 ? ", gain.png" : "",
+                   set.np > 1 ? ", compare.png and compare.csv"
+                   : priced   ? ", compare.csv"
+                              : "",
+                   set.platforms[0], gpus[ngpus - 1] > 1 ? gpus[ngpus - 1] : 8);
     }
     table_free(&rows);
     table_free(&summary);
+    table_free(&across);
     return rc;
 }
 
@@ -678,13 +887,57 @@ static void advise_across(const gq_table *best, int gpus, int mode)
     }
 }
 
+/* --rank-by cost: every search's winner (each platform at each GPU count), cheapest first by the cost of a million
+ * images or, with a target, of reaching it. */
+static void advise_by_cost(const gq_table *best, int to_target)
+{
+    const char *cost = to_target ? "cost_to_target" : "cost_per_million_samples";
+    const int vc = table_column(best, cost), pc = table_column(best, "platform"), gc = table_column(best, "gpus"),
+              qc = table_column(best, "quant"), sc = table_column(best, "sync"),
+              ic = table_column(best, "images_per_s");
+    const size_t n = best->nrows - 1;
+    size_t *order = gq_xcalloc(n + 1, sizeof *order);
+    for (size_t i = 0; i < n; i++) { /* insertion sort, ties in the order searched */
+        order[i] = i + 1;
+        for (size_t j = i; j > 0 && atof(table_cell(best, order[j], vc)) < atof(table_cell(best, order[j - 1], vc));
+             j--) {
+            const size_t t = order[j];
+            order[j] = order[j - 1], order[j - 1] = t;
+        }
+    }
+    const char *header[] = {"platform", "gpus", cost, "x_cheapest", "images_per_s", "quant", "sync"};
+    gq_table t;
+    table_init(&t, header, 7);
+    t.key_cols = 2;
+    const double first = atof(table_cell(best, order[0], vc));
+    for (size_t i = 0; i < n; i++) {
+        const size_t r = order[i];
+        table_row(&t, "%s\t%s\t%s\t%.3f\t%s\t%s\t%s", table_cell(best, r, pc), table_cell(best, r, gc),
+                  table_cell(best, r, vc), atof(table_cell(best, r, vc)) / first, table_cell(best, r, ic),
+                  table_cell(best, r, qc), table_cell(best, r, sc));
+    }
+    printf("\nBy cost %s, every search's best, cheapest first:\n\n",
+           to_target ? "to the target" : "of a million images");
+    table_print(&t, FMT_TABLE);
+    table_free(&t);
+    free(order);
+}
+
+/* Whether a platform has a price (its node-hour-cost=), or the run one for every GPU. */
+static int priced(const char *platform, double gpu_hour_cost)
+{
+    cluster_spec c;
+    char msg[1024];
+    return gpu_hour_cost > 0 || (cluster_parse(platform, &c, msg, sizeof msg) == GQ_OK && c.node_hour_cost > 0);
+}
+
 /* --plot: a bar for each row printed, its speedup over its search's fp32, coloured by search. */
 static int advise_plot(const char *path, const gq_table *rows, const char *model)
 {
     const int pc = table_column(rows, "platform"), gc = table_column(rows, "gpus"), qc = table_column(rows, "quant"),
               sc = table_column(rows, "sync"), fc = table_column(rows, "fusion_bytes"),
               cc = table_column(rows, "codec_on"), xc = table_column(rows, "speedup_over_fp32"),
-              bc = table_column(rows, "fp32_below");
+              bc = table_column(rows, "fp32_below"), ic = table_column(rows, "images_per_s");
     char *dat = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&dat, &len);
@@ -693,7 +946,7 @@ static int advise_plot(const char *path, const gq_table *rows, const char *model
     const char **ptr = gq_xcalloc(n + 1, sizeof *ptr);
     if (!f) return free(labels), free(ptr), -1;
     int search = -1;
-    double xmax = 1;
+    double xmax = 0;
     for (size_t r = 1; r <= n; r++) {
         if (r == 1 || strcmp(table_cell(rows, r, pc), table_cell(rows, r - 1, pc)) != 0 ||
             strcmp(table_cell(rows, r, gc), table_cell(rows, r - 1, gc)) != 0)
@@ -709,14 +962,15 @@ static int advise_plot(const char *path, const gq_table *rows, const char *model
                  table_cell(rows, r, pc), table_cell(rows, r, gc), table_cell(rows, r, qc), table_cell(rows, r, sc), fu,
                  atof(below) > 0 ? ", fp32 below " : "", atof(below) > 0 ? below : "", table_cell(rows, r, cc));
         ptr[r - 1] = labels[r - 1];
-        const char *x = table_cell(rows, r, xc);
-        fprintf(f, "%zu %s %d\n", r - 1, *x ? x : "0", search);
-        if (atof(x) > xmax) xmax = atof(x);
+        /* the bar in images/s, and its search's fp32 (its images/s over its speedup) */
+        const double images = atof(table_cell(rows, r, ic)), over = atof(table_cell(rows, r, xc));
+        const double fp32 = over > 0 ? images / over : 0;
+        fprintf(f, "%zu %.17g %d %.17g %.17g\n", r - 1, images, search, fp32, over);
+        xmax = fmax(xmax, fmax(images, fp32));
     }
     if (fclose(f) != 0) return free(dat), free(labels), free(ptr), -1;
     char title[400];
-    snprintf(title, sizeof title, "%.100s: advise's best configurations, speedup over the best fp32 of each search",
-             model);
+    snprintf(title, sizeof title, "%.100s: advise's best configurations in images/s, each search's fp32 marked", model);
     gp_vars vars = {0};
     gpv_string(&vars, "ptitle", title);
     gpv_number(&vars, "xmax", xmax);
@@ -776,6 +1030,7 @@ static int cmd_advise(int argc, char **argv)
     a.batch = 0; /* the simulated model's customary batch unless given; the trainer keeps its own */
     a.top = 5;
     if (cli_parse_command(C_ADVISE, argc, argv, &a)) return EXIT_USAGE;
+    if (!under_mpirun()) cli_warn_platforms(a.platforms, a.nplatforms); /* under mpirun once, by rank 0, below */
     sim_request q = cli_request_of(&a);
     if (a.train && a.accuracy_curve)
         return cli_error("advise: --train or --accuracy-curve, not both (each gives the curves)"), EXIT_USAGE;
@@ -783,6 +1038,24 @@ static int cmd_advise(int argc, char **argv)
         return cli_error("advise: --accuracy-curve or --train goes with --target-accuracy, --budget or both (the "
                          "curves say when each quantizer reaches an accuracy)"),
                EXIT_USAGE;
+    const int curved = a.accuracy_curve || a.train;
+    if (a.rank_by == RANK_TIME && !(curved && a.target > 0))
+        return cli_error("advise: --rank-by time-to-target needs --target-accuracy with --accuracy-curve or --train"),
+               EXIT_USAGE;
+    if (a.rank_by == RANK_THROUGHPUT && curved)
+        return cli_error("advise: --rank-by throughput ranks by images/s alone: leave out --accuracy-curve and --train "
+                         "(with them advise ranks by the time to the target, or the accuracy within the budget)"),
+               EXIT_USAGE;
+    if (a.rank_by == RANK_COST && curved && !(a.target > 0))
+        return cli_error(
+                   "advise: --rank-by cost with accuracy curves needs --target-accuracy (the cost of reaching it)"),
+               EXIT_USAGE;
+    for (size_t k = 0; a.rank_by == RANK_COST && k < a.nplatforms; k++)
+        if (!priced(a.platforms[k], a.gpu_hour_cost))
+            return cli_error("advise: --rank-by cost: --platform '%.*s%s' has no price (node-hour-cost=C in its spec, "
+                             "gqsim.node-hour-cost in its XML) and no --gpu-hour-cost is given",
+                             CLI_CLIP(a.platforms[k])),
+                   EXIT_USAGE;
     if (a.per_tensor && (a.nplatforms > 1 || a.ngpus > 1))
         return cli_error("advise: --per-tensor plans one search's winner: give one --platform and one --gpus"),
                EXIT_USAGE;
@@ -816,7 +1089,9 @@ static int cmd_advise(int argc, char **argv)
         ncurves = (int)nq;
     }
     const int rank = comm.size > 1 ? comm.rank : 0; /* rank 0 prints; every rank computes the same rows */
-    gq_table all = {0}; /* every search's rows: CSV prints them as one table, --plot draws them */
+    if (under_mpirun() && rank == 0) cli_warn_platforms(a.platforms, a.nplatforms);
+    gq_table all = {0};        /* every search's rows: CSV prints them as one table, --plot draws them */
+    gq_table every_best = {0}; /* every search's winner, for --rank-by cost */
     int rc = 0;
     /* GPU counts outer, platforms inner: each platform's best at a count side by side */
     for (size_t g = 0; g < a.ngpus && rc == 0; g++) {
@@ -851,6 +1126,7 @@ static int cmd_advise(int argc, char **argv)
                 break;
             }
             table_copy_row(&best, &all, first);
+            table_copy_row(&every_best, &all, first);
             if (a.format == FMT_TABLE && rank == 0) {
                 gq_table t = {0}; /* this search's rows, under its own heading */
                 for (size_t k = first; k < all.nrows; k++) table_copy_row(&t, &all, k);
@@ -859,16 +1135,24 @@ static int cmd_advise(int argc, char **argv)
                        "best %d and each scheme's best), the best %zu of those:\n",
                        g || pi ? "\n" : "", q.model, q.platform, r.gpus, gq_s(r.gpus), n.screened, n.finalists,
                        sim_engine_name(q.run.engine), r.top, t.nrows - 1);
-                printf("Why: %s\n\n", why);
+                printf("Why: %s\n", why);
+                if (!ncurves)
+                    printf("Accuracy not considered (no --accuracy-curve or --train): a biased or low-rank codec may "
+                           "train to less (accuracy_note; docs/accuracy-tables.md).\n");
+                printf("\n");
                 table_print(&t, FMT_TABLE);
                 table_free(&t);
             }
             if (a.per_tensor) rc = advise_per_tensor(&a, &n, r.gpus, rank);
         }
-        if (rc == 0 && rank == 0 && a.format == FMT_TABLE && a.nplatforms > 1 && best.nrows > 1)
+        if (rc == 0 && rank == 0 && a.format == FMT_TABLE && a.nplatforms > 1 && best.nrows > 1 &&
+            a.rank_by != RANK_COST)
             advise_across(&best, (int)a.gpus[g], !ncurves ? 0 : a.target > 0 ? 1 : 2);
         table_free(&best);
     }
+    if (rc == 0 && rank == 0 && a.format == FMT_TABLE && a.rank_by == RANK_COST && every_best.nrows > 1)
+        advise_by_cost(&every_best, ncurves > 0);
+    table_free(&every_best);
     if (rc == 0 && a.format != FMT_TABLE && rank == 0) table_print(&all, (cli_format)a.format);
     if (rc == 0 && a.plot && rank == 0 && advise_plot(a.plot, &all, q.model) != 0) rc = 1;
     table_free(&all);

@@ -507,6 +507,7 @@ static int cmd_tta(int argc, char **argv)
     cli_sim_defaults(&a);
     a.batch = 0; /* training: 64 (the trainer's); a curve: the model's customary batch */
     if (cli_parse_command(C_TTA, argc, argv, &a)) return EXIT_USAGE;
+    cli_warn_platforms(&a.platform, a.platform ? 1 : 0);
     const char *const *quants = a.nquant ? a.quant : (const char *const[]){"fp32"};
     const size_t nq = a.nquant ? a.nquant : 1;
     const int gpus = (int)a.gpus[0];

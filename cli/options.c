@@ -27,6 +27,7 @@
      B(C_MODELS_COMPUTE) | B(C_GPUS_LIST) | B(C_GPUS_FIT) | B(C_PLATFORMS_LIST) | B(C_PLATFORMS_SHOW) |                \
      B(C_PLATFORMS_CALIBRATE) | SIMS | B(C_TRAIN) | B(C_SWEEP))
 #define CODECS (B(C_QUANT_ENCODE) | B(C_QUANT_ROUNDTRIP))
+#define COMPARES (B(C_SPEEDUP) | B(C_REPORT)) /* the commands that take several models and platforms */
 
 typedef enum {
     T_STR,
@@ -97,6 +98,12 @@ static int p_optimizer(const char *v, cli_args *a)
     static const char *const N[] = {"sgd", "momentum", "adam", NULL}; /* OPT_SGD, OPT_MOMENTUM, OPT_ADAM */
     return pick(v, N, &a->optimizer);
 }
+static int p_rank_by(const char *v, cli_args *a)
+{
+    /* RANK_AUTO is not a name: the default follows the curves */
+    static const char *const N[] = {"auto", "throughput", "cost", "time-to-target", NULL};
+    return strcmp(v, "auto") == 0 ? -1 : pick(v, N, &a->rank_by);
+}
 static int p_schedule(const char *v, cli_args *a)
 {
     int e, used = 0;
@@ -118,17 +125,29 @@ static const cli_option OPTIONS[] = {
      .meta = "M",
      .type = T_STR,
      .field = F(model),
-     .cmds = SIMS | B(C_MODELS_COMPUTE) | B(C_TRAIN),
-     .required = B(C_SIMULATE) | B(C_SPEEDUP) | B(C_MODELS_COMPUTE) | B(C_ADVISE),
+     .cmds = (SIMS & ~COMPARES) | B(C_MODELS_COMPUTE) | B(C_TRAIN),
+     .required = B(C_SIMULATE) | B(C_MODELS_COMPUTE) | B(C_ADVISE),
      .check = CHK_MODEL,
      .help = "a built-in model ('gqsim models list') or a path to a .model file"},
+    {.name = "--model",
+     .input = 1,
+     .meta = "M",
+     .type = T_STRS,
+     .field = F(models),
+     .count = F(nmodels),
+     .cap = MAX_MODELS,
+     .cmds = COMPARES,
+     .required = B(C_SPEEDUP),
+     .check = CHK_MODEL,
+     .help = "a built-in model ('gqsim models list') or a path to a .model file; repeatable: every model with every "
+             "platform"},
     {.name = "--platform",
      .input = 1,
      .meta = "P",
      .type = T_STR,
      .field = F(platform),
-     .cmds = (SIMS & ~B(C_ADVISE)) | B(C_TRAIN),
-     .required = B(C_SIMULATE) | B(C_SPEEDUP) | B(C_TTA),
+     .cmds = (SIMS & ~B(C_ADVISE) & ~COMPARES) | B(C_TRAIN),
+     .required = B(C_SIMULATE) | B(C_TTA),
      .check = CHK_PLATFORM,
      .help = "a built-in cluster ('gqsim platforms list'), cluster:gpus-per-node=G,gpu=NAME,intra=K,inter=K[,...], "
              "or a SimGrid XML file ('gqsim platforms xml NAME > my.xml')"},
@@ -143,6 +162,17 @@ static const cli_option OPTIONS[] = {
      .required = B(C_ADVISE),
      .check = CHK_PLATFORM,
      .help = "a cluster as simulate takes it; repeatable: each searched on its own, their best compared"},
+    {.name = "--platform",
+     .input = 1,
+     .meta = "P",
+     .type = T_STRS,
+     .field = F(platforms),
+     .count = F(nplatforms),
+     .cap = MAX_PLATFORMS,
+     .cmds = COMPARES,
+     .required = B(C_SPEEDUP),
+     .check = CHK_PLATFORM,
+     .help = "a cluster as simulate takes it; repeatable: every platform with every model, compared"},
     {.name = "--gpus",
      .meta = "N",
      .type = T_U64S,
@@ -255,12 +285,13 @@ static const cli_option OPTIONS[] = {
      .help = "aligned table, or CSV: one header line, then rows"},
     {.name = "--plot",
      .per_rank = 1,
-     .meta = "FIG.png|FIG.svg",
+     .meta = "FIG.png|.svg|.pdf",
      .type = T_STR,
      .field = F(plot),
      .cmds = B(C_SPEEDUP) | B(C_VALIDATE) | B(C_QUANT_SWEEP) | B(C_TRAIN) | B(C_TTA) | B(C_ADVISE),
      .check = CHK_PLOT,
-     .help = "a figure, with its gnuplot script (.gp) and data (.dat) beside it"},
+     .help = "a figure, its format by the extension (PNG, SVG or PDF), with its gnuplot script (.gp) and data "
+             "(.dat) beside it"},
     {.name = "--out",
      .meta = "DIR",
      .type = T_STR,
@@ -642,6 +673,25 @@ static const cli_option OPTIONS[] = {
      .field = F(accuracy_curve),
      .cmds = B(C_TTA),
      .help = "accuracy per epoch measured elsewhere (columns quant,epoch,accuracy), instead of training"},
+    {.name = "--rank-by",
+     .type = T_ENUM,
+     .cmds = B(C_ADVISE),
+     .parse = p_rank_by,
+     .allowed = "throughput|cost|time-to-target",
+     .help = "what 'best' means: images/s (the default without curves), the cost of a million images (or of "
+             "reaching the target, with curves; needs a price), or the time to --target-accuracy (the default with "
+             "curves); within one search the price an hour is one, so cost orders each search as throughput does and "
+             "decides between platforms and GPU counts"},
+    {.name = "--gpu-hour-cost",
+     .meta = "C",
+     .type = T_DBL,
+     .field = F(gpu_hour_cost),
+     .lo = 0,
+     .hi = 1e6,
+     .lo_open = 1,
+     .cmds = B(C_SIMULATE) | COMPARES | B(C_TTA) | B(C_ADVISE),
+     .help = "what one GPU costs an hour, in any currency: rows get cost_per_hour and cost_per_million_samples "
+             "(a platform's own node-hour-cost=C prices whole nodes instead; give one of the two)"},
     {.name = "--budget",
      .meta = "SECONDS",
      .type = T_DBL,
@@ -1092,7 +1142,7 @@ void cli_options_help(FILE *out, cli_cmd cmd)
     for (size_t k = 0; k < NALL; k++) {
         const cli_option *o = &ALL[k];
         if (!(o->cmds & B(cmd))) continue;
-        char head[96];
+        char head[512]; /* the longest list of names whole (a cut name reads as another) */
         const char *v = value_of(o);
         snprintf(head, sizeof head, "%s%s%s", o->name, *v ? " " : "", v);
         char range[96] = "";

@@ -45,9 +45,12 @@ typedef enum {
     C_COUNT_
 } cli_cmd;
 
+enum { RANK_AUTO, RANK_THROUGHPUT, RANK_COST, RANK_TIME }; /* advise --rank-by */
+
 #define MAX_QUANTS 16
 #define MAX_GPU_COUNTS 32
 #define MAX_PLATFORMS 8
+#define MAX_MODELS 8
 
 /* The values of every option; a command reads the ones it takes. Set the
  * defaults before parsing: the parser overwrites what is given. */
@@ -58,8 +61,12 @@ typedef struct {
         *accuracy_curve, *grid, *per_tensor, *plan, *measured_out, *timings_out, *pingpong;
     const char *quant[MAX_QUANTS];
     size_t nquant;
-    const char *platforms[MAX_PLATFORMS]; /* advise: every --platform, searched one after the other */
+    const char *platforms[MAX_PLATFORMS]; /* advise, speedup, report: every --platform */
     size_t nplatforms;
+    const char *models[MAX_MODELS]; /* speedup, report: every --model */
+    size_t nmodels;
+    double gpu_hour_cost; /* --gpu-hour-cost; 0: none */
+    int rank_by;          /* advise --rank-by: RANK_AUTO (not given), RANK_THROUGHPUT, RANK_COST, RANK_TIME */
     const char *dist[8];
     size_t ndist;
     uint64_t gpus[MAX_GPU_COUNTS], bucket[32], levels[8], workers[16], dump_at[64], seeds[16];

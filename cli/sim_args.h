@@ -10,5 +10,8 @@
 void cli_sim_defaults(cli_args *a);
 /* The request the options make. */
 sim_request cli_request_of(const cli_args *a);
+/* One line on stderr ("gqsim: warning: ...") for each platform that says what may surprise: a user's XML with
+ * half-duplex links (SimGrid's default sharing policy). */
+void cli_warn_platforms(const char *const *platforms, size_t n);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include "gq_alloc.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,11 @@ static int significant_digits(const char *s)
 
 void table_real(char *buf, size_t cap, double x)
 {
+    /* a whole number as one: 37530, never 3.753e+04 beside a 41283 of the same column */
+    if (x == floor(x) && fabs(x) < 1e15) {
+        snprintf(buf, cap, "%.0f", x);
+        return;
+    }
     for (int digits = 1; digits <= 17; digits++) {
         snprintf(buf, cap, "%.*g", digits, x);
         if (strtod(buf, NULL) == x) return;
@@ -276,7 +282,9 @@ static char *for_text(const char *cell, int header)
     if (!header && is_number(cell) && (strchr(cell, '.') || strstr(cell, "e+") || strstr(cell, "e-")) &&
         significant_digits(cell) > 6) {
         char s[40];
-        snprintf(s, sizeof s, "%.6g", strtod(cell, NULL));
+        const double x = strtod(cell, NULL);
+        /* a million and more in whole units, as the column's whole numbers are (no 1.28117e+06 beside 41283) */
+        snprintf(s, sizeof s, fabs(x) >= 1e6 && fabs(x) < 1e15 ? "%.0f" : "%.6g", x);
         return gq_xstrdup(s);
     }
     return gq_xstrdup(cell);
@@ -308,11 +316,13 @@ static void footnote(layout *l, const size_t *cols, size_t n)
 
 /* Columns whose value is the same on every row, as "name: value" lines (one per line and aligned when every
  * column is, as for a single row). */
-static size_t print_common(FILE *out, const layout *l, const unsigned char *common, size_t width)
+static size_t print_common(FILE *out, const layout *l, const unsigned char *common, const unsigned char *empty,
+                           size_t width)
 {
     const size_t nc = l->t->ncols;
     size_t every = 1, name_w = 0;
     for (size_t c = 0; c < nc; c++) {
+        if (empty[c]) continue; /* left out */
         if (!common[c])
             every = 0;
         else if (strlen(shown_at(l, 0, c)) > name_w)
@@ -362,7 +372,13 @@ void table_text(FILE *out, const gq_table *t, size_t width, const table_key *key
     }
     size_t *cols = gq_xcalloc(nc ? nc : 1, sizeof *cols), ncols = 0;
     unsigned char *common = gq_xcalloc(nc ? nc : 1, 1);
-    for (size_t c = 0; c < nc; c++) cols[ncols++] = c;
+    unsigned char *empty = gq_xcalloc(nc ? nc : 1, 1);
+    for (size_t c = 0; c < nc; c++) { /* a column empty on every row says nothing here (CSV keeps it) */
+        size_t r = 1;
+        while (r <= l.rows && !t->cells[r * nc + c][0]) r++;
+        empty[c] = r > l.rows && l.rows > 0 && c >= t->key_cols;
+        if (!empty[c]) cols[ncols++] = c;
+    }
 
     if (columns_width(&l, cols, ncols) > width && l.rows >= 1) {
         /* 1: what every row shares, above the table */
@@ -370,15 +386,15 @@ void table_text(FILE *out, const gq_table *t, size_t width, const table_key *key
         for (size_t c = 0; c < nc; c++) {
             int same = 1;
             for (size_t r = 2; r <= l.rows && same; r++) same = strcmp(shown_at(&l, r, c), shown_at(&l, 1, c)) == 0;
-            common[c] = (unsigned char)same;
+            common[c] = (unsigned char)(same && !empty[c]);
             differ += !same;
         }
         if (!differ && l.rows > 1) /* rows alike in every column: still one line each */
             for (size_t c = 0; c < t->key_cols && c < nc; c++) common[c] = 0;
         ncols = 0;
         for (size_t c = 0; c < nc; c++)
-            if (!common[c]) cols[ncols++] = c;
-        if (print_common(out, &l, common, width) && ncols) fputc('\n', out);
+            if (!common[c] && !empty[c]) cols[ncols++] = c;
+        if (print_common(out, &l, common, empty, width) && ncols) fputc('\n', out);
         /* 2: headers broken after '_'; 3: a long last text column in lines; 4: long text as footnotes */
         if (columns_width(&l, cols, ncols) > width) l.wrap = 1;
         if (columns_width(&l, cols, ncols) > width && ncols > 1) {
@@ -440,4 +456,5 @@ void table_text(FILE *out, const gq_table *t, size_t width, const table_key *key
     free(l.notes);
     free(cols);
     free(common);
+    free(empty);
 }

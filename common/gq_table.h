@@ -31,7 +31,7 @@ void table_copy_row(gq_table *dst, const gq_table *src, size_t r);
 int table_column(const gq_table *t, const char *name);
 void table_free(gq_table *t);
 
-/* The shortest "%.Ng" of x that strtod reads back as x (N <= 17). */
+/* The shortest "%.Ng" of x that strtod reads back as x (N <= 17); a whole number below 1e15 in full ("%.0f"). */
 void table_real(char *buf, size_t cap, double x);
 
 /* One substitution the caller made in a table before printing it (a short

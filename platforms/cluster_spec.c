@@ -119,6 +119,15 @@ static int set_rpc(cluster_spec *c, const char *v, char *why, size_t cap)
     return pick(v, "none", "grpc", &c->rpc) ? (snprintf(why, cap, "is not grpc or none"), -1) : 0;
 }
 
+/* A price, not a physical quantity: any positive finite amount in the user's currency (a cent an hour to a
+ * million an hour covers every node anyone rents or amortises) */
+static int set_node_hour_cost(cluster_spec *c, const char *v, char *why, size_t cap)
+{
+    if (gq_parse_real_in(v, 0, 1, 1e6, &c->node_hour_cost) != 0)
+        return snprintf(why, cap, "must be a price above 0 and at most 1e6 (an hour of one node)"), -1;
+    return 0;
+}
+
 /* Every key, in the order specs are written and listed. */
 static const struct {
     const char *key;
@@ -141,6 +150,7 @@ static const struct {
     {"socket-link", 1, set_socket_link},
     {"mesh", 1, set_mesh},
     {"rpc", 1, set_rpc},
+    {"node-hour-cost", 1, set_node_hour_cost},
 };
 #define NKEYS (sizeof KEYS / sizeof KEYS[0])
 _Static_assert(NKEYS <= CLUSTER_KEYS_MAX, "CLUSTER_KEYS_MAX is too small");
@@ -283,13 +293,17 @@ void cluster_node_keys(const cluster_spec *c, char *buf, size_t cap)
 
 int cluster_format(const cluster_spec *c, char *buf, size_t cap)
 {
-    char nodes[32] = "", node[96];
+    char nodes[32] = "", node[96], cost[48] = "";
     if (c->nodes) snprintf(nodes, sizeof nodes, ",nodes=%d", c->nodes);
+    if (c->node_hour_cost > 0) {
+        char v[32];
+        snprintf(cost, sizeof cost, ",node-hour-cost=%s", platform_shortest(c->node_hour_cost, v));
+    }
     cluster_node_keys(c, node, sizeof node);
     return snprintf(
-        buf, cap, "cluster:gpus-per-node=%d,gpu=%s,intra=%s,inter=%s,nics=%d,topology=%s,oversub=%g,leaf=%d%s%s%s",
+        buf, cap, "cluster:gpus-per-node=%d,gpu=%s,intra=%s,inter=%s,nics=%d,topology=%s,oversub=%g,leaf=%d%s%s%s%s",
         c->gpus_per_node, c->gpu, c->intra->name, c->inter->name, c->nics, c->topo == TOPO_STAR ? "star" : "fat-tree",
-        c->oversub, c->leaf_nodes, nodes, node, c->rpc ? ",rpc=grpc" : "");
+        c->oversub, c->leaf_nodes, nodes, node, c->rpc ? ",rpc=grpc" : "", cost);
 }
 
 const char *cluster_rpc_name(int rpc) { return rpc == RPC_GRPC ? "grpc" : "none"; }

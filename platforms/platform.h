@@ -46,12 +46,13 @@ typedef struct {
     const link_kind *intra, *inter;
     int nics; /* NICs per node (bandwidth adds up) */
     topology topo;
-    double oversub;     /* fat-tree: leaf uplink = leaf NIC bandwidth / oversub */
-    int leaf_nodes;     /* fat-tree: nodes per leaf switch */
-    int nodes;          /* 0: follows from the number of GPUs */
-    const char *source; /* built-ins: where the description comes from */
-    char xml_path[512]; /* a user's SimGrid XML (then nodes = the nodes it has) */
-    double xml_hosts;   /* the hosts that XML declares (<host> and cluster radicals), which SimGrid would build */
+    double oversub;        /* fat-tree: leaf uplink = leaf NIC bandwidth / oversub */
+    int leaf_nodes;        /* fat-tree: nodes per leaf switch */
+    int nodes;             /* 0: follows from the number of GPUs */
+    const char *source;    /* built-ins: where the description comes from */
+    char xml_path[512];    /* a user's SimGrid XML (then nodes = the nodes it has) */
+    double xml_hosts;      /* the hosts that XML declares (<host> and cluster radicals), which SimGrid would build */
+    int half_duplex_links; /* its <link>s and <cluster>s without sharing_policy (SHARED: half-duplex) or SHARED */
     /* inside a node (docs/simulation.md#inside-a-node); board 1, pcie_switch 0, sockets 1, mesh 0 is the plain
      * layout: every GPU its own link of the intra kind to the node's one switch */
     int board;                    /* GPUs per board sharing the board's one x16 (a K80: 2) */
@@ -68,16 +69,17 @@ typedef struct {
      * a node's CPU copies them each way, bytes/s: its NICs' rate is the lower of theirs and this; 0: their own.
      * Set by the simulation, not by a spec. */
     double rpc_copy_rate;
+    /* what one node costs an hour, in the user's currency (node-hour-cost=C, gqsim.node-hour-cost); 0: not given */
+    double node_hour_cost;
 } cluster_spec;
 
 enum { RPC_NONE = 0, RPC_GRPC = 1 };
 const char *cluster_rpc_name(int rpc);
 
 /* `cluster:gpus-per-node=G,gpu=NAME,intra=...,inter=...[,nics=K][,topology=star|fat-tree]
- * [,oversub=K][,leaf=L][,nodes=N][,rpc=grpc|none]` (and the node's keys), a built-in name, or a user's SimGrid XML
- * file (a path ending in .xml) following docs/simulation.md#your-own-xml: hosts
- * named n<NODE>g<GPU> and gqsim.gpu / gqsim.intra / gqsim.inter properties on
- * its top zone. Errors name the bad part (and the file). */
+ * [,oversub=K][,leaf=L][,nodes=N][,rpc=grpc|none][,node-hour-cost=C]` (and the node's keys), a built-in name, or a
+ * user's SimGrid XML file (a path ending in .xml) following docs/simulation.md#your-own-xml: hosts named n<NODE>g<GPU>
+ * and gqsim.gpu / gqsim.intra / gqsim.inter properties on its top zone. Errors name the bad part (and the file). */
 gq_err cluster_parse(const char *spec, cluster_spec *c, char *msg, size_t cap);
 /* The same for the text of a user's XML (`path` names it in errors): the
  * reader cluster_parse uses, apart for tests and fuzzing. */

@@ -47,5 +47,8 @@ gq_err cluster_load_xml(const char *path, cluster_spec *c, char *msg, size_t cap
 int cluster_finish_node(cluster_spec *c, char *why, size_t cap);
 /* The node's keys where they are not the plain layout's, as `,key=value` (for specs and XML comments). */
 void cluster_node_keys(const cluster_spec *c, char *buf, size_t cap);
+/* v in the fewest digits that read back as the same double (whole numbers as integers), in buf (32 bytes): what a
+ * spec or an XML says of a number, as SimGrid and a person read it. @return buf. */
+const char *platform_shortest(double v, char *buf);
 
 #endif

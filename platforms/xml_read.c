@@ -93,8 +93,8 @@ static double radical_hosts(const char *r)
 /* Every link's, cluster's and backbone's rate and latency within the physical ranges (SimGrid accepts a
  * negative latency), and the hosts the file declares counted (a radical of a billion hosts is refused by
  * the SimGrid engine before SimGrid builds it). */
-static gq_err check_xml_links(const char *text, const char *text_end, const char *path, double *hosts, char *msg,
-                              size_t cap)
+static gq_err check_xml_links(const char *text, const char *text_end, const char *path, double *hosts, int *half_duplex,
+                              char *msg, size_t cap)
 {
     static const struct {
         const char *tag, *attr;
@@ -119,6 +119,16 @@ static gq_err check_xml_links(const char *text, const char *text_end, const char
             if (attr(p, text_end, CHECKS[k].attr, v, sizeof v) == 0 &&
                 phys_parse_simgrid(q, v, &x, why, sizeof why) == -1)
                 e = gq_fail(GQ_ERR_SPEC, msg, cap, "%s:%d: %s %s", path, line_of(text, p), CHECKS[k].attr, why);
+        }
+    /* a link without sharing_policy is SHARED by SimGrid's DTD: both directions share one bandwidth, which no NIC,
+     * PCIe or NVLink link does (gqsim's own XML says SPLITDUPLEX) */
+    static const char *const DUPLEX_TAGS[] = {"<link ", "<cluster "};
+    *half_duplex = 0;
+    for (size_t k = 0; e == GQ_OK && k < 2; k++)
+        for (const char *p = text; (p = find_in(p, text_end, DUPLEX_TAGS[k])) != NULL; p++) {
+            char policy[32];
+            if (attr(p, text_end, "sharing_policy", policy, sizeof policy) != 0 || strcmp(policy, "SHARED") == 0)
+                ++*half_duplex;
         }
     *hosts = 0;
     for (const char *p = text; e == GQ_OK && (p = find_in(p, text_end, "<host ")) != NULL; p++) *hosts += 1;
@@ -201,7 +211,7 @@ gq_err cluster_parse_xml(const char *text, const char *path, cluster_spec *c, ch
             per_node = hi + 1 > per_node ? hi + 1 : per_node;
         }
     }
-    if (e == GQ_OK) e = check_xml_links(text, text_end, path, &c->xml_hosts, msg, cap);
+    if (e == GQ_OK) e = check_xml_links(text, text_end, path, &c->xml_hosts, &c->half_duplex_links, msg, cap);
     if (e == GQ_OK && nodes == 0)
         e = gq_fail(GQ_ERR_SPEC, msg, cap,
                     "%s: no GPU hosts named n<NODE>g<GPU> (hosts or cluster prefix=\"n<NODE>g\")", path);

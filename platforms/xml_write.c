@@ -57,7 +57,7 @@ static void put(sbuf *b, const char *fmt, ...)
 /* A number in the fewest digits that read back as the same double (1e-05, not 1.0000000000000001e-05; whole numbers
  * as integers): SimGrid
  * parses the same value, and a person reads the XML. G(x) formats into a buffer of the statement's own. */
-static const char *shortest(double v, char *buf)
+const char *platform_shortest(double v, char *buf)
 {
     if (v == floor(v) && fabs(v) < 1e15) return snprintf(buf, 32, "%.0f", v), buf; /* rates in whole bytes/s */
     for (int digits = 1; digits <= 17; digits++) {
@@ -66,7 +66,7 @@ static const char *shortest(double v, char *buf)
     }
     return buf;
 }
-#define G(x) shortest((x), (char[32]){0})
+#define G(x) platform_shortest((x), (char[32]){0})
 
 enum { RACK_NODES = 32 };
 
@@ -242,6 +242,7 @@ static void put_head(sbuf *b, const cluster_spec *c, int nodes, int layout, int 
             c->sockets, c->socket_link->name);
     if (c->mesh) put(b, "  <prop id=\"gqsim.mesh\" value=\"cube\"/>\n");
     if (c->rpc) put(b, "  <prop id=\"gqsim.rpc\" value=\"%s\"/>\n", cluster_rpc_name(c->rpc));
+    if (c->node_hour_cost > 0) put(b, "  <prop id=\"gqsim.node-hour-cost\" value=\"%s\"/>\n", G(c->node_hour_cost));
 }
 
 /* A rack of plain nodes as one zone (flat_racks): the DTD wants hosts and routers, then routes. */

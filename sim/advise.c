@@ -43,6 +43,8 @@ const char *const ADVISE_COLUMNS[] = {"rank",
                                       "codec_on",
                                       "iteration_s",
                                       "images_per_s",
+                                      "cost_per_hour",
+                                      "cost_per_million_samples",
                                       "speedup_over_fp32",
                                       "bytes_per_gpu_up",
                                       "codec_share",
@@ -50,6 +52,8 @@ const char *const ADVISE_COLUMNS[] = {"rank",
                                       "iterations_to_target",
                                       "time_to_target_s",
                                       "accuracy_at_budget",
+                                      "cost_to_target",
+                                      "accuracy_note",
                                       "engine",
                                       "codec_source"};
 const size_t ADVISE_NCOLUMNS = sizeof ADVISE_COLUMNS / sizeof ADVISE_COLUMNS[0];
@@ -420,6 +424,19 @@ static gq_err run_finalists(const sim_request *base, const advise_request *a, co
     return e;
 }
 
+/* Without accuracy curves, what a row's quantizer risks: a biased estimate (signSGD, top-k, BinGrad-b) or a low-rank
+ * one (PowerSGD) trains to a lower accuracy without error feedback, and can with it (docs/accuracy-tables.md);
+ * unbiased quantizers (TernGrad, QSGD, ORQ) add variance, fp16 nothing that matters. "" where there is nothing to
+ * say. */
+static const char *accuracy_note(const char *spec)
+{
+    qz_params p;
+    if (qz_parse_spec(spec, &p, NULL, 0) != GQ_OK) return "";
+    if (p.id == QZ_POWERSGD) return "low-rank: accuracy unchecked";
+    if (qz_biased(p.id)) return "biased: accuracy unchecked";
+    return "";
+}
+
 static gq_err advise_in(const sim_request *request, const advise_request *a, gq_table *rows, char *why, size_t why_cap,
                         advise_counts *counts, char *msg, size_t cap)
 {
@@ -461,11 +478,20 @@ static gq_err advise_in(const sim_request *request, const advise_request *a, gq_
     size_t *pick = calloc(n, sizeof *pick), nf = 0;
     if (!pick) return free(c), free(qa), GQ_ERR_NOMEM;
     int seen[SYNC_COUNT][2] = {{0}}; /* a scheme's best, compressed and fp32, already picked */
+    /* alternatives, not variations: the best K of the quantizer-and-scheme pairs, each by its best setting (its
+     * fusion, small tensors in fp32 and codec device change its time by less than another pair does) */
+    unsigned char *pair_seen = calloc(nq * SYNC_COUNT, 1);
+    if (!pair_seen) return free(c), free(qa), free(pick), GQ_ERR_NOMEM;
+    size_t pairs = 0;
     for (size_t i = 0; i < n; i++) {
         int *kind = &seen[st[c[i].setting].sync][c[i].fp32];
-        if (i < (size_t)a->top || !*kind) pick[nf++] = i;
-        *kind = 1;
+        unsigned char *pair = &pair_seen[c[i].quant * SYNC_COUNT + st[c[i].setting].sync];
+        const int new_pair = !*pair && pairs < (size_t)a->top;
+        if (new_pair || !*kind) pick[nf++] = i;
+        pairs += new_pair;
+        *kind = *pair = 1;
     }
+    free(pair_seen);
     sim_outcome *fin = calloc(nf, sizeof *fin);
     size_t *order = calloc(nf, sizeof *order);
     gq_err e = fin && order ? GQ_OK : GQ_ERR_NOMEM;
@@ -494,8 +520,18 @@ static gq_err advise_in(const sim_request *request, const advise_request *a, gq_
             base_o = fin[order[f]], base_key = final_rank[order[f]];
             break;
         }
-    size_t K = (size_t)a->top < nf ? (size_t)a->top : nf;
-    while (e == GQ_OK && K > 0 && isinf(final_rank[order[K - 1]])) K--;
+    /* the rows: in final order, each quantizer-and-scheme pair once (its best), at most K, none out of reach */
+    size_t *shown = calloc(nf + 1, sizeof *shown), K = 0;
+    unsigned char *pair_shown = calloc(nq * SYNC_COUNT, 1);
+    if (!shown || !pair_shown) e = GQ_ERR_NOMEM;
+    for (size_t f = 0; e == GQ_OK && f < nf && K < (size_t)a->top; f++) {
+        const candidate *x = &c[pick[order[f]]];
+        unsigned char *pair = &pair_shown[x->quant * SYNC_COUNT + st[x->setting].sync];
+        if (isinf(final_rank[order[f]]) || *pair) continue;
+        *pair = 1;
+        shown[K++] = order[f];
+    }
+    free(pair_shown);
     if (e == GQ_OK && K == 0)
         e = gq_fail(GQ_ERR_PARAM, msg, cap, "advise: %s ran none of the finalists%s", sim_engine_name(base->run.engine),
                     a->curves ? " within the target's or the budget's reach" : "");
@@ -510,9 +546,9 @@ static gq_err advise_in(const sim_request *request, const advise_request *a, gq_
     if (e == GQ_OK) {
         if (rows->ncols == 0) table_init(rows, ADVISE_COLUMNS, ADVISE_NCOLUMNS), rows->key_cols = 5;
         for (size_t r = 0; r < K; r++) {
-            const candidate *x = &c[pick[order[r]]];
+            const candidate *x = &c[pick[shown[r]]];
             const setting *s = &st[x->setting];
-            const sim_outcome *o = &fin[order[r]];
+            const sim_outcome *o = &fin[shown[r]];
             char sync[96];
             sync_describe(s->sync, base->run.ps_shards, base->run.ps_placement, base->run.ps_pull, base->run.ps_on_cpu,
                           base->run.node_sum, base->run.ps_cpu_machines, base->run.partition_bytes, sync, sizeof sync);
@@ -520,23 +556,30 @@ static gq_err advise_in(const sim_request *request, const advise_request *a, gq_
             char to_target[3][40] = {"", "", ""};
             if (a->curves && a->target > 0) {
                 table_real(to_target[0], sizeof to_target[0], qa[x->quant].to_target);
-                table_real(to_target[1], sizeof to_target[1], final_rank[order[r]]);
+                table_real(to_target[1], sizeof to_target[1], final_rank[shown[r]]);
             }
             if (a->curves && a->budget_s > 0)
                 table_real(to_target[2], sizeof to_target[2],
                            accuracy_at(&qa[x->quant], o->r.iteration_s, a->budget_s));
+            /* the price an hour is the search's (its platform and GPU count, whatever the engine); per sample it
+             * follows the final engine's throughput, shared between ranks */
+            const double per_million = o->cost_per_hour / 3600 / o->images_per_s * 1e6;
+            const double to_target_cost =
+                a->curves && a->target > 0 ? o->cost_per_hour * final_rank[shown[r]] / 3600 : NAN;
             table_row(rows,
                       "%zu\t%s\t%d\t%s\t%s\t%.0f\t" TABLE_REAL "\t%.0f\t%s\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
-                      "\t%.0f\t" TABLE_REAL "\t" TABLE_REAL "\t%s\t%s\t%s\t%s\t%s",
+                      "\t" TABLE_REAL "\t" TABLE_REAL "\t%.0f\t" TABLE_REAL "\t" TABLE_REAL "\t%s\t%s\t%s\t" TABLE_REAL
+                      "\t%s\t%s\t%s",
                       r + 1, base->platform, a->gpus, o->quant, sync, s->fusion_bytes, s->fusion_cycle_s, s->fp32_below,
-                      codec_device_name(s->codec_on), o->r.iteration_s, o->images_per_s,
+                      codec_device_name(s->codec_on), o->r.iteration_s, o->images_per_s, o->cost_per_hour, per_million,
                       base_o.images_per_s > 0 ? o->images_per_s / base_o.images_per_s : NAN, o->r.bytes_up, codec,
-                      x->screened_s, to_target[0], to_target[1], to_target[2], sim_engine_name(base->run.engine),
+                      x->screened_s, to_target[0], to_target[1], to_target[2], to_target_cost,
+                      a->curves ? "" : accuracy_note(quants[x->quant]), sim_engine_name(base->run.engine),
                       o->codec_source);
         }
         why_winner(a, st, &c[pick[order[0]]], &fin[order[0]], &base_o, final_rank[order[0]], base_key, why, why_cap);
     }
-    free(c), free(qa), free(pick), free(fin), free(order), free(final_rank);
+    free(c), free(qa), free(pick), free(fin), free(order), free(final_rank), free(shown);
     return e;
 }
 

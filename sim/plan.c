@@ -557,6 +557,11 @@ gq_err sim_plan_build(const sim_config *c, sim_plan *p, char *msg, size_t cap)
     if (c->gpus < 1) return gq_fail(GQ_ERR_PARAM, msg, cap, "--gpus must be >= 1");
     p->compute_s = c->fwd_s + c->bwd_s;
     p->nodes = cluster_nodes_for(cl, c->gpus);
+    /* a platform of a stated size (nodes=, or a user's XML) holds what it holds: never more nodes in silence */
+    if (cl->nodes > 0 && p->nodes > cl->nodes)
+        return gq_fail(GQ_ERR_PARAM, msg, cap, "%s%s has %d node%s of %d GPUs (%d GPUs): not enough for %d GPUs",
+                       cl->xml_path[0] ? cl->xml_path : "the cluster", cl->xml_path[0] ? "" : " (nodes=)", cl->nodes,
+                       cl->nodes == 1 ? "" : "s", cl->gpus_per_node, cl->nodes * cl->gpus_per_node, c->gpus);
     p->per_node = c->gpus < cl->gpus_per_node ? c->gpus : cl->gpus_per_node;
     p->gpus = c->gpus;
     plan_links_out links = {0};

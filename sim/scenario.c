@@ -174,6 +174,12 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
         scenario_close(s);
         return gq_fail(e, msg, cap, "--platform '%s': %s", q->platform, why);
     }
+    if (q->gpu_hour_cost > 0 && s->cluster.node_hour_cost > 0) {
+        scenario_close(s);
+        return gq_fail(GQ_ERR_USAGE, msg, cap,
+                       "--gpu-hour-cost with --platform '%s', which has its own node-hour-cost=: give one price",
+                       q->platform);
+    }
     if (s->cluster.rpc && sync_is(q->run.sync, SCHEME_SERVERS)) {
         /* the servers' messages */
         char src[150];
@@ -511,7 +517,16 @@ static gq_err run_or_check(sim_scenario *s, const char *quant, const tensor_plan
     o->gpus = gpus;
     o->images_per_s = (double)gpus * s->batch / o->r.iteration_s;
     o->speedup = o->images_per_s / s->compute.images_per_s; /* one GPU, fp32, no communication */
+    o->cost_per_hour = sim_cost_per_hour(s, gpus);
+    o->cost_per_million_samples = o->cost_per_hour / 3600 / o->images_per_s * 1e6; /* NaN stays NaN */
     return refuse_non_finite(s, o, msg, cap);
+}
+
+double sim_cost_per_hour(const sim_scenario *s, int gpus)
+{
+    if (s->req.gpu_hour_cost > 0) return s->req.gpu_hour_cost * gpus;
+    if (s->cluster.node_hour_cost > 0) return s->cluster.node_hour_cost * cluster_nodes_for(&s->cluster, gpus);
+    return NAN;
 }
 
 const char *const SIM_COLUMNS[] = {"model",
@@ -530,6 +545,8 @@ const char *const SIM_COLUMNS[] = {"model",
                                    "bytes_per_gpu_down",
                                    "images_per_s",
                                    "speedup",
+                                   "cost_per_hour",
+                                   "cost_per_million_samples",
                                    "engine",
                                    "batch",
                                    "gpu",
@@ -549,13 +566,13 @@ void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o)
                   q->run.ps_cpu_machines, q->run.partition_bytes, sync, sizeof sync);
     table_row(t,
               "%s\t%s\t%d\t%s\t%s\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
-              "\t" TABLE_REAL "\t" TABLE_REAL "\t%.0f\t%.0f\t" TABLE_REAL "\t" TABLE_REAL
-              "\t%s\t%d\t%s\t%s\t%.0f\t%s\t%s\t%s",
+              "\t" TABLE_REAL "\t" TABLE_REAL "\t%.0f\t%.0f\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
+              "\t" TABLE_REAL "\t%s\t%d\t%s\t%s\t%.0f\t%s\t%s\t%s",
               s->model->name, q->platform, o->gpus, o->quant, sync, r->iteration_s, r->compute_s, r->comm_exposed_s,
               r->comm_s, r->compute_s > 0 ? r->comm_s / r->compute_s : 0, r->encode_s, r->decode_s, r->bytes_up,
-              r->bytes_down, o->images_per_s, o->speedup, sim_engine_name(q->run.engine), s->batch, s->gpu->name,
-              q->run.overlap ? "on" : "off", q->run.fusion_bytes, compute_source_of(s, compute, sizeof compute),
-              r->network_model, o->codec_source);
+              r->bytes_down, o->images_per_s, o->speedup, o->cost_per_hour, o->cost_per_million_samples,
+              sim_engine_name(q->run.engine), s->batch, s->gpu->name, q->run.overlap ? "on" : "off",
+              q->run.fusion_bytes, compute_source_of(s, compute, sizeof compute), r->network_model, o->codec_source);
 }
 
 /* "MODEL PLATFORM QUANT: N GPUs" to the progress callback, if any. */
@@ -739,10 +756,21 @@ tta_result tta_reach(const double *acc, size_t nseeds, size_t stride, size_t epo
 gq_err tta_run(sim_scenario *s, tta_curve *curves, int ncurves, int gpus, double target, double dataset_images,
                gq_table *rows, double *iteration_s, char *msg, size_t cap)
 {
-    static const char *const H[] = {
-        "quant",           "platform",         "gpus",           "target", "seeds_reached", "iterations_to_target",
-        "iteration_s",     "time_to_target_s", "final_accuracy", "seeds",  "workers",       "iterations_per_epoch",
-        "accuracy_source", "codec_source"};
+    static const char *const H[] = {"quant",
+                                    "platform",
+                                    "gpus",
+                                    "target",
+                                    "seeds_reached",
+                                    "iterations_to_target",
+                                    "iteration_s",
+                                    "time_to_target_s",
+                                    "final_accuracy",
+                                    "target_note",
+                                    "seeds",
+                                    "workers",
+                                    "iterations_per_epoch",
+                                    "accuracy_source",
+                                    "codec_source"};
     table_init(rows, H, sizeof H / sizeof H[0]);
     rows->key_cols = 3; /* quant, platform, gpus */
     for (int k = 0; k < ncurves; k++) {
@@ -757,14 +785,29 @@ gq_err tta_run(sim_scenario *s, tta_curve *curves, int ncurves, int gpus, double
                            cv->quant, dataset_images, gpus, s->batch);
         const tta_result r =
             tta_reach(&cv->acc[0][0], cv->nseeds, ACC_CURVE_MAX_EPOCHS, cv->epochs, target, cv->iterations_per_epoch);
-        char it[64] = "", tt[64] = "";
+        char it[64] = "", tt[64] = "", note[160];
         if (r.reached) {
             table_real(it, sizeof it, r.iterations);
             table_real(tt, sizeof tt, r.iterations * o.r.iteration_s);
         }
+        if (r.reached == cv->nseeds) {
+            snprintf(note, sizeof note, "reached");
+        } else { /* the curve's best, the mean over its seeds, and when */
+            double best = -1;
+            size_t at = 0;
+            for (size_t ep = 0; ep < cv->epochs; ep++) {
+                double mean = 0;
+                for (size_t si = 0; si < cv->nseeds; si++) mean += cv->acc[si][ep] / (double)cv->nseeds;
+                if (mean > best) best = mean, at = ep + 1; /* NaN (unknown epochs) never above */
+            }
+            if (r.reached)
+                snprintf(note, sizeof note, "reached by %zu of %zu seeds", r.reached, cv->nseeds);
+            else
+                snprintf(note, sizeof note, "never reached: best %.4g at epoch %zu of %zu", best, at, cv->epochs);
+        }
         table_row(rows,
-                  "%s\t%s\t%d\t" TABLE_REAL "\t%zu\t%s\t" TABLE_REAL "\t%s\t" TABLE_REAL "\t%zu\t%d\t%.0f\t%s\t%s",
-                  cv->quant, s->req.platform, gpus, target, r.reached, it, o.r.iteration_s, tt, r.final_accuracy,
+                  "%s\t%s\t%d\t" TABLE_REAL "\t%zu\t%s\t" TABLE_REAL "\t%s\t" TABLE_REAL "\t%s\t%zu\t%d\t%.0f\t%s\t%s",
+                  cv->quant, s->req.platform, gpus, target, r.reached, it, o.r.iteration_s, tt, r.final_accuracy, note,
                   cv->nseeds, cv->workers ? cv->workers : gpus, cv->iterations_per_epoch, cv->source, o.codec_source);
         if (iteration_s) iteration_s[k] = o.r.iteration_s;
     }

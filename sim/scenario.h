@@ -25,6 +25,9 @@ typedef struct sim_request {
     int batch;                /* per GPU; 0: the model's customary batch (else 32) */
     sim_run_params run;       /* the run parameters (sim.h), as run_param_set left them */
     unsigned long long given; /* which run parameters were set (bit k: RUN_PARAMS[k]), by run_param_set */
+    /* what one GPU costs an hour in the user's currency (--gpu-hour-cost); 0: the platform's node-hour-cost=, if
+     * any. A price, not a physical quantity: it prices rows, it never changes a time. */
+    double gpu_hour_cost;
     gq_zoo *zoo; /* a zoo loaded with gpu_file's rows, shared by the scenarios opened from this request; NULL: each
                   * scenario loads its own (sim_request_share_zoo) */
 } sim_request;
@@ -82,8 +85,15 @@ typedef struct {
     int gpus;
     double images_per_s;
     double speedup; /* over one GPU in fp32 without communication */
+    /* what the run's GPUs cost an hour (sim_cost_per_hour), and a million samples at its throughput; NaN where the
+     * request and the platform give no price */
+    double cost_per_hour, cost_per_million_samples;
     char codec_source[704];
 } sim_outcome;
+
+/* What `gpus` GPUs of the scenario cost an hour: --gpu-hour-cost x gpus, or node-hour-cost= x the nodes they occupy
+ * (whole nodes: a node is rented, or bought, whole); NaN where neither is given. */
+double sim_cost_per_hour(const sim_scenario *s, int gpus);
 
 /* Runs quantizer `quant` (a spec) on `gpus` GPUs. */
 gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o, char *msg, size_t cap);
@@ -184,7 +194,8 @@ typedef struct {
 
 /* Time to accuracy: each curve's quantizer simulated on `gpus` GPUs of scenario s, joined with its curve
  * (tta_reach at `target`). rows gets columns quant, platform, gpus, target, seeds_reached,
- * iterations_to_target, iteration_s, time_to_target_s, final_accuracy, seeds, workers, iterations_per_epoch,
+ * iterations_to_target, iteration_s, time_to_target_s, final_accuracy, target_note (reached, by
+ * how many seeds, or never: the curve's best and its epoch), seeds, workers, iterations_per_epoch,
  * accuracy_source, codec_source, one row a curve; iteration_s[k] (if not NULL) curve k's simulated
  * iteration. Fills in curves' iterations_per_epoch where it was 0. */
 gq_err tta_run(sim_scenario *s, tta_curve *curves, int ncurves, int gpus, double target, double dataset_images,

@@ -153,19 +153,37 @@ gq_err acc_curves_parse(const char *text, size_t len, const char *file, acc_curv
         cv->acc[si][epoch - 1] = acc;
         if ((size_t)epoch > cv->epochs) cv->epochs = (size_t)epoch;
     }
-    /* every seed's run of a quantizer has every epoch from 1 to the last any of them has */
-    for (int k = 0; e == GQ_OK && k < *n; k++)
-        for (size_t si = 0; e == GQ_OK && si < curves[k].nseeds; si++)
-            for (size_t i = 0; i < curves[k].epochs; i++)
-                if (isnan(curves[k].acc[si][i])) {
-                    char of_seed[48] = "";
-                    if (cs >= 0)
-                        snprintf(of_seed, sizeof of_seed, ", seed %llu,", (unsigned long long)curves[k].seed[si]);
-                    e = gq_fail(GQ_ERR_SPEC, msg, mcap,
-                                "%s: %s%s has no accuracy for epoch %zu (epochs 1..%zu, each once)", file,
-                                curves[k].quant, of_seed, i + 1, curves[k].epochs);
-                    break;
+    /* every seed's run of a quantizer ends at the last epoch any of them has; the epochs between two given ones are
+     * interpolated linearly (a curve measured every tenth epoch), those before the first given stay unknown */
+    for (int k = 0; e == GQ_OK && k < *n; k++) {
+        acc_curve *cv = &curves[k];
+        cv->interpolated = 0, cv->first = cv->epochs;
+        for (size_t si = 0; e == GQ_OK && si < cv->nseeds; si++) {
+            double *acc = cv->acc[si];
+            if (isnan(acc[cv->epochs - 1])) {
+                size_t last = cv->epochs - 1;
+                while (last > 0 && isnan(acc[last - 1])) last--;
+                char of_seed[48] = "";
+                if (cs >= 0) snprintf(of_seed, sizeof of_seed, ", seed %llu,", (unsigned long long)cv->seed[si]);
+                e = gq_fail(GQ_ERR_SPEC, msg, mcap,
+                            "%s: %s%s ends at epoch %zu where another run of it ends at epoch %zu (each run of a "
+                            "quantizer up to the same last epoch)",
+                            file, cv->quant, of_seed, last, cv->epochs);
+                break;
+            }
+            size_t given = 0; /* the last given epoch's index, once one is seen */
+            int seen = 0;
+            for (size_t i = 0; i < cv->epochs; i++) {
+                if (isnan(acc[i])) continue;
+                if (!seen && i + 1 < cv->first) cv->first = i + 1;
+                for (size_t m = given + 1; seen && m < i; m++) { /* between given + 1 and i + 1 */
+                    acc[m] = acc[given] + (acc[i] - acc[given]) * (double)(m - given) / (double)(i - given);
+                    cv->interpolated++;
                 }
+                given = i, seen = 1;
+            }
+        }
+    }
     if (e == GQ_OK && *n == 0) e = gq_fail(GQ_ERR_SPEC, msg, mcap, "%s: no accuracy rows", file);
     free(r);
     return e;

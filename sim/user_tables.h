@@ -18,18 +18,23 @@ gq_err pingpong_parse(const char *text, size_t len, const char *file, double *by
 #define ACC_CURVE_MAX_EPOCHS 1000
 #define ACC_CURVE_MAX_SEEDS 16
 
-/* One quantizer's accuracy after each of epochs 1..epochs (each given once), for each of its seeds' runs. */
+/* One quantizer's accuracy after each of epochs 1..epochs, for each of its seeds' runs: each epoch given once, or
+ * between two given epochs interpolated linearly; before the first given epoch unknown (NaN: no target is reached
+ * there, no budget ends there with an accuracy). */
 typedef struct {
     char quant[256]; /* canonical spec */
     size_t epochs, nseeds;
+    size_t interpolated;                /* how many epochs (over its seeds) were interpolated, not given */
+    size_t first;                       /* the first epoch given (1 unless the file starts later) */
     uint64_t workers;                   /* the workers column's count, where the file has one (0: none) */
     uint64_t seed[ACC_CURVE_MAX_SEEDS]; /* as the seed column gives them, in the file's order (0: none) */
     double acc[ACC_CURVE_MAX_SEEDS][ACC_CURVE_MAX_EPOCHS];
 } acc_curve;
 
 /* Rows `quant,epoch,accuracy` (or test_accuracy, as `train --format csv` writes), grouped by
- * quantizer into at most cap curves, each with no epoch missing. An optional seed column tells the runs of
- * one quantizer apart (train --seeds writes one), each a curve of the same epochs; an optional workers column
+ * quantizer into at most cap curves; epochs may be sparse (every tenth), the ones between filled in as above. An
+ * optional seed column tells the runs of one quantizer apart (train --seeds writes one), each run ending at the same
+ * last epoch; an optional workers column
  * must hold one worker count per quantizer (a curve is a run's, and runs of other sizes are other curves). */
 gq_err acc_curves_parse(const char *text, size_t len, const char *file, acc_curve *curves, int cap, int *n, char *msg,
                         size_t mcap);

@@ -31,6 +31,14 @@ check "help quant encode: that subcommand only" sh -c "grep -q '^usage: gqsim qu
 "$GQ" quant encode --help > out2.txt; check "quant encode --help is help quant encode" cmp -s out.txt out2.txt
 "$GQ" quant --help > /dev/null; check "quant --help" test $? -eq 0
 "$GQ" help quant nosuch 2> err.txt; check "help of an unknown subcommand exits 2" test $? -eq 2
+# every option line of every command's help names its values whole, as the usage does (a cut name reads as another)
+for c in simulate speedup report validate tta advise sweep train; do
+    "$GQ" help $c | sed -n 's/^  \(--[a-z0-9-]*\) \([^ ]*|[^ ]*\).*/\1 \2/p' > heads.txt
+    "$GQ" help $c | tr -d '\n' | tr -s ' ' > usage.txt
+    while read -r opt vals; do
+        check "help $c: $opt's values whole ($vals)" grep -qF -- "[$opt $vals]" usage.txt
+    done < heads.txt
+done
 
 # ---- list ---------------------------------------------------------------------
 "$GQ" quant list --format csv > list.csv
@@ -129,8 +137,12 @@ check "sweep columns" test "$(head -1 sweep.csv)" = "dist,bucket,scheme,quant,le
 check "sweep rows: 2 buckets x 7 schemes" test "$(tail -n +2 sweep.csv | wc -l)" -eq 14
 check "sweep figure and its script" sh -c 'test -s sw.png && test -s sw.gp && test -s sw.dat'
 "$GQ" quant sweep --levels 4 2> err.txt; check "sweep rejects even levels" test $? -eq 2
+"$GQ" quant sweep --n 1024 --bucket 128 --levels 3 --trials 1 --plot sw.jpg > /dev/null 2> err.txt
+check "plot needs .png, .svg or .pdf" sh -c "grep -q 'sw.jpg' err.txt && grep -q '.png or .svg or .pdf' err.txt"
 "$GQ" quant sweep --n 1024 --bucket 128 --levels 3 --trials 1 --plot sw.pdf > /dev/null 2> err.txt
-check "plot needs .png or .svg" grep -q 'sw.pdf' err.txt
+check "a figure's extension picks its format: .pdf is a PDF" sh -c "head -c 5 sw.pdf | grep -q '%PDF-' && grep -q '^set terminal pdfcairo' sw.gp"
+"$GQ" quant sweep --n 1024 --bucket 128 --levels 3 --trials 1 --plot sw.svg > /dev/null 2> err.txt
+check "a figure's extension picks its format: .svg is an SVG" sh -c "grep -q '</svg>' sw.svg && grep -q '^set terminal svg' sw.gp"
 
 # ---- models and gpus --------------------------------------------------------------------
 "$GQ" models list --format csv > ml.csv
@@ -211,7 +223,7 @@ check "simulate row" grep -q '^alexnet,terngrad-ethernet,16,"terngrad:bucket=0,c
     --gpus 256 --sync hierarchical --format csv > wide.csv
 check "hierarchical with 128 GPUs per node" grep -q '^alexnet,.*,256,fp32,hierarchical,' wide.csv
 "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 1 --format csv > one.csv
-check "one GPU: speedup 1" grep -q ',1,simgrid,128,GTX 1080,' one.csv
+check "one GPU: speedup 1 (no price: empty cost columns)" grep -q ',1,,,simgrid,128,GTX 1080,' one.csv
 "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --sync nonsense 2> err.txt; rc=$?
 check "bad --sync exits 2 and names it" sh -c "test $rc -eq 2 && grep -q \"'nonsense'\" err.txt"
 "$GQ" simulate --model alexnet --platform nowhere --gpus 8 2> err.txt
@@ -723,8 +735,10 @@ check "advise: one CSV table, 2 rows a GPU count" sh -c "test \$(head -1 adv.csv
 # an option given holds its axis: --codec-on gpu and --sync ring put every row there
 "$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 8 --top 5 --engine analytic --sync ring \
     --codec-on gpu --quant fp32 --quant terngrad --quant powersgd:rank=2 --format csv > adv2.csv 2> err.txt
-check "advise --sync ring --codec-on gpu: every row a ring on the GPU" sh -c "test \$(tail -n +2 adv2.csv | wc -l) -eq 5 \
-    && test \$(tail -n +2 adv2.csv | cut -d, -f5 | sort -u) = ring && test \$(tail -n +2 adv2.csv | cut -d, -f9 | sort -u) = gpu"
+check "advise --sync ring --codec-on gpu: every row a ring on the GPU, one a quantizer" \
+    perl -e 'open F, "adv2.csv" or exit 1; <F>; my ($n, %q) = (0); while (<F>) { my $spec = /"([^"]*)"/ ? $1 : "";
+        s/"[^"]*"/Q/g; my @f = split /,/; exit 1 if $f[4] ne "ring" || $f[8] ne "gpu" || $q{$f[3] . $spec}++; $n++ }
+        exit($n == 3 ? 0 : 1)'
 "$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 8 --top 101 2> err.txt; rc=$?
 check "advise --top 101: usage error, one line" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1"
 "$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 8 --quant qsgd:levels=4 2> err.txt; rc=$?
@@ -800,9 +814,11 @@ printf 'quant,epoch,accuracy\nfp32,1,0.7\nfp32,2,0.81\nterngrad,1,0.6\nterngrad,
 "$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 16 --accuracy-curve curve.csv --target-accuracy 0.8 \
     --dataset-size 128000 --engine analytic --format csv > adv3.csv 2> err.txt
 check "advise to 0.8: fp32 in 124 iterations, terngrad in 186, each time = iterations x iteration, no signsgd" \
-    perl -e 'open F, "adv3.csv" or exit 1; <F>; my $n = 0; while (<F>) { s/"[^"]*"/Q/g; my @f = split /,/;
-        my $want = $f[3] eq "fp32" ? 124 : 186; exit 1 if $f[3] =~ /signsgd/ || $f[15] != $want
-        || abs($f[16] - $f[15] * $f[9]) > 1e-9 * $f[16]; $n++ } exit($n == 5 ? 0 : 1)'
+    perl -e 'open F, "adv3.csv" or exit 1; chomp(my $h = <F>); my %c; my @h = split /,/, $h; @c{@h} = 0..$#h;
+        my ($q, $it, $to, $t) = @c{qw(quant iteration_s iterations_to_target time_to_target_s)}; my $n = 0;
+        while (<F>) { s/"[^"]*"/Q/g; my @f = split /,/;
+        my $want = $f[$q] eq "fp32" ? 124 : 186; exit 1 if $f[$q] =~ /signsgd/ || $f[$to] != $want
+        || abs($f[$t] - $f[$to] * $f[$it]) > 1e-9 * $f[$t]; $n++ } exit($n == 5 ? 0 : 1)'
 "$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 16 --target-accuracy 0.8 2> err.txt; rc=$?
 check "advise --target-accuracy without a curve: usage error, one line" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1"
 "$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 16 --budget 100 2> err.txt; rc=$?
@@ -810,12 +826,15 @@ check "advise --budget without a curve: usage error, one line" sh -c "test $rc -
 "$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 16 --accuracy-curve curve.csv 2> err.txt; rc=$?
 check "advise --accuracy-curve with neither a target nor a budget: usage error, one line" \
     sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1"
-# a budget of 60 s with the target: only what reaches 0.8 within it (terngrad's 186 iterations; fp32's 124 take longer)
+# a budget of 60 s with the target: only what reaches 0.8 within it (terngrad's 186 iterations; fp32's 124 take longer),
+# each quantizer and scheme once: terngrad on the hierarchical scheme alone (53 s; its best on a tree takes 62 s)
 "$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 16 --accuracy-curve curve.csv --target-accuracy 0.8 \
     --budget 60 --dataset-size 128000 --engine analytic --top 10 --format csv > adv4.csv 2> err.txt
 check "advise to 0.8 within 60 s: terngrad rows only, each at most 60 s, at 3 epochs' 0.82 budget accuracy" \
-    perl -e 'open F, "adv4.csv" or exit 1; <F>; my $n = 0; while (<F>) { s/"[^"]*"/Q/g; my @f = split /,/;
-        exit 1 if $f[3] ne "Q" || $f[16] > 60 || $f[15] != 186 || $f[17] != 0.82; $n++ } exit($n >= 5 ? 0 : 1)'
+    perl -e 'open F, "adv4.csv" or exit 1; chomp(my $h = <F>); my %c; my @h = split /,/, $h; @c{@h} = 0..$#h;
+        my ($q, $to, $t, $b) = @c{qw(quant iterations_to_target time_to_target_s accuracy_at_budget)}; my $n = 0;
+        while (<F>) { s/"[^"]*"/Q/g; my @f = split /,/;
+        exit 1 if $f[$q] ne "Q" || $f[$t] > 60 || $f[$to] != 186 || $f[$b] != 0.82; $n++ } exit($n == 1 ? 0 : 1)'
 
 # ---- codec costs: deterministic, per device -------------------------------------------------
 # the same command twice, the second beside a process burning a CPU: the same bytes
@@ -874,6 +893,15 @@ printf 'quant,epoch,accuracy\nfp32,1,0.40\nfp32,1,0.52\n' > twice.csv
 "$GQ" tta --model alexnet --platform dgx1 --gpus 8 --target 0.5 --accuracy-curve twice.csv 2> err.txt; rc=$?
 check "tta: an epoch given twice, one line naming FILE:LINE" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'twice.csv:3: epoch 1 of fp32 is given twice' err.txt"
 
+# a curve measured every tenth epoch: the epochs between interpolated, said in the row; a curve that never reaches the
+# target says so, with its best accuracy and when
+printf 'quant,epoch,accuracy\nfp32,10,0.80\nfp32,20,0.88\nfp32,30,0.90\nterngrad,10,0.78\nterngrad,20,0.85\nterngrad,30,0.87\n' > sparse.csv
+"$GQ" tta --model alexnet --platform roce25 --gpus 8 --target 0.88 --accuracy-curve sparse.csv --engine analytic \
+    --format csv > sp.csv 2> err.txt
+check "tta: a sparse curve interpolated, said in the row" sh -c "test \$(grep -c '18 epochs interpolated linearly between given ones, unknown before epoch 10' sp.csv) -eq 2"
+check "tta: fp32 reaches 0.88 at the given epoch 20 (1251 iterations an epoch), terngrad never: its best and when" \
+    sh -c "grep -q '^fp32,roce25,8,0.88,1,25020,.*,reached,' sp.csv && grep -q ',never reached: best 0.87 at epoch 30 of 30,' sp.csv"
+
 # ---- a user's SimGrid XML -----------------------------------------------------------------
 "$GQ" platforms xml terngrad-infiniband --nodes 4 > mine.xml # as written: the gqsim.* properties are in it
 "$GQ" simulate --model alexnet --platform mine.xml --gpus 16 --format csv | cut -d, -f6 > a.txt
@@ -930,7 +958,26 @@ check "speedup on a 16-GPU XML: counts 1 to 16 ($(cat counts.txt))" test "$(cat 
 "$GQ" speedup --model alexnet --platform n3.xml --format csv | cut -d, -f3 | tr '\n' ' ' > counts.txt
 check "speedup on a 12-GPU XML: counts 1 to 12 ($(cat counts.txt))" test "$(cat counts.txt)" = "gpus 1 2 4 8 12 "
 "$GQ" simulate --model alexnet --platform mine.xml --gpus 32 2> err.txt; rc=$?
-check "user XML too small: named" sh -c "test $rc -eq 1 && grep -q 'mine.xml has 4 nodes of 4 GPUs: not enough for 32' err.txt"
+check "user XML too small: named" sh -c "test $rc -eq 1 && grep -q 'mine.xml has 4 nodes of 4 GPUs (16 GPUs): not enough for 32 GPUs' err.txt"
+# a spec's nodes= is its size, as an XML's hosts are: 12 GPUs run on nodes=3 of 4, 13 are refused naming the count
+"$GQ" simulate --model alexnet --platform 'cluster:gpus-per-node=4,gpu=P100,intra=pcie3,inter=10gbe,nodes=3' \
+    --gpus 12 --engine analytic --format csv > n3.csv 2> err.txt
+check "nodes=3 of 4 GPUs holds 12" sh -c "test \$(wc -l < n3.csv) -eq 2 && test ! -s err.txt"
+"$GQ" simulate --model alexnet --platform 'cluster:gpus-per-node=4,gpu=P100,intra=pcie3,inter=10gbe,nodes=3' \
+    --gpus 13 2> err.txt; rc=$?
+check "nodes=3 of 4 GPUs: 13 refused, the count named" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && \
+    grep -q 'the cluster (nodes=) has 3 nodes of 4 GPUs (12 GPUs): not enough for 13 GPUs' err.txt"
+# a hand-written XML whose links say no sharing policy runs them half-duplex (SimGrid's default): one warning line
+# naming the count, on each command that reads it; gqsim's own XML (SPLITDUPLEX) warns of nothing
+sed -e 's| sharing_policy="SPLITDUPLEX"||' -e 's| direction="[A-Z]*"||' mine.xml > half.xml
+want=$(grep -c 'sharing_policy="SPLITDUPLEX"' mine.xml)
+"$GQ" simulate --model alexnet --platform half.xml --gpus 8 --format csv > /dev/null 2> err.txt; rc=$?
+check "half-duplex XML: one warning line naming its $want links, exit 0" sh -c "test $rc -eq 0 && \
+    test \$(wc -l < err.txt) -eq 1 && grep -q '^gqsim: warning: half.xml: $want links without sharing_policy=\"SPLITDUPLEX\" run half-duplex' err.txt"
+"$GQ" speedup --model alexnet --platform half.xml --gpus 1,4 --engine analytic --format csv > /dev/null 2> err.txt
+check "half-duplex XML: speedup warns too" grep -q 'warning: half.xml' err.txt
+"$GQ" simulate --model alexnet --platform mine.xml --gpus 8 --engine analytic --format csv > /dev/null 2> err.txt
+check "gqsim's own XML: no warning" test ! -s err.txt
 sed 's|<zone id="fabric"|<bogus/>&|' mine.xml > broken.xml
 "$GQ" simulate --model alexnet --platform broken.xml --gpus 8 2> err.txt; rc=$?
 check "malformed user XML: one line with SimGrid's reason" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'SimGrid rejected broken.xml: Parse error at broken.xml:' err.txt"

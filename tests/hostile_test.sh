@@ -261,7 +261,7 @@ awk 'BEGIN { print "model,platform,gpu,batch,gpus,images_per_s"; for (i = 0; i <
 expect "a measured CSV past 10000 rows: refused at the row, before it holds them" 1 "many.csv:10002: more than 10000 rows" \
     "$GQ" validate --measured many.csv
 "$GQ" platforms xml terngrad-ethernet --nodes 2 > two.xml
-awk '/<cluster id="node1"/ && !d { print "    <cluster id=\"big\" prefix=\"big\" suffix=\"\" radical=\"0-99999999\" speed=\"1f\" bw=\"1GBps\" lat=\"0s\"/>"; d = 1 } { print }' two.xml > radical.xml
+awk '/<cluster id="node1"/ && !d { print "    <cluster id=\"big\" prefix=\"big\" suffix=\"\" radical=\"0-99999999\" speed=\"1f\" bw=\"1GBps\" lat=\"0s\" sharing_policy=\"SPLITDUPLEX\"/>"; d = 1 } { print }' two.xml > radical.xml
 expect "a cluster radical of 10^8 hosts: refused before SimGrid builds them" 1 "radical.xml declares 100000008 hosts, beyond the 65536" \
     timeout 30 "$GQ" simulate --model alexnet --platform radical.xml --gpus 8
 

@@ -21,6 +21,7 @@ value_of() {
     --gpu) echo P100 ;;
     --gpu-file) echo "gpus.csv --gpu MYGPU" ;; # more GPUs: honoured when one of them is used
     --batch) echo 64 ;;
+    --gpu-hour-cost) echo 3 ;;
     --gpu-images-per-s) echo 500 ;;
     --sync) echo ring ;;
     --ps-shards) echo 1 ;;
@@ -62,6 +63,9 @@ value_of() {
 walk() { # walk COMMAND BASE-ARGUMENTS...
     cmd=$1; shift
     "$GQ" "$cmd" "$@" > base.txt 2> base.err || bad "$cmd: the base run fails: $(cat base.err)"
+    # the report's rows go to its directory's report.csv, its stdout has the summary: either may show an option
+    rm -f base-report.csv
+    if [ -f base-rep/report.csv ]; then cp base-rep/report.csv base-report.csv; fi
     "$GQ" help "$cmd" | sed -n 's/^  \(--[a-z0-9-]*\).*/\1/p' > opts.txt
     check "$cmd: help lists its options ($(wc -l < opts.txt))" test "$(wc -l < opts.txt)" -ge 20
     while read -r opt; do
@@ -76,7 +80,7 @@ walk() { # walk COMMAND BASE-ARGUMENTS...
         case $opt in
         --plot) honoured="test $rc -eq 0 -a -s fig.svg" ;;
         --out | --output) honoured="test $rc -eq 0 -a -s rep/report.csv" ;;
-        *) honoured="test $rc -eq 0 && ! cmp -s out.txt base.txt" ;;
+        *) honoured="test $rc -eq 0 && { ! cmp -s out.txt base.txt || { test -f base-report.csv && ! cmp -s base-rep/report.csv base-report.csv; }; }" ;;
         esac
         refused="test $rc -ne 0 && test \$(wc -l < err.txt) -eq 1 && grep -q -e '$opt' err.txt"
         check "$cmd $opt $v: honoured or refused (exit $rc: $(head -c 200 err.txt))" sh -c "$honoured || { $refused; }"

@@ -25,7 +25,7 @@ static const char *const QUANTS[] = {"fp32", "terngrad", "powersgd:rank=2"};
  * order, each quantizer in order), its scheme's index and whether it is fp32. */
 typedef struct {
     double iteration_s;
-    int order, scheme, fp32;
+    int order, scheme, fp32, quant;
 } screened;
 
 static int by_screened_time(const void *a, const void *b)
@@ -36,16 +36,19 @@ static int by_screened_time(const void *a, const void *b)
 }
 
 /* advise's finalists, counted from the screening's times in order (of `scheme` only, or all where it is -1): the
- * best 5, then each scheme's first compressed and first fp32 configuration where not among those 5 */
+ * first configuration of each of the first 5 quantizer-and-scheme pairs, then each scheme's first compressed and
+ * first fp32 configuration where not among those */
 static size_t finalists_of(const screened *in_order, int n, int scheme)
 {
-    int first[7][2] = {{0}};
-    size_t picked = 0, rank = 0;
+    int first[7][2] = {{0}}, pair[7][8] = {{0}};
+    size_t picked = 0, pairs = 0;
     for (int i = 0; i < n; i++) {
         const screened *c = &in_order[i];
         if (scheme >= 0 && c->scheme != scheme) continue;
-        picked += rank++ < 5 || !first[c->scheme][c->fp32];
-        first[c->scheme][c->fp32] = 1;
+        const int new_pair = !pair[c->scheme][c->quant] && pairs < 5;
+        picked += new_pair || !first[c->scheme][c->fp32];
+        pairs += (size_t)new_pair;
+        first[c->scheme][c->fp32] = pair[c->scheme][c->quant] = 1;
     }
     return picked;
 }
@@ -383,7 +386,7 @@ int main(void)
                 if (scenario_run(&sc, QUANTS[k], 8, &o, msg, sizeof msg) != GQ_OK) continue;
                 if (ran < (int)(sizeof seen / sizeof *seen) &&
                     scenario_run(&sa, QUANTS[k], 8, &screen, msg, sizeof msg) == GQ_OK)
-                    seen[ran] = (screened){screen.r.iteration_s, ran, (int)s, k == 0};
+                    seen[ran] = (screened){screen.r.iteration_s, ran, (int)s, k == 0, (int)k};
                 ran++;
                 if (k == 0 && o.r.iteration_s < best_fp32) best_fp32 = o.r.iteration_s;
                 if (o.r.iteration_s < best) {
@@ -423,6 +426,12 @@ int main(void)
     for (size_t r = 2; e == GQ_OK && r < t.nrows; r++)
         CHECK(strtod(table_cell(&t, r, (size_t)it), NULL) >= strtod(table_cell(&t, r - 1, (size_t)it), NULL),
               "rows in order of their time (row %zu)", r);
+    for (size_t r = 2; e == GQ_OK && r < t.nrows; r++) /* alternatives, not variations of one */
+        for (size_t p = 1; p < r; p++)
+            CHECK(strcmp(table_cell(&t, r, (size_t)qc), table_cell(&t, p, (size_t)qc)) != 0 ||
+                      strcmp(table_cell(&t, r, (size_t)sc), table_cell(&t, p, (size_t)sc)) != 0,
+                  "rows %zu and %zu are one quantizer and scheme (%s, %s): each pair once, by its best setting", p, r,
+                  table_cell(&t, r, (size_t)qc), table_cell(&t, r, (size_t)sc));
     table_free(&t);
 
     /* held: --sync ring */
@@ -432,9 +441,10 @@ int main(void)
     e = sim_advise(&ring, &a, &u, why, sizeof why, &n, msg, sizeof msg);
     int rings = 0;
     for (size_t r = 1; e == GQ_OK && r < u.nrows; r++) rings += strcmp(table_cell(&u, r, (size_t)sc), "ring") == 0;
-    CHECK(e == GQ_OK && n.screened == 9 && rings == 5 && n.finalists == want_ring,
-          "--sync ring held: %zu screened (9), %zu finalists (%zu), %d of 5 rings", n.screened, n.finalists, want_ring,
-          rings);
+    /* 3 quantizers on the one scheme held: 3 pairs, a row each, all rings */
+    CHECK(e == GQ_OK && n.screened == 9 && rings == 3 && u.nrows == 4 && n.finalists == want_ring,
+          "--sync ring held: %zu screened (9), %zu finalists (%zu), %d of 3 rows rings", n.screened, n.finalists,
+          want_ring, rings);
     table_free(&u);
     /* a framework holds what it sets: PyTorch DDP's rings of 25 MiB buckets; fp32-below and the codec held by base() */
     sim_request ddp = base();

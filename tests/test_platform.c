@@ -346,6 +346,12 @@ static void test_inside_node(void)
         {"cluster:gpus-per-node=8,gpu=P100,intra=nvlink1,inter=ib-edr,mesh=torus", "cube or none"},
         {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,rpc=thrift", "rpc=thrift is not grpc or none"},
         {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,rpc=grpc,rpc=none", "'rpc' is given twice"},
+        {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,node-hour-cost=0", "above 0 and at most 1e6"},
+        {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,node-hour-cost=-3", "above 0 and at most 1e6"},
+        {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,node-hour-cost=1000000.5",
+         "above 0 and at most 1e6"},
+        {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,node-hour-cost=nan", "above 0 and at most 1e6"},
+        {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,node-hour-cost=$3", "above 0 and at most 1e6"},
     };
     cluster_spec c, back;
     char msg[256];
@@ -371,6 +377,28 @@ static void test_inside_node(void)
                       GQ_OK &&
                   c.rpc == RPC_NONE && cluster_format(&c, buf, sizeof buf) > 0 && !strstr(buf, "rpc"),
               "rpc=none is the default, left out of the canonical spec (%s)", buf);
+    }
+    /* node-hour-cost= survives the canonical spec and the XML, in its shortest form; 1e6 an hour is the most */
+    {
+        char buf[512];
+        CHECK(cluster_parse("cluster:gpus-per-node=8,gpu=V100,intra=nvlink2,inter=100gbe,node-hour-cost=24.48", &c, msg,
+                            sizeof msg) == GQ_OK &&
+                  c.node_hour_cost == 24.48,
+              "node-hour-cost=24.48 parses (%s)", msg);
+        cluster_format(&c, buf, sizeof buf);
+        char *xml = cluster_xml(&c, 2, CLUSTER_XML_FLAT);
+        CHECK(strstr(buf, ",node-hour-cost=24.48") && xml &&
+                  strstr(xml, "<prop id=\"gqsim.node-hour-cost\" value=\"24.48\"/>") &&
+                  cluster_parse_xml(xml, "x.xml", &back, msg, sizeof msg) == GQ_OK && back.node_hour_cost == 24.48,
+              "node-hour-cost in the spec (%s) and through the XML (%s)", buf, msg);
+        free(xml);
+        CHECK(cluster_parse("cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,node-hour-cost=1e6", &c, msg,
+                            sizeof msg) == GQ_OK &&
+                  c.node_hour_cost == 1e6,
+              "node-hour-cost=1e6, the bound, is a price (%s)", msg);
+        CHECK(cluster_parse("cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe", &c, msg, sizeof msg) == GQ_OK &&
+                  c.node_hour_cost == 0 && cluster_format(&c, buf, sizeof buf) > 0 && !strstr(buf, "cost"),
+              "no price: none written (%s)", buf);
     }
     /* the node's keys survive the canonical spec and the XML */
     for (size_t i = 0; i < cluster_builtin_count(); i++) {

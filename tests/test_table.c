@@ -3,6 +3,7 @@
  * headers broken after '_', footnotes, panels), the quantizers' short labels
  * and names matched without case. Expected texts are written out in full. */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdio.h>
 
 #include "check.h"
@@ -61,6 +62,51 @@ static void test_numbers(void)
                     "     0.1  1.10  243860896\n"
                     "0.333333  x       3.14159\n") == 0,
           "text: numbers of more than 6 digits to 6, integers whole, text left:\n%s", s);
+    free(s);
+    table_free(&t);
+
+    /* one format a column: whole numbers in full (37530, not 3.753e+04 beside 41283), a million and more with a
+     * fraction in whole units in text */
+    table_real(b, sizeof b, 37530);
+    CHECK(strcmp(b, "37530") == 0, "a whole number in full (got %s)", b);
+    table_real(b, sizeof b, 999999999999999.0);
+    CHECK(strcmp(b, "999999999999999") == 0, "whole numbers below 1e15 in full (got %s)", b);
+    table_real(b, sizeof b, 1e15);
+    CHECK(strcmp(b, "1e+15") == 0, "1e15 and more as the shortest form (got %s)", b);
+    table_init(&t, H, 3);
+    table_row(&t, TABLE_REAL "	" TABLE_REAL "	" TABLE_REAL, 37530.0, 1281167.5, 999999.25);
+    s = render(&t, 100, NULL, 0);
+    CHECK(strcmp(s, "a      b        c\n"
+                    "37530  1281168  999999\n") == 0,
+          "text: 1281167.5 as 1281168 (whole units from a million), 999999.25 to 6 digits:\n%s", s);
+    free(s);
+    table_free(&t);
+}
+
+/* A column empty on every row (a NaN, as a price nobody gave) is left out of the text, kept in CSV; a key column
+ * stays; a column with one cell filled stays. */
+static void test_empty_columns(void)
+{
+    static const char *const H[] = {"name", "cost", "x", "note"};
+    gq_table t;
+    table_init(&t, H, 4);
+    table_row(&t, "a	" TABLE_REAL "	1	%s", NAN, "");
+    table_row(&t, "b	" TABLE_REAL "	2	%s", NAN, "n");
+    char *s = render(&t, 100, NULL, 0);
+    CHECK(strcmp(s, "name  x  note\n"
+                    "a     1  \n"
+                    "b     2  n\n") == 0,
+          "the empty cost column left out of the text:\n%s", s);
+    free(s);
+    CHECK(table_column(&t, "cost") == 1 && strcmp(table_cell(&t, 1, 1), "") == 0, "the table keeps it (CSV writes it)");
+    table_free(&t);
+    table_init(&t, H, 4);
+    table_row(&t, "%s	" TABLE_REAL "	1	%s", "", NAN, "");
+    t.key_cols = 1;
+    s = render(&t, 100, NULL, 0);
+    CHECK(strcmp(s, "name  x\n"
+                    "      1\n") == 0,
+          "an empty key column stays, the others go:\n%s", s);
     free(s);
     table_free(&t);
 }
@@ -226,5 +272,6 @@ int main(void)
     test_layout();
     test_header_break();
     test_labels();
+    test_empty_columns();
     return check_summary();
 }
