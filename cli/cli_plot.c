@@ -106,13 +106,18 @@ static const char FIGURE_STYLE[] =
     "set autoscale fix\n"
     "set offsets graph 0.04, graph 0.04, graph 0.06, graph 0.06\n"
     "dodge(x, k, n) = x * 2 ** (0.05 * (k - (n + 1) / 2.0))\n"
-    "# the specs behind the short labels, two a line at the bottom; keyroom: the lines they take below the plots\n"
+    "# the specs behind the short labels at the bottom, two a line where each fits half the width (one a line\n"
+    "# where one does not); keyroom: the lines they take below the plots\n"
     "nspec = exists(\"nspec\") ? nspec : 0\n"
-    "specrows = (nspec + 1) / 2\n"
+    "perline = 2\n"
+    "do for [i = 1:nspec] {\n"
+    "    if (strlen(speckeys[i]) > 90) { perline = 1 }\n"
+    "}\n"
+    "specrows = (nspec + perline - 1) / perline\n"
     "keyroom = specrows > 0 ? specrows + 1 : 0\n"
     "do for [i = 1:nspec] {\n"
-    "    set label 90 + i speckeys[i] at screen 0.01 + 0.5 * ((i - 1) % 2), \\\n"
-    "        screen 0.015 + 0.022 * (specrows - 1 - (i - 1) / 2) left font ',9' noenhanced\n"
+    "    set label 90 + i speckeys[i] at screen 0.01 + 0.5 * ((i - 1) % perline), \\\n"
+    "        screen 0.015 + 0.022 * (specrows - 1 - (i - 1) / perline) left font ',9' noenhanced\n"
     "}\n";
 
 int cli_check_plot(const char *opt, const char *path) { return cli_check_output(opt, path, FIGURE_EXTS); }

@@ -338,10 +338,14 @@ typedef struct {
     size_t nkeys;
 } report_set;
 
-/* A platform as part of a file name: a built-in's name as it is, an XML file's base name, anything else
- * (a cluster: spec) with every character but letters, digits, '.', '-' and '_' as '_'. */
-static void report_slug(const char *platform, char *out, size_t cap)
+/* A platform as part of a file name: a built-in's name as it is, an XML file's base name (every character but
+ * letters, digits, '.', '-' and '_' as '_'), a cluster: spec "platform-K" as the legends name it (K: index + 1). */
+static void report_slug(const char *platform, size_t index, char *out, size_t cap)
 {
+    if (strncmp(platform, "cluster:", 8) == 0) {
+        snprintf(out, cap, "platform-%zu", index + 1);
+        return;
+    }
     const char *base = strrchr(platform, '/');
     base = base ? base + 1 : platform;
     size_t n = strlen(base);
@@ -458,7 +462,7 @@ static int report_figures(const char *dir, const gq_table *rows, const char *con
         static const char *const KEY[] = {"model", "quant"};
         char *dat = blocks(rows, "platform", set->platforms[pi], KEY, 2, "gpus", "images_per_s", "speedup");
         char png[4200], slug[96];
-        report_slug(set->platforms[pi], slug, sizeof slug);
+        report_slug(set->platforms[pi], pi, slug, sizeof slug);
         snprintf(png, sizeof png, "%s/speedup-%s.png", dir, slug);
         gp_vars vars = {0};
         gpv_string(&vars, "ptitle", set->platforms[pi]);

@@ -251,8 +251,30 @@ check "report table" grep -q '^terngrad-ethernet *vgg-a ' rep.txt
     --gpus 1,8 --engine analytic --quant-rate 1e10 --format csv > ru.csv
 check "report --model --platform: one summary row, that cluster and model" sh -c \
     "test \$(tail -n +2 ru.csv | wc -l) -eq 1 && tail -1 ru.csv | grep -q '^\"cluster:gpus-per-node=8,gpu=V100,intra=nvlink2,inter=25gbe\",resnet50,'"
-check "report --model --platform: 1 x 1 x 4 quantizers x 2 counts rows, the figure named after the spec" sh -c \
-    "test \$(tail -n +2 ru/report.csv | wc -l) -eq 8 && test -s ru/speedup-cluster_gpus-per-node_8_gpu_V100_intra_nvlink2_inter_25gbe.png && test -s ru/gain.png"
+check "report --model --platform: 1 x 1 x 4 quantizers x 2 counts rows, the figure named as the legends name it" sh -c \
+    "test \$(tail -n +2 ru/report.csv | wc -l) -eq 8 && test -s ru/speedup-platform-1.png && test -s ru/gain.png"
+# what the user compares: every model on every platform, a price on each; the comparison's cost a million images is
+# its price an hour over an hour's images: 4 nodes of 8 GPUs at 32 GPUs
+E='cluster:gpus-per-node=8,gpu=A100,intra=nvswitch,inter=100gbe,node-hour-cost=30'
+I='cluster:gpus-per-node=8,gpu=A100,intra=nvswitch,inter=ib-hdr,node-hour-cost=40'
+"$GQ" report --out rc --model resnet50 --model vgg16 --platform "$E" --platform "$I" --quant fp32 --quant terngrad \
+    --gpus 8,32 --engine analytic > rc.txt 2> err.txt
+check "report: two models x two platforms, 2 x 2 x 2 quantizers x 2 counts rows, a figure per platform and the comparison" \
+    sh -c "test \$(tail -n +2 rc/report.csv | wc -l) -eq 16 && test -s rc/speedup-platform-1.png && test -s rc/speedup-platform-2.png && test -s rc/compare.png && test -s rc/gain.png"
+check "report: the comparison, a row per platform, model and quantizer at 32 GPUs" sh -c \
+    "test \$(tail -n +2 rc/compare.csv | wc -l) -eq 8 && head -1 rc/compare.csv | grep -qx 'platform,model,quant,images_per_s,cost_per_hour,cost_per_million_samples'"
+check "report: cost a million images = 4 nodes x price / (3600 x images/s) x 1e6, on each row" \
+    perl -e 'open F, "rc/compare.csv" or exit 1; <F>; my $n = 0; while (<F>) { my $p = /ib-hdr/ ? 40 : 30; s/"[^"]*"/Q/g;
+        my @f = split /,/; exit 1 if $f[4] != 4 * $p || abs($f[5] / (4 * $p / (3600 * $f[3]) * 1e6) - 1) > 1e-12; $n++ }
+        exit($n == 8 ? 0 : 1)'
+check "report: the comparison in the table, platforms named short" grep -q '^Across platforms at 32 GPUs' rc.txt
+"$GQ" speedup --model alexnet --model vgg-a --platform terngrad-ethernet --platform roce25 --gpus 1,8 \
+    --engine analytic --format csv --plot sp2.png > sp2.csv
+check "speedup: two models x two platforms x 2 counts, in the order given, model outer" sh -c \
+    "test \$(tail -n +2 sp2.csv | wc -l) -eq 8 && test \"\$(cut -d, -f1,2 sp2.csv | tail -n +2 | uniq | tr '\n' ' ')\" = 'alexnet,terngrad-ethernet alexnet,roce25 vgg-a,terngrad-ethernet vgg-a,roce25 ' && test -s sp2.png"
+check "speedup: the figure's lines named by model and platform" grep -q "'vgg-a, roce25, fp32'" sp2.gp
+"$GQ" speedup --model alexnet --model alexnet --platform roce25 2> err.txt; rc=$?
+check "speedup: a model given twice, a usage error" sh -c "test $rc -eq 2 && grep -q \"model 'alexnet' is given twice\" err.txt"
 "$GQ" report --out rp --platform roce25 --gpus 1,8 --engine analytic --quant-rate 1e10 --format csv > rp.csv
 check "report --platform alone: the three models on that cluster" sh -c \
     "test \$(tail -n +2 rp.csv | wc -l) -eq 3 && test \$(grep -c '^roce25,' rp.csv) -eq 3 && test -s rp/speedup-roce25.png"
@@ -835,6 +857,31 @@ check "advise to 0.8 within 60 s: terngrad rows only, each at most 60 s, at 3 ep
         my ($q, $to, $t, $b) = @c{qw(quant iterations_to_target time_to_target_s accuracy_at_budget)}; my $n = 0;
         while (<F>) { s/"[^"]*"/Q/g; my @f = split /,/;
         exit 1 if $f[$q] ne "Q" || $f[$t] > 60 || $f[$to] != 186 || $f[$b] != 0.82; $n++ } exit($n == 1 ? 0 : 1)'
+
+# --rank-by: each refusal one line, a usage error; cost ranks every search's best by its cost a million images
+for args in "--rank-by time-to-target" "--rank-by throughput --accuracy-curve curve.csv --target-accuracy 0.8" \
+    "--rank-by cost --accuracy-curve curve.csv --budget 60" "--rank-by cost" "--rank-by auto"; do
+    # shellcheck disable=SC2086
+    "$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 16 $args 2> err.txt; rc=$?
+    check "advise $args: refused, one line, exit 2 ($(cat err.txt))" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1"
+done
+check "advise --rank-by auto is not a value (the default is no option)" grep -q "'auto' is not throughput|cost|time-to-target" err.txt
+"$GQ" advise --model alexnet --platform terngrad-ethernet --gpus 16 --rank-by cost 2> err.txt
+check "advise --rank-by cost without a price: the platform named" grep -q "platform 'terngrad-ethernet' has no price" err.txt
+"$GQ" advise --model alexnet --platform "cluster:gpus-per-node=4,gpu=P100,intra=pcie3,inter=10gbe,node-hour-cost=10" \
+    --platform "cluster:gpus-per-node=4,gpu=P100,intra=pcie3,inter=ib-edr,node-hour-cost=14" --gpus 8,16 --top 1 \
+    --engine analytic --rank-by cost --quant fp32 --quant terngrad > advc2.txt 2> err.txt; rc=$?
+check "advise --rank-by cost: every search's best, cheapest first, the first 1.000" sh -c \
+    "test $rc -eq 0 && grep -q '^By cost of a million images, every search' advc2.txt && \
+     awk '/^By cost/ { on = 1; next } on && /^\\[[12]\\] +[0-9]+ / { n++; if (n == 1 && \$4 != \"1.000\") exit 1; if (\$4 < last) exit 1; last = \$4 } END { exit n != 4 }' advc2.txt"
+"$GQ" simulate --model alexnet --platform "cluster:gpus-per-node=4,gpu=P100,intra=pcie3,inter=10gbe,node-hour-cost=10" \
+    --gpus 8 --gpu-hour-cost 2 2> err.txt; rc=$?
+check "two prices (node-hour-cost= and --gpu-hour-cost): refused, one line, exit 2" sh -c \
+    "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q 'give one price' err.txt"
+"$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --gpu-hour-cost 2.5 --engine analytic --format csv > pr.csv
+check "--gpu-hour-cost: 8 GPUs at 2.5 cost 20 an hour" perl -e 'open F, "pr.csv" or exit 1; chomp(my $h = <F>); my %c;
+    my @h = split /,/, $h; @c{@h} = 0..$#h; $_ = <F>; s/"[^"]*"/Q/g; my @f = split /,/;
+    exit !($f[$c{cost_per_hour}] == 20 && abs($f[$c{cost_per_million_samples}] / (20 / (3600 * $f[$c{images_per_s}]) * 1e6) - 1) < 1e-12)'
 
 # ---- codec costs: deterministic, per device -------------------------------------------------
 # the same command twice, the second beside a process burning a CPU: the same bytes
