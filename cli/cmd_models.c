@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli_util.h"
+#include "columns.h"
 #include "commands.h"
 #include "options.h"
 #include "zoo.h"
@@ -110,22 +111,11 @@ static int models_compute(int argc, char **argv)
     compute_estimate e;
     model_zoo view = zoo_view(&z);
     if (gpu_compute(&z.gpus, &view, m, g, (int)batch, ips, NULL, &e) != GQ_OK) {
-        cli_error("models compute: no measured throughput for any GPU to fit an efficiency on");
+        cli_error("models compute: no measured throughput for any GPU to fit a compute rate on");
         goto out;
     }
     double grad_bytes = 4.0 * (double)model_params(m);
-    static const char *const H[] = {"model",
-                                    "gpu",
-                                    "batch",
-                                    "forward_s",
-                                    "backward_s",
-                                    "compute_s",
-                                    "images_per_s",
-                                    "source",
-                                    "efficiency",
-                                    "gradient_bytes",
-                                    "comm_to_comp_bytes_per_s",
-                                    "basis"};
+
     char basis[512] = "-";
     if (e.basis)
         snprintf(basis, sizeof basis, "%s batch %d %.4g img/s (%s)", e.basis->framework, e.basis->batch,
@@ -139,12 +129,12 @@ static int models_compute(int argc, char **argv)
     else if (e.source == COMPUTE_POOLED)
         snprintf(basis, sizeof basis, "fit over %d published rows (none for this GPU)", e.fit_points);
     gq_table t;
-    table_init(&t, H, 12);
+    table_init(&t, MODELS_COMPUTE_COLUMNS, MODELS_COMPUTE_NCOLUMNS);
     table_row(&t,
               "%s\t%s\t%llu\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
               "\t%s\t%.4f\t%.0f\t" TABLE_REAL "\t%s",
               m->name, g->name, (unsigned long long)batch, e.fwd_s, e.bwd_s, e.iter_s, e.images_per_s,
-              compute_source_name(e.source), e.efficiency, grad_bytes, grad_bytes / e.iter_s, basis);
+              compute_source_name(e.source), e.flops_vs_peak, grad_bytes, grad_bytes / e.iter_s, basis);
     table_print(&t, fmt);
     table_free(&t);
     rc = 0;
@@ -246,7 +236,7 @@ const cli_command MODELS_CMDS[] = {
 };
 
 const cli_command GPUS_CMDS[] = {
-    {"list", gpus_list, C_GPUS_LIST, NULL, "GPU profiles: peak FLOP/s, bandwidth, fitted efficiency", NULL},
+    {"list", gpus_list, C_GPUS_LIST, NULL, "GPU profiles: peak FLOP/s, bandwidth, fitted scale", NULL},
     {"fit", gpus_fit, C_GPUS_FIT, NULL, "leave-one-out error of the FLOP-based fallback", NULL},
     {NULL, NULL, 0, NULL, NULL, NULL},
 };

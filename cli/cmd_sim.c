@@ -573,10 +573,10 @@ static int cmd_report(int argc, char **argv)
             table_print(&across, FMT_TABLE);
         }
         if (a.format == FMT_TABLE)
-            printf("\nWrote %s/report.csv and a figure per cluster%s%s (each figure with its .gp script and .dat "
-                   "data).\nWhich quantizer reaches an accuracy first there: gqsim tta --platform %s --gpus %d "
-                   "--quant fp32 --quant terngrad --target 0.88 --plot tta.png (the accuracies of LeNet-5 trained "
-                   "here on Fashion-MNIST, which reaches 0.88 in fp32; docs/accuracy.md).\n",
+            printf("\nWrote %s/report.csv and a figure per cluster%s%s\n(each figure with its .gp script and .dat "
+                   "data). Which quantizer reaches an accuracy first there\n(the accuracies of LeNet-5, trained here "
+                   "on Fashion-MNIST, which reaches 0.88 in fp32; docs/accuracy.md):\n"
+                   "  gqsim tta --platform %s --gpus %d --quant fp32 --quant terngrad --target 0.88 --plot tta.png\n",
                    dir, nq > 1 ? ", gain.png" : "",
                    set.np > 1 ? ", compare.png and compare.csv"
                    : priced   ? ", compare.csv"

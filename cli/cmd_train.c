@@ -313,6 +313,32 @@ static int train_timed(const train_config *c, const char *quant, double last_acc
     return -1;
 }
 
+/* The epochs' table as text shows it over several seeds: the seed a key column beside the quantizer, so that every
+ * panel says whose run a row is (the CSV keeps its columns' order). */
+static void seed_as_key(const gq_table *src, gq_table *out)
+{
+    const int sc = table_column(src, "seed");
+    const char *header[64];
+    size_t n = 0;
+    for (size_t c = 0; c < src->ncols && n < 64; c++) {
+        if ((int)c == sc) continue;
+        header[n++] = table_cell(src, 0, c);
+        if (c == 0) header[n++] = "seed";
+    }
+    table_init(out, header, n);
+    out->key_cols = src->key_cols + 1;
+    for (size_t r = 1; r < src->nrows; r++) {
+        char line[4096];
+        size_t len = 0;
+        for (size_t c = 0; c < src->ncols && len < sizeof line; c++) {
+            if ((int)c == sc) continue;
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", c ? "\t" : "", table_cell(src, r, c));
+            if (c == 0) len += (size_t)snprintf(line + len, sizeof line - len, "\t%s", table_cell(src, r, (size_t)sc));
+        }
+        table_row(out, "%s", line);
+    }
+}
+
 /* The experiment's outputs on rank 0: --measured-out, --timings-out, the paired table (with --versus) or the
  * epochs (and over seeds their summary), --output, --plot. @return 0, or 1 after printing. */
 static int train_outputs(const cli_args *a, const train_experiment_result *x, const gq_table *timings,
@@ -322,12 +348,17 @@ static int train_outputs(const cli_args *a, const train_experiment_result *x, co
     if (a->timings_out && table_write_csv(timings, a->timings_out) != 0) return 1;
     if (a->versus) { /* the comparison asked for is the output; the epochs still go to --output */
         table_print(&x->paired, (cli_format)a->format);
+    } else if (ns > 1 && a->format == FMT_TABLE && table_column(&x->epochs, "seed") > 0) {
+        gq_table shown;
+        seed_as_key(&x->epochs, &shown);
+        table_print(&shown, FMT_TABLE);
+        table_free(&shown);
     } else {
         table_print(&x->epochs, (cli_format)a->format);
-        if (ns > 1 && a->format == FMT_TABLE) {
-            printf("\nOver %zu seeds: the mean and standard deviation of the test accuracy\n\n", ns);
-            table_print(&x->summary, FMT_TABLE);
-        }
+    }
+    if (!a->versus && ns > 1 && a->format == FMT_TABLE) {
+        printf("\nOver %zu seeds: the mean and standard deviation of the test accuracy\n\n", ns);
+        table_print(&x->summary, FMT_TABLE);
     }
     if (a->output && table_write_csv(&x->epochs, a->output) != 0) return 1;
     if (!a->plot) return 0;

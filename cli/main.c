@@ -8,6 +8,7 @@
 
 #include "blas_core.h"
 #include "cli_util.h"
+#include "columns.h"
 #include "commands.h"
 #include "gq_run.h"
 #include "gq_suggest.h"
@@ -193,6 +194,7 @@ void cli_print_sub(FILE *out, const char *group, const cli_command *c)
     cli_options_help(out, c->id);
     if (c->details) fprintf(out, "\n%s", c->details);
     if (c->id == C_VALIDATE || c->id == C_SWEEP) cli_run_param_columns_help(out);
+    cli_columns_help(out, c->id);
 }
 
 int cli_dispatch(const char *group, const cli_command *cmds, int argc, char **argv)

@@ -346,14 +346,18 @@ static size_t print_common(FILE *out, const layout *l, const unsigned char *comm
 }
 
 /* "label  text", the text in lines under each other where it is longer than the width leaves (never a word cut,
- * unless a word alone is longer; a spec has no spaces and stays whole). */
+ * unless a word alone is longer: a spec, which has no spaces, breaks after a comma, where its keys part). */
 static void print_key(FILE *out, const char *label, const char *text, size_t label_w, size_t width)
 {
     const size_t room = width > label_w + 2 + WRAP_AT_LEAST ? width - label_w - 2 : WRAP_AT_LEAST;
     fprintf(out, "%-*s  ", (int)label_w, label);
     for (int line = 0; *text || line == 0; line++) {
         size_t k = first_line(text, room);
-        if (k == room && strlen(text) > room && !strchr(text, ' ')) k = strlen(text); /* one word: whole */
+        if (k == room && strlen(text) > room && !memchr(text, ' ', room)) { /* one long word */
+            k = room;
+            while (k > 0 && text[k - 1] != ',') k--;
+            if (k == 0) k = strcspn(text, " "); /* no comma: whole */
+        }
         fprintf(out, "%*s%.*s\n", line ? (int)label_w + 2 : 0, "", (int)k, text);
         text += k;
         while (*text == ' ') text++;

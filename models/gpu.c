@@ -390,14 +390,14 @@ static double measured_per_image(const gpu_measurement *rows, size_t n, const gp
 }
 
 /* An iteration of `batch` images at per_image seconds each: its time, split into forward and backward by the
- * model's ratio, and the fraction of g's fp32 peak it reaches. */
+ * model's ratio, and its direct-convolution FLOP rate over g's fp32 peak. */
 static void estimate_times(const model_t *m, const gpu_spec *g, int batch, double per_image, compute_estimate *out)
 {
     out->iter_s = per_image * batch;
     out->images_per_s = batch / out->iter_s;
     out->fwd_s = out->iter_s / (1.0 + m->backward_ratio);
     out->bwd_s = out->iter_s - out->fwd_s;
-    out->efficiency = model_train_flops(m) * out->images_per_s / g->peak_flops;
+    out->flops_vs_peak = model_train_flops(m) * out->images_per_s / g->peak_flops;
 }
 
 gq_err gpu_compute(const gpu_db *db, const model_zoo *zoo, const model_t *m, const gpu_spec *g, int batch,

@@ -71,7 +71,9 @@ const char *compute_source_name(compute_source s);
 typedef struct {
     double fwd_s, bwd_s, iter_s; /* one iteration of `batch` images */
     double images_per_s;
-    double efficiency; /* achieved / peak FLOP rate */
+    /* the model's direct-convolution training FLOPs at this rate over the fp32 peak: above 1 where Winograd or FFT
+     * convolutions do fewer multiplications than the direct count, so not an efficiency */
+    double flops_vs_peak;
     compute_source source;
     const gpu_measurement *basis; /* the measured row used, if any */
     int fit_points;               /* published rows behind the fit (or the batch line) */

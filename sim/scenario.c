@@ -753,25 +753,28 @@ tta_result tta_reach(const double *acc, size_t nseeds, size_t stride, size_t epo
     return r;
 }
 
+const char *const TTA_COLUMNS[] = {"quant",
+                                   "platform",
+                                   "gpus",
+                                   "target",
+                                   "seeds_reached",
+                                   "iterations_to_target",
+                                   "iteration_s",
+                                   "time_to_target_s",
+                                   "final_accuracy",
+                                   "target_note",
+                                   "seeds",
+                                   "workers",
+                                   "iterations_per_epoch",
+                                   "accuracy_source",
+                                   "codec_source"};
+const size_t TTA_NCOLUMNS = sizeof TTA_COLUMNS / sizeof TTA_COLUMNS[0];
+
 gq_err tta_run(sim_scenario *s, tta_curve *curves, int ncurves, int gpus, double target, double dataset_images,
                gq_table *rows, double *iteration_s, char *msg, size_t cap)
 {
-    static const char *const H[] = {"quant",
-                                    "platform",
-                                    "gpus",
-                                    "target",
-                                    "seeds_reached",
-                                    "iterations_to_target",
-                                    "iteration_s",
-                                    "time_to_target_s",
-                                    "final_accuracy",
-                                    "target_note",
-                                    "seeds",
-                                    "workers",
-                                    "iterations_per_epoch",
-                                    "accuracy_source",
-                                    "codec_source"};
-    table_init(rows, H, sizeof H / sizeof H[0]);
+
+    table_init(rows, TTA_COLUMNS, TTA_NCOLUMNS);
     rows->key_cols = 3; /* quant, platform, gpus */
     for (int k = 0; k < ncurves; k++) {
         tta_curve *cv = &curves[k];
@@ -814,22 +817,25 @@ gq_err tta_run(sim_scenario *s, tta_curve *curves, int ncurves, int gpus, double
     return GQ_OK;
 }
 
+const char *const VALIDATE_COLUMNS[] = {"model",
+                                        "platform",
+                                        "gpu",
+                                        "batch",
+                                        "sync",
+                                        "quant",
+                                        "gpus",
+                                        "measured_images_per_s",
+                                        "predicted_images_per_s",
+                                        "error_pct",
+                                        "compute_source"};
+const size_t VALIDATE_NCOLUMNS = sizeof VALIDATE_COLUMNS / sizeof VALIDATE_COLUMNS[0];
+
 static gq_err validate_in(const measured_set *ms, const char *file, const sim_request *base, gq_table *rows,
                           double *median_pct, double *mean_pct, size_t *scored_rows, sim_progress progress, void *ctx,
                           char *msg, size_t cap)
 {
-    static const char *const H[] = {"model",
-                                    "platform",
-                                    "gpu",
-                                    "batch",
-                                    "sync",
-                                    "quant",
-                                    "gpus",
-                                    "measured_images_per_s",
-                                    "predicted_images_per_s",
-                                    "error_pct",
-                                    "compute_source"};
-    table_init(rows, H, sizeof H / sizeof H[0]);
+
+    table_init(rows, VALIDATE_COLUMNS, VALIDATE_NCOLUMNS);
     rows->key_cols = 7; /* model ... gpus */
     if (ms->n == 0) return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: no measured rows", file);
     size_t scored = 0;

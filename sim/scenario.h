@@ -146,6 +146,8 @@ gq_err sim_report(const sim_request *base, const char *const *platforms, int npl
  * quant, gpus, measured_images_per_s, predicted_images_per_s, error_pct,
  * compute_source; the median and mean absolute percentage errors of the rows on more than one GPU (one GPU's
  * row is the throughput's own measurement), their number in scored_rows (if not NULL); NaN where none is. */
+extern const char *const VALIDATE_COLUMNS[];
+extern const size_t VALIDATE_NCOLUMNS;
 gq_err sim_validate(const measured_set *ms, const char *file, const sim_request *base, gq_table *rows,
                     double *median_pct, double *mean_pct, size_t *scored_rows, sim_progress progress, void *ctx,
                     char *msg, size_t cap);
@@ -198,6 +200,8 @@ typedef struct {
  * how many seeds, or never: the curve's best and its epoch), seeds, workers, iterations_per_epoch,
  * accuracy_source, codec_source, one row a curve; iteration_s[k] (if not NULL) curve k's simulated
  * iteration. Fills in curves' iterations_per_epoch where it was 0. */
+extern const char *const TTA_COLUMNS[];
+extern const size_t TTA_NCOLUMNS;
 gq_err tta_run(sim_scenario *s, tta_curve *curves, int ncurves, int gpus, double target, double dataset_images,
                gq_table *rows, double *iteration_s, char *msg, size_t cap);
 

@@ -1082,6 +1082,11 @@ if [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] || [ -n "
   check "train rows: the sgemm reference measured in the run, a rate above 0" \
       awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "sgemm_gflops") c = i; next } !($c > 0) { bad = 1 }
                END { exit bad || !c }' seeds.csv
+  # as text over two seeds, the seed is a key column beside the quantizer: every panel says whose run a row is
+  "$GQ" train --epochs 1 --workers 2 --batch 32 --train-limit 256 --test-limit 64 --seeds 3,4 --quant fp32 \
+      --quant terngrad > seeds.txt
+  check "train --seeds 3,4 as text: every panel led by quant and seed" sh -c \
+      "test \$(grep -c '^quant  *seed ' seeds.txt) -ge 2 && test \$(grep -c '^fp32  *[34] ' seeds.txt) -ge 4"
   # --versus: each quantizer's last test accuracy paired with the versus one's, seed by seed; top-k keeping every
   # element is fp32 to the last bit, so every difference is 0, the interval [0, 0], and an end at 0 is not "yes"
   "$GQ" train --epochs 1 --workers 2 --batch 32 --train-limit 1024 --test-limit 256 --seeds 3,4 --quant topk:ratio=1 \
@@ -1111,6 +1116,34 @@ mkdir -p nodata
 check "missing data: exit 1, one line naming the file" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'nodata/train-images-idx3-ubyte.gz' err.txt"
 "$GQ" train --quant nope 2> err.txt; rc=$?
 check "train: bad quantizer exits 2" sh -c "test $rc -eq 2 && grep -q \"unknown quantizer 'nope'\" err.txt"
+
+# every column a command writes is in its help with what it means (columns.c): one header from each command's CSV
+P='--platform terngrad-ethernet --engine analytic --format csv'
+# shellcheck disable=SC2086
+{
+    "$GQ" simulate --model alexnet $P --gpus 8 > col-simulate.csv
+    "$GQ" speedup --model alexnet $P --gpus 1,8 > col-speedup.csv
+    "$GQ" advise --model alexnet $P --gpus 8 --top 1 > col-advise.csv
+    "$GQ" tta --model alexnet $P --gpus 8 --target 0.5 --accuracy-curve curve.csv > col-tta.csv
+    "$GQ" report --out col-rep --model alexnet $P --gpus 1,8 > /dev/null && cp col-rep/report.csv col-report.csv
+    "$GQ" models compute --model vgg-a --gpu P100 --format csv > col-models.csv
+}
+"$GQ" validate --measured meas.csv --format csv > col-validate.csv 2> /dev/null
+printf 'model,platform,gpus\nalexnet,roce25,8\n' > col-grid.csv
+"$GQ" sweep --grid col-grid.csv --engine analytic --format csv > col-sweep.csv
+for pair in simulate:simulate speedup:speedup advise:advise tta:tta report:report validate:validate sweep:sweep \
+    "models compute:models" train:seeds train:versus; do
+    cmd=${pair%%:*} file=col-${pair#*:}.csv
+    case $pair in train:*) file=${pair#*:}.csv ;; esac
+    [ -s "$file" ] || continue # train's, where the data is here
+    # shellcheck disable=SC2086
+    "$GQ" help $cmd > col-help.txt
+    missing=$(head -1 "$file" | tr ',' '\n' | while read -r c; do
+        grep -q "^  $c  *[^ ?]" col-help.txt || printf '%s ' "$c"; done)
+    check "help $cmd: every column of $file with its meaning (missing: $missing)" test -z "$missing"
+done
+check "models compute: flops_vs_peak, not an efficiency" sh -c "head -1 col-models.csv | grep -q ',flops_vs_peak,' && \
+    ! grep -q efficiency col-models.csv"
 
 check "no temporary files left" sh -c '! ls | grep -q "\.tmp\."'
 finish

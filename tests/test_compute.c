@@ -45,8 +45,8 @@ static void test_fallbacks(gq_zoo *z)
     compute_estimate e;
     const model_t *vgga = zoo_model(z, "vgg-a", NULL, 0), *lenet = zoo_model(z, "lenet5", NULL, 0);
     gpu_compute(&z->gpus, &view, vgga, gpu_find(&z->gpus, "GTX 1080"), 32, 0, NULL, &e);
-    CHECK(e.source == COMPUTE_FITTED && e.efficiency > 0.05 && e.efficiency < 1, "gtx1080 vgg-a fitted (eff %.3f)",
-          e.efficiency);
+    CHECK(e.source == COMPUTE_FITTED && e.flops_vs_peak > 0.05 && e.flops_vs_peak < 1,
+          "gtx1080 vgg-a fitted (eff %.3f)", e.flops_vs_peak);
     gpu_compute(&z->gpus, &view, vgga, gpu_find(&z->gpus, "A100"), 32, 0, NULL, &e);
     CHECK(e.source == COMPUTE_POOLED && e.images_per_s > 0, "A100 has no measurements: pooled");
     /* a faster GPU of the same family is predicted faster */

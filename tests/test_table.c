@@ -238,6 +238,30 @@ static void test_layout(void)
     table_free(&one);
 }
 
+/* A key's text too long for its line breaks between words; a spec (one word) after a comma, where its keys part;
+ * a word without a comma stays whole. */
+static void test_long_key(void)
+{
+    static const char *const H[] = {"name", "n"};
+    gq_table t;
+    table_init(&t, H, 2);
+    table_row(&t, "a\t1");
+    const table_key keys[] = {
+        {"a", "cluster:gpus-per-node=8,gpu=V100,intra=nvlink2,inter=ib-edr,nics=4,topology=star,oversub=1"},
+        {"b", "averyveryverylongwordwithoutanycommaatallthatgoesonandonpastthewidth"}};
+    char *s = render(&t, 40, keys, 2);
+    CHECK(strcmp(s, "name  n\n"
+                    "a     1\n"
+                    "\n"
+                    "a  cluster:gpus-per-node=8,gpu=V100,\n"
+                    "   intra=nvlink2,inter=ib-edr,nics=4,\n"
+                    "   topology=star,oversub=1\n"
+                    "b  averyveryverylongwordwithoutanycommaatallthatgoesonandonpastthewidth\n") == 0,
+          "width 40: the spec in lines broken after commas, the comma-less word whole:\n%s", s);
+    free(s);
+    table_free(&t);
+}
+
 static void test_labels(void)
 {
     const char *specs[] = {"fp32", "qsgd:levels=5,bucket=512,norm=l2", "qsgd:levels=9,bucket=512,norm=l2",
@@ -273,5 +297,6 @@ int main(void)
     test_header_break();
     test_labels();
     test_empty_columns();
+    test_long_key();
     return check_summary();
 }

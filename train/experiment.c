@@ -31,19 +31,21 @@ const char *const TRAIN_EPOCH_COLUMNS[] = {"quant",
                                            "blas_core",
                                            "params_xxh3"};
 const size_t TRAIN_EPOCH_NCOLUMNS = sizeof TRAIN_EPOCH_COLUMNS / sizeof TRAIN_EPOCH_COLUMNS[0];
-static const char *const SUMMARY_COLUMNS[] = {"quant",           "workers", "epoch", "seeds", "test_accuracy_mean",
-                                              "test_accuracy_sd"};
-static const char *const PAIRED_COLUMNS[] = {"quant",
-                                             "workers",
-                                             "versus",
-                                             "seeds",
-                                             "test_accuracy",
-                                             "versus_accuracy",
-                                             "difference",
-                                             "difference_sd",
-                                             "difference_ci95_low",
-                                             "difference_ci95_high",
-                                             "significant"};
+const char *const TRAIN_SUMMARY_COLUMNS[] = {"quant",           "workers", "epoch", "seeds", "test_accuracy_mean",
+                                             "test_accuracy_sd"};
+const char *const TRAIN_PAIRED_COLUMNS[] = {"quant",
+                                            "workers",
+                                            "versus",
+                                            "seeds",
+                                            "test_accuracy",
+                                            "versus_accuracy",
+                                            "difference",
+                                            "difference_sd",
+                                            "difference_ci95_low",
+                                            "difference_ci95_high",
+                                            "significant"};
+const size_t TRAIN_SUMMARY_NCOLUMNS = sizeof TRAIN_SUMMARY_COLUMNS / sizeof TRAIN_SUMMARY_COLUMNS[0];
+const size_t TRAIN_PAIRED_NCOLUMNS = sizeof TRAIN_PAIRED_COLUMNS / sizeof TRAIN_PAIRED_COLUMNS[0];
 
 /* One run (a quantizer, a worker count, a seed) as its epochs end. */
 typedef struct {
@@ -107,8 +109,8 @@ static int result_init(train_experiment_result *r, size_t runs)
 {
     memset(r, 0, sizeof *r);
     table_init(&r->epochs, TRAIN_EPOCH_COLUMNS, TRAIN_EPOCH_NCOLUMNS);
-    table_init(&r->summary, SUMMARY_COLUMNS, sizeof SUMMARY_COLUMNS / sizeof SUMMARY_COLUMNS[0]);
-    table_init(&r->paired, PAIRED_COLUMNS, sizeof PAIRED_COLUMNS / sizeof PAIRED_COLUMNS[0]);
+    table_init(&r->summary, TRAIN_SUMMARY_COLUMNS, TRAIN_SUMMARY_NCOLUMNS);
+    table_init(&r->paired, TRAIN_PAIRED_COLUMNS, TRAIN_PAIRED_NCOLUMNS);
     r->epochs.key_cols = r->summary.key_cols = 3; /* quant, workers, epoch */
     r->paired.key_cols = 3;                       /* quant, workers, versus */
     r->spec = calloc(runs ? runs : 1, sizeof *r->spec);

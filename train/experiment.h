@@ -49,5 +49,10 @@ void train_experiment_free(train_experiment_result *r);
 
 extern const char *const TRAIN_EPOCH_COLUMNS[];
 extern const size_t TRAIN_EPOCH_NCOLUMNS;
+/* the summary over seeds, and the paired table (--versus) */
+extern const char *const TRAIN_SUMMARY_COLUMNS[];
+extern const size_t TRAIN_SUMMARY_NCOLUMNS;
+extern const char *const TRAIN_PAIRED_COLUMNS[];
+extern const size_t TRAIN_PAIRED_NCOLUMNS;
 
 #endif

@@ -1,0 +1,178 @@
+/* What every column of the simulating commands' and train's tables means, one row each, and which columns each
+ * command prints: `gqsim help COMMAND` lists them from here (after the options), and a test holds every column a
+ * command writes to a line of its help, so a column without a meaning cannot ship. The lists are the library's own
+ * (SIM_COLUMNS, ADVISE_COLUMNS, ...), not copies. */
+#include "columns.h"
+
+#include <string.h>
+
+#include "advise.h"
+#include "experiment.h"
+#include "scenario.h"
+
+static const struct {
+    const char *name, *meaning;
+} MEANINGS[] = {
+    {"model", "the model (a built-in's name, or the name its .model file gives)"},
+    {"platform", "the platform as given: a built-in's name, a cluster: spec or an XML file"},
+    {"gpus", "GPUs training together"},
+    {"quant", "the quantizer, its canonical spec (every parameter written)"},
+    {"sync", "how gradients are exchanged: the scheme, and its servers or shards where it has them"},
+    {"iteration_s", "seconds per training iteration (compute, then what of the exchange is not hidden)"},
+    {"compute_s", "forward and backward of one iteration on one GPU, with the slowest GPU's spread"},
+    {"comm_exposed_s", "seconds of the exchange that compute does not hide (iteration_s - compute_s)"},
+    {"comm_s", "seconds the exchange takes from its first bucket to its last, hidden or not"},
+    {"comm_to_compute", "comm_s / compute_s"},
+    {"encode_s", "seconds a GPU spends encoding in one iteration"},
+    {"decode_s", "seconds a GPU spends decoding in one iteration"},
+    {"bytes_per_gpu_up", "bytes a GPU sends in one iteration (the mean over GPUs)"},
+    {"bytes_per_gpu_down", "bytes a GPU receives in one iteration (the mean over GPUs)"},
+    {"images_per_s", "training throughput: gpus x batch / iteration_s"},
+    {"speedup", "images_per_s over one GPU's in fp32 without any exchange"},
+    {"cost_per_hour", "what the run's GPUs cost an hour: --gpu-hour-cost x gpus, or node-hour-cost= x whole nodes"},
+    {"cost_per_million_samples", "cost_per_hour / (3600 x images_per_s) x 1e6; empty without a price"},
+    {"engine", "the engine that predicted the row: simgrid, analytic or smpi"},
+    {"batch", "images per GPU per iteration"},
+    {"gpu", "the GPU model"},
+    {"overlap", "whether the exchange overlaps backward (on) or waits for it (off)"},
+    {"fusion_bytes", "the largest bucket tensors are fused into (0: a tensor a bucket)"},
+    {"fusion_cycle_s", "the fusion cycle: tensors ready within one are fused (0: none)"},
+    {"compute_source", "where compute_s comes from: measured, a batch line, fitted, pooled or given"},
+    {"network_model", "SimGrid's network model and its factors as this platform runs it"},
+    {"codec_source", "where the codec's costs come from: a profile, a fit or a measured file"},
+    {"line", "the grid file's line the row comes from"},
+    {"rank", "the configuration's place, best first"},
+    {"fp32_below", "tensors under this many elements travel in fp32 (0: none)"},
+    {"codec_on", "the device that runs the codec: gpu, cpu or none"},
+    {"speedup_over_fp32", "images_per_s over the best fp32 configuration of the same search"},
+    {"codec_share", "(encode_s + decode_s) / iteration_s"},
+    {"screened_iteration_s", "the iteration the analytic screening predicted"},
+    {"iterations_to_target", "iterations to the target accuracy: epochs to reach it x iterations an epoch"},
+    {"time_to_target_s", "iterations_to_target x iteration_s"},
+    {"accuracy_at_budget", "the test accuracy after the last epoch the budget completes"},
+    {"cost_to_target", "cost_per_hour x time_to_target_s / 3600"},
+    {"accuracy_note", "without curves: what the codec risks for accuracy (biased, low-rank), unchecked"},
+    {"target", "the target test accuracy"},
+    {"seeds_reached", "seeds whose run reaches the target"},
+    {"final_accuracy", "the last epoch's test accuracy, the mean over seeds"},
+    {"target_note", "reached, by how many seeds, or never (the curve's best accuracy and its epoch)"},
+    {"seeds", "runs of the quantizer, one a seed"},
+    {"workers", "the workers a curve was trained with (the trainer's)"},
+    {"iterations_per_epoch", "iterations of gpus x batch images an epoch"},
+    {"accuracy_source", "where the accuracies come from: trained here or a file (interpolated epochs said)"},
+    {"measured_images_per_s", "the measured throughput the row gives"},
+    {"predicted_images_per_s", "gqsim's prediction of it"},
+    {"error_pct", "(predicted - measured) / measured x 100"},
+    {"epoch", "the epoch the row ends"},
+    {"iterations", "iterations run so far"},
+    {"train_loss", "the mean training loss over the epoch"},
+    {"test_loss", "the test loss after the epoch"},
+    {"test_accuracy", "the test accuracy after the epoch (paired table: the last epoch's)"},
+    {"bytes_up_per_iter", "bytes a worker sends an iteration, measured from the encoded buffers"},
+    {"bytes_down_per_iter", "bytes a worker receives an iteration"},
+    {"quant_nmse", "the quantizer's normalised mean squared error on the epoch's gradients"},
+    {"wall_s", "seconds the epoch took on this machine"},
+    {"exchange_s", "seconds of the epoch spent in the exchange"},
+    {"quant_s", "seconds of the epoch spent encoding and decoding"},
+    {"gflops", "the trainer's forward and backward GFLOP/s"},
+    {"sgemm_gflops", "the same run's single-precision GEMM GFLOP/s, the reference"},
+    {"quant_share", "quant_s / (compute_s + exchange_s)"},
+    {"seed", "the run's seed: data order and initialisation"},
+    {"blas_core", "the OpenBLAS kernel set the trainer ran on"},
+    {"params_xxh3", "XXH3 of the parameters after the epoch: equal runs, equal hashes"},
+    {"test_accuracy_mean", "the seeds' mean test accuracy after the epoch"},
+    {"test_accuracy_sd", "their standard deviation"},
+    {"versus", "the quantizer the row is paired with, seed by seed"},
+    {"versus_accuracy", "its last test accuracy, the mean over seeds"},
+    {"difference", "the mean of the seeds' differences, points"},
+    {"difference_sd", "their standard deviation"},
+    {"difference_ci95_low", "the 95% confidence interval of the difference, low end"},
+    {"difference_ci95_high", "its high end"},
+    {"significant", "yes where the interval excludes 0"},
+    {"forward_s", "the forward pass of one iteration"},
+    {"backward_s", "the backward pass of one iteration"},
+    {"source", "where the compute rate comes from: measured, a batch line, fitted, pooled or given"},
+    {"flops_vs_peak", "the model's direct-convolution training FLOP rate over the GPU's fp32 peak: not an efficiency, "
+                      "above 1 where cuDNN's Winograd or FFT convolutions do fewer multiplications than the direct "
+                      "count (Lavin and Gray, CVPR 2016: 2.25x fewer for 3x3 filters)"},
+    {"gradient_bytes", "the fp32 gradient's bytes: 4 x parameters"},
+    {"comm_to_comp_bytes_per_s", "gradient_bytes / compute_s: the rate an exchange must reach to hide"},
+    {"basis", "the measured rows or the fit behind the rate"},
+};
+
+const char *const MODELS_COMPUTE_COLUMNS[] = {"model",
+                                              "gpu",
+                                              "batch",
+                                              "forward_s",
+                                              "backward_s",
+                                              "compute_s",
+                                              "images_per_s",
+                                              "source",
+                                              "flops_vs_peak",
+                                              "gradient_bytes",
+                                              "comm_to_comp_bytes_per_s",
+                                              "basis"};
+const size_t MODELS_COMPUTE_NCOLUMNS = sizeof MODELS_COMPUTE_COLUMNS / sizeof MODELS_COMPUTE_COLUMNS[0];
+
+/* report's own: its summary's and its comparison's, past the rows' (SIM_COLUMNS, in report.csv) */
+static const char *const REPORT_COLUMNS[] = {"platform",     "model",         "quant",
+                                             "images_per_s", "cost_per_hour", "cost_per_million_samples"};
+
+static const char *meaning_of(const char *name)
+{
+    for (size_t i = 0; i < sizeof MEANINGS / sizeof MEANINGS[0]; i++)
+        if (strcmp(MEANINGS[i].name, name) == 0) return MEANINGS[i].meaning;
+    return NULL;
+}
+
+/* Each of the lists' columns once, in order, with its meaning ("?" where there is none: the test finds it). */
+static void print_lists(FILE *out, const char *const *const *lists, const size_t *counts, size_t nlists)
+{
+    const char *seen[256];
+    size_t nseen = 0;
+    for (size_t l = 0; l < nlists; l++)
+        for (size_t c = 0; c < counts[l]; c++) {
+            const char *name = lists[l][c];
+            size_t k = 0;
+            while (k < nseen && strcmp(seen[k], name) != 0) k++;
+            if (k < nseen || nseen == sizeof seen / sizeof seen[0]) continue;
+            seen[nseen++] = name;
+            const char *m = meaning_of(name);
+            fprintf(out, "  %-26s %s\n", name, m ? m : "?");
+        }
+}
+
+void cli_columns_help(FILE *out, cli_cmd cmd)
+{
+    static const char *const LINE[] = {"line"};
+    const char *const *lists[4];
+    size_t counts[4], n = 0;
+    switch (cmd) {
+    case C_SIMULATE:
+    case C_SPEEDUP: lists[n] = SIM_COLUMNS, counts[n++] = SIM_NCOLUMNS; break;
+    case C_REPORT:
+        lists[n] = REPORT_COLUMNS, counts[n++] = sizeof REPORT_COLUMNS / sizeof REPORT_COLUMNS[0];
+        lists[n] = SIM_COLUMNS, counts[n++] = SIM_NCOLUMNS;
+        break;
+    case C_SWEEP:
+        lists[n] = LINE, counts[n++] = 1;
+        lists[n] = SIM_COLUMNS, counts[n++] = SIM_NCOLUMNS;
+        break;
+    case C_ADVISE: lists[n] = ADVISE_COLUMNS, counts[n++] = ADVISE_NCOLUMNS; break;
+    case C_TTA: lists[n] = TTA_COLUMNS, counts[n++] = TTA_NCOLUMNS; break;
+    case C_VALIDATE: lists[n] = VALIDATE_COLUMNS, counts[n++] = VALIDATE_NCOLUMNS; break;
+    case C_TRAIN:
+        lists[n] = TRAIN_EPOCH_COLUMNS, counts[n++] = TRAIN_EPOCH_NCOLUMNS;
+        lists[n] = TRAIN_SUMMARY_COLUMNS, counts[n++] = TRAIN_SUMMARY_NCOLUMNS;
+        lists[n] = TRAIN_PAIRED_COLUMNS, counts[n++] = TRAIN_PAIRED_NCOLUMNS;
+        break;
+    case C_MODELS_COMPUTE: lists[n] = MODELS_COMPUTE_COLUMNS, counts[n++] = MODELS_COMPUTE_NCOLUMNS; break;
+    default: return;
+    }
+    fprintf(out, "\ncolumns (--format csv writes every one; a table leaves out those empty on every row):\n");
+    if (cmd == C_REPORT)
+        fprintf(out,
+                "  the summary: platform, model, each quantizer's speedup at the largest GPU count, and each one's "
+                "over the first's (QUANT/FIRST);\n  the comparison (compare.csv) and report.csv's rows:\n");
+    print_lists(out, lists, counts, n);
+}
