@@ -27,6 +27,7 @@ static const struct {
     {"decode_s", "seconds a GPU spends decoding in one iteration"},
     {"bytes_per_gpu_up", "bytes a GPU sends in one iteration (the mean over GPUs)"},
     {"bytes_per_gpu_down", "bytes a GPU receives in one iteration (the mean over GPUs)"},
+    {"bytes_busiest_gpu_up", "bytes the GPU that sends the most sends in one iteration (a node's leader, a tree's)"},
     {"images_per_s", "training throughput: gpus x batch / iteration_s"},
     {"speedup", "images_per_s over one GPU's in fp32 without any exchange"},
     {"cost_per_hour", "what the run's GPUs cost an hour: --gpu-hour-cost x gpus, or node-hour-cost= x whole nodes"},

@@ -31,7 +31,8 @@ trap 'rm -rf "$work"' EXIT
 ips() { # ips RATE SPEC SYNC: images/s
     "$gq" simulate --model resnet50 --gpus 32 --engine analytic --format csv --framework pytorch-ddp --quant "$2" --sync "$3" \
         --platform "cluster:gpus-per-node=8,gpu=V100,intra=nvlink2,inter=$1gbe,nics=1,pcie-switch=2,sockets=2,socket-link=qpi,mesh=cube" |
-        perl -ne 'next if $. == 1; s/"[^"]*"/Q/g; @f = split /,/; print $f[14]'
+        perl -ne 'chomp; s/"[^"]*"/Q/g; @f = split /,/; if ($. == 1) { %c = map { $f[$_] => $_ } 0 .. $#f; next }
+            print $f[$c{images_per_s}]'
 }
 {
     echo "link_gbps,quant,sync,images_per_s,fp32_ring_images_per_s,gain"

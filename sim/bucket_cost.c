@@ -33,10 +33,15 @@ void sim_node_local(const sim_config *c, const sim_plan *p, const sim_bucket *b,
     }
 }
 
-void sim_traffic_own(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down)
+void sim_traffic_alike(sim_gpu_bytes *t, double up, double down)
+{
+    t->up = t->busiest_up = up, t->down = t->busiest_down = down;
+}
+
+void sim_traffic_own(const sim_config *c, const sim_plan *p, const sim_bucket *b, sim_gpu_bytes *t)
 {
     (void)c, (void)p;
-    *up = b->up_bytes, *down = b->down_bytes;
+    sim_traffic_alike(t, b->up_bytes, b->down_bytes);
 }
 
 /* The bucket's exchange by its scheme's closed form (sim/schemes/). */

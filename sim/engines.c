@@ -36,7 +36,10 @@ gq_err sim_run(const sim_config *c, sim_result *r, char *msg, size_t cap)
         e = engine ? engine->run(c, &p, r, msg, cap) : gq_fail(GQ_ERR_PARAM, msg, cap, "no such engine");
         r->compute_s = p.compute_s;
         r->buckets = p.n;
-        sim_traffic(c, &p, &r->bytes_up, &r->bytes_down);
+        sim_gpu_bytes t;
+        sim_traffic(c, &p, &t);
+        r->bytes_up = t.up, r->bytes_down = t.down, r->bytes_busiest_up = t.busiest_up;
+        r->bytes_busiest_down = t.busiest_down;
         snprintf(r->network_model, sizeof r->network_model, "%s", p.network_model);
     }
     sim_plan_free(&p);

@@ -716,16 +716,14 @@ double sim_timeline(const sim_plan *p, const double *comm_s, double *exposed)
     return end;
 }
 
-void sim_traffic(const sim_config *c, const sim_plan *p, double *up, double *down)
+void sim_traffic(const sim_config *c, const sim_plan *p, sim_gpu_bytes *t)
 {
     const sim_scheme *scheme = sim_scheme_of(c->run.sync);
-    double u = 0, d = 0;
-    for (int k = 0; k < p->n; k++) {
-        double bu, bd;
-        scheme->traffic(c, p, &p->b[k], &bu, &bd);
-        u += bu, d += bd;
+    sim_gpu_bytes sum = {0, 0, 0, 0};
+    for (int k = 0; c->gpus > 1 && k < p->n; k++) {
+        sim_gpu_bytes b;
+        scheme->traffic(c, p, &p->b[k], &b);
+        sum.up += b.up, sum.down += b.down, sum.busiest_up += b.busiest_up, sum.busiest_down += b.busiest_down;
     }
-    if (c->gpus == 1) u = d = 0;
-    *up = u;
-    *down = d;
+    *t = sum;
 }

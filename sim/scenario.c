@@ -377,8 +377,9 @@ static gq_err plan_codecs(const sim_scenario *s, const tensor_plan *plan, sim_te
  * printed as inf or nan. */
 static gq_err refuse_non_finite(const sim_scenario *s, const sim_outcome *o, char *msg, size_t cap)
 {
-    const double shown[] = {o->r.iteration_s, o->r.compute_s, o->r.comm_exposed_s, o->r.comm_s,     o->r.encode_s,
-                            o->r.decode_s,    o->r.bytes_up,  o->r.bytes_down,     o->images_per_s, o->speedup};
+    const double shown[] = {o->r.iteration_s, o->r.compute_s, o->r.comm_exposed_s,  o->r.comm_s,
+                            o->r.encode_s,    o->r.decode_s,  o->r.bytes_up,        o->r.bytes_down,
+                            o->images_per_s,  o->speedup,     o->r.bytes_busiest_up};
     int finite = o->r.iteration_s > 0;
     for (size_t k = 0; k < sizeof shown / sizeof shown[0]; k++) finite &= isfinite(shown[k]) && shown[k] >= 0;
     if (!finite)
@@ -543,6 +544,7 @@ const char *const SIM_COLUMNS[] = {"model",
                                    "decode_s",
                                    "bytes_per_gpu_up",
                                    "bytes_per_gpu_down",
+                                   "bytes_busiest_gpu_up",
                                    "images_per_s",
                                    "speedup",
                                    "cost_per_hour",
@@ -566,13 +568,14 @@ void scenario_row(gq_table *t, const sim_scenario *s, const sim_outcome *o)
                   q->run.ps_cpu_machines, q->run.partition_bytes, sync, sizeof sync);
     table_row(t,
               "%s\t%s\t%d\t%s\t%s\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
-              "\t" TABLE_REAL "\t" TABLE_REAL "\t%.0f\t%.0f\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
+              "\t" TABLE_REAL "\t" TABLE_REAL "\t%.0f\t%.0f\t%.0f\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
               "\t" TABLE_REAL "\t%s\t%d\t%s\t%s\t%.0f\t%s\t%s\t%s",
               s->model->name, q->platform, o->gpus, o->quant, sync, r->iteration_s, r->compute_s, r->comm_exposed_s,
               r->comm_s, r->compute_s > 0 ? r->comm_s / r->compute_s : 0, r->encode_s, r->decode_s, r->bytes_up,
-              r->bytes_down, o->images_per_s, o->speedup, o->cost_per_hour, o->cost_per_million_samples,
-              sim_engine_name(q->run.engine), s->batch, s->gpu->name, q->run.overlap ? "on" : "off",
-              q->run.fusion_bytes, compute_source_of(s, compute, sizeof compute), r->network_model, o->codec_source);
+              r->bytes_down, r->bytes_busiest_up, o->images_per_s, o->speedup, o->cost_per_hour,
+              o->cost_per_million_samples, sim_engine_name(q->run.engine), s->batch, s->gpu->name,
+              q->run.overlap ? "on" : "off", q->run.fusion_bytes, compute_source_of(s, compute, sizeof compute),
+              r->network_model, o->codec_source);
 }
 
 /* "MODEL PLATFORM QUANT: N GPUs" to the progress callback, if any. */

@@ -171,7 +171,8 @@ typedef struct {
     double comm_s;               /* the exchanges' whole time, bucket after bucket, hidden or not (the slowest GPU's) */
     double encode_s, decode_s;   /* per GPU per iteration (on its critical path or not; with NODE_SUM_GPUS, its
                                     node's host's) */
-    double bytes_up, bytes_down; /* per GPU per iteration, as sent and received */
+    double bytes_up, bytes_down; /* per GPU per iteration, as sent and received: the mean over the GPUs */
+    double bytes_busiest_up, bytes_busiest_down; /* the same of the GPU that sends (receives) the most */
     int buckets;
     long flows; /* the SimGrid engine: flows it moved over all iterations (its work, which tests bound); else 0 */
     char network_model[128];

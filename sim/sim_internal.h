@@ -235,16 +235,22 @@ gq_err sim_simgrid_check(const sim_config *c, const sim_plan *p, char *msg, size
 gq_err sim_smpi(const sim_config *c, const sim_plan *p, sim_result *r, char *msg, size_t cap);
 gq_err sim_smpi_check(const sim_config *c, const sim_plan *p, char *msg, size_t cap);
 
+/* Bytes a GPU sends and receives: the mean over the GPUs, and the busiest GPU's (a node's leader, a tree's). */
+typedef struct {
+    double up, down, busiest_up, busiest_down;
+} sim_gpu_bytes;
+
 /* Per-GPU traffic of one iteration, for the result: its scheme's traffic summed over the buckets. */
-void sim_traffic(const sim_config *c, const sim_plan *p, double *up, double *down);
+void sim_traffic(const sim_config *c, const sim_plan *p, sim_gpu_bytes *t);
 
 /* A scheme's part of the simulator, one file each in sim/schemes/ and a line in its registry: the closed form of one
- * bucket's exchange alone on the network (the analytic engine's, and Horovod's loop's pacing), and the bytes the
- * busiest GPU sends and receives for a bucket (bytes_per_gpu_up and _down). */
+ * bucket's exchange alone on the network (the analytic engine's, and Horovod's loop's pacing), and the bytes a GPU
+ * sends and receives for a bucket, the mean over the GPUs (bytes_per_gpu_up and _down) and the busiest's
+ * (bytes_busiest_gpu_up). */
 typedef struct {
     int search_order; /* where advise tries it among the schemes (ties between configurations keep this order) */
     double (*bucket_comm)(const sim_config *c, const sim_plan *p, const sim_bucket *b);
-    void (*traffic)(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down);
+    void (*traffic)(const sim_config *c, const sim_plan *p, const sim_bucket *b, sim_gpu_bytes *t);
     /* the latencies of its pipeline that no flow pays, after each exchange (sim_plan_program); NULL: none */
     double (*latency_after)(const sim_plan *p);
     /* the links only it uses, once the plan's common ones are set with the network model's factors (p->net):
@@ -255,8 +261,10 @@ typedef struct {
     size_t (*segments)(const sim_config *c, const sim_plan *p, int servers);
 } sim_scheme;
 /* A scheme row's traffic where a GPU sends its own contribution and gets the reply, whatever happens inside its
- * node (ps, ps-sharded). */
-void sim_traffic_own(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down);
+ * node (ps, ps-sharded): every GPU alike. */
+void sim_traffic_own(const sim_config *c, const sim_plan *p, const sim_bucket *b, sim_gpu_bytes *t);
+/* Every GPU alike: up and down, the busiest's the mean. */
+void sim_traffic_alike(sim_gpu_bytes *t, double up, double down);
 /* The scheme's row; NULL past SYNC_COUNT. */
 const sim_scheme *sim_scheme_of(sync_kind s);
 

@@ -193,7 +193,7 @@ check "platforms show: fat-tree uplink" grep -q '^leaf-uplink,' ps.csv
 check "bad platform spec named" grep -q 'intra=pcie9' err.txt
 "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 16 --quant terngrad --quant-rate 1e10 --format csv > sim.csv
 check "simulate succeeds" test $? -eq 0
-check "simulate columns" sh -c "head -1 sim.csv | grep -q '^model,platform,gpus,quant,sync,iteration_s,compute_s,comm_exposed_s,comm_s,comm_to_compute,encode_s,decode_s,bytes_per_gpu_up,bytes_per_gpu_down,images_per_s,speedup,'"
+check "simulate columns" sh -c "head -1 sim.csv | grep -q '^model,platform,gpus,quant,sync,iteration_s,compute_s,comm_exposed_s,comm_s,comm_to_compute,encode_s,decode_s,bytes_per_gpu_up,bytes_per_gpu_down,bytes_busiest_gpu_up,images_per_s,speedup,cost_per_hour,cost_per_million_samples,'"
 # NVSwitch built-ins: a star of the GPU's NVLink rate, so one all-reduce of a 1 GiB buffer (a model that is that
 # buffer and computes nothing) is a ring's closed form: 2(P - 1) (2 us + 2^30 / (P x rate)), both engines
 for m in "dgx-a100 8 300e9" "dgx2 16 150e9" "hgx-h100 8 450e9"; do
@@ -466,7 +466,7 @@ printf 'alexnet,p2.8xlarge,K80,512,8,ps,4640,cpu,0\nalexnet,p2.8xlarge,K80,512,8
 printf 'alexnet,p2.8xlarge,K80,512,8,ps,4640,,0\n' >> pso.csv
 "$GQ" validate --measured pso.csv --format csv > val.csv 2> err.txt
 "$GQ" simulate --model alexnet --platform p2.8xlarge --gpus 8 --batch 512 --sync ps --ps-on cpu --overlap off --format csv \
-    | tail -1 | awk -F, '{ printf "%s", $15 }' > want.txt
+    | tail -1 | awk -F, '{ printf "%s", $16 }' > want.txt
 check "validate: ps_on=cpu and parameter_server(cpu) predict what simulate --ps-on cpu does; empty is the GPU" sh -c \
     "test \$(grep -c \",ps:on=cpu,fp32,8,4640,\$(cat want.txt),\" val.csv) -eq 2 && grep -q ',ps,fp32,8,4640,' val.csv"
 printf 'model,platform,gpu,batch,gpus,sync,images_per_s,ps_on\nalexnet,p2.8xlarge,K80,512,8,ps,4640,tpu\n' > pso.csv
@@ -504,7 +504,7 @@ check "rpc=corba: refused, the allowed values named" sh -c "test $rc -ne 0 && gr
 "$GQ" simulate --model inception3 --platform 'cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=aries,rpc=grpc' \
     --gpus 8 --batch 64 --sync ps-sharded --ps-shards 2 --ps-placement greedy --ps-on cpu --engine analytic \
     --format csv | tail -1 |
-    perl -MText::ParseWords -ne '@f = parse_line(",", 0, $_); printf "%s", $f[14]' > want.txt
+    perl -MText::ParseWords -ne '@f = parse_line(",", 0, $_); printf "%s", $f[15]' > want.txt
 check "validate: the Piz Daint rows (greedy over the report's PS counts, host CPU, gRPC) predict what simulate does" sh -c \
     "test \$(tail -n +2 daint.csv | wc -l) -eq 6 && grep -q \"ps-sharded:shards=2,placement=greedy,on=cpu.,fp32,8,1018.18,\$(cat want.txt),\" daint.csv"
 # every option that shapes a run has its column: a row with one set predicts what simulate with that option does
@@ -517,7 +517,7 @@ done
 for o in '--downlink fp32' --fp32-last '--fp32-below 1e6' '--fusion-cycle 0.05'; do
     # shellcheck disable=SC2086
     "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 16 --quant terngrad $o --format csv |
-        tail -1 | perl -pe 's/"[^"]*"/Q/g' | cut -d, -f15 >> s.txt
+        tail -1 | perl -pe 's/"[^"]*"/Q/g' | cut -d, -f16 >> s.txt
 done
 check "validate's downlink, fp32_last, fp32_below, fusion_cycle columns = simulate's options ($(tr '\n' ' ' < v.txt))" cmp -s v.txt s.txt
 check "and they are four different predictions" test "$(sort -u v.txt | wc -l)" -eq 4
@@ -988,7 +988,7 @@ for plat in dgx1 p2.16xlarge; do
 done
 # an XML with more GPUs than --gpus: its first GPUs, a real iteration (not 0, not inf images/s)
 for g in 2 3 5; do
-    "$GQ" simulate --model alexnet --platform mine.xml --gpus $g --format csv | tail -1 | cut -d, -f6,7,15 > it.txt
+    "$GQ" simulate --model alexnet --platform mine.xml --gpus $g --format csv | tail -1 | cut -d, -f6,7,16 > it.txt
     check "16-GPU XML with --gpus $g: iteration > compute > 0, finite images/s ($(cat it.txt))" perl -e '
         my ($it, $c, $ips) = split /,/, <STDIN>; exit !($it > $c && $c > 0 && $ips > 0 && $ips < 1e9)' < it.txt
 done

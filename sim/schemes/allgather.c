@@ -10,11 +10,11 @@ static double allgather_comm(const sim_config *c, const sim_plan *p, const sim_b
 }
 
 /* P - 1 contributions each way */
-static void allgather_traffic(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down)
+static void allgather_traffic(const sim_config *c, const sim_plan *p, const sim_bucket *b, sim_gpu_bytes *t)
 {
     (void)p;
     const double P = c->gpus;
-    *up = (P - 1) * b->up_bytes, *down = (P - 1) * b->up_bytes;
+    sim_traffic_alike(t, (P - 1) * b->up_bytes, (P - 1) * b->up_bytes);
 }
 
 const sim_scheme SIM_SCHEME_ALLGATHER = {

@@ -17,14 +17,14 @@ static double hierarchical_comm(const sim_config *c, const sim_plan *p, const si
     return t + down;
 }
 
-/* a node leader's, the busiest GPU's: its ring across the nodes, and its node's GPUs' contributions in and the
- * broadcast out */
-static void hierarchical_traffic(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down)
+/* the busiest, a node's leader: its ring across the nodes, its node's GPUs' contributions in and the broadcast out;
+ * the mean over the P GPUs: the N leaders' rings, and each of the P - N others' contribution out and broadcast in */
+static void hierarchical_traffic(const sim_config *c, const sim_plan *p, const sim_bucket *b, sim_gpu_bytes *t)
 {
-    (void)c;
-    double nn = p->nodes;
-    *up = 2 * (nn - 1) / nn * (b->up_bytes + b->up2_bytes) + (p->per_node - 1) * (b->down_bytes + b->up2_bytes);
-    *down = 2 * (nn - 1) / nn * (b->up_bytes + b->up2_bytes) + (p->per_node - 1) * (b->up_bytes + b->up2_bytes);
+    const double N = p->nodes, P = c->gpus, ring = 2 * (N - 1) / N * (b->up_bytes + b->up2_bytes);
+    const double in = b->up_bytes + b->up2_bytes, out = b->down_bytes + b->up2_bytes; /* a follower's, each way */
+    t->busiest_up = ring + (p->per_node - 1) * out, t->busiest_down = ring + (p->per_node - 1) * in;
+    t->up = (N * ring + (P - N) * (out + in)) / P, t->down = t->up;
 }
 
 const sim_scheme SIM_SCHEME_HIERARCHICAL = {

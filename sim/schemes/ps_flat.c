@@ -53,11 +53,11 @@ static double ps_flat_comm(const sim_config *c, const sim_plan *p, const sim_buc
 }
 
 /* (P - 1)/P of the contribution and of the reply: a GPU's own shard stays */
-static void ps_flat_traffic(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down)
+static void ps_flat_traffic(const sim_config *c, const sim_plan *p, const sim_bucket *b, sim_gpu_bytes *t)
 {
     (void)p;
     const double P = c->gpus;
-    *up = (P - 1) / P * b->up_bytes, *down = (P - 1) / P * b->down_bytes;
+    sim_traffic_alike(t, (P - 1) / P * b->up_bytes, (P - 1) / P * b->down_bytes);
 }
 
 /* a segment a GPU: every GPU serves its share */

@@ -16,11 +16,11 @@ static double ring_comm(const sim_config *c, const sim_plan *p, const sim_bucket
 }
 
 /* 2(P - 1)/P of the contribution each way (and of PowerSGD's second factor) */
-static void ring_traffic(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down)
+static void ring_traffic(const sim_config *c, const sim_plan *p, const sim_bucket *b, sim_gpu_bytes *t)
 {
     (void)p;
-    const double P = c->gpus;
-    *up = 2 * (P - 1) / P * (b->up_bytes + b->up2_bytes), *down = 2 * (P - 1) / P * (b->up_bytes + b->up2_bytes);
+    const double P = c->gpus, each = 2 * (P - 1) / P * (b->up_bytes + b->up2_bytes);
+    sim_traffic_alike(t, each, each);
 }
 
 /* --ring-steps pipelined (NCCL): the network model's latency factor paid once a bucket (plan.c's a_ring_step),

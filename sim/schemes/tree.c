@@ -61,12 +61,15 @@ static int tree_links_cost(const sim_config *c, sim_plan *p)
     return 0;
 }
 
-/* the busier of a node's leader (its trees' half-buckets, its chain) and a chain's middle */
-static void tree_traffic(const sim_config *c, const sim_plan *p, const sim_bucket *b, double *up, double *down)
+/* the busiest, the busier of a node's leader (its trees' half-buckets, its chain) and a chain's middle; the mean:
+ * the two trees over N nodes reduce and broadcast a half-bucket along each of their 2(N - 1) edges, 2(N - 1)
+ * buckets, and each node's chain of g GPUs 2(g - 1), so 2(P - 1) buckets over P GPUs, as a ring's */
+static void tree_traffic(const sim_config *c, const sim_plan *p, const sim_bucket *b, sim_gpu_bytes *t)
 {
-    (void)c;
     const double lead = p->tree_half_buckets / 2.0 + (p->per_node > 1), middle = p->per_node > 2 ? 2 : 0;
-    *up = fmax(lead, middle) * (b->up_bytes + b->up2_bytes), *down = fmax(lead, middle) * (b->up_bytes + b->up2_bytes);
+    const double B = b->up_bytes + b->up2_bytes, P = c->gpus;
+    t->busiest_up = t->busiest_down = fmax(lead, middle) * B;
+    t->up = t->down = 2 * (P - 1) / P * B;
 }
 
 const sim_scheme SIM_SCHEME_TREE = {
