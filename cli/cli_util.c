@@ -7,12 +7,14 @@
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -309,6 +311,108 @@ void cli_progress(int done, const char *fmt, ...)
     if (done) fputc('\n', stderr);
     fflush(stderr);
     va_end(ap);
+}
+
+/* ---- the ticker: its line, drawn from a signal handler with async-signal-safe calls only ---------------------- */
+
+static char TICK_WHAT[160];
+static size_t TICK_WHAT_LEN;
+static struct timespec TICK_START;
+static double TICK_EXPECTED;
+static long TICK_AFTER = 2; /* seconds before the line is first drawn (GQSIM_PROGRESS_AFTER, for tests) */
+static volatile sig_atomic_t TICKING;
+
+/* n's decimal digits at p; @return their count */
+static size_t put_uint(char *p, unsigned long n)
+{
+    char d[24];
+    size_t k = 0;
+    do d[k++] = (char)('0' + n % 10), n /= 10;
+    while (n);
+    for (size_t i = 0; i < k; i++) p[i] = d[k - 1 - i];
+    return k;
+}
+
+static void tick(int sig)
+{
+    (void)sig;
+    if (!TICKING) return;
+    const int saved = errno;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const long spent = (long)(now.tv_sec - TICK_START.tv_sec);
+    if (spent >= TICK_AFTER) {
+        char line[256];
+        size_t n = 0;
+        memcpy(line, "\r\033[K", 4), n = 4;
+        memcpy(line + n, TICK_WHAT, TICK_WHAT_LEN), n += TICK_WHAT_LEN;
+        memcpy(line + n, ": ", 2), n += 2;
+        n += put_uint(line + n, (unsigned long)spent);
+        memcpy(line + n, " s", 2), n += 2;
+        if (TICK_EXPECTED > 0 && TICK_EXPECTED > (double)spent) {
+            memcpy(line + n, ", about ", 8), n += 8;
+            n += put_uint(line + n, (unsigned long)(TICK_EXPECTED - (double)spent + 0.5));
+            memcpy(line + n, " s left", 7), n += 7;
+        } else if (TICK_EXPECTED > 0) {
+            static const char LONGER[] = ", longer than the estimate";
+            memcpy(line + n, LONGER, sizeof LONGER - 1), n += sizeof LONGER - 1;
+        }
+        ssize_t w = write(STDERR_FILENO, line, n);
+        (void)w;
+    }
+    errno = saved;
+}
+
+void cli_ticker_start(const char *what, double expected_s)
+{
+    if (!isatty(STDERR_FILENO)) return;
+    snprintf(TICK_WHAT, sizeof TICK_WHAT, "%s", what);
+    TICK_WHAT_LEN = strlen(TICK_WHAT);
+    TICK_EXPECTED = expected_s;
+    const char *after = getenv("GQSIM_PROGRESS_AFTER");
+    TICK_AFTER = after && strcmp(after, "0") == 0 ? 0 : 2;
+    clock_gettime(CLOCK_MONOTONIC, &TICK_START);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = tick;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGALRM, &sa, NULL) != 0) return;
+    TICKING = 1;
+    const struct itimerval every = {{1, 0}, {TICK_AFTER ? 1 : 0, TICK_AFTER ? 0 : 10000}};
+    setitimer(ITIMER_REAL, &every, NULL);
+}
+
+void cli_ticker_stop(void)
+{
+    if (!TICKING) return;
+    const struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &off, NULL);
+    TICKING = 0;
+    cli_progress(0, "%s", "");
+}
+
+void cli_runs_next(cli_runs *r, const char *what)
+{
+    cli_ticker_stop();
+    char line[400];
+    if (!r) {
+        snprintf(line, sizeof line, "%.300s", what);
+    } else {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        const double t = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+        if (r->done == 0) r->start_s = t;
+        const int n = snprintf(line, sizeof line, "%.300s (run %zu of %zu", what, r->done + 1, r->total);
+        if (r->done > 0 && t - r->start_s > 1 && r->total > r->done)
+            snprintf(line + n, sizeof line - (size_t)n, ", about %.0f s left)",
+                     (t - r->start_s) / (double)r->done * (double)(r->total - r->done));
+        else
+            snprintf(line + n, sizeof line - (size_t)n, ")");
+        r->done++;
+    }
+    cli_progress(0, "%s", line);
+    cli_ticker_start(line, 0);
 }
 
 void cli_progress_eta(const char *what, size_t done, size_t total)

@@ -117,6 +117,21 @@ void cli_progress(int done, const char *fmt, ...) __attribute__((format(printf, 
 /* "<what>: D of N, about S s left" (cli_progress): the rate from the wall clock since `what` was last told with
  * done 0 or another `what` -- progress only, never part of an output. */
 void cli_progress_eta(const char *what, size_t done, size_t total);
+/* While one long call runs (a simulation), a line on a terminal's stderr redrawn every second from the second second
+ * (GQSIM_PROGRESS_AFTER=0: from the start, for a test):
+ * "<what>: 12 s, about 28 s left" where the call's expected seconds are known (> 0), "<what>: 12 s" otherwise. A
+ * timer's signal draws it with write(2) alone (nothing it interrupts is left half done: SA_RESTART); a forked child
+ * inherits no timer. cli_ticker_stop clears the line. Nothing on a pipe or a file. */
+void cli_ticker_start(const char *what, double expected_s);
+void cli_ticker_stop(void);
+/* Many runs (speedup, report, validate): before each, the line says which, how many of how many and, from the runs
+ * so far, about how long the rest take; a run still going after 2 s adds its own seconds (the ticker). r NULL: the
+ * run's name alone. */
+typedef struct {
+    size_t done, total;
+    double start_s;
+} cli_runs;
+void cli_runs_next(cli_runs *r, const char *what);
 
 /* ---- figures (cli_plot.c) -------------------------------------------------------------- */
 /* gnuplot variables for a figure: strings are quoted by gnuplot's rules. */

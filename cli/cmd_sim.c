@@ -36,23 +36,21 @@ sim_request cli_request_of(const cli_args *a)
     return q;
 }
 
-static void on_progress(void *ctx, const char *what)
-{
-    (void)ctx;
-    cli_progress(0, "%s", what);
-}
+static void on_progress(void *ctx, const char *what) { cli_runs_next(ctx, what); }
 
-/* A warning on a terminal before a long SimGrid run. */
-static void warn_cost(const sim_request *q, const sim_scenario *s, int gpus)
+/* One long run on a terminal: its seconds, and where the SimGrid engine's cost is known, about how many are left. */
+static void tick_run(const sim_request *q, const sim_scenario *s, int gpus)
 {
-    if (q->run.engine != ENGINE_SIMGRID) return;
-    double secs = sim_simgrid_cost_s(&s->cluster, q->run.sync, gpus, q->run.iterations, 0);
+    char what[160];
+    const double secs =
+        q->run.engine == ENGINE_SIMGRID ? sim_simgrid_cost_s(&s->cluster, q->run.sync, gpus, q->run.iterations, 0) : 0;
+    snprintf(what, sizeof what, "simulating %d GPUs with the %s engine", gpus, sim_engine_name(s->req.run.engine));
     if (secs > 2)
-        cli_progress(1, "simulating %d GPUs with SimGrid: about %.0f s and %.0f MB on a 2-core machine", gpus, secs,
-                     sim_simgrid_cost_mb(&s->cluster, q->run.sync, gpus));
+        snprintf(what + strlen(what), sizeof what - strlen(what), " (about %.0f MB)",
+                 sim_simgrid_cost_mb(&s->cluster, q->run.sync, gpus));
+    cli_ticker_start(what, secs);
 }
 
-/* @return 0, or the exit code after printing why: 2 for options that do not go together, 1 for the rest */
 void cli_warn_platforms(const char *const *platforms, size_t n)
 {
     for (size_t k = 0; k < n; k++) {
@@ -68,11 +66,13 @@ void cli_warn_platforms(const char *const *platforms, size_t n)
     }
 }
 
+/* @return 0, or the exit code after printing why: 2 for options that do not go together, 1 for the rest */
 static int open_scenario(const sim_request *q, sim_scenario *s)
 {
     char msg[1024];
     gq_err e = scenario_open(s, q, msg, sizeof msg);
     if (e != GQ_OK) cli_error("%s", msg);
+    if (e == GQ_OK && s->note[0]) cli_error("note: %s", s->note);
     return e == GQ_OK ? 0 : cli_exit_of(e);
 }
 
@@ -156,7 +156,6 @@ static int cmd_simulate(int argc, char **argv)
     sim_scenario s;
     const int opened = open_scenario(&q, &s);
     if (opened != 0) return opened;
-    warn_cost(&q, &s, (int)a.gpus[0]);
     sim_outcome o;
     char msg[1024];
     int rc = 1;
@@ -180,8 +179,10 @@ static int cmd_simulate(int argc, char **argv)
         free(text);
         if (pe != GQ_OK) return scenario_close(&s), cli_error("%s", msg), cli_exit_of(pe);
     }
+    tick_run(&q, &s, (int)a.gpus[0]);
     const gq_err ran = scenario_run_plan(&s, a.nquant ? a.quant[0] : "fp32", a.plan ? &plan : NULL, (int)a.gpus[0], &o,
                                          msg, sizeof msg);
+    cli_ticker_stop();
     tensor_plan_free(&plan);
     if (ran == GQ_OK) {
         gq_table t;
@@ -292,6 +293,13 @@ static int cmd_speedup(int argc, char **argv)
     gq_table t = {0};
     char msg[1024], models[MAX_MODELS][256] = {{0}};
     int rc = 0;
+    cli_runs runs = {0};
+    for (size_t pl = 0; pl < a.nplatforms; pl++) { /* each platform's GPU counts, for the progress line */
+        cluster_spec c;
+        int counts[MAX_GPU_COUNTS];
+        const int fixed = cluster_parse(a.platforms[pl], &c, msg, sizeof msg) == GQ_OK && c.nodes;
+        runs.total += a.nmodels * nq * default_gpus(&a, fixed ? &c : NULL, counts);
+    }
     /* every model with every platform, in the order given: model outer, as the report's rows */
     for (size_t m = 0; m < a.nmodels && rc == 0; m++)
         for (size_t pl = 0; pl < a.nplatforms && rc == 0; pl++) {
@@ -306,9 +314,8 @@ static int cmd_speedup(int argc, char **argv)
             snprintf(models[m], sizeof models[m], "%s", s.model->name);
             int gpus[MAX_GPU_COUNTS];
             const size_t ng = default_gpus(&a, s.cluster.nodes ? &s.cluster : NULL, gpus);
-            warn_cost(&q, &s, gpus[ng - 1]);
             const gq_err swept =
-                scenario_sweep(&s, quants, (int)nq, gpus, (int)ng, &t, on_progress, NULL, msg, sizeof msg);
+                scenario_sweep(&s, quants, (int)nq, gpus, (int)ng, &t, on_progress, &runs, msg, sizeof msg);
             if (swept != GQ_OK) {
                 cli_progress(0, "%s", "");
                 cli_error("%s", msg);
@@ -316,7 +323,8 @@ static int cmd_speedup(int argc, char **argv)
             }
             scenario_close(&s);
         }
-    cli_progress(1, "speedup: done");
+    cli_ticker_stop();
+    cli_progress(0, "%s", "");
     if (rc == 0) table_print(&t, (cli_format)a.format);
     if (rc == 0 && a.plot) rc = speedup_plot(&a, &t, quants, nq, (const char(*)[256])models);
     table_free(&t);
@@ -540,14 +548,11 @@ static int cmd_report(int argc, char **argv)
     gq_table rows = {0}, summary = {0}, across = {0};
     char msg[1024];
     int rc = 0;
+    cli_runs runs = {.total = set.np * set.nm * nq * ngpus};
     const gq_err reported = sim_report(&q, set.platforms, (int)set.np, set.models, (int)set.nm, quants, (int)nq, gpus,
-                                       (int)ngpus, &rows, &summary, on_progress, NULL, msg, sizeof msg);
-    if (reported != GQ_OK) {
-        cli_progress(0, "%s", "");
-        cli_error("%s", msg);
-        rc = cli_exit_of(reported);
-    }
-    cli_progress(1, "report: done");
+                                       (int)ngpus, &rows, &summary, on_progress, &runs, msg, sizeof msg);
+    cli_ticker_stop();
+    if (reported != GQ_OK) cli_error("%s", msg), rc = cli_exit_of(reported);
     char csv[4200];
     snprintf(csv, sizeof csv, "%s/report.csv", dir);
     if (rc == 0 && (table_write_csv(&rows, csv) != 0 || report_figures(dir, &rows, quants, nq, ngpus, &set) != 0))
@@ -617,12 +622,14 @@ static int cmd_validate(int argc, char **argv)
     double median = 0, mean = 0;
     int rc = 0;
     size_t scored = 0;
-    if (sim_validate(&ms, a.measured, &q, &rows, &median, &mean, &scored, on_progress, NULL, msg, sizeof msg) !=
+    cli_runs runs = {.total = ms.n};
+    if (sim_validate(&ms, a.measured, &q, &rows, &median, &mean, &scored, on_progress, &runs, msg, sizeof msg) !=
         GQ_OK) {
+        cli_ticker_stop();
         cli_error("%s", msg);
         rc = 1;
     }
-    cli_progress(1, "validate: done");
+    cli_ticker_stop();
     if (rc == 0) {
         table_print(&rows, (cli_format)a.format);
         FILE *out = a.format == FMT_TABLE ? stdout : stderr;

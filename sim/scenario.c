@@ -156,6 +156,36 @@ static gq_err refuse_combinations(const sim_request *q, char *msg, size_t cap)
     return GQ_OK;
 }
 
+/* The smpi engine runs the trainer's exchange as the trainer does: tensor by tensor after backward, and its
+ * ps-sharded a shard on every GPU (what the other engines call ps-flat where a node has several). The defaults it
+ * cannot honour (overlap on, Horovod's fusion, ps-sharded reducing inside a node first) become its nearest (off, 0,
+ * ps-flat), said in s->note, as a framework preset sets what was not given; what the user gave stays, and is refused
+ * where the trainer cannot run it. */
+static void smpi_defaults(sim_scenario *s)
+{
+    static const struct {
+        const char *key, *value, *said; /* the value as the library's rows read it, and as a user types it */
+    } NEAREST[] = {{"overlap", "0", "off"}, {"fusion", "0", "0"}, {"sync", "ps-flat", "ps-flat"}};
+    size_t n = 0;
+    for (size_t k = 0; k < sizeof NEAREST / sizeof NEAREST[0]; k++) {
+        const run_param *p = run_param_by_key(NEAREST[k].key);
+        char now[64], nearest[64], why[128];
+        sim_request set = s->req;
+        if (run_param_given(p, &s->req) || run_param_set(p, &set, NEAREST[k].value, why, sizeof why) != GQ_OK) continue;
+        run_param_format(p, &s->req, now, sizeof now);
+        run_param_format(p, &set, nearest, sizeof nearest);
+        if (strcmp(now, nearest) == 0 || (k == 2 && (strcmp(now, "ps-sharded") != 0 || s->cluster.gpus_per_node == 1)))
+            continue;
+        run_param_forget(p, &set);
+        s->req = set;
+        n += (size_t)snprintf(s->note + n, sizeof s->note - n, "%s%s %s", n ? " " : "", p->flag, NEAREST[k].said);
+    }
+    if (n)
+        snprintf(s->note + n, sizeof s->note - n,
+                 " in place of the defaults: the smpi engine runs the trainer's exchange, tensor by tensor after "
+                 "backward");
+}
+
 gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t cap)
 {
     memset(s, 0, sizeof *s);
@@ -180,6 +210,7 @@ gq_err scenario_open(sim_scenario *s, const sim_request *q, char *msg, size_t ca
                        "--gpu-hour-cost with --platform '%s', which has its own node-hour-cost=: give one price",
                        q->platform);
     }
+    if (q->run.engine == ENGINE_SMPI) smpi_defaults(s);
     if (s->cluster.rpc && sync_is(q->run.sync, SCHEME_SERVERS)) {
         /* the servers' messages */
         char src[150];

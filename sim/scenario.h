@@ -72,6 +72,9 @@ typedef struct {
      * cluster.rpc_copy_rate) */
     double rpc_send_s, rpc_recv_s;
     char rpc_source[192];
+    /* what the scenario took in place of a default the request's engine cannot honour, in words ("" for nothing):
+     * the smpi engine's nearest (smpi_defaults), for the CLI to say */
+    char note[256];
 } sim_scenario;
 
 /* Resolves a request; on failure s is closed (scenario_close is safe). */

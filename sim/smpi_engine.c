@@ -43,33 +43,33 @@ static int program_path(char *out, size_t cap)
 gq_err sim_smpi_check(const sim_config *c, const sim_plan *p, char *msg, size_t cap)
 {
     if (p->servers)
-        return gq_fail(GQ_ERR_PARAM, msg, cap,
+        return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "the smpi engine runs the trainer's ps-sharded: one even shard per node "
                        "(no --ps-shards or --ps-placement)");
     if (c->run.ps_on_cpu && sync_is(c->run.sync, SCHEME_NODE_SERVERS))
-        return gq_fail(GQ_ERR_PARAM, msg, cap,
+        return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "the smpi engine runs the trainer, whose servers are its ranks: no --ps-on cpu");
     if ((c->rpc_send_s > 0 || c->rpc_recv_s > 0) && sync_is(c->run.sync, SCHEME_SERVERS))
-        return gq_fail(GQ_ERR_PARAM, msg, cap,
+        return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "the smpi engine runs the trainer's MPI messages: no rpc= in the platform");
     if (!sync_trainer_runs(c->run.sync))
-        return gq_fail(GQ_ERR_PARAM, msg, cap,
+        return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "the smpi engine runs the trainer's schemes: ps, ps-sharded, ps-flat, ring or allgather");
     if (c->run.overlap || c->run.fusion_bytes > 0)
-        return gq_fail(GQ_ERR_PARAM, msg, cap,
+        return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "the smpi engine runs the trainer's exchange: tensor by tensor after backward "
                        "(--overlap off --fusion 0)");
     if (c->run.sync == SYNC_PS_SHARDED && c->cluster->gpus_per_node > 1 && c->gpus > 1)
         /* the same name, the same algorithm: the trainer's ps-sharded splits every tensor over every rank, the other
          * engines' reduce inside a node first; they agree only with one GPU a node */
         return gq_fail(
-            GQ_ERR_PARAM, msg, cap,
+            GQ_ERR_USAGE, msg, cap,
             "the smpi engine runs the trainer's ps-sharded, a shard on every GPU with no reduction inside "
             "a node (ps-flat): the other engines' ps-sharded reduces inside a node first, so on %d-GPU nodes "
             "the two are different algorithms (use --sync ps-flat, which every engine runs)",
             c->cluster->gpus_per_node);
     if (c->cluster->xml_path[0])
-        return gq_fail(GQ_ERR_PARAM, msg, cap,
+        return gq_fail(GQ_ERR_USAGE, msg, cap,
                        "the smpi engine runs on generated platforms (a built-in or cluster: spec)");
     if (!c->model_source) return gq_fail(GQ_ERR_PARAM, msg, cap, "the smpi engine needs the model's name or file");
     char prog[4200];

@@ -310,7 +310,7 @@ check "--ps-shards 0 refused" sh -c "test $rc -eq 2 && grep -q \"'0' must be an 
 check "--ps-shards with a ring: refused in one line, a usage error" sh -c "test $rc -eq 2 && grep -q 'shape --sync ps-sharded, not ring' err.txt"
 "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 8 --ps-placement greedy --engine smpi --overlap off \
     --fusion 0 2> err.txt; rc=$?
-check "smpi refuses a placement the trainer does not run" sh -c "test $rc -eq 1 && grep -q 'one even shard per node' err.txt"
+check "smpi refuses a placement the trainer does not run, a usage error" sh -c "test $rc -eq 2 && grep -q 'one even shard per node' err.txt"
 printf 'model,platform,gpu,batch,gpus,sync,images_per_s,ps_shards,ps_placement\n' > ps.csv
 printf 'alexnet,terngrad-ethernet,GTX 1080,128,32,ps-sharded,100,2,round-robin\nalexnet,terngrad-ethernet,GTX 1080,128,32,ps-sharded,100,,\n' >> ps.csv
 "$GQ" validate --measured ps.csv --engine analytic --format csv > val.csv 2> err.txt
@@ -494,7 +494,7 @@ check "rpc=grpc on Aries: the servers' exchange slower than on the wire's rate, 
     "perl -MText::ParseWords -e '@a = parse_line(\",\", 0, scalar <>); @b = parse_line(\",\", 0, scalar <>); exit !(\$a[8] > 1.5 * \$b[8])' fastrpc.txt fastnorpc.txt && \
      test \"\$(cut -d, -f6- fastring.txt | sed 's/,rpc=grpc//')\" = \"\$(cut -d, -f6- fastring0.txt)\""
 "$GQ" simulate --model lenet5 --platform "$RPC" --gpus 2 --sync ps --engine smpi --overlap off --fusion 0 2> err.txt; rc=$?
-check "smpi refuses rpc= in one line" sh -c "test $rc -eq 1 && grep -q 'no rpc= in the platform' err.txt"
+check "smpi refuses rpc= in one line, a usage error" sh -c "test $rc -eq 2 && grep -q 'no rpc= in the platform' err.txt"
 "$GQ" simulate --model resnet50 --platform "${RPC%grpc}corba" --gpus 8 2> err.txt; rc=$?
 check "rpc=corba: refused, the allowed values named" sh -c "test $rc -ne 0 && grep -q 'rpc=corba is not grpc or none' err.txt"
 # TensorFlow on Piz Daint (docs/validation.md): each row predicts what simulate does with the row's options (the
@@ -702,12 +702,19 @@ if [ -x "$(dirname "$GQ")/gqsim-smpi" ]; then
         my ($a, $b) = (it("scaler-simgrid.csv"), it("scaler-smpi.csv"));
         exit !($a > 0 && abs($b / $a - 1) <= 0.01)'
     done
-    "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 8 --engine smpi 2> err.txt; rc=$?
-    check "smpi with overlap on: one line saying what it runs" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'overlap off' err.txt"
+    # the defaults it cannot honour become its nearest, said in one line; the same values given run alike
+    "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 8 --engine smpi --format csv > sd.csv 2> err.txt; rc=$?
+    check "smpi with the defaults: runs, one line naming what it took in their place" sh -c "test $rc -eq 0 && \
+        test \$(wc -l < err.txt) -eq 1 && grep -q 'note: --overlap off --fusion 0 --sync ps-flat in place of the defaults' err.txt"
+    "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 8 --engine smpi --overlap off --fusion 0 --sync ps-flat \
+        --format csv > sg.csv 2> err.txt
+    check "smpi: its defaults' row is the row of the same values given, with nothing said" sh -c "cmp -s sd.csv sg.csv && test ! -s err.txt"
+    "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 8 --engine smpi --overlap on 2> err.txt; rc=$?
+    check "smpi with --overlap on given: refused, a usage error (after the note of what it took for the other defaults)" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 2 && grep -q 'overlap off' err.txt"
     "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 8 --engine smpi --overlap off --fusion 0 --sync hierarchical 2> err.txt; rc=$?
-    check "smpi with hierarchical: refused in one line" sh -c "test $rc -eq 1 && grep -q 'ps, ps-sharded, ps-flat, ring or allgather' err.txt"
+    check "smpi with hierarchical: refused in one line, a usage error" sh -c "test $rc -eq 2 && grep -q 'ps, ps-sharded, ps-flat, ring or allgather' err.txt"
     "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 8 --engine smpi --overlap off --fusion 0 --sync ps-sharded 2> err.txt; rc=$?
-    check "smpi's ps-sharded on 8-GPU nodes: refused, another algorithm under the same name" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'different algorithms' err.txt"
+    check "smpi's ps-sharded on 8-GPU nodes: refused, another algorithm under the same name" sh -c "test $rc -eq 2 && test \$(wc -l < err.txt) -eq 1 && grep -q 'different algorithms' err.txt"
     "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 1 --engine smpi --overlap off --fusion 0 --sync ps-sharded > /dev/null 2> err.txt; rc=$?
     check "smpi's ps-sharded on one GPU: no exchange, nothing to tell apart" test $rc -eq 0
     GQSIM_SMPI=/nonexistent "$SMPI_GQ" simulate --model lenet5 --platform dgx1 --gpus 8 --engine smpi --overlap off --fusion 0 --sync ring 2> err.txt; rc=$?
@@ -1144,6 +1151,17 @@ for pair in simulate:simulate speedup:speedup advise:advise tta:tta report:repor
 done
 check "models compute: flops_vs_peak, not an efficiency" sh -c "head -1 col-models.csv | grep -q ',flops_vs_peak,' && \
     ! grep -q efficiency col-models.csv"
+
+# progress: on a terminal's stderr a long run's line, its seconds and, for SimGrid, about how many are left (drawn
+# from the start here, GQSIM_PROGRESS_AFTER=0, so that a fast machine shows it too); on a pipe, nothing
+if command -v script > /dev/null; then
+    GQSIM_PROGRESS_AFTER=0 script -qc "'$GQ' simulate --model alexnet --platform terngrad-ethernet --gpus 64 --format csv > tick.csv" \
+        tick.log > /dev/null 2>&1
+    check "progress on a terminal: the run's line with its seconds" sh -c \
+        "grep -q 'simulating 64 GPUs with the simgrid engine: 0 s' tick.log && test \$(wc -l < tick.csv) -eq 2"
+    GQSIM_PROGRESS_AFTER=0 "$GQ" simulate --model alexnet --platform terngrad-ethernet --gpus 64 --format csv > tick.csv 2> err.txt
+    check "progress: nothing on a pipe" test ! -s err.txt
+fi
 
 check "no temporary files left" sh -c '! ls | grep -q "\.tmp\."'
 finish
