@@ -609,6 +609,57 @@ static int read_measured(const char *path, int grid, measured_set *ms)
     return 0;
 }
 
+/* --plot: every row's prediction against its measurement, a series per quantizer and scheme (each its rows, in
+ * order), labelled by the quantizer's short name and the scheme. */
+static int validate_plot(const char *path, const gq_table *rows)
+{
+    const size_t qc = (size_t)table_column(rows, "quant"), sc = (size_t)table_column(rows, "sync"),
+                 mc = (size_t)table_column(rows, "measured_images_per_s"),
+                 pc = (size_t)table_column(rows, "predicted_images_per_s"), gc = (size_t)table_column(rows, "gpus");
+    const size_t n = rows->nrows > 0 ? rows->nrows - 1 : 0;
+    size_t *series = gq_xcalloc(n + 1, sizeof *series), nseries = 0; /* each series' first row */
+    for (size_t r = 1; r <= n; r++) {
+        size_t k = 0;
+        while (k < nseries && !(strcmp(table_cell(rows, series[k], qc), table_cell(rows, r, qc)) == 0 &&
+                                strcmp(table_cell(rows, series[k], sc), table_cell(rows, r, sc)) == 0))
+            k++;
+        if (k == nseries) series[nseries++] = r;
+    }
+    const char **specs = gq_xcalloc(nseries + 1, sizeof *specs);
+    for (size_t k = 0; k < nseries; k++) specs[k] = table_cell(rows, series[k], qc);
+    char(*label)[QZ_LABEL_MAX + 80] = gq_xcalloc(nseries + 1, sizeof *label),
+                                (*shortq)[QZ_LABEL_MAX] = gq_xcalloc(nseries + 1, sizeof *shortq);
+    const char **ptr = gq_xcalloc(nseries + 1, sizeof *ptr);
+    qz_short_labels(specs, nseries, shortq);
+    char *dat = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&dat, &len);
+    double amax = 1;
+    for (size_t k = 0; f && k < nseries; k++) {
+        snprintf(label[k], sizeof label[k], "%s, %.60s", shortq[k], table_cell(rows, series[k], sc));
+        ptr[k] = label[k];
+        fprintf(f, "%s# %s\n", k ? "\n\n" : "", label[k]);
+        for (size_t r = series[k]; r <= n; r++) {
+            if (strcmp(table_cell(rows, r, qc), specs[k]) != 0 ||
+                strcmp(table_cell(rows, r, sc), table_cell(rows, series[k], sc)) != 0)
+                continue;
+            const double m = atof(table_cell(rows, r, mc)), p = atof(table_cell(rows, r, pc));
+            fprintf(f, "%.17g %.17g %s\n", m, p, table_cell(rows, r, gc));
+            amax = fmax(amax, fmax(m, p));
+        }
+    }
+    int rc = !f || fclose(f) != 0;
+    if (rc == 0) {
+        gp_vars vars = {0};
+        gpv_number(&vars, "amax", amax);
+        gpv_array(&vars, "labels", ptr, nseries);
+        rc = cli_plot("validate", path, dat, &vars) != 0;
+        gpv_free(&vars);
+    }
+    free(dat), free(series), free(specs), free(label), free(shortq), free(ptr);
+    return rc;
+}
+
 static int cmd_validate(int argc, char **argv)
 {
     cli_args a = {0};
@@ -640,29 +691,7 @@ static int cmd_validate(int argc, char **argv)
         else
             fprintf(out, ", all on one GPU (the throughput's own measurement): no error to score\n");
     }
-    if (rc == 0 && a.plot) {
-        /* one block per (model, platform, sync): measured points and the predicted line */
-        static const char *const KEY[] = {"model", "platform", "sync"};
-        char *dat = blocks(&rows, NULL, NULL, KEY, 3, "gpus", "measured_images_per_s", "predicted_images_per_s");
-        char(*labels)[160] = gq_xcalloc(rows.nrows, sizeof *labels);
-        const char **ptr = gq_xcalloc(rows.nrows, sizeof *ptr);
-        size_t nl = 0;
-        for (size_t r = 1; r < rows.nrows; r++) {
-            char label[160];
-            const char *platform = table_cell(&rows, r, 1);
-            snprintf(label, sizeof label, "%.40s@%.80s/%s", table_cell(&rows, r, 0),
-                     strncmp(platform, "cluster:", 8) == 0 ? table_cell(&rows, r, 2) : platform,
-                     table_cell(&rows, r, 4));
-            if (nl == 0 || strcmp(label, labels[nl - 1]) != 0) strcpy(labels[nl], label), ptr[nl] = labels[nl], nl++;
-        }
-        gp_vars vars = {0};
-        gpv_array(&vars, "labels", ptr, nl);
-        if (!dat || !labels || !ptr || cli_plot("validate", a.plot, dat, &vars) != 0) rc = 1;
-        gpv_free(&vars);
-        free(dat);
-        free(labels);
-        free(ptr);
-    }
+    if (rc == 0 && a.plot) rc = validate_plot(a.plot, &rows);
     measured_free(&ms);
     table_free(&rows);
     return rc;

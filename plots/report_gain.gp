@@ -15,7 +15,8 @@ set grid
 set bmargin 6 + keyroom
 unset key
 set xlabel "GPUs (markers offset where lines meet)"
-set ylabel "speedup ratio (above 1: faster than ".first.")"
+set ylabel "speedup ratio, log scale (above 1: faster than ".first.")"
+set logscale y 2
 do for [m = 1:nm] {
     set title models[m]
     plot for [c = 1:nc] for [r = 1:nr] datafile index (((m - 1) * nc + c - 1) * nr + r - 1) \

@@ -1,13 +1,21 @@
-# Measured (points) and predicted (lines) images/s against GPUs, one colour
-# per configuration. Written by `gqsim validate --plot FILE.png`.
-# Variables: array labels (one per block). Data: one block per (model, platform, sync); columns: gpus measured predicted.
+# Predicted against measured training throughput: a point per measured row,
+# a series per quantizer and scheme, on linear axes from 0 so that an error
+# of 10% looks like one; the grey band is within 10% of the measurement, the
+# dashed line exact. Written by `gqsim validate --plot FILE.png`.
+# Variables: amax (the largest value on either axis); array labels (one per
+# block). Data: one block per (quantizer, scheme); columns: measured
+# predicted gpus.
 set output outfile
-set title "Predicted (lines) vs measured (points) training throughput"
-set logscale xy 2
+set title "Predicted against measured training throughput (grey: within 10%)"
 set grid
-set key outside right top vertical font ",9" noenhanced
-set xlabel "GPUs"
-set ylabel "images/s"
+set key inside left top vertical font ",9" noenhanced opaque box
+set xlabel "measured images/s"
+set ylabel "predicted images/s"
+set xrange [0:amax * 1.05]
+set yrange [0:amax * 1.05]
+set size ratio -1
+set samples 200
 nblocks = |labels|
-plot for [b = 0:nblocks - 1] datafile index b using 1:3 with lines lw 2 lc b + 1 title labels[b + 1], \
-     for [b = 0:nblocks - 1] datafile index b using 1:2 with points pt 7 ps 1.5 lc b + 1 notitle
+plot '+' using 1:(0.9 * $1):(1.1 * $1) with filledcurves lc rgb "#d9d9d9" title "within 10%", \
+     x with lines dt 2 lc rgb "gray" title "predicted = measured", \
+     for [b = 0:nblocks - 1] datafile index b using 1:2 with points lt b + 1 ps 1.4 title labels[b + 1]

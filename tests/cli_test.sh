@@ -1152,6 +1152,13 @@ done
 check "models compute: flops_vs_peak, not an efficiency" sh -c "head -1 col-models.csv | grep -q ',flops_vs_peak,' && \
     ! grep -q efficiency col-models.csv"
 
+# validate's figure: predicted against measured on linear axes, a series per quantizer and scheme, each point a row
+"$GQ" validate --measured "$SRC/data/measured/lab_wire_variants.csv" --engine analytic --plot val.png > /dev/null
+check "validate --plot: linear axes, a series per quantizer and scheme, a point per row" sh -c \
+    "test -s val.png && ! grep -q logscale val.gp && grep -q \"'terngrad-2bit, ps-sharded'\" val.gp && \
+     test \$(grep -c '^[0-9]' val.dat) -eq \$(tail -n +2 '$SRC/data/measured/lab_wire_variants.csv' | grep -c .) && \
+     test \$(grep -c '^# ' val.dat) -eq \$(grep -c '^labels\[' val.gp)"
+
 # progress: on a terminal's stderr a long run's line, its seconds and, for SimGrid, about how many are left (drawn
 # from the start here, GQSIM_PROGRESS_AFTER=0, so that a fast machine shows it too); on a pipe, nothing
 if command -v script > /dev/null; then
