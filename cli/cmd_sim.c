@@ -202,6 +202,17 @@ static int cmd_simulate(int argc, char **argv)
 
 /* ---- speedup ---------------------------------------------------------------------------------------- */
 
+/* The specs behind a figure's short labels: the quantizers', then the platforms' (NULL-free, at most
+ * MAX_QUANTS + MAX_PLATFORMS). @return how many. */
+static size_t figure_keys(const quant_labels *names, const char *const *platform_keys, size_t nplatform_keys,
+                          const char **out)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < names->nkey; k++) out[n++] = names->key_ptr[k];
+    for (size_t k = 0; k < nplatform_keys && n < MAX_QUANTS + MAX_PLATFORMS; k++) out[n++] = platform_keys[k];
+    return n;
+}
+
 /* Without --gpus: 1, 2, 4, ... 512, or on a platform of a fixed size (a user's XML, nodes=) up to the GPUs it has,
  * that count last. */
 static size_t default_gpus(const cli_args *a, const cluster_spec *fixed, int *gpus)
@@ -263,9 +274,7 @@ static int speedup_plot(const cli_args *a, const gq_table *t, const char *const 
         ptr[i] = label[i];
     }
     const char *keys[MAX_QUANTS + MAX_PLATFORMS];
-    size_t nkeys = 0;
-    for (size_t k = 0; k < names.nkey; k++) keys[nkeys++] = names.key_ptr[k];
-    for (size_t k = 0; k < plats.nkey; k++) keys[nkeys++] = plats.key_ptr[k];
+    const size_t nkeys = figure_keys(&names, plats.key_ptr, plats.nkey, keys);
     char title[1024];
     if (nm == 1 && np == 1)
         snprintf(title, sizeof title, "%.200s on %.600s", models[0], a->platforms[0]);
@@ -373,28 +382,54 @@ static size_t report_row(const report_set *set, size_t nq, size_t ngpus, size_t 
     return 1 + ((pi * set->nm + mi) * nq + k) * ngpus + g;
 }
 
+/* A report figure's data: a block per model, platform and quantizer from the first_q-th (model-major, as the
+ * panels are), a line per GPU count written by `line` from the row and quantizer 0's row at that count. @return
+ * the text (malloc'd), or NULL. */
+typedef void (*report_line)(FILE *f, const gq_table *rows, size_t r, size_t r0, const void *ctx);
+static char *report_blocks(const gq_table *rows, const report_set *set, const quant_labels *names, size_t nq,
+                           size_t ngpus, size_t first_q, report_line line, const void *ctx)
+{
+    char *dat = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&dat, &len);
+    if (!f) return NULL;
+    for (size_t mi = 0; mi < set->nm; mi++)
+        for (size_t pi = 0; pi < set->np; pi++)
+            for (size_t k = first_q; k < nq; k++) {
+                fprintf(f, "# %s %s %s\n", set->models[mi], set->platforms[pi], names->name[k]);
+                for (size_t g = 0; g < ngpus; g++)
+                    line(f, rows, report_row(set, nq, ngpus, pi, mi, k, g), report_row(set, nq, ngpus, pi, mi, 0, g),
+                         ctx);
+                fprintf(f, "\n\n");
+            }
+    if (fclose(f) != 0) return free(dat), NULL;
+    return dat;
+}
+
+/* gpus, then the row's speedup over quantizer 0's */
+static void gain_line(FILE *f, const gq_table *rows, size_t r, size_t r0, const void *ctx)
+{
+    (void)ctx;
+    const size_t sc = (size_t)table_column(rows, "speedup"), gc = (size_t)table_column(rows, "gpus");
+    fprintf(f, "%s %.6g\n", table_cell(rows, r, gc), atof(table_cell(rows, r, sc)) / atof(table_cell(rows, r0, sc)));
+}
+
+/* gpus, images/s, and the cost of a million images where every row has one (ctx: an int, 1 if so), else 0 */
+static void compare_line(FILE *f, const gq_table *rows, size_t r, size_t r0, const void *ctx)
+{
+    (void)r0;
+    const size_t ic = (size_t)table_column(rows, "images_per_s"), gc = (size_t)table_column(rows, "gpus"),
+                 cc = (size_t)table_column(rows, "cost_per_million_samples");
+    fprintf(f, "%s %s %s\n", table_cell(rows, r, gc), table_cell(rows, r, ic),
+            *(const int *)ctx ? table_cell(rows, r, cc) : "0");
+}
+
 /* The gain figure: every quantizer's speedup over the first's, a panel per model, a line per cluster and quantizer. */
 static int report_gain(const char *dir, const gq_table *rows, const quant_labels *names, size_t nq, size_t ngpus,
                        const report_set *set)
 {
-    const size_t sc = (size_t)table_column(rows, "speedup"), gc = (size_t)table_column(rows, "gpus");
-    char *dat = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&dat, &len);
-    if (!f) return -1;
-    for (size_t mi = 0; mi < set->nm; mi++)
-        for (size_t pi = 0; pi < set->np; pi++)
-            for (size_t k = 1; k < nq; k++) {
-                fprintf(f, "# %s %s %s\n", set->models[mi], set->platforms[pi], names->name[k]);
-                for (size_t g = 0; g < ngpus; g++) {
-                    const size_t r = report_row(set, nq, ngpus, pi, mi, k, g),
-                                 r0 = report_row(set, nq, ngpus, pi, mi, 0, g);
-                    fprintf(f, "%s %.6g\n", table_cell(rows, r, gc),
-                            atof(table_cell(rows, r, sc)) / atof(table_cell(rows, r0, sc)));
-                }
-                fprintf(f, "\n\n");
-            }
-    if (fclose(f) != 0) return free(dat), -1;
+    char *dat = report_blocks(rows, set, names, nq, ngpus, 1, gain_line, NULL);
+    if (!dat) return -1;
     char png[4200], title[400];
     snprintf(png, sizeof png, "%s/gain.png", dir);
     snprintf(title, sizeof title, "Each quantizer's speedup over %s's", names->name[0]);
@@ -402,10 +437,7 @@ static int report_gain(const char *dir, const gq_table *rows, const quant_labels
     gpv_string(&vars, "ptitle", title);
     gpv_string(&vars, "first", names->name[0]);
     const char *keys[MAX_QUANTS + MAX_PLATFORMS];
-    size_t nkeys = 0;
-    for (size_t k = 0; k < names->nkey; k++) keys[nkeys++] = names->key_ptr[k];
-    for (size_t k = 0; k < set->nkeys; k++) keys[nkeys++] = set->keys[k];
-    gpv_speckeys(&vars, keys, nkeys);
+    gpv_speckeys(&vars, keys, figure_keys(names, set->keys, set->nkeys, keys));
     gpv_array(&vars, "models", set->models, set->nm);
     gpv_array(&vars, "clusters", set->clusters, set->np);
     gpv_array(&vars, "gains", names->ptr + 1, nq - 1);
@@ -420,36 +452,18 @@ static int report_gain(const char *dir, const gq_table *rows, const quant_labels
 static int report_compare(const char *dir, const gq_table *rows, const quant_labels *names, size_t nq, size_t ngpus,
                           const report_set *set)
 {
-    const size_t ic = (size_t)table_column(rows, "images_per_s"), gc = (size_t)table_column(rows, "gpus"),
-                 cc = (size_t)table_column(rows, "cost_per_million_samples");
+    const size_t cc = (size_t)table_column(rows, "cost_per_million_samples");
     int costs = 1;
     for (size_t r = 1; r < rows->nrows; r++) costs = costs && *table_cell(rows, r, cc);
-    char *dat = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&dat, &len);
-    if (!f) return -1;
-    for (size_t mi = 0; mi < set->nm; mi++)
-        for (size_t pi = 0; pi < set->np; pi++)
-            for (size_t k = 0; k < nq; k++) {
-                fprintf(f, "# %s %s %s\n", set->models[mi], set->platforms[pi], names->name[k]);
-                for (size_t g = 0; g < ngpus; g++) {
-                    const size_t r = report_row(set, nq, ngpus, pi, mi, k, g);
-                    fprintf(f, "%s %s %s\n", table_cell(rows, r, gc), table_cell(rows, r, ic),
-                            costs ? table_cell(rows, r, cc) : "0");
-                }
-                fprintf(f, "\n\n");
-            }
-    if (fclose(f) != 0) return free(dat), -1;
+    char *dat = report_blocks(rows, set, names, nq, ngpus, 0, compare_line, &costs);
+    if (!dat) return -1;
     char png[4200];
     snprintf(png, sizeof png, "%s/compare.png", dir);
     gp_vars vars = {0};
     gpv_string(&vars, "ptitle", costs ? "Throughput and cost across platforms" : "Throughput across platforms");
     gpv_number(&vars, "costs", costs);
     const char *keys[MAX_QUANTS + MAX_PLATFORMS];
-    size_t nkeys = 0;
-    for (size_t k = 0; k < names->nkey; k++) keys[nkeys++] = names->key_ptr[k];
-    for (size_t k = 0; k < set->nkeys; k++) keys[nkeys++] = set->keys[k];
-    gpv_speckeys(&vars, keys, nkeys);
+    gpv_speckeys(&vars, keys, figure_keys(names, set->keys, set->nkeys, keys));
     gpv_array(&vars, "models", set->models, set->nm);
     gpv_array(&vars, "clusters", set->clusters, set->np);
     gpv_array(&vars, "quants", names->ptr, nq);
