@@ -30,10 +30,8 @@ static int models_list(int argc, char **argv)
     const cli_format fmt = (cli_format)a.format;
     gq_zoo z;
     if (cli_zoo_load(&z, NULL) != 0) return 1;
-    static const char *const H[] = {"model",  "params", "weight_params", "bias_params",         "fwd_gflops",
-                                    "layers", "input",  "batch",         "grad_bytes_per_gflop"};
     gq_table t;
-    table_init(&t, H, 9);
+    table_init(&t, MODELS_LIST_COLUMNS, MODELS_LIST_NCOLUMNS);
     for (size_t i = 0; i < z.nbuiltin; i++) {
         const model_t *m = z.models[i];
         char in[32];
@@ -67,10 +65,8 @@ static int models_show(int argc, char **argv)
         zoo_free(&z);
         return path ? 1 : EXIT_USAGE;
     }
-    static const char *const H[] = {"layer",       "type",      "params",       "weight_params",
-                                    "bias_params", "fwd_flops", "output_shape", "grad_bytes_per_gflop"};
     gq_table t;
-    table_init(&t, H, 8);
+    table_init(&t, MODELS_SHOW_COLUMNS, MODELS_SHOW_NCOLUMNS);
     for (size_t i = 0; i < m->nlayers; i++) {
         const model_layer *l = &m->layers[i];
         char sh[32];
@@ -153,10 +149,8 @@ static int gpus_list(int argc, char **argv)
     gq_zoo z;
     if (cli_zoo_load(&z, NULL) != 0) return 1;
     model_zoo view = zoo_view(&z);
-    static const char *const H[] = {"gpu",           "peak_fp32_tflops", "mem_bw_gbs", "compute_capability",
-                                    "measured_rows", "fit_scale",        "source"};
     gq_table t;
-    table_init(&t, H, 7);
+    table_init(&t, GPUS_LIST_COLUMNS, GPUS_LIST_NCOLUMNS);
     for (size_t i = 0; i < z.gpus.ngpus; i++) {
         const gpu_spec *g = &z.gpus.gpus[i];
         int rows = 0, pts;
@@ -186,10 +180,8 @@ static int gpus_fit(int argc, char **argv)
     gq_zoo z;
     if (cli_zoo_load(&z, NULL) != 0) return 1;
     model_zoo view = zoo_view(&z);
-    static const char *const H[] = {"gpu",       "model", "batch", "measured_images_per_s", "predicted_images_per_s",
-                                    "error_pct", "source"};
     gq_table t;
-    table_init(&t, H, 7);
+    table_init(&t, GPUS_FIT_COLUMNS, GPUS_FIT_NCOLUMNS);
     double abs_sum = 0;
     int count = 0;
     double *errs = gq_xcalloc(z.gpus.nmeas, sizeof *errs);

@@ -12,6 +12,7 @@
 #include "blas_core.h"
 #include "cli_util.h"
 #include "codec_cost.h"
+#include "columns.h"
 #include "commands.h"
 #include "gq_clock.h"
 #include "gq_file.h"
@@ -133,9 +134,8 @@ static int quant_list(int argc, char **argv)
     memset(&a, 0, sizeof a);
     if (cli_parse_command(C_QUANT_LIST, argc, argv, &a)) return EXIT_USAGE;
     const cli_format fmt = (cli_format)a.format;
-    static const char *const H[] = {"name", "keys (defaults)", "allreduce", "description"};
     gq_table t;
-    table_init(&t, H, 4);
+    table_init(&t, QUANT_LIST_COLUMNS, QUANT_LIST_NCOLUMNS);
     for (qz_id id = QZ_FP32; id < QZ_ID_END_; id++) {
         /* whether a ring can sum its messages as they are: always, only under TernGrad's one shared scaler, never */
         qz_params q;
@@ -449,9 +449,7 @@ static int quant_costs(int argc, char **argv)
     int rc = 0;
     gq_table t;
     if (a.fit) {
-        static const char *const H[] = {"device",       "codec",     "call",        "elements",
-                                        "published_us", "fitted_us", "left_out_us", "left_out_error_pct"};
-        table_init(&t, H, 8);
+        table_init(&t, QUANT_COSTS_FIT_COLUMNS, QUANT_COSTS_FIT_NCOLUMNS);
         codec_fit_point pts[32];
         double L, eff;
         size_t n = codec_fit(&z.gpus, &L, &eff, pts, 32);
@@ -494,12 +492,7 @@ static int quant_costs(int argc, char **argv)
         }
         if (e != GQ_OK) cli_error("%s", msg), rc = 1;
     }
-    static const char *const H[] = {"quant",           "device",
-                                    "encode_ns_fixed", "encode_ns_per_element",
-                                    "decode_ns_fixed", "decode_ns_per_element",
-                                    "encode_us_2^20",  "decode_us_2^20",
-                                    "codec_source"};
-    table_init(&t, H, 9);
+    table_init(&t, QUANT_COSTS_COLUMNS, QUANT_COSTS_NCOLUMNS);
     const char *const *specs = a.nquant ? a.quant : CALIBRATE_DEFAULT;
     const size_t n = a.nquant ? a.nquant : NCALIBRATE;
     for (size_t k = 0; k < n && rc == 0; k++) {

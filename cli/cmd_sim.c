@@ -9,6 +9,7 @@
 
 #include "advise.h"
 #include "cli_util.h"
+#include "columns.h"
 #include "comm.h"
 #include "commands.h"
 #include "gq_csv.h"
@@ -732,9 +733,8 @@ static int platforms_list(int argc, char **argv)
     cli_args a;
     memset(&a, 0, sizeof a);
     if (cli_parse_command(C_PLATFORMS_LIST, argc, argv, &a)) return EXIT_USAGE;
-    static const char *const H[] = {"platform", "gpu", "gpus_per_node", "intra", "inter", "nics", "spec", "source"};
     gq_table t;
-    table_init(&t, H, 8);
+    table_init(&t, PLATFORMS_LIST_COLUMNS, PLATFORMS_LIST_NCOLUMNS);
     for (size_t i = 0; i < cluster_builtin_count(); i++) {
         const cluster_spec *c = cluster_builtin(i);
         char spec[256];
@@ -755,9 +755,8 @@ static int platforms_show(int argc, char **argv)
     if (cli_parse_command(C_PLATFORMS_SHOW, argc, argv, &a) ||
         platform_arg(&a, cli_command_name(C_PLATFORMS_SHOW, NULL), &c))
         return EXIT_USAGE;
-    static const char *const H[] = {"link", "kind", "bandwidth_GBps", "latency_us", "protocol", "source"};
     gq_table t;
-    table_init(&t, H, 6);
+    table_init(&t, PLATFORMS_SHOW_COLUMNS, PLATFORMS_SHOW_NCOLUMNS);
     if (cluster_uniform_node(&c))
         table_row(&t, "gpu-to-node\t%s\t%.4g\t%.3g\t-\t%s", c.intra->name, c.intra->bandwidth / 1e9,
                   c.intra->latency * 1e6, c.intra->source);
@@ -827,10 +826,8 @@ static int platforms_calibrate(int argc, char **argv)
         return cli_error("%s: %s", a.pingpong, msg), 1;
     snprintf(spec, sizeof spec, "%s:latency-factor=%.4g,bandwidth-factor=%.4g", n.name, n.latency_factor,
              n.bandwidth_factor);
-    static const char *const H[] = {"network_model", "latency_us", "bandwidth_MBps", "model_latency_us",
-                                    "model_bandwidth_MBps"};
     gq_table t;
-    table_init(&t, H, 5);
+    table_init(&t, PLATFORMS_CALIBRATE_COLUMNS, PLATFORMS_CALIBRATE_NCOLUMNS);
     table_row(&t, "%s\t%.4g\t%.6g\t%.4g\t%.6g", spec, alpha * 1e6, beta / 1e6, alpha / n.latency_factor * 1e6,
               beta / n.bandwidth_factor / 1e6);
     table_print(&t, (cli_format)a.format);

@@ -1,13 +1,14 @@
-/* What every column of the simulating commands' and train's tables means, one row each, and which columns each
- * command prints: `gqsim help COMMAND` lists them from here (after the options), and a test holds every column a
- * command writes to a line of its help, so a column without a meaning cannot ship. The lists are the library's own
- * (SIM_COLUMNS, ADVISE_COLUMNS, ...), not copies. */
+/* What every column of gqsim's tables means, one row each, and which columns each command prints: `gqsim help COMMAND`
+ * lists them from here (after the options), and a test holds every column a command writes to a line of its help, so a
+ * column without a meaning cannot ship. The lists are the library's own (SIM_COLUMNS, ADVISE_COLUMNS, ...), not copies.
+ */
 #include "columns.h"
 
 #include <string.h>
 
 #include "advise.h"
 #include "experiment.h"
+#include "qz_measure.h"
 #include "scenario.h"
 
 static const struct {
@@ -92,13 +93,73 @@ static const struct {
     {"significant", "yes where the interval excludes 0"},
     {"forward_s", "the forward pass of one iteration"},
     {"backward_s", "the backward pass of one iteration"},
-    {"source", "where the compute rate comes from: measured, a batch line, fitted, pooled or given"},
+    {"source", "where the row's numbers come from: a publication, a measurement or a fit"},
     {"flops_vs_peak", "the model's direct-convolution training FLOP rate over the GPU's fp32 peak: not an efficiency, "
                       "above 1 where cuDNN's Winograd or FFT convolutions do fewer multiplications than the direct "
                       "count (Lavin and Gray, CVPR 2016: 2.25x fewer for 3x3 filters)"},
     {"gradient_bytes", "the fp32 gradient's bytes: 4 x parameters"},
     {"comm_to_comp_bytes_per_s", "gradient_bytes / compute_s: the rate an exchange must reach to hide"},
     {"basis", "the measured rows or the fit behind the rate"},
+    {"name", "the quantizer's name, as a spec starts"},
+    {"keys (defaults)", "its spec's keys and their defaults"},
+    {"allreduce", "whether a ring can sum its messages as they travel: yes, with a shared scaler, or no"},
+    {"description", "what it does, in words"},
+    {"n", "elements of the gradient measured"},
+    {"bucket", "elements that share one scale (0: the whole tensor)"},
+    {"bytes", "the encoded buffer's exact size"},
+    {"bits_per_element", "8 x bytes / elements"},
+    {"ratio_vs_fp32", "fp32's bytes over these"},
+    {"encode_ns_per_element", "encoding's nanoseconds an element (quant costs: past the fixed cost)"},
+    {"decode_ns_per_element", "decoding's nanoseconds an element (quant costs: past the fixed cost)"},
+    {"encode_frac_of_ref", "the same run's memcpy time over encoding's (1: as fast as copying the gradient once)"},
+    {"decode_frac_of_ref", "the same run's memcpy time over decoding's"},
+    {"nmse", "the squared error of decode(encode(g)) over the squared norm of g, the mean over trials"},
+    {"bias", "the squared error of the trials' mean decode over the squared norm of g (0: unbiased)"},
+    {"levels_err_vs_opt", "ORQ's levels: their error over the exact optimum's (1: optimal)"},
+    {"dist", "the gradient's distribution, or its file"},
+    {"scheme", "the family compared: ORQ, QSGD max-norm or L2, TernGrad, BinGrad"},
+    {"levels", "quantization levels"},
+    {"device", "where the codec runs: gpu or cpu"},
+    {"encode_ns_fixed", "encoding's fixed cost a call, nanoseconds (kernel launches)"},
+    {"decode_ns_fixed", "decoding's fixed cost a call, nanoseconds"},
+    {"encode_us_2^20", "encoding 2^20 elements, microseconds"},
+    {"decode_us_2^20", "decoding 2^20 elements, microseconds"},
+    {"codec", "the published kernel's codec"},
+    {"call", "the published call (encode or decode)"},
+    {"elements", "the elements it was timed on"},
+    {"published_us", "its published time"},
+    {"fitted_us", "the GPU model's time for it, fitted on every point"},
+    {"left_out_us", "the model's time fitted without this point"},
+    {"left_out_error_pct", "(left_out_us - published_us) / published_us x 100"},
+    {"params", "parameters (weights and biases)"},
+    {"weight_params", "the weights' parameters"},
+    {"bias_params", "the biases' parameters"},
+    {"fwd_gflops", "forward GFLOPs an image"},
+    {"layers", "layers in its table"},
+    {"input", "its input's shape, channels x height x width"},
+    {"grad_bytes_per_gflop", "fp32 gradient bytes per forward GFLOP: its appetite for bandwidth"},
+    {"layer", "the layer's name"},
+    {"type", "the layer's type"},
+    {"fwd_flops", "forward FLOPs an image"},
+    {"output_shape", "its output's shape"},
+    {"peak_fp32_tflops", "the GPU's published fp32 peak, TFLOP/s"},
+    {"mem_bw_gbs", "its published memory bandwidth, GB/s"},
+    {"compute_capability", "its CUDA compute capability"},
+    {"measured_rows", "published training throughputs of it in data/"},
+    {"fit_scale", "the fitted model's scale for it (1: as the pooled fit)"},
+    {"gpus_per_node", "GPUs a node"},
+    {"intra", "the link kind inside a node"},
+    {"inter", "the link kind between nodes"},
+    {"nics", "network interfaces a node (their bandwidth adds up)"},
+    {"spec", "the platform as a cluster: spec, every key written"},
+    {"link", "a link of the node, by its name"},
+    {"kind", "its link kind"},
+    {"bandwidth_GBps", "its bandwidth each way, GB/s"},
+    {"latency_us", "its latency, microseconds (calibrate: the measured one-way time of the smallest message)"},
+    {"protocol", "RDMA or TCP, where it matters (between nodes)"},
+    {"bandwidth_MBps", "the measured bandwidth, MB/s (1 / the slope through 64 KiB - 1 MiB)"},
+    {"model_latency_us", "the network model's latency before its factor"},
+    {"model_bandwidth_MBps", "the network model's bandwidth before its factor"},
 };
 
 const char *const MODELS_COMPUTE_COLUMNS[] = {"model",
@@ -114,6 +175,39 @@ const char *const MODELS_COMPUTE_COLUMNS[] = {"model",
                                               "comm_to_comp_bytes_per_s",
                                               "basis"};
 const size_t MODELS_COMPUTE_NCOLUMNS = sizeof MODELS_COMPUTE_COLUMNS / sizeof MODELS_COMPUTE_COLUMNS[0];
+
+/* the other commands' tables */
+const char *const QUANT_LIST_COLUMNS[] = {"name", "keys (defaults)", "allreduce", "description"};
+const size_t QUANT_LIST_NCOLUMNS = sizeof QUANT_LIST_COLUMNS / sizeof QUANT_LIST_COLUMNS[0];
+const char *const QUANT_COSTS_FIT_COLUMNS[] = {"device",       "codec",     "call",        "elements",
+                                               "published_us", "fitted_us", "left_out_us", "left_out_error_pct"};
+const size_t QUANT_COSTS_FIT_NCOLUMNS = sizeof QUANT_COSTS_FIT_COLUMNS / sizeof QUANT_COSTS_FIT_COLUMNS[0];
+const char *const QUANT_COSTS_COLUMNS[] = {"quant",           "device",
+                                           "encode_ns_fixed", "encode_ns_per_element",
+                                           "decode_ns_fixed", "decode_ns_per_element",
+                                           "encode_us_2^20",  "decode_us_2^20",
+                                           "codec_source"};
+const size_t QUANT_COSTS_NCOLUMNS = sizeof QUANT_COSTS_COLUMNS / sizeof QUANT_COSTS_COLUMNS[0];
+const char *const MODELS_LIST_COLUMNS[] = {"model",  "params", "weight_params", "bias_params",         "fwd_gflops",
+                                           "layers", "input",  "batch",         "grad_bytes_per_gflop"};
+const size_t MODELS_LIST_NCOLUMNS = sizeof MODELS_LIST_COLUMNS / sizeof MODELS_LIST_COLUMNS[0];
+const char *const MODELS_SHOW_COLUMNS[] = {"layer",       "type",      "params",       "weight_params",
+                                           "bias_params", "fwd_flops", "output_shape", "grad_bytes_per_gflop"};
+const size_t MODELS_SHOW_NCOLUMNS = sizeof MODELS_SHOW_COLUMNS / sizeof MODELS_SHOW_COLUMNS[0];
+const char *const GPUS_LIST_COLUMNS[] = {"gpu",           "peak_fp32_tflops", "mem_bw_gbs", "compute_capability",
+                                         "measured_rows", "fit_scale",        "source"};
+const size_t GPUS_LIST_NCOLUMNS = sizeof GPUS_LIST_COLUMNS / sizeof GPUS_LIST_COLUMNS[0];
+const char *const GPUS_FIT_COLUMNS[] = {
+    "gpu", "model", "batch", "measured_images_per_s", "predicted_images_per_s", "error_pct", "source"};
+const size_t GPUS_FIT_NCOLUMNS = sizeof GPUS_FIT_COLUMNS / sizeof GPUS_FIT_COLUMNS[0];
+const char *const PLATFORMS_LIST_COLUMNS[] = {"platform", "gpu",  "gpus_per_node", "intra",
+                                              "inter",    "nics", "spec",          "source"};
+const size_t PLATFORMS_LIST_NCOLUMNS = sizeof PLATFORMS_LIST_COLUMNS / sizeof PLATFORMS_LIST_COLUMNS[0];
+const char *const PLATFORMS_SHOW_COLUMNS[] = {"link", "kind", "bandwidth_GBps", "latency_us", "protocol", "source"};
+const size_t PLATFORMS_SHOW_NCOLUMNS = sizeof PLATFORMS_SHOW_COLUMNS / sizeof PLATFORMS_SHOW_COLUMNS[0];
+const char *const PLATFORMS_CALIBRATE_COLUMNS[] = {"network_model", "latency_us", "bandwidth_MBps", "model_latency_us",
+                                                   "model_bandwidth_MBps"};
+const size_t PLATFORMS_CALIBRATE_NCOLUMNS = sizeof PLATFORMS_CALIBRATE_COLUMNS / sizeof PLATFORMS_CALIBRATE_COLUMNS[0];
 
 /* report's own: its summary's and its comparison's, past the rows' (SIM_COLUMNS, in report.csv) */
 static const char *const REPORT_COLUMNS[] = {"platform",     "model",         "quant",
@@ -168,6 +262,22 @@ void cli_columns_help(FILE *out, cli_cmd cmd)
         lists[n] = TRAIN_PAIRED_COLUMNS, counts[n++] = TRAIN_PAIRED_NCOLUMNS;
         break;
     case C_MODELS_COMPUTE: lists[n] = MODELS_COMPUTE_COLUMNS, counts[n++] = MODELS_COMPUTE_NCOLUMNS; break;
+    case C_QUANT_LIST: lists[n] = QUANT_LIST_COLUMNS, counts[n++] = QUANT_LIST_NCOLUMNS; break;
+    case C_QUANT_BENCH: lists[n] = QZ_BENCH_COLUMNS, counts[n++] = QZ_BENCH_NCOLUMNS; break;
+    case C_QUANT_SWEEP: lists[n] = QZ_SWEEP_COLUMNS, counts[n++] = QZ_SWEEP_NCOLUMNS; break;
+    case C_QUANT_COSTS:
+        lists[n] = QUANT_COSTS_COLUMNS, counts[n++] = QUANT_COSTS_NCOLUMNS;
+        lists[n] = QUANT_COSTS_FIT_COLUMNS, counts[n++] = QUANT_COSTS_FIT_NCOLUMNS;
+        break;
+    case C_MODELS_LIST: lists[n] = MODELS_LIST_COLUMNS, counts[n++] = MODELS_LIST_NCOLUMNS; break;
+    case C_MODELS_SHOW: lists[n] = MODELS_SHOW_COLUMNS, counts[n++] = MODELS_SHOW_NCOLUMNS; break;
+    case C_GPUS_LIST: lists[n] = GPUS_LIST_COLUMNS, counts[n++] = GPUS_LIST_NCOLUMNS; break;
+    case C_GPUS_FIT: lists[n] = GPUS_FIT_COLUMNS, counts[n++] = GPUS_FIT_NCOLUMNS; break;
+    case C_PLATFORMS_LIST: lists[n] = PLATFORMS_LIST_COLUMNS, counts[n++] = PLATFORMS_LIST_NCOLUMNS; break;
+    case C_PLATFORMS_SHOW: lists[n] = PLATFORMS_SHOW_COLUMNS, counts[n++] = PLATFORMS_SHOW_NCOLUMNS; break;
+    case C_PLATFORMS_CALIBRATE:
+        lists[n] = PLATFORMS_CALIBRATE_COLUMNS, counts[n++] = PLATFORMS_CALIBRATE_NCOLUMNS;
+        break;
     default: return;
     }
     fprintf(out, "\ncolumns (--format csv writes every one; a table leaves out those empty on every row):\n");

@@ -13,4 +13,26 @@ void cli_columns_help(FILE *out, cli_cmd cmd);
 extern const char *const MODELS_COMPUTE_COLUMNS[];
 extern const size_t MODELS_COMPUTE_NCOLUMNS;
 
+/* the other commands' tables, which they print */
+extern const char *const QUANT_LIST_COLUMNS[];
+extern const size_t QUANT_LIST_NCOLUMNS;
+extern const char *const QUANT_COSTS_FIT_COLUMNS[];
+extern const size_t QUANT_COSTS_FIT_NCOLUMNS;
+extern const char *const QUANT_COSTS_COLUMNS[];
+extern const size_t QUANT_COSTS_NCOLUMNS;
+extern const char *const MODELS_LIST_COLUMNS[];
+extern const size_t MODELS_LIST_NCOLUMNS;
+extern const char *const MODELS_SHOW_COLUMNS[];
+extern const size_t MODELS_SHOW_NCOLUMNS;
+extern const char *const GPUS_LIST_COLUMNS[];
+extern const size_t GPUS_LIST_NCOLUMNS;
+extern const char *const GPUS_FIT_COLUMNS[];
+extern const size_t GPUS_FIT_NCOLUMNS;
+extern const char *const PLATFORMS_LIST_COLUMNS[];
+extern const size_t PLATFORMS_LIST_NCOLUMNS;
+extern const char *const PLATFORMS_SHOW_COLUMNS[];
+extern const size_t PLATFORMS_SHOW_NCOLUMNS;
+extern const char *const PLATFORMS_CALIBRATE_COLUMNS[];
+extern const size_t PLATFORMS_CALIBRATE_NCOLUMNS;
+
 #endif

@@ -1138,8 +1138,24 @@ P='--platform terngrad-ethernet --engine analytic --format csv'
 "$GQ" validate --measured meas.csv --format csv > col-validate.csv 2> /dev/null
 printf 'model,platform,gpus\nalexnet,roce25,8\n' > col-grid.csv
 "$GQ" sweep --grid col-grid.csv --engine analytic --format csv > col-sweep.csv
+{
+    "$GQ" quant list --format csv > col-qlist.csv
+    "$GQ" quant bench --n 4096 --trials 1 --quant terngrad --format csv > col-qbench.csv
+    "$GQ" quant sweep --n 4096 --trials 1 --bucket 128 --levels 3 --format csv > col-qsweep.csv
+    "$GQ" quant costs --gpu P100 --format csv > col-qcosts.csv
+    "$GQ" quant costs --fit --format csv > col-qfit.csv
+    "$GQ" models list --format csv > col-mlist.csv
+    "$GQ" models show alexnet --format csv > col-mshow.csv
+    "$GQ" gpus list --format csv > col-glist.csv
+    "$GQ" gpus fit --format csv > col-gfit.csv
+    "$GQ" platforms list --format csv > col-plist.csv
+    "$GQ" platforms show dgx1 --format csv > col-pshow.csv
+} 2> /dev/null
+cp ar.csv col-pcal.csv
 for pair in simulate:simulate speedup:speedup advise:advise tta:tta report:report validate:validate sweep:sweep \
-    "models compute:models" train:seeds train:versus; do
+    "models compute:models" train:seeds train:versus "quant list:qlist" "quant bench:qbench" "quant sweep:qsweep" \
+    "quant costs:qcosts" "quant costs:qfit" "models list:mlist" "models show:mshow" "gpus list:glist" \
+    "gpus fit:gfit" "platforms list:plist" "platforms show:pshow" "platforms calibrate:pcal"; do
     cmd=${pair%%:*} file=col-${pair#*:}.csv
     case $pair in train:*) file=${pair#*:}.csv ;; esac
     [ -s "$file" ] || continue # train's, where the data is here
