@@ -1188,8 +1188,8 @@ static int cmd_advise(int argc, char **argv)
                        sim_engine_name(q.run.engine), r.top, t.nrows - 1);
                 printf("Why: %s\n", why);
                 if (!ncurves)
-                    printf("Accuracy not considered (no --accuracy-curve or --train): a biased or low-rank codec may "
-                           "train to less (accuracy_note; docs/accuracy-tables.md).\n");
+                    printf("Accuracy not considered (no --accuracy-curve or --train): a biased or low-rank codec\n"
+                           "may train to less (accuracy_note; docs/accuracy-tables.md).\n");
                 printf("\n");
                 table_print(&t, FMT_TABLE);
                 table_free(&t);
