@@ -797,6 +797,7 @@ const char *const TTA_COLUMNS[] = {"quant",
                                    "time_to_target_s",
                                    "final_accuracy",
                                    "target_note",
+                                   "cost_to_target",
                                    "seeds",
                                    "workers",
                                    "iterations_per_epoch",
@@ -842,10 +843,14 @@ gq_err tta_run(sim_scenario *s, tta_curve *curves, int ncurves, int gpus, double
             else
                 snprintf(note, sizeof note, "never reached: best %.4g at epoch %zu of %zu", best, at, cv->epochs);
         }
+        /* the price of the time to the target (NaN, an empty cell, without a price or where it is not reached) */
+        const double cost = r.reached ? o.cost_per_hour * r.iterations * o.r.iteration_s / 3600 : NAN;
         table_row(rows,
-                  "%s\t%s\t%d\t" TABLE_REAL "\t%zu\t%s\t" TABLE_REAL "\t%s\t" TABLE_REAL "\t%s\t%zu\t%d\t%.0f\t%s\t%s",
+                  "%s\t%s\t%d\t" TABLE_REAL "\t%zu\t%s\t" TABLE_REAL "\t%s\t" TABLE_REAL "\t%s\t" TABLE_REAL
+                  "\t%zu\t%d\t%.0f\t%s\t%s",
                   cv->quant, s->req.platform, gpus, target, r.reached, it, o.r.iteration_s, tt, r.final_accuracy, note,
-                  cv->nseeds, cv->workers ? cv->workers : gpus, cv->iterations_per_epoch, cv->source, o.codec_source);
+                  cost, cv->nseeds, cv->workers ? cv->workers : gpus, cv->iterations_per_epoch, cv->source,
+                  o.codec_source);
         if (iteration_s) iteration_s[k] = o.r.iteration_s;
     }
     return GQ_OK;

@@ -956,6 +956,14 @@ check "tta: a sparse curve interpolated, said in the row" sh -c "test \$(grep -c
 check "tta: fp32 reaches 0.88 at the given epoch 20 (1251 iterations an epoch), terngrad never: its best and when" \
     sh -c "grep -q '^fp32,roce25,8,0.88,1,25020,.*,reached,' sp.csv && grep -q ',never reached: best 0.87 at epoch 30 of 30,' sp.csv"
 
+# with a price: the time to the target priced, 8 GPUs at 3 an hour
+"$GQ" tta --model alexnet --platform roce25 --gpus 8 --target 0.88 --accuracy-curve sparse.csv --engine analytic \
+    --gpu-hour-cost 3 --format csv > spc.csv
+check "tta --gpu-hour-cost: cost_to_target = 24 an hour x time_to_target_s / 3600; none where never reached" \
+    perl -MText::ParseWords -e 'open F, "spc.csv" or exit 1; my @h = parse_line(",", 0, scalar <F>); chomp @h; my %c;
+        @c{@h} = 0..$#h; my @a = parse_line(",", 0, scalar <F>); my @b = parse_line(",", 0, scalar <F>);
+        exit !(abs($a[$c{cost_to_target}] / (24 * $a[$c{time_to_target_s}] / 3600) - 1) < 1e-12 && $b[$c{cost_to_target}] eq "")'
+
 # ---- a user's SimGrid XML -----------------------------------------------------------------
 "$GQ" platforms xml terngrad-infiniband --nodes 4 > mine.xml # as written: the gqsim.* properties are in it
 "$GQ" simulate --model alexnet --platform mine.xml --gpus 16 --format csv | cut -d, -f6 > a.txt
