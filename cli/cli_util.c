@@ -481,7 +481,7 @@ int cli_read_curves(const char *path, double dataset, tta_curve *curves, int cap
         if (read[k].interpolated || read[k].first > 1)
             snprintf(filled, sizeof filled, "; %zu epoch%s interpolated linearly between given ones%s",
                      read[k].interpolated, read[k].interpolated == 1 ? "" : "s", before);
-        snprintf(curves[k].source, sizeof curves[k].source, "file %.120s, %.0f images per epoch%s", path, dataset,
+        snprintf(curves[k].source, sizeof curves[k].source, "file %.120s, %.12g images per epoch%.110s", path, dataset,
                  filled);
         curves[k].nseeds = read[k].nseeds;
         curves[k].epochs = read[k].epochs;

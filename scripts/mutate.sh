@@ -307,7 +307,7 @@ mutations=(
   'platforms/cluster_spec.c|gq_parse_real_in(v, 0, 1, 1e6, &c->node_hour_cost)|gq_parse_real_in(v, 0, 0, 1e6, &c->node_hour_cost)|issue 65: a node price of 0 accepted'
   'sim/plan.c|if (cl->nodes > 0 && p->nodes > cl->nodes)|if (cl->nodes > 0 && p->nodes > cl->nodes + 1)|issue 65: nodes= holds one node more than it says'
   'sim/user_tables.c|acc[m] = acc[given] + (acc[i] - acc[given]) * (double)(m - given) / (double)(i - given);|acc[m] = acc[given];|issue 65: sparse curves held flat, not interpolated'
-  'sim/schemes/tree.c|t->up = t->down = 2 * (P - 1) / P * B;|t->up = t->down = fmax(lead, middle) * B;|issue 65: the tree mean is its busiest GPU'
+  'sim/schemes/tree.c|t->up = t->down = 2 * (P - 1) / P * B;|t->up = t->down = 2 * P / P * B;|issue 65: the tree mean without its one fewer sender'
   'sim/schemes/hierarchical.c|t->up = (N * ring + (P - N) * (out + in)) / P, t->down = t->up;|t->up = (N * ring + (P - N) * out) / P, t->down = t->up;|issue 65: hierarchical mean without the followers contributions'
   'common/gq_table.c|empty[c] = r > l.rows && l.rows > 0 && c >= t->key_cols;|empty[c] = 0;|issue 65: empty columns printed'
   'common/gq_table.c|if (x == floor(x) && fabs(x) < 1e15) {|if (0) {|issue 65: whole numbers in the shortest form (3.753e+04)'
