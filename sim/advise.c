@@ -520,18 +520,13 @@ static gq_err advise_in(const sim_request *request, const advise_request *a, gq_
             base_o = fin[order[f]], base_key = final_rank[order[f]];
             break;
         }
-    /* the rows: in final order, each quantizer-and-scheme pair once (its best), at most K, none out of reach */
+    /* the rows: in final order, at most K, none out of reach. Each quantizer-and-scheme pair is among the finalists
+     * once: its first candidate is its best, and a scheme's best (compressed or fp32) is the first candidate of its
+     * own pair, so no later candidate of a pair is ever picked. */
     size_t *shown = calloc(nf + 1, sizeof *shown), K = 0;
-    unsigned char *pair_shown = calloc(nq * SYNC_COUNT, 1);
-    if (!shown || !pair_shown) e = GQ_ERR_NOMEM;
-    for (size_t f = 0; e == GQ_OK && f < nf && K < (size_t)a->top; f++) {
-        const candidate *x = &c[pick[order[f]]];
-        unsigned char *pair = &pair_shown[x->quant * SYNC_COUNT + st[x->setting].sync];
-        if (isinf(final_rank[order[f]]) || *pair) continue;
-        *pair = 1;
-        shown[K++] = order[f];
-    }
-    free(pair_shown);
+    if (!shown) e = GQ_ERR_NOMEM;
+    for (size_t f = 0; e == GQ_OK && f < nf && K < (size_t)a->top; f++)
+        if (!isinf(final_rank[order[f]])) shown[K++] = order[f];
     if (e == GQ_OK && K == 0)
         e = gq_fail(GQ_ERR_PARAM, msg, cap, "advise: %s ran none of the finalists%s", sim_engine_name(base->run.engine),
                     a->curves ? " within the target's or the budget's reach" : "");

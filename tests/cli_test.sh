@@ -1040,6 +1040,10 @@ check "half-duplex XML: one warning line naming its $want links, exit 0" sh -c "
 check "half-duplex XML: speedup warns too" grep -q 'warning: half.xml' err.txt
 "$GQ" simulate --model alexnet --platform mine.xml --gpus 8 --engine analytic --format csv > /dev/null 2> err.txt
 check "gqsim's own XML: no warning" test ! -s err.txt
+sed -e 's|sharing_policy="SPLITDUPLEX"|sharing_policy="SHARED"|' -e 's| direction="[A-Z]*"||' mine.xml > shared.xml
+"$GQ" simulate --model alexnet --platform shared.xml --gpus 8 --engine analytic --format csv > /dev/null 2> err.txt
+check "an XML saying SHARED: the same warning, every link counted" \
+    grep -q "^gqsim: warning: shared.xml: $want links without" err.txt
 sed 's|<zone id="fabric"|<bogus/>&|' mine.xml > broken.xml
 "$GQ" simulate --model alexnet --platform broken.xml --gpus 8 2> err.txt; rc=$?
 check "malformed user XML: one line with SimGrid's reason" sh -c "test $rc -eq 1 && test \$(wc -l < err.txt) -eq 1 && grep -q 'SimGrid rejected broken.xml: Parse error at broken.xml:' err.txt"
