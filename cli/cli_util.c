@@ -340,7 +340,8 @@ static void tick(int sig)
     const int saved = errno;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
-    const long spent = (long)(now.tv_sec - TICK_START.tv_sec);
+    /* whole seconds since the start (not the difference of the seconds fields: 0.995 to 1.005 is no second) */
+    const long spent = (long)(now.tv_sec - TICK_START.tv_sec) - (now.tv_nsec < TICK_START.tv_nsec);
     if (spent >= TICK_AFTER) {
         char line[256];
         size_t n = 0;
