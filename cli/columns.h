@@ -9,30 +9,23 @@
 /* "columns (...):" and one line per column cmd prints, with its meaning; nothing for a command without a list. */
 void cli_columns_help(FILE *out, cli_cmd cmd);
 
-/* models compute's columns, which it prints */
-extern const char *const MODELS_COMPUTE_COLUMNS[];
-extern const size_t MODELS_COMPUTE_NCOLUMNS;
-
-/* the other commands' tables, which they print */
-extern const char *const QUANT_LIST_COLUMNS[];
-extern const size_t QUANT_LIST_NCOLUMNS;
-extern const char *const QUANT_COSTS_FIT_COLUMNS[];
-extern const size_t QUANT_COSTS_FIT_NCOLUMNS;
-extern const char *const QUANT_COSTS_COLUMNS[];
-extern const size_t QUANT_COSTS_NCOLUMNS;
-extern const char *const MODELS_LIST_COLUMNS[];
-extern const size_t MODELS_LIST_NCOLUMNS;
-extern const char *const MODELS_SHOW_COLUMNS[];
-extern const size_t MODELS_SHOW_NCOLUMNS;
-extern const char *const GPUS_LIST_COLUMNS[];
-extern const size_t GPUS_LIST_NCOLUMNS;
-extern const char *const GPUS_FIT_COLUMNS[];
-extern const size_t GPUS_FIT_NCOLUMNS;
-extern const char *const PLATFORMS_LIST_COLUMNS[];
-extern const size_t PLATFORMS_LIST_NCOLUMNS;
-extern const char *const PLATFORMS_SHOW_COLUMNS[];
-extern const size_t PLATFORMS_SHOW_NCOLUMNS;
-extern const char *const PLATFORMS_CALIBRATE_COLUMNS[];
-extern const size_t PLATFORMS_CALIBRATE_NCOLUMNS;
+/* The tables the CLI's own commands print, their columns declared here and defined in columns.c:
+ * NAME_COLUMNS[] and NAME_NCOLUMNS for each NAME. */
+#define GQ_CLI_TABLES(X)                                                                                               \
+    X(MODELS_COMPUTE)                                                                                                  \
+    X(QUANT_LIST)                                                                                                      \
+    X(QUANT_COSTS_FIT)                                                                                                 \
+    X(QUANT_COSTS)                                                                                                     \
+    X(MODELS_LIST)                                                                                                     \
+    X(MODELS_SHOW)                                                                                                     \
+    X(GPUS_LIST)                                                                                                       \
+    X(GPUS_FIT)                                                                                                        \
+    X(PLATFORMS_LIST)                                                                                                  \
+    X(PLATFORMS_SHOW)                                                                                                  \
+    X(PLATFORMS_CALIBRATE)
+#define GQ_CLI_TABLE_DECLARE(NAME)                                                                                     \
+    extern const char *const NAME##_COLUMNS[];                                                                         \
+    extern const size_t NAME##_NCOLUMNS;
+GQ_CLI_TABLES(GQ_CLI_TABLE_DECLARE)
 
 #endif

@@ -200,9 +200,9 @@ typedef struct {
 /* Time to accuracy: each curve's quantizer simulated on `gpus` GPUs of scenario s, joined with its curve
  * (tta_reach at `target`). rows gets columns quant, platform, gpus, target, seeds_reached,
  * iterations_to_target, iteration_s, time_to_target_s, final_accuracy, target_note (reached, by
- * how many seeds, or never: the curve's best and its epoch), cost_to_target (with a price), seeds, workers, iterations_per_epoch,
- * accuracy_source, codec_source, one row a curve; iteration_s[k] (if not NULL) curve k's simulated
- * iteration. Fills in curves' iterations_per_epoch where it was 0. */
+ * how many seeds, or never: the curve's best and its epoch), cost_to_target (with a price), seeds, workers,
+ * iterations_per_epoch, accuracy_source, codec_source, one row a curve; iteration_s[k] (if not NULL) curve k's
+ * simulated iteration. Fills in curves' iterations_per_epoch where it was 0. */
 extern const char *const TTA_COLUMNS[];
 extern const size_t TTA_NCOLUMNS;
 gq_err tta_run(sim_scenario *s, tta_curve *curves, int ncurves, int gpus, double target, double dataset_images,
