@@ -393,6 +393,23 @@ void cli_ticker_stop(void)
     cli_progress(0, "%s", "");
 }
 
+/* The monotonic clock in seconds: progress only, never part of an output. */
+static double monotonic_s(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
+/* ", about S s left" from the rate of the `done` of `total` items in `spent` seconds, where there is a rate to
+ * tell (some done, some left, more than `least` seconds spent), else "". */
+static void time_left(char *out, size_t cap, double spent, size_t done, size_t total, double least)
+{
+    out[0] = '\0';
+    if (done > 0 && total > done && spent > least)
+        snprintf(out, cap, ", about %.0f s left", spent / (double)done * (double)(total - done));
+}
+
 void cli_runs_next(cli_runs *r, const char *what)
 {
     cli_ticker_stop();
@@ -400,16 +417,11 @@ void cli_runs_next(cli_runs *r, const char *what)
     if (!r) {
         snprintf(line, sizeof line, "%.300s", what);
     } else {
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        const double t = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+        const double t = monotonic_s();
         if (r->done == 0) r->start_s = t;
-        const int n = snprintf(line, sizeof line, "%.300s (run %zu of %zu", what, r->done + 1, r->total);
-        if (r->done > 0 && t - r->start_s > 1 && r->total > r->done)
-            snprintf(line + n, sizeof line - (size_t)n, ", about %.0f s left)",
-                     (t - r->start_s) / (double)r->done * (double)(r->total - r->done));
-        else
-            snprintf(line + n, sizeof line - (size_t)n, ")");
+        char left[64];
+        time_left(left, sizeof left, t - r->start_s, r->done, r->total, 1);
+        snprintf(line, sizeof line, "%.300s (run %zu of %zu%s)", what, r->done + 1, r->total, left);
         r->done++;
     }
     cli_progress(0, "%s", line);
@@ -419,20 +431,16 @@ void cli_runs_next(cli_runs *r, const char *what)
 void cli_progress_eta(const char *what, size_t done, size_t total)
 {
     static char phase[128];
-    static struct timespec start;
+    static double start;
     if (!isatty(STDERR_FILENO)) return;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
+    const double now = monotonic_s();
     if (done == 0 || strncmp(phase, what, sizeof phase - 1) != 0) {
         snprintf(phase, sizeof phase, "%s", what);
         start = now;
     }
-    const double spent = (double)(now.tv_sec - start.tv_sec) + 1e-9 * (double)(now.tv_nsec - start.tv_nsec);
-    if (done > 0 && total > done && spent > 0.5)
-        cli_progress(0, "%s: %zu of %zu, about %.0f s left", what, done, total,
-                     spent / (double)done * (double)(total - done));
-    else
-        cli_progress(0, "%s: %zu of %zu", what, done, total);
+    char left[64];
+    time_left(left, sizeof left, now - start, done, total, 0.5);
+    cli_progress(0, "%s: %zu of %zu%s", what, done, total, left);
 }
 
 /* ---- the zoo, with its errors printed ---------------------------------------------------- */

@@ -111,7 +111,6 @@ static int models_compute(int argc, char **argv)
         goto out;
     }
     double grad_bytes = 4.0 * (double)model_params(m);
-
     char basis[512] = "-";
     if (e.basis)
         snprintf(basis, sizeof basis, "%s batch %d %.4g img/s (%s)", e.basis->framework, e.basis->batch,

@@ -52,19 +52,33 @@ static void tick_run(const sim_request *q, const sim_scenario *s, int gpus)
     cli_ticker_start(what, secs);
 }
 
-void cli_warn_platforms(const char *const *platforms, size_t n)
+/* Each platform read once for the CLI's own use (a fixed size, a price, what to warn of): out[k] its cluster, zeroed
+ * where it does not parse (the scenario that opens it says why). */
+static void read_platforms(const char *const *platforms, size_t n, cluster_spec *out)
 {
     for (size_t k = 0; k < n; k++) {
-        const size_t len = strlen(platforms[k]);
-        cluster_spec c;
         char msg[1024];
-        if (len > 4 && strcmp(platforms[k] + len - 4, ".xml") == 0 &&
-            cluster_parse(platforms[k], &c, msg, sizeof msg) == GQ_OK && c.half_duplex_links > 0)
+        if (cluster_parse(platforms[k], &out[k], msg, sizeof msg) != GQ_OK) memset(&out[k], 0, sizeof out[k]);
+    }
+}
+
+/* The warnings of platforms read: an XML's half-duplex links. */
+static void warn_read(const char *const *platforms, const cluster_spec *read, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (read[k].half_duplex_links > 0)
             cli_error("warning: %.*s%s: %d link%s without sharing_policy=\"SPLITDUPLEX\" run%s half-duplex (SimGrid's "
                       "default SHARED: both directions share one bandwidth, which no NIC, PCIe or NVLink link does)",
-                      CLI_CLIP(platforms[k]), c.half_duplex_links, c.half_duplex_links == 1 ? "" : "s",
-                      c.half_duplex_links == 1 ? "s" : "");
-    }
+                      CLI_CLIP(platforms[k]), read[k].half_duplex_links, read[k].half_duplex_links == 1 ? "" : "s",
+                      read[k].half_duplex_links == 1 ? "s" : "");
+}
+
+void cli_warn_platforms(const char *const *platforms, size_t n)
+{
+    cluster_spec read[MAX_PLATFORMS];
+    if (n > MAX_PLATFORMS) n = MAX_PLATFORMS;
+    read_platforms(platforms, n, read);
+    warn_read(platforms, read, n);
 }
 
 /* @return 0, or the exit code after printing why: 2 for options that do not go together, 1 for the rest */
@@ -297,7 +311,9 @@ static int cmd_speedup(int argc, char **argv)
     cli_args a = {0};
     cli_sim_defaults(&a);
     if (cli_parse_command(C_SPEEDUP, argc, argv, &a)) return EXIT_USAGE;
-    cli_warn_platforms(a.platforms, a.nplatforms);
+    cluster_spec read[MAX_PLATFORMS];
+    read_platforms(a.platforms, a.nplatforms, read);
+    warn_read(a.platforms, read, a.nplatforms);
     const char *const *quants = a.nquant ? a.quant : FP32_ONLY;
     const size_t nq = a.nquant ? a.nquant : 1;
     gq_table t = {0};
@@ -305,10 +321,8 @@ static int cmd_speedup(int argc, char **argv)
     int rc = 0;
     cli_runs runs = {0};
     for (size_t pl = 0; pl < a.nplatforms; pl++) { /* each platform's GPU counts, for the progress line */
-        cluster_spec c;
         int counts[MAX_GPU_COUNTS];
-        const int fixed = cluster_parse(a.platforms[pl], &c, msg, sizeof msg) == GQ_OK && c.nodes;
-        runs.total += a.nmodels * nq * default_gpus(&a, fixed ? &c : NULL, counts);
+        runs.total += a.nmodels * nq * default_gpus(&a, read[pl].nodes ? &read[pl] : NULL, counts);
     }
     /* every model with every platform, in the order given: model outer, as the report's rows */
     for (size_t m = 0; m < a.nmodels && rc == 0; m++)
@@ -327,7 +341,7 @@ static int cmd_speedup(int argc, char **argv)
             const gq_err swept =
                 scenario_sweep(&s, quants, (int)nq, gpus, (int)ng, &t, on_progress, &runs, msg, sizeof msg);
             if (swept != GQ_OK) {
-                cli_progress(0, "%s", "");
+                cli_ticker_stop();
                 cli_error("%s", msg);
                 rc = cli_exit_of(swept);
             }
@@ -407,29 +421,44 @@ static char *report_blocks(const gq_table *rows, const report_set *set, const qu
     return dat;
 }
 
+/* The report rows' columns a figure's lines read, looked up once a figure. */
+typedef struct {
+    size_t gpus, speedup, images, per_million;
+    int costs; /* every row has a price */
+} report_columns;
+
+static report_columns report_columns_of(const gq_table *rows)
+{
+    report_columns c = {(size_t)table_column(rows, "gpus"), (size_t)table_column(rows, "speedup"),
+                        (size_t)table_column(rows, "images_per_s"),
+                        (size_t)table_column(rows, "cost_per_million_samples"), 1};
+    for (size_t r = 1; r < rows->nrows; r++) c.costs = c.costs && *table_cell(rows, r, c.per_million);
+    return c;
+}
+
 /* gpus, then the row's speedup over quantizer 0's */
 static void gain_line(FILE *f, const gq_table *rows, size_t r, size_t r0, const void *ctx)
 {
-    (void)ctx;
-    const size_t sc = (size_t)table_column(rows, "speedup"), gc = (size_t)table_column(rows, "gpus");
-    fprintf(f, "%s %.6g\n", table_cell(rows, r, gc), atof(table_cell(rows, r, sc)) / atof(table_cell(rows, r0, sc)));
+    const report_columns *c = ctx;
+    fprintf(f, "%s %.6g\n", table_cell(rows, r, c->gpus),
+            atof(table_cell(rows, r, c->speedup)) / atof(table_cell(rows, r0, c->speedup)));
 }
 
-/* gpus, images/s, and the cost of a million images where every row has one (ctx: an int, 1 if so), else 0 */
+/* gpus, images/s, and the cost of a million images where every row has one, else 0 */
 static void compare_line(FILE *f, const gq_table *rows, size_t r, size_t r0, const void *ctx)
 {
     (void)r0;
-    const size_t ic = (size_t)table_column(rows, "images_per_s"), gc = (size_t)table_column(rows, "gpus"),
-                 cc = (size_t)table_column(rows, "cost_per_million_samples");
-    fprintf(f, "%s %s %s\n", table_cell(rows, r, gc), table_cell(rows, r, ic),
-            *(const int *)ctx ? table_cell(rows, r, cc) : "0");
+    const report_columns *c = ctx;
+    fprintf(f, "%s %s %s\n", table_cell(rows, r, c->gpus), table_cell(rows, r, c->images),
+            c->costs ? table_cell(rows, r, c->per_million) : "0");
 }
 
 /* The gain figure: every quantizer's speedup over the first's, a panel per model, a line per cluster and quantizer. */
 static int report_gain(const char *dir, const gq_table *rows, const quant_labels *names, size_t nq, size_t ngpus,
                        const report_set *set)
 {
-    char *dat = report_blocks(rows, set, names, nq, ngpus, 1, gain_line, NULL);
+    const report_columns cols = report_columns_of(rows);
+    char *dat = report_blocks(rows, set, names, nq, ngpus, 1, gain_line, &cols);
     if (!dat) return -1;
     char png[4200], title[400];
     snprintf(png, sizeof png, "%s/gain.png", dir);
@@ -453,10 +482,9 @@ static int report_gain(const char *dir, const gq_table *rows, const quant_labels
 static int report_compare(const char *dir, const gq_table *rows, const quant_labels *names, size_t nq, size_t ngpus,
                           const report_set *set)
 {
-    const size_t cc = (size_t)table_column(rows, "cost_per_million_samples");
-    int costs = 1;
-    for (size_t r = 1; r < rows->nrows; r++) costs = costs && *table_cell(rows, r, cc);
-    char *dat = report_blocks(rows, set, names, nq, ngpus, 0, compare_line, &costs);
+    const report_columns cols = report_columns_of(rows);
+    const int costs = cols.costs;
+    char *dat = report_blocks(rows, set, names, nq, ngpus, 0, compare_line, &cols);
     if (!dat) return -1;
     char png[4200];
     snprintf(png, sizeof png, "%s/compare.png", dir);
@@ -505,14 +533,13 @@ static int report_figures(const char *dir, const gq_table *rows, const char *con
  * the rows' order (platform, model, quantizer). */
 static void report_comparison(const gq_table *rows, const report_set *set, size_t nq, size_t ngpus, gq_table *out)
 {
+    /* the rows' own columns, under their own names */
     static const char *const HEADER[] = {"platform",     "model",         "quant",
                                          "images_per_s", "cost_per_hour", "cost_per_million_samples"};
     table_init(out, HEADER, 6);
     out->key_cols = 3;
-    static const char *const FROM[] = {"platform",     "model",         "quant",
-                                       "images_per_s", "cost_per_hour", "cost_per_million_samples"};
     int col[6];
-    for (int c = 0; c < 6; c++) col[c] = table_column(rows, FROM[c]);
+    for (int c = 0; c < 6; c++) col[c] = table_column(rows, HEADER[c]);
     for (size_t pi = 0; pi < set->np; pi++)
         for (size_t mi = 0; mi < set->nm; mi++)
             for (size_t k = 0; k < nq; k++) {
@@ -529,7 +556,6 @@ static int cmd_report(int argc, char **argv)
     cli_args a = {0};
     cli_sim_defaults(&a);
     if (cli_parse_command(C_REPORT, argc, argv, &a)) return EXIT_USAGE;
-    cli_warn_platforms(a.platforms, a.nplatforms);
     const char *dir = a.out ? a.out : "gqsim-report";
     if (!a.out && cli_check_output_dir("--out", dir) != 0) return EXIT_USAGE;
     const char *const *quants = a.nquant ? a.quant : REPORT_QUANTS;
@@ -548,14 +574,13 @@ static int cmd_report(int argc, char **argv)
                             .keys = plats.key_ptr,
                             .nkeys = a.nplatforms ? plats.nkey : 0};
     /* without --gpus, 1, 2, 4, ... up to what the smallest platform of a fixed size holds */
+    cluster_spec read[MAX_PLATFORMS];
+    read_platforms(set.platforms, set.np, read);
+    warn_read(set.platforms, read, set.np);
     const cluster_spec *fixed = NULL;
-    cluster_spec each[MAX_PLATFORMS];
-    for (size_t k = 0; k < set.np && !a.ngpus; k++) {
-        char msg[1024];
-        if (cluster_parse(set.platforms[k], &each[k], msg, sizeof msg) == GQ_OK && each[k].nodes &&
-            (!fixed || each[k].nodes * each[k].gpus_per_node < fixed->nodes * fixed->gpus_per_node))
-            fixed = &each[k];
-    }
+    for (size_t k = 0; k < set.np; k++)
+        if (read[k].nodes && (!fixed || read[k].nodes * read[k].gpus_per_node < fixed->nodes * fixed->gpus_per_node))
+            fixed = &read[k];
     int gpus[MAX_GPU_COUNTS];
     const size_t ngpus = default_gpus(&a, fixed, gpus);
     if (cli_stage_dir(dir) != 0) return 1; /* removed again if the report fails */
@@ -573,8 +598,8 @@ static int cmd_report(int argc, char **argv)
     if (rc == 0 && (table_write_csv(&rows, csv) != 0 || report_figures(dir, &rows, quants, nq, ngpus, &set) != 0))
         rc = 1;
     int priced = 0; /* a row with a price: the comparison says what the throughput costs */
-    for (size_t r = 1; rc == 0 && r < rows.nrows; r++)
-        priced |= *table_cell(&rows, r, (size_t)table_column(&rows, "cost_per_hour")) != '\0';
+    const size_t hour = (size_t)table_column(&rows, "cost_per_hour");
+    for (size_t r = 1; rc == 0 && r < rows.nrows; r++) priced |= *table_cell(&rows, r, hour) != '\0';
     if (rc == 0 && (set.np > 1 || priced)) {
         report_comparison(&rows, &set, nq, ngpus, &across);
         snprintf(csv, sizeof csv, "%s/compare.csv", dir);
@@ -909,6 +934,22 @@ static void advise_progress(void *ctx, const char *phase, size_t done, size_t to
 
 /* Table mode, more than one platform: each platform's winner at a GPU count, best first by what the search ranked
  * by (mode 0: images/s; 1: the time to the target; 2: the accuracy at the budget), each against the best. */
+/* best's rows (1..n) in order of column vc, the lowest first where `lowest`, else the highest; ties in the order
+ * given (an insertion sort: a winner a search). order has room for n. */
+static void rows_by(const gq_table *best, int vc, int lowest, size_t *order)
+{
+    const size_t n = best->nrows - 1;
+    for (size_t i = 0; i < n; i++) {
+        order[i] = i + 1;
+        for (size_t j = i; j > 0; j--) {
+            const double x = atof(table_cell(best, order[j], vc)), y = atof(table_cell(best, order[j - 1], vc));
+            if (lowest ? !(x < y) : !(x > y)) break;
+            const size_t t = order[j];
+            order[j] = order[j - 1], order[j - 1] = t;
+        }
+    }
+}
+
 static void advise_across(const gq_table *best, int gpus, int mode)
 {
     static const char *const COLUMN[] = {"images_per_s", "time_to_target_s", "accuracy_at_budget"};
@@ -916,15 +957,7 @@ static void advise_across(const gq_table *best, int gpus, int mode)
     const int vc = table_column(best, COLUMN[mode]), pc = table_column(best, "platform"),
               qc = table_column(best, "quant"), sc = table_column(best, "sync");
     size_t order[MAX_PLATFORMS] = {0}, n = best->nrows - 1;
-    for (size_t i = 0; i < n; i++) { /* insertion sort, ties in the order given */
-        order[i] = i + 1;
-        for (size_t j = i; j > 0; j--) {
-            const double x = atof(table_cell(best, order[j], vc)), y = atof(table_cell(best, order[j - 1], vc));
-            if (mode == 1 ? !(x < y) : !(x > y)) break;
-            size_t t = order[j];
-            order[j] = order[j - 1], order[j - 1] = t;
-        }
-    }
+    rows_by(best, vc, mode == 1, order);
     printf("\nAcross platforms at %d GPU%s, best first:\n", gpus, gq_s(gpus));
     const double first = atof(table_cell(best, order[0], vc));
     for (size_t i = 0; i < n; i++) {
@@ -948,14 +981,7 @@ static void advise_by_cost(const gq_table *best, int to_target)
               ic = table_column(best, "images_per_s");
     const size_t n = best->nrows - 1;
     size_t *order = gq_xcalloc(n + 1, sizeof *order);
-    for (size_t i = 0; i < n; i++) { /* insertion sort, ties in the order searched */
-        order[i] = i + 1;
-        for (size_t j = i; j > 0 && atof(table_cell(best, order[j], vc)) < atof(table_cell(best, order[j - 1], vc));
-             j--) {
-            const size_t t = order[j];
-            order[j] = order[j - 1], order[j - 1] = t;
-        }
-    }
+    rows_by(best, vc, 1, order);
     const char *header[] = {"platform", "gpus", cost, "x_cheapest", "images_per_s", "quant", "sync"};
     gq_table t;
     table_init(&t, header, 7);
@@ -972,14 +998,6 @@ static void advise_by_cost(const gq_table *best, int to_target)
     table_print(&t, FMT_TABLE);
     table_free(&t);
     free(order);
-}
-
-/* Whether a platform has a price (its node-hour-cost=), or the run one for every GPU. */
-static int priced(const char *platform, double gpu_hour_cost)
-{
-    cluster_spec c;
-    char msg[1024];
-    return gpu_hour_cost > 0 || (cluster_parse(platform, &c, msg, sizeof msg) == GQ_OK && c.node_hour_cost > 0);
 }
 
 /* --plot: a bar for each row printed, its speedup over its search's fp32, coloured by search. */
@@ -1081,7 +1099,9 @@ static int cmd_advise(int argc, char **argv)
     a.batch = 0; /* the simulated model's customary batch unless given; the trainer keeps its own */
     a.top = 5;
     if (cli_parse_command(C_ADVISE, argc, argv, &a)) return EXIT_USAGE;
-    if (!under_mpirun()) cli_warn_platforms(a.platforms, a.nplatforms); /* under mpirun once, by rank 0, below */
+    cluster_spec read[MAX_PLATFORMS];
+    read_platforms(a.platforms, a.nplatforms, read);
+    if (!under_mpirun()) warn_read(a.platforms, read, a.nplatforms); /* under mpirun once, by rank 0, below */
     sim_request q = cli_request_of(&a);
     if (a.train && a.accuracy_curve)
         return cli_error("advise: --train or --accuracy-curve, not both (each gives the curves)"), EXIT_USAGE;
@@ -1102,7 +1122,7 @@ static int cmd_advise(int argc, char **argv)
                    "advise: --rank-by cost with accuracy curves needs --target-accuracy (the cost of reaching it)"),
                EXIT_USAGE;
     for (size_t k = 0; a.rank_by == RANK_COST && k < a.nplatforms; k++)
-        if (!priced(a.platforms[k], a.gpu_hour_cost))
+        if (!(a.gpu_hour_cost > 0 || read[k].node_hour_cost > 0))
             return cli_error("advise: --rank-by cost: --platform '%.*s%s' has no price (node-hour-cost=C in its spec, "
                              "gqsim.node-hour-cost in its XML) and no --gpu-hour-cost is given",
                              CLI_CLIP(a.platforms[k])),
@@ -1140,7 +1160,7 @@ static int cmd_advise(int argc, char **argv)
         ncurves = (int)nq;
     }
     const int rank = comm.size > 1 ? comm.rank : 0; /* rank 0 prints; every rank computes the same rows */
-    if (under_mpirun() && rank == 0) cli_warn_platforms(a.platforms, a.nplatforms);
+    if (under_mpirun() && rank == 0) warn_read(a.platforms, read, a.nplatforms);
     gq_table all = {0};        /* every search's rows: CSV prints them as one table, --plot draws them */
     gq_table every_best = {0}; /* every search's winner, for --rank-by cost */
     int rc = 0;

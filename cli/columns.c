@@ -237,49 +237,46 @@ static void print_lists(FILE *out, const char *const *const *lists, const size_t
         }
 }
 
+/* Each command's tables, a row each: the lists of the columns it prints (up to three tables), in order. */
+static const char *const LINE[] = {"line"};
+static const size_t ONE = 1, NREPORT = sizeof REPORT_COLUMNS / sizeof REPORT_COLUMNS[0];
+static const struct {
+    cli_cmd cmd;
+    const char *const *list[3];
+    const size_t *count[3];
+} TABLES[] = {
+    {C_SIMULATE, {SIM_COLUMNS}, {&SIM_NCOLUMNS}},
+    {C_SPEEDUP, {SIM_COLUMNS}, {&SIM_NCOLUMNS}},
+    {C_REPORT, {REPORT_COLUMNS, SIM_COLUMNS}, {&NREPORT, &SIM_NCOLUMNS}},
+    {C_SWEEP, {LINE, SIM_COLUMNS}, {&ONE, &SIM_NCOLUMNS}},
+    {C_ADVISE, {ADVISE_COLUMNS}, {&ADVISE_NCOLUMNS}},
+    {C_TTA, {TTA_COLUMNS}, {&TTA_NCOLUMNS}},
+    {C_VALIDATE, {VALIDATE_COLUMNS}, {&VALIDATE_NCOLUMNS}},
+    {C_TRAIN,
+     {TRAIN_EPOCH_COLUMNS, TRAIN_SUMMARY_COLUMNS, TRAIN_PAIRED_COLUMNS},
+     {&TRAIN_EPOCH_NCOLUMNS, &TRAIN_SUMMARY_NCOLUMNS, &TRAIN_PAIRED_NCOLUMNS}},
+    {C_MODELS_COMPUTE, {MODELS_COMPUTE_COLUMNS}, {&MODELS_COMPUTE_NCOLUMNS}},
+    {C_QUANT_LIST, {QUANT_LIST_COLUMNS}, {&QUANT_LIST_NCOLUMNS}},
+    {C_QUANT_BENCH, {QZ_BENCH_COLUMNS}, {&QZ_BENCH_NCOLUMNS}},
+    {C_QUANT_SWEEP, {QZ_SWEEP_COLUMNS}, {&QZ_SWEEP_NCOLUMNS}},
+    {C_QUANT_COSTS, {QUANT_COSTS_COLUMNS, QUANT_COSTS_FIT_COLUMNS}, {&QUANT_COSTS_NCOLUMNS, &QUANT_COSTS_FIT_NCOLUMNS}},
+    {C_MODELS_LIST, {MODELS_LIST_COLUMNS}, {&MODELS_LIST_NCOLUMNS}},
+    {C_MODELS_SHOW, {MODELS_SHOW_COLUMNS}, {&MODELS_SHOW_NCOLUMNS}},
+    {C_GPUS_LIST, {GPUS_LIST_COLUMNS}, {&GPUS_LIST_NCOLUMNS}},
+    {C_GPUS_FIT, {GPUS_FIT_COLUMNS}, {&GPUS_FIT_NCOLUMNS}},
+    {C_PLATFORMS_LIST, {PLATFORMS_LIST_COLUMNS}, {&PLATFORMS_LIST_NCOLUMNS}},
+    {C_PLATFORMS_SHOW, {PLATFORMS_SHOW_COLUMNS}, {&PLATFORMS_SHOW_NCOLUMNS}},
+    {C_PLATFORMS_CALIBRATE, {PLATFORMS_CALIBRATE_COLUMNS}, {&PLATFORMS_CALIBRATE_NCOLUMNS}},
+};
+
 void cli_columns_help(FILE *out, cli_cmd cmd)
 {
-    static const char *const LINE[] = {"line"};
-    const char *const *lists[4];
-    size_t counts[4], n = 0;
-    switch (cmd) {
-    case C_SIMULATE:
-    case C_SPEEDUP: lists[n] = SIM_COLUMNS, counts[n++] = SIM_NCOLUMNS; break;
-    case C_REPORT:
-        lists[n] = REPORT_COLUMNS, counts[n++] = sizeof REPORT_COLUMNS / sizeof REPORT_COLUMNS[0];
-        lists[n] = SIM_COLUMNS, counts[n++] = SIM_NCOLUMNS;
-        break;
-    case C_SWEEP:
-        lists[n] = LINE, counts[n++] = 1;
-        lists[n] = SIM_COLUMNS, counts[n++] = SIM_NCOLUMNS;
-        break;
-    case C_ADVISE: lists[n] = ADVISE_COLUMNS, counts[n++] = ADVISE_NCOLUMNS; break;
-    case C_TTA: lists[n] = TTA_COLUMNS, counts[n++] = TTA_NCOLUMNS; break;
-    case C_VALIDATE: lists[n] = VALIDATE_COLUMNS, counts[n++] = VALIDATE_NCOLUMNS; break;
-    case C_TRAIN:
-        lists[n] = TRAIN_EPOCH_COLUMNS, counts[n++] = TRAIN_EPOCH_NCOLUMNS;
-        lists[n] = TRAIN_SUMMARY_COLUMNS, counts[n++] = TRAIN_SUMMARY_NCOLUMNS;
-        lists[n] = TRAIN_PAIRED_COLUMNS, counts[n++] = TRAIN_PAIRED_NCOLUMNS;
-        break;
-    case C_MODELS_COMPUTE: lists[n] = MODELS_COMPUTE_COLUMNS, counts[n++] = MODELS_COMPUTE_NCOLUMNS; break;
-    case C_QUANT_LIST: lists[n] = QUANT_LIST_COLUMNS, counts[n++] = QUANT_LIST_NCOLUMNS; break;
-    case C_QUANT_BENCH: lists[n] = QZ_BENCH_COLUMNS, counts[n++] = QZ_BENCH_NCOLUMNS; break;
-    case C_QUANT_SWEEP: lists[n] = QZ_SWEEP_COLUMNS, counts[n++] = QZ_SWEEP_NCOLUMNS; break;
-    case C_QUANT_COSTS:
-        lists[n] = QUANT_COSTS_COLUMNS, counts[n++] = QUANT_COSTS_NCOLUMNS;
-        lists[n] = QUANT_COSTS_FIT_COLUMNS, counts[n++] = QUANT_COSTS_FIT_NCOLUMNS;
-        break;
-    case C_MODELS_LIST: lists[n] = MODELS_LIST_COLUMNS, counts[n++] = MODELS_LIST_NCOLUMNS; break;
-    case C_MODELS_SHOW: lists[n] = MODELS_SHOW_COLUMNS, counts[n++] = MODELS_SHOW_NCOLUMNS; break;
-    case C_GPUS_LIST: lists[n] = GPUS_LIST_COLUMNS, counts[n++] = GPUS_LIST_NCOLUMNS; break;
-    case C_GPUS_FIT: lists[n] = GPUS_FIT_COLUMNS, counts[n++] = GPUS_FIT_NCOLUMNS; break;
-    case C_PLATFORMS_LIST: lists[n] = PLATFORMS_LIST_COLUMNS, counts[n++] = PLATFORMS_LIST_NCOLUMNS; break;
-    case C_PLATFORMS_SHOW: lists[n] = PLATFORMS_SHOW_COLUMNS, counts[n++] = PLATFORMS_SHOW_NCOLUMNS; break;
-    case C_PLATFORMS_CALIBRATE:
-        lists[n] = PLATFORMS_CALIBRATE_COLUMNS, counts[n++] = PLATFORMS_CALIBRATE_NCOLUMNS;
-        break;
-    default: return;
-    }
+    size_t t = 0;
+    while (t < sizeof TABLES / sizeof TABLES[0] && TABLES[t].cmd != cmd) t++;
+    if (t == sizeof TABLES / sizeof TABLES[0]) return;
+    const char *const *lists[3];
+    size_t counts[3], n = 0;
+    for (; n < 3 && TABLES[t].list[n]; n++) lists[n] = TABLES[t].list[n], counts[n] = *TABLES[t].count[n];
     fprintf(out, "\ncolumns (--format csv writes every one; a table leaves out those empty on every row):\n");
     if (cmd == C_REPORT)
         fprintf(out,

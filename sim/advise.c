@@ -419,6 +419,8 @@ static gq_err run_finalists(const sim_request *base, const advise_request *a, co
         sim_result *r = &fin[f].r;
         r->iteration_s = v[0], r->comm_exposed_s = v[1], r->encode_s = v[2], r->decode_s = v[3], r->bytes_up = v[4];
         fin[f].images_per_s = v[5], fin[f].speedup = v[6], r->comm_s = v[7];
+        /* the price an hour is the search's, whichever engine ran it; a million samples' follows the shared rate */
+        fin[f].cost_per_million_samples = sim_cost_per_million(fin[f].cost_per_hour, fin[f].images_per_s);
     }
     free(mine), free(all), free(owner);
     return e;
@@ -556,21 +558,18 @@ static gq_err advise_in(const sim_request *request, const advise_request *a, gq_
             if (a->curves && a->budget_s > 0)
                 table_real(to_target[2], sizeof to_target[2],
                            accuracy_at(&qa[x->quant], o->r.iteration_s, a->budget_s));
-            /* the price an hour is the search's (its platform and GPU count, whatever the engine); per sample it
-             * follows the final engine's throughput, shared between ranks */
-            const double per_million = o->cost_per_hour / 3600 / o->images_per_s * 1e6;
             const double to_target_cost =
-                a->curves && a->target > 0 ? o->cost_per_hour * final_rank[shown[r]] / 3600 : NAN;
-            table_row(rows,
-                      "%zu\t%s\t%d\t%s\t%s\t%.0f\t" TABLE_REAL "\t%.0f\t%s\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
-                      "\t" TABLE_REAL "\t" TABLE_REAL "\t%.0f\t" TABLE_REAL "\t" TABLE_REAL "\t%s\t%s\t%s\t" TABLE_REAL
-                      "\t%s\t%s\t%s",
-                      r + 1, base->platform, a->gpus, o->quant, sync, s->fusion_bytes, s->fusion_cycle_s, s->fp32_below,
-                      codec_device_name(s->codec_on), o->r.iteration_s, o->images_per_s, o->cost_per_hour, per_million,
-                      base_o.images_per_s > 0 ? o->images_per_s / base_o.images_per_s : NAN, o->r.bytes_up, codec,
-                      x->screened_s, to_target[0], to_target[1], to_target[2], to_target_cost,
-                      a->curves ? "" : accuracy_note(quants[x->quant]), sim_engine_name(base->run.engine),
-                      o->codec_source);
+                a->curves && a->target > 0 ? sim_cost_of_seconds(o->cost_per_hour, final_rank[shown[r]]) : NAN;
+            table_row(
+                rows,
+                "%zu\t%s\t%d\t%s\t%s\t%.0f\t" TABLE_REAL "\t%.0f\t%s\t" TABLE_REAL "\t" TABLE_REAL "\t" TABLE_REAL
+                "\t" TABLE_REAL "\t" TABLE_REAL "\t%.0f\t" TABLE_REAL "\t" TABLE_REAL "\t%s\t%s\t%s\t" TABLE_REAL
+                "\t%s\t%s\t%s",
+                r + 1, base->platform, a->gpus, o->quant, sync, s->fusion_bytes, s->fusion_cycle_s, s->fp32_below,
+                codec_device_name(s->codec_on), o->r.iteration_s, o->images_per_s, o->cost_per_hour,
+                o->cost_per_million_samples, base_o.images_per_s > 0 ? o->images_per_s / base_o.images_per_s : NAN,
+                o->r.bytes_up, codec, x->screened_s, to_target[0], to_target[1], to_target[2], to_target_cost,
+                a->curves ? "" : accuracy_note(quants[x->quant]), sim_engine_name(base->run.engine), o->codec_source);
         }
         why_winner(a, st, &c[pick[order[0]]], &fin[order[0]], &base_o, final_rank[order[0]], base_key, why, why_cap);
     }

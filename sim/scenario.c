@@ -165,7 +165,9 @@ static void smpi_defaults(sim_scenario *s)
 {
     static const struct {
         const char *key, *value, *said; /* the value as the library's rows read it, and as a user types it */
-    } NEAREST[] = {{"overlap", "0", "off"}, {"fusion", "0", "0"}, {"sync", "ps-flat", "ps-flat"}};
+        const char *from;               /* only in place of this value, and only on nodes of several GPUs; NULL: any */
+    } NEAREST[] = {
+        {"overlap", "0", "off", NULL}, {"fusion", "0", "0", NULL}, {"sync", "ps-flat", "ps-flat", "ps-sharded"}};
     size_t n = 0;
     for (size_t k = 0; k < sizeof NEAREST / sizeof NEAREST[0]; k++) {
         const run_param *p = run_param_by_key(NEAREST[k].key);
@@ -174,8 +176,8 @@ static void smpi_defaults(sim_scenario *s)
         if (run_param_given(p, &s->req) || run_param_set(p, &set, NEAREST[k].value, why, sizeof why) != GQ_OK) continue;
         run_param_format(p, &s->req, now, sizeof now);
         run_param_format(p, &set, nearest, sizeof nearest);
-        if (strcmp(now, nearest) == 0 || (k == 2 && (strcmp(now, "ps-sharded") != 0 || s->cluster.gpus_per_node == 1)))
-            continue;
+        const char *from = NEAREST[k].from;
+        if (strcmp(now, nearest) == 0 || (from && (strcmp(now, from) != 0 || s->cluster.gpus_per_node == 1))) continue;
         run_param_forget(p, &set);
         s->req = set;
         n += (size_t)snprintf(s->note + n, sizeof s->note - n, "%s%s %s", n ? " " : "", p->flag, NEAREST[k].said);
@@ -550,7 +552,7 @@ static gq_err run_or_check(sim_scenario *s, const char *quant, const tensor_plan
     o->images_per_s = (double)gpus * s->batch / o->r.iteration_s;
     o->speedup = o->images_per_s / s->compute.images_per_s; /* one GPU, fp32, no communication */
     o->cost_per_hour = sim_cost_per_hour(s, gpus);
-    o->cost_per_million_samples = o->cost_per_hour / 3600 / o->images_per_s * 1e6; /* NaN stays NaN */
+    o->cost_per_million_samples = sim_cost_per_million(o->cost_per_hour, o->images_per_s);
     return refuse_non_finite(s, o, msg, cap);
 }
 
@@ -560,6 +562,12 @@ double sim_cost_per_hour(const sim_scenario *s, int gpus)
     if (s->cluster.node_hour_cost > 0) return s->cluster.node_hour_cost * cluster_nodes_for(&s->cluster, gpus);
     return NAN;
 }
+
+double sim_cost_per_million(double cost_per_hour, double samples_per_s)
+{
+    return cost_per_hour / 3600 / samples_per_s * 1e6;
+}
+double sim_cost_of_seconds(double cost_per_hour, double seconds) { return cost_per_hour * seconds / 3600; }
 
 const char *const SIM_COLUMNS[] = {"model",
                                    "platform",
@@ -808,7 +816,6 @@ const size_t TTA_NCOLUMNS = sizeof TTA_COLUMNS / sizeof TTA_COLUMNS[0];
 gq_err tta_run(sim_scenario *s, tta_curve *curves, int ncurves, int gpus, double target, double dataset_images,
                gq_table *rows, double *iteration_s, char *msg, size_t cap)
 {
-
     table_init(rows, TTA_COLUMNS, TTA_NCOLUMNS);
     rows->key_cols = 3; /* quant, platform, gpus */
     for (int k = 0; k < ncurves; k++) {
@@ -844,7 +851,7 @@ gq_err tta_run(sim_scenario *s, tta_curve *curves, int ncurves, int gpus, double
                 snprintf(note, sizeof note, "never reached: best %.4g at epoch %zu of %zu", best, at, cv->epochs);
         }
         /* the price of the time to the target (NaN, an empty cell, without a price or where it is not reached) */
-        const double cost = r.reached ? o.cost_per_hour * r.iterations * o.r.iteration_s / 3600 : NAN;
+        const double cost = r.reached ? sim_cost_of_seconds(o.cost_per_hour, r.iterations * o.r.iteration_s) : NAN;
         table_row(rows,
                   "%s\t%s\t%d\t" TABLE_REAL "\t%zu\t%s\t" TABLE_REAL "\t%s\t" TABLE_REAL "\t%s\t" TABLE_REAL
                   "\t%zu\t%d\t%.0f\t%s\t%s",
@@ -873,7 +880,6 @@ static gq_err validate_in(const measured_set *ms, const char *file, const sim_re
                           double *median_pct, double *mean_pct, size_t *scored_rows, sim_progress progress, void *ctx,
                           char *msg, size_t cap)
 {
-
     table_init(rows, VALIDATE_COLUMNS, VALIDATE_NCOLUMNS);
     rows->key_cols = 7; /* model ... gpus */
     if (ms->n == 0) return gq_fail(GQ_ERR_PARAM, msg, cap, "%s: no measured rows", file);

@@ -97,6 +97,9 @@ typedef struct {
 /* What `gpus` GPUs of the scenario cost an hour: --gpu-hour-cost x gpus, or node-hour-cost= x the nodes they occupy
  * (whole nodes: a node is rented, or bought, whole); NaN where neither is given. */
 double sim_cost_per_hour(const sim_scenario *s, int gpus);
+/* A million samples' cost at samples_per_s, and `seconds`' cost, at cost_per_hour (NaN where it is NaN). */
+double sim_cost_per_million(double cost_per_hour, double samples_per_s);
+double sim_cost_of_seconds(double cost_per_hour, double seconds);
 
 /* Runs quantizer `quant` (a spec) on `gpus` GPUs. */
 gq_err scenario_run(sim_scenario *s, const char *quant, int gpus, sim_outcome *o, char *msg, size_t cap);

@@ -242,6 +242,79 @@ static const char *route_text(const char *spec, int from, int to)
     return out;
 }
 
+/* A key through the canonical spec and the XML: `spec` parses into *c, its canonical form holds `written`, its XML
+ * the property `prop`, and that XML parses back into *back. @return 1 if all hold. */
+static int key_round_trip(const char *spec, const char *written, const char *prop, cluster_spec *c, cluster_spec *back,
+                          char *msg, size_t cap)
+{
+    char buf[512];
+    if (cluster_parse(spec, c, msg, cap) != GQ_OK) return 0;
+    cluster_format(c, buf, sizeof buf);
+    char *xml = cluster_xml(c, 2, CLUSTER_XML_FLAT);
+    const int ok =
+        strstr(buf, written) && xml && strstr(xml, prop) && cluster_parse_xml(xml, "x.xml", back, msg, cap) == GQ_OK;
+    free(xml);
+    return ok;
+}
+
+/* Keys that contradict the node, or a value out of its range: refused, naming why. */
+static void test_bad_keys(void)
+{
+    static const char *const BAD[][2] = {
+        {"cluster:gpus-per-node=8,gpu=K80,intra=pcie3,inter=10gbe,board=3", "board=3 does not divide"},
+        {"cluster:gpus-per-node=8,gpu=K80,intra=pcie3,inter=10gbe,board=2,pcie-switch=2", "larger than it"},
+        {"cluster:gpus-per-node=8,gpu=K80,intra=pcie3,inter=10gbe,board=2,pcie-switch=8,sockets=2", "whole PCIe"},
+        {"cluster:gpus-per-node=8,gpu=K80,intra=pcie3,inter=10gbe,socket-link=qpi", "needs sockets=2"},
+        {"cluster:gpus-per-node=8,gpu=K80,intra=pcie3,inter=10gbe,sockets=2,socket-link=hyper", "qpi or upi"},
+        {"cluster:gpus-per-node=4,gpu=P100,intra=nvlink1,inter=ib-edr,mesh=cube", "gpus-per-node=8"},
+        {"cluster:gpus-per-node=8,gpu=P100,intra=pcie3,inter=ib-edr,mesh=cube", "intra=nvlink1 or nvlink2"},
+        {"cluster:gpus-per-node=8,gpu=P100,intra=nvlink1,inter=ib-edr,mesh=torus", "cube or none"},
+        {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,rpc=thrift", "rpc=thrift is not grpc or none"},
+        {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,rpc=grpc,rpc=none", "'rpc' is given twice"},
+        {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,node-hour-cost=0", "above 0 and at most 1e6"},
+        {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,node-hour-cost=-3", "above 0 and at most 1e6"},
+        {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,node-hour-cost=1000000.5",
+         "above 0 and at most 1e6"},
+        {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,node-hour-cost=nan", "above 0 and at most 1e6"},
+        {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,node-hour-cost=$3", "above 0 and at most 1e6"},
+    };
+    cluster_spec c;
+    char msg[256];
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        msg[0] = '\0';
+        CHECK(cluster_parse(BAD[i][0], &c, msg, sizeof msg) == GQ_ERR_SPEC && strstr(msg, BAD[i][1]),
+              "'%s' -> '%s' (got '%s')", BAD[i][0], BAD[i][1], msg);
+    }
+}
+
+/* rpc= and node-hour-cost= survive the canonical spec and the XML (a price in its shortest form, 1e6 an hour the
+ * most); their defaults (none, no price) are not written */
+static void test_optional_keys(void)
+{
+    cluster_spec c, back;
+    char msg[256] = "", buf[512];
+    CHECK(key_round_trip("cluster:gpus-per-node=2,gpu=P100,intra=pcie3,inter=10gbe,rpc=grpc", ",rpc=grpc",
+                         "<prop id=\"gqsim.rpc\" value=\"grpc\"/>", &c, &back, msg, sizeof msg) &&
+              c.rpc == RPC_GRPC && back.rpc == RPC_GRPC,
+          "rpc=grpc in the spec and through the XML (%s)", msg);
+    CHECK(cluster_parse("cluster:gpus-per-node=2,gpu=P100,intra=pcie3,inter=10gbe,rpc=none", &c, msg, sizeof msg) ==
+                  GQ_OK &&
+              c.rpc == RPC_NONE && cluster_format(&c, buf, sizeof buf) > 0 && !strstr(buf, "rpc"),
+          "rpc=none is the default, left out of the canonical spec (%s)", buf);
+    CHECK(key_round_trip("cluster:gpus-per-node=8,gpu=V100,intra=nvlink2,inter=100gbe,node-hour-cost=24.48",
+                         ",node-hour-cost=24.48", "<prop id=\"gqsim.node-hour-cost\" value=\"24.48\"/>", &c, &back, msg,
+                         sizeof msg) &&
+              c.node_hour_cost == 24.48 && back.node_hour_cost == 24.48,
+          "node-hour-cost=24.48 in the spec and through the XML (%s)", msg);
+    CHECK(cluster_parse("cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,node-hour-cost=1e6", &c, msg,
+                        sizeof msg) == GQ_OK &&
+              c.node_hour_cost == 1e6,
+          "node-hour-cost=1e6, the bound, is a price (%s)", msg);
+    CHECK(cluster_parse("cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe", &c, msg, sizeof msg) == GQ_OK &&
+              c.node_hour_cost == 0 && cluster_format(&c, buf, sizeof buf) > 0 && !strstr(buf, "cost"),
+          "no price: none written (%s)", buf);
+}
+
 static void test_inside_node(void)
 {
     static const struct {
@@ -335,71 +408,8 @@ static void test_inside_node(void)
               FAN[i].lat);
     }
 
-    static const char *const BAD[][2] = {
-        {"cluster:gpus-per-node=8,gpu=K80,intra=pcie3,inter=10gbe,board=3", "board=3 does not divide"},
-        {"cluster:gpus-per-node=8,gpu=K80,intra=pcie3,inter=10gbe,board=2,pcie-switch=2", "larger than it"},
-        {"cluster:gpus-per-node=8,gpu=K80,intra=pcie3,inter=10gbe,board=2,pcie-switch=8,sockets=2", "whole PCIe"},
-        {"cluster:gpus-per-node=8,gpu=K80,intra=pcie3,inter=10gbe,socket-link=qpi", "needs sockets=2"},
-        {"cluster:gpus-per-node=8,gpu=K80,intra=pcie3,inter=10gbe,sockets=2,socket-link=hyper", "qpi or upi"},
-        {"cluster:gpus-per-node=4,gpu=P100,intra=nvlink1,inter=ib-edr,mesh=cube", "gpus-per-node=8"},
-        {"cluster:gpus-per-node=8,gpu=P100,intra=pcie3,inter=ib-edr,mesh=cube", "intra=nvlink1 or nvlink2"},
-        {"cluster:gpus-per-node=8,gpu=P100,intra=nvlink1,inter=ib-edr,mesh=torus", "cube or none"},
-        {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,rpc=thrift", "rpc=thrift is not grpc or none"},
-        {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,rpc=grpc,rpc=none", "'rpc' is given twice"},
-        {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,node-hour-cost=0", "above 0 and at most 1e6"},
-        {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,node-hour-cost=-3", "above 0 and at most 1e6"},
-        {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,node-hour-cost=1000000.5",
-         "above 0 and at most 1e6"},
-        {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,node-hour-cost=nan", "above 0 and at most 1e6"},
-        {"cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,node-hour-cost=$3", "above 0 and at most 1e6"},
-    };
     cluster_spec c, back;
     char msg[256];
-    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
-        msg[0] = '\0';
-        CHECK(cluster_parse(BAD[i][0], &c, msg, sizeof msg) == GQ_ERR_SPEC && strstr(msg, BAD[i][1]),
-              "'%s' -> '%s' (got '%s')", BAD[i][0], BAD[i][1], msg);
-    }
-    /* rpc= survives the canonical spec and the XML; none is the default and is not written */
-    {
-        char buf[512];
-        CHECK(cluster_parse("cluster:gpus-per-node=2,gpu=P100,intra=pcie3,inter=10gbe,rpc=grpc", &c, msg, sizeof msg) ==
-                      GQ_OK &&
-                  c.rpc == RPC_GRPC,
-              "rpc=grpc parses (%s)", msg);
-        cluster_format(&c, buf, sizeof buf);
-        char *xml = cluster_xml(&c, 2, CLUSTER_XML_FLAT);
-        CHECK(strstr(buf, ",rpc=grpc") && xml && strstr(xml, "<prop id=\"gqsim.rpc\" value=\"grpc\"/>") &&
-                  cluster_parse_xml(xml, "x.xml", &back, msg, sizeof msg) == GQ_OK && back.rpc == RPC_GRPC,
-              "rpc=grpc in the spec (%s) and through the XML (%s)", buf, msg);
-        free(xml);
-        CHECK(cluster_parse("cluster:gpus-per-node=2,gpu=P100,intra=pcie3,inter=10gbe,rpc=none", &c, msg, sizeof msg) ==
-                      GQ_OK &&
-                  c.rpc == RPC_NONE && cluster_format(&c, buf, sizeof buf) > 0 && !strstr(buf, "rpc"),
-              "rpc=none is the default, left out of the canonical spec (%s)", buf);
-    }
-    /* node-hour-cost= survives the canonical spec and the XML, in its shortest form; 1e6 an hour is the most */
-    {
-        char buf[512];
-        CHECK(cluster_parse("cluster:gpus-per-node=8,gpu=V100,intra=nvlink2,inter=100gbe,node-hour-cost=24.48", &c, msg,
-                            sizeof msg) == GQ_OK &&
-                  c.node_hour_cost == 24.48,
-              "node-hour-cost=24.48 parses (%s)", msg);
-        cluster_format(&c, buf, sizeof buf);
-        char *xml = cluster_xml(&c, 2, CLUSTER_XML_FLAT);
-        CHECK(strstr(buf, ",node-hour-cost=24.48") && xml &&
-                  strstr(xml, "<prop id=\"gqsim.node-hour-cost\" value=\"24.48\"/>") &&
-                  cluster_parse_xml(xml, "x.xml", &back, msg, sizeof msg) == GQ_OK && back.node_hour_cost == 24.48,
-              "node-hour-cost in the spec (%s) and through the XML (%s)", buf, msg);
-        free(xml);
-        CHECK(cluster_parse("cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe,node-hour-cost=1e6", &c, msg,
-                            sizeof msg) == GQ_OK &&
-                  c.node_hour_cost == 1e6,
-              "node-hour-cost=1e6, the bound, is a price (%s)", msg);
-        CHECK(cluster_parse("cluster:gpus-per-node=1,gpu=P100,intra=pcie3,inter=10gbe", &c, msg, sizeof msg) == GQ_OK &&
-                  c.node_hour_cost == 0 && cluster_format(&c, buf, sizeof buf) > 0 && !strstr(buf, "cost"),
-              "no price: none written (%s)", buf);
-    }
     /* the node's keys survive the canonical spec and the XML */
     for (size_t i = 0; i < cluster_builtin_count(); i++) {
         const cluster_spec *a = cluster_builtin(i);
@@ -603,6 +613,8 @@ int main(void)
     test_xml_roundtrip();
     test_physics();
     test_inside_node();
+    test_bad_keys();
+    test_optional_keys();
     test_hubs();
     test_copy_rate_xml();
     return check_summary();
